@@ -1,0 +1,769 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libcapfence: keys, the token encoding, mint/verify and the delegation-time
+ * decision. Every primitive (randomness, HMAC-SHA256, base64url, constant
+ * time compare, guarded key memory) is libsodium's.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <sodium.h>
+
+#include "libcapfence.h"
+
+static void seterr(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void seterr(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+static int sodium_ready(void)
+{
+	/* thread safe and cheap after the first call */
+	return sodium_init() < 0 ? -ENOTRECOVERABLE : 0;
+}
+
+/* ---- keys ---------------------------------------------------------------- */
+
+struct cf_key {
+	/* keyed HMAC state first: it needs 8-byte alignment */
+	crypto_auth_hmacsha256_state st;
+	uint32_t id;
+	uint8_t key[CAPFENCE_KEY_LEN];
+};
+
+/* sodium_malloc puts the object at the end of a page: keep it aligned. */
+#define CF_KEY_ALLOC	((sizeof(struct cf_key) + 15) & ~(size_t)15)
+
+int cf_key_from_bytes(uint32_t id, const uint8_t *bytes, struct cf_key **out)
+{
+	struct cf_key *k;
+	int ret;
+
+	if (!out || !bytes || !id)
+		return -EINVAL;
+	*out = NULL;
+	ret = sodium_ready();
+	if (ret)
+		return ret;
+	k = sodium_malloc(CF_KEY_ALLOC);
+	if (!k)
+		return -ENOMEM;
+	memset(k, 0, CF_KEY_ALLOC);
+	k->id = id;
+	memcpy(k->key, bytes, CAPFENCE_KEY_LEN);
+	/* precompute the ipad/opad blocks once per key, not once per MAC */
+	crypto_auth_hmacsha256_init(&k->st, k->key, CAPFENCE_KEY_LEN);
+	sodium_mprotect_readonly(k);
+	*out = k;
+	return 0;
+}
+
+int cf_key_generate(uint32_t id, struct cf_key **out)
+{
+	uint8_t raw[CAPFENCE_KEY_LEN];
+	int ret;
+
+	if (!out || !id)
+		return -EINVAL;
+	ret = sodium_ready();
+	if (ret)
+		return ret;
+	randombytes_buf(raw, sizeof(raw));
+	ret = cf_key_from_bytes(id, raw, out);
+	sodium_memzero(raw, sizeof(raw));
+	return ret;
+}
+
+uint32_t cf_key_id(const struct cf_key *k)
+{
+	return k ? k->id : 0;
+}
+
+void cf_key_bytes(const struct cf_key *k, uint8_t out[CAPFENCE_KEY_LEN])
+{
+	memcpy(out, k->key, CAPFENCE_KEY_LEN);
+}
+
+void cf_key_free(struct cf_key *k)
+{
+	/* sodium_free makes the pages writable and wipes them */
+	if (k)
+		sodium_free(k);
+}
+
+#define CF_KEY_MAGIC	"capfence-key v1"
+#define CF_KEY_B64_LEN	sodium_base64_ENCODED_LEN(CAPFENCE_KEY_LEN, \
+				sodium_base64_VARIANT_URLSAFE_NO_PADDING)
+#define CF_KEY_FILE_MAX	4096
+
+int cf_key_format(const struct cf_key *k, char *buf, size_t len)
+{
+	char b64[CF_KEY_B64_LEN];
+	int n;
+
+	if (!k || !buf)
+		return -EINVAL;
+	sodium_bin2base64(b64, sizeof(b64), k->key, CAPFENCE_KEY_LEN,
+			  sodium_base64_VARIANT_URLSAFE_NO_PADDING);
+	n = snprintf(buf, len, CF_KEY_MAGIC "\nid %" PRIu32 "\nkey %s\n",
+		     k->id, b64);
+	sodium_memzero(b64, sizeof(b64));
+	if (n < 0 || (size_t)n >= len) {
+		sodium_memzero(buf, len);
+		return -ENOSPC;
+	}
+	return n;
+}
+
+static int write_all(int fd, const char *p, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int cf_key_save(const struct cf_key *k, const char *path,
+		char *err, size_t errlen)
+{
+	char text[128], *tmp;
+	int fd, n, ret;
+
+	if (!k || !path || !*path)
+		return -EINVAL;
+	n = cf_key_format(k, text, sizeof(text));
+	if (n < 0)
+		return n;
+	/* write a sibling and rename: a reader never sees half a key */
+	if (asprintf(&tmp, "%s.XXXXXX", path) < 0) {
+		ret = -ENOMEM;
+		goto out_wipe;
+	}
+	fd = mkstemp(tmp);	/* creates with mode 0600 */
+	if (fd < 0) {
+		ret = -errno;
+		seterr(err, errlen, "%s: %s", path, strerror(-ret));
+		goto out_free;
+	}
+	ret = fchmod(fd, 0600) ? -errno : 0;
+	if (!ret)
+		ret = write_all(fd, text, (size_t)n);
+	if (!ret && fsync(fd))
+		ret = -errno;
+	if (close(fd) && !ret)
+		ret = -errno;
+	if (!ret && rename(tmp, path))
+		ret = -errno;
+	if (ret) {
+		seterr(err, errlen, "%s: %s", path, strerror(-ret));
+		unlink(tmp);
+	}
+out_free:
+	free(tmp);
+out_wipe:
+	sodium_memzero(text, sizeof(text));
+	return ret;
+}
+
+/* Next line of *p (without '\n') into line; false at the end of text. */
+static bool next_line(const char **p, const char **line, size_t *len)
+{
+	if (!**p)
+		return false;
+	*line = *p;
+	*len = strcspn(*p, "\n");
+	*p += *len;
+	if (**p)
+		(*p)++;
+	return true;
+}
+
+int cf_key_parse(const char *text, struct cf_key **out,
+		 char *err, size_t errlen)
+{
+	uint8_t raw[CAPFENCE_KEY_LEN + 8];
+	const char *p = text, *line = NULL, *end;
+	char num[16];
+	size_t len, rawlen = 0;
+	unsigned long long id = 0;
+	int ret;
+
+	if (!text || !out)
+		return -EINVAL;
+	*out = NULL;
+	ret = sodium_ready();
+	if (ret)
+		return ret;
+	if (!next_line(&p, &line, &len) || len != strlen(CF_KEY_MAGIC) ||
+	    memcmp(line, CF_KEY_MAGIC, len)) {
+		if (!strncmp(text, "capfence-key ", 13))
+			seterr(err, errlen, "line 1: unsupported key file "
+			       "version (expected \"" CF_KEY_MAGIC "\")");
+		else
+			seterr(err, errlen, "line 1: not a capfence key file "
+			       "(expected \"" CF_KEY_MAGIC "\")");
+		return -EBADMSG;
+	}
+	if (!next_line(&p, &line, &len) || len < 4 || len - 3 >= sizeof(num) ||
+	    memcmp(line, "id ", 3)) {
+		seterr(err, errlen, "line 2: expected \"id N\"");
+		return -EBADMSG;
+	}
+	memcpy(num, line + 3, len - 3);
+	num[len - 3] = '\0';
+	if (num[0] < '1' || num[0] > '9' ||
+	    strspn(num, "0123456789") != len - 3 ||
+	    (id = strtoull(num, NULL, 10)) > UINT32_MAX) {
+		seterr(err, errlen, "line 2: key id \"%s\" is not a decimal "
+		       "in 1..4294967295", num);
+		return -EBADMSG;
+	}
+	if (!next_line(&p, &line, &len) || len < 5 || memcmp(line, "key ", 4)) {
+		seterr(err, errlen, "line 3: expected \"key BASE64URL\"");
+		return -EBADMSG;
+	}
+	if (sodium_base642bin(raw, sizeof(raw), line + 4, len - 4, NULL,
+			      &rawlen, &end,
+			      sodium_base64_VARIANT_URLSAFE_NO_PADDING) ||
+	    end != line + len) {
+		seterr(err, errlen, "line 3: key is not base64url without "
+		       "padding");
+		ret = -EBADMSG;
+		goto out;
+	}
+	if (rawlen != CAPFENCE_KEY_LEN) {
+		seterr(err, errlen, "line 3: key is %zu bytes, expected %d",
+		       rawlen, CAPFENCE_KEY_LEN);
+		ret = -EBADMSG;
+		goto out;
+	}
+	if (*p) {
+		seterr(err, errlen, "line 4: unexpected content after the key");
+		ret = -EBADMSG;
+		goto out;
+	}
+	ret = cf_key_from_bytes((uint32_t)id, raw, out);
+out:
+	sodium_memzero(raw, sizeof(raw));
+	return ret;
+}
+
+int cf_key_load(const char *path, struct cf_key **out,
+		char *err, size_t errlen)
+{
+	char text[CF_KEY_FILE_MAX + 1], msg[CF_ERR_MAX];
+	size_t len = 0;
+	struct stat st;
+	int fd, ret;
+
+	if (!path || !out)
+		return -EINVAL;
+	*out = NULL;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0) {
+		ret = -errno;
+		seterr(err, errlen, "%s: %s", path, strerror(-ret));
+		return ret;
+	}
+	if (fstat(fd, &st)) {
+		ret = -errno;
+		seterr(err, errlen, "%s: %s", path, strerror(-ret));
+		goto out_close;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		seterr(err, errlen, "%s: not a regular file", path);
+		ret = -EBADMSG;
+		goto out_close;
+	}
+	for (;;) {
+		ssize_t n = read(fd, text + len, sizeof(text) - 1 - len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			ret = -errno;
+			seterr(err, errlen, "%s: %s", path, strerror(-ret));
+			goto out_wipe;
+		}
+		if (!n)
+			break;
+		len += (size_t)n;
+		if (len == sizeof(text) - 1) {
+			seterr(err, errlen, "%s: too large for a key file",
+			       path);
+			ret = -EBADMSG;
+			goto out_wipe;
+		}
+	}
+	text[len] = '\0';
+	if (strlen(text) != len) {
+		seterr(err, errlen, "%s: NUL byte in key file", path);
+		ret = -EBADMSG;
+		goto out_wipe;
+	}
+	ret = cf_key_parse(text, out, msg, sizeof(msg));
+	if (ret)
+		seterr(err, errlen, "%s: %s", path, msg);
+out_wipe:
+	sodium_memzero(text, sizeof(text));
+out_close:
+	close(fd);
+	return ret;
+}
+
+/* ---- token encoding ------------------------------------------------------ */
+
+#define CF_HDR_LEN	24
+#define CF_NET_LEN	24
+
+static inline void put16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+}
+
+static inline void put32(uint8_t *p, uint32_t v)
+{
+	put16(p, (uint16_t)v);
+	put16(p + 2, (uint16_t)(v >> 16));
+}
+
+static inline void put64(uint8_t *p, uint64_t v)
+{
+	put32(p, (uint32_t)v);
+	put32(p + 4, (uint32_t)(v >> 32));
+}
+
+static inline uint16_t get16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] | p[1] << 8);
+}
+
+static inline uint32_t get32(const uint8_t *p)
+{
+	return get16(p) | (uint32_t)get16(p + 2) << 16;
+}
+
+static inline uint64_t get64(const uint8_t *p)
+{
+	return get32(p) | (uint64_t)get32(p + 4) << 32;
+}
+
+/*
+ * Encode the MAC input without validating the fields: the hot path of
+ * verify. Only bounds are checked; a bad token then simply fails its MAC.
+ */
+static int encode_body(const struct cf_token *t, uint8_t *buf, size_t len)
+{
+	size_t off = CF_HDR_LEN + 1;
+	unsigned int i;
+
+	if (t->n > CAPFENCE_MAX_CONSTRAINTS || len < off)
+		return -ENOSPC;
+	buf[0] = t->version;
+	buf[1] = t->class_id;
+	put16(buf + 2, t->flags);
+	put32(buf + 4, t->key_id);
+	put64(buf + 8, t->cap_id);
+	put64(buf + 16, t->epoch_id);
+	buf[24] = t->n;
+	for (i = 0; i < t->n; i++) {
+		const struct cf_constraint *c = &t->constraints[i];
+		const struct capfence_net_range *nr = &c->net;
+
+		if (c->kind == CAPFENCE_CONSTRAINT_NET) {
+			if (len - off < 1 + CF_NET_LEN)
+				return -ENOSPC;
+			buf[off] = CAPFENCE_CONSTRAINT_NET;
+			buf[off + 1] = nr->family;
+			buf[off + 2] = nr->prefix_len;
+			put16(buf + off + 3, nr->port_min);
+			put16(buf + off + 5, nr->port_max);
+			put16(buf + off + 7, nr->reserved);
+			memcpy(buf + off + 9, nr->addr, 16);
+			off += 1 + CF_NET_LEN;
+		} else {
+			if (len - off < 2u + c->path.len)
+				return -ENOSPC;
+			buf[off] = c->kind;
+			buf[off + 1] = c->path.len;
+			memcpy(buf + off + 2, c->path.s, c->path.len);
+			off += 2u + c->path.len;
+		}
+	}
+	return (int)off;
+}
+
+/* Everything a decoder would refuse, as one message. */
+int cf_token_check(const struct cf_token *t, char *err, size_t errlen)
+{
+	char msg[CF_ERR_MAX];
+	bool net;
+	int i;
+
+	if (t->version != CAPFENCE_TOKEN_VERSION) {
+		seterr(err, errlen, "unsupported token version %u (expected %d)",
+		       t->version, CAPFENCE_TOKEN_VERSION);
+		return -EBADMSG;
+	}
+	if (!cf_class_valid(t->class_id)) {
+		seterr(err, errlen, "unknown class id %u", t->class_id);
+		return -EBADMSG;
+	}
+	if (t->flags & ~CAPFENCE_TOKEN_F_MASK) {
+		seterr(err, errlen, "unknown flag bits 0x%04x",
+		       t->flags & ~CAPFENCE_TOKEN_F_MASK);
+		return -EBADMSG;
+	}
+	if (!t->key_id) {
+		seterr(err, errlen, "key id is 0");
+		return -EBADMSG;
+	}
+	if (!t->cap_id) {
+		seterr(err, errlen, "cap id is 0");
+		return -EBADMSG;
+	}
+	if (!t->epoch_id) {
+		seterr(err, errlen, "epoch id is 0");
+		return -EBADMSG;
+	}
+	if (t->n > CAPFENCE_MAX_CONSTRAINTS) {
+		seterr(err, errlen, "%u constraints (max %d)", t->n,
+		       CAPFENCE_MAX_CONSTRAINTS);
+		return -EBADMSG;
+	}
+	net = cf_class_is_net(t->class_id);
+	for (i = 0; i < t->n; i++) {
+		const struct cf_constraint *c = &t->constraints[i];
+
+		if (c->kind != CAPFENCE_CONSTRAINT_NET &&
+		    c->kind != CAPFENCE_CONSTRAINT_PATH) {
+			seterr(err, errlen, "constraint %d: unknown kind %u",
+			       i + 1, c->kind);
+			return -EBADMSG;
+		}
+		if (net != (c->kind == CAPFENCE_CONSTRAINT_NET)) {
+			seterr(err, errlen, "constraint %d: %s constraint in "
+			       "a %s token", i + 1,
+			       net ? "path" : "net", cf_class_name(t->class_id));
+			return -EBADMSG;
+		}
+		if (cf_constraint_check(c, msg, sizeof(msg))) {
+			seterr(err, errlen, "constraint %d: %s", i + 1, msg);
+			return -EBADMSG;
+		}
+	}
+	return 0;
+}
+
+int cf_token_encode_body(const struct cf_token *t, uint8_t *buf, size_t len)
+{
+	if (!t || !buf || cf_token_check(t, NULL, 0))
+		return -EINVAL;
+	return encode_body(t, buf, len);
+}
+
+int cf_token_encode_bin(const struct cf_token *t, uint8_t *buf, size_t len)
+{
+	int n = cf_token_encode_body(t, buf, len);
+
+	if (n < 0)
+		return n;
+	if (len - (size_t)n < CAPFENCE_MAC_LEN)
+		return -ENOSPC;
+	memcpy(buf + n, t->mac, CAPFENCE_MAC_LEN);
+	return n + CAPFENCE_MAC_LEN;
+}
+
+int cf_token_decode_bin(const uint8_t *buf, size_t len, struct cf_token *t,
+			char *err, size_t errlen)
+{
+	size_t off = CF_HDR_LEN + 1;
+	unsigned int i;
+
+	if (!buf || !t)
+		return -EINVAL;
+	memset(t, 0, sizeof(*t));
+	if (len > CAPFENCE_TOKEN_MAX_LEN) {
+		seterr(err, errlen, "token too long: %zu bytes (max %d)", len,
+		       CAPFENCE_TOKEN_MAX_LEN);
+		return -EBADMSG;
+	}
+	if (len < off) {
+		seterr(err, errlen, "token truncated: %zu bytes, the header "
+		       "needs %zu", len, off);
+		return -EBADMSG;
+	}
+	t->version = buf[0];
+	t->class_id = buf[1];
+	t->flags = get16(buf + 2);
+	t->key_id = get32(buf + 4);
+	t->cap_id = get64(buf + 8);
+	t->epoch_id = get64(buf + 16);
+	t->n = buf[24];
+	if (t->n > CAPFENCE_MAX_CONSTRAINTS) {
+		seterr(err, errlen, "%u constraints (max %d)", t->n,
+		       CAPFENCE_MAX_CONSTRAINTS);
+		return -EBADMSG;
+	}
+	for (i = 0; i < t->n; i++) {
+		struct cf_constraint *c = &t->constraints[i];
+
+		if (off >= len) {
+			seterr(err, errlen, "token truncated in constraint %u",
+			       i + 1);
+			return -EBADMSG;
+		}
+		c->kind = buf[off];
+		if (c->kind == CAPFENCE_CONSTRAINT_NET) {
+			const uint8_t *p = buf + off + 1;
+
+			if (len - off < 1 + CF_NET_LEN) {
+				seterr(err, errlen, "token truncated in "
+				       "constraint %u", i + 1);
+				return -EBADMSG;
+			}
+			c->net.family = p[0];
+			c->net.prefix_len = p[1];
+			c->net.port_min = get16(p + 2);
+			c->net.port_max = get16(p + 4);
+			c->net.reserved = get16(p + 6);
+			memcpy(c->net.addr, p + 8, 16);
+			off += 1 + CF_NET_LEN;
+		} else if (c->kind == CAPFENCE_CONSTRAINT_PATH) {
+			size_t plen;
+
+			if (len - off < 2 ||
+			    len - off - 2 < (plen = buf[off + 1])) {
+				seterr(err, errlen, "token truncated in "
+				       "constraint %u", i + 1);
+				return -EBADMSG;
+			}
+			c->path.len = (uint8_t)plen;
+			memcpy(c->path.s, buf + off + 2, plen);
+			c->path.s[plen] = '\0';
+			off += 2 + plen;
+		} else {
+			seterr(err, errlen, "constraint %u: unknown kind %u",
+			       i + 1, c->kind);
+			return -EBADMSG;
+		}
+	}
+	if (len - off < CAPFENCE_MAC_LEN) {
+		seterr(err, errlen, "token truncated: MAC is %zu bytes, "
+		       "expected %d", len - off, CAPFENCE_MAC_LEN);
+		return -EBADMSG;
+	}
+	if (len - off > CAPFENCE_MAC_LEN) {
+		seterr(err, errlen, "%zu trailing bytes after the MAC",
+		       len - off - CAPFENCE_MAC_LEN);
+		return -EBADMSG;
+	}
+	memcpy(t->mac, buf + off, CAPFENCE_MAC_LEN);
+	return cf_token_check(t, err, errlen);
+}
+
+int cf_token_to_text(const struct cf_token *t, char *buf, size_t len)
+{
+	uint8_t bin[CAPFENCE_TOKEN_MAX_LEN];
+	size_t plen = strlen(CAPFENCE_TOKEN_PREFIX), need;
+	int n;
+
+	if (!buf)
+		return -EINVAL;
+	n = cf_token_encode_bin(t, bin, sizeof(bin));
+	if (n < 0)
+		return n;
+	need = sodium_base64_ENCODED_LEN((size_t)n,
+				sodium_base64_VARIANT_URLSAFE_NO_PADDING);
+	if (len < plen + need)
+		return -ENOSPC;
+	memcpy(buf, CAPFENCE_TOKEN_PREFIX, plen);
+	sodium_bin2base64(buf + plen, len - plen, bin, (size_t)n,
+			  sodium_base64_VARIANT_URLSAFE_NO_PADDING);
+	return (int)(plen + need - 1);
+}
+
+int cf_token_from_text(const char *s, struct cf_token *t,
+		       char *err, size_t errlen)
+{
+	uint8_t bin[CAPFENCE_TOKEN_MAX_LEN];
+	size_t plen = strlen(CAPFENCE_TOKEN_PREFIX), len, i, binlen = 0;
+	const char *b64, *end;
+
+	if (!t)
+		return -EINVAL;
+	memset(t, 0, sizeof(*t));
+	if (!s || !*s) {
+		seterr(err, errlen, "empty token");
+		return -EBADMSG;
+	}
+	len = strnlen(s, CF_TOKEN_TEXT_MAX + 1);
+	if (len > CF_TOKEN_TEXT_MAX) {
+		seterr(err, errlen, "token text too long (max %zu characters)",
+		       (size_t)CF_TOKEN_TEXT_MAX);
+		return -EBADMSG;
+	}
+	if (len < plen || memcmp(s, CAPFENCE_TOKEN_PREFIX, plen)) {
+		seterr(err, errlen, "token must start with \"%s\"",
+		       CAPFENCE_TOKEN_PREFIX);
+		return -EBADMSG;
+	}
+	b64 = s + plen;
+	for (i = 0; i < len - plen; i++) {
+		unsigned char ch = (unsigned char)b64[i];
+
+		if ((ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') ||
+		    (ch >= '0' && ch <= '9') || ch == '-' || ch == '_')
+			continue;
+		if (ch == '=')
+			seterr(err, errlen, "padding '=' in token (base64url "
+			       "without padding expected)");
+		else if (ch == ' ' || (ch >= '\t' && ch <= '\r'))
+			seterr(err, errlen, "whitespace in token at offset %zu",
+			       plen + i);
+		else
+			seterr(err, errlen, "invalid character 0x%02x in "
+			       "token at offset %zu", ch, plen + i);
+		return -EBADMSG;
+	}
+	if (sodium_base642bin(bin, sizeof(bin), b64, len - plen, NULL,
+			      &binlen, &end,
+			      sodium_base64_VARIANT_URLSAFE_NO_PADDING) ||
+	    end != b64 + (len - plen)) {
+		seterr(err, errlen, "token is not canonical base64url");
+		return -EBADMSG;
+	}
+	return cf_token_decode_bin(bin, binlen, t, err, errlen);
+}
+
+/* ---- MAC, mint, verify ----------------------------------------------------- */
+
+int cf_token_compute_mac(const struct cf_key *k, const struct cf_token *t,
+			 uint8_t mac[CAPFENCE_MAC_LEN])
+{
+	uint8_t body[CF_TOKEN_BODY_MAX];
+	crypto_auth_hmacsha256_state st;
+	int n;
+
+	if (!k || !t || !mac)
+		return -EINVAL;
+	n = encode_body(t, body, sizeof(body));
+	if (n < 0)
+		return n;
+	/* the per-key state already absorbed the padded key */
+	st = k->st;
+	crypto_auth_hmacsha256_update(&st, body, (unsigned long long)n);
+	crypto_auth_hmacsha256_final(&st, mac);
+	sodium_memzero(&st, sizeof(st));
+	return 0;
+}
+
+int cf_token_mint(const struct cf_key *k, int class_id, uint64_t epoch_id,
+		  const struct cf_constraint *cs, size_t n, uint64_t cap_id,
+		  struct cf_token *out, char *err, size_t errlen)
+{
+	struct cf_token t;
+	int ret;
+
+	if (!k || !out || (n && !cs))
+		return -EINVAL;
+	ret = sodium_ready();
+	if (ret)
+		return ret;
+	if (!cf_class_valid(class_id)) {
+		seterr(err, errlen, "unknown class id %d", class_id);
+		return -EINVAL;
+	}
+	if (n > CAPFENCE_MAX_CONSTRAINTS) {
+		seterr(err, errlen, "%zu constraints (max %d)", n,
+		       CAPFENCE_MAX_CONSTRAINTS);
+		return -EINVAL;
+	}
+	memset(&t, 0, sizeof(t));
+	t.version = CAPFENCE_TOKEN_VERSION;
+	t.class_id = (uint8_t)class_id;
+	t.key_id = k->id;
+	t.epoch_id = epoch_id;
+	t.n = (uint8_t)n;
+	if (n)
+		memcpy(t.constraints, cs, n * sizeof(*cs));
+	t.cap_id = cap_id;
+	while (!t.cap_id)
+		randombytes_buf(&t.cap_id, sizeof(t.cap_id));
+	ret = cf_token_check(&t, err, errlen);
+	if (ret)
+		return -EINVAL;
+	ret = cf_token_compute_mac(k, &t, t.mac);
+	if (ret)
+		return ret;
+	*out = t;
+	return 0;
+}
+
+int cf_token_verify(const struct cf_key *k, const struct cf_token *t)
+{
+	uint8_t mac[CAPFENCE_MAC_LEN];
+	int ret;
+
+	if (!k || !t || t->key_id != k->id)
+		return -EBADMSG;
+	if (cf_token_compute_mac(k, t, mac))
+		return -EBADMSG;
+	ret = sodium_memcmp(mac, t->mac, CAPFENCE_MAC_LEN) ? -EBADMSG : 0;
+	sodium_memzero(mac, sizeof(mac));
+	return ret;
+}
+
+/* ---- the delegation-time decision ---------------------------------------- */
+
+enum capfence_reason cf_decide_delegation(const struct cf_key *const keys[],
+					  size_t nkeys,
+					  const struct cf_token *t,
+					  const struct cf_epoch *receiver)
+{
+	const struct cf_key *k = NULL;
+	size_t i;
+
+	if (!t || !receiver)
+		return CAPFENCE_R_FORGED;
+	for (i = 0; i < nkeys; i++) {
+		if (keys[i] && keys[i]->id == t->key_id) {
+			k = keys[i];
+			break;
+		}
+	}
+	/* authenticity first: a forgery must never read as epoch skew */
+	if (!k || cf_token_verify(k, t))
+		return CAPFENCE_R_FORGED;
+	if (t->epoch_id != receiver->epoch_id)
+		return CAPFENCE_R_EPOCH_MISMATCH;
+	if (!cf_class_valid(t->class_id) ||
+	    !cf_rule_admits_constraints(&receiver->rules[t->class_id],
+					t->constraints, t->n))
+		return CAPFENCE_R_CLASS_DENIED;
+	return CAPFENCE_R_OK;
+}
