@@ -131,6 +131,12 @@ int cf_reason_exit(int reason)
 
 /* ---- constraints --------------------------------------------------------- */
 
+/* Inputs echoed in messages are cut to keep the message one short line. */
+#define ECHO_MAX	60
+#define ECHO_FMT	"%.*s%s"
+#define ECHO(s)		(strlen(s) > ECHO_MAX ? ECHO_MAX - 3 : (int)strlen(s)), \
+			(s), (strlen(s) > ECHO_MAX ? "..." : "")
+
 static unsigned int family_bits(int family)
 {
 	return family == 4 ? 32 : family == 6 ? 128 : 0;
@@ -308,8 +314,11 @@ static int parse_net(const char *s, struct cf_constraint *c,
 	} else {
 		size_t upto = strcspn(s, "/");
 
+		const char *colon = memchr(s, ':', upto);
+
 		p = s;
-		v6 = memchr(s, ':', upto) != NULL;
+		/* every IPv6 address has two ':'; one is an IPv4 port */
+		v6 = colon && memchr(colon + 1, ':', upto - (size_t)(colon - s) - 1);
 		/* unbracketed IPv6 cannot carry a port: every ':' is address */
 		alen = v6 ? upto : strcspn(s, "/:");
 		aend = s + alen;
@@ -366,15 +375,14 @@ static int parse_net(const char *s, struct cf_constraint *c,
 		canon.kind = CAPFENCE_CONSTRAINT_NET;
 		clear_host_bits(canon.net.addr, nr->prefix_len, bits);
 		cf_constraint_format(&canon, cbuf, sizeof(cbuf));
-		seterr(err, errlen,
-		       "bad constraint \"%s\": host bits set (did you mean %s?)",
-		       s, cbuf);
+		seterr(err, errlen, "bad constraint \"" ECHO_FMT "\": host bits "
+		       "set (did you mean %s?)", ECHO(s), cbuf);
 		return -EINVAL;
 	}
 	c->kind = CAPFENCE_CONSTRAINT_NET;
 	return 0;
 bad:
-	seterr(err, errlen, "bad constraint \"%s\": %s", s, why);
+	seterr(err, errlen, "bad constraint \"" ECHO_FMT "\": %s", ECHO(s), why);
 	return -EINVAL;
 }
 
@@ -396,7 +404,8 @@ int cf_constraint_parse(const char *s, struct cf_constraint *c,
 	len = strlen(s);
 	why = path_problem(s, len);
 	if (why) {
-		seterr(err, errlen, "bad constraint \"%.300s\": %s", s, why);
+		seterr(err, errlen, "bad constraint \"" ECHO_FMT "\": %s",
+		       ECHO(s), why);
 		return -EINVAL;
 	}
 	c->kind = CAPFENCE_CONSTRAINT_PATH;
@@ -610,8 +619,8 @@ int cf_rule_parse(const char *s, struct cf_rule *r, char *err, size_t errlen)
 	}
 	eq = strchr(s, '=');
 	if (!eq) {
-		seterr(err, errlen, "bad rule \"%.200s\": expected "
-		       "CLASS=open|deny|token[:CONSTRAINT,...]", s);
+		seterr(err, errlen, "bad rule \"" ECHO_FMT "\": expected "
+		       "CLASS=open|deny|token[:CONSTRAINT,...]", ECHO(s));
 		return -EINVAL;
 	}
 	if ((size_t)(eq - s) >= sizeof(cname)) {
@@ -641,9 +650,9 @@ int cf_rule_parse(const char *s, struct cf_rule *r, char *err, size_t errlen)
 			seterr(err, errlen, "%s: \"%.4s\" takes no constraints",
 			       cname, kind);
 		else
-			seterr(err, errlen, "%s: unknown rule \"%.100s\" "
-			       "(expected open, deny or token[:...])",
-			       cname, kind);
+			seterr(err, errlen, "%s: unknown rule \"" ECHO_FMT
+			       "\" (expected open, deny or token[:...])",
+			       cname, ECHO(kind));
 		return -EINVAL;
 	}
 	r->kind = CAPFENCE_RULE_TOKEN;
@@ -682,14 +691,14 @@ int cf_rule_parse(const char *s, struct cf_rule *r, char *err, size_t errlen)
 			return -EINVAL;
 		if (net != (c->kind == CAPFENCE_CONSTRAINT_NET)) {
 			seterr(err, errlen, "%s takes %s constraints, not "
-			       "\"%.260s\"", cname, net ? "CIDR" : "path",
-			       cbuf);
+			       "\"" ECHO_FMT "\"", cname,
+			       net ? "CIDR" : "path", ECHO(cbuf));
 			return -EINVAL;
 		}
 		for (i = 0; i < r->n; i++) {
 			if (cf_constraint_equal(&r->constraints[i], c)) {
 				seterr(err, errlen, "%s: duplicate constraint "
-				       "\"%.260s\"", cname, cbuf);
+				       "\"" ECHO_FMT "\"", cname, ECHO(cbuf));
 				return -EINVAL;
 			}
 		}
