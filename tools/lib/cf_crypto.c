@@ -205,7 +205,7 @@ int cf_key_parse(const char *text, struct cf_key **out,
 		 char *err, size_t errlen)
 {
 	uint8_t raw[CAPFENCE_KEY_LEN + 8];
-	const char *p = text, *line = NULL, *end;
+	const char *p = text, *line = NULL, *end, *cr;
 	char num[16];
 	size_t len, rawlen = 0;
 	unsigned long long id = 0;
@@ -217,9 +217,22 @@ int cf_key_parse(const char *text, struct cf_key **out,
 	ret = sodium_ready();
 	if (ret)
 		return ret;
+	cr = strchr(text, '\r');
+	if (cr) {
+		unsigned int lineno = 1;
+
+		for (line = text; line < cr; line++)
+			lineno += *line == '\n';
+		seterr(err, errlen, "line %u: carriage return (CRLF line "
+		       "ends are not accepted)", lineno);
+		return -EBADMSG;
+	}
 	if (!next_line(&p, &line, &len) || len != strlen(CF_KEY_MAGIC) ||
 	    memcmp(line, CF_KEY_MAGIC, len)) {
-		if (!strncmp(text, "capfence-key ", 13))
+		if (!strncmp(text, CF_KEY_MAGIC, strlen(CF_KEY_MAGIC)))
+			seterr(err, errlen, "line 1: unexpected characters "
+			       "after \"" CF_KEY_MAGIC "\"");
+		else if (!strncmp(text, "capfence-key ", 13))
 			seterr(err, errlen, "line 1: unsupported key file "
 			       "version (expected \"" CF_KEY_MAGIC "\")");
 		else
@@ -524,6 +537,12 @@ int cf_token_decode_bin(const uint8_t *buf, size_t len, struct cf_token *t,
 	t->cap_id = get64(buf + 8);
 	t->epoch_id = get64(buf + 16);
 	t->n = buf[24];
+	/* the layout below is version 1's: say so before judging it */
+	if (t->version != CAPFENCE_TOKEN_VERSION) {
+		seterr(err, errlen, "unsupported token version %u (expected %d)",
+		       t->version, CAPFENCE_TOKEN_VERSION);
+		return -EBADMSG;
+	}
 	if (t->n > CAPFENCE_MAX_CONSTRAINTS) {
 		seterr(err, errlen, "%u constraints (max %d)", t->n,
 		       CAPFENCE_MAX_CONSTRAINTS);
