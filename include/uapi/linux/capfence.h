@@ -1,0 +1,232 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * capfence - capability delegation fenced by syscall-policy epochs.
+ *
+ * This header is the only ABI shared by capfence.ko, its BPF-LSM programs
+ * and the user-space tools. The control plane is the generic netlink family
+ * CAPFENCE_GENL_NAME; docs/netlink/capfence.yaml documents every command and
+ * attribute. Integers inside binary attributes and inside the token encoding
+ * are little-endian; netlink integer attributes are host order.
+ */
+#ifndef _UAPI_LINUX_CAPFENCE_H
+#define _UAPI_LINUX_CAPFENCE_H
+
+#include <linux/types.h>
+
+#define CAPFENCE_GENL_NAME		"capfence"
+#define CAPFENCE_GENL_VERSION		1
+#define CAPFENCE_GENL_MCGRP_EVENTS	"events"
+
+/* Capability classes. New classes are appended; ids never change. */
+enum capfence_class {
+	CAPFENCE_CLASS_NONE,
+	CAPFENCE_CLASS_NET_CONNECT,	/* "net:connect", socket_connect */
+	CAPFENCE_CLASS_NET_BIND,	/* "net:bind", socket_bind */
+	CAPFENCE_CLASS_FS_READ,		/* "fs:read", file_open for reading */
+	CAPFENCE_CLASS_FS_WRITE,	/* "fs:write", file_open for writing */
+	__CAPFENCE_CLASS_MAX
+};
+#define CAPFENCE_CLASS_MAX (__CAPFENCE_CLASS_MAX - 1)
+
+/* An epoch rule for one class. A class omitted from an epoch is DENY. */
+enum capfence_rule_kind {
+	CAPFENCE_RULE_DENY,
+	CAPFENCE_RULE_OPEN,	/* not mediated */
+	CAPFENCE_RULE_TOKEN,	/* exercise needs a held capability */
+	__CAPFENCE_RULE_MAX
+};
+
+/*
+ * Typed decision results. Delegation uses the CAPFENCE_R_* values listed in
+ * SPEC order; exercise (syscall-time) denials use a subset plus
+ * NO_CAPABILITY and CONSTRAINT. The value is carried in CAPFENCE_A_REASON.
+ */
+enum capfence_reason {
+	CAPFENCE_R_OK,
+	CAPFENCE_R_NO_TASK,		/* ESRCH */
+	CAPFENCE_R_NOT_BOUND,		/* EINVAL */
+	CAPFENCE_R_FORGED,		/* EBADMSG */
+	CAPFENCE_R_EPOCH_MISMATCH,	/* ESTALE: re-mint required */
+	CAPFENCE_R_CLASS_DENIED,	/* EACCES */
+	CAPFENCE_R_REVOKED,		/* EKEYREVOKED */
+	CAPFENCE_R_FENCED,		/* EKEYEXPIRED */
+	CAPFENCE_R_NOT_HELD,		/* ENOKEY */
+	CAPFENCE_R_NO_CAPABILITY,	/* exercise only: EACCES */
+	CAPFENCE_R_CONSTRAINT,		/* exercise only: EACCES */
+	__CAPFENCE_R_MAX
+};
+#define CAPFENCE_R_MAX (__CAPFENCE_R_MAX - 1)
+
+/*
+ * Constraints. A net constraint is a CIDR with an inclusive port range
+ * (0-65535 when no port was given); host bits of addr must be zero.
+ * A path constraint is an absolute, normalized path prefix matched on
+ * component boundaries ("/srv" admits "/srv" and "/srv/x", not "/srvx").
+ */
+enum capfence_constraint_kind {
+	CAPFENCE_CONSTRAINT_NONE,
+	CAPFENCE_CONSTRAINT_NET,
+	CAPFENCE_CONSTRAINT_PATH,
+};
+
+struct capfence_net_range {
+	__u8	family;		/* 4 or 6 */
+	__u8	prefix_len;	/* 0..32 or 0..128 */
+	__u16	port_min;	/* little-endian in tokens, host order in netlink */
+	__u16	port_max;
+	__u16	reserved;	/* must be zero */
+	__u8	addr[16];	/* network order; IPv4 in addr[0..3], rest zero */
+};
+
+#define CAPFENCE_PATH_MAX		255	/* bytes, without NUL */
+#define CAPFENCE_MAX_CONSTRAINTS	8	/* per token and per rule */
+#define CAPFENCE_MAX_TOKENS		16	/* per exec request */
+
+/*
+ * Token canonical encoding (the MAC input), all integers little-endian:
+ *
+ *   struct capfence_token_hdr           24 bytes
+ *   n_constraints x {
+ *     __u8 kind                         CAPFENCE_CONSTRAINT_NET or _PATH
+ *     NET:  struct capfence_net_range   24 bytes
+ *     PATH: __u8 len, len bytes         path without NUL, 1 <= len <= 255
+ *   }
+ *   __u8 mac[32]                        HMAC-SHA256(key[key_id], bytes above)
+ *
+ * Text form: "cf1_" followed by the whole encoding (MAC included) in
+ * base64url without padding. Constraints are all NET (net:* classes) or
+ * all PATH (fs:* classes); decoders reject anything else, trailing bytes,
+ * non-zero reserved fields and non-canonical CIDRs.
+ */
+#define CAPFENCE_TOKEN_VERSION		1
+#define CAPFENCE_TOKEN_PREFIX		"cf1_"
+#define CAPFENCE_MAC_LEN		32
+#define CAPFENCE_KEY_LEN		32
+#define CAPFENCE_TOKEN_MAX_LEN		(24 + 1 + CAPFENCE_MAX_CONSTRAINTS * \
+					 (1 + 1 + CAPFENCE_PATH_MAX) + \
+					 CAPFENCE_MAC_LEN)
+
+struct capfence_token_hdr {
+	__u8	version;	/* CAPFENCE_TOKEN_VERSION */
+	__u8	class_id;	/* enum capfence_class */
+	__u16	flags;		/* CAPFENCE_TOKEN_F_*; unknown bits rejected */
+	__u32	key_id;		/* non-zero */
+	__u64	cap_id;		/* random, non-zero */
+	__u64	epoch_id;	/* non-zero */
+	/* followed by __u8 n_constraints; see above */
+};
+
+#define CAPFENCE_TOKEN_F_MASK		0x0000
+
+/* Generic netlink commands. */
+enum capfence_cmd {
+	CAPFENCE_CMD_UNSPEC,
+	CAPFENCE_CMD_STATUS_GET,	/* status and counters */
+	CAPFENCE_CMD_HOOKS_ATTACH,	/* hand the module its BPF links */
+	CAPFENCE_CMD_HOOKS_DETACH,	/* release the links; EBUSY while bound */
+	CAPFENCE_CMD_KEY_INSTALL,
+	CAPFENCE_CMD_KEY_REMOVE,
+	CAPFENCE_CMD_EPOCH_INSTALL,
+	CAPFENCE_CMD_EPOCH_ACTIVATE,
+	CAPFENCE_CMD_EPOCH_GET,		/* doit by id, or dump */
+	CAPFENCE_CMD_EXEC_SET,		/* pending exec epoch (+ tokens) */
+	CAPFENCE_CMD_DELEGATE,		/* CAPFENCE_A_DRY_RUN: check only */
+	CAPFENCE_CMD_REVOKE,
+	CAPFENCE_CMD_TASK_GET,
+	CAPFENCE_CMD_EVENT,		/* multicast notifications only */
+	__CAPFENCE_CMD_MAX
+};
+#define CAPFENCE_CMD_MAX (__CAPFENCE_CMD_MAX - 1)
+
+/* Top-level attributes. */
+enum capfence_attr {
+	CAPFENCE_A_UNSPEC,
+	CAPFENCE_A_VERSION,		/* string: module version */
+	CAPFENCE_A_ABI,			/* u32: CAPFENCE_GENL_VERSION */
+	CAPFENCE_A_HOOKS_ATTACHED,	/* u8 */
+	CAPFENCE_A_FENCE,		/* u64 */
+	CAPFENCE_A_LINK_FD,		/* s32, repeated in HOOKS_ATTACH */
+	CAPFENCE_A_KEY_ID,		/* u32 */
+	CAPFENCE_A_KEY,			/* binary, CAPFENCE_KEY_LEN, write-only */
+	CAPFENCE_A_EPOCH_ID,		/* u64 */
+	CAPFENCE_A_RULE,		/* nest capfence_rule_attr, repeated */
+	CAPFENCE_A_ACTIVE,		/* u8: epoch activated */
+	CAPFENCE_A_TOKEN,		/* binary canonical token, repeated */
+	CAPFENCE_A_PID,			/* u32: target task */
+	CAPFENCE_A_FROM_PID,		/* u32: delegator task */
+	CAPFENCE_A_DRY_RUN,		/* flag */
+	CAPFENCE_A_REASON,		/* u32 enum capfence_reason */
+	CAPFENCE_A_CAP_ID,		/* u64 */
+	CAPFENCE_A_CAP,			/* nest capfence_cap_attr, repeated */
+	CAPFENCE_A_STATS,		/* nest capfence_stats_attr */
+	CAPFENCE_A_GENERATION,		/* u64: state generation for dumps */
+	CAPFENCE_A_CLASS,		/* u8 enum capfence_class */
+	CAPFENCE_A_EVENT,		/* u32 enum capfence_event */
+	CAPFENCE_A_MAX_EPOCH_ID,	/* u64: highest installed epoch */
+	CAPFENCE_A_ACTIVE_EPOCH_ID,	/* u64: highest activated epoch */
+	CAPFENCE_A_PAD,
+	__CAPFENCE_A_MAX
+};
+#define CAPFENCE_A_MAX (__CAPFENCE_A_MAX - 1)
+
+/* One class rule of an epoch (CAPFENCE_A_RULE). */
+enum capfence_rule_attr {
+	CAPFENCE_RULE_A_UNSPEC,
+	CAPFENCE_RULE_A_CLASS,		/* u8 enum capfence_class */
+	CAPFENCE_RULE_A_KIND,		/* u8 enum capfence_rule_kind */
+	CAPFENCE_RULE_A_NET,		/* binary capfence_net_range, repeated */
+	CAPFENCE_RULE_A_PATH,		/* string, repeated */
+	CAPFENCE_RULE_A_FENCED_AT,	/* u64, output only: fence value */
+	CAPFENCE_RULE_A_PAD,
+	__CAPFENCE_RULE_A_MAX
+};
+#define CAPFENCE_RULE_A_MAX (__CAPFENCE_RULE_A_MAX - 1)
+
+/* One held capability (CAPFENCE_A_CAP). */
+enum capfence_cap_attr {
+	CAPFENCE_CAP_A_UNSPEC,
+	CAPFENCE_CAP_A_CAP_ID,		/* u64 */
+	CAPFENCE_CAP_A_CLASS,		/* u8 */
+	CAPFENCE_CAP_A_EPOCH_ID,	/* u64 */
+	CAPFENCE_CAP_A_KEY_ID,		/* u32 */
+	CAPFENCE_CAP_A_FROM_PID,	/* u32: delegator, 0 = orchestrator */
+	CAPFENCE_CAP_A_STATE,		/* u32: 0 valid, else reason */
+	CAPFENCE_CAP_A_NET,		/* binary capfence_net_range, repeated */
+	CAPFENCE_CAP_A_PATH,		/* string, repeated */
+	CAPFENCE_CAP_A_PAD,
+	__CAPFENCE_CAP_A_MAX
+};
+#define CAPFENCE_CAP_A_MAX (__CAPFENCE_CAP_A_MAX - 1)
+
+/* Counters (CAPFENCE_A_STATS), all u64. */
+enum capfence_stats_attr {
+	CAPFENCE_STATS_A_UNSPEC,
+	CAPFENCE_STATS_A_BOUND_CREDS,
+	CAPFENCE_STATS_A_HELD_CAPS,
+	CAPFENCE_STATS_A_DELEGATE_OK,
+	CAPFENCE_STATS_A_DELEGATE_REJECT,	/* nest: reason id -> u64 */
+	CAPFENCE_STATS_A_EXERCISE_ALLOW,
+	CAPFENCE_STATS_A_EXERCISE_DENY,		/* nest: reason id -> u64 */
+	CAPFENCE_STATS_A_CRED_BYTES,		/* bytes per bound credential */
+	CAPFENCE_STATS_A_CAP_BYTES,		/* bytes per held capability */
+	CAPFENCE_STATS_A_PAD,
+	__CAPFENCE_STATS_A_MAX
+};
+#define CAPFENCE_STATS_A_MAX (__CAPFENCE_STATS_A_MAX - 1)
+
+/* Multicast events (CAPFENCE_A_EVENT). */
+enum capfence_event {
+	CAPFENCE_EV_NONE,
+	CAPFENCE_EV_DELEGATE_REJECT,
+	CAPFENCE_EV_DELEGATE_OK,
+	CAPFENCE_EV_EPOCH_ACTIVATE,
+	CAPFENCE_EV_REVOKE,
+	CAPFENCE_EV_KEY_CHANGE,
+	CAPFENCE_EV_EPOCH_INSTALL,
+	__CAPFENCE_EV_MAX
+};
+
+/* Audit record type of capfence denials and delegation rejections. */
+#define CAPFENCE_AUDIT_TYPE		1460
+
+#endif /* _UAPI_LINUX_CAPFENCE_H */

@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Audit records for exercise denials and delegation rejections, and the
+ * names of classes and reasons as they appear in records and messages.
+ *
+ * Records have type CAPFENCE_AUDIT_TYPE and key=value fields, starting with
+ * lsm=capfence; untrusted strings (comm, paths) are escaped by the audit
+ * core. Exercise denials are rate limited.
+ *
+ * Locking: none of our own; callable from BPF program context (GFP_ATOMIC).
+ */
+#include <linux/audit.h>
+#include <linux/ratelimit.h>
+#include <linux/sched.h>
+#include "capfence.h"
+
+static DEFINE_RATELIMIT_STATE(cf_audit_rs, 5 * HZ, 200);
+
+static const char *const cf_reason_names[] = {
+	[CAPFENCE_R_OK] = "ok",
+	[CAPFENCE_R_NO_TASK] = "no_task",
+	[CAPFENCE_R_NOT_BOUND] = "not_bound",
+	[CAPFENCE_R_FORGED] = "forged",
+	[CAPFENCE_R_EPOCH_MISMATCH] = "epoch_mismatch",
+	[CAPFENCE_R_CLASS_DENIED] = "class_denied",
+	[CAPFENCE_R_REVOKED] = "revoked",
+	[CAPFENCE_R_FENCED] = "fenced",
+	[CAPFENCE_R_NOT_HELD] = "not_held",
+	[CAPFENCE_R_NO_CAPABILITY] = "no_capability",
+	[CAPFENCE_R_CONSTRAINT] = "constraint",
+};
+
+static const int cf_reason_errnos[] = {
+	[CAPFENCE_R_OK] = 0,
+	[CAPFENCE_R_NO_TASK] = ESRCH,
+	[CAPFENCE_R_NOT_BOUND] = EINVAL,
+	[CAPFENCE_R_FORGED] = EBADMSG,
+	[CAPFENCE_R_EPOCH_MISMATCH] = ESTALE,
+	[CAPFENCE_R_CLASS_DENIED] = EACCES,
+	[CAPFENCE_R_REVOKED] = EKEYREVOKED,
+	[CAPFENCE_R_FENCED] = EKEYEXPIRED,
+	[CAPFENCE_R_NOT_HELD] = ENOKEY,
+	[CAPFENCE_R_NO_CAPABILITY] = EACCES,
+	[CAPFENCE_R_CONSTRAINT] = EACCES,
+};
+
+static const char *const cf_class_names[] = {
+	[CAPFENCE_CLASS_NONE] = "none",
+	[CAPFENCE_CLASS_NET_CONNECT] = "net:connect",
+	[CAPFENCE_CLASS_NET_BIND] = "net:bind",
+	[CAPFENCE_CLASS_FS_READ] = "fs:read",
+	[CAPFENCE_CLASS_FS_WRITE] = "fs:write",
+};
+
+/**
+ * cf_reason_name() - stable name of a reason
+ * @r: reason
+ *
+ * Return: the name used in audit records, events and the CLI.
+ */
+const char *cf_reason_name(enum capfence_reason r)
+{
+	return r <= CAPFENCE_R_MAX ? cf_reason_names[r] : "unknown";
+}
+
+/**
+ * cf_reason_errno() - the errno a rejection or denial returns
+ * @r: reason
+ *
+ * Return: a negative errno, 0 for CAPFENCE_R_OK.
+ */
+int cf_reason_errno(enum capfence_reason r)
+{
+	return r <= CAPFENCE_R_MAX ? -cf_reason_errnos[r] : -EINVAL;
+}
+
+/**
+ * cf_class_name() - stable name of a class
+ * @class_id: enum capfence_class
+ *
+ * Return: e.g. "net:connect".
+ */
+const char *cf_class_name(u8 class_id)
+{
+	return class_id <= CAPFENCE_CLASS_MAX ? cf_class_names[class_id] :
+						"unknown";
+}
+
+/*
+ * The audit core's escaping helper is not exported: quote plain strings,
+ * hex-encode any with spaces, quotes or control bytes, as auditd expects.
+ */
+static void cf_audit_str(struct audit_buffer *ab, const char *key,
+			 const char *s, size_t len)
+{
+	size_t i, chunk;
+
+	for (i = 0; i < len; i++)
+		if (s[i] == '"' || s[i] < 0x21 || s[i] > 0x7e)
+			break;
+	if (i == len) {
+		audit_log_format(ab, " %s=\"%.*s\"", key, (int)len, s);
+		return;
+	}
+	audit_log_format(ab, " %s=", key);
+	for (i = 0; i < len; i += chunk) {
+		chunk = min_t(size_t, len - i, 32);
+		audit_log_format(ab, "%*phN", (int)chunk, s + i);
+	}
+}
+
+static void cf_audit_target(struct audit_buffer *ab, const struct cf_target *t)
+{
+	if (t->path)
+		cf_audit_str(ab, "target", t->path, t->path_len);
+	else if (t->family == 4)
+		audit_log_format(ab, " target=%pI4:%u", t->addr, t->port);
+	else
+		audit_log_format(ab, " target=[%pI6c]:%u", t->addr, t->port);
+}
+
+/**
+ * cf_audit_exercise() - record an exercise denial (rate limited)
+ * @t: the denied operation
+ * @epoch: the task's bound epoch
+ * @r: reason
+ * @cap_id: the capability that was closest to admitting @t, or 0
+ * @fence: fence value the decision was made at
+ */
+void cf_audit_exercise(const struct cf_target *t, u64 epoch,
+		       enum capfence_reason r, u64 cap_id, u64 fence)
+{
+	char comm[TASK_COMM_LEN];
+	struct audit_buffer *ab;
+
+	if (!__ratelimit(&cf_audit_rs))
+		return;
+	ab = audit_log_start(audit_context(), GFP_ATOMIC | __GFP_NOWARN,
+			     CAPFENCE_AUDIT_TYPE);
+	if (!ab)
+		return;
+	audit_log_format(ab, "lsm=capfence op=exercise reason=%s errno=%d pid=%d",
+			 cf_reason_name(r), EACCES, task_tgid_nr(current));
+	get_task_comm(comm, current);
+	cf_audit_str(ab, "comm", comm, strnlen(comm, sizeof(comm)));
+	audit_log_format(ab, " epoch=%llu class=%s", epoch,
+			 cf_class_name(t->class_id));
+	cf_audit_target(ab, t);
+	audit_log_format(ab, " cap_id=%016llx fence=%llu", cap_id, fence);
+	audit_log_end(ab);
+}
+
+/**
+ * cf_audit_delegate() - record a forged or cross-epoch delegation
+ * @pid: target task
+ * @epoch: the target's bound epoch
+ * @token_epoch: the token's epoch (0 when it could not be decoded)
+ * @class_id: the token's class (0 when unknown)
+ * @r: reason
+ * @cap_id: the token's cap_id (0 when unknown)
+ * @fence: fence value the decision was made at
+ *
+ * Process context.
+ */
+void cf_audit_delegate(pid_t pid, u64 epoch, u64 token_epoch, u8 class_id,
+		       enum capfence_reason r, u64 cap_id, u64 fence)
+{
+	char comm[TASK_COMM_LEN];
+	struct audit_buffer *ab;
+
+	ab = audit_log_start(audit_context(), GFP_KERNEL, CAPFENCE_AUDIT_TYPE);
+	if (!ab)
+		return;
+	audit_log_format(ab, "lsm=capfence op=delegate reason=%s errno=%d pid=%d",
+			 cf_reason_name(r), -cf_reason_errno(r), pid);
+	get_task_comm(comm, current);
+	cf_audit_str(ab, "comm", comm, strnlen(comm, sizeof(comm)));
+	audit_log_format(ab, " epoch=%llu token_epoch=%llu class=%s cap_id=%016llx fence=%llu",
+			 epoch, token_epoch, cf_class_name(class_id), cap_id,
+			 fence);
+	audit_log_end(ab);
+}

@@ -1,0 +1,257 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * capfence internal interfaces shared by the files of capfence.ko.
+ *
+ * Locking, in one place:
+ * - cf_fence (fence.c) is a seqlock. Its spinlock is THE fence lock: every
+ *   epoch activation, revocation and key change publishes under it and
+ *   advances the fence. Decisions read a consistent snapshot with
+ *   read_seqbegin()/read_seqretry(); nothing under it sleeps.
+ * - cf_mutex (fence.c) serializes control-plane mutations that allocate
+ *   (netlink handlers). It is taken before the fence lock, never inside it,
+ *   and never from BPF program context.
+ * - Credential state (cred.c) lives in an rhashtable keyed by the cred
+ *   pointer; lookups run under RCU, which BPF programs already hold.
+ * - Objects reachable from RCU readers (epochs, keys, grants, holdings) are
+ *   freed only after a grace period.
+ */
+#ifndef _CAPFENCE_INTERNAL_H
+#define _CAPFENCE_INTERNAL_H
+
+#include <linux/types.h>
+#include <linux/rcupdate.h>
+#include <linux/refcount.h>
+#include <linux/rhashtable.h>
+#include <linux/seqlock.h>
+#include <linux/mutex.h>
+#include <linux/netlink.h>
+#include <uapi/linux/capfence.h>
+
+#define CAPFENCE_VERSION "0.1.0"
+
+struct cred;
+struct file;
+struct sk_buff;
+struct genl_info;
+struct linux_binprm;
+struct socket;
+struct sockaddr;
+
+/* A constraint in host order; see struct capfence_net_range. */
+struct cf_constraint {
+	u8 kind;			/* enum capfence_constraint_kind */
+	u8 path_len;
+	struct capfence_net_range net;	/* ports in host order */
+	char path[CAPFENCE_PATH_MAX + 1];
+};
+
+/* A rule of one class in an epoch; an immutable part of struct cf_epoch. */
+struct cf_rule {
+	u8 kind;			/* enum capfence_rule_kind */
+	u8 n;
+	struct cf_constraint *c;	/* n entries, NULL when unconstrained */
+};
+
+/* An installed epoch. Never freed before module exit. */
+struct cf_epoch {
+	struct list_head node;		/* cf_epochs, ascending ids, RCU */
+	u64 id;
+	bool active;			/* written under the fence lock */
+	u64 fenced_at[__CAPFENCE_CLASS_MAX];	/* fence lock; 0 = not fenced */
+	struct cf_rule rules[__CAPFENCE_CLASS_MAX];
+};
+
+/* One decoded token, MAC not yet checked. */
+struct cf_token {
+	u8 class_id;
+	u16 flags;
+	u32 key_id;
+	u64 cap_id;
+	u64 epoch_id;
+	u8 n;
+	struct cf_constraint c[CAPFENCE_MAX_CONSTRAINTS];
+	u8 mac[CAPFENCE_MAC_LEN];
+	size_t signed_len;		/* bytes covered by the MAC */
+};
+
+/* Revocation state of one cap_id; shared by every grant of that id. */
+struct cf_capid {
+	struct hlist_node node;		/* cf_capids, RCU */
+	u64 cap_id;
+	u64 revoked_at;			/* fence lock; 0 = live */
+	refcount_t ref;
+	struct rcu_head rcu;
+};
+
+/* An accepted token: immutable once created. */
+struct cf_grant {
+	refcount_t ref;
+	struct cf_capid *capid;
+	struct cf_epoch *epoch;		/* the token's (= holder's) epoch */
+	u8 class_id;
+	u8 n;
+	u32 key_id;
+	pid_t from_pid;			/* delegator, 0 for the orchestrator */
+	struct rcu_head rcu;
+	struct cf_constraint c[];
+};
+
+/* An immutable set of grants held by a credential (copy on write). */
+struct cf_holdings {
+	refcount_t ref;
+	u32 n;
+	struct rcu_head rcu;
+	struct cf_grant *g[];
+};
+
+/* Per-credential state; exists only for bound or pending credentials. */
+struct cf_cred {
+	struct rhash_head node;
+	const struct cred *cred;	/* key */
+	struct cf_epoch *epoch;		/* bound epoch; NULL = unbound */
+	struct cf_epoch *pending;	/* epoch the next execve binds */
+	struct cf_holdings __rcu *held;
+	struct cf_holdings *pending_held;	/* fixed once pending is set */
+	spinlock_t lock;		/* orders writers of held */
+	struct rcu_head rcu;
+};
+
+/* A target of an exercise decision. */
+struct cf_target {
+	u8 class_id;
+	u8 family;			/* 4 or 6 for net classes */
+	u16 port;
+	u8 addr[16];
+	const char *path;		/* fs classes */
+	size_t path_len;
+};
+
+/* fence.c */
+extern seqlock_t cf_fence;
+extern struct mutex cf_mutex;
+u64 cf_fence_value(void);
+u64 cf_fence_value_locked(void);
+u64 cf_fence_advance_locked(void);
+u64 cf_generation(void);
+void cf_generation_bump(void);
+
+/* constraint.c */
+bool cf_constraint_contains(const struct cf_constraint *outer,
+			    const struct cf_constraint *inner);
+bool cf_constraints_contain(const struct cf_constraint *outer, u8 nouter,
+			    const struct cf_constraint *inner, u8 ninner);
+bool cf_constraints_admit(const struct cf_constraint *c, u8 n,
+			  const struct cf_target *t);
+bool cf_rule_narrows(const struct cf_rule *old, const struct cf_rule *new);
+int cf_net_range_from_wire(struct capfence_net_range *r,
+			   const struct capfence_net_range *wire, bool le);
+int cf_path_check(const char *path, size_t len);
+
+/* epoch.c */
+int cf_epoch_init(void);
+void cf_epoch_exit(void);
+struct cf_epoch *cf_epoch_find(u64 id);
+struct list_head *cf_epoch_list(void);
+int cf_epoch_install(struct cf_epoch *e, struct netlink_ext_ack *extack);
+int cf_epoch_activate_locked(struct cf_epoch *e);
+int cf_epoch_activate(u64 id, struct netlink_ext_ack *extack);
+struct cf_epoch *cf_epoch_alloc(u64 id);
+void cf_epoch_free(struct cf_epoch *e);
+u64 cf_epoch_max_id(void);
+u64 cf_epoch_active_id(void);
+
+/* key.c */
+int cf_key_init(void);
+void cf_key_exit(void);
+int cf_key_install(u32 id, const u8 *key, struct netlink_ext_ack *extack);
+int cf_key_remove(u32 id, struct netlink_ext_ack *extack);
+int cf_key_verify(u32 key_id, const u8 *msg, size_t len, const u8 *mac);
+
+/* token.c */
+int cf_token_decode(struct cf_token *t, const u8 *buf, size_t len,
+		    const char **why);
+
+/* cap.c */
+void cf_cap_exit(void);
+struct cf_capid *cf_capid_get_or_create(u64 cap_id);
+struct cf_capid *cf_capid_find(u64 cap_id);
+void cf_capid_put(struct cf_capid *c);
+struct cf_grant *cf_grant_from_token(const struct cf_token *t,
+				     struct cf_epoch *e, pid_t from,
+				     gfp_t gfp);
+void cf_grant_put(struct cf_grant *g);
+struct cf_holdings *cf_holdings_add(const struct cf_holdings *old,
+				    struct cf_grant *g, gfp_t gfp);
+void cf_holdings_put(struct cf_holdings *h);
+struct cf_holdings *cf_holdings_get(struct cf_holdings *h);
+enum capfence_reason cf_grant_state(const struct cf_grant *g);
+int cf_revoke(u64 cap_id, u64 *fence);
+u64 cf_nr_held(void);
+
+/* cred.c */
+int cf_cred_init(void);
+void cf_cred_exit(void);
+struct cf_cred *cf_cred_lookup(const struct cred *cred);
+int cf_cred_prepare(struct cred *new, const struct cred *old, gfp_t gfp);
+int cf_cred_alloc_blank(struct cred *cred);
+void cf_cred_transfer(struct cred *new, const struct cred *old);
+void cf_cred_free(struct cred *cred);
+int cf_cred_bind_exec(struct linux_binprm *bprm);
+int cf_cred_set_pending(const struct cred *cred, struct cf_epoch *e,
+			struct cf_holdings *h);
+bool cf_current_bound(void);
+long cf_nr_creds(void);
+long cf_nr_bound(void);
+
+/* decide.c */
+struct cf_delegation {
+	const u8 *tok;			/* canonical token bytes */
+	size_t len;
+	pid_t pid;			/* target */
+	pid_t from;			/* delegator, 0 = none */
+	bool dry_run;			/* check only */
+	/* results */
+	enum capfence_reason reason;
+	struct cf_token token;
+	u64 target_epoch;
+	u64 fence;
+};
+
+const struct cred *cf_get_task_cred(pid_t pid);
+int cf_delegate(struct cf_delegation *d, struct netlink_ext_ack *extack);
+int cf_check_token(struct cf_token *t, const u8 *buf, size_t len,
+		   struct cf_epoch *e, enum capfence_reason *reason,
+		   struct netlink_ext_ack *extack);
+struct cf_cred *cf_exercise_subject(void);
+int cf_exercise(struct cf_cred *e, struct cf_target *t);
+
+/* audit.c */
+void cf_audit_exercise(const struct cf_target *t, u64 epoch,
+		       enum capfence_reason r, u64 cap_id, u64 fence);
+void cf_audit_delegate(pid_t pid, u64 epoch, u64 token_epoch, u8 class_id,
+		       enum capfence_reason r, u64 cap_id, u64 fence);
+const char *cf_reason_name(enum capfence_reason r);
+const char *cf_class_name(u8 class_id);
+int cf_reason_errno(enum capfence_reason r);
+
+/* stats.c */
+void cf_stats_delegate(enum capfence_reason r);
+void cf_stats_exercise(enum capfence_reason r);
+int cf_stats_fill(struct sk_buff *skb);
+
+/* hooks.c */
+int cf_hooks_attach(const u32 *fds, int n, struct netlink_ext_ack *extack);
+int cf_hooks_detach(struct netlink_ext_ack *extack);
+bool cf_hooks_attached(void);
+void cf_hooks_exit(void);
+
+/* kfunc.c */
+int cf_kfunc_init(void);
+
+/* netlink.c */
+int cf_netlink_init(void);
+void cf_netlink_exit(void);
+void cf_event(enum capfence_event ev, u64 epoch, u64 cap_id,
+	      enum capfence_reason r, pid_t pid);
+
+#endif /* _CAPFENCE_INTERNAL_H */

@@ -1,0 +1,321 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Per-credential state: the bound epoch, held capabilities and the pending
+ * exec epoch. A loadable module cannot own a credential security blob, so
+ * the state lives in an rhashtable keyed by the cred pointer, maintained by
+ * the cred_prepare, cred_alloc_blank, cred_transfer and cred_free hooks.
+ * A cred's entry is removed in cred_free, before the cred's memory can be
+ * reused, so a pointer key never aliases a newer cred.
+ *
+ * Locking: lookups run under RCU (BPF programs hold it). Entries are added
+ * from cred hooks (atomic context, GFP_ATOMIC) and from netlink (cf_mutex),
+ * removed from cred_free (an RCU callback, softirq) and freed after a
+ * grace period. e->lock orders writers of e->held and of the pending
+ * fields; readers copy the holdings pointer under RCU.
+ */
+#include <linux/binfmts.h>
+#include <linux/cred.h>
+#include <linux/slab.h>
+#include "capfence.h"
+
+static struct rhashtable cf_creds;
+static atomic_long_t cf_nr_entries = ATOMIC_LONG_INIT(0);
+static atomic_long_t cf_nr_bound_creds = ATOMIC_LONG_INIT(0);
+
+static const struct rhashtable_params cf_cred_params = {
+	.key_len = sizeof(const struct cred *),
+	.key_offset = offsetof(struct cf_cred, cred),
+	.head_offset = offsetof(struct cf_cred, node),
+	.automatic_shrinking = true,
+};
+
+/**
+ * cf_cred_lookup() - state of @cred
+ * @cred: credential
+ *
+ * Caller holds rcu_read_lock(). Unbound, unpending credentials have no
+ * entry: they cost one failed lookup, or nothing while no entry exists.
+ *
+ * Return: the entry or NULL.
+ */
+struct cf_cred *cf_cred_lookup(const struct cred *cred)
+{
+	if (!atomic_long_read(&cf_nr_entries))
+		return NULL;
+	return rhashtable_lookup(&cf_creds, &cred, cf_cred_params);
+}
+
+static struct cf_cred *cf_cred_alloc(const struct cred *cred, gfp_t gfp)
+{
+	struct cf_cred *e = kzalloc(sizeof(*e), gfp);
+
+	if (!e)
+		return NULL;
+	e->cred = cred;
+	spin_lock_init(&e->lock);
+	return e;
+}
+
+static int cf_cred_insert(struct cf_cred *e)
+{
+	int err;
+
+	err = rhashtable_lookup_insert_fast(&cf_creds, &e->node,
+					    cf_cred_params);
+	if (err)
+		return err;
+	atomic_long_inc(&cf_nr_entries);
+	if (e->epoch)
+		atomic_long_inc(&cf_nr_bound_creds);
+	return 0;
+}
+
+static void cf_cred_release(struct cf_cred *e)
+{
+	cf_holdings_put(rcu_dereference_protected(e->held, true));
+	cf_holdings_put(e->pending_held);
+	kfree_rcu(e, rcu);
+}
+
+static void cf_cred_copy(struct cf_cred *n, struct cf_cred *o)
+{
+	spin_lock(&o->lock);
+	n->epoch = o->epoch;
+	n->pending = o->pending;
+	rcu_assign_pointer(n->held,
+			   cf_holdings_get(rcu_dereference_protected(o->held,
+				lockdep_is_held(&o->lock))));
+	n->pending_held = cf_holdings_get(o->pending_held);
+	spin_unlock(&o->lock);
+}
+
+/**
+ * cf_cred_prepare() - copy @old's state to @new (fork, exec, setuid...)
+ * @new: credential being prepared
+ * @old: credential it is copied from
+ * @gfp: the hook's allocation flags (ignored: BPF context is atomic)
+ *
+ * Fails closed: if the copy cannot be made, the credential change fails
+ * rather than producing an unbound copy of a bound task.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int cf_cred_prepare(struct cred *new, const struct cred *old, gfp_t gfp)
+{
+	struct cf_cred *o, *n;
+
+	o = cf_cred_lookup(old);
+	if (!o)
+		return 0;
+	n = cf_cred_alloc(new, GFP_ATOMIC | __GFP_NOWARN);
+	if (!n)
+		return -ENOMEM;
+	cf_cred_copy(n, o);
+	if (cf_cred_insert(n)) {
+		cf_cred_release(n);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/**
+ * cf_cred_alloc_blank() - reserve state for a blank credential
+ * @cred: blank credential (keyctl session-to-parent)
+ *
+ * cred_transfer cannot fail, so the entry it may need is made here,
+ * where failing is allowed.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int cf_cred_alloc_blank(struct cred *cred)
+{
+	struct cf_cred *n;
+
+	if (!atomic_long_read(&cf_nr_entries))
+		return 0;
+	n = cf_cred_alloc(cred, GFP_ATOMIC | __GFP_NOWARN);
+	if (!n)
+		return -ENOMEM;
+	if (cf_cred_insert(n)) {
+		cf_cred_release(n);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/**
+ * cf_cred_transfer() - fill a blank credential's state from @old
+ * @new: credential from cf_cred_alloc_blank()
+ * @old: credential whose state it takes
+ */
+void cf_cred_transfer(struct cred *new, const struct cred *old)
+{
+	struct cf_cred *o = cf_cred_lookup(old), *n = cf_cred_lookup(new);
+
+	if (!o || !n || n->epoch)
+		return;
+	cf_cred_copy(n, o);
+	if (n->epoch)
+		atomic_long_inc(&cf_nr_bound_creds);
+}
+
+/**
+ * cf_cred_free() - forget @cred's state
+ * @cred: credential being freed (called from an RCU callback)
+ */
+void cf_cred_free(struct cred *cred)
+{
+	struct cf_cred *e = cf_cred_lookup(cred);
+
+	if (!e)
+		return;
+	if (rhashtable_remove_fast(&cf_creds, &e->node, cf_cred_params))
+		return;
+	if (e->epoch)
+		atomic_long_dec(&cf_nr_bound_creds);
+	atomic_long_dec(&cf_nr_entries);
+	cf_cred_release(e);
+}
+
+/**
+ * cf_cred_bind_exec() - bind the new credential of an execve
+ * @bprm: exec in progress; bprm->cred is not yet visible to anyone else
+ *
+ * A pending exec epoch becomes the bound epoch, its tokens become held
+ * capabilities, and the first bind to an epoch activates it (fencing what
+ * it narrows). A bound credential keeps its epoch and holdings.
+ *
+ * Return: 0, or -EACCES when a pending epoch cannot be bound, which fails
+ * the exec.
+ */
+int cf_cred_bind_exec(struct linux_binprm *bprm)
+{
+	struct cf_cred *e = cf_cred_lookup(bprm->cred);
+	struct cf_holdings *h;
+
+	if (!e || e->epoch || !e->pending)
+		return 0;
+	if (!cf_hooks_attached())
+		return -EACCES;
+	write_seqlock(&cf_fence);
+	cf_epoch_activate_locked(e->pending);
+	write_sequnlock(&cf_fence);
+	spin_lock(&e->lock);
+	h = rcu_dereference_protected(e->held, lockdep_is_held(&e->lock));
+	rcu_assign_pointer(e->held, e->pending_held);
+	e->pending_held = NULL;
+	e->epoch = e->pending;
+	e->pending = NULL;
+	spin_unlock(&e->lock);
+	cf_holdings_put(h);
+	atomic_long_inc(&cf_nr_bound_creds);
+	return 0;
+}
+
+/**
+ * cf_cred_set_pending() - set the pending exec epoch of @cred
+ * @cred: the caller's credential (unbound)
+ * @e: installed epoch
+ * @h: holdings to hold after exec, may be NULL; ownership is taken
+ *
+ * Caller holds cf_mutex; process context.
+ *
+ * Return: 0, -EPERM for a bound credential, -ENOMEM.
+ */
+int cf_cred_set_pending(const struct cred *cred, struct cf_epoch *e,
+			struct cf_holdings *h)
+{
+	struct cf_holdings *old;
+	struct cf_cred *c;
+	int err;
+
+	rcu_read_lock();
+	c = cf_cred_lookup(cred);
+	rcu_read_unlock();
+	if (!c) {
+		c = cf_cred_alloc(cred, GFP_KERNEL);
+		if (!c)
+			return -ENOMEM;
+		err = cf_cred_insert(c);
+		if (err) {
+			cf_cred_release(c);
+			return err;
+		}
+	}
+	/* the caller's own cred cannot be freed under us */
+	spin_lock(&c->lock);
+	if (c->epoch) {
+		spin_unlock(&c->lock);
+		cf_holdings_put(h);
+		return -EPERM;
+	}
+	old = c->pending_held;
+	c->pending = e;
+	c->pending_held = h;
+	spin_unlock(&c->lock);
+	cf_holdings_put(old);
+	return 0;
+}
+
+/**
+ * cf_current_bound() - is the calling task bound to an epoch?
+ *
+ * Return: true when bound.
+ */
+bool cf_current_bound(void)
+{
+	struct cf_cred *e;
+	bool bound;
+
+	rcu_read_lock();
+	e = cf_cred_lookup(current_cred());
+	bound = e && e->epoch;
+	rcu_read_unlock();
+	return bound;
+}
+
+/**
+ * cf_nr_creds() - number of credentials with capfence state
+ *
+ * Return: the count; hooks cannot be detached while it is non-zero.
+ */
+long cf_nr_creds(void)
+{
+	return atomic_long_read(&cf_nr_entries);
+}
+
+/**
+ * cf_nr_bound() - number of bound credentials
+ *
+ * Return: the count.
+ */
+long cf_nr_bound(void)
+{
+	return atomic_long_read(&cf_nr_bound_creds);
+}
+
+/**
+ * cf_cred_init() - create the credential table
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int cf_cred_init(void)
+{
+	return rhashtable_init(&cf_creds, &cf_cred_params);
+}
+
+static void cf_cred_free_entry(void *ptr, void *arg)
+{
+	cf_cred_release(ptr);
+}
+
+/**
+ * cf_cred_exit() - destroy the table at module exit
+ *
+ * Hooks are detached only while no entry exists, so this frees nothing in
+ * normal operation.
+ */
+void cf_cred_exit(void)
+{
+	rhashtable_free_and_destroy(&cf_creds, cf_cred_free_entry, NULL);
+}

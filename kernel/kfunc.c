@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The kfuncs the BPF-LSM programs in lsm/ call, one per hook. All policy is
+ * here; the programs only forward their hook arguments.
+ *
+ * Locking and context: every function runs in BPF program context (RCU
+ * read lock held, migration disabled, may be preempted), so nothing here
+ * sleeps: allocations are GFP_ATOMIC and the fence is only ever taken as a
+ * spinlock. capfence_cred_free() runs from an RCU callback.
+ */
+#include <linux/btf.h>
+#include <linux/btf_ids.h>
+#include <linux/binfmts.h>
+#include <linux/cred.h>
+#include <linux/fs.h>
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <linux/net.h>
+#include <linux/slab.h>
+#include <net/ipv6.h>
+#include <net/sock.h>
+#include "capfence.h"
+
+__diag_push();
+__diag_ignore_all("-Wmissing-prototypes",
+		  "kfuncs are called from BPF programs and found through BTF");
+
+noinline int capfence_cred_prepare(struct cred *new, const struct cred *old)
+{
+	return cf_cred_prepare(new, old, GFP_ATOMIC);
+}
+
+noinline int capfence_cred_alloc_blank(struct cred *cred)
+{
+	return cf_cred_alloc_blank(cred);
+}
+
+noinline void capfence_cred_transfer(struct cred *new, const struct cred *old)
+{
+	cf_cred_transfer(new, old);
+}
+
+noinline void capfence_cred_free(struct cred *cred)
+{
+	cf_cred_free(cred);
+}
+
+noinline int capfence_bprm_creds_for_exec(struct linux_binprm *bprm)
+{
+	return cf_cred_bind_exec(bprm);
+}
+
+static int cf_sock_target(struct socket *sock, struct sockaddr *address,
+			  int addrlen, struct cf_target *t)
+{
+	if (!sock || !sock->sk || !address ||
+	    (sock->sk->sk_family != AF_INET && sock->sk->sk_family != AF_INET6))
+		return -ENOENT;
+	if (address->sa_family == AF_INET &&
+	    addrlen >= (int)sizeof(struct sockaddr_in)) {
+		const struct sockaddr_in *sin = (void *)address;
+
+		t->family = 4;
+		memcpy(t->addr, &sin->sin_addr, 4);
+		t->port = ntohs(sin->sin_port);
+		return 0;
+	}
+	if (address->sa_family == AF_INET6 &&
+	    addrlen >= SIN6_LEN_RFC2133) {
+		const struct sockaddr_in6 *sin6 = (void *)address;
+
+		/* a v4-mapped address reaches the IPv4 host: judge it so */
+		if (ipv6_addr_v4mapped(&sin6->sin6_addr)) {
+			t->family = 4;
+			memcpy(t->addr, &sin6->sin6_addr.s6_addr32[3], 4);
+		} else {
+			t->family = 6;
+			memcpy(t->addr, &sin6->sin6_addr, 16);
+		}
+		t->port = ntohs(sin6->sin6_port);
+		return 0;
+	}
+	/* AF_UNSPEC disconnects; malformed lengths fail in the stack */
+	return -ENOENT;
+}
+
+static int cf_sock_hook(u8 class_id, struct socket *sock,
+			struct sockaddr *address, int addrlen)
+{
+	struct cf_target t = { .class_id = class_id };
+	struct cf_cred *e = cf_exercise_subject();
+
+	if (!e || cf_sock_target(sock, address, addrlen, &t))
+		return 0;
+	return cf_exercise(e, &t);
+}
+
+noinline int capfence_socket_connect(struct socket *sock,
+				     struct sockaddr *address, int addrlen)
+{
+	return cf_sock_hook(CAPFENCE_CLASS_NET_CONNECT, sock, address, addrlen);
+}
+
+noinline int capfence_socket_bind(struct socket *sock,
+				  struct sockaddr *address, int addrlen)
+{
+	return cf_sock_hook(CAPFENCE_CLASS_NET_BIND, sock, address, addrlen);
+}
+
+noinline int capfence_file_open(struct file *file)
+{
+	struct cf_target t = {};
+	struct cf_cred *e = cf_exercise_subject();
+	char *buf, *path;
+	int err = 0;
+
+	if (!e || !(file->f_mode & (FMODE_READ | FMODE_WRITE)))
+		return 0;
+	buf = kmalloc(PATH_MAX, GFP_ATOMIC | __GFP_NOWARN);
+	if (!buf)
+		return -ENOMEM;
+	path = d_path(&file->f_path, buf, PATH_MAX);
+	if (IS_ERR(path)) {
+		/* fail closed: an unnameable file cannot be judged */
+		err = -EACCES;
+		goto out;
+	}
+	t.path = path;
+	t.path_len = strlen(path);
+	if (file->f_mode & FMODE_READ) {
+		t.class_id = CAPFENCE_CLASS_FS_READ;
+		err = cf_exercise(e, &t);
+	}
+	if (!err && (file->f_mode & FMODE_WRITE)) {
+		t.class_id = CAPFENCE_CLASS_FS_WRITE;
+		err = cf_exercise(e, &t);
+	}
+out:
+	kfree(buf);
+	return err;
+}
+
+__diag_pop();
+
+BTF_SET8_START(capfence_kfunc_ids)
+BTF_ID_FLAGS(func, capfence_cred_prepare)
+BTF_ID_FLAGS(func, capfence_cred_alloc_blank)
+BTF_ID_FLAGS(func, capfence_cred_transfer)
+BTF_ID_FLAGS(func, capfence_cred_free)
+BTF_ID_FLAGS(func, capfence_bprm_creds_for_exec)
+BTF_ID_FLAGS(func, capfence_socket_connect)
+BTF_ID_FLAGS(func, capfence_socket_bind)
+BTF_ID_FLAGS(func, capfence_file_open)
+BTF_SET8_END(capfence_kfunc_ids)
+
+static const struct btf_kfunc_id_set capfence_kfunc_set = {
+	.owner = THIS_MODULE,
+	.set = &capfence_kfunc_ids,
+};
+
+/**
+ * cf_kfunc_init() - register the kfuncs for BPF_PROG_TYPE_LSM programs
+ *
+ * 6.1 cannot unregister a kfunc set; the BPF programs that use it hold a
+ * reference on this module, which keeps it loaded while they exist.
+ *
+ * Return: 0 or an error from the BTF core.
+ */
+int cf_kfunc_init(void)
+{
+	return register_btf_kfunc_id_set(BPF_PROG_TYPE_LSM, &capfence_kfunc_set);
+}

@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * capfence: capability delegation fenced by syscall-policy epochs.
+ *
+ * Module entry and exit. The LSM hooks are BPF-LSM programs (lsm/) that
+ * call this module's kfuncs; a module cannot register LSM hooks itself.
+ *
+ * Locking: init and exit run single-threaded. Exit is reachable only when
+ * no BPF program references the module (they hold it through their kfunc
+ * calls), so no hook can run concurrently with it; netlink is unregistered
+ * first, then rcu_barrier() drains deferred frees.
+ */
+#include <linux/module.h>
+#include <net/genetlink.h>
+#include "capfence.h"
+
+static int __init capfence_init(void)
+{
+	int err;
+
+	err = cf_cred_init();
+	if (err)
+		return err;
+	err = cf_epoch_init() ?: cf_key_init();
+	if (err)
+		goto err_cred;
+	err = cf_kfunc_init();
+	if (err) {
+		pr_err("capfence: kfunc registration failed (%d); is module BTF present?\n",
+		       err);
+		goto err_cred;
+	}
+	err = cf_netlink_init();
+	if (err)
+		goto err_cred;
+	pr_info("capfence: version %s loaded, hooks not attached\n",
+		CAPFENCE_VERSION);
+	return 0;
+err_cred:
+	cf_cred_exit();
+	return err;
+}
+
+static void __exit capfence_exit(void)
+{
+	cf_netlink_exit();
+	cf_hooks_exit();
+	cf_cred_exit();
+	rcu_barrier();
+	cf_key_exit();
+	cf_cap_exit();
+	cf_epoch_exit();
+}
+
+module_init(capfence_init);
+module_exit(capfence_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("capfence: capability delegation fenced by syscall-policy epochs");
+MODULE_VERSION(CAPFENCE_VERSION);
+MODULE_ALIAS_GENL_FAMILY(CAPFENCE_GENL_NAME);

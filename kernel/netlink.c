@@ -1,0 +1,766 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The generic netlink family "capfence": strict attribute policies, one
+ * handler per command, consistent dumps and the events multicast group.
+ * docs/netlink/capfence.yaml documents it.
+ *
+ * Permissions: commands flagged CF_NL_ADMIN need CAP_MAC_ADMIN in the
+ * initial user namespace (checked on the socket opener and the sender)
+ * and an unbound caller; a bound task can use no mutating operation.
+ *
+ * Locking: mutating handlers run under cf_mutex, which orders them; the
+ * fence lock is taken inside the helpers they call. Dumps read under RCU
+ * and flag NLM_F_DUMP_INTR when the generation moves.
+ */
+#include <linux/cred.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <net/genetlink.h>
+#include <net/netlink.h>
+#include "capfence.h"
+
+#define CF_NL_ADMIN	0x1
+#define CF_NL_SELF	0x2	/* admin, or the caller asks about itself */
+
+static struct genl_family cf_family;
+
+static const struct nla_policy cf_rule_policy[CAPFENCE_RULE_A_MAX + 1] = {
+	[CAPFENCE_RULE_A_CLASS] = NLA_POLICY_RANGE(NLA_U8, 1, CAPFENCE_CLASS_MAX),
+	[CAPFENCE_RULE_A_KIND] = NLA_POLICY_MAX(NLA_U8, __CAPFENCE_RULE_MAX - 1),
+	[CAPFENCE_RULE_A_NET] =
+		NLA_POLICY_EXACT_LEN(sizeof(struct capfence_net_range)),
+	[CAPFENCE_RULE_A_PATH] = { .type = NLA_NUL_STRING,
+				   .len = CAPFENCE_PATH_MAX },
+};
+
+static const struct nla_policy cf_policy[CAPFENCE_A_MAX + 1] = {
+	[CAPFENCE_A_LINK_FD] = { .type = NLA_U32 },
+	[CAPFENCE_A_KEY_ID] = NLA_POLICY_MIN(NLA_U32, 1),
+	[CAPFENCE_A_KEY] = NLA_POLICY_EXACT_LEN(CAPFENCE_KEY_LEN),
+	[CAPFENCE_A_EPOCH_ID] = { .type = NLA_U64 },
+	[CAPFENCE_A_RULE] = NLA_POLICY_NESTED(cf_rule_policy),
+	[CAPFENCE_A_TOKEN] = { .type = NLA_BINARY,
+			       .len = CAPFENCE_TOKEN_MAX_LEN },
+	[CAPFENCE_A_PID] = NLA_POLICY_MIN(NLA_U32, 1),
+	[CAPFENCE_A_FROM_PID] = NLA_POLICY_MIN(NLA_U32, 1),
+	[CAPFENCE_A_DRY_RUN] = { .type = NLA_FLAG },
+	[CAPFENCE_A_CAP_ID] = { .type = NLA_U64 },
+};
+
+static const struct genl_multicast_group cf_mcgrps[] = {
+	{ .name = CAPFENCE_GENL_MCGRP_EVENTS, .flags = GENL_UNS_ADMIN_PERM },
+};
+
+static void *cf_put_hdr(struct sk_buff *skb, struct genl_info *info, u8 cmd)
+{
+	return genlmsg_put(skb, info->snd_portid, info->snd_seq, &cf_family,
+			   0, cmd);
+}
+
+static int cf_put_u64(struct sk_buff *skb, int type, u64 v)
+{
+	return nla_put_u64_64bit(skb, type, v, CAPFENCE_A_PAD);
+}
+
+static int cf_nl_status(struct sk_buff *skb, struct genl_info *info)
+{
+	struct sk_buff *msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	void *hdr;
+
+	if (!msg)
+		return -ENOMEM;
+	hdr = cf_put_hdr(msg, info, CAPFENCE_CMD_STATUS_GET);
+	if (!hdr ||
+	    nla_put_string(msg, CAPFENCE_A_VERSION, CAPFENCE_VERSION) ||
+	    nla_put_u32(msg, CAPFENCE_A_ABI, CAPFENCE_GENL_VERSION) ||
+	    nla_put_u8(msg, CAPFENCE_A_HOOKS_ATTACHED, cf_hooks_attached()) ||
+	    cf_put_u64(msg, CAPFENCE_A_FENCE, cf_fence_value()) ||
+	    cf_put_u64(msg, CAPFENCE_A_MAX_EPOCH_ID, cf_epoch_max_id()) ||
+	    cf_put_u64(msg, CAPFENCE_A_ACTIVE_EPOCH_ID, cf_epoch_active_id()) ||
+	    cf_put_u64(msg, CAPFENCE_A_GENERATION, cf_generation()) ||
+	    cf_stats_fill(msg)) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+}
+
+static int cf_nl_hooks_attach(struct sk_buff *skb, struct genl_info *info)
+{
+	u32 fds[16];
+	struct nlattr *nla;
+	int n = 0, rem, err;
+
+	nlmsg_for_each_attr(nla, info->nlhdr, GENL_HDRLEN, rem) {
+		if (nla_type(nla) != CAPFENCE_A_LINK_FD)
+			continue;
+		if (n == ARRAY_SIZE(fds)) {
+			NL_SET_ERR_MSG_ATTR(info->extack, nla, "too many link fds");
+			return -E2BIG;
+		}
+		fds[n++] = nla_get_u32(nla);
+	}
+	mutex_lock(&cf_mutex);
+	err = cf_hooks_attach(fds, n, info->extack);
+	mutex_unlock(&cf_mutex);
+	return err;
+}
+
+static int cf_nl_hooks_detach(struct sk_buff *skb, struct genl_info *info)
+{
+	int err;
+
+	mutex_lock(&cf_mutex);
+	err = cf_hooks_detach(info->extack);
+	mutex_unlock(&cf_mutex);
+	return err;
+}
+
+/**
+ * cf_event() - publish an event on the events multicast group
+ * @ev: event
+ * @epoch: epoch concerned, or 0
+ * @cap_id: capability concerned, or 0
+ * @r: reason of a rejection, CAPFENCE_R_OK otherwise
+ * @pid: task concerned, or 0
+ *
+ * Process context.
+ */
+void cf_event(enum capfence_event ev, u64 epoch, u64 cap_id,
+	      enum capfence_reason r, pid_t pid)
+{
+	struct sk_buff *msg;
+	void *hdr;
+
+	if (!genl_has_listeners(&cf_family, &init_net, 0))
+		return;
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return;
+	hdr = genlmsg_put(msg, 0, 0, &cf_family, 0, CAPFENCE_CMD_EVENT);
+	if (!hdr ||
+	    nla_put_u32(msg, CAPFENCE_A_EVENT, ev) ||
+	    nla_put_u32(msg, CAPFENCE_A_REASON, r) ||
+	    cf_put_u64(msg, CAPFENCE_A_EPOCH_ID, epoch) ||
+	    cf_put_u64(msg, CAPFENCE_A_CAP_ID, cap_id) ||
+	    nla_put_u32(msg, CAPFENCE_A_PID, pid) ||
+	    cf_put_u64(msg, CAPFENCE_A_FENCE, cf_fence_value())) {
+		nlmsg_free(msg);
+		return;
+	}
+	genlmsg_end(msg, hdr);
+	genlmsg_multicast(&cf_family, msg, 0, 0, GFP_KERNEL);
+}
+
+static int cf_nl_key_install(struct sk_buff *skb, struct genl_info *info)
+{
+	u8 *key;
+	int err;
+
+	if (GENL_REQ_ATTR_CHECK(info, CAPFENCE_A_KEY_ID) ||
+	    GENL_REQ_ATTR_CHECK(info, CAPFENCE_A_KEY))
+		return -EINVAL;
+	key = nla_data(info->attrs[CAPFENCE_A_KEY]);
+	mutex_lock(&cf_mutex);
+	err = cf_key_install(nla_get_u32(info->attrs[CAPFENCE_A_KEY_ID]), key,
+			     info->extack);
+	mutex_unlock(&cf_mutex);
+	/* the request skb is ours: leave no key bytes behind in it */
+	memzero_explicit(key, CAPFENCE_KEY_LEN);
+	if (!err)
+		cf_event(CAPFENCE_EV_KEY_CHANGE, 0, 0, CAPFENCE_R_OK, 0);
+	return err;
+}
+
+static int cf_nl_key_remove(struct sk_buff *skb, struct genl_info *info)
+{
+	int err;
+
+	if (GENL_REQ_ATTR_CHECK(info, CAPFENCE_A_KEY_ID))
+		return -EINVAL;
+	mutex_lock(&cf_mutex);
+	err = cf_key_remove(nla_get_u32(info->attrs[CAPFENCE_A_KEY_ID]),
+			    info->extack);
+	mutex_unlock(&cf_mutex);
+	if (!err)
+		cf_event(CAPFENCE_EV_KEY_CHANGE, 0, 0, CAPFENCE_R_OK, 0);
+	return err;
+}
+
+static bool cf_class_is_net(u8 c)
+{
+	return c == CAPFENCE_CLASS_NET_CONNECT || c == CAPFENCE_CLASS_NET_BIND;
+}
+
+static int cf_parse_rule(struct cf_epoch *e, const struct nlattr *nest,
+			 unsigned long *seen, struct netlink_ext_ack *extack)
+{
+	struct nlattr *tb[CAPFENCE_RULE_A_MAX + 1];
+	struct cf_constraint *c;
+	struct cf_rule *rule;
+	struct nlattr *nla;
+	int rem, err, n = 0;
+	u8 class_id;
+
+	err = nla_parse_nested(tb, CAPFENCE_RULE_A_MAX, nest, cf_rule_policy,
+			       extack);
+	if (err)
+		return err;
+	if (!tb[CAPFENCE_RULE_A_CLASS] || !tb[CAPFENCE_RULE_A_KIND]) {
+		NL_SET_ERR_MSG_ATTR(extack, nest, "rule needs a class and a kind");
+		return -EINVAL;
+	}
+	class_id = nla_get_u8(tb[CAPFENCE_RULE_A_CLASS]);
+	rule = &e->rules[class_id];
+	if (__test_and_set_bit(class_id, seen)) {
+		NL_SET_ERR_MSG_ATTR(extack, nest, "duplicate class in epoch");
+		return -EINVAL;
+	}
+	rule->kind = nla_get_u8(tb[CAPFENCE_RULE_A_KIND]);
+	nla_for_each_nested(nla, nest, rem) {
+		int type = nla_type(nla);
+
+		if (type != CAPFENCE_RULE_A_NET && type != CAPFENCE_RULE_A_PATH)
+			continue;
+		if (rule->kind != CAPFENCE_RULE_TOKEN) {
+			NL_SET_ERR_MSG_ATTR(extack, nla,
+					    "only token rules take constraints");
+			return -EINVAL;
+		}
+		if ((type == CAPFENCE_RULE_A_NET) != cf_class_is_net(class_id)) {
+			NL_SET_ERR_MSG_ATTR(extack, nla,
+					    "constraint kind does not fit the class");
+			return -EINVAL;
+		}
+		n++;
+	}
+	if (n > CAPFENCE_MAX_CONSTRAINTS) {
+		NL_SET_ERR_MSG_ATTR(extack, nest, "too many constraints in rule");
+		return -E2BIG;
+	}
+	if (!n)
+		return 0;
+	rule->c = kcalloc(n, sizeof(*rule->c), GFP_KERNEL);
+	if (!rule->c)
+		return -ENOMEM;
+	nla_for_each_nested(nla, nest, rem) {
+		int type = nla_type(nla);
+
+		c = &rule->c[rule->n];
+		if (type == CAPFENCE_RULE_A_NET) {
+			c->kind = CAPFENCE_CONSTRAINT_NET;
+			if (cf_net_range_from_wire(&c->net, nla_data(nla),
+						   false)) {
+				NL_SET_ERR_MSG_ATTR(extack, nla,
+						    "malformed or non-canonical network constraint");
+				return -EINVAL;
+			}
+		} else if (type == CAPFENCE_RULE_A_PATH) {
+			c->kind = CAPFENCE_CONSTRAINT_PATH;
+			c->path_len = strnlen(nla_data(nla), CAPFENCE_PATH_MAX);
+			memcpy(c->path, nla_data(nla), c->path_len);
+			if (cf_path_check(c->path, c->path_len)) {
+				NL_SET_ERR_MSG_ATTR(extack, nla,
+						    "path constraint must be absolute and normalized");
+				return -EINVAL;
+			}
+		} else {
+			continue;
+		}
+		rule->n++;
+	}
+	return 0;
+}
+
+static int cf_nl_epoch_install(struct sk_buff *skb, struct genl_info *info)
+{
+	DECLARE_BITMAP(seen, __CAPFENCE_CLASS_MAX) = {};
+	struct cf_epoch *e;
+	struct nlattr *nla;
+	int rem, err = 0;
+	u64 id;
+
+	if (GENL_REQ_ATTR_CHECK(info, CAPFENCE_A_EPOCH_ID))
+		return -EINVAL;
+	id = nla_get_u64(info->attrs[CAPFENCE_A_EPOCH_ID]);
+	if (!id) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[CAPFENCE_A_EPOCH_ID],
+				    "epoch id 0 means unbound and cannot be installed");
+		return -EINVAL;
+	}
+	e = cf_epoch_alloc(id);
+	if (!e)
+		return -ENOMEM;
+	nlmsg_for_each_attr(nla, info->nlhdr, GENL_HDRLEN, rem) {
+		if (nla_type(nla) != CAPFENCE_A_RULE)
+			continue;
+		err = cf_parse_rule(e, nla, seen, info->extack);
+		if (err)
+			goto fail;
+	}
+	mutex_lock(&cf_mutex);
+	err = cf_epoch_install(e, info->extack);
+	mutex_unlock(&cf_mutex);
+	if (err)
+		goto fail;
+	cf_event(CAPFENCE_EV_EPOCH_INSTALL, id, 0, CAPFENCE_R_OK, 0);
+	return 0;
+fail:
+	cf_epoch_free(e);
+	return err;
+}
+
+static int cf_nl_epoch_activate(struct sk_buff *skb, struct genl_info *info)
+{
+	u64 id;
+	int err;
+
+	if (GENL_REQ_ATTR_CHECK(info, CAPFENCE_A_EPOCH_ID))
+		return -EINVAL;
+	id = nla_get_u64(info->attrs[CAPFENCE_A_EPOCH_ID]);
+	mutex_lock(&cf_mutex);
+	err = cf_epoch_activate(id, info->extack);
+	mutex_unlock(&cf_mutex);
+	if (!err)
+		cf_event(CAPFENCE_EV_EPOCH_ACTIVATE, id, 0, CAPFENCE_R_OK, 0);
+	return err;
+}
+
+static int cf_put_constraints(struct sk_buff *skb, const struct cf_constraint *c,
+			      u8 n, int net_type, int path_type)
+{
+	u8 i;
+
+	for (i = 0; i < n; i++) {
+		if (c[i].kind == CAPFENCE_CONSTRAINT_NET) {
+			if (nla_put(skb, net_type, sizeof(c[i].net), &c[i].net))
+				return -EMSGSIZE;
+		} else if (nla_put_string(skb, path_type, c[i].path)) {
+			return -EMSGSIZE;
+		}
+	}
+	return 0;
+}
+
+static int cf_fill_epoch(struct sk_buff *skb, const struct cf_epoch *e)
+{
+	struct nlattr *nest;
+	int c;
+
+	if (cf_put_u64(skb, CAPFENCE_A_EPOCH_ID, e->id) ||
+	    nla_put_u8(skb, CAPFENCE_A_ACTIVE, READ_ONCE(e->active)))
+		return -EMSGSIZE;
+	for (c = 1; c <= CAPFENCE_CLASS_MAX; c++) {
+		const struct cf_rule *r = &e->rules[c];
+
+		nest = nla_nest_start(skb, CAPFENCE_A_RULE);
+		if (!nest ||
+		    nla_put_u8(skb, CAPFENCE_RULE_A_CLASS, c) ||
+		    nla_put_u8(skb, CAPFENCE_RULE_A_KIND, r->kind) ||
+		    cf_put_constraints(skb, r->c, r->n, CAPFENCE_RULE_A_NET,
+				       CAPFENCE_RULE_A_PATH) ||
+		    nla_put_u64_64bit(skb, CAPFENCE_RULE_A_FENCED_AT,
+				      READ_ONCE(e->fenced_at[c]),
+				      CAPFENCE_RULE_A_PAD))
+			return -EMSGSIZE;
+		nla_nest_end(skb, nest);
+	}
+	return 0;
+}
+
+static int cf_nl_epoch_get(struct sk_buff *skb, struct genl_info *info)
+{
+	struct sk_buff *msg;
+	struct cf_epoch *e;
+	void *hdr;
+	int err;
+
+	if (GENL_REQ_ATTR_CHECK(info, CAPFENCE_A_EPOCH_ID))
+		return -EINVAL;
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = cf_put_hdr(msg, info, CAPFENCE_CMD_EPOCH_GET);
+	rcu_read_lock();
+	e = cf_epoch_find(nla_get_u64(info->attrs[CAPFENCE_A_EPOCH_ID]));
+	err = e ? cf_fill_epoch(msg, e) : -ENOENT;
+	rcu_read_unlock();
+	if (err || !hdr) {
+		if (err == -ENOENT)
+			NL_SET_ERR_MSG_MOD(info->extack, "epoch is not installed");
+		nlmsg_free(msg);
+		return err ?: -EMSGSIZE;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+}
+
+static int cf_nl_epoch_dump(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	u64 after = cb->args[0], id;
+	int count = 0;
+	void *hdr;
+
+	cb->seq = cf_generation();
+	for (;;) {
+		struct cf_epoch *e = NULL, *it;
+
+		/* epochs only grow; resume after the last id sent */
+		rcu_read_lock();
+		list_for_each_entry_rcu(it, cf_epoch_list(), node)
+			if (it->id > after) {
+				e = it;
+				break;
+			}
+		if (!e) {
+			rcu_read_unlock();
+			break;
+		}
+		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
+				  cb->nlh->nlmsg_seq, &cf_family, NLM_F_MULTI,
+				  CAPFENCE_CMD_EPOCH_GET);
+		if (!hdr) {
+			rcu_read_unlock();
+			break;
+		}
+		genl_dump_check_consistent(cb, hdr);
+		id = e->id;
+		if (cf_fill_epoch(skb, e)) {
+			rcu_read_unlock();
+			genlmsg_cancel(skb, hdr);
+			break;
+		}
+		rcu_read_unlock();
+		genlmsg_end(skb, hdr);
+		after = id;
+		count++;
+	}
+	cb->args[0] = after;
+	return count ? skb->len : 0;
+}
+
+static int cf_reply_reason(struct genl_info *info, u8 cmd,
+			   enum capfence_reason r, u64 cap_id, u64 epoch,
+			   u64 fence)
+{
+	struct sk_buff *msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	void *hdr;
+
+	if (!msg)
+		return -ENOMEM;
+	hdr = cf_put_hdr(msg, info, cmd);
+	if (!hdr ||
+	    nla_put_u32(msg, CAPFENCE_A_REASON, r) ||
+	    cf_put_u64(msg, CAPFENCE_A_CAP_ID, cap_id) ||
+	    cf_put_u64(msg, CAPFENCE_A_EPOCH_ID, epoch) ||
+	    cf_put_u64(msg, CAPFENCE_A_FENCE, fence)) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+}
+
+/* Count, publish, audit and answer one delegation-style decision. */
+static int cf_finish_decision(struct genl_info *info, u8 cmd,
+			      enum capfence_reason r, const struct cf_token *t,
+			      pid_t pid, u64 epoch, u64 fence, bool dry_run)
+{
+	int err;
+
+	if (!dry_run)
+		cf_stats_delegate(r);
+	if (r == CAPFENCE_R_FORGED || r == CAPFENCE_R_EPOCH_MISMATCH)
+		cf_audit_delegate(pid, epoch, t->epoch_id, t->class_id, r,
+				  t->cap_id, fence);
+	if (!dry_run)
+		cf_event(r ? CAPFENCE_EV_DELEGATE_REJECT : CAPFENCE_EV_DELEGATE_OK,
+			 epoch, t->cap_id, r, pid);
+	err = cf_reply_reason(info, cmd, r, t->cap_id, epoch, fence);
+	return r ? cf_reason_errno(r) : err;
+}
+
+static int cf_nl_delegate(struct sk_buff *skb, struct genl_info *info)
+{
+	struct cf_delegation *d;
+	int err;
+
+	if (GENL_REQ_ATTR_CHECK(info, CAPFENCE_A_TOKEN) ||
+	    GENL_REQ_ATTR_CHECK(info, CAPFENCE_A_PID))
+		return -EINVAL;
+	d = kzalloc(sizeof(*d), GFP_KERNEL);
+	if (!d)
+		return -ENOMEM;
+	d->tok = nla_data(info->attrs[CAPFENCE_A_TOKEN]);
+	d->len = nla_len(info->attrs[CAPFENCE_A_TOKEN]);
+	d->pid = nla_get_u32(info->attrs[CAPFENCE_A_PID]);
+	if (info->attrs[CAPFENCE_A_FROM_PID])
+		d->from = nla_get_u32(info->attrs[CAPFENCE_A_FROM_PID]);
+	d->dry_run = nla_get_flag(info->attrs[CAPFENCE_A_DRY_RUN]);
+	mutex_lock(&cf_mutex);
+	err = cf_delegate(d, info->extack);
+	mutex_unlock(&cf_mutex);
+	if (!err)
+		err = cf_finish_decision(info, CAPFENCE_CMD_DELEGATE, d->reason,
+					 &d->token, d->pid, d->target_epoch,
+					 d->fence, d->dry_run);
+	kfree(d);
+	return err;
+}
+
+static int cf_nl_exec_set(struct sk_buff *skb, struct genl_info *info)
+{
+	struct cf_holdings *h = NULL, *nh;
+	enum capfence_reason r = CAPFENCE_R_OK;
+	struct cf_token *t;
+	struct cf_epoch *e;
+	struct nlattr *nla;
+	int rem, err = 0, n = 0;
+	u64 fence = 0;
+
+	if (GENL_REQ_ATTR_CHECK(info, CAPFENCE_A_EPOCH_ID))
+		return -EINVAL;
+	if (!cf_hooks_attached()) {
+		NL_SET_ERR_MSG_MOD(info->extack,
+				   "hooks are not attached; run `capfence attach` first");
+		return -ENOLINK;
+	}
+	t = kzalloc(sizeof(*t), GFP_KERNEL);
+	if (!t)
+		return -ENOMEM;
+	mutex_lock(&cf_mutex);
+	e = cf_epoch_find(nla_get_u64(info->attrs[CAPFENCE_A_EPOCH_ID]));
+	if (!e) {
+		NL_SET_ERR_MSG_MOD(info->extack, "epoch is not installed");
+		err = -ENOENT;
+		goto out;
+	}
+	nlmsg_for_each_attr(nla, info->nlhdr, GENL_HDRLEN, rem) {
+		struct cf_grant *g;
+
+		if (nla_type(nla) != CAPFENCE_A_TOKEN)
+			continue;
+		if (++n > CAPFENCE_MAX_TOKENS) {
+			NL_SET_ERR_MSG_ATTR(info->extack, nla, "too many tokens");
+			err = -E2BIG;
+			goto out;
+		}
+		err = cf_check_token(t, nla_data(nla), nla_len(nla), e, &r,
+				     info->extack);
+		if (err || r)
+			goto out;
+		g = cf_grant_from_token(t, e, 0, GFP_KERNEL);
+		if (!g) {
+			err = -ENOMEM;
+			goto out;
+		}
+		nh = cf_holdings_add(h, g, GFP_KERNEL);
+		if (!nh) {
+			cf_grant_put(g);
+			err = -ENOMEM;
+			goto out;
+		}
+		cf_holdings_put(h);
+		h = nh;
+		read_seqlock_excl(&cf_fence);
+		r = cf_grant_state(g);
+		fence = cf_fence_value_locked();
+		read_sequnlock_excl(&cf_fence);
+		if (r) {
+			info->extack->_msg = r == CAPFENCE_R_REVOKED ?
+				"revoked: this capability was revoked" :
+				"fenced: a newer epoch narrowed this class";
+			goto out;
+		}
+	}
+	err = cf_cred_set_pending(current_cred(), e, h);
+	h = NULL;
+out:
+	mutex_unlock(&cf_mutex);
+	cf_holdings_put(h);
+	if (!err && r)
+		err = cf_finish_decision(info, CAPFENCE_CMD_EXEC_SET, r, t,
+					 task_tgid_nr(current), e->id, fence,
+					 false);
+	kfree(t);
+	return err;
+}
+
+static int cf_nl_revoke(struct sk_buff *skb, struct genl_info *info)
+{
+	u64 cap_id, fence = 0;
+	int err;
+
+	if (GENL_REQ_ATTR_CHECK(info, CAPFENCE_A_CAP_ID))
+		return -EINVAL;
+	cap_id = nla_get_u64(info->attrs[CAPFENCE_A_CAP_ID]);
+	if (!cap_id) {
+		NL_SET_ERR_MSG_MOD(info->extack, "cap_id 0 is never issued");
+		return -EINVAL;
+	}
+	mutex_lock(&cf_mutex);
+	err = cf_revoke(cap_id, &fence);
+	mutex_unlock(&cf_mutex);
+	if (err)
+		return err;
+	cf_event(CAPFENCE_EV_REVOKE, 0, cap_id, CAPFENCE_R_OK, 0);
+	return cf_reply_reason(info, CAPFENCE_CMD_REVOKE, CAPFENCE_R_OK, cap_id,
+			       0, fence);
+}
+
+static int cf_fill_caps(struct sk_buff *skb, struct cf_holdings *h)
+{
+	struct nlattr *nest;
+	unsigned int seq;
+	u32 i;
+
+	for (i = 0; h && i < h->n; i++) {
+		const struct cf_grant *g = h->g[i];
+		enum capfence_reason st;
+
+		do {
+			seq = read_seqbegin(&cf_fence);
+			st = cf_grant_state(g);
+		} while (read_seqretry(&cf_fence, seq));
+		nest = nla_nest_start(skb, CAPFENCE_A_CAP);
+		if (!nest ||
+		    nla_put_u64_64bit(skb, CAPFENCE_CAP_A_CAP_ID,
+				      g->capid->cap_id, CAPFENCE_CAP_A_PAD) ||
+		    nla_put_u8(skb, CAPFENCE_CAP_A_CLASS, g->class_id) ||
+		    nla_put_u64_64bit(skb, CAPFENCE_CAP_A_EPOCH_ID, g->epoch->id,
+				      CAPFENCE_CAP_A_PAD) ||
+		    nla_put_u32(skb, CAPFENCE_CAP_A_KEY_ID, g->key_id) ||
+		    nla_put_u32(skb, CAPFENCE_CAP_A_FROM_PID, g->from_pid) ||
+		    nla_put_u32(skb, CAPFENCE_CAP_A_STATE, st) ||
+		    cf_put_constraints(skb, g->c, g->n, CAPFENCE_CAP_A_NET,
+				       CAPFENCE_CAP_A_PATH))
+			return -EMSGSIZE;
+		nla_nest_end(skb, nest);
+	}
+	return 0;
+}
+
+static int cf_nl_task_get(struct sk_buff *skb, struct genl_info *info)
+{
+	const struct cred *cred;
+	struct sk_buff *msg;
+	struct cf_cred *c;
+	void *hdr;
+	pid_t pid;
+	int err;
+
+	if (GENL_REQ_ATTR_CHECK(info, CAPFENCE_A_PID))
+		return -EINVAL;
+	pid = nla_get_u32(info->attrs[CAPFENCE_A_PID]);
+	if (pid != task_tgid_nr(current) &&
+	    !netlink_capable(skb, CAP_MAC_ADMIN)) {
+		NL_SET_ERR_MSG_MOD(info->extack,
+				   "CAP_MAC_ADMIN is needed to inspect another task");
+		return -EPERM;
+	}
+	cred = cf_get_task_cred(pid);
+	if (!cred) {
+		NL_SET_ERR_MSG_MOD(info->extack, "no task with this pid");
+		return -ESRCH;
+	}
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE * 4, GFP_KERNEL);
+	if (!msg) {
+		put_cred(cred);
+		return -ENOMEM;
+	}
+	hdr = cf_put_hdr(msg, info, CAPFENCE_CMD_TASK_GET);
+	rcu_read_lock();
+	c = cf_cred_lookup(cred);
+	err = !hdr || nla_put_u32(msg, CAPFENCE_A_PID, pid) ||
+	      cf_put_u64(msg, CAPFENCE_A_EPOCH_ID,
+			 c && c->epoch ? c->epoch->id : 0) ||
+	      cf_put_u64(msg, CAPFENCE_A_FENCE, cf_fence_value());
+	if (!err && c && c->pending)
+		err = cf_put_u64(msg, CAPFENCE_A_MAX_EPOCH_ID, c->pending->id);
+	if (!err && c)
+		err = cf_fill_caps(msg, rcu_dereference(c->held));
+	rcu_read_unlock();
+	put_cred(cred);
+	if (err) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+}
+
+static int cf_nl_pre_doit(const struct genl_ops *ops, struct sk_buff *skb,
+			  struct genl_info *info)
+{
+	if (!(ops->internal_flags & CF_NL_ADMIN))
+		return 0;
+	if (!netlink_capable(skb, CAP_MAC_ADMIN)) {
+		NL_SET_ERR_MSG_MOD(info->extack,
+				   "CAP_MAC_ADMIN in the initial user namespace is required");
+		return -EPERM;
+	}
+	if (cf_current_bound()) {
+		NL_SET_ERR_MSG_MOD(info->extack,
+				   "a task bound to an epoch cannot use control operations");
+		return -EPERM;
+	}
+	return 0;
+}
+
+static const struct genl_ops cf_ops[] = {
+	{ .cmd = CAPFENCE_CMD_STATUS_GET, .doit = cf_nl_status },
+	{ .cmd = CAPFENCE_CMD_HOOKS_ATTACH, .doit = cf_nl_hooks_attach,
+	  .internal_flags = CF_NL_ADMIN },
+	{ .cmd = CAPFENCE_CMD_HOOKS_DETACH, .doit = cf_nl_hooks_detach,
+	  .internal_flags = CF_NL_ADMIN },
+	{ .cmd = CAPFENCE_CMD_KEY_INSTALL, .doit = cf_nl_key_install,
+	  .internal_flags = CF_NL_ADMIN },
+	{ .cmd = CAPFENCE_CMD_KEY_REMOVE, .doit = cf_nl_key_remove,
+	  .internal_flags = CF_NL_ADMIN },
+	{ .cmd = CAPFENCE_CMD_EPOCH_INSTALL, .doit = cf_nl_epoch_install,
+	  .internal_flags = CF_NL_ADMIN },
+	{ .cmd = CAPFENCE_CMD_EPOCH_ACTIVATE, .doit = cf_nl_epoch_activate,
+	  .internal_flags = CF_NL_ADMIN },
+	{ .cmd = CAPFENCE_CMD_EPOCH_GET, .doit = cf_nl_epoch_get,
+	  .dumpit = cf_nl_epoch_dump },
+	{ .cmd = CAPFENCE_CMD_EXEC_SET, .doit = cf_nl_exec_set,
+	  .internal_flags = CF_NL_ADMIN },
+	{ .cmd = CAPFENCE_CMD_DELEGATE, .doit = cf_nl_delegate,
+	  .internal_flags = CF_NL_ADMIN },
+	{ .cmd = CAPFENCE_CMD_REVOKE, .doit = cf_nl_revoke,
+	  .internal_flags = CF_NL_ADMIN },
+	{ .cmd = CAPFENCE_CMD_TASK_GET, .doit = cf_nl_task_get },
+};
+
+static struct genl_family cf_family __ro_after_init = {
+	.name = CAPFENCE_GENL_NAME,
+	.version = CAPFENCE_GENL_VERSION,
+	.maxattr = CAPFENCE_A_MAX,
+	.policy = cf_policy,
+	.pre_doit = cf_nl_pre_doit,
+	.module = THIS_MODULE,
+	.ops = cf_ops,
+	.n_ops = ARRAY_SIZE(cf_ops),
+	.resv_start_op = CAPFENCE_CMD_MAX + 1,
+	.mcgrps = cf_mcgrps,
+	.n_mcgrps = ARRAY_SIZE(cf_mcgrps),
+};
+
+/**
+ * cf_netlink_init() - register the capfence family
+ *
+ * Return: 0 or an error from genl_register_family().
+ */
+int cf_netlink_init(void)
+{
+	return genl_register_family(&cf_family);
+}
+
+/**
+ * cf_netlink_exit() - unregister the family
+ */
+void cf_netlink_exit(void)
+{
+	genl_unregister_family(&cf_family);
+}

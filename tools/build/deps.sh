@@ -1,0 +1,22 @@
+#!/bin/sh
+# Install the Debian packages capfence needs to build and test, or print the
+# exact apt-get line when not root. Quick when everything is present.
+set -eu
+PKGS="make gcc-12 gcc clang llvm lld libbpf-dev bpftool dwarves libelf-dev zlib1g-dev
+libsodium-dev libmnl-dev qemu-system-x86 busybox-static cpio lz4 xz-utils
+linux-source-6.1 kmod bc bison flex libssl-dev pkg-config python3 iproute2"
+missing=""
+for p in $PKGS; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
+		missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+if [ "$(id -u)" != 0 ]; then
+	echo "capfence: missing packages; run as root:" >&2
+	echo "  apt-get install -y$missing" >&2
+	exit 1
+fi
+echo "capfence: installing$missing"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q >/dev/null
+apt-get install -y -q --no-install-recommends $missing >/dev/null
