@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * capfence BPF-LSM programs: one program per LSM hook, each forwarding its
+ * arguments to a capfence.ko kfunc. No policy lives here.
+ *
+ * Context: LSM programs are non-sleepable and run under RCU; the kfuncs
+ * they call never sleep. A non-zero `ret` means an earlier BPF program on
+ * the same hook already denied: keep its verdict.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+extern int capfence_cred_prepare(struct cred *new, const struct cred *old) __ksym;
+extern int capfence_cred_alloc_blank(struct cred *cred) __ksym;
+extern void capfence_cred_transfer(struct cred *new, const struct cred *old) __ksym;
+extern void capfence_cred_free(struct cred *cred) __ksym;
+extern int capfence_bprm_creds_for_exec(struct linux_binprm *bprm) __ksym;
+extern int capfence_socket_connect(struct socket *sock, struct sockaddr *address,
+				   int addrlen) __ksym;
+extern int capfence_socket_bind(struct socket *sock, struct sockaddr *address,
+				int addrlen) __ksym;
+extern int capfence_file_open(struct file *file) __ksym;
+
+char LICENSE[] SEC("license") = "GPL";
+
+SEC("lsm/cred_prepare")
+int BPF_PROG(cf_cred_prepare, struct cred *new, const struct cred *old,
+	     gfp_t gfp, int ret)
+{
+	return ret ?: capfence_cred_prepare(new, old);
+}
+
+SEC("lsm/cred_alloc_blank")
+int BPF_PROG(cf_cred_alloc_blank, struct cred *cred, gfp_t gfp, int ret)
+{
+	return ret ?: capfence_cred_alloc_blank(cred);
+}
+
+SEC("lsm/cred_transfer")
+int BPF_PROG(cf_cred_transfer, struct cred *new, const struct cred *old)
+{
+	capfence_cred_transfer(new, old);
+	return 0;
+}
+
+SEC("lsm/cred_free")
+int BPF_PROG(cf_cred_free, struct cred *cred)
+{
+	capfence_cred_free(cred);
+	return 0;
+}
+
+SEC("lsm/bprm_creds_for_exec")
+int BPF_PROG(cf_bprm_creds_for_exec, struct linux_binprm *bprm, int ret)
+{
+	return ret ?: capfence_bprm_creds_for_exec(bprm);
+}
+
+SEC("lsm/socket_connect")
+int BPF_PROG(cf_socket_connect, struct socket *sock, struct sockaddr *address,
+	     int addrlen, int ret)
+{
+	return ret ?: capfence_socket_connect(sock, address, addrlen);
+}
+
+SEC("lsm/socket_bind")
+int BPF_PROG(cf_socket_bind, struct socket *sock, struct sockaddr *address,
+	     int addrlen, int ret)
+{
+	return ret ?: capfence_socket_bind(sock, address, addrlen);
+}
+
+/* FMODE_READ | FMODE_WRITE; reading f_mode also makes clang emit the full
+ * struct file type, which libbpf needs to match the kfunc's prototype */
+#define CF_FMODE_RW 0x3
+
+SEC("lsm/file_open")
+int BPF_PROG(cf_file_open, struct file *file, int ret)
+{
+	if (ret || !(file->f_mode & CF_FMODE_RW))
+		return ret;
+	return capfence_file_open(file);
+}

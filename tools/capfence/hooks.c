@@ -1,0 +1,327 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * capfence attach | detach | status: load and attach the BPF-LSM programs
+ * from the embedded skeleton, hand their links to capfence.ko (which holds
+ * them), pin them for visibility, and report the module's state.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <bpf/libbpf.h>
+#include <bpf/bpf.h>
+#include "cli.h"
+#include "capfence.skel.h"
+
+#define CF_PIN_DIR "/sys/fs/bpf/capfence"
+
+static const char attach_usage[] = "capfence attach";
+static const char detach_usage[] = "capfence detach";
+static const char status_usage[] = "capfence status [--json]";
+
+struct cf_status {
+	char version[32];
+	uint32_t abi;
+	bool attached;
+	uint64_t fence, max_epoch, active_epoch, generation;
+	uint64_t bound, held, delegate_ok, exercise_allow;
+	uint64_t delegate_reject[__CAPFENCE_R_MAX];
+	uint64_t exercise_deny[__CAPFENCE_R_MAX];
+	uint64_t cred_bytes, cap_bytes;
+};
+
+static const char *const reason_names[] = {
+	"ok", "no_task", "not_bound", "forged", "epoch_mismatch",
+	"class_denied", "revoked", "fenced", "not_held", "no_capability",
+	"constraint",
+};
+
+static void get_reasons(const struct nlattr *nest, uint64_t *out)
+{
+	const struct nlattr *a;
+
+	mnl_attr_for_each_nested(a, nest) {
+		unsigned int t = mnl_attr_get_type(a);
+
+		if (t < __CAPFENCE_R_MAX &&
+		    mnl_attr_validate(a, MNL_TYPE_U64) == 0)
+			out[t] = mnl_attr_get_u64(a);
+	}
+}
+
+static uint64_t get_u64(const struct nlattr *a)
+{
+	return a && mnl_attr_validate(a, MNL_TYPE_U64) == 0 ?
+	       mnl_attr_get_u64(a) : 0;
+}
+
+static int status_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlattr *tb[CAPFENCE_A_MAX + 1];
+	const struct nlattr *st[CAPFENCE_STATS_A_MAX + 1];
+	struct cf_status *s = data;
+
+	if (cf_nl_parse(nlh, tb))
+		return MNL_CB_ERROR;
+	if (tb[CAPFENCE_A_VERSION])
+		snprintf(s->version, sizeof(s->version), "%s",
+			 mnl_attr_get_str(tb[CAPFENCE_A_VERSION]));
+	if (tb[CAPFENCE_A_ABI])
+		s->abi = mnl_attr_get_u32(tb[CAPFENCE_A_ABI]);
+	if (tb[CAPFENCE_A_HOOKS_ATTACHED])
+		s->attached = mnl_attr_get_u8(tb[CAPFENCE_A_HOOKS_ATTACHED]);
+	s->fence = get_u64(tb[CAPFENCE_A_FENCE]);
+	s->max_epoch = get_u64(tb[CAPFENCE_A_MAX_EPOCH_ID]);
+	s->active_epoch = get_u64(tb[CAPFENCE_A_ACTIVE_EPOCH_ID]);
+	s->generation = get_u64(tb[CAPFENCE_A_GENERATION]);
+	if (tb[CAPFENCE_A_STATS] &&
+	    !cf_nl_parse_nested(tb[CAPFENCE_A_STATS], st, CAPFENCE_STATS_A_MAX)) {
+		s->bound = get_u64(st[CAPFENCE_STATS_A_BOUND_CREDS]);
+		s->held = get_u64(st[CAPFENCE_STATS_A_HELD_CAPS]);
+		s->delegate_ok = get_u64(st[CAPFENCE_STATS_A_DELEGATE_OK]);
+		s->exercise_allow = get_u64(st[CAPFENCE_STATS_A_EXERCISE_ALLOW]);
+		s->cred_bytes = get_u64(st[CAPFENCE_STATS_A_CRED_BYTES]);
+		s->cap_bytes = get_u64(st[CAPFENCE_STATS_A_CAP_BYTES]);
+		if (st[CAPFENCE_STATS_A_DELEGATE_REJECT])
+			get_reasons(st[CAPFENCE_STATS_A_DELEGATE_REJECT],
+				    s->delegate_reject);
+		if (st[CAPFENCE_STATS_A_EXERCISE_DENY])
+			get_reasons(st[CAPFENCE_STATS_A_EXERCISE_DENY],
+				    s->exercise_deny);
+	}
+	return MNL_CB_OK;
+}
+
+static int get_status(struct cf_nl *nl, struct cf_status *s)
+{
+	memset(s, 0, sizeof(*s));
+	return cf_nl_talk(nl, cf_nl_req(nl, CAPFENCE_CMD_STATUS_GET, 0),
+			  status_cb, s);
+}
+
+static void print_reasons(const char *key, const uint64_t *v, int from,
+			  bool json)
+{
+	bool first = true;
+	int r;
+
+	if (json)
+		printf(",\"%s\":{", key);
+	else
+		printf("%-22s", key);
+	for (r = from; r < __CAPFENCE_R_MAX; r++) {
+		if (json) {
+			printf("%s\"%s\":%llu", first ? "" : ",",
+			       reason_names[r], (unsigned long long)v[r]);
+		} else if (v[r]) {
+			printf("%s%s=%llu", first ? "" : " ", reason_names[r],
+			       (unsigned long long)v[r]);
+		} else {
+			continue;
+		}
+		first = false;
+	}
+	if (json)
+		printf("}");
+	else
+		printf("%s\n", first ? "none" : "");
+}
+
+int cf_cmd_status(int argc, char **argv)
+{
+	struct cf_status s;
+	struct cf_nl nl;
+	bool json = false;
+	int i, err;
+
+	if (cf_want_help(argc, argv, status_usage))
+		return 0;
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json"))
+			json = true;
+		else
+			return cf_usage(status_usage, "unknown argument '%s'",
+					argv[i]);
+	}
+	err = cf_nl_open_or_die(&nl);
+	if (err)
+		return err;
+	err = get_status(&nl, &s);
+	if (err) {
+		err = cf_nl_fail(&nl, "status", err);
+		cf_nl_close(&nl);
+		return err;
+	}
+	cf_nl_close(&nl);
+	if (json) {
+		printf("{\"module_version\":");
+		cf_json_str(stdout, s.version);
+		printf(",\"abi\":%u,\"hooks_attached\":%s,\"fence\":%llu,"
+		       "\"max_epoch_id\":%llu,\"active_epoch_id\":%llu,"
+		       "\"bound_creds\":%llu,\"held_caps\":%llu,"
+		       "\"delegate_ok\":%llu,\"exercise_allow\":%llu,"
+		       "\"cred_bytes\":%llu,\"cap_bytes\":%llu",
+		       s.abi, s.attached ? "true" : "false",
+		       (unsigned long long)s.fence,
+		       (unsigned long long)s.max_epoch,
+		       (unsigned long long)s.active_epoch,
+		       (unsigned long long)s.bound,
+		       (unsigned long long)s.held,
+		       (unsigned long long)s.delegate_ok,
+		       (unsigned long long)s.exercise_allow,
+		       (unsigned long long)s.cred_bytes,
+		       (unsigned long long)s.cap_bytes);
+		print_reasons("delegate_reject", s.delegate_reject, 1, true);
+		print_reasons("exercise_deny", s.exercise_deny, 1, true);
+		printf("}\n");
+		return 0;
+	}
+	printf("module version        %s (abi %u)\n", s.version, s.abi);
+	printf("hooks                 %s\n", s.attached ? "attached" : "not attached");
+	printf("fence                 %llu\n", (unsigned long long)s.fence);
+	printf("max epoch             %llu\n", (unsigned long long)s.max_epoch);
+	printf("active epoch          %llu\n", (unsigned long long)s.active_epoch);
+	printf("bound credentials     %llu\n", (unsigned long long)s.bound);
+	printf("held capabilities     %llu\n", (unsigned long long)s.held);
+	printf("delegations accepted  %llu\n", (unsigned long long)s.delegate_ok);
+	print_reasons("delegations rejected", s.delegate_reject, 1, false);
+	printf("exercises allowed     %llu\n", (unsigned long long)s.exercise_allow);
+	print_reasons("exercises denied", s.exercise_deny, 1, false);
+	return 0;
+}
+
+static int libbpf_quiet(enum libbpf_print_level level, const char *fmt,
+			va_list ap)
+{
+	if (level == LIBBPF_WARN || getenv("CAPFENCE_BPF_DEBUG"))
+		return vfprintf(stderr, fmt, ap);
+	return 0;
+}
+
+/* skeleton links are declared in program order */
+static struct bpf_link *prog_link(struct capfence_bpf *skel, size_t i)
+{
+	return ((struct bpf_link **)&skel->links)[i];
+}
+
+static void pin_links(struct capfence_bpf *skel)
+{
+	struct bpf_program *prog;
+	char path[256];
+	size_t i = 0;
+
+	if (mkdir(CF_PIN_DIR, 0700) && errno != EEXIST)
+		return;	/* no bpffs: the module's references suffice */
+	bpf_object__for_each_program(prog, skel->obj) {
+		snprintf(path, sizeof(path), CF_PIN_DIR "/%s",
+			 bpf_program__name(prog));
+		unlink(path);
+		if (bpf_link__pin(prog_link(skel, i++), path))
+			fprintf(stderr, "capfence: warning: cannot pin %s\n", path);
+	}
+}
+
+static void unpin_links(void)
+{
+	struct capfence_bpf *skel = capfence_bpf__open();
+	struct bpf_program *prog;
+	char path[256];
+
+	if (!skel)
+		return;
+	bpf_object__for_each_program(prog, skel->obj) {
+		snprintf(path, sizeof(path), CF_PIN_DIR "/%s",
+			 bpf_program__name(prog));
+		unlink(path);
+	}
+	rmdir(CF_PIN_DIR);
+	capfence_bpf__destroy(skel);
+}
+
+int cf_cmd_attach(int argc, char **argv)
+{
+	struct capfence_bpf *skel = NULL;
+	struct bpf_program *prog;
+	struct nlmsghdr *nlh;
+	struct cf_status s;
+	struct cf_nl nl;
+	int err, i = 0;
+
+	if (cf_want_help(argc, argv, attach_usage))
+		return 0;
+	if (argc > 1)
+		return cf_usage(attach_usage, "unknown argument '%s'", argv[1]);
+	err = cf_nl_open_or_die(&nl);
+	if (err)
+		return err;
+	err = get_status(&nl, &s);
+	if (err) {
+		err = cf_nl_fail(&nl, "status", err);
+		goto out;
+	}
+	if (s.attached) {
+		printf("hooks already attached\n");
+		goto out;
+	}
+	libbpf_set_print(libbpf_quiet);
+	skel = capfence_bpf__open_and_load();
+	if (!skel) {
+		cf_err("cannot load the BPF-LSM programs (%s); is bpf in the LSM list and capfence.ko's BTF present?",
+		       strerror(errno));
+		err = CF_EXIT_SYSTEM;
+		goto out;
+	}
+	if (capfence_bpf__attach(skel)) {
+		cf_err("cannot attach the BPF-LSM programs: %s", strerror(errno));
+		err = CF_EXIT_SYSTEM;
+		goto out;
+	}
+	nlh = cf_nl_req(&nl, CAPFENCE_CMD_HOOKS_ATTACH, 0);
+	bpf_object__for_each_program(prog, skel->obj)
+		mnl_attr_put_u32(nlh, CAPFENCE_A_LINK_FD,
+				 (uint32_t)bpf_link__fd(prog_link(skel, i++)));
+	err = cf_nl_talk(&nl, nlh, NULL, NULL);
+	if (err == -EALREADY) {
+		printf("hooks already attached\n");
+		err = 0;
+		goto out;
+	}
+	if (err) {
+		err = cf_nl_fail(&nl, "attach", err);
+		goto out;
+	}
+	pin_links(skel);
+	printf("hooks attached (%d programs)\n", i);
+out:
+	if (skel)
+		capfence_bpf__destroy(skel);
+	cf_nl_close(&nl);
+	return err;
+}
+
+int cf_cmd_detach(int argc, char **argv)
+{
+	struct cf_nl nl;
+	int err;
+
+	if (cf_want_help(argc, argv, detach_usage))
+		return 0;
+	if (argc > 1)
+		return cf_usage(detach_usage, "unknown argument '%s'", argv[1]);
+	err = cf_nl_open_or_die(&nl);
+	if (err)
+		return err;
+	err = cf_nl_talk(&nl, cf_nl_req(&nl, CAPFENCE_CMD_HOOKS_DETACH, 0),
+			 NULL, NULL);
+	if (err && err != -ENOENT) {
+		err = cf_nl_fail(&nl, "detach", err);
+		cf_nl_close(&nl);
+		return err;
+	}
+	cf_nl_close(&nl);
+	unpin_links();
+	printf(err ? "hooks were not attached\n" : "hooks detached\n");
+	return 0;
+}

@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * capfence: the control CLI. One file per command group; this file holds
+ * the command table, shared error reporting and the JSON string writer.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+
+const char *cf_prog = "capfence";
+
+void cf_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "capfence: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int cf_usage(const char *usage, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "capfence: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nusage: %s\n", usage);
+	return CF_EXIT_USAGE;
+}
+
+bool cf_want_help(int argc, char **argv, const char *usage)
+{
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			break;
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			printf("usage: %s\n", usage);
+			return true;
+		}
+	}
+	return false;
+}
+
+int cf_nl_open_or_die(struct cf_nl *nl)
+{
+	int err = cf_nl_open(nl);
+
+	if (!err)
+		return 0;
+	if (err == -ENOENT)
+		cf_err("the capfence module is not loaded (modprobe capfence)");
+	else
+		cf_err("cannot open generic netlink: %s", strerror(-err));
+	return CF_EXIT_SYSTEM;
+}
+
+int cf_nl_fail(struct cf_nl *nl, const char *what, int err)
+{
+	if (nl->ext[0])
+		cf_err("%s: %s (%s)", what, nl->ext, strerror(-err));
+	else if (err == -EPERM)
+		cf_err("%s: %s (needs CAP_MAC_ADMIN and an unbound caller)",
+		       what, strerror(-err));
+	else
+		cf_err("%s: %s", what, strerror(-err));
+	return CF_EXIT_SYSTEM;
+}
+
+void cf_json_str(FILE *f, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	fputc('"', f);
+	for (; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(f, "\\%c", *p);
+		else if (*p < 0x20)
+			fprintf(f, "\\u%04x", *p);
+		else
+			fputc(*p, f);
+	}
+	fputc('"', f);
+}
+
+static const struct cf_cmd cmds[] = {
+	{ "attach", cf_cmd_attach, "capfence attach" },
+	{ "detach", cf_cmd_detach, "capfence detach" },
+	{ "status", cf_cmd_status, "capfence status [--json]" },
+};
+
+static void usage(FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "usage: capfence COMMAND [ARGS]... (capfence COMMAND --help)\n");
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		fprintf(f, "  %s\n", cmds[i].usage);
+}
+
+int main(int argc, char **argv)
+{
+	size_t i;
+
+	if (argc < 2) {
+		usage(stderr);
+		return CF_EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
+	    !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		printf("capfence %s (abi %d)\n", CAPFENCE_CLI_VERSION,
+		       CAPFENCE_GENL_VERSION);
+		return 0;
+	}
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (!strcmp(argv[1], cmds[i].name))
+			return cmds[i].run(argc - 1, argv + 1);
+	cf_err("unknown command '%s' (capfence --help lists them)", argv[1]);
+	return CF_EXIT_USAGE;
+}
