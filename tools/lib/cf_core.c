@@ -191,7 +191,7 @@ static const char *path_problem(const char *p, size_t len)
 	if (len > CAPFENCE_PATH_MAX)
 		return "path longer than 255 bytes";
 	for (i = 0; i < len; i++) {
-		unsigned char ch = p[i];
+		unsigned char ch = (unsigned char)p[i];
 
 		if (!ch)
 			return "NUL byte in path";

@@ -97,7 +97,11 @@ bool cf_constraint_admits_addr(const struct cf_constraint *c, int family,
 /* True iff NET constraint c admits port (host order). */
 bool cf_constraint_admits_port(const struct cf_constraint *c,
 			       unsigned int port);
-/* True iff PATH constraint c admits path (prefix on component boundary). */
+/*
+ * True iff PATH constraint c admits path (prefix on component boundary).
+ * path must already be resolved (no "..", no symlinks): this is a string
+ * comparison.
+ */
 bool cf_constraint_admits_path(const struct cf_constraint *c,
 			       const char *path);
 /*
