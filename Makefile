@@ -1,0 +1,141 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# capfence: top-level build.
+#
+#   make            module, BPF programs, CLI, test programs
+#   make check      host unit tests (ASan/UBSan), then the VM tests
+#   make demo       boot the VM and play the seed scenario
+#   make bench      benchmarks (figures, side by side)
+#   make checkpatch checkpatch.pl --strict on kernel/ and lsm/
+#
+# Debian's stock cloud kernel is fetched into build/kernel (never installed);
+# CAPFENCE_KABI=6.1.0-NN-cloud-amd64 pins its ABI.
+
+SHELL      := /bin/bash
+B          := build
+KDIR       := $(B)/kernel/headers
+LSRC       := $(B)/linux-src
+CC         := gcc
+CLANG      ?= clang
+CFLAGS_USR := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g
+CPPFLAGS_USR := -Iinclude -Itools/lib -Itools/capfence -I$(B)/lsm -I$(B)/ksft
+SAN        := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+LIBS       := -lsodium -lmnl -lbpf -lelf -lz
+VMRUN      := selftests/vm/run
+export CAPFENCE_BUILD := $(CURDIR)/$(B)
+
+LIB_SRCS   := $(wildcard tools/lib/*.c)
+CLI_SRCS   := $(wildcard tools/capfence/*.c)
+KSRCS      := $(wildcard kernel/*.c kernel/*.h) Kbuild include/uapi/linux/capfence.h
+UNIT_SRCS  := $(wildcard selftests/unit/test_*.c)
+UNIT_BINS  := $(patsubst selftests/unit/%.c,$(B)/unit/%,$(UNIT_SRCS))
+VMT_SRCS   := $(wildcard selftests/kernel/*_test.c)
+VMT_BINS   := $(patsubst selftests/kernel/%.c,$(B)/guest/bin/%,$(VMT_SRCS))
+VMT_COMMON := $(wildcard selftests/kernel/common.c)
+BENCH_SRCS := $(wildcard selftests/bench/*.c)
+
+.PHONY: all deps module bpf cli tests check unit vmtest demo bench checkpatch clean distclean
+
+all: module cli tests
+
+deps:
+	@tools/build/deps.sh
+
+$(LSRC)/.stamp: | deps
+	@tools/build/source.sh $(LSRC)
+
+$(B)/kernel/release: $(LSRC)/.stamp
+	@tools/build/kernel.sh $(B)/kernel $(LSRC)
+
+$(B)/ksft/kselftest_harness.h: $(LSRC)/.stamp
+	@mkdir -p $(B)/ksft
+	@cp $(LSRC)/tools/testing/selftests/kselftest_harness.h $(LSRC)/tools/testing/selftests/kselftest.h $(B)/ksft/
+
+# Module BTF is mandatory: kfuncs are invisible to libbpf without it, and
+# Kbuild only says "Skipping BTF generation" before exiting 0.
+capfence.ko: $(KSRCS) $(B)/kernel/release
+	@$(MAKE) -s -C $(KDIR) M=$(CURDIR) modules 2>&1 | tee $(B)/module.log | \
+		grep -v -e '^make\[' -e 'Entering directory' -e 'Leaving directory'; \
+		test $${PIPESTATUS[0]} -eq 0
+	@if grep -q 'Skipping BTF generation' $(B)/module.log; then \
+		echo "error: module BTF was not generated; kfuncs would be unusable" >&2; \
+		rm -f capfence.ko; exit 1; fi
+	@readelf -S capfence.ko | grep -q '\.BTF ' || { echo "error: capfence.ko has no .BTF" >&2; exit 1; }
+
+module: capfence.ko
+
+$(B)/lsm/vmlinux.h: $(B)/kernel/release
+	@mkdir -p $(B)/lsm
+	bpftool btf dump file $(B)/kernel/vmlinux format c > $@
+
+$(B)/lsm/capfence.bpf.o: lsm/capfence.bpf.c $(B)/lsm/vmlinux.h
+	$(CLANG) -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_x86 -I$(B)/lsm -c $< -o $@.full
+	llvm-strip -g $@.full -o $@
+
+$(B)/lsm/capfence.skel.h: $(B)/lsm/capfence.bpf.o
+	bpftool gen skeleton $< name capfence_bpf > $@
+
+bpf: $(B)/lsm/capfence.skel.h
+
+$(B)/tools/capfence: $(CLI_SRCS) $(LIB_SRCS) $(wildcard tools/capfence/*.h tools/lib/*.h) $(B)/lsm/capfence.skel.h | deps
+	@mkdir -p $(B)/tools
+	$(CC) $(CFLAGS_USR) $(CPPFLAGS_USR) $(CLI_SRCS) $(LIB_SRCS) $(LIBS) -o $@
+
+cli: $(B)/tools/capfence
+
+# Host unit tests: libcapfence under AddressSanitizer and UBSan.
+$(B)/unit/%: selftests/unit/%.c $(LIB_SRCS) $(wildcard tools/lib/*.h selftests/unit/*.h) $(B)/ksft/kselftest_harness.h
+	@mkdir -p $(B)/unit
+	$(CC) $(CFLAGS_USR) -O1 $(SAN) $(CPPFLAGS_USR) -DCF_VECTORS='"$(CURDIR)/selftests/vectors/tokens.txt"' $< $(LIB_SRCS) -lsodium -o $@
+
+# VM tests: kselftest-harness programs run in the guest.
+NL_SRCS := tools/capfence/nl.c
+$(B)/guest/bin/%: selftests/kernel/%.c $(VMT_COMMON) $(wildcard selftests/kernel/*.h) $(LIB_SRCS) $(NL_SRCS) $(B)/ksft/kselftest_harness.h
+	@mkdir -p $(B)/guest/bin
+	$(CC) $(CFLAGS_USR) $(CPPFLAGS_USR) -Iselftests/kernel -DCF_VECTORS='"/usr/share/capfence/tokens.txt"' $< $(VMT_COMMON) $(LIB_SRCS) $(NL_SRCS) -lsodium -lmnl -lpthread -o $@
+
+$(B)/guest/share/capfence/%: selftests/vectors/%
+	@mkdir -p $(dir $@)
+	cp $< $@
+
+$(B)/guest/bin/run-vm-tests: selftests/kernel/run-vm-tests
+	@mkdir -p $(B)/guest/bin
+	cp $< $@
+
+tests: $(UNIT_BINS) $(VMT_BINS) $(B)/guest/bin/run-vm-tests $(B)/guest/share/capfence/tokens.txt
+
+unit: $(UNIT_BINS)
+	@mkdir -p $(B)/logs
+	@rm -f $(B)/logs/unit.log
+	@for t in $(UNIT_BINS); do \
+		ASAN_OPTIONS=detect_leaks=1 $$t >> $(B)/logs/unit.log 2>&1 || echo "FAIL: $$t" >> $(B)/logs/unit.log; \
+	done; \
+	selftests/summary unit $(B)/logs/unit.log
+
+vmtest: all
+	@mkdir -p $(B)/logs
+	@$(VMRUN) --timeout 900 -- run-vm-tests > $(B)/logs/vm.log 2>&1; \
+		rc=$$?; cat $(B)/logs/vm.log | grep -E '^(ok|not ok|# (FAIL|Totals|PASSED))|^FAIL|^run:' ; \
+		[ $$rc -lt 125 ] || echo "FAIL: the VM failed (exit $$rc)" >> $(B)/logs/vm.log; \
+		selftests/summary vm $(B)/logs/vm.log
+
+check: all
+	@$(MAKE) -s unit; u=$$?; $(MAKE) -s vmtest; v=$$?; \
+		selftests/summary total $(B)/logs/unit.log $(B)/logs/vm.log
+
+demo: all
+	@$(VMRUN) --timeout 600 --add selftests/demo/seed-scenario:/root/seed-scenario -- sh /root/seed-scenario
+
+bench: all
+	@$(VMRUN) --timeout 900 -- run-bench
+
+checkpatch: $(LSRC)/.stamp
+	$(LSRC)/scripts/checkpatch.pl --strict --no-tree --show-types \
+		--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG -f kernel/*.c kernel/*.h lsm/*.c
+
+clean:
+	-$(MAKE) -s -C $(KDIR) M=$(CURDIR) clean 2>/dev/null
+	rm -rf $(B)/tools $(B)/lsm $(B)/unit $(B)/guest $(B)/logs
+
+distclean: clean
+	rm -rf $(B)
