@@ -18,7 +18,7 @@ LSRC       := $(B)/linux-src
 CC         := gcc
 CLANG      ?= clang
 CFLAGS_USR := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g
-CPPFLAGS_USR := -Iinclude -Itools/lib -Itools/capfence -I$(B)/lsm -I$(B)/ksft
+CPPFLAGS_USR := -Iinclude -Itools/lib -Itools/capfence -I$(B)/lsm -isystem $(B)/ksft
 SAN        := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 LIBS       := -lsodium -lmnl -lbpf -lelf -lz
 VMRUN      := selftests/vm/run

@@ -145,8 +145,8 @@ bool cf_rule_narrows(const struct cf_rule *old, const struct cf_rule *new)
  * @wire: input as found in a token (@le) or a netlink attribute
  * @le: ports are little-endian (token) rather than host order (netlink)
  *
- * Return: 0, or -EINVAL for a bad family, prefix, port range, non-zero
- * reserved field or host bits set beyond the prefix.
+ * Return: 0, or -EINVAL for a bad family, prefix, port range (port 0 only
+ * within 0-65535), non-zero reserved field or host bits beyond the prefix.
  */
 int cf_net_range_from_wire(struct capfence_net_range *r,
 			   const struct capfence_net_range *wire, bool le)
@@ -163,6 +163,9 @@ int cf_net_range_from_wire(struct capfence_net_range *r,
 	alen = r->family == 4 ? 4 : 16;
 	if (r->prefix_len > alen * 8 || r->reserved ||
 	    r->port_min > r->port_max)
+		return -EINVAL;
+	/* port 0 only as part of "any port" (0-65535) */
+	if (!r->port_min && r->port_max != 0xffff)
 		return -EINVAL;
 	for (i = 0; i < 16; i++) {
 		u8 keep;
@@ -188,7 +191,7 @@ int cf_net_range_from_wire(struct capfence_net_range *r,
  * @len: length of @path
  *
  * Return: 0, or -EINVAL for empty, relative, over-long or non-normalized
- * paths ("//", "/./", "/../", trailing '/', NUL bytes).
+ * paths ("//", "/./", "/../", trailing '/'), control bytes and ','.
  */
 int cf_path_check(const char *path, size_t len)
 {
@@ -199,7 +202,8 @@ int cf_path_check(const char *path, size_t len)
 	if (len > 1 && path[len - 1] == '/')
 		return -EINVAL;
 	for (i = 0; i < len; i++) {
-		if (!path[i])
+		/* no control bytes, and no ',' which separates constraints */
+		if ((u8)path[i] < 0x20 || path[i] == 0x7f || path[i] == ',')
 			return -EINVAL;
 		if (path[i] != '/')
 			continue;

@@ -59,9 +59,12 @@ enum capfence_reason {
 
 /*
  * Constraints. A net constraint is a CIDR with an inclusive port range
- * (0-65535 when no port was given); host bits of addr must be zero.
+ * (0-65535 when no port was given; port 0 appears only in that range);
+ * host bits of addr must be zero. An IPv4-mapped IPv6 target
+ * (::ffff:a.b.c.d) is judged as the IPv4 address it reaches.
  * A path constraint is an absolute, normalized path prefix matched on
- * component boundaries ("/srv" admits "/srv" and "/srv/x", not "/srvx").
+ * component boundaries ("/srv" admits "/srv" and "/srv/x", not "/srvx");
+ * it contains no control bytes and no ','.
  */
 enum capfence_constraint_kind {
 	CAPFENCE_CONSTRAINT_NONE,

@@ -1,0 +1,602 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Helpers shared by the VM tests; see common.h. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <linux/audit.h>
+#include <linux/netlink.h>
+#include <sodium.h>
+#include "common.h"
+
+int cft_open(struct cf_nl *nl)
+{
+	if (sodium_init() < 0)
+		return -EIO;
+	return cf_nl_open(nl);
+}
+
+static uint64_t u64_or0(const struct nlattr *a)
+{
+	return a ? mnl_attr_get_u64(a) : 0;
+}
+
+static void get_reasons(const struct nlattr *nest, uint64_t *out)
+{
+	const struct nlattr *a;
+
+	mnl_attr_for_each_nested(a, nest)
+		if (mnl_attr_get_type(a) < __CAPFENCE_R_MAX)
+			out[mnl_attr_get_type(a)] = mnl_attr_get_u64(a);
+}
+
+static int status_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlattr *tb[CAPFENCE_A_MAX + 1];
+	const struct nlattr *st[CAPFENCE_STATS_A_MAX + 1];
+	struct cft_status *s = data;
+
+	cf_nl_parse(nlh, tb);
+	s->attached = tb[CAPFENCE_A_HOOKS_ATTACHED] &&
+		      mnl_attr_get_u8(tb[CAPFENCE_A_HOOKS_ATTACHED]);
+	s->fence = u64_or0(tb[CAPFENCE_A_FENCE]);
+	s->max_epoch = u64_or0(tb[CAPFENCE_A_MAX_EPOCH_ID]);
+	s->active_epoch = u64_or0(tb[CAPFENCE_A_ACTIVE_EPOCH_ID]);
+	if (tb[CAPFENCE_A_STATS] &&
+	    !cf_nl_parse_nested(tb[CAPFENCE_A_STATS], st, CAPFENCE_STATS_A_MAX)) {
+		s->bound = u64_or0(st[CAPFENCE_STATS_A_BOUND_CREDS]);
+		s->held = u64_or0(st[CAPFENCE_STATS_A_HELD_CAPS]);
+		if (st[CAPFENCE_STATS_A_DELEGATE_REJECT])
+			get_reasons(st[CAPFENCE_STATS_A_DELEGATE_REJECT],
+				    s->delegate_reject);
+		if (st[CAPFENCE_STATS_A_EXERCISE_DENY])
+			get_reasons(st[CAPFENCE_STATS_A_EXERCISE_DENY],
+				    s->exercise_deny);
+	}
+	return MNL_CB_OK;
+}
+
+int cft_status(struct cf_nl *nl, struct cft_status *s)
+{
+	memset(s, 0, sizeof(*s));
+	return cf_nl_talk(nl, cf_nl_req(nl, CAPFENCE_CMD_STATUS_GET, 0),
+			  status_cb, s);
+}
+
+uint64_t cft_next_epoch(struct cf_nl *nl)
+{
+	struct cft_status s;
+
+	if (cft_status(nl, &s))
+		return 0;
+	return s.max_epoch + 1;
+}
+
+int cft_key_install(struct cf_nl *nl, const struct cf_key *k)
+{
+	struct nlmsghdr *nlh = cf_nl_req(nl, CAPFENCE_CMD_KEY_INSTALL, 0);
+	uint8_t raw[CAPFENCE_KEY_LEN];
+	int err;
+
+	cf_key_bytes(k, raw);
+	mnl_attr_put_u32(nlh, CAPFENCE_A_KEY_ID, cf_key_id(k));
+	mnl_attr_put(nlh, CAPFENCE_A_KEY, sizeof(raw), raw);
+	sodium_memzero(raw, sizeof(raw));
+	err = cf_nl_talk(nl, nlh, NULL, NULL);
+	return err;
+}
+
+int cft_key_remove(struct cf_nl *nl, uint32_t id)
+{
+	struct nlmsghdr *nlh = cf_nl_req(nl, CAPFENCE_CMD_KEY_REMOVE, 0);
+
+	mnl_attr_put_u32(nlh, CAPFENCE_A_KEY_ID, id);
+	return cf_nl_talk(nl, nlh, NULL, NULL);
+}
+
+/* Deterministic per boot: every test process derives the same key. */
+struct cf_key *cft_test_key(struct cf_nl *nl)
+{
+	uint8_t raw[CAPFENCE_KEY_LEN];
+	struct cf_key *k = NULL;
+	int err;
+
+	memset(raw, 0x5a, sizeof(raw));
+	if (cf_key_from_bytes(7, raw, &k))
+		return NULL;
+	err = cft_key_install(nl, k);
+	if (err && err != -EEXIST) {
+		cf_key_free(k);
+		return NULL;
+	}
+	return k;
+}
+
+static void put_rule(struct nlmsghdr *nlh, const struct cf_rule *r, int c)
+{
+	struct nlattr *nest = mnl_attr_nest_start(nlh, CAPFENCE_A_RULE);
+	uint8_t i;
+
+	mnl_attr_put_u8(nlh, CAPFENCE_RULE_A_CLASS, (uint8_t)c);
+	mnl_attr_put_u8(nlh, CAPFENCE_RULE_A_KIND, r->kind);
+	for (i = 0; i < r->n; i++) {
+		const struct cf_constraint *k = &r->constraints[i];
+
+		if (k->kind == CAPFENCE_CONSTRAINT_NET)
+			mnl_attr_put(nlh, CAPFENCE_RULE_A_NET, sizeof(k->net),
+				     &k->net);
+		else
+			mnl_attr_put_strz(nlh, CAPFENCE_RULE_A_PATH,
+					  k->path.s);
+	}
+	mnl_attr_nest_end(nlh, nest);
+}
+
+int cft_epoch_install(struct cf_nl *nl, uint64_t id, const char *const *rules,
+		      int n, char *ext, size_t extlen)
+{
+	struct nlmsghdr *nlh;
+	struct cf_epoch e;
+	char err[256];
+	int c, ret;
+
+	ret = cf_epoch_parse_rules(&e, id, rules, (size_t)n, err, sizeof(err));
+	if (ret) {
+		if (ext)
+			snprintf(ext, extlen, "%s", err);
+		return ret;
+	}
+	nlh = cf_nl_req(nl, CAPFENCE_CMD_EPOCH_INSTALL, 0);
+	mnl_attr_put_u64(nlh, CAPFENCE_A_EPOCH_ID, id);
+	for (c = 1; c <= CAPFENCE_CLASS_MAX; c++)
+		if (e.rules[c].kind != CAPFENCE_RULE_DENY)
+			put_rule(nlh, &e.rules[c], c);
+	ret = cf_nl_talk(nl, nlh, NULL, NULL);
+	if (ext)
+		snprintf(ext, extlen, "%s", nl->ext);
+	return ret;
+}
+
+int cft_epoch_activate(struct cf_nl *nl, uint64_t id)
+{
+	struct nlmsghdr *nlh = cf_nl_req(nl, CAPFENCE_CMD_EPOCH_ACTIVATE, 0);
+
+	mnl_attr_put_u64(nlh, CAPFENCE_A_EPOCH_ID, id);
+	return cf_nl_talk(nl, nlh, NULL, NULL);
+}
+
+int cft_mint(const struct cf_key *k, const char *class_name, uint64_t epoch,
+	     const char *constraint, uint64_t cap_id, struct cf_token *t)
+{
+	struct cf_constraint c[CAPFENCE_MAX_CONSTRAINTS];
+	char err[256], buf[1024], *save = NULL, *tok;
+	size_t n = 0;
+
+	if (constraint) {
+		snprintf(buf, sizeof(buf), "%s", constraint);
+		for (tok = strtok_r(buf, ",", &save); tok && n < 8;
+		     tok = strtok_r(NULL, ",", &save))
+			if (cf_constraint_parse(tok, &c[n++], err, sizeof(err)))
+				return -EINVAL;
+	}
+	return cf_token_mint(k, cf_class_from_name(class_name), epoch, c, n,
+			     cap_id, t, err, sizeof(err));
+}
+
+static int reply_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlattr *tb[CAPFENCE_A_MAX + 1];
+	struct cft_reply *r = data;
+
+	cf_nl_parse(nlh, tb);
+	if (tb[CAPFENCE_A_REASON])
+		r->reason = (int)mnl_attr_get_u32(tb[CAPFENCE_A_REASON]);
+	r->cap_id = u64_or0(tb[CAPFENCE_A_CAP_ID]);
+	r->epoch_id = u64_or0(tb[CAPFENCE_A_EPOCH_ID]);
+	r->fence = u64_or0(tb[CAPFENCE_A_FENCE]);
+	return MNL_CB_OK;
+}
+
+static int talk_reply(struct cf_nl *nl, struct nlmsghdr *nlh,
+		      struct cft_reply *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->reason = -1;
+	r->err = cf_nl_talk(nl, nlh, reply_cb, r);
+	snprintf(r->ext, sizeof(r->ext), "%s", nl->ext);
+	return r->err;
+}
+
+int cft_delegate_raw(struct cf_nl *nl, const uint8_t *buf, size_t len,
+		     pid_t pid, struct cft_reply *r)
+{
+	struct nlmsghdr *nlh = cf_nl_req(nl, CAPFENCE_CMD_DELEGATE, 0);
+
+	mnl_attr_put(nlh, CAPFENCE_A_TOKEN, len, buf);
+	mnl_attr_put_u32(nlh, CAPFENCE_A_PID, (uint32_t)pid);
+	return talk_reply(nl, nlh, r);
+}
+
+int cft_delegate(struct cf_nl *nl, const struct cf_token *t, pid_t pid,
+		 pid_t from, bool dry_run, struct cft_reply *r)
+{
+	struct nlmsghdr *nlh = cf_nl_req(nl, CAPFENCE_CMD_DELEGATE, 0);
+	uint8_t buf[CAPFENCE_TOKEN_MAX_LEN];
+	int len = cf_token_encode_bin(t, buf, sizeof(buf));
+
+	if (len < 0)
+		return len;
+	mnl_attr_put(nlh, CAPFENCE_A_TOKEN, (size_t)len, buf);
+	mnl_attr_put_u32(nlh, CAPFENCE_A_PID, (uint32_t)pid);
+	if (from)
+		mnl_attr_put_u32(nlh, CAPFENCE_A_FROM_PID, (uint32_t)from);
+	if (dry_run)
+		mnl_attr_put(nlh, CAPFENCE_A_DRY_RUN, 0, NULL);
+	return talk_reply(nl, nlh, r);
+}
+
+int cft_revoke(struct cf_nl *nl, uint64_t cap_id, struct cft_reply *r)
+{
+	struct nlmsghdr *nlh = cf_nl_req(nl, CAPFENCE_CMD_REVOKE, 0);
+
+	mnl_attr_put_u64(nlh, CAPFENCE_A_CAP_ID, cap_id);
+	return talk_reply(nl, nlh, r);
+}
+
+int cft_exec_set(struct cf_nl *nl, uint64_t epoch, const struct cf_token *t,
+		 int n, struct cft_reply *r)
+{
+	struct nlmsghdr *nlh = cf_nl_req(nl, CAPFENCE_CMD_EXEC_SET, 0);
+	uint8_t buf[CAPFENCE_TOKEN_MAX_LEN];
+	int i, len;
+
+	mnl_attr_put_u64(nlh, CAPFENCE_A_EPOCH_ID, epoch);
+	for (i = 0; i < n; i++) {
+		len = cf_token_encode_bin(&t[i], buf, sizeof(buf));
+		if (len < 0)
+			return len;
+		mnl_attr_put(nlh, CAPFENCE_A_TOKEN, (size_t)len, buf);
+	}
+	return talk_reply(nl, nlh, r);
+}
+
+static int read_line(int fd, char *buf, size_t len, int timeout_ms)
+{
+	size_t n = 0;
+
+	while (n + 1 < len) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		ssize_t r;
+
+		if (poll(&p, 1, timeout_ms) <= 0)
+			return -ETIMEDOUT;
+		r = read(fd, buf + n, 1);
+		if (r <= 0)
+			return -EPIPE;
+		if (buf[n] == '\n')
+			break;
+		n++;
+	}
+	buf[n] = '\0';
+	return (int)n;
+}
+
+int cft_agent_spawn(struct cft_agent *a, uint64_t epoch,
+		    const struct cf_token *t, int n, struct cft_reply *r)
+{
+	int in[2], out[2], err;
+	char line[128];
+
+	if (pipe(in) || pipe(out))
+		return -errno;
+	a->pid = fork();
+	if (a->pid < 0)
+		return -errno;
+	if (!a->pid) {
+		struct cf_nl nl;
+		struct cft_reply mine;
+		char *argv[] = { "cft-agent", "--agent", NULL };
+
+		if (!r)
+			r = &mine;
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		close(in[1]);
+		close(out[0]);
+		if (cft_open(&nl) ||
+		    cft_exec_set(&nl, epoch, t, n, r)) {
+			dprintf(1, "E %d %d %s\n", -r->err, r->reason, r->ext);
+			_exit(0);
+		}
+		cf_nl_close(&nl);
+		execv("/proc/self/exe", argv);
+		dprintf(1, "E %d -1 execv failed\n", errno);
+		_exit(0);
+	}
+	close(in[0]);
+	close(out[1]);
+	a->in = in[1];
+	a->out = out[0];
+	err = read_line(a->out, line, sizeof(line), 10000);
+	if (err < 0) {
+		int st = cft_agent_stop(a);
+
+		fprintf(stderr, "# agent died before answering: %s %d\n",
+			WIFSIGNALED(st) ? "signal" : "exit",
+			WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+		return err;
+	}
+	if (!strncmp(line, "ready", 5))
+		return 0;
+	if (r) {
+		memset(r, 0, sizeof(*r));
+		sscanf(line, "E %d %d %255[^\n]", &r->err, &r->reason, r->ext);
+		err = -r->err;
+	} else {
+		err = -EIO;
+	}
+	cft_agent_stop(a);
+	return err ? err : -EIO;
+}
+
+int cft_agent_do(struct cft_agent *a, const char *fmt, ...)
+{
+	char line[256];
+	va_list ap;
+	int n, res;
+
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line) - 1, fmt, ap);
+	va_end(ap);
+	line[n++] = '\n';
+	if (write(a->in, line, (size_t)n) != n)
+		return -1;
+	if (read_line(a->out, line, sizeof(line), 20000) < 0)
+		return -1;
+	if (sscanf(line, "R %d", &res) != 1)
+		return -1;
+	return res;
+}
+
+int cft_agent_stop(struct cft_agent *a)
+{
+	int status = 0;
+
+	if (a->pid <= 0)
+		return 0;
+	close(a->in);
+	close(a->out);
+	waitpid(a->pid, &status, 0);
+	a->pid = 0;
+	return status;
+}
+
+int cft_listen(uint16_t *port)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	socklen_t len = sizeof(sin);
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	if (fd < 0)
+		return -errno;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (bind(fd, (struct sockaddr *)&sin, sizeof(sin)) ||
+	    listen(fd, 1024) ||
+	    getsockname(fd, (struct sockaddr *)&sin, &len)) {
+		close(fd);
+		return -errno;
+	}
+	*port = ntohs(sin.sin_port);
+	return fd;
+}
+
+/* ---- the agent: a bound process obeying one-line commands ---- */
+
+static int agent_connect(int family, const char *addr, int port, bool do_bind)
+{
+	struct sockaddr_storage ss = {};
+	socklen_t len;
+	int fd, ret = 0;
+
+	if (family == AF_INET) {
+		struct sockaddr_in *sin = (void *)&ss;
+
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons((uint16_t)port);
+		if (inet_pton(AF_INET, addr, &sin->sin_addr) != 1)
+			return EINVAL;
+		len = sizeof(*sin);
+	} else {
+		struct sockaddr_in6 *sin6 = (void *)&ss;
+
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = htons((uint16_t)port);
+		if (inet_pton(AF_INET6, addr, &sin6->sin6_addr) != 1)
+			return EINVAL;
+		len = sizeof(*sin6);
+	}
+	fd = socket(family, SOCK_STREAM | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return errno;
+	if (do_bind) {
+		int one = 1;
+
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		if (bind(fd, (struct sockaddr *)&ss, len))
+			ret = errno;
+	} else if (connect(fd, (struct sockaddr *)&ss, len)) {
+		/* a non-routable target is "in progress", not denied */
+		ret = errno == EINPROGRESS ? 0 : errno;
+	}
+	close(fd);
+	return ret;
+}
+
+static int agent_open(const char *path, const char *mode)
+{
+	int fd = open(path, mode[0] == 'w' ? O_WRONLY | O_CREAT : O_RDONLY,
+		      0600);
+
+	if (fd < 0)
+		return errno;
+	close(fd);
+	return 0;
+}
+
+static int agent_mutate(const char *what)
+{
+	struct cf_nl nl;
+	struct nlmsghdr *nlh;
+	int err = cf_nl_open(&nl);
+
+	if (err)
+		return -err;
+	if (!strcmp(what, "revoke")) {
+		nlh = cf_nl_req(&nl, CAPFENCE_CMD_REVOKE, 0);
+		mnl_attr_put_u64(nlh, CAPFENCE_A_CAP_ID, 1);
+	} else if (!strcmp(what, "activate")) {
+		nlh = cf_nl_req(&nl, CAPFENCE_CMD_EPOCH_ACTIVATE, 0);
+		mnl_attr_put_u64(nlh, CAPFENCE_A_EPOCH_ID, 1);
+	} else if (!strcmp(what, "exec")) {
+		nlh = cf_nl_req(&nl, CAPFENCE_CMD_EXEC_SET, 0);
+		mnl_attr_put_u64(nlh, CAPFENCE_A_EPOCH_ID, 1);
+	} else {
+		nlh = cf_nl_req(&nl, CAPFENCE_CMD_HOOKS_DETACH, 0);
+	}
+	err = cf_nl_talk(&nl, nlh, NULL, NULL);
+	cf_nl_close(&nl);
+	return -err;
+}
+
+static int agent_run(char *cmd)
+{
+	char a[128], b[128];
+	int port;
+
+	if (sscanf(cmd, "connect %127s %d", a, &port) == 2)
+		return agent_connect(strchr(a, ':') ? AF_INET6 : AF_INET, a,
+				     port, false);
+	if (sscanf(cmd, "bind %127s %d", a, &port) == 2)
+		return agent_connect(strchr(a, ':') ? AF_INET6 : AF_INET, a,
+				     port, true);
+	if (sscanf(cmd, "open %127s %127s", a, b) == 2)
+		return agent_open(a, b);
+	if (sscanf(cmd, "mutate %127s", a) == 1)
+		return agent_mutate(a);
+	if (!strcmp(cmd, "pid"))
+		return getpid();
+	return EINVAL;
+}
+
+int cft_agent_main(void)
+{
+	char line[256];
+
+	signal(SIGPIPE, SIG_IGN);
+	printf("ready %d\n", getpid());
+	fflush(stdout);
+	while (read_line(0, line, sizeof(line), -1) >= 0) {
+		int res;
+
+		if (!strncmp(line, "fork ", 5)) {
+			/* the child runs the command; its exit code is the result */
+			pid_t pid = fork();
+			int st;
+
+			if (!pid)
+				_exit(agent_run(line + 5));
+			waitpid(pid, &st, 0);
+			res = WIFEXITED(st) ? WEXITSTATUS(st) : 200 + WTERMSIG(st);
+		} else if (!strcmp(line, "exec")) {
+			char *argv[] = { "cft-agent", "--agent", NULL };
+
+			/* the new image answers "ready" then obeys again */
+			printf("R 0\n");
+			fflush(stdout);
+			execv("/proc/self/exe", argv);
+			return 1;
+		} else {
+			res = agent_run(line);
+		}
+		printf("R %d\n", res);
+		fflush(stdout);
+	}
+	return 0;
+}
+
+/* ---- audit ---- */
+
+int cft_audit_open(void)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	struct {
+		struct nlmsghdr h;
+		struct audit_status s;
+	} req = {};
+	struct timeval tv = { .tv_sec = 1 };
+	int fd = socket(AF_NETLINK, SOCK_RAW, NETLINK_AUDIT);
+
+	if (fd < 0)
+		return -errno;
+	req.h.nlmsg_len = sizeof(req);
+	req.h.nlmsg_type = AUDIT_SET;
+	req.h.nlmsg_flags = NLM_F_REQUEST;
+	req.s.mask = AUDIT_STATUS_PID | AUDIT_STATUS_ENABLED;
+	req.s.enabled = 1;
+	req.s.pid = (uint32_t)getpid();
+	if (sendto(fd, &req, sizeof(req), 0, (struct sockaddr *)&sa,
+		   sizeof(sa)) < 0) {
+		close(fd);
+		return -errno;
+	}
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	return fd;
+}
+
+int cft_audit_wait(int fd, char *out, size_t len, int timeout_ms, ...)
+{
+	char buf[8192];
+	int waited = 0;
+
+	while (waited < timeout_ms) {
+		ssize_t n = recv(fd, buf, sizeof(buf) - 1, 0);
+		struct nlmsghdr *h = (struct nlmsghdr *)buf;
+		const char *text, *needle;
+		bool all = true;
+		va_list ap;
+
+		if (n < 0) {
+			waited += 1000;
+			continue;
+		}
+		if (n < (ssize_t)NLMSG_HDRLEN ||
+		    h->nlmsg_type != CAPFENCE_AUDIT_TYPE)
+			continue;
+		buf[n] = '\0';
+		text = (const char *)NLMSG_DATA(h);
+		va_start(ap, timeout_ms);
+		while ((needle = va_arg(ap, const char *)))
+			if (!strstr(text, needle))
+				all = false;
+		va_end(ap);
+		if (all) {
+			snprintf(out, len, "%s", text);
+			return 0;
+		}
+	}
+	return -ETIMEDOUT;
+}
+
+void cft_audit_close(int fd)
+{
+	if (fd >= 0)
+		close(fd);
+}

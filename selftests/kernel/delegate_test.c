@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Delegation: every row of the SPEC section 4 table, in order, through the
+ * real module: errno, reason attribute, extack text, counters, and the
+ * audit record of forged and cross-epoch rejections.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "kselftest_harness.h"
+#include "common.h"
+
+FIXTURE(deleg) {
+	struct cf_nl nl;
+	struct cf_key *key;
+	uint64_t e;
+	struct cft_agent agent;
+};
+
+FIXTURE_SETUP(deleg)
+{
+	const char *rules[] = { "net:connect=token:127.0.0.0/8",
+				"net:bind=open", "fs:read=open",
+				"fs:write=open" };
+	char ext[256];
+
+	ASSERT_EQ(0, cft_open(&self->nl));
+	self->key = cft_test_key(&self->nl);
+	ASSERT_NE(NULL, self->key);
+	self->e = cft_next_epoch(&self->nl);
+	ASSERT_EQ(0, cft_epoch_install(&self->nl, self->e, rules, 4, ext,
+				       sizeof(ext))) TH_LOG("%s", ext);
+	ASSERT_EQ(0, cft_agent_spawn(&self->agent, self->e, NULL, 0, NULL));
+}
+
+FIXTURE_TEARDOWN(deleg)
+{
+	int st = cft_agent_stop(&self->agent);
+
+	/* no sandboxed task may be ended by a signal */
+	EXPECT_TRUE(WIFEXITED(st));
+	EXPECT_EQ(0, WEXITSTATUS(st));
+	cf_key_free(self->key);
+	cf_nl_close(&self->nl);
+}
+
+TEST_F(deleg, accepted)
+{
+	struct cft_reply r;
+	struct cf_token t;
+
+	ASSERT_EQ(0, cft_mint(self->key, "net:connect", self->e,
+			      "127.0.0.1/32:80", 0, &t));
+	ASSERT_EQ(0, cft_delegate(&self->nl, &t, self->agent.pid, 0, false, &r));
+	EXPECT_EQ(CAPFENCE_R_OK, r.reason);
+	EXPECT_EQ(t.cap_id, r.cap_id);
+	EXPECT_EQ(self->e, r.epoch_id);
+}
+
+TEST_F(deleg, row1_no_task)
+{
+	struct cft_reply r;
+	struct cf_token t;
+
+	ASSERT_EQ(0, cft_mint(self->key, "net:connect", self->e, NULL, 0, &t));
+	EXPECT_EQ(-ESRCH, cft_delegate(&self->nl, &t, 999999, 0, false, &r));
+	EXPECT_EQ(CAPFENCE_R_NO_TASK, r.reason);
+	EXPECT_NE(NULL, strstr(r.ext, "no_task"));
+}
+
+TEST_F(deleg, row1_not_bound)
+{
+	struct cft_reply r;
+	struct cf_token t;
+
+	ASSERT_EQ(0, cft_mint(self->key, "net:connect", self->e,
+			      "127.0.0.1/32", 0, &t));
+	EXPECT_EQ(-EINVAL, cft_delegate(&self->nl, &t, getpid(), 0, false, &r));
+	EXPECT_EQ(CAPFENCE_R_NOT_BOUND, r.reason);
+	EXPECT_NE(NULL, strstr(r.ext, "not_bound"));
+}
+
+TEST_F(deleg, row2_forged_mac)
+{
+	uint8_t buf[CAPFENCE_TOKEN_MAX_LEN];
+	struct cft_status before, after;
+	struct cft_reply r;
+	struct cf_token t;
+	char rec[1024];
+	int fd, len;
+
+	fd = cft_audit_open();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, cft_mint(self->key, "net:connect", self->e,
+			      "127.0.0.1/32", 0, &t));
+	len = cf_token_encode_bin(&t, buf, sizeof(buf));
+	ASSERT_LT(0, len);
+	buf[len - 1] ^= 1;	/* last MAC byte */
+	ASSERT_EQ(0, cft_status(&self->nl, &before));
+	EXPECT_EQ(-EBADMSG, cft_delegate_raw(&self->nl, buf, (size_t)len,
+					     self->agent.pid, &r));
+	EXPECT_EQ(CAPFENCE_R_FORGED, r.reason);
+	EXPECT_NE(NULL, strstr(r.ext, "MAC does not verify"));
+	ASSERT_EQ(0, cft_status(&self->nl, &after));
+	EXPECT_EQ(before.delegate_reject[CAPFENCE_R_FORGED] + 1,
+		  after.delegate_reject[CAPFENCE_R_FORGED]);
+	ASSERT_EQ(0, cft_audit_wait(fd, rec, sizeof(rec), 5000,
+				    "op=delegate", "reason=forged", NULL));
+	EXPECT_NE(NULL, strstr(rec, "errno=74"));
+	cft_audit_close(fd);
+}
+
+TEST_F(deleg, row2_forged_unknown_key)
+{
+	uint8_t raw[CAPFENCE_KEY_LEN];
+	struct cf_key *other;
+	struct cft_reply r;
+	struct cf_token t;
+
+	memset(raw, 0x11, sizeof(raw));
+	ASSERT_EQ(0, cf_key_from_bytes(4242, raw, &other));
+	ASSERT_EQ(0, cft_mint(other, "net:connect", self->e, NULL, 0, &t));
+	EXPECT_EQ(-EBADMSG, cft_delegate(&self->nl, &t, self->agent.pid, 0,
+					 false, &r));
+	EXPECT_EQ(CAPFENCE_R_FORGED, r.reason);
+	EXPECT_NE(NULL, strstr(r.ext, "not installed"));
+	cf_key_free(other);
+}
+
+TEST_F(deleg, row2_forged_is_not_skew)
+{
+	uint8_t buf[CAPFENCE_TOKEN_MAX_LEN];
+	struct cft_reply r;
+	struct cf_token t;
+	int len;
+
+	/* wrong epoch AND wrong MAC: forgery wins, never epoch_mismatch */
+	ASSERT_EQ(0, cft_mint(self->key, "net:connect", self->e + 1000,
+			      NULL, 0, &t));
+	len = cf_token_encode_bin(&t, buf, sizeof(buf));
+	buf[len - 5] ^= 0x80;
+	EXPECT_EQ(-EBADMSG, cft_delegate_raw(&self->nl, buf, (size_t)len,
+					     self->agent.pid, &r));
+	EXPECT_EQ(CAPFENCE_R_FORGED, r.reason);
+}
+
+TEST_F(deleg, row3_epoch_mismatch)
+{
+	struct cft_reply r;
+	struct cf_token t;
+	char rec[1024], want[64];
+	int fd = cft_audit_open();
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, cft_mint(self->key, "net:connect", self->e - 1,
+			      "127.0.0.1/32", 0, &t));
+	EXPECT_EQ(-ESTALE, cft_delegate(&self->nl, &t, self->agent.pid, 0,
+					false, &r));
+	EXPECT_EQ(CAPFENCE_R_EPOCH_MISMATCH, r.reason);
+	EXPECT_EQ(self->e, r.epoch_id);
+	EXPECT_NE(NULL, strstr(r.ext, "re-mint required"));
+	snprintf(want, sizeof(want), "token_epoch=%llu",
+		 (unsigned long long)(self->e - 1));
+	ASSERT_EQ(0, cft_audit_wait(fd, rec, sizeof(rec), 5000,
+				    "op=delegate", "reason=epoch_mismatch",
+				    want, "class=net:connect", NULL));
+	EXPECT_NE(NULL, strstr(rec, "errno=116"));
+	cft_audit_close(fd);
+}
+
+TEST_F(deleg, row4_class_denied_by_rule)
+{
+	struct cft_reply r;
+	struct cf_token t;
+
+	/* fs:write is open in this epoch: nothing to delegate */
+	ASSERT_EQ(0, cft_mint(self->key, "fs:write", self->e, "/tmp", 0, &t));
+	EXPECT_EQ(-EACCES, cft_delegate(&self->nl, &t, self->agent.pid, 0,
+					false, &r));
+	EXPECT_EQ(CAPFENCE_R_CLASS_DENIED, r.reason);
+	/* net:bind is open too; fs classes omitted would be deny */
+	ASSERT_EQ(0, cft_mint(self->key, "net:bind", self->e, NULL, 0, &t));
+	EXPECT_EQ(-EACCES, cft_delegate(&self->nl, &t, self->agent.pid, 0,
+					false, &r));
+	EXPECT_EQ(CAPFENCE_R_CLASS_DENIED, r.reason);
+}
+
+TEST_F(deleg, row4_class_denied_by_constraint)
+{
+	struct cft_reply r;
+	struct cf_token t;
+
+	ASSERT_EQ(0, cft_mint(self->key, "net:connect", self->e, "10.0.0.0/8",
+			      0, &t));
+	EXPECT_EQ(-EACCES, cft_delegate(&self->nl, &t, self->agent.pid, 0,
+					false, &r));
+	EXPECT_EQ(CAPFENCE_R_CLASS_DENIED, r.reason);
+	EXPECT_NE(NULL, strstr(r.ext, "not inside"));
+	/* an unconstrained token never fits a constrained rule */
+	ASSERT_EQ(0, cft_mint(self->key, "net:connect", self->e, NULL, 0, &t));
+	EXPECT_EQ(-EACCES, cft_delegate(&self->nl, &t, self->agent.pid, 0,
+					false, &r));
+	EXPECT_EQ(CAPFENCE_R_CLASS_DENIED, r.reason);
+}
+
+TEST_F(deleg, row5_revoked)
+{
+	struct cft_reply r;
+	struct cf_token t;
+
+	ASSERT_EQ(0, cft_mint(self->key, "net:connect", self->e,
+			      "127.0.0.1/32", 0, &t));
+	ASSERT_EQ(0, cft_revoke(&self->nl, t.cap_id, &r));
+	EXPECT_LT(0ULL, (unsigned long long)r.fence);
+	EXPECT_EQ(-EKEYREVOKED, cft_delegate(&self->nl, &t, self->agent.pid,
+					     0, false, &r));
+	EXPECT_EQ(CAPFENCE_R_REVOKED, r.reason);
+}
+
+TEST_F(deleg, row5_fenced)
+{
+	const char *narrow[] = { "net:connect=token:127.0.0.1/32",
+				 "fs:read=open", "fs:write=open" };
+	struct cft_agent b;
+	struct cft_reply r;
+	struct cf_token t;
+	uint64_t e2 = cft_next_epoch(&self->nl);
+
+	ASSERT_EQ(0, cft_mint(self->key, "net:connect", self->e,
+			      "127.0.0.2/32", 0, &t));
+	ASSERT_EQ(0, cft_epoch_install(&self->nl, e2, narrow, 3, NULL, 0));
+	/* binding the first task to e2 activates it: e's net:connect fenced */
+	ASSERT_EQ(0, cft_agent_spawn(&b, e2, NULL, 0, NULL));
+	EXPECT_EQ(-EKEYEXPIRED, cft_delegate(&self->nl, &t, self->agent.pid,
+					     0, false, &r));
+	EXPECT_EQ(CAPFENCE_R_FENCED, r.reason);
+	EXPECT_NE(NULL, strstr(r.ext, "fenced"));
+	cft_agent_stop(&b);
+}
+
+TEST_F(deleg, row6_not_held)
+{
+	struct cft_agent b;
+	struct cft_reply r;
+	struct cf_token t;
+
+	ASSERT_EQ(0, cft_mint(self->key, "net:connect", self->e,
+			      "127.0.0.1/32", 0, &t));
+	ASSERT_EQ(0, cft_agent_spawn(&b, self->e, NULL, 0, NULL));
+	/* the agent does not hold t: it cannot be the delegator */
+	EXPECT_EQ(-ENOKEY, cft_delegate(&self->nl, &t, b.pid, self->agent.pid,
+					false, &r));
+	EXPECT_EQ(CAPFENCE_R_NOT_HELD, r.reason);
+	/* once it holds it, it can */
+	ASSERT_EQ(0, cft_delegate(&self->nl, &t, self->agent.pid, 0, false, &r));
+	EXPECT_EQ(0, cft_delegate(&self->nl, &t, b.pid, self->agent.pid, false,
+				  &r));
+	EXPECT_EQ(CAPFENCE_R_OK, r.reason);
+	cft_agent_stop(&b);
+}
+
+TEST_F(deleg, dry_run_installs_nothing)
+{
+	uint16_t port;
+	int srv = cft_listen(&port);
+	struct cft_reply r;
+	struct cf_token t;
+
+	ASSERT_LE(0, srv);
+	ASSERT_EQ(0, cft_mint(self->key, "net:connect", self->e,
+			      "127.0.0.1/32", 0, &t));
+	EXPECT_EQ(0, cft_delegate(&self->nl, &t, self->agent.pid, 0, true, &r));
+	EXPECT_EQ(CAPFENCE_R_OK, r.reason);
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "connect 127.0.0.1 %u",
+				       port));
+	close(srv);
+}
+
+CFT_MAIN
