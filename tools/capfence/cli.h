@@ -53,4 +53,58 @@ int cf_cmd_attach(int argc, char **argv);
 int cf_cmd_detach(int argc, char **argv);
 int cf_cmd_status(int argc, char **argv);
 
+/* ---- helpers shared by the command files (token.c, epoch.c) ---- */
+#include <libcapfence.h>
+
+/* Strict decimal u64 > 0 (epoch ids, key ids); 0 or -EINVAL/-ERANGE. */
+int cf_arg_u64(const char *s, uint64_t *v);
+/* cap_id: "0x..." or exactly 16 hex digits = hex, else decimal; > 0. */
+int cf_arg_cap_id(const char *s, uint64_t *v);
+/* pid: decimal 1..INT32_MAX. */
+int cf_arg_pid(const char *s, uint32_t *v);
+/* True iff a is one of the space-separated options in list. */
+bool cf_opt_in(const char *a, const char *list);
+/* Symbolic name of a positive errno ("ESTALE"), or its number as text. */
+const char *cf_errno_name(int err);
+/* Decode a text token argument; prints why not. 0 or an exit code. */
+int cf_token_arg(const char *what, const char *text, struct cf_token *t);
+/* Constraints as "a,b" (or "-" when none) and as a JSON array. */
+void cf_print_constraints(FILE *f, const struct cf_constraint *c, size_t n);
+void cf_json_constraints(FILE *f, const struct cf_constraint *c, size_t n);
+/* A NET (binary range, host-order ports) or PATH (string) attribute. */
+int cf_nl_get_constraint(const struct nlattr *a, bool net,
+			 struct cf_constraint *c);
+
+/* The typed result a DELEGATE or EXEC_SET request carries. */
+struct cf_decision {
+	bool have;		/* a CAPFENCE_A_REASON reply arrived */
+	uint32_t reason;
+	uint64_t cap_id, epoch_id, fence;
+};
+int cf_decision_cb(const struct nlmsghdr *nlh, void *data);
+/* "rejected: REASON (ERRNO): EXTACK" into buf. */
+void cf_decision_text(const struct cf_nl *nl, const struct cf_decision *d,
+		      int err, char *buf, size_t len);
+/* Exit code: per reason when one arrived, else 1 (0 when err == 0). */
+int cf_decision_exit(const struct cf_decision *d, int err);
+
+/* An installed epoch as the kernel reports it (epoch.c). */
+struct cf_epoch_info {
+	struct cf_epoch e;
+	bool active;
+	uint64_t fenced_at[CAPFENCE_CLASS_MAX + 1];
+};
+int cf_epoch_get(struct cf_nl *nl, uint64_t id, struct cf_epoch_info *out);
+
+int cf_cmd_key(int argc, char **argv);
+int cf_cmd_epoch(int argc, char **argv);
+int cf_cmd_mint(int argc, char **argv);
+int cf_cmd_inspect(int argc, char **argv);
+int cf_cmd_check(int argc, char **argv);
+int cf_cmd_delegate(int argc, char **argv);
+int cf_cmd_revoke(int argc, char **argv);
+int cf_cmd_exec(int argc, char **argv);
+int cf_cmd_task(int argc, char **argv);
+int cf_cmd_monitor(int argc, char **argv);
+
 #endif

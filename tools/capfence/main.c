@@ -95,6 +95,22 @@ static const struct cf_cmd cmds[] = {
 	{ "attach", cf_cmd_attach, "capfence attach" },
 	{ "detach", cf_cmd_detach, "capfence detach" },
 	{ "status", cf_cmd_status, "capfence status [--json]" },
+	{ "key", cf_cmd_key,
+	  "capfence key generate [--id N] [-o FILE] | key install FILE | key remove ID" },
+	{ "epoch", cf_cmd_epoch,
+	  "capfence epoch install ID RULE... | epoch install [ID] -f FILE | epoch list [--json] | epoch show ID [--json] | epoch activate ID" },
+	{ "mint", cf_cmd_mint,
+	  "capfence mint --key FILE --class CLASS --epoch ID [--constraint C]... [--id CAP_ID] [--json]" },
+	{ "inspect", cf_cmd_inspect, "capfence inspect TOKEN [--key FILE] [--json]" },
+	{ "check", cf_cmd_check,
+	  "capfence check TOKEN (--pid PID [--from PID] | --epoch ID) [--key FILE] [--json]" },
+	{ "delegate", cf_cmd_delegate,
+	  "capfence delegate TOKEN --pid PID [--from PID] [--remint --key FILE] [--json]" },
+	{ "revoke", cf_cmd_revoke, "capfence revoke CAP_ID [--json]" },
+	{ "exec", cf_cmd_exec,
+	  "capfence exec --epoch ID [--token TOKEN]... -- COMMAND [ARG]..." },
+	{ "task", cf_cmd_task, "capfence task PID [--json]" },
+	{ "monitor", cf_cmd_monitor, "capfence monitor [--json]" },
 };
 
 static void usage(FILE *f)

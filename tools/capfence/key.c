@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * capfence key generate | install | remove. Key material lives in
+ * libcapfence's guarded memory; every copy made here (the netlink request,
+ * the key file text) is wiped with sodium_memzero once used.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <sodium.h>
+#include "cli.h"
+
+static const char key_usage[] =
+	"capfence key generate [--id N] [-o FILE] | key install FILE | key remove ID";
+static const char generate_usage[] = "capfence key generate [--id N] [-o FILE]";
+static const char install_usage[] = "capfence key install FILE";
+static const char remove_usage[] = "capfence key remove ID";
+
+static int parse_key_id(const char *s, uint32_t *id)
+{
+	uint64_t v;
+
+	if (cf_arg_u64(s, &v) || v > UINT32_MAX)
+		return -EINVAL;
+	*id = (uint32_t)v;
+	return 0;
+}
+
+static int key_generate(int argc, char **argv)
+{
+	char err[CF_ERR_MAX], text[256];
+	const char *out = NULL;
+	struct cf_key *k = NULL;
+	uint32_t id = 1;
+	int i, n, ret;
+
+	if (cf_want_help(argc, argv, generate_usage))
+		return 0;
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--id") && i + 1 < argc) {
+			if (parse_key_id(argv[++i], &id))
+				return cf_usage(generate_usage, "key generate: bad key id '%s' (a decimal in 1..4294967295)",
+						argv[i]);
+		} else if ((!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) &&
+			   i + 1 < argc) {
+			out = argv[++i];
+		} else if (cf_opt_in(argv[i], "--id -o --output")) {
+			return cf_usage(generate_usage, "key generate: option '%s' needs a value", argv[i]);
+		} else {
+			return cf_usage(generate_usage, "key generate: unknown argument '%s'", argv[i]);
+		}
+	}
+	ret = cf_key_generate(id, &k);
+	if (ret) {
+		cf_err("key generate: %s", strerror(-ret));
+		return CF_EXIT_SYSTEM;
+	}
+	if (out) {
+		ret = cf_key_save(k, out, err, sizeof(err));
+		cf_key_free(k);
+		if (ret) {
+			cf_err("key generate: %s", err);
+			return CF_EXIT_SYSTEM;
+		}
+		printf("key %u written to %s (mode 0600)\n", id, out);
+		return 0;
+	}
+	n = cf_key_format(k, text, sizeof(text));
+	cf_key_free(k);
+	if (n < 0) {
+		cf_err("key generate: cannot format the key");
+		return CF_EXIT_SYSTEM;
+	}
+	ret = fwrite(text, 1, (size_t)n, stdout) == (size_t)n &&
+	      !fflush(stdout) ? 0 : CF_EXIT_SYSTEM;
+	sodium_memzero(text, sizeof(text));
+	if (ret)
+		cf_err("key generate: cannot write the key to stdout");
+	return ret;
+}
+
+static int key_install(int argc, char **argv)
+{
+	uint8_t raw[CAPFENCE_KEY_LEN];
+	char err[CF_ERR_MAX];
+	struct cf_key *k = NULL;
+	struct nlmsghdr *nlh;
+	struct cf_nl nl;
+	uint32_t id;
+	int ret;
+
+	if (cf_want_help(argc, argv, install_usage))
+		return 0;
+	if (argc < 2)
+		return cf_usage(install_usage, "key install: missing key FILE");
+	if (argc > 2)
+		return cf_usage(install_usage, "key install: unknown argument '%s'", argv[2]);
+	if (cf_key_load(argv[1], &k, err, sizeof(err))) {
+		cf_err("key install: %s", err);
+		return CF_EXIT_SYSTEM;
+	}
+	ret = cf_nl_open_or_die(&nl);
+	if (ret) {
+		cf_key_free(k);
+		return ret;
+	}
+	id = cf_key_id(k);
+	cf_key_bytes(k, raw);
+	cf_key_free(k);
+	nlh = cf_nl_req(&nl, CAPFENCE_CMD_KEY_INSTALL, 0);
+	mnl_attr_put_u32(nlh, CAPFENCE_A_KEY_ID, id);
+	mnl_attr_put(nlh, CAPFENCE_A_KEY, sizeof(raw), raw);
+	sodium_memzero(raw, sizeof(raw));
+	ret = cf_nl_talk(&nl, nlh, NULL, NULL);
+	/* the request was built in nl.buf: leave no key bytes behind */
+	sodium_memzero(nl.buf, CF_NL_BUFSZ);
+	if (ret)
+		ret = cf_nl_fail(&nl, "key install", ret);
+	else
+		printf("key %u installed\n", id);
+	cf_nl_close(&nl);
+	return ret;
+}
+
+static int key_remove(int argc, char **argv)
+{
+	struct nlmsghdr *nlh;
+	struct cf_nl nl;
+	uint32_t id;
+	int ret;
+
+	if (cf_want_help(argc, argv, remove_usage))
+		return 0;
+	if (argc < 2)
+		return cf_usage(remove_usage, "key remove: missing key ID");
+	if (argc > 2)
+		return cf_usage(remove_usage, "key remove: unknown argument '%s'", argv[2]);
+	if (parse_key_id(argv[1], &id))
+		return cf_usage(remove_usage, "key remove: bad key id '%s' (a decimal in 1..4294967295)",
+				argv[1]);
+	ret = cf_nl_open_or_die(&nl);
+	if (ret)
+		return ret;
+	nlh = cf_nl_req(&nl, CAPFENCE_CMD_KEY_REMOVE, 0);
+	mnl_attr_put_u32(nlh, CAPFENCE_A_KEY_ID, id);
+	ret = cf_nl_talk(&nl, nlh, NULL, NULL);
+	if (ret)
+		ret = cf_nl_fail(&nl, "key remove", ret);
+	else
+		printf("key %u removed\n", id);
+	cf_nl_close(&nl);
+	return ret;
+}
+
+int cf_cmd_key(int argc, char **argv)
+{
+	if (argc < 2)
+		return cf_usage(key_usage, "key: missing subcommand");
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		printf("usage: %s\n", key_usage);
+		return 0;
+	}
+	if (!strcmp(argv[1], "generate"))
+		return key_generate(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "install"))
+		return key_install(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "remove"))
+		return key_remove(argc - 1, argv + 1);
+	return cf_usage(key_usage, "key: unknown subcommand '%s'", argv[1]);
+}

@@ -1,0 +1,918 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * capfence mint | inspect | check | delegate | revoke: tokens offline and
+ * the delegation-time decision, locally (libcapfence) or in the kernel
+ * (CAPFENCE_CMD_DELEGATE, optionally as a dry run). Also the helpers the
+ * other command files share: argument parsing, typed decisions, JSON.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sodium.h>
+#include "cli.h"
+
+static const char mint_usage[] =
+	"capfence mint --key FILE --class CLASS --epoch ID [--constraint C]... [--id CAP_ID] [--json]";
+static const char inspect_usage[] =
+	"capfence inspect TOKEN [--key FILE] [--json]";
+static const char check_usage[] =
+	"capfence check TOKEN (--pid PID [--from PID] | --epoch ID) [--key FILE] [--json]";
+static const char delegate_usage[] =
+	"capfence delegate TOKEN --pid PID [--from PID] [--remint --key FILE] [--json]";
+static const char revoke_usage[] = "capfence revoke CAP_ID [--json]";
+
+/* ---- shared helpers ----------------------------------------------------- */
+
+static int parse_digits(const char *s, int base, uint64_t *v)
+{
+	uint64_t x = 0;
+	const char *p;
+
+	if (!*s)
+		return -EINVAL;
+	for (p = s; *p; p++) {
+		unsigned int d;
+
+		if (*p >= '0' && *p <= '9')
+			d = (unsigned int)(*p - '0');
+		else if (base == 16 && *p >= 'a' && *p <= 'f')
+			d = (unsigned int)(*p - 'a' + 10);
+		else if (base == 16 && *p >= 'A' && *p <= 'F')
+			d = (unsigned int)(*p - 'A' + 10);
+		else
+			return -EINVAL;
+		if (x > (UINT64_MAX - d) / (uint64_t)base)
+			return -ERANGE;
+		x = x * (uint64_t)base + d;
+	}
+	*v = x;
+	return 0;
+}
+
+int cf_arg_u64(const char *s, uint64_t *v)
+{
+	uint64_t x;
+	int err;
+
+	if (!s)
+		return -EINVAL;
+	err = parse_digits(s, 10, &x);
+	if (err)
+		return err;
+	if (!x)
+		return -EINVAL;
+	*v = x;
+	return 0;
+}
+
+int cf_arg_cap_id(const char *s, uint64_t *v)
+{
+	uint64_t x;
+	int err;
+
+	if (!s)
+		return -EINVAL;
+	if (!strncmp(s, "0x", 2) || !strncmp(s, "0X", 2))
+		err = parse_digits(s + 2, 16, &x);
+	else if (strlen(s) == 16)
+		err = parse_digits(s, 16, &x);	/* as capfence prints it */
+	else
+		err = parse_digits(s, 10, &x);
+	if (err)
+		return err;
+	if (!x)
+		return -EINVAL;
+	*v = x;
+	return 0;
+}
+
+int cf_arg_pid(const char *s, uint32_t *v)
+{
+	uint64_t x;
+
+	if (cf_arg_u64(s, &x) || x > INT32_MAX)
+		return -EINVAL;
+	*v = (uint32_t)x;
+	return 0;
+}
+
+const char *cf_errno_name(int err)
+{
+	static const struct { int e; const char *n; } names[] = {
+		{ EPERM, "EPERM" }, { ENOENT, "ENOENT" }, { ESRCH, "ESRCH" },
+		{ EINTR, "EINTR" }, { EIO, "EIO" }, { E2BIG, "E2BIG" },
+		{ ENOMEM, "ENOMEM" }, { EACCES, "EACCES" }, { EBUSY, "EBUSY" },
+		{ EEXIST, "EEXIST" }, { EINVAL, "EINVAL" }, { ERANGE, "ERANGE" },
+		{ ENOKEY, "ENOKEY" }, { EBADMSG, "EBADMSG" },
+		{ ESTALE, "ESTALE" }, { EKEYREVOKED, "EKEYREVOKED" },
+		{ EKEYEXPIRED, "EKEYEXPIRED" }, { ENOLINK, "ENOLINK" },
+		{ EALREADY, "EALREADY" }, { EMSGSIZE, "EMSGSIZE" },
+		{ EOPNOTSUPP, "EOPNOTSUPP" },
+	};
+	static char num[16];
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (names[i].e == err)
+			return names[i].n;
+	snprintf(num, sizeof(num), "%d", err);
+	return num;
+}
+
+int cf_token_arg(const char *what, const char *text, struct cf_token *t)
+{
+	char err[CF_ERR_MAX];
+
+	if (cf_token_from_text(text, t, err, sizeof(err))) {
+		/* the kernel too calls a token that does not decode forged */
+		cf_err("%s: malformed token: %s", what, err);
+		return CF_EXIT_FORGED;
+	}
+	return 0;
+}
+
+void cf_print_constraints(FILE *f, const struct cf_constraint *c, size_t n)
+{
+	char buf[CF_CONSTRAINT_TEXT_MAX];
+	size_t i;
+
+	if (!n) {
+		fputs("-", f);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		if (cf_constraint_format(&c[i], buf, sizeof(buf)) < 0)
+			snprintf(buf, sizeof(buf), "?");
+		fprintf(f, "%s%s", i ? "," : "", buf);
+	}
+}
+
+void cf_json_constraints(FILE *f, const struct cf_constraint *c, size_t n)
+{
+	char buf[CF_CONSTRAINT_TEXT_MAX];
+	size_t i;
+
+	fputc('[', f);
+	for (i = 0; i < n; i++) {
+		if (cf_constraint_format(&c[i], buf, sizeof(buf)) < 0)
+			snprintf(buf, sizeof(buf), "?");
+		if (i)
+			fputc(',', f);
+		cf_json_str(f, buf);
+	}
+	fputc(']', f);
+}
+
+int cf_nl_get_constraint(const struct nlattr *a, bool net,
+			 struct cf_constraint *c)
+{
+	memset(c, 0, sizeof(*c));
+	if (net) {
+		if (mnl_attr_get_payload_len(a) != sizeof(c->net))
+			return -EBADMSG;
+		c->kind = CAPFENCE_CONSTRAINT_NET;
+		memcpy(&c->net, mnl_attr_get_payload(a), sizeof(c->net));
+		return 0;
+	}
+	if (mnl_attr_validate(a, MNL_TYPE_NUL_STRING) ||
+	    strlen(mnl_attr_get_str(a)) > CAPFENCE_PATH_MAX)
+		return -EBADMSG;
+	c->kind = CAPFENCE_CONSTRAINT_PATH;
+	c->path.len = (uint8_t)strlen(mnl_attr_get_str(a));
+	memcpy(c->path.s, mnl_attr_get_str(a), c->path.len + 1U);
+	return 0;
+}
+
+int cf_decision_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlattr *tb[CAPFENCE_A_MAX + 1];
+	struct cf_decision *d = data;
+
+	if (cf_nl_parse(nlh, tb))
+		return MNL_CB_ERROR;
+	if (tb[CAPFENCE_A_REASON] &&
+	    !mnl_attr_validate(tb[CAPFENCE_A_REASON], MNL_TYPE_U32)) {
+		d->have = true;
+		d->reason = mnl_attr_get_u32(tb[CAPFENCE_A_REASON]);
+	}
+	if (tb[CAPFENCE_A_CAP_ID] &&
+	    !mnl_attr_validate(tb[CAPFENCE_A_CAP_ID], MNL_TYPE_U64))
+		d->cap_id = mnl_attr_get_u64(tb[CAPFENCE_A_CAP_ID]);
+	if (tb[CAPFENCE_A_EPOCH_ID] &&
+	    !mnl_attr_validate(tb[CAPFENCE_A_EPOCH_ID], MNL_TYPE_U64))
+		d->epoch_id = mnl_attr_get_u64(tb[CAPFENCE_A_EPOCH_ID]);
+	if (tb[CAPFENCE_A_FENCE] &&
+	    !mnl_attr_validate(tb[CAPFENCE_A_FENCE], MNL_TYPE_U64))
+		d->fence = mnl_attr_get_u64(tb[CAPFENCE_A_FENCE]);
+	return MNL_CB_OK;
+}
+
+void cf_decision_text(const struct cf_nl *nl, const struct cf_decision *d,
+		      int err, char *buf, size_t len)
+{
+	if (d->have && d->reason == CAPFENCE_R_OK && !err) {
+		snprintf(buf, len, "ok");
+		return;
+	}
+	if (d->have)
+		snprintf(buf, len, "rejected: %s (%s)%s%s",
+			 cf_reason_name((int)d->reason),
+			 cf_errno_name(cf_reason_errno((int)d->reason)),
+			 nl->ext[0] ? ": " : "", nl->ext);
+	else
+		snprintf(buf, len, "%s%s%s", nl->ext, nl->ext[0] ? " " : "",
+			 strerror(-err));
+}
+
+int cf_decision_exit(const struct cf_decision *d, int err)
+{
+	if (d->have)
+		return cf_reason_exit((int)d->reason);
+	return err ? CF_EXIT_SYSTEM : CF_EXIT_OK;
+}
+
+/* JSON members of a decision, after "{": no leading comma. */
+static void json_decision(const struct cf_nl *nl, const struct cf_decision *d,
+			  int err)
+{
+	int r = d->have ? (int)d->reason : -1;
+
+	printf("\"reason\":");
+	if (r >= 0)
+		cf_json_str(stdout, cf_reason_name(r));
+	else
+		printf("null");
+	printf(",\"errno\":");
+	if (r > 0)
+		cf_json_str(stdout, cf_errno_name(cf_reason_errno(r)));
+	else if (err)
+		cf_json_str(stdout, cf_errno_name(-err));
+	else
+		printf("null");
+	printf(",\"message\":");
+	if (nl->ext[0])
+		cf_json_str(stdout, nl->ext);
+	else
+		printf("null");
+	printf(",\"cap_id\":\"%016" PRIx64 "\",\"epoch_id\":%" PRIu64
+	       ",\"fence\":%" PRIu64, d->cap_id, d->epoch_id, d->fence);
+}
+
+/* True iff a is one of the space-separated options in list. */
+bool cf_opt_in(const char *a, const char *list)
+{
+	size_t n = strlen(a);
+	const char *p;
+
+	for (p = strstr(list, a); p; p = strstr(p + 1, a))
+		if ((p == list || p[-1] == ' ') && (!p[n] || p[n] == ' '))
+			return true;
+	return false;
+}
+
+static int load_key(const char *what, const char *path, struct cf_key **k)
+{
+	char err[CF_ERR_MAX];
+
+	if (cf_key_load(path, k, err, sizeof(err))) {
+		cf_err("%s: key file %s", what, err);
+		return CF_EXIT_SYSTEM;
+	}
+	return 0;
+}
+
+/* Split "a,b,c" into constraints appended to cs[*n]. */
+static int parse_constraints(const char *what, const char *arg,
+			     struct cf_constraint *cs, size_t *n)
+{
+	char err[CF_ERR_MAX], *dup, *p, *save = NULL;
+	int ret = 0;
+
+	dup = strdup(arg);
+	if (!dup)
+		return CF_EXIT_SYSTEM;
+	for (p = strtok_r(dup, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
+		if (*n == CAPFENCE_MAX_CONSTRAINTS) {
+			cf_err("%s: more than %d constraints", what,
+			       CAPFENCE_MAX_CONSTRAINTS);
+			ret = CF_EXIT_USAGE;
+			break;
+		}
+		if (cf_constraint_parse(p, &cs[*n], err, sizeof(err))) {
+			cf_err("%s: --constraint: %s", what, err);
+			ret = CF_EXIT_USAGE;
+			break;
+		}
+		(*n)++;
+	}
+	free(dup);
+	return ret;
+}
+
+/* ---- mint --------------------------------------------------------------- */
+
+static void print_token_json(const struct cf_token *t, const char *text)
+{
+	printf("{\"token\":");
+	cf_json_str(stdout, text);
+	printf(",\"cap_id\":\"%016" PRIx64 "\",\"class\":", t->cap_id);
+	cf_json_str(stdout, cf_class_name(t->class_id) ?: "?");
+	printf(",\"epoch_id\":%" PRIu64 ",\"key_id\":%u,\"constraint\":",
+	       t->epoch_id, t->key_id);
+	cf_json_constraints(stdout, t->constraints, t->n);
+	printf("}\n");
+}
+
+int cf_cmd_mint(int argc, char **argv)
+{
+	struct cf_constraint cs[CAPFENCE_MAX_CONSTRAINTS];
+	const char *keyfile = NULL, *cls = NULL;
+	char err[CF_ERR_MAX], text[CF_TOKEN_TEXT_MAX + 1];
+	uint64_t epoch = 0, cap_id = 0;
+	struct cf_key *k = NULL;
+	struct cf_token t;
+	bool json = false;
+	size_t n = 0;
+	int i, class_id, ret;
+
+	if (cf_want_help(argc, argv, mint_usage))
+		return 0;
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		bool has = i + 1 < argc;
+
+		if (!strcmp(a, "--json")) {
+			json = true;
+		} else if (!strcmp(a, "--key") && has) {
+			keyfile = argv[++i];
+		} else if (!strcmp(a, "--class") && has) {
+			cls = argv[++i];
+		} else if (!strcmp(a, "--epoch") && has) {
+			if (cf_arg_u64(argv[++i], &epoch))
+				return cf_usage(mint_usage, "mint: bad epoch id '%s' (a decimal > 0)",
+						argv[i]);
+		} else if (!strcmp(a, "--id") && has) {
+			if (cf_arg_cap_id(argv[++i], &cap_id))
+				return cf_usage(mint_usage, "mint: bad cap_id '%s' (hex 0x... or 16 digits, or decimal; not 0)",
+						argv[i]);
+		} else if (!strcmp(a, "--constraint") && has) {
+			ret = parse_constraints("mint", argv[++i], cs, &n);
+			if (ret)
+				return ret;
+		} else if (!has && cf_opt_in(a, "--key --class --epoch --id --constraint")) {
+			return cf_usage(mint_usage, "mint: option '%s' needs a value", a);
+		} else {
+			return cf_usage(mint_usage, "mint: unknown argument '%s'", a);
+		}
+	}
+	if (!keyfile)
+		return cf_usage(mint_usage, "mint: missing --key FILE");
+	if (!cls)
+		return cf_usage(mint_usage, "mint: missing --class CLASS");
+	if (!epoch)
+		return cf_usage(mint_usage, "mint: missing --epoch ID");
+	class_id = cf_class_from_name(cls);
+	if (class_id < 0)
+		return cf_usage(mint_usage, "mint: unknown class \"%s\" (net:connect, net:bind, fs:read, fs:write)",
+				cls);
+	ret = load_key("mint", keyfile, &k);
+	if (ret)
+		return ret;
+	if (cf_token_mint(k, class_id, epoch, cs, n, cap_id, &t, err,
+			  sizeof(err))) {
+		cf_err("mint: %s", err);
+		cf_key_free(k);
+		return CF_EXIT_USAGE;
+	}
+	cf_key_free(k);
+	if (cf_token_to_text(&t, text, sizeof(text)) < 0) {
+		cf_err("mint: cannot encode the token");
+		return CF_EXIT_SYSTEM;
+	}
+	if (json)
+		print_token_json(&t, text);
+	else
+		printf("%s\n", text);
+	return 0;
+}
+
+/* ---- inspect ------------------------------------------------------------ */
+
+int cf_cmd_inspect(int argc, char **argv)
+{
+	const char *text = NULL, *keyfile = NULL;
+	char why[CF_ERR_MAX] = "";
+	struct cf_key *k = NULL;
+	struct cf_token t;
+	bool json = false;
+	int verified = -1;	/* -1 not checked, 0 forged, 1 ok */
+	int i, ret;
+
+	if (cf_want_help(argc, argv, inspect_usage))
+		return 0;
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json"))
+			json = true;
+		else if (!strcmp(argv[i], "--key") && i + 1 < argc)
+			keyfile = argv[++i];
+		else if (!strcmp(argv[i], "--key"))
+			return cf_usage(inspect_usage, "inspect: option '--key' needs a value");
+		else if (!text && strncmp(argv[i], "--", 2))
+			text = argv[i];
+		else
+			return cf_usage(inspect_usage, "inspect: unknown argument '%s'",
+					argv[i]);
+	}
+	if (!text)
+		return cf_usage(inspect_usage, "inspect: missing TOKEN");
+	ret = cf_token_arg("inspect", text, &t);
+	if (ret)
+		return ret;
+	if (keyfile) {
+		ret = load_key("inspect", keyfile, &k);
+		if (ret)
+			return ret;
+		if (cf_key_id(k) != t.key_id)
+			snprintf(why, sizeof(why), "token names key %u, the key file holds key %u",
+				 t.key_id, cf_key_id(k));
+		else if (cf_token_verify(k, &t))
+			snprintf(why, sizeof(why), "MAC does not verify under key %u",
+				 t.key_id);
+		verified = !why[0];
+		cf_key_free(k);
+	}
+	if (json) {
+		printf("{\"version\":%u,\"cap_id\":\"%016" PRIx64 "\",\"class\":",
+		       t.version, t.cap_id);
+		cf_json_str(stdout, cf_class_name(t.class_id) ?: "?");
+		printf(",\"epoch_id\":%" PRIu64 ",\"key_id\":%u,\"flags\":%u,\"constraint\":",
+		       t.epoch_id, t.key_id, t.flags);
+		cf_json_constraints(stdout, t.constraints, t.n);
+		printf(",\"mac\":\"");
+		for (i = 0; i < CAPFENCE_MAC_LEN; i++)
+			printf("%02x", t.mac[i]);
+		printf("\",\"verified\":%s,\"reason\":%s}\n",
+		       verified < 0 ? "null" : verified ? "true" : "false",
+		       verified < 0 ? "null" : verified ? "\"ok\"" : "\"forged\"");
+	} else {
+		printf("version     %u\n", t.version);
+		printf("class       %s\n", cf_class_name(t.class_id) ?: "?");
+		printf("cap_id      %016" PRIx64 "\n", t.cap_id);
+		printf("epoch_id    %" PRIu64 "\n", t.epoch_id);
+		printf("key_id      %u\n", t.key_id);
+		printf("flags       0x%04x\n", t.flags);
+		printf("constraint  ");
+		cf_print_constraints(stdout, t.constraints, t.n);
+		printf("%s\nmac         ", t.n ? "" : " (unconstrained)");
+		for (i = 0; i < CAPFENCE_MAC_LEN; i++)
+			printf("%02x", t.mac[i]);
+		printf("\nverified    %s\n", verified < 0 ? "not checked (no --key)" :
+		       verified ? "yes" : "NO (forged)");
+	}
+	if (verified == 0) {
+		fflush(stdout);
+		cf_err("inspect: forged: %s", why);
+		return CF_EXIT_FORGED;
+	}
+	return 0;
+}
+
+/* ---- check (local) ------------------------------------------------------- */
+
+static int check_local(const struct cf_token *t, uint64_t epoch,
+		       const char *keyfile, bool json)
+{
+	const char *cls = cf_class_name(t->class_id) ?: "?";
+	char msg[CF_ERR_MAX + CF_RULE_TEXT_MAX] = "";
+	struct cf_epoch_info *info;
+	struct cf_key *k = NULL;
+	struct cf_nl nl;
+	int r, ret;
+
+	if (keyfile) {
+		ret = load_key("check", keyfile, &k);
+		if (ret)
+			return ret;
+	}
+	info = calloc(1, sizeof(*info));
+	if (!info) {
+		cf_key_free(k);
+		return CF_EXIT_SYSTEM;
+	}
+	ret = cf_nl_open(&nl);
+	if (ret) {
+		if (ret == -ENOENT)
+			cf_err("check: the capfence module is not loaded, so epoch %" PRIu64 " cannot be fetched (modprobe capfence)",
+			       epoch);
+		else
+			cf_err("check: cannot open generic netlink: %s", strerror(-ret));
+		ret = CF_EXIT_SYSTEM;
+		goto out;
+	}
+	ret = cf_epoch_get(&nl, epoch, info);
+	if (ret) {
+		ret = cf_nl_fail(&nl, "check: epoch get", ret);
+		cf_nl_close(&nl);
+		goto out;
+	}
+	cf_nl_close(&nl);
+	if (k) {
+		const struct cf_key *keys[1] = { k };
+
+		r = (int)cf_decide_delegation(keys, 1, t, &info->e);
+		if (r == CAPFENCE_R_FORGED)
+			snprintf(msg, sizeof(msg), cf_key_id(k) != t->key_id ?
+				 "token names key %u, the key file holds another key" :
+				 "token MAC does not verify under key %u",
+				 t->key_id);
+	} else if (t->epoch_id != info->e.epoch_id) {
+		r = CAPFENCE_R_EPOCH_MISMATCH;
+	} else if (!cf_rule_admits_constraints(&info->e.rules[t->class_id],
+					       t->constraints, t->n)) {
+		r = CAPFENCE_R_CLASS_DENIED;
+	} else {
+		r = CAPFENCE_R_OK;
+	}
+	if (r == CAPFENCE_R_EPOCH_MISMATCH) {
+		snprintf(msg, sizeof(msg), "token minted under epoch %" PRIu64 ", the receiver's epoch is %" PRIu64 "; re-mint required",
+			 t->epoch_id, epoch);
+	} else if (r == CAPFENCE_R_CLASS_DENIED) {
+		char rule[CF_RULE_TEXT_MAX];
+
+		if (cf_rule_format(&info->e.rules[t->class_id], rule,
+				   sizeof(rule)) < 0)
+			snprintf(rule, sizeof(rule), "%s=?", cls);
+		snprintf(msg, sizeof(msg), "%s: epoch %" PRIu64 " has %s",
+			 info->e.rules[t->class_id].kind == CAPFENCE_RULE_TOKEN ?
+			 "token constraint is not inside the epoch's rule" :
+			 "the epoch does not grant this class by token",
+			 epoch, rule);
+	} else if (r == CAPFENCE_R_OK && info->fenced_at[t->class_id]) {
+		r = CAPFENCE_R_FENCED;
+		snprintf(msg, sizeof(msg), "a newer epoch narrowed %s; tokens of epoch %" PRIu64 " are fenced since fence %" PRIu64,
+			 cls, epoch, info->fenced_at[t->class_id]);
+	}
+	if (json) {
+		printf("{\"mode\":\"local\",\"reason\":");
+		cf_json_str(stdout, cf_reason_name(r));
+		printf(",\"errno\":");
+		if (r)
+			cf_json_str(stdout, cf_errno_name(cf_reason_errno(r)));
+		else
+			printf("null");
+		printf(",\"message\":");
+		if (msg[0])
+			cf_json_str(stdout, msg);
+		else
+			printf("null");
+		printf(",\"cap_id\":\"%016" PRIx64 "\",\"class\":", t->cap_id);
+		cf_json_str(stdout, cls);
+		printf(",\"token_epoch_id\":%" PRIu64 ",\"epoch_id\":%" PRIu64
+		       ",\"mac_verified\":%s}\n", t->epoch_id, epoch,
+		       k ? "true" : "false");
+	} else if (r) {
+		printf("rejected: %s (%s): %s\n", cf_reason_name(r),
+		       cf_errno_name(cf_reason_errno(r)), msg);
+	} else {
+		printf("ok%s\n", k ? "" : " (MAC not verified: no --key; revocation not checked)");
+	}
+	ret = cf_reason_exit(r);
+	if (k && r == CAPFENCE_R_FORGED)
+		ret = CF_EXIT_FORGED;
+out:
+	free(info);
+	cf_key_free(k);
+	return ret;
+}
+
+/* ---- delegate and check --pid (kernel) ------------------------------------ */
+
+/* One DELEGATE request; the decision is in d, the return is cf_nl_talk's. */
+static int do_delegate(struct cf_nl *nl, const struct cf_token *t,
+		       uint32_t pid, uint32_t from, bool dry_run,
+		       struct cf_decision *d)
+{
+	uint8_t bin[CAPFENCE_TOKEN_MAX_LEN];
+	struct nlmsghdr *nlh;
+	int len;
+
+	memset(d, 0, sizeof(*d));
+	len = cf_token_encode_bin(t, bin, sizeof(bin));
+	if (len < 0)
+		return len;
+	nlh = cf_nl_req(nl, CAPFENCE_CMD_DELEGATE, 0);
+	mnl_attr_put(nlh, CAPFENCE_A_TOKEN, (size_t)len, bin);
+	mnl_attr_put_u32(nlh, CAPFENCE_A_PID, pid);
+	if (from)
+		mnl_attr_put_u32(nlh, CAPFENCE_A_FROM_PID, from);
+	if (dry_run)
+		mnl_attr_put(nlh, CAPFENCE_A_DRY_RUN, 0, NULL);
+	return cf_nl_talk(nl, nlh, cf_decision_cb, d);
+}
+
+static int check_kernel(const struct cf_token *t, uint32_t pid, uint32_t from,
+			const char *keyfile, bool json)
+{
+	struct cf_decision d;
+	char line[512];
+	struct cf_nl nl;
+	int err;
+
+	if (keyfile) {
+		struct cf_key *k = NULL;
+
+		err = load_key("check", keyfile, &k);
+		if (err)
+			return err;
+		if (cf_key_id(k) != t->key_id || cf_token_verify(k, t)) {
+			snprintf(line, sizeof(line), "token %s under key file %s (local check)",
+				 cf_key_id(k) != t->key_id ? "names another key than the one" :
+				 "MAC does not verify", keyfile);
+			cf_key_free(k);
+			if (json) {
+				printf("{\"mode\":\"local\",\"reason\":\"forged\",\"errno\":\"EBADMSG\",\"message\":");
+				cf_json_str(stdout, line);
+				printf(",\"cap_id\":\"%016" PRIx64 "\",\"pid\":%u}\n",
+				       t->cap_id, pid);
+			} else {
+				printf("rejected: forged (EBADMSG): %s\n", line);
+			}
+			return CF_EXIT_FORGED;
+		}
+		cf_key_free(k);
+	}
+	err = cf_nl_open_or_die(&nl);
+	if (err)
+		return err;
+	err = do_delegate(&nl, t, pid, from, true, &d);
+	if (err && !d.have) {
+		err = cf_nl_fail(&nl, "check", err);
+		cf_nl_close(&nl);
+		return err;
+	}
+	if (json) {
+		printf("{\"mode\":\"kernel\",\"pid\":%u,", pid);
+		json_decision(&nl, &d, err);
+		printf("}\n");
+	} else {
+		cf_decision_text(&nl, &d, err, line, sizeof(line));
+		printf("%s\n", line);
+	}
+	cf_nl_close(&nl);
+	return cf_decision_exit(&d, err);
+}
+
+int cf_cmd_check(int argc, char **argv)
+{
+	const char *text = NULL, *keyfile = NULL;
+	uint32_t pid = 0, from = 0;
+	uint64_t epoch = 0;
+	struct cf_token t;
+	bool json = false;
+	int i, ret;
+
+	if (cf_want_help(argc, argv, check_usage))
+		return 0;
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		bool has = i + 1 < argc;
+
+		if (!strcmp(a, "--json")) {
+			json = true;
+		} else if (!strcmp(a, "--key") && has) {
+			keyfile = argv[++i];
+		} else if (!strcmp(a, "--pid") && has) {
+			if (cf_arg_pid(argv[++i], &pid))
+				return cf_usage(check_usage, "check: bad pid '%s'", argv[i]);
+		} else if (!strcmp(a, "--from") && has) {
+			if (cf_arg_pid(argv[++i], &from))
+				return cf_usage(check_usage, "check: bad --from pid '%s'", argv[i]);
+		} else if (!strcmp(a, "--epoch") && has) {
+			if (cf_arg_u64(argv[++i], &epoch))
+				return cf_usage(check_usage, "check: bad epoch id '%s' (a decimal > 0)",
+						argv[i]);
+		} else if (!has && cf_opt_in(a, "--key --pid --from --epoch")) {
+			return cf_usage(check_usage, "check: option '%s' needs a value", a);
+		} else if (!text && strncmp(a, "--", 2)) {
+			text = a;
+		} else {
+			return cf_usage(check_usage, "check: unknown argument '%s'", a);
+		}
+	}
+	if (!text)
+		return cf_usage(check_usage, "check: missing TOKEN");
+	if (!pid == !epoch)
+		return cf_usage(check_usage, "check: give exactly one of --pid PID and --epoch ID");
+	if (from && !pid)
+		return cf_usage(check_usage, "check: --from needs --pid");
+	ret = cf_token_arg("check", text, &t);
+	if (ret)
+		return ret;
+	if (epoch)
+		return check_local(&t, epoch, keyfile, json);
+	return check_kernel(&t, pid, from, keyfile, json);
+}
+
+static void json_step(const struct cf_nl *nl, const struct cf_decision *d,
+		      int err, uint32_t pid)
+{
+	printf("{\"action\":\"delegate\",\"pid\":%u,", pid);
+	json_decision(nl, d, err);
+	printf("}");
+}
+
+int cf_cmd_delegate(int argc, char **argv)
+{
+	const char *text = NULL, *keyfile = NULL;
+	char line[512], ext1[sizeof(((struct cf_nl *)0)->ext)];
+	char ntext[CF_TOKEN_TEXT_MAX + 1], err_s[CF_ERR_MAX];
+	struct cf_decision d, d1;
+	uint32_t pid = 0, from = 0;
+	struct cf_key *k = NULL;
+	struct cf_token t, nt;
+	bool json = false, remint = false;
+	struct cf_nl nl;
+	int i, err, err1, ret;
+
+	if (cf_want_help(argc, argv, delegate_usage))
+		return 0;
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		bool has = i + 1 < argc;
+
+		if (!strcmp(a, "--json")) {
+			json = true;
+		} else if (!strcmp(a, "--remint")) {
+			remint = true;
+		} else if (!strcmp(a, "--key") && has) {
+			keyfile = argv[++i];
+		} else if (!strcmp(a, "--pid") && has) {
+			if (cf_arg_pid(argv[++i], &pid))
+				return cf_usage(delegate_usage, "delegate: bad pid '%s'", argv[i]);
+		} else if (!strcmp(a, "--from") && has) {
+			if (cf_arg_pid(argv[++i], &from))
+				return cf_usage(delegate_usage, "delegate: bad --from pid '%s'", argv[i]);
+		} else if (!has && cf_opt_in(a, "--key --pid --from")) {
+			return cf_usage(delegate_usage, "delegate: option '%s' needs a value", a);
+		} else if (!text && strncmp(a, "--", 2)) {
+			text = a;
+		} else {
+			return cf_usage(delegate_usage, "delegate: unknown argument '%s'", a);
+		}
+	}
+	if (!text)
+		return cf_usage(delegate_usage, "delegate: missing TOKEN");
+	if (!pid)
+		return cf_usage(delegate_usage, "delegate: missing --pid PID");
+	if (remint && !keyfile)
+		return cf_usage(delegate_usage, "delegate: --remint needs --key FILE");
+	if (keyfile && !remint)
+		return cf_usage(delegate_usage, "delegate: --key is only used with --remint");
+	ret = cf_token_arg("delegate", text, &t);
+	if (ret)
+		return ret;
+	if (remint) {
+		ret = load_key("delegate", keyfile, &k);
+		if (ret)
+			return ret;
+	}
+	ret = cf_nl_open_or_die(&nl);
+	if (ret) {
+		cf_key_free(k);
+		return ret;
+	}
+	err = do_delegate(&nl, &t, pid, from, false, &d);
+	if (err && !d.have) {
+		ret = cf_nl_fail(&nl, "delegate", err);
+		goto out;
+	}
+	if (!remint || !d.have || d.reason != CAPFENCE_R_EPOCH_MISMATCH) {
+		ret = cf_decision_exit(&d, err);
+		if (json) {
+			printf("{");
+			json_step(&nl, &d, err, pid);
+			printf("}\n");
+			/* keep the object flat: action and decision at top */
+		} else if (!ret) {
+			printf("ok: cap_id %016" PRIx64 " delegated to pid %u (epoch %" PRIu64 ", fence %" PRIu64 ")\n",
+			       d.cap_id, pid, d.epoch_id, d.fence);
+		}
+		if (ret) {
+			cf_decision_text(&nl, &d, err, line, sizeof(line));
+			cf_err("delegate: %s", line);
+		}
+		goto out;
+	}
+
+	/* --remint: the receiver's epoch is in the rejection's EPOCH_ID */
+	d1 = d;
+	err1 = err;
+	snprintf(ext1, sizeof(ext1), "%s", nl.ext);
+	cf_decision_text(&nl, &d1, err1, line, sizeof(line));
+	if (!json)
+		printf("step 1: delegate cap_id %016" PRIx64 " (epoch %" PRIu64 ") to pid %u: %s\n",
+		       t.cap_id, t.epoch_id, pid, line);
+	if (cf_token_mint(k, t.class_id, d1.epoch_id, t.constraints, t.n, 0,
+			  &nt, err_s, sizeof(err_s)) ||
+	    cf_token_to_text(&nt, ntext, sizeof(ntext)) < 0) {
+		cf_err("delegate: re-mint under epoch %" PRIu64 " failed: %s",
+		       d1.epoch_id, err_s);
+		ret = CF_EXIT_SYSTEM;
+		goto out;
+	}
+	err = do_delegate(&nl, &nt, pid, 0, false, &d);
+	if (err && !d.have) {
+		ret = cf_nl_fail(&nl, "delegate (after re-mint)", err);
+		goto out;
+	}
+	ret = cf_decision_exit(&d, err);
+	cf_decision_text(&nl, &d, err, line, sizeof(line));
+	if (json) {
+		struct cf_nl n1 = nl;
+
+		snprintf(n1.ext, sizeof(n1.ext), "%s", ext1);
+		printf("{\"steps\":[");
+		json_step(&n1, &d1, err1, pid);
+		printf(",{\"action\":\"remint\",\"old_cap_id\":\"%016" PRIx64 "\",\"token\":",
+		       t.cap_id);
+		cf_json_str(stdout, ntext);
+		printf(",\"cap_id\":\"%016" PRIx64 "\",\"class\":", nt.cap_id);
+		cf_json_str(stdout, cf_class_name(nt.class_id) ?: "?");
+		printf(",\"epoch_id\":%" PRIu64 ",\"key_id\":%u,\"constraint\":",
+		       nt.epoch_id, nt.key_id);
+		cf_json_constraints(stdout, nt.constraints, nt.n);
+		printf("},");
+		json_step(&nl, &d, err, pid);
+		printf("],\"reason\":");
+		cf_json_str(stdout, d.have ? cf_reason_name((int)d.reason) : "?");
+		printf(",\"token\":");
+		if (!ret)
+			cf_json_str(stdout, ntext);
+		else
+			printf("null");
+		printf("}\n");
+	} else {
+		printf("step 2: re-minted %s ", cf_class_name(nt.class_id) ?: "?");
+		cf_print_constraints(stdout, nt.constraints, nt.n);
+		printf(" under epoch %" PRIu64 " (key %u) as new random cap_id %016" PRIx64 " (was %016" PRIx64 "); delegate to pid %u: %s\n",
+		       nt.epoch_id, nt.key_id, nt.cap_id, t.cap_id, pid, line);
+		if (!ret)
+			printf("%s\n", ntext);
+	}
+	if (ret)
+		cf_err("delegate: after re-mint under epoch %" PRIu64 ": %s",
+		       nt.epoch_id, line);
+out:
+	cf_nl_close(&nl);
+	cf_key_free(k);
+	return ret;
+}
+
+/* ---- revoke --------------------------------------------------------------- */
+
+int cf_cmd_revoke(int argc, char **argv)
+{
+	struct cf_decision d = { 0 };
+	struct nlmsghdr *nlh;
+	uint64_t cap_id = 0;
+	bool json = false;
+	struct cf_nl nl;
+	int i, err;
+
+	if (cf_want_help(argc, argv, revoke_usage))
+		return 0;
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json"))
+			json = true;
+		else if (!cap_id && strncmp(argv[i], "--", 2)) {
+			if (cf_arg_cap_id(argv[i], &cap_id))
+				return cf_usage(revoke_usage, "revoke: bad cap_id '%s' (hex 0x... or 16 digits, or decimal; not 0)",
+						argv[i]);
+		} else {
+			return cf_usage(revoke_usage, "revoke: unknown argument '%s'", argv[i]);
+		}
+	}
+	if (!cap_id)
+		return cf_usage(revoke_usage, "revoke: missing CAP_ID");
+	err = cf_nl_open_or_die(&nl);
+	if (err)
+		return err;
+	nlh = cf_nl_req(&nl, CAPFENCE_CMD_REVOKE, 0);
+	mnl_attr_put_u64(nlh, CAPFENCE_A_CAP_ID, cap_id);
+	err = cf_nl_talk(&nl, nlh, cf_decision_cb, &d);
+	if (err) {
+		err = cf_nl_fail(&nl, "revoke", err);
+		cf_nl_close(&nl);
+		return err;
+	}
+	cf_nl_close(&nl);
+	if (json)
+		printf("{\"cap_id\":\"%016" PRIx64 "\",\"fence\":%" PRIu64 "}\n",
+		       cap_id, d.fence);
+	else
+		printf("revoked cap_id %016" PRIx64 " (fence %" PRIu64 ")\n",
+		       cap_id, d.fence);
+	return 0;
+}
