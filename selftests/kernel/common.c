@@ -295,7 +295,7 @@ int cft_agent_spawn(struct cft_agent *a, uint64_t epoch,
 	int in[2], out[2], err;
 	char line[128];
 
-	if (pipe(in) || pipe(out))
+	if (pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC))
 		return -errno;
 	a->pid = fork();
 	if (a->pid < 0)
@@ -311,12 +311,14 @@ int cft_agent_spawn(struct cft_agent *a, uint64_t epoch,
 		dup2(out[1], 1);
 		close(in[1]);
 		close(out[0]);
-		if (cft_open(&nl) ||
-		    cft_exec_set(&nl, epoch, t, n, r)) {
+		/* epoch 0: an unbound agent, for comparison */
+		if (epoch && (cft_open(&nl) ||
+			      cft_exec_set(&nl, epoch, t, n, r))) {
 			dprintf(1, "E %d %d %s\n", -r->err, r->reason, r->ext);
 			_exit(0);
 		}
-		cf_nl_close(&nl);
+		if (epoch)
+			cf_nl_close(&nl);
 		execv("/proc/self/exe", argv);
 		dprintf(1, "E %d -1 execv failed\n", errno);
 		_exit(0);
@@ -534,28 +536,35 @@ int cft_agent_main(void)
 
 /* ---- audit ---- */
 
-int cft_audit_open(void)
+static int audit_set_pid(int fd, uint32_t pid)
 {
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
 	struct {
 		struct nlmsghdr h;
 		struct audit_status s;
 	} req = {};
-	struct timeval tv = { .tv_sec = 1 };
-	int fd = socket(AF_NETLINK, SOCK_RAW, NETLINK_AUDIT);
 
-	if (fd < 0)
-		return -errno;
 	req.h.nlmsg_len = sizeof(req);
 	req.h.nlmsg_type = AUDIT_SET;
 	req.h.nlmsg_flags = NLM_F_REQUEST;
 	req.s.mask = AUDIT_STATUS_PID | AUDIT_STATUS_ENABLED;
 	req.s.enabled = 1;
-	req.s.pid = (uint32_t)getpid();
-	if (sendto(fd, &req, sizeof(req), 0, (struct sockaddr *)&sa,
-		   sizeof(sa)) < 0) {
-		close(fd);
+	req.s.pid = pid;
+	return sendto(fd, &req, sizeof(req), 0, (struct sockaddr *)&sa,
+		      sizeof(sa)) < 0 ? -errno : 0;
+}
+
+int cft_audit_open(void)
+{
+	struct timeval tv = { .tv_sec = 1 };
+	int fd = socket(AF_NETLINK, SOCK_RAW, NETLINK_AUDIT), err;
+
+	if (fd < 0)
 		return -errno;
+	err = audit_set_pid(fd, (uint32_t)getpid());
+	if (err) {
+		close(fd);
+		return err;
 	}
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	return fd;
@@ -597,6 +606,29 @@ int cft_audit_wait(int fd, char *out, size_t len, int timeout_ms, ...)
 
 void cft_audit_close(int fd)
 {
-	if (fd >= 0)
-		close(fd);
+	if (fd < 0)
+		return;
+	audit_set_pid(fd, 0);
+	close(fd);
+}
+
+const char *cft_field(const char *rec, const char *key, char *buf, size_t len)
+{
+	size_t klen = strlen(key), n = 0;
+	const char *p = rec;
+
+	buf[0] = '\0';
+	while ((p = strstr(p, key))) {
+		if ((p == rec || p[-1] == ' ') && p[klen] == '=') {
+			p += klen + 1;
+			while (p[n] && p[n] != ' ' && n + 1 < len) {
+				buf[n] = p[n];
+				n++;
+			}
+			buf[n] = '\0';
+			break;
+		}
+		p += klen;
+	}
+	return buf;
 }

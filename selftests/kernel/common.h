@@ -56,7 +56,7 @@ struct cft_agent {
 	int in, out;
 };
 
-/* Fork, set the pending exec epoch (+ tokens) and exec an agent.
+/* Fork, set the pending exec epoch (+ tokens; 0: stay unbound), exec an agent.
  * Returns 0, or the EXEC_SET error (then nothing was exec'd). */
 int cft_agent_spawn(struct cft_agent *a, uint64_t epoch,
 		    const struct cf_token *t, int n, struct cft_reply *r);
@@ -77,6 +77,9 @@ int cft_audit_open(void);
  * list); copies it into out. Returns 0 or -ETIMEDOUT. */
 int cft_audit_wait(int fd, char *out, size_t len, int timeout_ms, ...);
 void cft_audit_close(int fd);
+/* Value of key=VALUE in an audit record (quotes kept), or "" if absent. */
+const char *cft_field(const char *rec, const char *key, char *buf,
+		      size_t len);
 
 /* Run the test harness, or act as an agent when exec'd as one. */
 #define CFT_MAIN							\

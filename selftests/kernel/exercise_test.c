@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Exercise at the LSM hooks: every denial is EACCES with an audit record
+ * whose fields are checked one by one; unbound tasks are untouched; fork
+ * and exec keep the epoch and the held capabilities; no sandboxed task is
+ * ever ended by a signal.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "kselftest_harness.h"
+#include "common.h"
+
+FIXTURE(ex) {
+	struct cf_nl nl;
+	struct cf_key *key;
+	uint64_t e;
+	struct cft_agent agent;
+	int srv;
+	uint16_t port;
+	int audit;
+};
+
+FIXTURE_SETUP(ex)
+{
+	const char *rules[] = { "net:connect=token:127.0.0.0/8,[::1]/128",
+				"net:bind=token:127.0.0.1/32:20000-20999",
+				"fs:read=open", "fs:write=token:/tmp/cft" };
+
+	ASSERT_EQ(0, cft_open(&self->nl));
+	self->key = cft_test_key(&self->nl);
+	ASSERT_NE(NULL, self->key);
+	self->e = cft_next_epoch(&self->nl);
+	ASSERT_EQ(0, cft_epoch_install(&self->nl, self->e, rules, 4, NULL, 0));
+	self->srv = cft_listen(&self->port);
+	ASSERT_LE(0, self->srv);
+	mkdir("/tmp/cft", 0755);
+	self->audit = cft_audit_open();
+	ASSERT_LE(0, self->audit);
+	ASSERT_EQ(0, cft_agent_spawn(&self->agent, self->e, NULL, 0, NULL));
+}
+
+FIXTURE_TEARDOWN(ex)
+{
+	int st = cft_agent_stop(&self->agent);
+
+	EXPECT_TRUE(WIFEXITED(st));
+	EXPECT_EQ(0, WEXITSTATUS(st));
+	cft_audit_close(self->audit);
+	close(self->srv);
+	cf_key_free(self->key);
+	cf_nl_close(&self->nl);
+}
+
+static void give(struct __test_metadata *_metadata, FIXTURE_DATA(ex) *self,
+		 const char *class_name, const char *constraint,
+		 struct cf_token *t)
+{
+	struct cft_reply r;
+
+	ASSERT_EQ(0, cft_mint(self->key, class_name, self->e, constraint, 0, t));
+	ASSERT_EQ(0, cft_delegate(&self->nl, t, self->agent.pid, 0, false, &r))
+		TH_LOG("%s", r.ext);
+}
+
+/* Check every field of the denial record. */
+static void check_record(struct __test_metadata *_metadata,
+			 FIXTURE_DATA(ex) *self, const char *reason,
+			 const char *class_name, const char *target,
+			 uint64_t cap_id)
+{
+	char rec[2048], v[256], want[64];
+
+	snprintf(want, sizeof(want), "reason=%s", reason);
+	ASSERT_EQ(0, cft_audit_wait(self->audit, rec, sizeof(rec), 5000,
+				    "op=exercise", want, NULL));
+	EXPECT_STREQ("capfence", cft_field(rec, "lsm", v, sizeof(v)));
+	EXPECT_STREQ("exercise", cft_field(rec, "op", v, sizeof(v)));
+	EXPECT_STREQ(reason, cft_field(rec, "reason", v, sizeof(v)));
+	EXPECT_STREQ("13", cft_field(rec, "errno", v, sizeof(v)));
+	snprintf(want, sizeof(want), "%d", self->agent.pid);
+	EXPECT_STREQ(want, cft_field(rec, "pid", v, sizeof(v)));
+	/* agents are exec'd through /proc/self/exe */
+	EXPECT_STREQ("\"exe\"", cft_field(rec, "comm", v, sizeof(v)));
+	snprintf(want, sizeof(want), "%llu", (unsigned long long)self->e);
+	EXPECT_STREQ(want, cft_field(rec, "epoch", v, sizeof(v)));
+	EXPECT_STREQ(class_name, cft_field(rec, "class", v, sizeof(v)));
+	EXPECT_STREQ(target, cft_field(rec, "target", v, sizeof(v)));
+	snprintf(want, sizeof(want), "%016llx", (unsigned long long)cap_id);
+	EXPECT_STREQ(want, cft_field(rec, "cap_id", v, sizeof(v)));
+	EXPECT_NE(0, strlen(cft_field(rec, "fence", v, sizeof(v))));
+}
+
+TEST_F(ex, unbound_task_is_not_mediated)
+{
+	struct cft_status a, b;
+	char cmd[64];
+
+	ASSERT_EQ(0, cft_status(&self->nl, &a));
+	/* the test process itself is unbound: no token needed */
+	snprintf(cmd, sizeof(cmd), "connect 127.0.0.1 %u", self->port);
+	ASSERT_EQ(0, cft_status(&self->nl, &b));
+	EXPECT_EQ(a.exercise_deny[CAPFENCE_R_NO_CAPABILITY],
+		  b.exercise_deny[CAPFENCE_R_NO_CAPABILITY]);
+	{
+		struct cft_agent u;
+
+		ASSERT_EQ(0, cft_agent_spawn(&u, 0, NULL, 0, NULL));
+		EXPECT_EQ(0, cft_agent_do(&u, "%s", cmd));
+		EXPECT_EQ(0, cft_agent_do(&u, "connect 127.0.0.2 %u", self->port));
+		EXPECT_EQ(0, cft_agent_do(&u, "open /tmp/cft-unbound w"));
+		EXPECT_EQ(0, WEXITSTATUS(cft_agent_stop(&u)));
+	}
+}
+
+TEST_F(ex, class_denied)
+{
+	/* fs:write outside /tmp/cft is still fs:write: constraint */
+	const char *rules[] = { "fs:read=open" };
+	struct cft_agent b;
+	uint64_t e2 = cft_next_epoch(&self->nl);
+	char target[64];
+
+	ASSERT_EQ(0, cft_epoch_install(&self->nl, e2, rules, 1, NULL, 0));
+	ASSERT_EQ(0, cft_agent_spawn(&b, e2, NULL, 0, NULL));
+	EXPECT_EQ(EACCES, cft_agent_do(&b, "connect 127.0.0.1 %u", self->port));
+	self->agent.pid ^= b.pid ^ self->agent.pid;	/* record names b */
+	self->e = e2;
+	snprintf(target, sizeof(target), "127.0.0.1:%u", self->port);
+	check_record(_metadata, self, "class_denied", "net:connect", target, 0);
+	EXPECT_EQ(0, WEXITSTATUS(cft_agent_stop(&b)));
+	self->agent.pid = 0;
+}
+
+TEST_F(ex, no_capability)
+{
+	char target[64];
+
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "connect 127.0.0.1 %u",
+				       self->port));
+	snprintf(target, sizeof(target), "127.0.0.1:%u", self->port);
+	check_record(_metadata, self, "no_capability", "net:connect", target, 0);
+}
+
+TEST_F(ex, allowed_with_capability)
+{
+	struct cf_token t;
+
+	give(_metadata, self, "net:connect", "127.0.0.1/32", &t);
+	EXPECT_EQ(0, cft_agent_do(&self->agent, "connect 127.0.0.1 %u",
+				  self->port));
+	/* an IPv4-mapped IPv6 destination is judged as the IPv4 host */
+	EXPECT_EQ(0, cft_agent_do(&self->agent, "connect ::ffff:127.0.0.1 %u",
+				  self->port));
+}
+
+TEST_F(ex, constraint)
+{
+	struct cf_token t;
+
+	give(_metadata, self, "net:connect", "127.0.0.1/32:1-1000", &t);
+	/* inside the rule, outside the capability's ports */
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "connect 127.0.0.1 %u",
+				       self->port));
+	{
+		char target[64];
+
+		snprintf(target, sizeof(target), "127.0.0.1:%u", self->port);
+		check_record(_metadata, self, "constraint", "net:connect",
+			     target, 0);
+	}
+	/* outside the epoch's rule altogether */
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "connect 10.9.9.9 80"));
+	check_record(_metadata, self, "constraint", "net:connect",
+		     "10.9.9.9:80", 0);
+}
+
+TEST_F(ex, revoked)
+{
+	struct cft_reply r;
+	struct cf_token t;
+	char target[64];
+
+	give(_metadata, self, "net:connect", "127.0.0.1/32", &t);
+	EXPECT_EQ(0, cft_agent_do(&self->agent, "connect 127.0.0.1 %u",
+				  self->port));
+	ASSERT_EQ(0, cft_revoke(&self->nl, t.cap_id, &r));
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "connect 127.0.0.1 %u",
+				       self->port));
+	snprintf(target, sizeof(target), "127.0.0.1:%u", self->port);
+	check_record(_metadata, self, "revoked", "net:connect", target,
+		     t.cap_id);
+}
+
+TEST_F(ex, fenced_by_narrowing)
+{
+	const char *narrow[] = { "net:connect=token:127.0.0.2/32",
+				 "fs:read=open" };
+	uint64_t e2 = cft_next_epoch(&self->nl);
+	struct cft_agent b;
+	struct cf_token t;
+	char target[64];
+
+	give(_metadata, self, "net:connect", "127.0.0.1/32", &t);
+	EXPECT_EQ(0, cft_agent_do(&self->agent, "connect 127.0.0.1 %u",
+				  self->port));
+	ASSERT_EQ(0, cft_epoch_install(&self->nl, e2, narrow, 2, NULL, 0));
+	/* installing alone changes nothing */
+	EXPECT_EQ(0, cft_agent_do(&self->agent, "connect 127.0.0.1 %u",
+				  self->port));
+	ASSERT_EQ(0, cft_agent_spawn(&b, e2, NULL, 0, NULL));
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "connect 127.0.0.1 %u",
+				       self->port));
+	snprintf(target, sizeof(target), "127.0.0.1:%u", self->port);
+	check_record(_metadata, self, "fenced", "net:connect", target, t.cap_id);
+	EXPECT_EQ(0, WEXITSTATUS(cft_agent_stop(&b)));
+}
+
+TEST_F(ex, bind)
+{
+	struct cf_token t;
+
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "bind 127.0.0.1 20001"));
+	check_record(_metadata, self, "no_capability", "net:bind",
+		     "127.0.0.1:20001", 0);
+	give(_metadata, self, "net:bind", "127.0.0.1/32:20001", &t);
+	EXPECT_EQ(0, cft_agent_do(&self->agent, "bind 127.0.0.1 20001"));
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "bind 127.0.0.1 20002"));
+}
+
+TEST_F(ex, fs_write)
+{
+	struct cf_token t;
+
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "open /tmp/cft/a w"));
+	check_record(_metadata, self, "no_capability", "fs:write",
+		     "\"/tmp/cft/a\"", 0);
+	give(_metadata, self, "fs:write", "/tmp/cft", &t);
+	EXPECT_EQ(0, cft_agent_do(&self->agent, "open /tmp/cft/a w"));
+	/* prefixes match on component boundaries only */
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "open /tmp/cftx w"));
+	check_record(_metadata, self, "constraint", "fs:write",
+		     "\"/tmp/cftx\"", 0);
+	/* reading is open in this epoch */
+	EXPECT_EQ(0, cft_agent_do(&self->agent, "open /tmp/cft/a r"));
+}
+
+TEST_F(ex, fork_inherits)
+{
+	struct cf_token t;
+
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent,
+				       "fork connect 127.0.0.1 %u", self->port));
+	give(_metadata, self, "net:connect", "127.0.0.1/32", &t);
+	EXPECT_EQ(0, cft_agent_do(&self->agent, "fork connect 127.0.0.1 %u",
+				  self->port));
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "fork connect 10.0.0.1 1"));
+}
+
+TEST_F(ex, exec_keeps_epoch_and_caps)
+{
+	char line[64];
+	struct cf_token t;
+	ssize_t n;
+
+	give(_metadata, self, "net:connect", "127.0.0.1/32", &t);
+	ASSERT_EQ(0, cft_agent_do(&self->agent, "exec"));
+	n = read(self->agent.out, line, sizeof(line) - 1);
+	ASSERT_LT(0, n);
+	line[n] = '\0';
+	ASSERT_EQ(0, strncmp(line, "ready", 5));
+	EXPECT_EQ(0, cft_agent_do(&self->agent, "connect 127.0.0.1 %u",
+				  self->port));
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "connect 127.0.0.2 %u",
+				       self->port));
+}
+
+TEST_F(ex, never_eperm_never_signal)
+{
+	int i;
+
+	/* a burst of denials: each one EACCES, the task stays alive */
+	for (i = 0; i < 200; i++)
+		ASSERT_EQ(EACCES, cft_agent_do(&self->agent, "connect 127.0.0.1 %u",
+					       self->port));
+	EXPECT_EQ(self->agent.pid, cft_agent_do(&self->agent, "pid"));
+}
+
+CFT_MAIN
