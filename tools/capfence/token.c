@@ -791,10 +791,8 @@ int cf_cmd_delegate(int argc, char **argv)
 	if (!remint || !d.have || d.reason != CAPFENCE_R_EPOCH_MISMATCH) {
 		ret = cf_decision_exit(&d, err);
 		if (json) {
-			printf("{");
 			json_step(&nl, &d, err, pid);
-			printf("}\n");
-			/* keep the object flat: action and decision at top */
+			printf("\n");
 		} else if (!ret) {
 			printf("ok: cap_id %016" PRIx64 " delegated to pid %u (epoch %" PRIu64 ", fence %" PRIu64 ")\n",
 			       d.cap_id, pid, d.epoch_id, d.fence);

@@ -1,0 +1,356 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# capfence CLI tests: every command's --help, usage errors, each exit code
+# the CLI documents, --json shapes and the seed scenario (epochs 41, 42).
+# Runs as root inside the test VM (POSIX sh / busybox ash):
+#
+#   selftests/vm/run --add selftests/cli/cli-tests.sh:/root/cli-tests.sh \
+#       -- sh /root/cli-tests.sh
+#
+# With CF_HOST_ONLY=1 it runs only the tests that need no kernel module.
+# Prints "ok N - name" / "not ok N - name" and a kselftest Totals line.
+
+CF=${CAPFENCE:-capfence}
+W=${TMPDIR:-/tmp}/cf-cli.$$
+mkdir -p "$W" || exit 1
+n=0 pass=0 fail=0 skip=0
+pids=""
+
+ok() { n=$((n + 1)); pass=$((pass + 1)); echo "ok $n - $1"; }
+nok() {
+	n=$((n + 1)); fail=$((fail + 1)); echo "not ok $n - $1"
+	[ -s "$W/out" ] && sed 's/^/#   out: /' "$W/out" | head -n 8
+	[ -s "$W/err" ] && sed 's/^/#   err: /' "$W/err" | head -n 8
+}
+skipt() { n=$((n + 1)); skip=$((skip + 1)); echo "ok $n - $1 # SKIP $2"; }
+
+# t NAME RC CMD...: CMD exits with RC
+t() {
+	name=$1 want=$2; shift 2
+	"$@" >"$W/out" 2>"$W/err"; rc=$?
+	if [ "$rc" -eq "$want" ]; then ok "$name"; else nok "$name (exit $rc, want $want)"; fi
+}
+
+# tg NAME RC PATTERN CMD...: exits with RC and PATTERN is in stdout+stderr
+tg() {
+	name=$1 want=$2 pat=$3; shift 3
+	"$@" >"$W/out" 2>"$W/err"; rc=$?
+	if [ "$rc" -ne "$want" ]; then
+		nok "$name (exit $rc, want $want)"
+	elif ! cat "$W/out" "$W/err" | grep -q -e "$pat"; then
+		nok "$name (no '$pat' in output)"
+	else
+		ok "$name"
+	fi
+}
+
+# json NAME KEY... : the last command's stdout has every "KEY":
+json() {
+	name=$1; shift
+	for k in "$@"; do
+		if ! grep -q "\"$k\":" "$W/out"; then
+			nok "$name (no \"$k\" key)"
+			return
+		fi
+	done
+	ok "$name"
+}
+
+# spawn EPOCH [TOKEN]...: a bound `sleep` child; its pid in $P
+spawn() {
+	ep=$1; shift
+	set -- $(for tk in "$@"; do printf -- '--token %s ' "$tk"; done)
+	"$CF" exec --epoch "$ep" "$@" -- sleep 600 &
+	P=$!
+	pids="$pids $P"
+	i=0
+	while [ $i -lt 100 ]; do
+		"$CF" task "$P" --json 2>/dev/null | grep -q '"bound":true' && return 0
+		sleep 0.1 2>/dev/null || sleep 1
+		i=$((i + 1))
+	done
+	return 1
+}
+
+capid() { "$CF" inspect "$1" --json | sed 's/.*"cap_id":"\([0-9a-f]*\)".*/\1/'; }
+
+finish() {
+	for p in $pids; do kill "$p" 2>/dev/null; done
+	[ -n "$MON" ] && kill "$MON" "$MONJ" 2>/dev/null
+	rm -rf "$W"
+	echo "# Totals: pass:$pass fail:$fail xfail:0 xpass:0 skip:$skip error:0"
+	[ "$fail" -eq 0 ]
+	exit $?
+}
+
+# ---- --help on every command ---------------------------------------------
+for c in "" key "key generate" "key install" "key remove" epoch \
+	 "epoch install" "epoch list" "epoch show" "epoch activate" mint \
+	 inspect check delegate revoke exec task monitor status attach detach; do
+	# shellcheck disable=SC2086
+	tg "help: capfence $c --help" 0 "usage: capfence" "$CF" $c --help
+done
+tg "help: -h works too" 0 "usage: capfence mint" "$CF" mint -h
+
+# ---- usage errors (exit 2, the bad argument named) ------------------------
+tg "usage: unknown command" 2 "frobnicate" "$CF" frobnicate
+tg "usage: no command" 2 "usage:" "$CF"
+tg "usage: key unknown subcommand" 2 "'rotate'" "$CF" key rotate
+tg "usage: key generate bad id" 2 "'0'" "$CF" key generate --id 0
+tg "usage: key remove bad id" 2 "'x1'" "$CF" key remove x1
+tg "usage: key install missing FILE" 2 "missing key FILE" "$CF" key install
+tg "usage: epoch unknown subcommand" 2 "'drop'" "$CF" epoch drop
+tg "usage: epoch install bad id" 2 "'4x'" "$CF" epoch install 4x net:connect=open
+tg "usage: epoch install unknown class named" 2 'rule 2: unknown class "net:listen"' \
+	"$CF" epoch install 50 net:connect=open net:listen=deny
+tg "usage: epoch install bad constraint named" 2 "10.0.0.1/8" \
+	"$CF" epoch install 50 net:connect=token:10.0.0.1/8
+tg "usage: epoch install duplicate class" 2 "duplicate class" \
+	"$CF" epoch install 50 fs:read=open fs:read=deny
+tg "usage: epoch show bad id" 2 "'abc'" "$CF" epoch show abc
+tg "usage: epoch activate missing id" 2 "missing epoch ID" "$CF" epoch activate
+tg "usage: mint missing --key" 2 "missing --key" "$CF" mint --class net:connect --epoch 1
+tg "usage: mint unknown class named" 2 '"net:listen"' "$CF" mint --key /nonexistent --class net:listen --epoch 1
+tg "usage: mint bad epoch" 2 "'0'" "$CF" mint --key /nonexistent --class net:connect --epoch 0
+tg "usage: mint bad cap_id" 2 "'0xzz'" "$CF" mint --key /nonexistent --class net:connect --epoch 1 --id 0xzz
+tg "usage: mint bad constraint named" 2 "10.0.0.1/8" "$CF" mint --key /nonexistent --class net:connect --epoch 1 --constraint 10.0.0.1/8
+tg "usage: mint option without value" 2 "'--epoch' needs a value" "$CF" mint --key k --class net:connect --epoch
+tg "usage: inspect missing TOKEN" 2 "missing TOKEN" "$CF" inspect
+tg "usage: check needs --pid or --epoch" 2 "exactly one of" "$CF" check cf1_x
+tg "usage: check not both --pid and --epoch" 2 "exactly one of" "$CF" check cf1_x --pid 1 --epoch 1
+tg "usage: check bad pid" 2 "'-5'" "$CF" check cf1_x --pid -5
+tg "usage: delegate missing --pid" 2 "missing --pid" "$CF" delegate cf1_x
+tg "usage: delegate bad pid" 2 "'p1'" "$CF" delegate cf1_x --pid p1
+tg "usage: delegate --remint needs --key" 2 "needs --key" "$CF" delegate cf1_x --pid 1 --remint
+tg "usage: delegate --key needs --remint" 2 "only used with --remint" "$CF" delegate cf1_x --pid 1 --key k
+tg "usage: revoke cap_id 0" 2 "'0'" "$CF" revoke 0
+tg "usage: revoke missing CAP_ID" 2 "missing CAP_ID" "$CF" revoke
+tg "usage: task bad pid" 2 "'self'" "$CF" task self
+tg "usage: exec missing --epoch" 2 "missing --epoch" "$CF" exec -- true
+tg "usage: exec missing COMMAND" 2 "missing COMMAND" "$CF" exec --epoch 41 --
+tg "usage: exec unknown option" 2 "'--tokens'" "$CF" exec --epoch 41 --tokens x -- true
+tg "usage: monitor unknown argument" 2 "'--follow'" "$CF" monitor --follow
+tg "usage: status unknown argument" 2 "'-v'" "$CF" status -v
+
+# ---- keys, mint and inspect: offline --------------------------------------
+umask 022
+tg "key generate -o writes the key" 0 "key 1 written" "$CF" key generate -o "$W/k1"
+case $(stat -c %a "$W/k1" 2>/dev/null) in
+600) ok "key file mode is 0600" ;;
+*) nok "key file mode is 0600 (got $(stat -c %a "$W/k1" 2>/dev/null))" ;;
+esac
+tg "key generate --id 7 to stdout" 0 "^id 7$" "$CF" key generate --id 7
+"$CF" key generate --id 7 -o "$W/k7" >/dev/null
+"$CF" key generate --id 1 -o "$W/kforge" >/dev/null	# same id, other bytes
+printf 'capfence-key v2\nid 1\nkey x\n' >"$W/kbad"
+
+T41=$("$CF" mint --key "$W/k1" --class net:connect --epoch 41 --constraint 10.0.0.0/8)
+case $T41 in cf1_*) ok "mint prints a cf1_ token" ;; *) nok "mint prints a cf1_ token" ;; esac
+t "mint --json" 0 "$CF" mint --key "$W/k1" --class fs:read --epoch 41 --constraint /srv,/etc --json
+json "mint --json keys" token cap_id class epoch_id key_id constraint
+tg "mint --id hex" 0 '"cap_id":"00000000000000ff"' "$CF" mint --key "$W/k1" --class net:bind --epoch 3 --id 0xff --json
+tg "mint --id decimal" 0 '"cap_id":"00000000000000ff"' "$CF" mint --key "$W/k1" --class net:bind --epoch 3 --id 255 --json
+tg "mint: class and constraint kinds must agree" 2 "fs:read" "$CF" mint --key "$W/k1" --class fs:read --epoch 3 --constraint 10.0.0.0/8
+tg "mint: unreadable key file named" 1 "/nonexistent/key" "$CF" mint --key /nonexistent/key --class net:bind --epoch 3
+tg "mint: malformed key file" 1 "line 1" "$CF" mint --key "$W/kbad" --class net:bind --epoch 3
+tg "inspect shows the fields" 0 "epoch_id    41" "$CF" inspect "$T41"
+t "inspect --json" 0 "$CF" inspect "$T41" --json
+json "inspect --json keys" version cap_id class epoch_id key_id flags constraint mac verified
+tg "inspect --key verifies" 0 "verified    yes" "$CF" inspect "$T41" --key "$W/k1"
+tg "inspect --key: other key id is forged (5)" 5 "key 1, the key file holds key 7" "$CF" inspect "$T41" --key "$W/k7"
+TF=$("$CF" mint --key "$W/kforge" --class net:connect --epoch 41 --constraint 10.0.0.0/8)
+tg "inspect --key: wrong MAC is forged (5)" 5 "MAC does not verify" "$CF" inspect "$TF" --key "$W/k1"
+tg "inspect: malformed token is forged (5)" 5 "malformed token" "$CF" inspect cf1_AAAA
+tg "inspect: wrong prefix is forged (5)" 5 "malformed token" "$CF" inspect xx1_AAAA
+
+if [ -n "$CF_HOST_ONLY" ]; then
+	finish
+fi
+
+# ---- kernel: keys and epochs -------------------------------------------------
+tg "key install" 0 "key 1 installed" "$CF" key install "$W/k1"
+tg "key install twice: EEXIST shown" 1 "remove it first" "$CF" key install "$W/k1"
+tg "key install: malformed file" 1 "line 1" "$CF" key install "$W/kbad"
+tg "key remove unknown id" 1 "no key with this id" "$CF" key remove 9
+tg "key install id 7" 0 "key 7 installed" "$CF" key install "$W/k7"
+tg "key remove id 7" 0 "key 7 removed" "$CF" key remove 7
+
+MON= MONJ=
+"$CF" monitor >"$W/mon" 2>&1 &
+MON=$!
+"$CF" monitor --json >"$W/monj" 2>&1 &
+MONJ=$!
+sleep 1
+
+tg "epoch install 41 (seed)" 0 "epoch 41 installed" "$CF" epoch install 41 \
+	net:connect=token:10.0.0.0/8,127.0.0.0/8 fs:read=open fs:write=deny
+tg "epoch install 42 (seed, narrows net:connect)" 0 "epoch 42 installed" "$CF" epoch install 42 \
+	net:connect=token:127.0.0.0/8 fs:read=open
+tg "epoch install 42 again: not monotonic (10)" 10 "not above the highest" "$CF" epoch install 42 net:connect=open
+tg "epoch install 40: not monotonic (10)" 10 "not above" "$CF" epoch install 40 net:connect=open
+cat >"$W/rules" <<'EOF'
+# a rules file
+epoch 43
+net:connect=token:127.0.0.1/32:80-90   # loopback web
+fs:read=token:/srv,/etc
+EOF
+tg "epoch install -f FILE (id from the file)" 0 "epoch 43 installed" "$CF" epoch install -f "$W/rules"
+printf 'net:bind=open\nnet:bogus=deny\n' >"$W/rules2"
+tg "epoch install -f: bad line named" 2 "rules2:2: unknown class" "$CF" epoch install 44 -f "$W/rules2"
+tg "epoch install -f: missing file" 1 "No such file" "$CF" epoch install 44 -f "$W/none"
+tg "epoch install -f - (stdin)" 0 "epoch 44 installed" sh -c "printf 'net:bind=open\n' | $CF epoch install 44 -f -"
+tg "epoch show 43" 0 "net:connect=token:127.0.0.1/32:80-90" "$CF" epoch show 43
+tg "epoch show: fs constraints" 0 "fs:read=token:/srv,/etc" "$CF" epoch show 43
+tg "epoch show: omitted class is deny" 0 "^net:bind=deny" "$CF" epoch show 43
+tg "epoch show: inactive" 0 "# active no" "$CF" epoch show 43
+tg "epoch show output installs again" 0 "epoch 45 installed" sh -c \
+	"$CF epoch show 43 | sed 's/^epoch 43\$/epoch 45/' | $CF epoch install -f -"
+tg "epoch show 45 = 43" 0 "fs:read=token:/srv,/etc" "$CF" epoch show 45
+t "epoch show --json" 0 "$CF" epoch show 41 --json
+json "epoch show --json keys" epoch_id active rules class kind rule constraint fenced_at
+tg "epoch show unknown epoch" 1 "not installed" "$CF" epoch show 999
+tg "epoch list" 0 "^41 " "$CF" epoch list
+t "epoch list --json" 0 "$CF" epoch list --json
+json "epoch list --json keys" epochs epoch_id active rules fenced_at
+tg "epoch activate unknown" 1 "not installed" "$CF" epoch activate 999
+
+# ---- local check (--epoch) ------------------------------------------------------
+T41b=$("$CF" mint --key "$W/k1" --class net:connect --epoch 41 --constraint 10.1.0.0/16)
+T41w=$("$CF" mint --key "$W/k1" --class fs:write --epoch 41 --constraint /tmp)
+T41x=$("$CF" mint --key "$W/k1" --class net:connect --epoch 41 --constraint 192.168.0.0/16)
+T41L=$("$CF" mint --key "$W/k1" --class net:connect --epoch 41 --constraint 127.0.0.1/32)
+T42=$("$CF" mint --key "$W/k1" --class net:connect --epoch 42 --constraint 127.0.0.0/8)
+"$CF" key generate --id 5 -o "$W/k5" >/dev/null
+T41k5=$("$CF" mint --key "$W/k5" --class net:connect --epoch 41 --constraint 10.0.0.0/8)
+tg "check --epoch: ok" 0 "^ok$" "$CF" check "$T41" --epoch 41 --key "$W/k1"
+tg "check --epoch without --key: ok, says MAC unchecked" 0 "MAC not verified" "$CF" check "$T41" --epoch 41
+tg "check --epoch: epoch_mismatch (3)" 3 "rejected: epoch_mismatch (ESTALE)" "$CF" check "$T41" --epoch 42 --key "$W/k1"
+tg "check --epoch: class_denied (4)" 4 "rejected: class_denied (EACCES)" "$CF" check "$T41w" --epoch 41 --key "$W/k1"
+tg "check --epoch: constraint outside the rule (4)" 4 "not inside" "$CF" check "$T41x" --epoch 41
+tg "check --epoch: forged (5)" 5 "rejected: forged (EBADMSG)" "$CF" check "$TF" --epoch 41 --key "$W/k1"
+tg "check --epoch: unknown epoch" 1 "not installed" "$CF" check "$T41" --epoch 999
+t "check --epoch --json" 3 "$CF" check "$T41" --epoch 42 --json
+json "check --json keys" mode reason errno message cap_id class epoch_id
+
+# ---- bind, delegate, check --pid ---------------------------------------------------
+if spawn 41 "$T41"; then ok "exec binds a child to epoch 41"; else nok "exec binds a child to epoch 41"; fi
+P1=$P
+spawn 41; P1b=$P
+tg "task: bound to 41" 0 "bound to epoch 41" "$CF" task "$P1"
+tg "task: holds the exec token" 0 "$(capid "$T41")" "$CF" task "$P1"
+t "task --json" 0 "$CF" task "$P1" --json
+json "task --json keys" pid bound epoch_id pending_epoch_id fence caps cap_id class key_id from_pid state constraint
+tg "task: unbound task" 0 "not bound" "$CF" task $$
+tg "task: no such pid (8)" 8 "no task" "$CF" task 999999
+tg "epoch show: 41 active after the first bind" 0 "# active yes" "$CF" epoch show 41
+
+tg "check --pid: ok (dry run)" 0 "^ok$" "$CF" check "$T41b" --pid "$P1"
+if "$CF" task "$P1" | grep -q "$(capid "$T41b")"; then nok "check --pid has no side effect"; else ok "check --pid has no side effect"; fi
+t "check --pid --json" 0 "$CF" check "$T41b" --pid "$P1" --json
+json "check --pid --json keys" mode pid reason errno message cap_id epoch_id fence
+tg "check --pid --key: local MAC check first (5)" 5 "forged" "$CF" check "$TF" --pid "$P1" --key "$W/k1"
+tg "delegate: ok" 0 "ok: cap_id $(capid "$T41b") delegated to pid $P1" "$CF" delegate "$T41b" --pid "$P1"
+tg "delegate: now held" 0 "$(capid "$T41b")" "$CF" task "$P1"
+t "delegate --json" 0 "$CF" delegate "$T41b" --pid "$P1b" --json
+json "delegate --json keys" action pid reason errno message cap_id epoch_id fence
+tg "delegate: not_bound (8)" 8 "rejected: not_bound (EINVAL): not_bound:" "$CF" delegate "$T41" --pid $$
+tg "delegate: no_task (8)" 8 "rejected: no_task (ESRCH)" "$CF" delegate "$T41" --pid 999999
+tg "delegate: class_denied, deny rule (4)" 4 "rejected: class_denied (EACCES): class_denied:" "$CF" delegate "$T41w" --pid "$P1"
+tg "delegate: class_denied, constraint (4)" 4 "not inside the epoch's rule" "$CF" delegate "$T41x" --pid "$P1"
+tg "delegate: forged, wrong MAC (5)" 5 "rejected: forged (EBADMSG): forged: token MAC does not verify" "$CF" delegate "$TF" --pid "$P1"
+tg "delegate: forged, unknown key (5)" 5 "key that is not installed" "$CF" delegate "$T41k5" --pid "$P1"
+tg "delegate: malformed token (5)" 5 "malformed token" "$CF" delegate cf1_AAAA --pid "$P1"
+tg "delegate: not_held, unbound delegator (9)" 9 "rejected: not_held (ENOKEY)" "$CF" delegate "$T41" --pid "$P1b" --from $$
+T41n=$("$CF" mint --key "$W/k1" --class net:connect --epoch 41 --constraint 10.2.0.0/16)
+tg "delegate: not_held, delegator lacks the cap (9)" 9 "not_held" "$CF" delegate "$T41n" --pid "$P1b" --from "$P1"
+tg "delegate --from a holder: ok" 0 "^ok:" "$CF" delegate "$T41" --pid "$P1b" --from "$P1"
+tg "task: delegator recorded" 0 " $P1 " "$CF" task "$P1b"
+tg "check --pid: not_held (9)" 9 "rejected: not_held" "$CF" check "$T41n" --pid "$P1b" --from "$P1"
+
+# ---- revoke ----------------------------------------------------------------------
+T41r=$("$CF" mint --key "$W/k1" --class net:connect --epoch 41 --constraint 10.3.0.0/16)
+"$CF" delegate "$T41r" --pid "$P1" >/dev/null 2>&1
+tg "revoke: prints the fence" 0 "revoked cap_id $(capid "$T41r") (fence [0-9]*)" "$CF" revoke "$(capid "$T41r")"
+tg "task: revoked state" 0 "revoked" "$CF" task "$P1"
+tg "delegate: revoked (6)" 6 "rejected: revoked (EKEYREVOKED): revoked:" "$CF" delegate "$T41r" --pid "$P1b"
+tg "check --pid: revoked (6)" 6 "rejected: revoked" "$CF" check "$T41r" --pid "$P1b"
+t "revoke --json" 0 "$CF" revoke "0x$(capid "$T41r")" --json
+json "revoke --json keys" cap_id fence
+
+# ---- exec refuses to run anything on failure ---------------------------------------
+# the would-be command prints RAN on stdout (no file needed: fs:write is deny)
+tx() {
+	tg "$@"
+	if grep -q RAN "$W/out"; then nok "$1: but the command ran"; else ok "$1: the command did not run"; fi
+}
+tx "exec: revoked token (6), nothing run" 6 "nothing was run" "$CF" exec --epoch 41 --token "$T41r" -- echo RAN
+tx "exec: forged token (5), nothing run" 5 "nothing was run" "$CF" exec --epoch 41 --token "$TF" -- echo RAN
+tx "exec: token of another epoch (3), nothing run" 3 "epoch_mismatch" "$CF" exec --epoch 41 --token "$T42" -- echo RAN
+tx "exec: class_denied (4), nothing run" 4 "class_denied" "$CF" exec --epoch 41 --token "$T41w" -- echo RAN
+tx "exec: unknown epoch (1), nothing run" 1 "not installed" "$CF" exec --epoch 999 -- echo RAN
+tx "exec: malformed token (5), nothing run" 5 "nothing was run" "$CF" exec --epoch 41 --token cf1_AAAA -- echo RAN
+tg "exec: success runs the command" 0 "^RAN$" "$CF" exec --epoch 41 --token "$T41b" -- echo RAN
+tg "exec: missing program (127)" 127 "cannot run '/nonexistent/prog'" "$CF" exec --epoch 41 -- /nonexistent/prog
+tg "exec: bound capfence cannot mutate (EPERM)" 1 "bound to an epoch" "$CF" exec --epoch 41 -- "$CF" epoch install 100 net:connect=open
+tg "exec: the command sees its binding" 0 "bound to epoch 41" "$CF" exec --epoch 41 -- sh -c "$CF task \$\$"
+
+# ---- the roll to 42: epoch_mismatch, --remint, fenced ---------------------------------
+if spawn 42; then ok "exec binds a child to epoch 42"; else nok "exec binds a child to epoch 42"; fi
+P2=$P
+tg "epoch show: 41 net:connect fenced when 42 binds" 0 "^net:connect=token:10.0.0.0/8,127.0.0.0/8 *# fenced_at [1-9]" "$CF" epoch show 41
+tg "epoch show: 41 fs:read not fenced" 0 "^fs:read=open *# not fenced" "$CF" epoch show 41
+tg "epoch list: FENCED column" 0 "net:connect@[1-9]" "$CF" epoch list
+tg "delegate 41 token to 42 child: epoch_mismatch (3)" 3 \
+	"rejected: epoch_mismatch (ESTALE): epoch_mismatch: token minted under another epoch" \
+	"$CF" delegate "$T41" --pid "$P2"
+tg "check --pid: epoch_mismatch (3)" 3 "rejected: epoch_mismatch (ESTALE)" "$CF" check "$T41" --pid "$P2"
+tg "delegate --remint: both steps reported" 0 "^step 2: re-minted net:connect 127.0.0.1/32 under epoch 42" \
+	"$CF" delegate "$T41L" --pid "$P2" --remint --key "$W/k1"
+grep -q "^step 1: .*epoch_mismatch" "$W/out" && ok "delegate --remint: step 1 is the mismatch" || nok "delegate --remint: step 1 is the mismatch"
+NT=$(tail -n 1 "$W/out")
+case $NT in cf1_*) ok "delegate --remint prints the new token" ;; *) nok "delegate --remint prints the new token" ;; esac
+tg "remint: new token under epoch 42" 0 '"epoch_id":42' "$CF" inspect "$NT" --json
+if [ "$(capid "$NT")" != "$(capid "$T41L")" ]; then ok "remint: new random cap_id"; else nok "remint: new random cap_id"; fi
+tg "remint: child holds the new cap" 0 "$(capid "$NT")" "$CF" task "$P2"
+tg "delegate --remint: re-minted token outside 42 (4)" 4 "^step 2: .*class_denied" \
+	"$CF" delegate "$T41" --pid "$P2" --remint --key "$W/k1"
+t "delegate --remint --json" 0 "$CF" delegate "$T41L" --pid "$P2" --remint --key "$W/k1" --json
+json "delegate --remint --json keys" steps action old_cap_id token reason
+grep -q '"action":"remint"' "$W/out" && ok "remint --json has a remint step" || nok "remint --json has a remint step"
+tg "delegate 41 token to 41 task after the roll: fenced (7)" 7 \
+	"rejected: fenced (EKEYEXPIRED): fenced:" "$CF" delegate "$T41" --pid "$P1b"
+tg "check --pid: fenced (7)" 7 "rejected: fenced" "$CF" check "$T41b" --pid "$P1b"
+tg "check --epoch: fenced (7)" 7 "rejected: fenced" "$CF" check "$T41" --epoch 41 --key "$W/k1"
+tx "exec: fenced token (7), nothing run" 7 "nothing was run" "$CF" exec --epoch 41 --token "$T41" -- echo RAN
+tg "task: parent's 41 capability is fenced" 0 "fenced" "$CF" task "$P1"
+tg "delegate 42 token to 42 child: ok" 0 "^ok:" "$CF" delegate "$T42" --pid "$P2"
+tg "epoch activate 43" 0 "epoch 43 active" "$CF" epoch activate 43
+tg "epoch show: 43 active" 0 "# active yes" "$CF" epoch show 43
+
+# ---- key removal makes tokens forged -------------------------------------------------
+T42b=$("$CF" mint --key "$W/k1" --class net:connect --epoch 42 --constraint 127.0.0.1/32)
+tg "key remove 1" 0 "key 1 removed" "$CF" key remove 1
+tg "delegate after key removal: forged (5)" 5 "rejected: forged" "$CF" delegate "$T42b" --pid "$P2"
+tg "key install 1 again" 0 "key 1 installed" "$CF" key install "$W/k1"
+
+# ---- monitor -------------------------------------------------------------------------
+sleep 1
+kill "$MON" "$MONJ" 2>/dev/null
+wait "$MON" "$MONJ" 2>/dev/null
+MON=
+if grep -q "^delegate_reject *reason=epoch_mismatch errno=ESTALE epoch_id=42 " "$W/mon"; then
+	ok "monitor: delegate_reject line"
+else
+	nok "monitor: delegate_reject line"; sed 's/^/#   /' "$W/mon" | head -n 5
+fi
+for ev in delegate_ok revoke key_change epoch_install epoch_activate; do
+	grep -q "^$ev " "$W/mon" && ok "monitor: $ev event" || nok "monitor: $ev event"
+done
+if grep -q '^{"event":"delegate_reject","reason":"forged","errno":"EBADMSG","epoch_id":[0-9]*,"cap_id":"[0-9a-f]\{16\}","pid":[0-9]*,"fence":[0-9]*}$' "$W/monj"; then
+	ok "monitor --json: one JSON object per line"
+else
+	nok "monitor --json: one JSON object per line"; head -n 3 "$W/monj" | sed 's/^/#   /'
+fi
+
+finish
