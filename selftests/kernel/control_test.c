@@ -1,0 +1,398 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The control plane: status, epoch install (monotonic, atomic, validated),
+ * activation, keys, task inspection, events, and who may do what:
+ * CAP_MAC_ADMIN in the initial user namespace and an unbound caller.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <linux/genetlink.h>
+#include "kselftest_harness.h"
+#include "common.h"
+
+FIXTURE(ctl) {
+	struct cf_nl nl;
+	struct cf_key *key;
+};
+
+FIXTURE_SETUP(ctl)
+{
+	ASSERT_EQ(0, cft_open(&self->nl));
+	self->key = cft_test_key(&self->nl);
+	ASSERT_NE(NULL, self->key);
+}
+
+FIXTURE_TEARDOWN(ctl)
+{
+	cf_key_free(self->key);
+	cf_nl_close(&self->nl);
+}
+
+TEST_F(ctl, status_attached)
+{
+	struct cft_status s;
+
+	ASSERT_EQ(0, cft_status(&self->nl, &s));
+	EXPECT_TRUE(s.attached);
+}
+
+TEST_F(ctl, epoch_ids_strictly_increase)
+{
+	const char *rules[] = { "net:connect=open" };
+	uint64_t e = cft_next_epoch(&self->nl);
+	char ext[256];
+
+	ASSERT_EQ(0, cft_epoch_install(&self->nl, e, rules, 1, ext, sizeof(ext)));
+	ASSERT_EQ(0, cft_epoch_install(&self->nl, e + 1, rules, 1, ext,
+				       sizeof(ext)));
+	EXPECT_EQ(-ERANGE, cft_epoch_install(&self->nl, e + 1, rules, 1, ext,
+					     sizeof(ext)));
+	EXPECT_NE(NULL, strstr(ext, "not above the highest installed"));
+	EXPECT_EQ(-ERANGE, cft_epoch_install(&self->nl, e, rules, 1, ext,
+					     sizeof(ext)));
+	EXPECT_EQ(e + 2, cft_next_epoch(&self->nl));
+}
+
+static int raw_install(struct cf_nl *nl, uint64_t id, int cls, int kind,
+		       const struct capfence_net_range *net, const char *path,
+		       int dup_class)
+{
+	struct nlmsghdr *nlh = cf_nl_req(nl, CAPFENCE_CMD_EPOCH_INSTALL, 0);
+	struct nlattr *nest;
+
+	mnl_attr_put_u64(nlh, CAPFENCE_A_EPOCH_ID, id);
+	nest = mnl_attr_nest_start(nlh, CAPFENCE_A_RULE);
+	mnl_attr_put_u8(nlh, CAPFENCE_RULE_A_CLASS, (uint8_t)cls);
+	mnl_attr_put_u8(nlh, CAPFENCE_RULE_A_KIND, (uint8_t)kind);
+	if (net)
+		mnl_attr_put(nlh, CAPFENCE_RULE_A_NET, sizeof(*net), net);
+	if (path)
+		mnl_attr_put_strz(nlh, CAPFENCE_RULE_A_PATH, path);
+	mnl_attr_nest_end(nlh, nest);
+	if (dup_class) {
+		nest = mnl_attr_nest_start(nlh, CAPFENCE_A_RULE);
+		mnl_attr_put_u8(nlh, CAPFENCE_RULE_A_CLASS, (uint8_t)dup_class);
+		mnl_attr_put_u8(nlh, CAPFENCE_RULE_A_KIND, CAPFENCE_RULE_OPEN);
+		mnl_attr_nest_end(nlh, nest);
+	}
+	return cf_nl_talk(nl, nlh, NULL, NULL);
+}
+
+TEST_F(ctl, bad_install_changes_nothing)
+{
+	struct capfence_net_range ok = { .family = 4, .prefix_len = 8,
+					 .port_max = 65535, .addr = { 127 } };
+	struct capfence_net_range hostbits = ok;
+	uint64_t e = cft_next_epoch(&self->nl);
+
+	hostbits.addr[3] = 1;
+	/* duplicate class */
+	EXPECT_EQ(-EINVAL, raw_install(&self->nl, e, 1, CAPFENCE_RULE_OPEN,
+				       NULL, NULL, 1));
+	EXPECT_NE(NULL, strstr(self->nl.ext, "duplicate class"));
+	/* unknown class: refused by the attribute policy */
+	EXPECT_EQ(-ERANGE, raw_install(&self->nl, e, CAPFENCE_CLASS_MAX + 1,
+				       CAPFENCE_RULE_OPEN, NULL, NULL, 0));
+	/* unknown rule kind */
+	EXPECT_EQ(-ERANGE, raw_install(&self->nl, e, 1, 7, NULL, NULL, 0));
+	/* non-canonical CIDR */
+	EXPECT_EQ(-EINVAL, raw_install(&self->nl, e, 1, CAPFENCE_RULE_TOKEN,
+				       &hostbits, NULL, 0));
+	EXPECT_NE(NULL, strstr(self->nl.ext, "non-canonical"));
+	/* a path on a net class */
+	EXPECT_EQ(-EINVAL, raw_install(&self->nl, e, 1, CAPFENCE_RULE_TOKEN,
+				       NULL, "/srv", 0));
+	EXPECT_NE(NULL, strstr(self->nl.ext, "does not fit the class"));
+	/* relative path */
+	EXPECT_EQ(-EINVAL, raw_install(&self->nl, e, 3, CAPFENCE_RULE_TOKEN,
+				       NULL, "srv", 0));
+	/* a constraint on an open rule */
+	EXPECT_EQ(-EINVAL, raw_install(&self->nl, e, 1, CAPFENCE_RULE_OPEN,
+				       &ok, NULL, 0));
+	EXPECT_NE(NULL, strstr(self->nl.ext, "only token rules"));
+	/* epoch 0 is "unbound" */
+	EXPECT_EQ(-EINVAL, raw_install(&self->nl, 0, 1, CAPFENCE_RULE_OPEN,
+				       NULL, NULL, 0));
+	/* nothing of the above was installed */
+	EXPECT_EQ(e, cft_next_epoch(&self->nl));
+	EXPECT_EQ(0, raw_install(&self->nl, e, 1, CAPFENCE_RULE_TOKEN, &ok,
+				 NULL, 0));
+}
+
+struct dump {
+	int n;
+	uint64_t last;
+	int rules;
+};
+
+static int dump_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlattr *tb[CAPFENCE_A_MAX + 1];
+	const struct nlattr *a;
+	struct dump *d = data;
+
+	cf_nl_parse(nlh, tb);
+	d->n++;
+	d->last = mnl_attr_get_u64(tb[CAPFENCE_A_EPOCH_ID]);
+	d->rules = 0;
+	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr))
+		if (mnl_attr_get_type(a) == CAPFENCE_A_RULE)
+			d->rules++;
+	return MNL_CB_OK;
+}
+
+TEST_F(ctl, epoch_dump_and_get)
+{
+	const char *rules[] = { "fs:read=token:/srv" };
+	uint64_t e = cft_next_epoch(&self->nl);
+	struct nlmsghdr *nlh;
+	struct dump d = {};
+
+	ASSERT_EQ(0, cft_epoch_install(&self->nl, e, rules, 1, NULL, 0));
+	nlh = cf_nl_req(&self->nl, CAPFENCE_CMD_EPOCH_GET, NLM_F_DUMP);
+	ASSERT_EQ(0, cf_nl_talk(&self->nl, nlh, dump_cb, &d));
+	EXPECT_LE(1, d.n);
+	EXPECT_EQ(e, d.last);
+	EXPECT_EQ(CAPFENCE_CLASS_MAX, d.rules);
+	memset(&d, 0, sizeof(d));
+	nlh = cf_nl_req(&self->nl, CAPFENCE_CMD_EPOCH_GET, 0);
+	mnl_attr_put_u64(nlh, CAPFENCE_A_EPOCH_ID, e);
+	ASSERT_EQ(0, cf_nl_talk(&self->nl, nlh, dump_cb, &d));
+	EXPECT_EQ(1, d.n);
+	nlh = cf_nl_req(&self->nl, CAPFENCE_CMD_EPOCH_GET, 0);
+	mnl_attr_put_u64(nlh, CAPFENCE_A_EPOCH_ID, e + 100);
+	EXPECT_EQ(-ENOENT, cf_nl_talk(&self->nl, nlh, dump_cb, &d));
+	EXPECT_EQ(-ENOENT, cft_epoch_activate(&self->nl, e + 100));
+	EXPECT_EQ(0, cft_epoch_activate(&self->nl, e));
+	/* activating twice is harmless */
+	EXPECT_EQ(0, cft_epoch_activate(&self->nl, e));
+}
+
+TEST_F(ctl, keys)
+{
+	uint8_t raw[CAPFENCE_KEY_LEN] = { 1 };
+	struct nlmsghdr *nlh;
+	struct cf_key *k;
+
+	ASSERT_EQ(0, cf_key_from_bytes(900, raw, &k));
+	EXPECT_EQ(0, cft_key_install(&self->nl, k));
+	EXPECT_EQ(-EEXIST, cft_key_install(&self->nl, k));
+	EXPECT_EQ(0, cft_key_remove(&self->nl, 900));
+	EXPECT_EQ(-ENOENT, cft_key_remove(&self->nl, 900));
+	cf_key_free(k);
+	/* key id 0 and short keys are refused by the policy */
+	nlh = cf_nl_req(&self->nl, CAPFENCE_CMD_KEY_INSTALL, 0);
+	mnl_attr_put_u32(nlh, CAPFENCE_A_KEY_ID, 0);
+	mnl_attr_put(nlh, CAPFENCE_A_KEY, sizeof(raw), raw);
+	EXPECT_EQ(-ERANGE, cf_nl_talk(&self->nl, nlh, NULL, NULL));
+	nlh = cf_nl_req(&self->nl, CAPFENCE_CMD_KEY_INSTALL, 0);
+	mnl_attr_put_u32(nlh, CAPFENCE_A_KEY_ID, 901);
+	mnl_attr_put(nlh, CAPFENCE_A_KEY, 16, raw);
+	EXPECT_EQ(-ERANGE, cf_nl_talk(&self->nl, nlh, NULL, NULL));
+	/* missing attribute */
+	nlh = cf_nl_req(&self->nl, CAPFENCE_CMD_KEY_INSTALL, 0);
+	mnl_attr_put_u32(nlh, CAPFENCE_A_KEY_ID, 902);
+	EXPECT_EQ(-EINVAL, cf_nl_talk(&self->nl, nlh, NULL, NULL));
+}
+
+/* Try each mutating operation; all must fail with @want. */
+static void try_mutations(struct __test_metadata *_metadata, int want)
+{
+	const int cmds[] = { CAPFENCE_CMD_KEY_REMOVE, CAPFENCE_CMD_REVOKE,
+			     CAPFENCE_CMD_EPOCH_ACTIVATE,
+			     CAPFENCE_CMD_EPOCH_INSTALL,
+			     CAPFENCE_CMD_EXEC_SET, CAPFENCE_CMD_DELEGATE,
+			     CAPFENCE_CMD_HOOKS_DETACH,
+			     CAPFENCE_CMD_HOOKS_ATTACH,
+			     CAPFENCE_CMD_KEY_INSTALL };
+	struct cf_nl nl;
+	size_t i;
+
+	ASSERT_EQ(0, cf_nl_open(&nl));
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		struct nlmsghdr *nlh = cf_nl_req(&nl, (uint8_t)cmds[i], 0);
+
+		int res = cf_nl_talk(&nl, nlh, NULL, NULL);
+
+		if (res != want)
+			TH_LOG("command %d gave %d", cmds[i], res);
+		EXPECT_EQ(want, res);
+	}
+	cf_nl_close(&nl);
+}
+
+TEST(unprivileged_user_refused)
+{
+	pid_t pid = fork();
+	int st;
+
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		if (setresgid(65534, 65534, 65534) ||
+		    setresuid(65534, 65534, 65534))
+			_exit(99);
+		try_mutations(_metadata, -EPERM);
+		_exit(_metadata->passed ? 0 : 1);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	EXPECT_TRUE(WIFEXITED(st));
+	EXPECT_EQ(0, WEXITSTATUS(st));
+}
+
+TEST(root_in_user_namespace_refused)
+{
+	pid_t pid = fork();
+	int st;
+
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		if (unshare(CLONE_NEWUSER))
+			_exit(98);
+		try_mutations(_metadata, -EPERM);
+		_exit(_metadata->passed ? 0 : 1);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	EXPECT_TRUE(WIFEXITED(st));
+	EXPECT_EQ(0, WEXITSTATUS(st));
+}
+
+TEST_F(ctl, bound_root_refused)
+{
+	const char *rules[] = { "fs:read=open" };
+	const char *ops[] = { "revoke", "activate", "exec", "detach" };
+	uint64_t e = cft_next_epoch(&self->nl);
+	struct cft_agent a;
+	size_t i;
+
+	ASSERT_EQ(0, cft_epoch_install(&self->nl, e, rules, 1, NULL, 0));
+	ASSERT_EQ(0, cft_agent_spawn(&a, e, NULL, 0, NULL));
+	/* the agent runs as root with every capability, yet is bound */
+	for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+		int res = cft_agent_do(&a, "mutate %s", ops[i]);
+
+		if (res != EPERM)
+			TH_LOG("%s gave %d", ops[i], res);
+		EXPECT_EQ(EPERM, res);
+	}
+	EXPECT_EQ(0, WEXITSTATUS(cft_agent_stop(&a)));
+}
+
+struct task_info {
+	uint64_t epoch;
+	int ncaps;
+	uint64_t cap_id[4];
+	uint32_t from[4];
+	uint32_t state[4];
+};
+
+static int task_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlattr *tb[CAPFENCE_A_MAX + 1], *a;
+	struct task_info *ti = data;
+
+	cf_nl_parse(nlh, tb);
+	ti->epoch = mnl_attr_get_u64(tb[CAPFENCE_A_EPOCH_ID]);
+	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr)) {
+		const struct nlattr *c[CAPFENCE_CAP_A_MAX + 1];
+
+		if (mnl_attr_get_type(a) != CAPFENCE_A_CAP || ti->ncaps == 4)
+			continue;
+		cf_nl_parse_nested(a, c, CAPFENCE_CAP_A_MAX);
+		ti->cap_id[ti->ncaps] = mnl_attr_get_u64(c[CAPFENCE_CAP_A_CAP_ID]);
+		ti->from[ti->ncaps] = mnl_attr_get_u32(c[CAPFENCE_CAP_A_FROM_PID]);
+		ti->state[ti->ncaps] = mnl_attr_get_u32(c[CAPFENCE_CAP_A_STATE]);
+		ti->ncaps++;
+	}
+	return MNL_CB_OK;
+}
+
+static int task_get(struct cf_nl *nl, pid_t pid, struct task_info *ti)
+{
+	struct nlmsghdr *nlh = cf_nl_req(nl, CAPFENCE_CMD_TASK_GET, 0);
+
+	memset(ti, 0, sizeof(*ti));
+	mnl_attr_put_u32(nlh, CAPFENCE_A_PID, (uint32_t)pid);
+	return cf_nl_talk(nl, nlh, task_cb, ti);
+}
+
+TEST_F(ctl, task_get_and_revoke_cascade)
+{
+	const char *rules[] = { "net:connect=token:127.0.0.0/8",
+				"fs:read=open" };
+	uint64_t e = cft_next_epoch(&self->nl);
+	struct cft_agent p, c;
+	struct task_info ti;
+	struct cft_reply r;
+	struct cf_token t;
+	uint16_t port;
+	int srv = cft_listen(&port);
+
+	ASSERT_LE(0, srv);
+	ASSERT_EQ(0, cft_epoch_install(&self->nl, e, rules, 2, NULL, 0));
+	ASSERT_EQ(0, cft_agent_spawn(&p, e, NULL, 0, NULL));
+	ASSERT_EQ(0, cft_agent_spawn(&c, e, NULL, 0, NULL));
+	ASSERT_EQ(0, task_get(&self->nl, getpid(), &ti));
+	EXPECT_EQ(0, ti.epoch);
+	EXPECT_EQ(-ESRCH, task_get(&self->nl, 999999, &ti));
+	ASSERT_EQ(0, cft_mint(self->key, "net:connect", e, "127.0.0.1/32", 0,
+			      &t));
+	ASSERT_EQ(0, cft_delegate(&self->nl, &t, p.pid, 0, false, &r));
+	ASSERT_EQ(0, cft_delegate(&self->nl, &t, c.pid, p.pid, false, &r));
+	ASSERT_EQ(0, task_get(&self->nl, c.pid, &ti));
+	EXPECT_EQ(e, ti.epoch);
+	ASSERT_EQ(1, ti.ncaps);
+	EXPECT_EQ(t.cap_id, ti.cap_id[0]);
+	EXPECT_EQ((uint32_t)p.pid, ti.from[0]);
+	EXPECT_EQ(0, ti.state[0]);
+	EXPECT_EQ(0, cft_agent_do(&c, "connect 127.0.0.1 %u", port));
+	/* revoking the parent's capability revokes the delegated copy */
+	ASSERT_EQ(0, cft_revoke(&self->nl, t.cap_id, &r));
+	EXPECT_EQ(EACCES, cft_agent_do(&p, "connect 127.0.0.1 %u", port));
+	EXPECT_EQ(EACCES, cft_agent_do(&c, "connect 127.0.0.1 %u", port));
+	ASSERT_EQ(0, task_get(&self->nl, c.pid, &ti));
+	EXPECT_EQ(CAPFENCE_R_REVOKED, ti.state[0]);
+	EXPECT_EQ(0, WEXITSTATUS(cft_agent_stop(&c)));
+	EXPECT_EQ(0, WEXITSTATUS(cft_agent_stop(&p)));
+	close(srv);
+}
+
+struct ev {
+	int n;
+	uint32_t event, reason;
+};
+
+static int ev_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlattr *tb[CAPFENCE_A_MAX + 1];
+	struct ev *ev = data;
+
+	cf_nl_parse(nlh, tb);
+	ev->event = mnl_attr_get_u32(tb[CAPFENCE_A_EVENT]);
+	ev->reason = mnl_attr_get_u32(tb[CAPFENCE_A_REASON]);
+	ev->n++;
+	return MNL_CB_STOP;
+}
+
+TEST_F(ctl, events_group)
+{
+	struct cf_nl mon;
+	struct ev ev = {};
+	struct cft_reply r;
+	struct cf_token t;
+
+	ASSERT_EQ(0, cf_nl_open(&mon));
+	ASSERT_EQ(0, cf_nl_subscribe(&mon));
+	ASSERT_EQ(0, cft_mint(self->key, "net:connect", 1, NULL, 0, &t));
+	EXPECT_EQ(-EINVAL, cft_delegate(&self->nl, &t, getpid(), 0, false, &r));
+	ASSERT_EQ(0, cf_nl_recv_events(&mon, ev_cb, &ev));
+	EXPECT_EQ(1, ev.n);
+	EXPECT_EQ(CAPFENCE_EV_DELEGATE_REJECT, ev.event);
+	EXPECT_EQ(CAPFENCE_R_NOT_BOUND, ev.reason);
+	cf_nl_close(&mon);
+}
+
+CFT_MAIN
