@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
+#include <time.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -478,8 +480,78 @@ static int agent_mutate(const char *what)
 	return -err;
 }
 
+struct spin_arg {
+	int seconds, base, nports;
+	struct cft_spin_rec *recs;
+	size_t n, cap;
+	unsigned int seed;
+};
+
+uint64_t cft_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void *spin_thread(void *p)
+{
+	struct spin_arg *a = p;
+	uint64_t end = cft_now_ns() + (uint64_t)a->seconds * 1000000000ull;
+
+	while (a->n < a->cap) {
+		struct cft_spin_rec *r = &a->recs[a->n];
+		int port = a->base + (int)(rand_r(&a->seed) % (unsigned int)a->nports);
+		int err;
+
+		r->start_ns = cft_now_ns();
+		if (r->start_ns > end)
+			break;
+		err = agent_connect(AF_INET, "127.0.0.1", port, false);
+		r->port = (uint32_t)port;
+		/* refused means the LSM let it through */
+		r->allowed = err != EACCES;
+		a->n++;
+	}
+	return NULL;
+}
+
+/* Connect to random ports from two threads; log every attempt. */
+static int agent_spin(int seconds, int base, int nports)
+{
+	struct spin_arg a[2];
+	pthread_t th[2];
+	char path[64];
+	FILE *f;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		a[i] = (struct spin_arg){ seconds, base, nports, NULL, 0,
+					  1 << 20, (unsigned int)(getpid() + i) };
+		a[i].recs = calloc(a[i].cap, sizeof(*a[i].recs));
+		if (!a[i].recs)
+			return ENOMEM;
+		pthread_create(&th[i], NULL, spin_thread, &a[i]);
+	}
+	for (i = 0; i < 2; i++)
+		pthread_join(th[i], NULL);
+	snprintf(path, sizeof(path), "/tmp/spin.%d", getpid());
+	f = fopen(path, "w");
+	for (i = 0; i < 2; i++) {
+		if (f)
+			fwrite(a[i].recs, sizeof(*a[i].recs), a[i].n, f);
+		free(a[i].recs);
+	}
+	if (!f)
+		return errno;
+	fclose(f);
+	return 0;
+}
+
 static int agent_run(char *cmd)
 {
+	int secs, nports;
 	char a[128], b[128];
 	int port;
 
@@ -493,6 +565,8 @@ static int agent_run(char *cmd)
 		return agent_open(a, b);
 	if (sscanf(cmd, "mutate %127s", a) == 1)
 		return agent_mutate(a);
+	if (sscanf(cmd, "spin %d %d %d", &secs, &port, &nports) == 3)
+		return agent_spin(secs, port, nports);
 	if (!strcmp(cmd, "pid"))
 		return getpid();
 	return EINVAL;

@@ -68,6 +68,15 @@ int cft_agent_do(struct cft_agent *a, const char *fmt, ...)
 int cft_agent_stop(struct cft_agent *a);
 int cft_agent_main(void);
 
+/* One connect attempt of the "spin" agent command (/tmp/spin.PID). */
+struct cft_spin_rec {
+	uint64_t start_ns;	/* CLOCK_MONOTONIC before connect() */
+	uint32_t port;
+	uint32_t allowed;	/* not EACCES */
+};
+
+uint64_t cft_now_ns(void);
+
 /* A TCP listener on 127.0.0.1; returns the fd and sets *port. */
 int cft_listen(uint16_t *port);
 
