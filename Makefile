@@ -98,11 +98,18 @@ $(B)/guest/share/capfence/%: selftests/vectors/%
 	@mkdir -p $(dir $@)
 	cp $< $@
 
+$(B)/guest/share/capfence/cli-tests.sh: selftests/cli/cli-tests.sh
+	@mkdir -p $(dir $@)
+	install -m 0755 $< $@
+
 $(B)/guest/bin/run-vm-tests: selftests/kernel/run-vm-tests
 	@mkdir -p $(B)/guest/bin
 	cp $< $@
 
-tests: $(UNIT_BINS) $(VMT_BINS) $(B)/guest/bin/run-vm-tests $(B)/guest/share/capfence/tokens.txt
+GUEST_FILES := $(B)/guest/bin/run-vm-tests $(B)/guest/share/capfence/tokens.txt \
+	$(if $(wildcard selftests/cli/cli-tests.sh),$(B)/guest/share/capfence/cli-tests.sh)
+
+tests: $(UNIT_BINS) $(VMT_BINS) $(GUEST_FILES)
 
 unit: $(UNIT_BINS)
 	@mkdir -p $(B)/logs

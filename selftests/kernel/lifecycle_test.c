@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Lifecycle: while a task is bound the hooks cannot be detached and the
+ * module cannot be unloaded; attaching twice is harmless; once nothing is
+ * bound, detach and unload succeed. Runs last: it leaves the module out.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "kselftest_harness.h"
+#include "common.h"
+
+static int rmmod(void)
+{
+	return syscall(__NR_delete_module, "capfence", O_NONBLOCK) ? -errno : 0;
+}
+
+TEST(lifecycle)
+{
+	const char *rules[] = { "fs:read=open" };
+	struct cft_status s;
+	struct cft_agent a;
+	struct cf_nl nl;
+	uint64_t e;
+	int i, err = -1;
+
+	ASSERT_EQ(0, cft_open(&nl));
+	e = cft_next_epoch(&nl);
+	ASSERT_EQ(0, cft_epoch_install(&nl, e, rules, 1, NULL, 0));
+	ASSERT_EQ(0, cft_agent_spawn(&a, e, NULL, 0, NULL));
+
+	/* bound task: no detach, no unload */
+	EXPECT_EQ(-EBUSY, cf_nl_talk(&nl, cf_nl_req(&nl, CAPFENCE_CMD_HOOKS_DETACH,
+						      0), NULL, NULL));
+	EXPECT_NE(NULL, strstr(nl.ext, "tasks are bound"));
+	EXPECT_EQ(-EWOULDBLOCK, rmmod());
+	/* attach while attached */
+	EXPECT_EQ(-EALREADY, cf_nl_talk(&nl, cf_nl_req(&nl, CAPFENCE_CMD_HOOKS_ATTACH,
+							0), NULL, NULL));
+	EXPECT_EQ(0, system("capfence attach >/dev/null"));
+	ASSERT_EQ(0, cft_status(&nl, &s));
+	EXPECT_TRUE(s.attached);
+	EXPECT_EQ(0, WEXITSTATUS(cft_agent_stop(&a)));
+
+	/* credentials are freed after a grace period */
+	for (i = 0; i < 50 && err; i++) {
+		err = cf_nl_talk(&nl, cf_nl_req(&nl, CAPFENCE_CMD_HOOKS_DETACH, 0),
+				 NULL, NULL);
+		if (err)
+			usleep(100000);
+	}
+	EXPECT_EQ(0, err);
+	ASSERT_EQ(0, cft_status(&nl, &s));
+	EXPECT_FALSE(s.attached);
+	EXPECT_EQ(0, s.bound);
+	/* binding fails closed without hooks */
+	{
+		struct cft_reply r;
+
+		EXPECT_EQ(-ENOLINK, cft_exec_set(&nl, e, NULL, 0, &r));
+	}
+	/* re-attach and detach through the CLI, which also unpins */
+	EXPECT_EQ(0, system("capfence attach >/dev/null && capfence detach >/dev/null"));
+	cf_nl_close(&nl);
+	/* programs hold the module until they are freed */
+	err = -1;
+	for (i = 0; i < 50 && err; i++) {
+		err = rmmod();
+		if (err)
+			usleep(100000);
+	}
+	EXPECT_EQ(0, err);
+	EXPECT_NE(0, access("/sys/kernel/btf/capfence", F_OK));
+	EXPECT_EQ(0, system("insmod /capfence.ko && capfence attach >/dev/null"));
+}
+
+CFT_MAIN
