@@ -168,6 +168,13 @@ if [ -n "$CF_HOST_ONLY" ]; then
 	finish
 fi
 
+# ---- kernel: exec fails closed without hooks (nothing is bound yet) ----------
+tg "detach (nothing bound)" 0 "hooks detached" "$CF" detach
+tg "exec without hooks: refused (1)" 1 "hooks are not attached" "$CF" exec --epoch 41 -- echo RAN
+grep -q RAN "$W/out" && nok "exec without hooks ran nothing" || ok "exec without hooks ran nothing"
+tg "attach again" 0 "hooks attached" "$CF" attach
+tg "status: attached" 0 "attached" "$CF" status
+
 # ---- kernel: keys and epochs -------------------------------------------------
 tg "key install" 0 "key 1 installed" "$CF" key install "$W/k1"
 tg "key install twice: EEXIST shown" 1 "remove it first" "$CF" key install "$W/k1"
