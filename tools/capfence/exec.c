@@ -25,7 +25,7 @@ int cf_cmd_exec(int argc, char **argv)
 	struct cf_decision d = { 0 };
 	struct nlmsghdr *nlh;
 	uint64_t epoch = 0;
-	char line[512];
+	char line[512], why[CF_ERR_MAX];
 	struct cf_nl nl;
 	int i, cmd = 0, ntok = 0, ret, len, e;
 
@@ -58,11 +58,14 @@ int cf_cmd_exec(int argc, char **argv)
 				return cf_usage(exec_usage, "exec: more than %d tokens",
 						CAPFENCE_MAX_TOKENS);
 			}
-			ret = cf_token_arg("exec", argv[++i], &toks[ntok]);
-			if (ret) {
+			if (cf_token_from_text(argv[++i], &toks[ntok], why,
+					       sizeof(why))) {
+				/* as the kernel would: a token that does not
+				 * decode is forged */
+				cf_err("exec: token %d: malformed token: %s; nothing was run",
+				       ntok + 1, why);
 				free(toks);
-				fprintf(stderr, "capfence: exec: nothing was run\n");
-				return ret;
+				return CF_EXIT_FORGED;
 			}
 			ntok++;
 		} else if (cf_opt_in(a, "--epoch --token")) {
