@@ -170,15 +170,12 @@ int cf_net_range_from_wire(struct capfence_net_range *r,
 	for (i = 0; i < 16; i++) {
 		u8 keep;
 
-		if (i >= alen) {
+		if (i >= alen || i * 8 >= r->prefix_len)
 			keep = 0;
-		} else if (i * 8 + 8 <= r->prefix_len) {
+		else if (i * 8 + 8 <= r->prefix_len)
 			keep = 0xff;
-		} else if (i * 8 >= r->prefix_len) {
-			keep = 0;
-		} else {
+		else
 			keep = (u8)(0xff << (8 - (r->prefix_len - i * 8)));
-		}
 		if (r->addr[i] & ~keep)
 			return -EINVAL;
 	}

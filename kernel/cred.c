@@ -79,12 +79,13 @@ static void cf_cred_release(struct cf_cred *e)
 
 static void cf_cred_copy(struct cf_cred *n, struct cf_cred *o)
 {
+	struct cf_holdings *h;
+
 	spin_lock(&o->lock);
 	n->epoch = o->epoch;
 	n->pending = o->pending;
-	rcu_assign_pointer(n->held,
-			   cf_holdings_get(rcu_dereference_protected(o->held,
-				lockdep_is_held(&o->lock))));
+	h = rcu_dereference_protected(o->held, lockdep_is_held(&o->lock));
+	rcu_assign_pointer(n->held, cf_holdings_get(h));
 	n->pending_held = cf_holdings_get(o->pending_held);
 	spin_unlock(&o->lock);
 }

@@ -12,7 +12,9 @@
 #include <linux/atomic.h>
 #include "capfence.h"
 
+/* the fence lock: orders activations, revocations and key changes */
 DEFINE_SEQLOCK(cf_fence);
+/* serializes control-plane mutations that allocate; taken first */
 DEFINE_MUTEX(cf_mutex);
 
 static u64 cf_fence_val;

@@ -220,15 +220,16 @@ static int cf_parse_rule(struct cf_epoch *e, const struct nlattr *nest,
 	rule->kind = nla_get_u8(tb[CAPFENCE_RULE_A_KIND]);
 	nla_for_each_nested(nla, nest, rem) {
 		int type = nla_type(nla);
+		bool is_net = type == CAPFENCE_RULE_A_NET;
 
-		if (type != CAPFENCE_RULE_A_NET && type != CAPFENCE_RULE_A_PATH)
+		if (!is_net && type != CAPFENCE_RULE_A_PATH)
 			continue;
 		if (rule->kind != CAPFENCE_RULE_TOKEN) {
 			NL_SET_ERR_MSG_ATTR(extack, nla,
 					    "only token rules take constraints");
 			return -EINVAL;
 		}
-		if ((type == CAPFENCE_RULE_A_NET) != cf_class_is_net(class_id)) {
+		if (cf_class_is_net(class_id) != is_net) {
 			NL_SET_ERR_MSG_ATTR(extack, nla,
 					    "constraint kind does not fit the class");
 			return -EINVAL;

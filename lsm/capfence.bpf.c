@@ -71,8 +71,10 @@ int BPF_PROG(cf_socket_bind, struct socket *sock, struct sockaddr *address,
 	return ret ?: capfence_socket_bind(sock, address, addrlen);
 }
 
-/* FMODE_READ | FMODE_WRITE; reading f_mode also makes clang emit the full
- * struct file type, which libbpf needs to match the kfunc's prototype */
+/*
+ * FMODE_READ | FMODE_WRITE; reading f_mode also makes clang emit the full
+ * struct file type, which libbpf needs to match the kfunc's prototype.
+ */
 #define CF_FMODE_RW 0x3
 
 SEC("lsm/file_open")
