@@ -14,7 +14,8 @@
 #include <linux/sched.h>
 #include "capfence.h"
 
-static DEFINE_RATELIMIT_STATE(cf_audit_rs, 5 * HZ, 200);
+/* a denial storm must not flood the audit log: 500 records per 5 s */
+static DEFINE_RATELIMIT_STATE(cf_audit_rs, 5 * HZ, 500);
 
 static const char *const cf_reason_names[] = {
 	[CAPFENCE_R_OK] = "ok",

@@ -155,6 +155,7 @@ struct list_head *cf_epoch_list(void);
 int cf_epoch_install(struct cf_epoch *e, struct netlink_ext_ack *extack);
 int cf_epoch_activate_locked(struct cf_epoch *e);
 int cf_epoch_activate(u64 id, struct netlink_ext_ack *extack);
+void cf_epoch_bind_activate(struct cf_epoch *e);
 struct cf_epoch *cf_epoch_alloc(u64 id);
 void cf_epoch_free(struct cf_epoch *e);
 u64 cf_epoch_max_id(void);
@@ -212,6 +213,7 @@ struct cf_delegation {
 	bool dry_run;			/* check only */
 	/* results */
 	enum capfence_reason reason;
+	bool already_held;		/* the target holds this very token */
 	struct cf_token token;
 	u64 target_epoch;
 	u64 fence;

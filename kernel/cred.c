@@ -198,9 +198,7 @@ int cf_cred_bind_exec(struct linux_binprm *bprm)
 		return 0;
 	if (!cf_hooks_attached())
 		return -EACCES;
-	write_seqlock(&cf_fence);
-	cf_epoch_activate_locked(e->pending);
-	write_sequnlock(&cf_fence);
+	cf_epoch_bind_activate(e->pending);
 	spin_lock(&e->lock);
 	h = rcu_dereference_protected(e->held, lockdep_is_held(&e->lock));
 	rcu_assign_pointer(e->held, e->pending_held);

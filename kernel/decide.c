@@ -114,6 +114,23 @@ static bool cf_holds_valid(struct cf_cred *c, u64 cap_id)
 	return false;
 }
 
+static bool cf_holds_same(struct cf_cred *c, const struct cf_token *t)
+{
+	struct cf_holdings *h;
+	u32 i;
+
+	h = rcu_dereference_protected(c->held, lockdep_is_held(&cf_mutex));
+	for (i = 0; h && i < h->n; i++) {
+		const struct cf_grant *g = h->g[i];
+
+		if (g->capid->cap_id == t->cap_id && g->class_id == t->class_id &&
+		    g->epoch->id == t->epoch_id && g->n == t->n &&
+		    !memcmp(g->c, t->c, t->n * sizeof(t->c[0])))
+			return true;
+	}
+	return false;
+}
+
 /**
  * cf_delegate() - check a delegation and, unless dry run, install it
  * @d: the request; results are written back into it
@@ -130,10 +147,13 @@ int cf_delegate(struct cf_delegation *d, struct netlink_ext_ack *extack)
 	struct cf_holdings *old, *new = NULL;
 	struct cf_cred *target, *from = NULL;
 	struct cf_grant *g;
+	const char *why;
 	int err = 0;
 
 	lockdep_assert_held(&cf_mutex);
 	d->fence = cf_fence_value();
+	/* for the reply and the event only; checks run in table order */
+	cf_token_decode(&d->token, d->tok, d->len, &why);
 	tcred = cf_get_task_cred(d->pid);
 	if (!tcred) {
 		NL_SET_ERR_MSG(extack, "no_task: no task with this pid");
@@ -161,6 +181,8 @@ int cf_delegate(struct cf_delegation *d, struct netlink_ext_ack *extack)
 			rcu_read_unlock();
 		}
 	}
+	/* delegating a held token again changes nothing */
+	d->already_held = cf_holds_same(target, &d->token);
 	g = cf_grant_from_token(&d->token, target->epoch, d->from, GFP_KERNEL);
 	if (!g) {
 		err = -ENOMEM;
@@ -184,7 +206,7 @@ int cf_delegate(struct cf_delegation *d, struct netlink_ext_ack *extack)
 		d->reason = CAPFENCE_R_FENCED;
 	} else if (d->from && (!from || !cf_holds_valid(from, g->capid->cap_id))) {
 		d->reason = CAPFENCE_R_NOT_HELD;
-	} else if (!d->dry_run) {
+	} else if (!d->dry_run && !d->already_held) {
 		spin_lock(&target->lock);
 		rcu_assign_pointer(target->held, new);
 		spin_unlock(&target->lock);

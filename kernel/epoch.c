@@ -13,9 +13,43 @@
 #include <linux/list.h>
 #include <linux/rculist.h>
 #include <linux/slab.h>
+#include <linux/workqueue.h>
 #include "capfence.h"
 
 static LIST_HEAD(cf_epochs);
+static atomic64_t cf_bind_activated = ATOMIC64_INIT(0);
+
+/* The exec hook cannot send netlink messages; a work item does it. */
+static void cf_activation_event(struct work_struct *work)
+{
+	u64 id = atomic64_xchg(&cf_bind_activated, 0);
+
+	if (id)
+		cf_event(CAPFENCE_EV_EPOCH_ACTIVATE, id, 0, CAPFENCE_R_OK, 0);
+}
+
+static DECLARE_WORK(cf_activation_work, cf_activation_event);
+
+/**
+ * cf_epoch_bind_activate() - activate @e at the first bind to it
+ * @e: the epoch an execve is binding
+ *
+ * Never sleeps (exec hook, BPF program context). The event is published
+ * from a work item.
+ */
+void cf_epoch_bind_activate(struct cf_epoch *e)
+{
+	int now;
+
+	write_seqlock(&cf_fence);
+	now = cf_epoch_activate_locked(e);
+	write_sequnlock(&cf_fence);
+	if (now) {
+		atomic64_set(&cf_bind_activated, e->id);
+		schedule_work(&cf_activation_work);
+	}
+}
+
 static u64 cf_max_epoch;	/* fence lock */
 static u64 cf_active_epoch;	/* fence lock */
 
@@ -144,11 +178,13 @@ int cf_epoch_activate_locked(struct cf_epoch *e)
  * @id: epoch id
  * @extack: netlink extended ack
  *
- * Return: 0 (also when already active), or -ENOENT for an unknown epoch.
+ * Return: 1 when activated now, 0 when already active, or -ENOENT for an
+ * unknown epoch.
  */
 int cf_epoch_activate(u64 id, struct netlink_ext_ack *extack)
 {
 	struct cf_epoch *e;
+	int ret;
 
 	lockdep_assert_held(&cf_mutex);
 	e = cf_epoch_find(id);
@@ -157,9 +193,9 @@ int cf_epoch_activate(u64 id, struct netlink_ext_ack *extack)
 		return -ENOENT;
 	}
 	write_seqlock(&cf_fence);
-	cf_epoch_activate_locked(e);
+	ret = cf_epoch_activate_locked(e);
 	write_sequnlock(&cf_fence);
-	return 0;
+	return ret;
 }
 
 /**
@@ -201,6 +237,7 @@ void cf_epoch_exit(void)
 {
 	struct cf_epoch *e, *tmp;
 
+	cancel_work_sync(&cf_activation_work);
 	list_for_each_entry_safe(e, tmp, &cf_epochs, node) {
 		list_del(&e->node);
 		cf_epoch_free(e);

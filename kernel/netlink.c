@@ -323,9 +323,9 @@ static int cf_nl_epoch_activate(struct sk_buff *skb, struct genl_info *info)
 	mutex_lock(&cf_mutex);
 	err = cf_epoch_activate(id, info->extack);
 	mutex_unlock(&cf_mutex);
-	if (!err)
+	if (err > 0)
 		cf_event(CAPFENCE_EV_EPOCH_ACTIVATE, id, 0, CAPFENCE_R_OK, 0);
-	return err;
+	return err < 0 ? err : 0;
 }
 
 static int cf_put_constraints(struct sk_buff *skb, const struct cf_constraint *c,
@@ -678,7 +678,7 @@ static int cf_nl_task_get(struct sk_buff *skb, struct genl_info *info)
 			 c && c->epoch ? c->epoch->id : 0) ||
 	      cf_put_u64(msg, CAPFENCE_A_FENCE, cf_fence_value());
 	if (!err && c && c->pending)
-		err = cf_put_u64(msg, CAPFENCE_A_MAX_EPOCH_ID, c->pending->id);
+		err = cf_put_u64(msg, CAPFENCE_A_PENDING_EPOCH_ID, c->pending->id);
 	if (!err && c)
 		err = cf_fill_caps(msg, rcu_dereference(c->held));
 	rcu_read_unlock();

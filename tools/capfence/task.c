@@ -113,7 +113,7 @@ static int task_cb(const struct nlmsghdr *nlh, void *data)
 		else if (type == CAPFENCE_A_EPOCH_ID &&
 			 !mnl_attr_validate(a, MNL_TYPE_U64))
 			ti->epoch_id = mnl_attr_get_u64(a);
-		else if (type == CAPFENCE_A_MAX_EPOCH_ID &&	/* pending */
+		else if (type == CAPFENCE_A_PENDING_EPOCH_ID &&
 			 !mnl_attr_validate(a, MNL_TYPE_U64))
 			ti->pending = mnl_attr_get_u64(a);
 		else if (type == CAPFENCE_A_FENCE &&

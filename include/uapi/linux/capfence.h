@@ -168,6 +168,7 @@ enum capfence_attr {
 	CAPFENCE_A_MAX_EPOCH_ID,	/* u64: highest installed epoch */
 	CAPFENCE_A_ACTIVE_EPOCH_ID,	/* u64: highest activated epoch */
 	CAPFENCE_A_PAD,
+	CAPFENCE_A_PENDING_EPOCH_ID,	/* u64: TASK_GET, epoch the next execve binds */
 	__CAPFENCE_A_MAX
 };
 #define CAPFENCE_A_MAX (__CAPFENCE_A_MAX - 1)
