@@ -34,7 +34,7 @@ VMT_BINS   := $(patsubst selftests/kernel/%.c,$(B)/guest/bin/%,$(VMT_SRCS))
 VMT_COMMON := $(wildcard selftests/kernel/common.c)
 BENCH_SRCS := $(wildcard selftests/bench/*.c)
 
-.PHONY: all deps module bpf cli tests check unit vmtest demo bench checkpatch clean distclean
+.PHONY: all deps module bpf cli tests check unit vmtest demo checkpatch clean distclean
 
 all: module cli tests
 
@@ -109,7 +109,7 @@ $(B)/guest/bin/run-vm-tests: selftests/kernel/run-vm-tests
 GUEST_FILES := $(B)/guest/bin/run-vm-tests $(B)/guest/share/capfence/tokens.txt \
 	$(if $(wildcard selftests/cli/cli-tests.sh),$(B)/guest/share/capfence/cli-tests.sh)
 
-tests: $(UNIT_BINS) $(VMT_BINS) $(GUEST_FILES)
+tests: $(UNIT_BINS) $(VMT_BINS) $(GUEST_FILES) $(GUEST_EXTRA)
 
 unit: $(UNIT_BINS)
 	@mkdir -p $(B)/logs
@@ -143,9 +143,6 @@ check: all
 demo: all
 	@$(VMRUN) --timeout 600 --add selftests/demo/seed-scenario:/root/seed-scenario -- sh /root/seed-scenario
 
-bench: all
-	@$(VMRUN) --timeout 900 -- run-bench
-
 checkpatch: $(LSRC)/.stamp
 	$(LSRC)/scripts/checkpatch.pl --strict --no-tree --show-types \
 		--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG -f kernel/*.c kernel/*.h lsm/*.c
@@ -156,3 +153,10 @@ clean:
 
 distclean: clean
 	rm -rf $(B)
+
+# Feature makefiles: each adds its own targets and, through GUEST_EXTRA,
+# programs for the VM image.
+-include selftests/bench/bench.mk
+-include selftests/fuzz/fuzz.mk
+-include tools/build/install.mk
+-include selftests/debug/debug.mk
