@@ -34,6 +34,13 @@ VMT_BINS   := $(patsubst selftests/kernel/%.c,$(B)/guest/bin/%,$(VMT_SRCS))
 VMT_COMMON := $(wildcard selftests/kernel/common.c)
 BENCH_SRCS := $(wildcard selftests/bench/*.c)
 
+# Feature makefiles: each adds its own targets and, through GUEST_EXTRA,
+# programs for the VM image.
+-include selftests/bench/bench.mk
+-include selftests/fuzz/fuzz.mk
+-include tools/build/install.mk
+-include selftests/debug/debug.mk
+
 .PHONY: all deps module bpf cli tests check unit vmtest demo checkpatch clean distclean
 
 all: module cli tests
@@ -153,10 +160,3 @@ clean:
 
 distclean: clean
 	rm -rf $(B)
-
-# Feature makefiles: each adds its own targets and, through GUEST_EXTRA,
-# programs for the VM image.
--include selftests/bench/bench.mk
--include selftests/fuzz/fuzz.mk
--include tools/build/install.mk
--include selftests/debug/debug.mk
