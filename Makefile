@@ -11,6 +11,7 @@
 # Debian's stock cloud kernel is fetched into build/kernel (never installed);
 # CAPFENCE_KABI=6.1.0-NN-cloud-amd64 pins its ABI.
 
+.DEFAULT_GOAL := all
 SHELL      := /bin/bash
 B          := build
 KDIR       := $(B)/kernel/headers
