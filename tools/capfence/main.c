@@ -10,6 +10,21 @@
 #include <string.h>
 #include "cli.h"
 
+/*
+ * Test builds only: pretend to be another CLI version or to speak another
+ * ABI, so that the mismatch report of --version can be exercised against
+ * the real module (selftests/netlink/version-test.sh).
+ */
+#ifdef CF_TEST_CLI_VERSION
+#undef CAPFENCE_CLI_VERSION
+#define CAPFENCE_CLI_VERSION CF_TEST_CLI_VERSION
+#endif
+#ifdef CF_TEST_CLI_ABI
+#define CF_CLI_ABI CF_TEST_CLI_ABI
+#else
+#define CF_CLI_ABI CAPFENCE_GENL_VERSION
+#endif
+
 const char *cf_prog = "capfence";
 
 void cf_err(const char *fmt, ...)
@@ -113,6 +128,70 @@ static const struct cf_cmd cmds[] = {
 	{ "monitor", cf_cmd_monitor, "capfence monitor [--json]" },
 };
 
+struct cf_modver {
+	char version[64];
+	uint32_t abi;
+	bool have_abi;
+};
+
+static int modver_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlattr *tb[CAPFENCE_A_MAX + 1];
+	struct cf_modver *m = data;
+
+	if (cf_nl_parse(nlh, tb))
+		return MNL_CB_ERROR;
+	if (tb[CAPFENCE_A_VERSION])
+		snprintf(m->version, sizeof(m->version), "%s",
+			 mnl_attr_get_str(tb[CAPFENCE_A_VERSION]));
+	if (tb[CAPFENCE_A_ABI]) {
+		m->abi = mnl_attr_get_u32(tb[CAPFENCE_A_ABI]);
+		m->have_abi = true;
+	}
+	return MNL_CB_OK;
+}
+
+/*
+ * capfence --version: the CLI's version and ABI, then the loaded module's
+ * (STATUS_GET: CAPFENCE_A_VERSION, CAPFENCE_A_ABI). A mismatch is one line
+ * on stderr; both versions are still printed and the exit status is 0.
+ */
+static int print_version(void)
+{
+	struct cf_modver m = { "", 0, false };
+	struct cf_nl nl;
+	int err;
+
+	printf("capfence %s (abi %d)\n", CAPFENCE_CLI_VERSION, CF_CLI_ABI);
+	err = cf_nl_open(&nl);
+	if (err == -ENOENT) {
+		printf("module not loaded\n");
+		return 0;
+	}
+	if (err) {
+		printf("module unknown\n");
+		cf_err("cannot ask the module for its version: %s", strerror(-err));
+		return 0;
+	}
+	err = cf_nl_talk(&nl, cf_nl_req(&nl, CAPFENCE_CMD_STATUS_GET, 0),
+			 modver_cb, &m);
+	cf_nl_close(&nl);
+	if (err || !m.version[0] || !m.have_abi) {
+		printf("module unknown\n");
+		cf_err("the module did not report its version: %s",
+		       err ? strerror(-err) : "attribute missing");
+		return 0;
+	}
+	printf("module %s (abi %u)\n", m.version, m.abi);
+	if (m.abi != (uint32_t)CF_CLI_ABI)
+		cf_err("ABI mismatch: this CLI speaks abi %d, the loaded module abi %u; install matching versions",
+		       CF_CLI_ABI, m.abi);
+	else if (strcmp(m.version, CAPFENCE_CLI_VERSION))
+		cf_err("version mismatch: CLI %s, module %s (same abi %u)",
+		       CAPFENCE_CLI_VERSION, m.version, m.abi);
+	return 0;
+}
+
 static void usage(FILE *f)
 {
 	size_t i;
@@ -136,9 +215,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
-		printf("capfence %s (abi %d)\n", CAPFENCE_CLI_VERSION,
-		       CAPFENCE_GENL_VERSION);
-		return 0;
+		return print_version();
 	}
 	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		if (!strcmp(argv[1], cmds[i].name))

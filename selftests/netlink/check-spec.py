@@ -1,0 +1,691 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Hold docs/netlink/capfence.yaml against the code.
+
+  check-spec.py [--top DIR]                  kselftest-style comparison
+  check-spec.py [--top DIR] --genl-expect F  write what `genl ctrl get`
+                                             must show, for the VM test
+
+Compares the YAML spec with include/uapi/linux/capfence.h (every enum and
+attribute set by order, constants, struct capfence_net_range) and with
+kernel/netlink.c (attribute policies and their checks, nested policies,
+operations with doit/dumpit and internal_flags, multicast groups, family
+name/version/maxattr/policy) and the attribute types the kernel puts
+(nla_put_*() in kernel/*.c). Standard library only: the YAML is read by a
+small reader of the subset the spec is written in.
+"""
+import argparse
+import glob
+import os
+import re
+import sys
+
+
+class SpecError(Exception):
+    pass
+
+
+# ---------------------------------------------------------------- YAML subset
+def _scalar(text, lineno):
+    t = text.strip()
+    if t.startswith('[') and t.endswith(']'):
+        inner = t[1:-1].strip()
+        return [] if not inner else [_scalar(x, lineno) for x in inner.split(',')]
+    if len(t) >= 2 and t[0] == t[-1] and t[0] in '\'"':
+        body = t[1:-1]
+        return body.replace("''", "'") if t[0] == "'" else body
+    if re.fullmatch(r'-?[0-9]+', t):
+        return int(t)
+    if re.fullmatch(r'0x[0-9a-fA-F]+', t):
+        return int(t, 16)
+    if t in ('true', 'false'):
+        return t == 'true'
+    if t in ('', '~', 'null'):
+        return None
+    if t[0] in '&*!{|>':
+        raise SpecError('line %d: unsupported YAML construct %r' % (lineno, t))
+    return t
+
+
+KEY_RE = re.compile(r'^([A-Za-z0-9_.-]+):(?:\s+(.*))?$')
+
+
+class Yaml:
+    """Block mappings, block sequences, flow sequences of scalars, |/>
+    block scalars, full-line comments. Enough for the spec, strict about
+    anything else."""
+
+    def __init__(self, text):
+        self.raw = text.split('\n')
+        self.lines = []		# (indent, text, lineno, rawindex)
+        for i, line in enumerate(self.raw):
+            if '\t' in line[:len(line) - len(line.lstrip())]:
+                raise SpecError('line %d: tab in indentation' % (i + 1))
+            s = line.strip()
+            if not s or s.startswith('#') or s == '---':
+                continue
+            self.lines.append([len(line) - len(line.lstrip()), s, i + 1, i])
+
+    def parse(self):
+        v, i = self._block(0, 0)
+        if i != len(self.lines):
+            raise SpecError('line %d: unexpected indentation' % self.lines[i][2])
+        return v
+
+    def _block(self, i, indent):
+        if i >= len(self.lines):
+            return None, i
+        if self.lines[i][1] == '-' or self.lines[i][1].startswith('- '):
+            return self._seq(i, indent)
+        return self._map(i, indent)
+
+    def _block_scalar(self, i, indent, style):
+        # lines of the raw file after line i with indent > indent, or blank
+        start = self.lines[i][3] + 1
+        body = []
+        j = start
+        while j < len(self.raw):
+            r = self.raw[j]
+            if r.strip() and len(r) - len(r.lstrip()) <= indent:
+                break
+            body.append(r)
+            j += 1
+        while body and not body[-1].strip():
+            body.pop()
+        ind = min((len(b) - len(b.lstrip()) for b in body if b.strip()), default=0)
+        body = [b[ind:] for b in body]
+        text = '\n'.join(body) + '\n'
+        if style.startswith('>'):
+            text = ' '.join(b.strip() for b in body) + '\n'
+        if style.endswith('-'):
+            text = text.rstrip('\n')
+        # skip the tokenized lines that belong to the scalar
+        k = i + 1
+        while k < len(self.lines) and self.lines[k][3] < j:
+            k += 1
+        return text, k
+
+    def _map(self, i, indent):
+        out = {}
+        while i < len(self.lines) and self.lines[i][0] == indent:
+            ind, s, ln, _ = self.lines[i]
+            if s.startswith('- ') or s == '-':
+                break
+            m = KEY_RE.match(s)
+            if not m:
+                raise SpecError('line %d: expected "key: value"' % ln)
+            key, rest = m.group(1), m.group(2)
+            if key in out:
+                raise SpecError('line %d: duplicate key %r' % (ln, key))
+            if rest is None or rest == '':
+                nxt = self.lines[i + 1] if i + 1 < len(self.lines) else None
+                if nxt and nxt[0] > indent:
+                    out[key], i = self._block(i + 1, nxt[0])
+                elif nxt and nxt[0] == indent and (nxt[1].startswith('- ') or nxt[1] == '-'):
+                    out[key], i = self._seq(i + 1, indent)
+                else:
+                    out[key], i = None, i + 1
+            elif rest in ('|', '|-', '>', '>-'):
+                out[key], i = self._block_scalar(i, indent, rest)
+            else:
+                out[key], i = _scalar(rest, ln), i + 1
+        if i < len(self.lines) and self.lines[i][0] > indent:
+            raise SpecError('line %d: unexpected indentation' % self.lines[i][2])
+        return out, i
+
+    def _seq(self, i, indent):
+        out = []
+        while i < len(self.lines) and self.lines[i][0] == indent:
+            ind, s, ln, raw = self.lines[i]
+            if not (s.startswith('- ') or s == '-'):
+                break
+            item = s[1:].strip()
+            if not item:
+                nxt = self.lines[i + 1]
+                v, i = self._block(i + 1, nxt[0])
+            elif KEY_RE.match(item):
+                # "- key: value": a mapping indented past the dash
+                sub = indent + (len(s) - len(s[1:].lstrip()))
+                self.lines[i] = [sub, item, ln, raw]
+                v, i = self._map(i, sub)
+            else:
+                v, i = _scalar(item, ln), i + 1
+            out.append(v)
+        return out, i
+
+
+# ---------------------------------------------------------------- C sources
+def strip_c_comments(src):
+    src = re.sub(r'/\*.*?\*/', lambda m: '\n' * m.group(0).count('\n'), src, flags=re.S)
+    return re.sub(r'//[^\n]*', '', src)
+
+
+def split_top(s, sep=','):
+    out, depth, cur = [], 0, ''
+    for ch in s:
+        if ch in '([{':
+            depth += 1
+        elif ch in ')]}':
+            depth -= 1
+        if ch == sep and depth == 0:
+            out.append(cur.strip())
+            cur = ''
+        else:
+            cur += ch
+    if cur.strip():
+        out.append(cur.strip())
+    return out
+
+
+CTYPE_SIZE = {'__u8': 1, '__u16': 2, '__u32': 4, '__u64': 8,
+              '__s8': 1, '__s16': 2, '__s32': 4, '__s64': 8}
+
+
+class Header:
+    def __init__(self, path):
+        src = strip_c_comments(open(path).read())
+        src = src.replace('\\\n', ' ')
+        self.defines = {}
+        for m in re.finditer(r'^\s*#\s*define\s+(\w+)(?:[ \t]+(.*))?$', src, re.M):
+            self.defines[m.group(1)] = (m.group(2) or '').strip()
+        self.enums = {}
+        self.consts = {}
+        for m in re.finditer(r'enum\s+(\w+)\s*\{(.*?)\}\s*;', src, re.S):
+            items, v = [], -1
+            for e in split_top(m.group(2)):
+                if '=' in e:
+                    name, expr = [x.strip() for x in e.split('=', 1)]
+                    v = self.eval(expr)
+                else:
+                    name, v = e, v + 1
+                items.append((name, v))
+                self.consts[name] = v
+            self.enums[m.group(1)] = items
+        self.structs = {}
+        for m in re.finditer(r'struct\s+(\w+)\s*\{(.*?)\}\s*;', src, re.S):
+            members = []
+            for decl in m.group(2).split(';'):
+                d = decl.strip()
+                if not d:
+                    continue
+                mm = re.fullmatch(r'(\w+)\s+(\w+)(?:\[(.+)\])?', d)
+                if not mm:
+                    raise SpecError('cannot read member %r of struct %s' % (d, m.group(1)))
+                members.append((mm.group(2), mm.group(1),
+                                self.eval(mm.group(3)) if mm.group(3) else None))
+            self.structs[m.group(1)] = members
+
+    def sizeof(self, struct):
+        size = 0
+        for _, ctype, n in self.structs[struct]:
+            size += CTYPE_SIZE[ctype] * (n or 1)
+        return size
+
+    def eval(self, expr, depth=0):
+        if isinstance(expr, int):
+            return expr
+        e = re.sub(r'sizeof\s*\(\s*struct\s+(\w+)\s*\)',
+                   lambda m: str(self.sizeof(m.group(1))), str(expr))
+
+        def ident(m):
+            n = m.group(0)
+            if n in self.consts:
+                return str(self.consts[n])
+            if n in self.defines and depth < 20:
+                return '(%d)' % self.eval(self.defines[n], depth + 1)
+            raise SpecError('cannot evaluate %r in %r' % (n, expr))
+        e = re.sub(r'\b[A-Za-z_]\w*\b', ident, e)
+        e = re.sub(r'\b(0x[0-9a-fA-F]+|[0-9]+)[uUlL]+\b', r'\1', e)
+        if not re.fullmatch(r'[0-9a-fA-Fx()+\-*/<> |&~\s]*', e):
+            raise SpecError('cannot evaluate %r' % expr)
+        return int(eval(e.replace('/', '//')))  # noqa: S307 - digits and operators only
+
+    def string(self, name):
+        v = self.defines.get(name, '')
+        m = re.fullmatch(r'"(.*)"', v)
+        return m.group(1) if m else None
+
+
+NLA_TYPE = {'NLA_U8': 'u8', 'NLA_U16': 'u16', 'NLA_U32': 'u32', 'NLA_U64': 'u64',
+            'NLA_S8': 's8', 'NLA_S16': 's16', 'NLA_S32': 's32', 'NLA_S64': 's64',
+            'NLA_NUL_STRING': 'string', 'NLA_STRING': 'string', 'NLA_BINARY': 'binary',
+            'NLA_FLAG': 'flag', 'NLA_NESTED': 'nest', 'NLA_NESTED_ARRAY': 'nest'}
+
+
+def parse_policy_value(v, hdr):
+    """-> (yaml type, checks{}, nested policy name or None)"""
+    v = v.strip()
+    m = re.fullmatch(r'(NLA_POLICY_\w+)\s*\((.*)\)', v, re.S)
+    if m:
+        macro, args = m.group(1), split_top(m.group(2))
+        if macro == 'NLA_POLICY_RANGE':
+            return NLA_TYPE[args[0]], {'min': hdr.eval(args[1]), 'max': hdr.eval(args[2])}, None
+        if macro == 'NLA_POLICY_MIN':
+            return NLA_TYPE[args[0]], {'min': hdr.eval(args[1])}, None
+        if macro == 'NLA_POLICY_MAX':
+            return NLA_TYPE[args[0]], {'max': hdr.eval(args[1])}, None
+        if macro == 'NLA_POLICY_EXACT_LEN':
+            return 'binary', {'exact-len': hdr.eval(args[0])}, None
+        if macro == 'NLA_POLICY_MIN_LEN':
+            return 'binary', {'min-len': hdr.eval(args[0])}, None
+        if macro == 'NLA_POLICY_NESTED':
+            return 'nest', {}, args[0]
+        raise SpecError('unknown policy macro %s' % macro)
+    m = re.fullmatch(r'\{(.*)\}', v, re.S)
+    if not m:
+        raise SpecError('cannot read policy %r' % v)
+    fields = {}
+    for f in split_top(m.group(1)):
+        k, val = [x.strip() for x in f.split('=', 1)]
+        fields[k.lstrip('.')] = val
+    t = NLA_TYPE[fields['type']]
+    checks = {}
+    if 'len' in fields:
+        checks['max-len'] = hdr.eval(fields['len'])
+    return t, checks, None
+
+
+class NetlinkC:
+    def __init__(self, path, hdr):
+        src = strip_c_comments(open(path).read())
+        self.defines = dict(re.findall(r'^\s*#\s*define\s+(\w+)\s+(\S+)', src, re.M))
+        self.policies = {}	# name -> (size expr, {attr const: (type, checks, nested)})
+        for m in re.finditer(r'struct\s+nla_policy\s+(\w+)\s*\[([^\]]*)\]\s*=\s*\{(.*?)\n\}\s*;',
+                             src, re.S):
+            ents = {}
+            for e in split_top(m.group(3)):
+                mm = re.fullmatch(r'\[\s*(\w+)\s*\]\s*=\s*(.*)', e, re.S)
+                if not mm:
+                    raise SpecError('cannot read policy entry %r' % e)
+                ents[mm.group(1)] = parse_policy_value(mm.group(2), hdr)
+            self.policies[m.group(1)] = (m.group(2).strip(), ents)
+        m = re.search(r'struct\s+genl_ops\s+\w+\s*\[\s*\]\s*=\s*\{(.*?)\n\}\s*;', src, re.S)
+        self.ops = {}
+        for e in split_top(m.group(1)) if m else []:
+            fields = {}
+            for f in split_top(e.strip()[1:-1]):
+                k, val = [x.strip() for x in f.split('=', 1)]
+                fields[k.lstrip('.')] = val
+            self.ops[fields['cmd']] = fields
+        m = re.search(r'struct\s+genl_multicast_group\s+\w+\s*\[\s*\]\s*=\s*\{(.*?)\n\}\s*;', src, re.S)
+        self.mcgrps = []
+        for e in split_top(m.group(1)) if m else []:
+            fields = {}
+            for f in split_top(e.strip()[1:-1]):
+                k, val = [x.strip() for x in f.split('=', 1)]
+                fields[k.lstrip('.')] = val
+            self.mcgrps.append(fields)
+        m = re.search(r'struct\s+genl_family\s+\w+[^=;]*=\s*\{(.*?)\n\}\s*;', src, re.S)
+        self.family = {}
+        for f in split_top(m.group(1)) if m else []:
+            k, val = [x.strip() for x in f.split('=', 1)]
+            self.family[k.lstrip('.')] = val
+
+
+PUT_TYPE = {'nla_put_u8': 'u8', 'nla_put_u16': 'u16', 'nla_put_u32': 'u32',
+            'nla_put_s32': 's32', 'nla_put_u64_64bit': 'u64', 'cf_put_u64': 'u64',
+            'nla_put_string': 'string', 'nla_put_flag': 'flag',
+            'nla_nest_start': 'nest', 'nla_nest_start_noflag': 'nest'}
+
+
+def kernel_puts(kdir):
+    """{attr const: set of yaml types} from nla_put_*(skb, CONST, ...)."""
+    out = {}
+    for f in sorted(glob.glob(os.path.join(kdir, '*.c'))):
+        src = strip_c_comments(open(f).read())
+        for m in re.finditer(r'\b(\w+)\s*\(\s*\w+\s*,\s*([A-Z][A-Z0-9_]+)\b', src):
+            if m.group(1) in PUT_TYPE:
+                out.setdefault(m.group(2), set()).add(PUT_TYPE[m.group(1)])
+    return out
+
+
+# ---------------------------------------------------------------- comparison
+def cname(*parts):
+    return ''.join(parts).upper().replace('-', '_')
+
+
+class Tap:
+    def __init__(self):
+        self.results = []
+
+    def check(self, desc, problems):
+        self.results.append((desc, problems))
+
+    def emit(self):
+        print('TAP version 13')
+        print('1..%d' % len(self.results))
+        npass = nfail = 0
+        for i, (desc, problems) in enumerate(self.results, 1):
+            if problems:
+                nfail += 1
+                for p in problems:
+                    print('# %s' % p)
+                print('not ok %d - %s' % (i, desc))
+            else:
+                npass += 1
+                print('ok %d - %s' % (i, desc))
+        print('# Totals: pass:%d fail:%d xfail:0 xpass:0 skip:0 error:0' % (npass, nfail))
+        return 1 if nfail else 0
+
+
+def compare(spec, hdr, nl, puts, tap):
+    defs = {d['name']: d for d in spec.get('definitions') or []}
+    sets = {s['name']: s for s in spec.get('attribute-sets') or []}
+    ops = spec['operations']['list']
+    consts = {n: d['value'] for n, d in defs.items() if d.get('type') == 'const'}
+
+    def val(x):
+        if isinstance(x, int):
+            return x
+        if x in consts:
+            return consts[x]
+        raise SpecError('unknown constant %r' % x)
+
+    # family identity
+    p = []
+    if spec.get('protocol') not in ('genetlink', 'genetlink-legacy'):
+        p.append('protocol is %r' % spec.get('protocol'))
+    if hdr.string('CAPFENCE_GENL_NAME') != spec['name']:
+        p.append('CAPFENCE_GENL_NAME is %r, spec name %r' % (hdr.string('CAPFENCE_GENL_NAME'), spec['name']))
+    if hdr.eval('CAPFENCE_GENL_VERSION') != spec.get('version', 1):
+        p.append('CAPFENCE_GENL_VERSION %d, spec version %r' % (hdr.eval('CAPFENCE_GENL_VERSION'), spec.get('version', 1)))
+    if nl.family.get('name') != 'CAPFENCE_GENL_NAME' or nl.family.get('version') != 'CAPFENCE_GENL_VERSION':
+        p.append('genl_family name/version do not use CAPFENCE_GENL_NAME/VERSION')
+    if not spec.get('doc'):
+        p.append('family has no doc')
+    tap.check('family: name %s, version %d' % (spec['name'], spec.get('version', 1)), p)
+
+    # constants
+    for n, d in defs.items():
+        if d.get('type') != 'const':
+            continue
+        c = cname('capfence-', n)
+        p = []
+        if c not in hdr.defines:
+            p.append('%s is not defined in the uapi header' % c)
+        elif hdr.eval(c) != d['value']:
+            p.append('%s = %d, spec %d' % (c, hdr.eval(c), d['value']))
+        if not d.get('doc'):
+            p.append('no doc')
+        tap.check('const %s = %d' % (n, d['value']), p)
+
+    # enums
+    for n, d in defs.items():
+        if d.get('type') not in ('enum', 'flags'):
+            continue
+        p = []
+        ename = d.get('enum-name') or cname('capfence-', n).lower()
+        prefix = d.get('name-prefix', 'capfence-%s-' % n)
+        items = hdr.enums.get(ename)
+        if items is None:
+            tap.check('enum %s (%s)' % (n, ename), ['enum %s is not in the uapi header' % ename])
+            continue
+        want, v = [], d.get('value-start', 0) - 1
+        for e in d['entries']:
+            name = e['name'] if isinstance(e, dict) else e
+            v = e.get('value', v + 1) if isinstance(e, dict) else v + 1
+            want.append((cname(prefix, name), v))
+            if isinstance(e, dict) and not e.get('doc'):
+                p.append('entry %s has no doc' % name)
+        have = [(c, x) for c, x in items if not c.startswith('__')]
+        sentinel = [c for c, x in items if c.startswith('__')]
+        if have != want:
+            p.append('header %s' % ', '.join('%s=%d' % i for i in have))
+            p.append('spec   %s' % ', '.join('%s=%d' % i for i in want))
+        if d.get('render-max'):
+            mx = cname('__', prefix, 'max')
+            if sentinel != [mx] or items[-1] != (mx, len(want)):
+                p.append('render-max: expected %s = %d last' % (mx, len(want)))
+            if cname(prefix, 'max') not in hdr.defines or \
+                    hdr.eval(cname(prefix, 'max')) != len(want) - 1:
+                p.append('render-max: expected #define %s %d' % (cname(prefix, 'max'), len(want) - 1))
+        if not d.get('doc'):
+            p.append('no doc')
+        tap.check('enum %s (%s): %d entries in order' % (n, ename, len(want)), p)
+
+    # struct
+    for n, d in defs.items():
+        if d.get('type') != 'struct':
+            continue
+        cn = n.replace('-', '_')
+        p = []
+        members = hdr.structs.get(cn)
+        if members is None:
+            tap.check('struct %s' % cn, ['struct %s is not in the uapi header' % cn])
+            continue
+        want = []
+        for m in d['members']:
+            if m['type'] == 'binary':
+                want.append((m['name'].replace('-', '_'), '__u8', m['len']))
+            else:
+                want.append((m['name'].replace('-', '_'), '__' + m['type'], None))
+        if members != want:
+            p.append('header %s' % members)
+            p.append('spec   %s' % want)
+        tap.check('struct %s: %d members, %d bytes' % (cn, len(want), hdr.sizeof(cn)), p)
+
+    # attribute sets: uapi enums
+    for s in sets.values():
+        p = []
+        ename = s['enum-name']
+        items = hdr.enums.get(ename)
+        if items is None:
+            tap.check('attribute-set %s (%s)' % (s['name'], ename), ['enum %s is not in the uapi header' % ename])
+            continue
+        want = [(cname(s['name-prefix'], 'unspec'), 0)]
+        for i, a in enumerate(s['attributes'], 1):
+            want.append((cname(s['name-prefix'], a['name']), a.get('value', i)))
+            if a['type'] not in ('pad',) and not a.get('doc') and s['name'] in ('capfence', 'rule'):
+                p.append('attribute %s has no doc' % a['name'])
+            if a.get('enum') and a['enum'] not in defs:
+                p.append('attribute %s: enum %s is not defined' % (a['name'], a['enum']))
+            if a.get('nested-attributes') and a['nested-attributes'] not in sets:
+                p.append('attribute %s: set %s is not defined' % (a['name'], a['nested-attributes']))
+        have = [(c, x) for c, x in items if not c.startswith('__')]
+        if have != want:
+            p.append('header %s' % ', '.join('%s=%d' % i for i in have))
+            p.append('spec   %s' % ', '.join('%s=%d' % i for i in want))
+        cnt = cname(s['attr-cnt-name'])
+        if items[-1] != (cnt, len(want)):
+            p.append('expected %s = %d last' % (cnt, len(want)))
+        mx = cname(s['attr-max-name'])
+        if mx not in hdr.defines or hdr.eval(mx) != len(want) - 1:
+            p.append('expected #define %s %d' % (mx, len(want) - 1))
+        tap.check('attribute-set %s (%s): %d attributes in order' % (s['name'], ename, len(want) - 1), p)
+
+    # attribute types the kernel puts
+    for s in sets.values():
+        p = []
+        for a in s['attributes']:
+            c = cname(s['name-prefix'], a['name'])
+            t = a['type']
+            if t == 'nest-type-value':
+                t = 'nest'
+            for have in sorted(puts.get(c, ())):
+                if have != t:
+                    p.append('%s: spec type %s, the kernel puts %s' % (a['name'], a['type'], have))
+        tap.check('attribute-set %s: types match the kernel\'s nla_put calls' % s['name'], p)
+
+    # policies
+    top = sets[spec['name']] if spec['name'] in sets else list(sets.values())[0]
+    req = set()
+    for op in ops:
+        for mode in ('do', 'dump'):
+            r = (op.get(mode) or {}).get('request') or {}
+            req.update(r.get('attributes') or [])
+    fam_pol = nl.family.get('policy')
+    p = []
+    if spec.get('kernel-policy', 'global') != 'global':
+        p.append('only kernel-policy: global is checked')
+    if fam_pol not in nl.policies:
+        p.append('genl_family .policy %r is not a policy table' % fam_pol)
+    if nl.family.get('maxattr') != cname(top['attr-max-name']):
+        p.append('genl_family .maxattr is %r, spec %s' % (nl.family.get('maxattr'), cname(top['attr-max-name'])))
+    tap.check('family policy %s covers attribute-set %s (maxattr %s)' %
+              (fam_pol, top['name'], cname(top['attr-max-name'])), p)
+
+    def check_policy(s, polname, expected):
+        p = []
+        size, ents = nl.policies[polname]
+        if size.replace(' ', '') != cname(s['attr-max-name']) + '+1':
+            p.append('%s is sized %s, expected %s + 1' % (polname, size, cname(s['attr-max-name'])))
+        byname = {cname(s['name-prefix'], a['name']): a for a in s['attributes']}
+        for c in ents:
+            if c not in byname:
+                p.append('%s has %s, which attribute-set %s does not have' % (polname, c, s['name']))
+        for a in s['attributes']:
+            c = cname(s['name-prefix'], a['name'])
+            inpol = c in ents
+            if a['name'] in expected and not inpol:
+                p.append('%s: spec expects a policy entry, %s has none' % (a['name'], polname))
+                continue
+            if inpol and a['name'] not in expected:
+                p.append('%s: %s has an entry, the spec has it output-only/reply-only' % (a['name'], polname))
+                continue
+            if not inpol:
+                continue
+            t, checks, nested = ents[c]
+            want_checks = {k: val(x) for k, x in (a.get('checks') or {}).items()}
+            if t != a['type']:
+                p.append('%s: policy type %s, spec %s' % (a['name'], t, a['type']))
+            if checks != want_checks:
+                p.append('%s: policy checks %s, spec %s' % (a['name'], checks, want_checks))
+            if a['type'] == 'nest':
+                sub = sets[a['nested-attributes']]
+                if not nested or nested not in nl.policies:
+                    p.append('%s: nested policy missing' % a['name'])
+                else:
+                    subexp = {x['name'] for x in sub['attributes']
+                              if x['type'] != 'pad' and not x.get('output-only')}
+                    check_policy(sub, nested, subexp)
+        tap.check('policy %s = attribute-set %s (%d entries: %s)' %
+                  (polname, s['name'], len(expected), ' '.join(sorted(expected)) or '-'), p)
+
+    if fam_pol in nl.policies:
+        for a in top['attributes']:
+            if a['name'] in req and a.get('output-only'):
+                tap.check('request attribute %s' % a['name'], ['marked output-only but in a request'])
+        check_policy(top, fam_pol, req)
+
+    # operations
+    cmd_items = hdr.enums.get(spec['operations'].get('enum-name', 'capfence_cmd'), [])
+    prefix = spec['operations'].get('name-prefix', 'capfence-cmd-')
+    want = [(cname(prefix, 'unspec'), 0)]
+    for i, op in enumerate(ops, 1):
+        want.append((cname(prefix, op['name']), op.get('value', i)))
+    have = [(c, x) for c, x in cmd_items if not c.startswith('__')]
+    p = []
+    if have != want:
+        p.append('header %s' % ', '.join('%s=%d' % i for i in have))
+        p.append('spec   %s' % ', '.join('%s=%d' % i for i in want))
+    if spec['operations'].get('enum-model', 'unified') != 'unified':
+        p.append('only enum-model: unified is checked')
+    tap.check('operations enum %s: %d commands in order' %
+              (spec['operations'].get('enum-name', 'capfence_cmd'), len(ops)), p)
+
+    flagmap = {'CF_NL_ADMIN': 'admin', 'CF_NL_SELF': 'self'}
+    for op in ops:
+        c = cname(prefix, op['name'])
+        p = []
+        kop = nl.ops.get(c)
+        if not op.get('doc'):
+            p.append('no doc')
+        if op.get('attribute-set') not in sets:
+            p.append('attribute-set %r is not defined' % op.get('attribute-set'))
+        s = sets.get(op.get('attribute-set'), top)
+        names = {a['name'] for a in s['attributes']}
+        for mode in ('do', 'dump', 'event'):
+            blk = op.get(mode) or {}
+            lists = [blk.get('attributes')] if mode == 'event' else \
+                [(blk.get('request') or {}).get('attributes'), (blk.get('reply') or {}).get('attributes')]
+            for lst in lists:
+                for x in lst or []:
+                    if x not in names:
+                        p.append('%s lists %s, not in attribute-set %s' % (mode, x, s['name']))
+        if op.get('do') or op.get('dump'):
+            if kop is None:
+                p.append('%s is not in the kernel\'s genl_ops' % c)
+            else:
+                if bool(op.get('do')) != ('doit' in kop):
+                    p.append('do: spec %s, kernel %s' % (bool(op.get('do')), 'doit' in kop))
+                if bool(op.get('dump')) != ('dumpit' in kop):
+                    p.append('dump: spec %s, kernel %s' % (bool(op.get('dump')), 'dumpit' in kop))
+                kf = sorted(flagmap.get(f.strip(), f.strip()) for f in
+                            kop.get('internal_flags', '').split('|') if f.strip())
+                if kf != sorted(op.get('internal-flags') or []):
+                    p.append('internal-flags: spec %s, kernel %s' % (op.get('internal-flags') or [], kf))
+                gf = sorted(f.strip().replace('GENL_', '').replace('_', '-').lower()
+                            for f in kop.get('flags', '').split('|') if f.strip())
+                if gf != sorted(op.get('flags') or []):
+                    p.append('flags: spec %s, kernel %s' % (op.get('flags') or [], gf))
+        else:
+            if kop is not None:
+                p.append('%s is in genl_ops but the spec has no do/dump' % c)
+            if not op.get('event') or not op.get('mcgrp'):
+                p.append('an operation without do/dump must be an event with mcgrp')
+        modes = '+'.join(m for m in ('do', 'dump', 'event') if op.get(m))
+        fl = ','.join(op.get('internal-flags') or []) or '-'
+        tap.check('op %s = %d (%s, internal-flags %s)' % (op['name'], op.get('value', ops.index(op) + 1), modes, fl), p)
+
+    # multicast groups
+    groups = (spec.get('mcast-groups') or {}).get('list') or []
+    p = []
+    kg = []
+    for g in nl.mcgrps:
+        nm = g.get('name', '')
+        s = hdr.string(nm) if not nm.startswith('"') else nm.strip('"')
+        fl = sorted(f.strip().replace('GENL_', '').replace('_', '-').lower()
+                    for f in g.get('flags', '').split('|') if f.strip())
+        kg.append((s, fl))
+    sg = [(g['name'], sorted(g.get('flags') or [])) for g in groups]
+    if kg != sg:
+        p.append('kernel %s, spec %s' % (kg, sg))
+    for op in ops:
+        if op.get('mcgrp') and op['mcgrp'] not in [g[0] for g in sg]:
+            p.append('op %s: mcgrp %s not listed' % (op['name'], op['mcgrp']))
+    tap.check('mcast-groups: %s' % ', '.join(g[0] for g in sg), p)
+
+
+def genl_expect(spec, out):
+    """Lines: family NAME VERSION / op ID NAME CAPS / mcgrp NAME."""
+    ops = spec['operations']['list']
+    with open(out, 'w') as f:
+        f.write('# generated from docs/netlink/capfence.yaml by check-spec.py\n')
+        f.write('family %s %d\n' % (spec['name'], spec.get('version', 1)))
+        for i, op in enumerate(ops, 1):
+            if not (op.get('do') or op.get('dump')):
+                continue
+            caps = [c for c, m in (('doit', 'do'), ('dumpit', 'dump')) if op.get(m)]
+            f.write('op %d %s %s\n' % (op.get('value', i), op['name'], ','.join(caps)))
+        for g in (spec.get('mcast-groups') or {}).get('list') or []:
+            f.write('mcgrp %s\n' % g['name'])
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap.add_argument('--top', default=os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..'))
+    ap.add_argument('--spec')
+    ap.add_argument('--genl-expect', metavar='FILE')
+    args = ap.parse_args()
+    top = args.top
+    spec_path = args.spec or os.path.join(top, 'docs/netlink/capfence.yaml')
+    try:
+        spec = Yaml(open(spec_path).read()).parse()
+        if args.genl_expect:
+            genl_expect(spec, args.genl_expect)
+            return 0
+        hdr = Header(os.path.join(top, 'include/uapi/linux/capfence.h'))
+        nl = NetlinkC(os.path.join(top, 'kernel/netlink.c'), hdr)
+        puts = kernel_puts(os.path.join(top, 'kernel'))
+        tap = Tap()
+        compare(spec, hdr, nl, puts, tap)
+    except (SpecError, KeyError, OSError) as e:
+        print('TAP version 13\n1..1\n# %s: %s\nnot ok 1 - read the spec and the sources' %
+              (type(e).__name__, e))
+        print('# Totals: pass:0 fail:0 xfail:0 xpass:0 skip:0 error:1')
+        return 1
+    return tap.emit()
+
+
+if __name__ == '__main__':
+    sys.exit(main())
