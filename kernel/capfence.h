@@ -225,7 +225,16 @@ int cf_check_token(struct cf_token *t, const u8 *buf, size_t len,
 		   struct cf_epoch *e, enum capfence_reason *reason,
 		   struct netlink_ext_ack *extack);
 struct cf_cred *cf_exercise_subject(void);
-int cf_exercise(struct cf_cred *e, struct cf_target *t);
+int cf_exercise(struct cf_cred *e, struct cf_target *t,
+		struct cf_grant **admitted);
+
+/* file.c */
+int cf_file_init(void);
+void cf_file_exit(void);
+int cf_file_track(struct file *file, struct cf_grant *g, u8 class_id);
+int cf_file_revalidate(struct file *file);
+void cf_file_free(struct file *file);
+long cf_nr_tracked_files(void);
 
 /* audit.c */
 void cf_audit_exercise(const struct cf_target *t, u64 epoch,

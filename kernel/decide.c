@@ -250,25 +250,32 @@ struct cf_cred *cf_exercise_subject(void)
  * cf_exercise() - may bound task @e perform @t?
  * @e: from cf_exercise_subject()
  * @t: the mediated operation
+ * @admitted: if not NULL, set to the grant that allowed @t (NULL when the
+ *	      rule is open); valid while the caller holds RCU
  *
  * BPF program context: never sleeps. A denial is counted and audited.
  *
  * Return: 0 to allow, -EACCES to deny.
  */
-int cf_exercise(struct cf_cred *e, struct cf_target *t)
+int cf_exercise(struct cf_cred *e, struct cf_target *t,
+		struct cf_grant **admitted)
 {
 	const struct cf_rule *rule = &e->epoch->rules[t->class_id];
 	enum capfence_reason r;
 	struct cf_holdings *h;
 	unsigned int seq;
+	struct cf_grant *ok;
 	u64 cap_id, fence;
 	u32 i;
 
+	if (admitted)
+		*admitted = NULL;
 	if (rule->kind == CAPFENCE_RULE_OPEN)
 		return 0;
 	do {
 		seq = read_seqbegin(&cf_fence);
 		cap_id = 0;
+		ok = NULL;
 		fence = cf_fence_value_locked();
 		if (rule->kind == CAPFENCE_RULE_DENY) {
 			r = CAPFENCE_R_CLASS_DENIED;
@@ -281,7 +288,7 @@ int cf_exercise(struct cf_cred *e, struct cf_target *t)
 		r = CAPFENCE_R_NO_CAPABILITY;
 		h = rcu_dereference(e->held);
 		for (i = 0; h && i < h->n; i++) {
-			const struct cf_grant *g = h->g[i];
+			struct cf_grant *g = h->g[i];
 			enum capfence_reason st;
 
 			if (g->class_id != t->class_id)
@@ -294,6 +301,7 @@ int cf_exercise(struct cf_cred *e, struct cf_target *t)
 			st = cf_grant_state(g);
 			if (st == CAPFENCE_R_OK) {
 				r = st;
+				ok = g;
 				break;
 			}
 			r = st;
@@ -302,8 +310,11 @@ int cf_exercise(struct cf_cred *e, struct cf_target *t)
 	} while (read_seqretry(&cf_fence, seq));
 
 	cf_stats_exercise(r);
-	if (r == CAPFENCE_R_OK)
+	if (r == CAPFENCE_R_OK) {
+		if (admitted)
+			*admitted = ok;
 		return 0;
+	}
 	cf_audit_exercise(t, e->epoch->id, r, cap_id, fence);
 	return -EACCES;
 }

@@ -24,6 +24,8 @@ static const char *const cf_hook_names[] = {
 	"bpf_lsm_socket_connect",
 	"bpf_lsm_socket_bind",
 	"bpf_lsm_file_open",
+	"bpf_lsm_file_permission",
+	"bpf_lsm_file_free_security",
 };
 
 #define CF_NR_HOOKS ARRAY_SIZE(cf_hook_names)
@@ -132,7 +134,7 @@ int cf_hooks_detach(struct netlink_ext_ack *extack)
 		NL_SET_ERR_MSG_MOD(extack, "hooks are not attached");
 		return -ENOENT;
 	}
-	if (cf_nr_creds()) {
+	if (cf_nr_creds() || cf_nr_tracked_files()) {
 		NL_SET_ERR_MSG_MOD(extack,
 				   "tasks are bound or have a pending exec epoch; hooks stay attached");
 		return -EBUSY;

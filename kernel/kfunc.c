@@ -92,7 +92,7 @@ static int cf_sock_hook(u8 class_id, struct socket *sock,
 
 	if (!e || cf_sock_target(sock, address, addrlen, &t))
 		return 0;
-	return cf_exercise(e, &t);
+	return cf_exercise(e, &t, NULL);
 }
 
 noinline int capfence_socket_connect(struct socket *sock,
@@ -111,6 +111,7 @@ noinline int capfence_file_open(struct file *file)
 {
 	struct cf_target t = {};
 	struct cf_cred *e = cf_exercise_subject();
+	struct cf_grant *rg = NULL, *wg = NULL;
 	char *buf, *path;
 	int err = 0;
 
@@ -129,15 +130,29 @@ noinline int capfence_file_open(struct file *file)
 	t.path_len = strlen(path);
 	if (file->f_mode & FMODE_READ) {
 		t.class_id = CAPFENCE_CLASS_FS_READ;
-		err = cf_exercise(e, &t);
+		err = cf_exercise(e, &t, &rg);
 	}
 	if (!err && (file->f_mode & FMODE_WRITE)) {
 		t.class_id = CAPFENCE_CLASS_FS_WRITE;
-		err = cf_exercise(e, &t);
+		err = cf_exercise(e, &t, &wg);
 	}
+	/* opened under a capability: recheck it on every read and write */
+	if (!err && (wg || rg))
+		err = cf_file_track(file, wg ?: rg, wg ? CAPFENCE_CLASS_FS_WRITE :
+					       CAPFENCE_CLASS_FS_READ);
 out:
 	kfree(buf);
 	return err;
+}
+
+noinline int capfence_file_permission(struct file *file, int mask)
+{
+	return cf_file_revalidate(file);
+}
+
+noinline void capfence_file_free_security(struct file *file)
+{
+	cf_file_free(file);
 }
 
 __diag_pop();
@@ -151,6 +166,8 @@ BTF_ID_FLAGS(func, capfence_bprm_creds_for_exec)
 BTF_ID_FLAGS(func, capfence_socket_connect)
 BTF_ID_FLAGS(func, capfence_socket_bind)
 BTF_ID_FLAGS(func, capfence_file_open)
+BTF_ID_FLAGS(func, capfence_file_permission)
+BTF_ID_FLAGS(func, capfence_file_free_security)
 BTF_SET8_END(capfence_kfunc_ids)
 
 static const struct btf_kfunc_id_set capfence_kfunc_set = {

@@ -21,21 +21,26 @@ static int __init capfence_init(void)
 	err = cf_cred_init();
 	if (err)
 		return err;
-	err = cf_epoch_init() ?: cf_key_init();
+	err = cf_file_init();
 	if (err)
 		goto err_cred;
+	err = cf_epoch_init() ?: cf_key_init();
+	if (err)
+		goto err_file;
 	err = cf_kfunc_init();
 	if (err) {
 		pr_err("capfence: kfunc registration failed (%d); is module BTF present?\n",
 		       err);
-		goto err_cred;
+		goto err_file;
 	}
 	err = cf_netlink_init();
 	if (err)
-		goto err_cred;
+		goto err_file;
 	pr_info("capfence: version %s loaded, hooks not attached\n",
 		CAPFENCE_VERSION);
 	return 0;
+err_file:
+	cf_file_exit();
 err_cred:
 	cf_cred_exit();
 	return err;
@@ -45,6 +50,7 @@ static void __exit capfence_exit(void)
 {
 	cf_netlink_exit();
 	cf_hooks_exit();
+	cf_file_exit();
 	cf_cred_exit();
 	rcu_barrier();
 	cf_key_exit();

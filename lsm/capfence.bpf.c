@@ -21,6 +21,8 @@ extern int capfence_socket_connect(struct socket *sock, struct sockaddr *address
 extern int capfence_socket_bind(struct socket *sock, struct sockaddr *address,
 				int addrlen) __ksym;
 extern int capfence_file_open(struct file *file) __ksym;
+extern int capfence_file_permission(struct file *file, int mask) __ksym;
+extern void capfence_file_free_security(struct file *file) __ksym;
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -83,4 +85,17 @@ int BPF_PROG(cf_file_open, struct file *file, int ret)
 	if (ret || !(file->f_mode & CF_FMODE_RW))
 		return ret;
 	return capfence_file_open(file);
+}
+
+SEC("lsm/file_permission")
+int BPF_PROG(cf_file_permission, struct file *file, int mask, int ret)
+{
+	return ret ?: capfence_file_permission(file, mask);
+}
+
+SEC("lsm/file_free_security")
+int BPF_PROG(cf_file_free_security, struct file *file)
+{
+	capfence_file_free_security(file);
+	return 0;
 }

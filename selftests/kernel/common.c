@@ -549,6 +549,24 @@ static int agent_spin(int seconds, int base, int nports)
 	return 0;
 }
 
+static int held_fd = -1;
+
+/* Keep a file open for writing; "write" then uses it. */
+static int agent_hold(const char *path)
+{
+	if (held_fd >= 0)
+		close(held_fd);
+	held_fd = open(path, O_WRONLY | O_CREAT, 0600);
+	return held_fd < 0 ? errno : 0;
+}
+
+static int agent_write(void)
+{
+	if (held_fd < 0)
+		return EBADF;
+	return write(held_fd, "x", 1) == 1 ? 0 : errno;
+}
+
 static int agent_run(char *cmd)
 {
 	int secs, nports;
@@ -567,6 +585,10 @@ static int agent_run(char *cmd)
 		return agent_mutate(a);
 	if (sscanf(cmd, "spin %d %d %d", &secs, &port, &nports) == 3)
 		return agent_spin(secs, port, nports);
+	if (sscanf(cmd, "hold %127s", a) == 1)
+		return agent_hold(a);
+	if (!strcmp(cmd, "write"))
+		return agent_write();
 	if (!strcmp(cmd, "pid"))
 		return getpid();
 	return EINVAL;

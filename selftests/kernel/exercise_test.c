@@ -248,6 +248,39 @@ TEST_F(ex, fs_write)
 	EXPECT_EQ(0, cft_agent_do(&self->agent, "open /tmp/cft/a r"));
 }
 
+TEST_F(ex, open_file_revalidated_after_revoke)
+{
+	struct cft_reply r;
+	struct cf_token t;
+
+	give(_metadata, self, "fs:write", "/tmp/cft", &t);
+	ASSERT_EQ(0, cft_agent_do(&self->agent, "hold /tmp/cft/held"));
+	EXPECT_EQ(0, cft_agent_do(&self->agent, "write"));
+	ASSERT_EQ(0, cft_revoke(&self->nl, t.cap_id, &r));
+	/* the file was opened before the revoke: its next write is refused */
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "write"));
+	check_record(_metadata, self, "revoked", "fs:write",
+		     "\"/tmp/cft/held\"", t.cap_id);
+}
+
+TEST_F(ex, open_file_revalidated_after_fence)
+{
+	const char *narrow[] = { "fs:read=open", "fs:write=token:/tmp/cft/x" };
+	uint64_t e2 = cft_next_epoch(&self->nl);
+	struct cft_agent b;
+	struct cf_token t;
+
+	give(_metadata, self, "fs:write", "/tmp/cft", &t);
+	ASSERT_EQ(0, cft_agent_do(&self->agent, "hold /tmp/cft/held2"));
+	EXPECT_EQ(0, cft_agent_do(&self->agent, "write"));
+	ASSERT_EQ(0, cft_epoch_install(&self->nl, e2, narrow, 2, NULL, 0));
+	ASSERT_EQ(0, cft_agent_spawn(&b, e2, NULL, 0, NULL));
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "write"));
+	check_record(_metadata, self, "fenced", "fs:write",
+		     "\"/tmp/cft/held2\"", t.cap_id);
+	EXPECT_EQ(0, WEXITSTATUS(cft_agent_stop(&b)));
+}
+
 TEST_F(ex, fork_inherits)
 {
 	struct cf_token t;
