@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <linux/audit.h>
@@ -549,6 +550,56 @@ static int agent_spin(int seconds, int base, int nports)
 	return 0;
 }
 
+struct thread_arg {
+	char addr[128];
+	int port, ret;
+};
+
+/* Change only this thread's credentials (raw syscall), then connect. */
+static void *thread_connect(void *p)
+{
+	struct thread_arg *a = p;
+
+	if (syscall(SYS_setresgid, 1000, 1000, 1000) ||
+	    syscall(SYS_setresuid, 1000, 1000, 1000)) {
+		a->ret = errno;
+		return NULL;
+	}
+	a->ret = agent_connect(AF_INET, a->addr, a->port, false);
+	return NULL;
+}
+
+static int agent_thread_connect(const char *addr, int port)
+{
+	struct thread_arg a = { .port = port };
+	pthread_t th;
+
+	snprintf(a.addr, sizeof(a.addr), "%s", addr);
+	if (pthread_create(&th, NULL, thread_connect, &a))
+		return EAGAIN;
+	pthread_join(th, NULL);
+	return a.ret;
+}
+
+/* keyctl(KEYCTL_SESSION_TO_PARENT) from a child replaces our credentials
+ * through cred_alloc_blank + cred_transfer. */
+static int agent_session_to_parent(void)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (!pid) {
+		if (syscall(SYS_keyctl, 1 /* JOIN_SESSION_KEYRING */, 0) < 0 ||
+		    syscall(SYS_keyctl, 18 /* SESSION_TO_PARENT */) < 0)
+			_exit(errno);
+		_exit(0);
+	}
+	waitpid(pid, &st, 0);
+	/* the new credentials are installed on our next return to user */
+	getpid();
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 255;
+}
+
 static int held_fd = -1;
 
 /* Keep a file open for writing; "write" then uses it. */
@@ -585,6 +636,12 @@ static int agent_run(char *cmd)
 		return agent_mutate(a);
 	if (sscanf(cmd, "spin %d %d %d", &secs, &port, &nports) == 3)
 		return agent_spin(secs, port, nports);
+	if (sscanf(cmd, "thread-setuid-connect %127s %d", a, &port) == 2)
+		return agent_thread_connect(a, port);
+	if (!strcmp(cmd, "setuid"))
+		return setresuid(65534, 65534, 65534) ? errno : 0;
+	if (!strcmp(cmd, "session-to-parent"))
+		return agent_session_to_parent();
 	if (sscanf(cmd, "hold %127s", a) == 1)
 		return agent_hold(a);
 	if (!strcmp(cmd, "write"))

@@ -281,6 +281,45 @@ TEST_F(ex, open_file_revalidated_after_fence)
 	EXPECT_EQ(0, WEXITSTATUS(cft_agent_stop(&b)));
 }
 
+TEST_F(ex, setuid_keeps_binding)
+{
+	struct cf_token t;
+
+	give(_metadata, self, "net:connect", "127.0.0.1/32", &t);
+	ASSERT_EQ(0, cft_agent_do(&self->agent, "setuid"));
+	/* new credentials, same epoch and capabilities */
+	EXPECT_EQ(0, cft_agent_do(&self->agent, "connect 127.0.0.1 %u",
+				  self->port));
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "connect 127.0.0.2 %u",
+				       self->port));
+}
+
+TEST_F(ex, thread_credential_change_keeps_binding)
+{
+	struct cf_token t;
+
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent,
+				       "thread-setuid-connect 127.0.0.1 %u",
+				       self->port));
+	give(_metadata, self, "net:connect", "127.0.0.1/32", &t);
+	EXPECT_EQ(0, cft_agent_do(&self->agent,
+				  "thread-setuid-connect 127.0.0.1 %u",
+				  self->port));
+}
+
+TEST_F(ex, keyctl_session_to_parent_keeps_binding)
+{
+	struct cf_token t;
+
+	give(_metadata, self, "net:connect", "127.0.0.1/32", &t);
+	/* cred_alloc_blank + cred_transfer replace the agent's credentials */
+	ASSERT_EQ(0, cft_agent_do(&self->agent, "session-to-parent"));
+	EXPECT_EQ(0, cft_agent_do(&self->agent, "connect 127.0.0.1 %u",
+				  self->port));
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "connect 127.0.0.2 %u",
+				       self->port));
+}
+
 TEST_F(ex, fork_inherits)
 {
 	struct cf_token t;
