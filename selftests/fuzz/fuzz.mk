@@ -1,0 +1,57 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Fuzzing (included by the top Makefile).
+#
+#   make fuzz        every libFuzzer target for FUZZ_SECONDS (60) each, then
+#                    the netlink fuzzer in the VM with FUZZ_NL_MESSAGES
+#                    (100000) messages per identity
+#   make fuzz-check  the same briefly: FUZZ_CHECK_SECONDS (5) per target and
+#                    FUZZ_CHECK_NL_MESSAGES (5000); kselftest lines and
+#                    "# Totals:" in build/logs/fuzz.log
+#
+# libFuzzer targets are host programs (clang, ASan + UBSan + libFuzzer) over
+# libcapfence; the netlink fuzzer (nlfuzz) is a guest program.
+
+FUZZ_CC              ?= clang
+FUZZ_SECONDS         ?= 60
+FUZZ_CHECK_SECONDS   ?= 5
+FUZZ_NL_MESSAGES     ?= 100000
+FUZZ_CHECK_NL_MESSAGES ?= 5000
+FUZZ_TARGETS := $(patsubst selftests/fuzz/fuzz_%.c,%,$(wildcard selftests/fuzz/fuzz_*.c))
+FUZZ_BINS    := $(patsubst %,$(B)/fuzz/fuzz_%,$(FUZZ_TARGETS))
+FUZZ_CFLAGS  := -std=c11 -D_GNU_SOURCE -g -O1 -Wall -Wextra \
+	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	-fno-omit-frame-pointer
+
+GUEST_EXTRA += $(if $(wildcard selftests/fuzz/nlfuzz.c),$(B)/guest/bin/nlfuzz)
+
+.PHONY: fuzz fuzz-build fuzz-check
+
+$(B)/fuzz/fuzz_%: selftests/fuzz/fuzz_%.c selftests/fuzz/fuzz.h $(LIB_SRCS) $(wildcard tools/lib/*.h) | deps
+	@mkdir -p $(B)/fuzz
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(CPPFLAGS_USR) $< $(LIB_SRCS) -lsodium -o $@
+
+$(B)/guest/bin/nlfuzz: selftests/fuzz/nlfuzz.c $(VMT_COMMON) $(wildcard selftests/kernel/*.h) $(LIB_SRCS) $(NL_SRCS)
+	@mkdir -p $(B)/guest/bin
+	$(CC) $(CFLAGS_USR) $(CPPFLAGS_USR) -Iselftests/kernel $< $(VMT_COMMON) $(LIB_SRCS) $(NL_SRCS) -lsodium -lmnl -lpthread -o $@
+
+fuzz-build: $(FUZZ_BINS) $(B)/guest/bin/nlfuzz
+
+# One VM boot for the netlink fuzzer; its output joins the libFuzzer lines.
+define fuzz_run
+	@mkdir -p $(B)/logs
+	@rm -f $(B)/logs/fuzz.log
+	@selftests/fuzz/run-fuzz $(B) $(1) $(FUZZ_TARGETS) 2>&1 | tee -a $(B)/logs/fuzz.log | \
+		grep -E '^(not ok|ok|# Totals)|^# .*(fails|invariant|ERROR)'
+	@$(VMRUN) --timeout $(3) -- nlfuzz --messages $(2) > $(B)/logs/nlfuzz.log 2>&1; \
+		rc=$$?; cat $(B)/logs/nlfuzz.log >> $(B)/logs/fuzz.log; \
+		grep -E '^(not ok|ok|# Totals)|^run:' $(B)/logs/nlfuzz.log; \
+		[ $$rc -lt 125 ] || echo "FAIL: the VM failed (exit $$rc)" | tee -a $(B)/logs/fuzz.log
+	@selftests/summary fuzz $(B)/logs/fuzz.log
+endef
+
+fuzz: module cli tests fuzz-build
+	$(call fuzz_run,$(FUZZ_SECONDS),$(FUZZ_NL_MESSAGES),3000)
+
+fuzz-check: module cli tests fuzz-build
+	$(call fuzz_run,$(FUZZ_CHECK_SECONDS),$(FUZZ_CHECK_NL_MESSAGES),900)
