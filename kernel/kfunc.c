@@ -107,6 +107,13 @@ noinline int capfence_socket_bind(struct socket *sock,
 	return cf_sock_hook(CAPFENCE_CLASS_NET_BIND, sock, address, addrlen);
 }
 
+/*
+ * Path buffer of file_open decisions. BPF programs run with migration
+ * disabled but may be preempted, so the buffer is used with preemption
+ * disabled; nothing between get and put sleeps.
+ */
+static DEFINE_PER_CPU(char [PATH_MAX], cf_path_buf);
+
 noinline int capfence_file_open(struct file *file)
 {
 	struct cf_target t = {};
@@ -117,9 +124,7 @@ noinline int capfence_file_open(struct file *file)
 
 	if (!e || !(file->f_mode & (FMODE_READ | FMODE_WRITE)))
 		return 0;
-	buf = kmalloc(PATH_MAX, GFP_ATOMIC | __GFP_NOWARN);
-	if (!buf)
-		return -ENOMEM;
+	buf = *get_cpu_ptr(&cf_path_buf);
 	path = d_path(&file->f_path, buf, PATH_MAX);
 	if (IS_ERR(path)) {
 		/* fail closed: an unnameable file cannot be judged */
@@ -141,7 +146,7 @@ noinline int capfence_file_open(struct file *file)
 		err = cf_file_track(file, wg ?: rg, wg ? CAPFENCE_CLASS_FS_WRITE :
 					       CAPFENCE_CLASS_FS_READ);
 out:
-	kfree(buf);
+	put_cpu_ptr(&cf_path_buf);
 	return err;
 }
 
