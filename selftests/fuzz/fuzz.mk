@@ -4,7 +4,8 @@
 #
 #   make fuzz        every libFuzzer target for FUZZ_SECONDS (60) each, then
 #                    the netlink fuzzer in the VM with FUZZ_NL_MESSAGES
-#                    (100000) messages per identity
+#                    (100000) random messages over four identities,
+#                    plus an invalid burst and the 2^64-1 epoch id
 #   make fuzz-check  the same briefly: FUZZ_CHECK_SECONDS (5) per target and
 #                    FUZZ_CHECK_NL_MESSAGES (5000); kselftest lines and
 #                    "# Totals:" in build/logs/fuzz.log
@@ -43,7 +44,7 @@ define fuzz_run
 	@rm -f $(B)/logs/fuzz.log
 	@selftests/fuzz/run-fuzz $(B) $(1) $(FUZZ_TARGETS) 2>&1 | tee -a $(B)/logs/fuzz.log | \
 		grep -E '^(not ok|ok|# Totals)|^# .*(fails|invariant|ERROR)'
-	@$(VMRUN) --timeout $(3) -- nlfuzz --messages $(2) > $(B)/logs/nlfuzz.log 2>&1; \
+	@$(VMRUN) --timeout $(3) -- nlfuzz --messages $(2) $(4) > $(B)/logs/nlfuzz.log 2>&1; \
 		rc=$$?; cat $(B)/logs/nlfuzz.log >> $(B)/logs/fuzz.log; \
 		grep -E '^(not ok|ok|# Totals)|^run:' $(B)/logs/nlfuzz.log; \
 		[ $$rc -lt 125 ] || echo "FAIL: the VM failed (exit $$rc)" | tee -a $(B)/logs/fuzz.log
@@ -51,7 +52,7 @@ define fuzz_run
 endef
 
 fuzz: module cli tests fuzz-build
-	$(call fuzz_run,$(FUZZ_SECONDS),$(FUZZ_NL_MESSAGES),3000)
+	$(call fuzz_run,$(FUZZ_SECONDS),$(FUZZ_NL_MESSAGES),3000,--max-epoch)
 
 fuzz-check: module cli tests fuzz-build
-	$(call fuzz_run,$(FUZZ_CHECK_SECONDS),$(FUZZ_CHECK_NL_MESSAGES),900)
+	$(call fuzz_run,$(FUZZ_CHECK_SECONDS),$(FUZZ_CHECK_NL_MESSAGES),900,)
