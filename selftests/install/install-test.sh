@@ -1,0 +1,117 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# make install / make uninstall / make dkms-source into a scratch DESTDIR,
+# on the host (no VM, nothing outside the scratch directory is touched):
+# install lays out the module under /lib/modules/<vermagic release>/updates,
+# the CLI, capfence(8), the bash completion, the modprobe.d entry and the
+# systemd unit, with PREFIX honoured; uninstall removes exactly that and
+# leaves nothing. Needs capfence.ko and the CLI built (make).
+# Prints kselftest-style lines and a Totals line.
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top" || exit 1
+D=$(mktemp -d "${TMPDIR:-/tmp}/cf-install.XXXXXX")
+n=0 pass=0 fail=0
+ok() { n=$((n + 1)); pass=$((pass + 1)); echo "ok $n - $1"; }
+nok() { n=$((n + 1)); fail=$((fail + 1)); echo "not ok $n - $1"; [ -n "${2:-}" ] && echo "#   $2"; }
+t() { name=$1; shift; if "$@"; then ok "$name"; else nok "$name"; fi; }
+finish() {
+	rm -rf "$D"
+	echo "1..$n"
+	echo "# Totals: pass:$pass fail:$fail xfail:0 xpass:0 skip:0 error:0"
+	[ $fail -eq 0 ]
+	exit $?
+}
+echo "TAP version 13"
+[ -f capfence.ko ] || { nok "capfence.ko is built (make)"; finish; }
+rel=$(modinfo -F vermagic capfence.ko | cut -d' ' -f1)
+mk() { make -s --no-print-directory "$@" > "$D/make.out" 2>&1 || { sed 's/^/#   /' "$D/make.out"; return 1; }; }
+
+# --- default PREFIX (/usr/local)
+X=$D/x
+t "make install DESTDIR=$X succeeds" mk install DESTDIR="$X"
+t "module in /lib/modules/$rel/updates/capfence.ko" cmp -s capfence.ko "$X/lib/modules/$rel/updates/capfence.ko"
+t "module vermagic release is $rel" [ "$(modinfo -F vermagic "$X/lib/modules/$rel/updates/capfence.ko" | cut -d' ' -f1)" = "$rel" ]
+t "CLI /usr/local/sbin/capfence, executable" [ -x "$X/usr/local/sbin/capfence" ]
+t "installed CLI runs: --version" sh -c "'$X/usr/local/sbin/capfence' --version | grep -q '^capfence '"
+t "CLI embeds the BPF objects (no separate .bpf.o installed)" \
+	sh -c "! find '$X' -name '*.bpf.o' | grep -q . && grep -qa capfence_bpf '$X/usr/local/sbin/capfence'"
+t "man page /usr/local/share/man/man8/capfence.8" cmp -s docs/capfence.8 "$X/usr/local/share/man/man8/capfence.8"
+t "man page renders" sh -c "! command -v man >/dev/null || MANWIDTH=80 man -l '$X/usr/local/share/man/man8/capfence.8' 2>/dev/null | grep -q capfence"
+t "bash completion /usr/local/share/bash-completion/completions/capfence" \
+	cmp -s tools/capfence/capfence.bash-completion "$X/usr/local/share/bash-completion/completions/capfence"
+t "bash completion loads and completes 'capfence ep'" bash -c "
+	. '$X/usr/local/share/bash-completion/completions/capfence' 2>/dev/null
+	f=\$(complete -p capfence 2>/dev/null | sed -n 's/.*-F \([^ ]*\).*/\1/p')
+	[ -n \"\$f\" ] || exit 1
+	COMP_WORDS=(capfence ep); COMP_CWORD=1; COMP_LINE='capfence ep'; COMP_POINT=11
+	\$f capfence ep capfence 2>/dev/null
+	printf '%s\n' \"\${COMPREPLY[@]}\" | grep -qx epoch"
+M=$X/etc/modprobe.d/capfence.conf
+t "modprobe entry /etc/modprobe.d/capfence.conf" [ -f "$M" ]
+t "modprobe entry: modprobe capfence also attaches the hooks" \
+	grep -qx 'install capfence /sbin/modprobe --ignore-install capfence $CMDLINE_OPTS && /usr/local/sbin/capfence attach' "$M"
+t "modprobe entry: modprobe -r capfence detaches first" \
+	grep -qx 'remove capfence /usr/local/sbin/capfence detach && /sbin/modprobe -r --ignore-remove capfence' "$M"
+t "modprobe accepts the entry (modprobe -C ... --showconfig)" sh -c \
+	"! command -v modprobe >/dev/null || modprobe -C '$X/etc/modprobe.d' --showconfig 2>/dev/null | grep -q '^install capfence '"
+U=$X/lib/systemd/system/capfence.service
+t "systemd unit /lib/systemd/system/capfence.service" [ -f "$U" ]
+t "unit: oneshot, RemainAfterExit, modprobe + attach at boot" sh -c "
+	grep -qx 'Type=oneshot' '$U' && grep -qx 'RemainAfterExit=yes' '$U' &&
+	grep -qx 'ExecStart=/sbin/modprobe --ignore-install capfence' '$U' &&
+	grep -qx 'ExecStart=/usr/local/sbin/capfence attach' '$U' &&
+	grep -q '^WantedBy=' '$U'"
+t "unit passes systemd-analyze verify (when available)" sh -c \
+	"! command -v systemd-analyze >/dev/null || systemd-analyze verify --man=no '$U' >/dev/null 2>&1"
+t "manifest lists every installed file" sh -c "
+	cd '$X' && find . -type f | sed 's/^\.//' | sort > '$D/files' &&
+	sed -n 's/^f //p' usr/local/share/capfence/install-manifest | sort | cmp -s - '$D/files'"
+t "nothing else installed (7 files)" [ "$(find "$X" -type f | wc -l)" -eq 7 ]
+t "make install twice succeeds (reinstall)" mk install DESTDIR="$X"
+t "make uninstall DESTDIR=$X succeeds" mk uninstall DESTDIR="$X"
+t "uninstall leaves nothing in DESTDIR" [ -z "$(find "$X" -mindepth 1 | head -1)" ]
+
+# --- PREFIX=/usr, and a pre-existing directory survives uninstall
+Y=$D/y
+mkdir -p "$Y/etc/modprobe.d" && touch "$Y/etc/modprobe.d/other.conf"
+t "make install PREFIX=/usr DESTDIR=$Y" mk install PREFIX=/usr DESTDIR="$Y"
+t "PREFIX=/usr: /usr/sbin/capfence, man8, completion" sh -c "
+	[ -x '$Y/usr/sbin/capfence' ] && [ -f '$Y/usr/share/man/man8/capfence.8' ] &&
+	[ -f '$Y/usr/share/bash-completion/completions/capfence' ]"
+t "PREFIX=/usr: modprobe entry and unit call /usr/sbin/capfence" sh -c "
+	grep -q '&& /usr/sbin/capfence attach' '$Y/etc/modprobe.d/capfence.conf' &&
+	grep -qx 'ExecStart=/usr/sbin/capfence attach' '$Y/lib/systemd/system/capfence.service'"
+t "make uninstall PREFIX=/usr DESTDIR=$Y" mk uninstall PREFIX=/usr DESTDIR="$Y"
+t "uninstall removes only what it installed" sh -c "
+	[ -f '$Y/etc/modprobe.d/other.conf' ] &&
+	[ \"\$(find '$Y' -mindepth 1 | sort | tr '\n' ' ')\" = '$Y/etc $Y/etc/modprobe.d $Y/etc/modprobe.d/other.conf ' ]"
+
+# --- DKMS source tree
+Z=$D/z
+ver=$(sed -n 's/^#define CAPFENCE_VERSION "\(.*\)"/\1/p' kernel/capfence.h)
+S=$Z/usr/src/capfence-$ver
+t "make dkms-source DESTDIR=$Z" mk dkms-source DESTDIR="$Z"
+t "dkms tree: dkms.conf, dkms-build.sh, Kbuild, kernel/, include/" sh -c "
+	[ -f '$S/dkms.conf' ] && [ -x '$S/dkms-build.sh' ] && cmp -s Kbuild '$S/Kbuild' &&
+	[ -f '$S/kernel/netlink.c' ] && [ -f '$S/kernel/capfence.h' ] &&
+	cmp -s include/uapi/linux/capfence.h '$S/include/uapi/linux/capfence.h'"
+t "dkms.conf: name, version $ver, module, build command" sh -c "
+	grep -qx 'PACKAGE_NAME=\"capfence\"' '$S/dkms.conf' &&
+	grep -qx 'PACKAGE_VERSION=\"$ver\"' '$S/dkms.conf' &&
+	grep -qx 'BUILT_MODULE_NAME\[0\]=\"capfence\"' '$S/dkms.conf' &&
+	grep -q '^MAKE\[0\]=\"sh ./dkms-build.sh \${kernelver} \${kernel_source_dir}\"' '$S/dkms.conf'"
+t "every source Kbuild names is in the dkms tree" sh -c "
+	for o in \$(sed -n 's/\\\\\$//; s/.*:= *//; /kernel\//p' Kbuild | tr ' ' '\n' | grep '\.o\$'); do
+		[ -f '$S/'\${o%.o}.c ] || { echo \"# missing \${o%.o}.c\"; exit 1; }
+	done"
+if [ -n "${CF_DKMS_BUILD:-}" ]; then
+	# a real DKMS-style build against the headers make uses (slow: unpacks
+	# linux-source to build resolve_btfids when the headers lack it)
+	kdir=$(readlink -f build/kernel/headers)
+	t "dkms-build.sh builds capfence.ko with module BTF for $rel" sh -c \
+		"cd '$S' && sh ./dkms-build.sh '$rel' '$kdir' > '$D/dkms.log' 2>&1 && readelf -S capfence.ko | grep -q '\.BTF '" ||
+		sed 's/^/#   /' "$D/dkms.log" | tail -20
+fi
+finish

@@ -1,0 +1,107 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# capfence in the ecosystem (issue 7), included by the top Makefile:
+#
+#   make install     [DESTDIR=] [PREFIX=/usr/local]   module, CLI, capfence(8),
+#                    bash completion, modprobe.d entry, systemd unit
+#   make uninstall   [DESTDIR=] [PREFIX=/usr/local]   removes exactly that
+#   make dkms-source [DESTDIR=]   lays out /usr/src/capfence-VERSION for DKMS
+#   make spec-check    docs/netlink/capfence.yaml against the uapi header and
+#                      kernel/netlink.c (host, no VM)
+#   make install-check selftests/install/install-test.sh (host, no VM)
+#   make ecotest       one VM boot: genl ctrl vs the YAML spec, capfence
+#                      --version, a denial read by auditd/ausearch/auparse
+#
+# The module is never built here: install takes the capfence.ko that
+# `make` built, for the release its vermagic names.
+
+PREFIX     ?= /usr/local
+CF_VERSION := $(shell sed -n 's/^\#define CAPFENCE_VERSION "\(.*\)"/\1/p' kernel/capfence.h)
+CF_ECO     := $(B)/guest/share/capfence
+CF_FINDBIN  = $(firstword $(wildcard /usr/sbin/$(1) /sbin/$(1) /usr/bin/$(1) /bin/$(1)))
+
+.PHONY: install uninstall dkms-source spec-check install-check ecotest eco-deps
+
+eco-deps:
+	@tools/build/eco-deps.sh
+
+install: $(B)/tools/capfence
+	@tools/build/install.sh install "$(DESTDIR)" "$(PREFIX)" capfence.ko $(B)/tools/capfence
+
+uninstall:
+	@tools/build/install.sh uninstall "$(DESTDIR)" "$(PREFIX)"
+
+CF_DKMS := $(DESTDIR)/usr/src/capfence-$(CF_VERSION)
+dkms-source:
+	@rm -rf "$(CF_DKMS)"
+	@mkdir -p "$(CF_DKMS)/kernel" "$(CF_DKMS)/include/uapi/linux"
+	@sed 's|@VERSION@|$(CF_VERSION)|g' tools/build/dkms/dkms.conf.in > "$(CF_DKMS)/dkms.conf"
+	@install -m 0755 tools/build/dkms/dkms-build.sh "$(CF_DKMS)/dkms-build.sh"
+	@cp Kbuild "$(CF_DKMS)/"
+	@cp kernel/*.c kernel/*.h "$(CF_DKMS)/kernel/"
+	@cp include/uapi/linux/capfence.h "$(CF_DKMS)/include/uapi/linux/"
+	@echo "capfence: DKMS source in $(CF_DKMS); then: dkms install capfence/$(CF_VERSION)"
+
+spec-check:
+	@mkdir -p $(B)/logs
+	@python3 selftests/netlink/check-spec.py > $(B)/logs/spec.log 2>&1; \
+		grep -E '^(not ok|# )' $(B)/logs/spec.log; \
+		selftests/summary spec $(B)/logs/spec.log
+
+install-check: $(B)/tools/capfence
+	@mkdir -p $(B)/logs
+	@selftests/install/install-test.sh > $(B)/logs/install.log 2>&1; \
+		grep -E '^(not ok|# )' $(B)/logs/install.log; \
+		selftests/summary install $(B)/logs/install.log
+
+# ---- guest side: programs and files for selftests/vm/run ----
+$(B)/guest/bin/genl: | eco-deps
+	@mkdir -p $(dir $@)
+	cp -L $(or $(call CF_FINDBIN,genl),/usr/sbin/genl) $@
+
+$(B)/guest/bin/auditd $(B)/guest/bin/ausearch: | eco-deps
+	@mkdir -p $(dir $@)
+	cp -L $(or $(call CF_FINDBIN,$(notdir $@)),/sbin/$(notdir $@)) $@
+
+$(B)/guest/bin/cfaudit: selftests/audit/cfaudit.c | eco-deps
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_USR) $< -lauparse -o $@
+
+# CLIs that pretend to be another version / ABI, for the mismatch report
+$(B)/guest/bin/capfence-vtest-ver: $(CLI_SRCS) $(LIB_SRCS) $(wildcard tools/capfence/*.h tools/lib/*.h) $(B)/lsm/capfence.skel.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_USR) $(CPPFLAGS_USR) -DCF_TEST_CLI_VERSION='"9.9.9-test"' $(CLI_SRCS) $(LIB_SRCS) $(LIBS) -o $@
+
+$(B)/guest/bin/capfence-vtest-abi: $(CLI_SRCS) $(LIB_SRCS) $(wildcard tools/capfence/*.h tools/lib/*.h) $(B)/lsm/capfence.skel.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_USR) $(CPPFLAGS_USR) -DCF_TEST_CLI_ABI=99 $(CLI_SRCS) $(LIB_SRCS) $(LIBS) -o $@
+
+$(CF_ECO)/genl-expect: docs/netlink/capfence.yaml selftests/netlink/check-spec.py
+	@mkdir -p $(dir $@)
+	python3 selftests/netlink/check-spec.py --genl-expect $@
+
+$(CF_ECO)/%.sh: selftests/netlink/%.sh
+	@mkdir -p $(dir $@)
+	install -m 0755 $< $@
+
+$(CF_ECO)/%.sh: selftests/audit/%.sh
+	@mkdir -p $(dir $@)
+	install -m 0755 $< $@
+
+$(CF_ECO)/auditd.conf: selftests/audit/auditd.conf
+	@mkdir -p $(dir $@)
+	cp $< $@
+
+CF_ECO_FILES := $(B)/guest/bin/genl $(B)/guest/bin/auditd $(B)/guest/bin/ausearch \
+	$(B)/guest/bin/cfaudit $(B)/guest/bin/capfence-vtest-ver $(B)/guest/bin/capfence-vtest-abi \
+	$(CF_ECO)/genl-expect $(CF_ECO)/genl-test.sh $(CF_ECO)/version-test.sh \
+	$(CF_ECO)/audit-test.sh $(CF_ECO)/auditd.conf $(CF_ECO)/eco-tests.sh
+GUEST_EXTRA += $(CF_ECO_FILES)
+
+# One boot for the three guest scripts. Needs the module (make module).
+ecotest: $(B)/tools/capfence $(CF_ECO_FILES)
+	@mkdir -p $(B)/logs
+	-@$(VMRUN) --timeout 600 -- sh /usr/share/capfence/eco-tests.sh > $(B)/logs/eco.log 2>&1; \
+		rc=$$?; grep -E '^(not ok|# Totals)|^run:' $(B)/logs/eco.log; \
+		[ $$rc -lt 125 ] || echo "FAIL: the VM failed (exit $$rc)" >> $(B)/logs/eco.log; \
+		selftests/summary eco $(B)/logs/eco.log
