@@ -1,0 +1,640 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The privilege matrix: every mutating operation, each sent well formed
+ * (so that only the caller's privilege decides), by
+ *   root unbound             -> succeeds
+ *   root bound to an epoch   -> EPERM ("a task bound to an epoch ...")
+ *   an unprivileged user     -> EPERM ("CAP_MAC_ADMIN in the initial ...")
+ *   root in a user namespace -> EPERM (same message)
+ * and two mixed cases: a socket opened by root used after dropping
+ * privileges, and a socket opened unprivileged that root then write(2)s
+ * to (the confused deputy: netlink_capable() checks the opener only for
+ * sends without a destination address; a sendto(2) naming the kernel is
+ * judged on the sender alone, by netlink's design). Refusals change
+ * nothing. Also the non-mutating edges: TASK_GET of another task needs
+ * privilege, TASK_GET of oneself does not, and subscribing to the events
+ * group needs privilege.
+ *
+ * Lifecycle points not in lifecycle_test: rmmod is refused while the hooks
+ * are attached even with nothing bound; detach is refused while a task
+ * only has a pending exec epoch; held capabilities and bound credentials
+ * are all released when their tasks exit (nothing leaked), after which
+ * detach succeeds and a re-attach restores service. Leaves the module
+ * loaded and attached.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <linux/genetlink.h>
+#include "kselftest_harness.h"
+#include "common.h"
+
+enum who { ROOT, BOUND, UNPRIV, USERNS, DROPPED, REGAINED, NWHO };
+static const char *const who_name[] = {
+	"root unbound", "root bound", "unprivileged", "root in a user namespace",
+	"root socket, privileges dropped", "unprivileged socket, root writer" };
+
+#define NOPS 9
+static const char *const op_name[NOPS] = {
+	"key install", "key remove", "epoch install", "epoch activate",
+	"exec set", "delegate", "revoke", "hooks attach", "hooks detach" };
+
+/* What the operations act on; the same for every identity. */
+struct ctx {
+	uint32_t key_id;		/* installed by root's "key install" */
+	uint64_t epoch;			/* installed, bound agent's epoch */
+	uint64_t new_epoch;		/* installed by root's "epoch install" */
+	pid_t agent;			/* bound to epoch */
+	uint64_t cap_id;
+	uint8_t token[CAPFENCE_TOKEN_MAX_LEN];
+	int token_len;
+};
+
+static struct nlmsghdr *build(struct cf_nl *nl, int op, const struct ctx *c)
+{
+	static const uint8_t raw[CAPFENCE_KEY_LEN] = { 0x11, 0x22 };
+	struct nlmsghdr *nlh;
+	struct nlattr *nest;
+	int i;
+
+	switch (op) {
+	case 0:
+		nlh = cf_nl_req(nl, CAPFENCE_CMD_KEY_INSTALL, 0);
+		mnl_attr_put_u32(nlh, CAPFENCE_A_KEY_ID, c->key_id);
+		mnl_attr_put(nlh, CAPFENCE_A_KEY, sizeof(raw), raw);
+		return nlh;
+	case 1:
+		nlh = cf_nl_req(nl, CAPFENCE_CMD_KEY_REMOVE, 0);
+		mnl_attr_put_u32(nlh, CAPFENCE_A_KEY_ID, c->key_id);
+		return nlh;
+	case 2:
+		nlh = cf_nl_req(nl, CAPFENCE_CMD_EPOCH_INSTALL, 0);
+		mnl_attr_put_u64(nlh, CAPFENCE_A_EPOCH_ID, c->new_epoch);
+		nest = mnl_attr_nest_start(nlh, CAPFENCE_A_RULE);
+		mnl_attr_put_u8(nlh, CAPFENCE_RULE_A_CLASS, CAPFENCE_CLASS_FS_READ);
+		mnl_attr_put_u8(nlh, CAPFENCE_RULE_A_KIND, CAPFENCE_RULE_OPEN);
+		mnl_attr_nest_end(nlh, nest);
+		return nlh;
+	case 3:
+		nlh = cf_nl_req(nl, CAPFENCE_CMD_EPOCH_ACTIVATE, 0);
+		mnl_attr_put_u64(nlh, CAPFENCE_A_EPOCH_ID, c->new_epoch);
+		return nlh;
+	case 4:
+		nlh = cf_nl_req(nl, CAPFENCE_CMD_EXEC_SET, 0);
+		mnl_attr_put_u64(nlh, CAPFENCE_A_EPOCH_ID, c->epoch);
+		return nlh;
+	case 5:
+		nlh = cf_nl_req(nl, CAPFENCE_CMD_DELEGATE, 0);
+		mnl_attr_put(nlh, CAPFENCE_A_TOKEN, (size_t)c->token_len, c->token);
+		mnl_attr_put_u32(nlh, CAPFENCE_A_PID, (uint32_t)c->agent);
+		return nlh;
+	case 6:
+		nlh = cf_nl_req(nl, CAPFENCE_CMD_REVOKE, 0);
+		mnl_attr_put_u64(nlh, CAPFENCE_A_CAP_ID, c->cap_id);
+		return nlh;
+	case 7:
+		/* well formed: one link fd per hook (not links: never read) */
+		nlh = cf_nl_req(nl, CAPFENCE_CMD_HOOKS_ATTACH, 0);
+		for (i = 0; i < 10; i++)
+			mnl_attr_put_u32(nlh, CAPFENCE_A_LINK_FD, 0);
+		return nlh;
+	default:
+		return cf_nl_req(nl, CAPFENCE_CMD_HOOKS_DETACH, 0);
+	}
+}
+
+/*
+ * Send with write(2), no destination address: the way a confused deputy
+ * would (netlink checks the socket opener too only then; a sendto(2) with
+ * an explicit address, as libmnl does, is judged on the sender alone).
+ * Returns 0 or -errno of the ack; the extack message goes to nl->ext.
+ */
+static int talk_write(struct cf_nl *nl, struct nlmsghdr *nlh)
+{
+	int fd = mnl_socket_get_fd(nl->sock);
+	char buf[8192];
+
+	nl->ext[0] = '\0';
+	if (write(fd, nlh, nlh->nlmsg_len) != (ssize_t)nlh->nlmsg_len)
+		return -errno;
+	for (;;) {
+		ssize_t n = recv(fd, buf, sizeof(buf), 0);
+		struct nlmsghdr *h;
+
+		if (n < 0)
+			return -errno;
+		for (h = (void *)buf; mnl_nlmsg_ok(h, (int)n);
+		     h = mnl_nlmsg_next(h, (int *)&n)) {
+			const struct nlmsgerr *e = mnl_nlmsg_get_payload(h);
+			const struct nlattr *a;
+
+			if (h->nlmsg_type != NLMSG_ERROR || h->nlmsg_seq != nlh->nlmsg_seq)
+				continue;
+			if (h->nlmsg_flags & NLM_F_ACK_TLVS)
+				mnl_attr_for_each(a, h, sizeof(*e))
+					if (mnl_attr_get_type(a) == NLMSGERR_ATTR_MSG)
+						snprintf(nl->ext, sizeof(nl->ext), "%s",
+							 mnl_attr_get_str(a));
+			return e->error;
+		}
+	}
+}
+
+/*
+ * Run every refused operation on @nl; print one line per operation
+ * ("op errno extack") to @out. Returns the number of operations run.
+ */
+static int run_refused(struct cf_nl *nl, const struct ctx *c, FILE *out,
+		       bool use_write)
+{
+	int op, err;
+
+	for (op = 0; op < NOPS; op++) {
+		struct nlmsghdr *nlh = build(nl, op, c);
+
+		err = use_write ? talk_write(nl, nlh) : cf_nl_talk(nl, nlh, NULL, NULL);
+		fprintf(out, "%d %d %s\n", op, -err, nl->ext);
+	}
+	fflush(out);
+	return NOPS;
+}
+
+/* Check the lines a refused identity printed. */
+static void check_refused(struct __test_metadata *_metadata, enum who w,
+			  FILE *in)
+{
+	const char *want = w == BOUND ?
+		"a task bound to an epoch cannot use control operations" :
+		"CAP_MAC_ADMIN in the initial user namespace is required";
+	char line[512], ext[400];
+	int op, err, n = 0;
+
+	while (fgets(line, sizeof(line), in)) {
+		ext[0] = '\0';
+		if (sscanf(line, "%d %d %399[^\n]", &op, &err, ext) < 2)
+			continue;
+		if (op < 0 || op >= NOPS)
+			continue;
+		if (err != EPERM || !strstr(ext, want))
+			TH_LOG("%s: %s gave errno %d \"%s\"", who_name[w],
+			       op_name[op], err, ext);
+		EXPECT_EQ(EPERM, err);
+		EXPECT_NE(NULL, strstr(ext, want));
+		n++;
+	}
+	EXPECT_EQ(NOPS, n);
+}
+
+struct snapshot {
+	struct cft_status st;
+	bool key_present, epoch_present;
+	int agent_caps;
+};
+
+static int caps_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlattr *a;
+
+	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr))
+		if (mnl_attr_get_type(a) == CAPFENCE_A_CAP)
+			(*(int *)data)++;
+	return MNL_CB_OK;
+}
+
+static void snap(struct cf_nl *nl, const struct ctx *c, struct snapshot *s)
+{
+	static const uint8_t raw[CAPFENCE_KEY_LEN] = { 0x11, 0x22 };
+	struct nlmsghdr *nlh;
+	struct cft_reply r;
+	struct cf_token t;
+	struct cf_key *k;
+
+	memset(s, 0, sizeof(*s));
+	cft_status(nl, &s->st);
+	/* key presence without changing it: a dry-run delegation of a token
+	 * made with it is forged iff the key is not installed */
+	if (!cf_key_from_bytes(c->key_id, raw, &k) &&
+	    !cft_mint(k, "net:connect", c->epoch, "127.0.0.0/8", 0x5eed, &t)) {
+		cft_delegate(nl, &t, c->agent, 0, true, &r);
+		s->key_present = r.reason != CAPFENCE_R_FORGED;
+	}
+	cf_key_free(k);
+	nlh = cf_nl_req(nl, CAPFENCE_CMD_EPOCH_GET, 0);
+	mnl_attr_put_u64(nlh, CAPFENCE_A_EPOCH_ID, c->new_epoch);
+	s->epoch_present = cf_nl_talk(nl, nlh, NULL, NULL) == 0;
+	nlh = cf_nl_req(nl, CAPFENCE_CMD_TASK_GET, 0);
+	mnl_attr_put_u32(nlh, CAPFENCE_A_PID, (uint32_t)c->agent);
+	cf_nl_talk(nl, nlh, caps_cb, &s->agent_caps);
+}
+
+/* Run the refused operations as @w in a child; check its report. */
+static void refused_as(struct __test_metadata *_metadata, enum who w,
+		       const struct ctx *c)
+{
+	int p[2], st;
+	pid_t pid;
+	FILE *in;
+
+	ASSERT_EQ(0, pipe(p));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		struct cf_nl nl;
+		FILE *out;
+
+		close(p[0]);
+		out = fdopen(p[1], "w");
+		switch (w) {
+		case UNPRIV:
+			if (setresgid(65534, 65534, 65534) ||
+			    setresuid(65534, 65534, 65534) || cf_nl_open(&nl))
+				_exit(90);
+			break;
+		case USERNS:
+			if (unshare(CLONE_NEWUSER) || cf_nl_open(&nl))
+				_exit(91);
+			break;
+		case DROPPED:	/* opened by root, sent by nobody */
+			if (cf_nl_open(&nl) || setresgid(65534, 65534, 65534) ||
+			    setresuid(65534, 65534, 65534))
+				_exit(92);
+			break;
+		case REGAINED:	/* opened by nobody, written by root */
+			if (setresuid(65534, 65534, 0) || cf_nl_open(&nl) ||
+			    setresuid(0, 0, 0))
+				_exit(93);
+			break;
+		case BOUND: {
+			struct cft_reply r;
+			char fd[16], buf[512];
+			char *argv[] = { "privilege_test", "--bound-ops", fd, buf, NULL };
+
+			if (cft_open(&nl) || cft_exec_set(&nl, c->epoch, NULL, 0, &r))
+				_exit(94);
+			cf_nl_close(&nl);
+			snprintf(fd, sizeof(fd), "%d", p[1]);
+			snprintf(buf, sizeof(buf), "%u %llu %llu %d %llu %d",
+				 c->key_id, (unsigned long long)c->epoch,
+				 (unsigned long long)c->new_epoch, c->agent,
+				 (unsigned long long)c->cap_id, c->token_len);
+			execv("/proc/self/exe", argv);
+			_exit(95);
+		}
+		default:
+			_exit(96);
+		}
+		run_refused(&nl, c, out, w == REGAINED);
+		_exit(0);
+	}
+	close(p[1]);
+	in = fdopen(p[0], "r");
+	check_refused(_metadata, w, in);
+	fclose(in);
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	EXPECT_TRUE(WIFEXITED(st));
+	EXPECT_EQ(0, WEXITSTATUS(st));
+}
+
+/* The bound side of refused_as(BOUND): exec'd after EXEC_SET. */
+static int bound_ops_main(char **argv)
+{
+	struct ctx c = {};
+	unsigned long long e, ne, cap;
+	struct cf_nl nl;
+	FILE *out = fdopen(atoi(argv[2]), "w");
+	struct cf_key *k;
+	struct cf_token t;
+
+	if (!out || sscanf(argv[3], "%u %llu %llu %d %llu %d", &c.key_id, &e,
+			   &ne, &c.agent, &cap, &c.token_len) != 6)
+		return 1;
+	c.epoch = e;
+	c.new_epoch = ne;
+	c.cap_id = cap;
+	/* the same token as root's: key 7 of the tests */
+	if (cft_open(&nl))
+		return 2;
+	{
+		uint8_t raw[CAPFENCE_KEY_LEN];
+
+		memset(raw, 0x5a, sizeof(raw));
+		if (cf_key_from_bytes(7, raw, &k) ||
+		    cft_mint(k, "net:connect", c.epoch, "127.0.0.0/8", c.cap_id, &t))
+			return 3;
+		c.token_len = cf_token_encode_bin(&t, c.token, sizeof(c.token));
+		cf_key_free(k);
+	}
+	run_refused(&nl, &c, out, false);
+	fclose(out);
+	cf_nl_close(&nl);
+	return 0;
+}
+
+FIXTURE(priv) {
+	struct cf_nl nl;
+	struct cf_key *key;
+	struct ctx c;
+	struct cft_agent agent;
+};
+
+FIXTURE_SETUP(priv)
+{
+	const char *rules[] = { "net:connect=token:127.0.0.0/8", "fs:read=open",
+				"fs:write=open" };
+	struct cf_token t;
+	int len;
+
+	ASSERT_EQ(0, cft_open(&self->nl));
+	self->key = cft_test_key(&self->nl);
+	ASSERT_NE(NULL, self->key);
+	self->c.key_id = 4000 + (uint32_t)(getpid() % 1000);
+	self->c.epoch = cft_next_epoch(&self->nl);
+	ASSERT_EQ(0, cft_epoch_install(&self->nl, self->c.epoch, rules, 3, NULL, 0));
+	self->c.new_epoch = self->c.epoch + 1;
+	ASSERT_EQ(0, cft_agent_spawn(&self->agent, self->c.epoch, NULL, 0, NULL));
+	self->c.agent = self->agent.pid;
+	self->c.cap_id = 0x9e1f0000ull + (uint64_t)getpid();
+	ASSERT_EQ(0, cft_mint(self->key, "net:connect", self->c.epoch,
+			      "127.0.0.0/8", self->c.cap_id, &t));
+	len = cf_token_encode_bin(&t, self->c.token, sizeof(self->c.token));
+	ASSERT_LT(0, len);
+	self->c.token_len = len;
+}
+
+FIXTURE_TEARDOWN(priv)
+{
+	cft_agent_stop(&self->agent);
+	cf_key_free(self->key);
+	cf_nl_close(&self->nl);
+}
+
+/* Refused identities first: nothing they send changes anything. */
+TEST_F(priv, matrix_refused_change_nothing)
+{
+	struct snapshot a, b;
+	int w;
+
+	snap(&self->nl, &self->c, &a);
+	for (w = BOUND; w < NWHO; w++)
+		refused_as(_metadata, (enum who)w, &self->c);
+	snap(&self->nl, &self->c, &b);
+	EXPECT_FALSE(b.key_present);
+	EXPECT_FALSE(b.epoch_present);
+	EXPECT_EQ(0, b.agent_caps);
+	EXPECT_TRUE(b.st.attached);
+	EXPECT_EQ(a.st.fence, b.st.fence);
+	EXPECT_EQ(a.st.max_epoch, b.st.max_epoch);
+	EXPECT_EQ(a.st.active_epoch, b.st.active_epoch);
+	EXPECT_EQ(a.st.held, b.st.held);
+}
+
+/* Then root, unbound: the same well-formed messages succeed. */
+TEST_F(priv, matrix_root_unbound_succeeds)
+{
+	/* delegate and revoke before the new epoch's activation fences them */
+	static const int order[] = { 0, 5, 6, 2, 3, 4 };
+	struct snapshot s;
+	size_t i;
+	int err;
+
+	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		int op = order[i];
+
+		if (op == 4) {	/* exec set, in a child: it marks the caller */
+			pid_t pid = fork();
+			int st;
+
+			ASSERT_LE(0, pid);
+			if (!pid) {
+				struct cf_nl nl;
+
+				_exit(cf_nl_open(&nl) ? 99 :
+				      -cf_nl_talk(&nl, build(&nl, op, &self->c),
+						  NULL, NULL));
+			}
+			ASSERT_EQ(pid, waitpid(pid, &st, 0));
+			EXPECT_EQ(0, WEXITSTATUS(st));
+			continue;
+		}
+		err = cf_nl_talk(&self->nl, build(&self->nl, op, &self->c), NULL, NULL);
+		if (err)
+			TH_LOG("%s: %d %s", op_name[op], err, self->nl.ext);
+		EXPECT_EQ(0, err);
+	}
+	snap(&self->nl, &self->c, &s);
+	EXPECT_TRUE(s.key_present);
+	EXPECT_TRUE(s.epoch_present);
+	EXPECT_EQ(1, s.agent_caps);
+	EXPECT_EQ(0, cf_nl_talk(&self->nl, build(&self->nl, 1, &self->c), NULL, NULL));
+	snap(&self->nl, &self->c, &s);
+	EXPECT_FALSE(s.key_present);
+	/* attach while attached is harmless; detach while bound refused */
+	EXPECT_EQ(-EALREADY, cf_nl_talk(&self->nl, build(&self->nl, 7, &self->c),
+					 NULL, NULL));
+	EXPECT_EQ(-EBUSY, cf_nl_talk(&self->nl, build(&self->nl, 8, &self->c),
+				      NULL, NULL));
+	ASSERT_EQ(0, cft_status(&self->nl, &s.st));
+	EXPECT_TRUE(s.st.attached);
+}
+
+/* Non-mutating operations that still need privilege, or do not. */
+TEST_F(priv, inspection_and_events)
+{
+	pid_t pid = fork();
+	int st;
+
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		struct nlmsghdr *nlh;
+		struct cf_nl nl;
+		int bad = 0;
+
+		if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534) ||
+		    cf_nl_open(&nl))
+			_exit(90);
+		/* another task: refused */
+		nlh = cf_nl_req(&nl, CAPFENCE_CMD_TASK_GET, 0);
+		mnl_attr_put_u32(nlh, CAPFENCE_A_PID, (uint32_t)self->c.agent);
+		bad |= cf_nl_talk(&nl, nlh, NULL, NULL) != -EPERM;
+		/* itself: fine */
+		nlh = cf_nl_req(&nl, CAPFENCE_CMD_TASK_GET, 0);
+		mnl_attr_put_u32(nlh, CAPFENCE_A_PID, (uint32_t)getpid());
+		bad |= (cf_nl_talk(&nl, nlh, NULL, NULL) != 0) << 1;
+		/* status and epochs: readable */
+		bad |= (cf_nl_talk(&nl, cf_nl_req(&nl, CAPFENCE_CMD_STATUS_GET, 0),
+				   NULL, NULL) != 0) << 2;
+		_exit(bad);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	EXPECT_TRUE(WIFEXITED(st));
+	EXPECT_EQ(0, WEXITSTATUS(st));
+}
+
+/*
+ * Every decision, pid, cap_id and epoch goes out on the events group: an
+ * unprivileged user must not be able to subscribe. (The group's flags
+ * must be GENL_MCAST_CAP_*: GENL_UNS_ADMIN_PERM is an operation flag that
+ * genl_bind() does not look at.)
+ */
+TEST(events_group_needs_privilege)
+{
+	pid_t pid = fork();
+	int st;
+
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		struct cf_nl nl;
+		int grp;
+
+		if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534) ||
+		    cf_nl_open(&nl) || !nl.mcgrp_events)
+			_exit(90);
+		grp = (int)nl.mcgrp_events;
+		if (mnl_socket_setsockopt(nl.sock, NETLINK_ADD_MEMBERSHIP, &grp,
+					  sizeof(grp)) == 0)
+			_exit(1);
+		_exit(errno == EPERM ? 0 : 2);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	EXPECT_TRUE(WIFEXITED(st));
+	if (WEXITSTATUS(st) == 1)
+		TH_LOG("an unprivileged user subscribed to the capfence events group");
+	EXPECT_EQ(0, WEXITSTATUS(st));
+}
+
+static int rmmod(void)
+{
+	return syscall(__NR_delete_module, "capfence", O_NONBLOCK) ? -errno : 0;
+}
+
+static int wait_unbound(struct cf_nl *nl, struct cft_status *s)
+{
+	int i;
+
+	/* credentials are freed after an RCU grace period */
+	for (i = 0; i < 100; i++) {
+		if (cft_status(nl, s))
+			return -EIO;
+		if (!s->bound && !s->held)
+			return 0;
+		usleep(50000);
+	}
+	return -EBUSY;
+}
+
+TEST(lifecycle_pending_rmmod_and_leaks)
+{
+	const char *rules[] = { "net:connect=token:127.0.0.0/8", "fs:read=open",
+				"fs:write=open" };
+	struct cft_agent a[3];
+	struct cft_status s;
+	struct cft_reply r;
+	struct cf_token t[2];
+	struct cf_key *k;
+	struct cf_nl nl;
+	uint64_t e;
+	int p[2], q[2], i, st;
+	pid_t pending;
+	char c;
+
+	ASSERT_EQ(0, cft_open(&nl));
+	k = cft_test_key(&nl);
+	ASSERT_NE(NULL, k);
+	/* nothing of earlier tests may remain bound */
+	ASSERT_EQ(0, wait_unbound(&nl, &s));
+	ASSERT_TRUE(s.attached);
+
+	/* hooks attached, nothing bound: rmmod is still refused */
+	EXPECT_EQ(-EWOULDBLOCK, rmmod());
+
+	/* a task that only has a pending exec epoch blocks detach */
+	e = cft_next_epoch(&nl);
+	ASSERT_EQ(0, cft_epoch_install(&nl, e, rules, 3, NULL, 0));
+	ASSERT_EQ(0, pipe(p));
+	ASSERT_EQ(0, pipe(q));
+	pending = fork();
+	ASSERT_LE(0, pending);
+	if (!pending) {
+		struct cf_nl cnl;
+
+		close(p[1]);
+		close(q[0]);
+		if (cft_open(&cnl) || cft_exec_set(&cnl, e, NULL, 0, &r))
+			_exit(1);
+		if (write(q[1], "x", 1) != 1 || read(p[0], &c, 1) < 0)
+			_exit(2);
+		_exit(0);	/* never execs: never bound */
+	}
+	close(p[0]);
+	close(q[1]);
+	ASSERT_EQ(1, read(q[0], &c, 1));
+	close(q[0]);
+	ASSERT_EQ(0, cft_status(&nl, &s));
+	EXPECT_EQ(0, s.bound);
+	EXPECT_EQ(-EBUSY, cf_nl_talk(&nl, cf_nl_req(&nl, CAPFENCE_CMD_HOOKS_DETACH, 0),
+				      NULL, NULL));
+	EXPECT_NE(NULL, strstr(nl.ext, "pending exec epoch"));
+	ASSERT_EQ(1, write(p[1], "x", 1));
+	close(p[1]);
+	ASSERT_EQ(pending, waitpid(pending, &st, 0));
+	EXPECT_EQ(0, WEXITSTATUS(st));
+
+	/* bound agents with held, delegated and revoked capabilities ... */
+	ASSERT_EQ(0, cft_mint(k, "net:connect", e, "127.0.0.0/8",
+			      0x1eaf0000ull + (uint64_t)getpid(), &t[0]));
+	ASSERT_EQ(0, cft_mint(k, "net:connect", e, "127.0.0.1:80",
+			      0x1eaf8000ull + (uint64_t)getpid(), &t[1]));
+	ASSERT_EQ(0, cft_agent_spawn(&a[0], e, t, 2, &r));
+	ASSERT_EQ(0, cft_agent_spawn(&a[1], e, NULL, 0, &r));
+	ASSERT_EQ(0, cft_agent_spawn(&a[2], e, NULL, 0, &r));
+	EXPECT_EQ(0, cft_delegate(&nl, &t[0], a[1].pid, a[0].pid, false, &r));
+	EXPECT_EQ(0, cft_delegate(&nl, &t[1], a[2].pid, 0, false, &r));
+	EXPECT_NE(EACCES, cft_agent_do(&a[1], "fork connect 127.0.0.1 9"));
+	EXPECT_EQ(0, cft_revoke(&nl, t[1].cap_id, &r));
+	EXPECT_EQ(0, cft_agent_do(&a[0], "exec"));
+	ASSERT_EQ(0, cft_status(&nl, &s));
+	EXPECT_LE(3, s.bound);
+	EXPECT_LE(3, s.held);
+	/* ... all gone once their tasks are: nothing leaked */
+	for (i = 0; i < 3; i++) {
+		st = cft_agent_stop(&a[i]);
+		EXPECT_FALSE(WIFSIGNALED(st));
+	}
+	EXPECT_EQ(0, wait_unbound(&nl, &s));
+	EXPECT_EQ(0, s.bound);
+	EXPECT_EQ(0, s.held);
+
+	/* now detach succeeds, binding fails closed, re-attach restores */
+	EXPECT_EQ(0, cf_nl_talk(&nl, cf_nl_req(&nl, CAPFENCE_CMD_HOOKS_DETACH, 0),
+				 NULL, NULL));
+	ASSERT_EQ(0, cft_status(&nl, &s));
+	EXPECT_FALSE(s.attached);
+	EXPECT_EQ(-ENOLINK, cft_exec_set(&nl, e, NULL, 0, &r));
+	EXPECT_NE(NULL, strstr(r.ext, "capfence attach"));
+	EXPECT_EQ(-ENOENT, cf_nl_talk(&nl, cf_nl_req(&nl, CAPFENCE_CMD_HOOKS_DETACH, 0),
+				       NULL, NULL));
+	EXPECT_EQ(-EWOULDBLOCK, rmmod());	/* the programs hold the module */
+	EXPECT_EQ(0, system("capfence attach >/dev/null"));
+	ASSERT_EQ(0, cft_status(&nl, &s));
+	EXPECT_TRUE(s.attached);
+	ASSERT_EQ(0, cft_agent_spawn(&a[0], e, NULL, 0, &r));
+	EXPECT_EQ(0, WEXITSTATUS(cft_agent_stop(&a[0])));
+	cf_key_free(k);
+	cf_nl_close(&nl);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1 && !strcmp(argv[1], "--agent"))
+		return cft_agent_main();
+	if (argc == 4 && !strcmp(argv[1], "--bound-ops"))
+		return bound_ops_main(argv);
+	return test_harness_run(argc, argv);
+}
