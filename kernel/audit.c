@@ -153,7 +153,7 @@ void cf_audit_exercise(const struct cf_target *t, u64 epoch,
 
 /**
  * cf_audit_delegate() - record a forged or cross-epoch delegation
- * @pid: target task
+ * @pid: target task (the record's pid and comm are the caller's)
  * @epoch: the target's bound epoch
  * @token_epoch: the token's epoch (0 when it could not be decoded)
  * @class_id: the token's class (0 when unknown)
@@ -173,11 +173,13 @@ void cf_audit_delegate(pid_t pid, u64 epoch, u64 token_epoch, u8 class_id,
 	if (!ab)
 		return;
 	audit_log_format(ab, "lsm=capfence op=delegate reason=%s errno=%d pid=%d",
-			 cf_reason_name(r), -cf_reason_errno(r), pid);
+			 cf_reason_name(r), -cf_reason_errno(r),
+			 task_tgid_nr(current));
 	get_task_comm(comm, current);
 	cf_audit_str(ab, "comm", comm, strnlen(comm, sizeof(comm)));
-	audit_log_format(ab, " epoch=%llu token_epoch=%llu class=%s cap_id=%016llx fence=%llu",
-			 epoch, token_epoch, cf_class_name(class_id), cap_id,
-			 fence);
+	audit_log_format(ab, " target_pid=%d epoch=%llu token_epoch=%llu",
+			 pid, epoch, token_epoch);
+	audit_log_format(ab, " class=%s cap_id=%016llx fence=%llu",
+			 cf_class_name(class_id), cap_id, fence);
 	audit_log_end(ab);
 }

@@ -294,8 +294,11 @@ int cf_exercise(struct cf_cred *e, struct cf_target *t,
 			if (g->class_id != t->class_id)
 				continue;
 			if (!cf_constraints_admit(g->c, g->n, t)) {
-				if (r == CAPFENCE_R_NO_CAPABILITY)
+				/* name the capability that came closest */
+				if (r == CAPFENCE_R_NO_CAPABILITY) {
 					r = CAPFENCE_R_CONSTRAINT;
+					cap_id = g->capid->cap_id;
+				}
 				continue;
 			}
 			st = cf_grant_state(g);

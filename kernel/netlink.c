@@ -48,7 +48,8 @@ static const struct nla_policy cf_policy[CAPFENCE_A_MAX + 1] = {
 };
 
 static const struct genl_multicast_group cf_mcgrps[] = {
-	{ .name = CAPFENCE_GENL_MCGRP_EVENTS, .flags = GENL_UNS_ADMIN_PERM },
+	/* events name tasks, capabilities and epochs: privileged listeners only */
+	{ .name = CAPFENCE_GENL_MCGRP_EVENTS, .flags = GENL_MCAST_CAP_NET_ADMIN },
 };
 
 static void *cf_put_hdr(struct sk_buff *skb, struct genl_info *info, u8 cmd)

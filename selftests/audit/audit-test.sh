@@ -134,7 +134,7 @@ ausearch -if "$LOG" -m 1460 --format csv > "$W/csv" 2>&1 && [ "$(wc -l < "$W/csv
 cfaudit "$LOG" > "$W/au" 2>&1
 sed 's/^/# auparse: /' "$W/au"
 grep "op=exercise" "$W/au" | grep " pid=$PID " > "$W/ex"
-grep "op=delegate" "$W/au" | grep " pid=$SLEEPER " > "$W/de"
+grep "op=delegate" "$W/au" | grep " target_pid=$SLEEPER " > "$W/de"
 grep "op=exercise" "$W/au" | grep " pid=$PID2 " > "$W/rv"
 [ -s "$W/ex" ] && ok "auparse reads the exercise denial record" || nok "auparse reads the exercise denial record"
 chk() {	# chk FILE KEY WANT WHAT
@@ -145,8 +145,8 @@ chk "$W/ex" pid "$PID" denial
 chk "$W/ex" epoch "$E" denial
 chk "$W/ex" class net:connect denial
 chk "$W/ex" reason constraint denial
-# the kernel names the capability only for revoked/fenced denials (see the
-# revoked record below); for constraint it reports cap_id=0 today
+# the record names the capability that came closest (0 when none was held;
+# see the revoked record below)
 cid=$(field "$W/ex" cap_id)
 echo "$cid" | grep -qx '[0-9a-f]\{16\}' && ok "auparse: denial cap_id is 16 hex digits ($cid)" ||
 	nok "auparse: denial cap_id is 16 hex digits" "got '$cid'"

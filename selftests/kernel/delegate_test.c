@@ -167,6 +167,11 @@ TEST_F(deleg, row3_epoch_mismatch)
 				    "op=delegate", "reason=epoch_mismatch",
 				    want, "class=net:connect", NULL));
 	EXPECT_NE(NULL, strstr(rec, "errno=116"));
+	/* pid and comm are the delegating caller's, target_pid the receiver */
+	snprintf(want, sizeof(want), " pid=%d ", getpid());
+	EXPECT_NE(NULL, strstr(rec, want));
+	snprintf(want, sizeof(want), " target_pid=%d ", self->agent.pid);
+	EXPECT_NE(NULL, strstr(rec, want));
 	cft_audit_close(fd);
 }
 

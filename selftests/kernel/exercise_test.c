@@ -169,11 +169,13 @@ TEST_F(ex, constraint)
 		char target[64];
 
 		snprintf(target, sizeof(target), "127.0.0.1:%u", self->port);
+		/* the held capability that came closest is named */
 		check_record(_metadata, self, "constraint", "net:connect",
-			     target, 0);
+			     target, t.cap_id);
 	}
 	/* outside the epoch's rule altogether */
 	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "connect 10.9.9.9 80"));
+	/* outside the rule itself: no capability is involved */
 	check_record(_metadata, self, "constraint", "net:connect",
 		     "10.9.9.9:80", 0);
 }
@@ -242,6 +244,7 @@ TEST_F(ex, fs_write)
 	EXPECT_EQ(0, cft_agent_do(&self->agent, "open /tmp/cft/a w"));
 	/* prefixes match on component boundaries only */
 	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "open /tmp/cftx w"));
+	/* outside the rule's /tmp/cft as well: no capability involved */
 	check_record(_metadata, self, "constraint", "fs:write",
 		     "\"/tmp/cftx\"", 0);
 	/* reading is open in this epoch */

@@ -148,7 +148,7 @@ enum capfence_attr {
 	CAPFENCE_A_ABI,			/* u32: CAPFENCE_GENL_VERSION */
 	CAPFENCE_A_HOOKS_ATTACHED,	/* u8 */
 	CAPFENCE_A_FENCE,		/* u64 */
-	CAPFENCE_A_LINK_FD,		/* s32, repeated in HOOKS_ATTACH */
+	CAPFENCE_A_LINK_FD,		/* u32: a BPF link fd, repeated in HOOKS_ATTACH */
 	CAPFENCE_A_KEY_ID,		/* u32 */
 	CAPFENCE_A_KEY,			/* binary, CAPFENCE_KEY_LEN, write-only */
 	CAPFENCE_A_EPOCH_ID,		/* u64 */
