@@ -145,8 +145,9 @@ vmtest: all
 
 check: all
 	@rm -f $(B)/logs/*.log
-	@$(MAKE) -s unit; $(MAKE) -s vmtest; \
-		selftests/summary total $(B)/logs/unit.log $(B)/logs/vm.log $(B)/logs/cli.log
+	@$(MAKE) -s unit; $(MAKE) -s spec-check; $(MAKE) -s install-check; \
+		$(MAKE) -s vmtest; $(MAKE) -s ecotest; \
+		selftests/summary total $(B)/logs/*.log
 
 demo: all
 	@$(VMRUN) --timeout 600 --add selftests/demo/seed-scenario:/root/seed-scenario -- sh /root/seed-scenario

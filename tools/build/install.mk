@@ -23,7 +23,7 @@ CF_FINDBIN  = $(firstword $(wildcard /usr/sbin/$(1) /sbin/$(1) /usr/bin/$(1) /bi
 .PHONY: install uninstall dkms-source spec-check install-check ecotest eco-deps
 
 eco-deps:
-	@tools/build/eco-deps.sh
+	@tools/build/deps.sh
 
 install: $(B)/tools/capfence
 	@tools/build/install.sh install "$(DESTDIR)" "$(PREFIX)" capfence.ko $(B)/tools/capfence
