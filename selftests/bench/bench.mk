@@ -1,0 +1,84 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Benchmarks and the rolling-update simulator (included by the top Makefile).
+#
+#   make rollsim       both modes of rollsim at full scale in the VM; writes
+#                      build/bench/rollsim.{md,csv,png} and the raw JSON
+#   make bench         host figures (libcapfence vs libsodium) and VM figures
+#                      (netlink, hooks, activation, memory) in one VM boot
+#   make bench-check   rollsim at reduced scale in the VM, kselftest output
+#
+# BENCH_PREREQ is what the VM targets build first (default: the module, the
+# CLI and the guest programs, like `make demo`).
+
+BENCH_DIR    := selftests/bench
+BENCH_OUT    := $(B)/bench
+BENCH_PREREQ ?= all
+ROLLSIM_N    ?= 4000
+ROLLSIM_MEM  ?= 3072
+BENCH_NL     := tools/capfence/nl.c
+BENCH_COMMON := selftests/kernel/common.c
+BENCH_HDRS   := $(wildcard $(BENCH_DIR)/*.h tools/lib/*.h tools/capfence/nl.h selftests/kernel/common.h)
+
+GUEST_EXTRA += $(B)/guest/bin/rollsim $(B)/guest/bin/rollsim-sandbox \
+	$(B)/guest/bin/rollsim-check $(B)/guest/bin/bench-vm \
+	$(B)/guest/bin/bench-vm-run
+
+$(B)/guest/bin/rollsim: $(BENCH_DIR)/rollsim.c $(BENCH_COMMON) $(LIB_SRCS) $(BENCH_NL) $(BENCH_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_USR) $(CPPFLAGS_USR) -Iselftests/kernel $< $(BENCH_COMMON) $(LIB_SRCS) $(BENCH_NL) -lsodium -lmnl -lpthread -o $@
+
+# Static and allocation-free: thousands of these must fit in the guest.
+$(B)/guest/bin/rollsim-sandbox: $(BENCH_DIR)/rollsim-sandbox.c $(BENCH_DIR)/rollsim.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_USR) -Os -static $< -o $@
+
+$(B)/guest/bin/bench-vm: $(BENCH_DIR)/bench-vm.c $(BENCH_COMMON) $(LIB_SRCS) $(BENCH_NL) $(BENCH_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_USR) $(CPPFLAGS_USR) -Iselftests/kernel $< $(BENCH_COMMON) $(LIB_SRCS) $(BENCH_NL) -lsodium -lmnl -lpthread -o $@
+
+$(B)/guest/bin/rollsim-check: $(BENCH_DIR)/rollsim-check
+	@mkdir -p $(dir $@)
+	install -m 0755 $< $@
+
+$(B)/guest/bin/bench-vm-run: $(BENCH_DIR)/bench-vm-run
+	@mkdir -p $(dir $@)
+	install -m 0755 $< $@
+
+$(BENCH_OUT)/bench-host: $(BENCH_DIR)/bench-host.c $(LIB_SRCS) $(BENCH_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_USR) $(CPPFLAGS_USR) $< $(LIB_SRCS) -lsodium -o $@
+
+.PHONY: rollsim bench bench-check bench-progs
+
+bench-progs: $(GUEST_EXTRA) $(BENCH_OUT)/bench-host
+
+# gnuplot from Debian's registry, installed when missing (as root).
+bench-gnuplot:
+	@command -v gnuplot >/dev/null || { \
+		if [ "$$(id -u)" = 0 ]; then apt-get install -y gnuplot-nox >/dev/null; \
+		else echo "rollsim: gnuplot is missing; run: sudo apt-get install -y gnuplot-nox" >&2; exit 1; fi; }
+
+rollsim: $(BENCH_PREREQ) bench-progs bench-gnuplot
+	@mkdir -p $(BENCH_OUT)
+	CAPFENCE_VM_MEM=$${CAPFENCE_VM_MEM:-$(ROLLSIM_MEM)} $(VMRUN) --timeout 3000 -- \
+		sh -c 'rollsim --mode naive --sandboxes $(ROLLSIM_N) --json > /tmp/naive.json && \
+		       rollsim --mode capfence --sandboxes $(ROLLSIM_N) --json > /tmp/capfence.json && \
+		       echo "@@naive $$(cat /tmp/naive.json)" && echo "@@capfence $$(cat /tmp/capfence.json)"' \
+		> $(BENCH_OUT)/rollsim.log 2>&1; rc=$$?; \
+		[ $$rc = 0 ] || { tail -30 $(BENCH_OUT)/rollsim.log; echo "rollsim: the VM run failed (exit $$rc)" >&2; exit 1; }
+	@sed -n 's/^@@naive //p' $(BENCH_OUT)/rollsim.log | tr -d '\r' > $(BENCH_OUT)/rollsim-naive.json
+	@sed -n 's/^@@capfence //p' $(BENCH_OUT)/rollsim.log | tr -d '\r' > $(BENCH_OUT)/rollsim-capfence.json
+	@$(BENCH_DIR)/rollsim-report $(BENCH_OUT)/rollsim-naive.json $(BENCH_OUT)/rollsim-capfence.json $(BENCH_OUT)/rollsim
+
+bench-check: $(BENCH_PREREQ) bench-progs
+	$(VMRUN) --timeout 1200 -- rollsim-check
+
+bench: $(BENCH_PREREQ) bench-progs
+	@mkdir -p $(BENCH_OUT)
+	@$(BENCH_OUT)/bench-host | tee $(BENCH_OUT)/bench-host.txt
+	@$(VMRUN) --timeout 2400 -- bench-vm-run > $(BENCH_OUT)/bench-vm.log 2>&1; rc=$$?; \
+		grep -E '^(bench:|#)' $(BENCH_OUT)/bench-vm.log | tr -d '\r' > $(BENCH_OUT)/bench-vm.txt; \
+		cat $(BENCH_OUT)/bench-vm.txt; \
+		[ $$rc = 0 ] || { tail -20 $(BENCH_OUT)/bench-vm.log; echo "bench: the VM run failed (exit $$rc)" >&2; exit 1; }
+	@$(BENCH_DIR)/bench-table $(BENCH_OUT)/bench-host.txt $(BENCH_OUT)/bench-vm.txt | tee $(BENCH_OUT)/bench.md
