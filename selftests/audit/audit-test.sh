@@ -163,7 +163,7 @@ chk "$W/rv" reason revoked revoked-denial
 chk "$W/rv" cap_id "$CAP3" revoked-denial
 chk "$W/rv" target 127.0.0.1:9 revoked-denial
 [ -s "$W/de" ] && ok "auparse reads the delegation rejection record" || nok "auparse reads the delegation rejection record"
-chk "$W/de" pid "$SLEEPER" rejection
+chk "$W/de" target_pid "$SLEEPER" rejection
 chk "$W/de" epoch "$E" rejection
 chk "$W/de" token_epoch "$OLD" rejection
 chk "$W/de" class net:connect rejection
