@@ -1054,8 +1054,10 @@ int main(int argc, char **argv)
 			if (w->st != W_BACKOFF)
 				continue;
 			if (w->retry_at <= now) {
+				/* a slot that rolled to the new epoch stays there */
 				S.nbackoff--;
-				spawn_child(i, pick_epoch(S.started));
+				spawn_child(i, w->epoch >= S.e_new ? S.e_new :
+					       pick_epoch(S.started));
 			}
 			else if ((int)((w->retry_at - now) / 1000000) < wait_ms)
 				wait_ms = (int)((w->retry_at - now) / 1000000) + 1;
