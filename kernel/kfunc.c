@@ -124,6 +124,12 @@ noinline int capfence_file_open(struct file *file)
 
 	if (!e || !(file->f_mode & (FMODE_READ | FMODE_WRITE)))
 		return 0;
+	/* naming the file is the expensive part: skip it for open rules */
+	if ((!(file->f_mode & FMODE_READ) ||
+	     e->epoch->rules[CAPFENCE_CLASS_FS_READ].kind == CAPFENCE_RULE_OPEN) &&
+	    (!(file->f_mode & FMODE_WRITE) ||
+	     e->epoch->rules[CAPFENCE_CLASS_FS_WRITE].kind == CAPFENCE_RULE_OPEN))
+		return 0;
 	buf = *get_cpu_ptr(&cf_path_buf);
 	path = d_path(&file->f_path, buf, PATH_MAX);
 	if (IS_ERR(path)) {

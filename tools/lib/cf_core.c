@@ -162,10 +162,13 @@ static bool prefix_match(const uint8_t *a, const uint8_t *b, unsigned int plen)
 static bool host_bits_set(const uint8_t *addr, unsigned int plen,
 			  unsigned int bits)
 {
-	unsigned int i;
+	unsigned int i = plen / 8;
 
-	for (i = plen; i < bits; i++)
-		if (addr[i / 8] & (0x80 >> (i % 8)))
+	/* a byte at a time: this is on the mint and verify paths */
+	if (plen % 8 && (addr[i++] & (uint8_t)(0xff >> (plen % 8))))
+		return true;
+	for (; i < bits / 8; i++)
+		if (addr[i])
 			return true;
 	return false;
 }
