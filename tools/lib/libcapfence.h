@@ -259,7 +259,8 @@ int cf_token_from_text(const char *s, struct cf_token *t,
 		       char *err, size_t errlen);
 /*
  * Mint a token: version 1, key k's id, cap_id (0 = random non-zero),
- * constraints cs[n] (copied, validated against the class).
+ * constraints cs[n] (copied, validated against the class). On failure
+ * *out is left partly written.
  */
 int cf_token_mint(const struct cf_key *k, int class_id, uint64_t epoch_id,
 		  const struct cf_constraint *cs, size_t n, uint64_t cap_id,
