@@ -15,7 +15,8 @@
  * Checks:
  *  - every well-framed request with NLM_F_ACK gets exactly one errno or a
  *    valid reply, the errno is one the family documents, and replies parse;
- *  - no mutating command ever succeeds for a refused identity;
+ *  - no mutating command ever succeeds for a refused identity, nor a
+ *    TASK_GET of another task for an unprivileged one;
  *  - a burst of invalid messages (each must be rejected) leaves the state
  *    unchanged: status (counters excluded), every epoch, key presence
  *    probed by dry-run delegations, and the task state of bound agents;
@@ -741,6 +742,25 @@ static int read_until(int fd, uint32_t seq, struct result *r, bool *ext,
 	}
 }
 
+/* CAPFENCE_A_PID as the kernel reads it (the last one wins), or 0. */
+static uint32_t last_pid_attr(const struct msg *m)
+{
+	size_t off = NLMSG_HDRLEN + GENL_HDRLEN;
+	uint32_t pid = 0;
+
+	while (off + NLA_HDRLEN <= m->len) {
+		const struct nlattr *a = (const void *)(m->buf + off);
+
+		if (a->nla_len < NLA_HDRLEN || off + a->nla_len > m->len)
+			break;
+		if ((a->nla_type & NLA_TYPE_MASK) == CAPFENCE_A_PID &&
+		    a->nla_len >= NLA_HDRLEN + 4)
+			memcpy(&pid, m->buf + off + NLA_HDRLEN, 4);
+		off += NLA_ALIGN(a->nla_len);
+	}
+	return pid;
+}
+
 /* The first bytes of a message in hex, for notes. */
 static const char *hex(const uint8_t *p, size_t n)
 {
@@ -835,6 +855,13 @@ static int send_one(int fd, struct msg *m, struct result *r, enum ident id)
 		}
 	} else {
 		r->accepted++;
+		if (!m->admin && m->cmd == CAPFENCE_CMD_TASK_GET &&
+		    (id == ID_UNPRIV || id == ID_USERNS) &&
+		    last_pid_attr(m) != (uint32_t)getpid()) {
+			r->admin_ok++;
+			note(r, "%s: TASK_GET of pid %u ACCEPTED", ident_name[id],
+			     last_pid_attr(m));
+		}
 		if (m->admin && id != ID_ROOT) {
 			r->admin_ok++;
 			note(r, "%s: mutating cmd %u ACCEPTED: %s", ident_name[id],
