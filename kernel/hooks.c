@@ -11,6 +11,7 @@
  * read locklessly (READ_ONCE) from any context.
  */
 #include <linux/bpf.h>
+#include <linux/cred.h>
 #include <linux/string.h>
 #include "capfence.h"
 
@@ -59,7 +60,8 @@ static int cf_hook_index(struct bpf_link *link)
  * Caller holds cf_mutex. All or nothing: every required hook must be
  * present exactly once.
  *
- * Return: 0, -EALREADY when attached, -EINVAL for a missing, duplicate or
+ * Return: 0, -EALREADY when attached, -EOPNOTSUPP when no LSM gives
+ * credentials a security blob, -EINVAL for a missing, duplicate or
  * foreign link, or -EBADF.
  */
 int cf_hooks_attach(const u32 *fds, int n, struct netlink_ext_ack *extack)
@@ -71,6 +73,17 @@ int cf_hooks_attach(const u32 *fds, int n, struct netlink_ext_ack *extack)
 	if (cf_attached) {
 		NL_SET_ERR_MSG_MOD(extack, "hooks are already attached");
 		return -EALREADY;
+	}
+	/*
+	 * security_cred_free() skips every hook for a credential without a
+	 * security blob, which is what all creds look like when no active
+	 * LSM reserves cred blob space: state could then never be freed and
+	 * a reused cred pointer would inherit it. Refuse to run there.
+	 */
+	if (!current_cred()->security) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "no active LSM allocates credential blobs, so cred_free never runs; enable one (e.g. landlock) in lsm=");
+		return -EOPNOTSUPP;
 	}
 	if (n != CF_NR_HOOKS) {
 		NL_SET_ERR_MSG_MOD(extack, "wrong number of hook links");
