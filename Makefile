@@ -146,8 +146,9 @@ vmtest: all
 check: all
 	@rm -f $(B)/logs/*.log
 	@$(MAKE) -s unit; $(MAKE) -s spec-check; $(MAKE) -s install-check; \
-		$(MAKE) -s vmtest; $(MAKE) -s ecotest; \
-		selftests/summary total $(B)/logs/*.log
+		$(MAKE) -s fuzz-check; $(MAKE) -s vmtest; $(MAKE) -s ecotest; \
+		cd $(B)/logs && ../../selftests/summary total unit.log spec.log \
+			install.log fuzz.log vm.log cli.log eco.log
 
 demo: all
 	@$(VMRUN) --timeout 600 --add selftests/demo/seed-scenario:/root/seed-scenario -- sh /root/seed-scenario
