@@ -147,7 +147,7 @@ check: all
 	@rm -f $(B)/logs/*.log
 	@$(MAKE) -s unit; $(MAKE) -s spec-check; $(MAKE) -s install-check; \
 		$(MAKE) -s fuzz-check; $(MAKE) -s vmtest; $(MAKE) -s ecotest; \
-		cd $(B)/logs && ../../selftests/summary total unit.log spec.log \
+		cd $(B)/logs && $(CURDIR)/selftests/summary total unit.log spec.log \
 			install.log fuzz.log vm.log cli.log eco.log
 
 demo: all

@@ -1690,6 +1690,16 @@ int main(int argc, char **argv)
 		       burst.sent, accepted, burst.bad, (long)(time(NULL) - t0));
 		print_errnos(&burst);
 		print_why(&burst);
+		/*
+		 * The burst's bound child has exited, but credentials are freed
+		 * after an RCU grace period: give the bound count time to settle.
+		 */
+		for (k = 0; k < 40; k++) {
+			if (snapshot(&nl, &after) == 0 && before.len == after.len &&
+			    !memcmp(before.s, after.s, before.len))
+				break;
+			usleep(250000);
+		}
 		if (snapshot(&nl, &after)) {
 			report(false, "state snapshot after the burst");
 		} else {
