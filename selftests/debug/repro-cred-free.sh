@@ -15,7 +15,9 @@
 #       --add selftests/debug/repro-cred-free.sh -- sh repro-cred-free.sh
 #
 # Passes (exit 0) on a kernel whose LSM stack has a cred blob (Debian's
-# default: apparmor, landlock, selinux...).
+# default: apparmor, landlock, selinux...). Since the fix (22cb86f) the
+# module refuses `capfence attach` without one, so under lsm=bpf the VM
+# runner stops at its "capfence attach" setup step instead (exit 125).
 echo "# active LSMs: $(cat /sys/kernel/security/lsm)"
 capfence epoch install 1 fs:read=open fs:write=open >/dev/null || exit 1
 before=$(capfence status --json | sed -n 's/.*"bound_creds":*\([0-9]*\).*/\1/p')
