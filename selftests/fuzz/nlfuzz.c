@@ -957,23 +957,21 @@ static const uint8_t probe_bytes[4][CAPFENCE_KEY_LEN] = {
 	  0x5a, 0x5a, 0x5a, 0x5a, 0x5a, 0x5a, 0x5a, 0x5a, 0x5a, 0x5a },
 	{ 1 }, { 2 }, { 3 } };
 static const uint32_t probe_ids[4] = { 7, 200, 201, 202 };
+static bool probe_present[4];	/* as the last snapshot saw them */
 
-/* Whole state, counters excluded. */
+/*
+ * Whole state, counters excluded. The status comes last: bound and held
+ * are gauges that drop an RCU grace period after the fact (the probes'
+ * dry runs build a holdings set and free it deferred), so it is read
+ * once two reads a quarter second apart agree.
+ */
 static int snapshot(struct cf_nl *nl, struct snap *sn)
 {
-	struct cft_status st;
+	struct cft_status st, prev;
 	int i, err;
 
 	sn->len = 0;
 	sput(sn, "%s", "");
-	err = cft_status(nl, &st);
-	if (err)
-		return err;
-	sput(sn, "attached %d fence %llu max %llu active %llu bound %llu held %llu\n",
-	     st.attached, (unsigned long long)st.fence,
-	     (unsigned long long)st.max_epoch,
-	     (unsigned long long)st.active_epoch,
-	     (unsigned long long)st.bound, (unsigned long long)st.held);
 	sput(sn, "epochs:\n");
 	err = cf_nl_talk(nl, cf_nl_req(nl, CAPFENCE_CMD_EPOCH_GET, NLM_F_DUMP),
 			 snap_msg_cb, sn);
@@ -995,6 +993,7 @@ static int snapshot(struct cf_nl *nl, struct snap *sn)
 		cft_delegate(nl, &t, agent_pids[0], 0, true, &rep);
 		sput(sn, "key %u probe: err %d reason %d\n", probe_ids[i],
 		     rep.err, rep.reason);
+		probe_present[i] = rep.reason != CAPFENCE_R_FORGED;
 	}
 	for (i = 0; i < 3; i++) {
 		pid_t pid = i < 2 ? agent_pids[i] : getpid();
@@ -1006,6 +1005,21 @@ static int snapshot(struct cf_nl *nl, struct snap *sn)
 		if (err)
 			return err;
 	}
+	err = cft_status(nl, &prev);
+	for (i = 0; !err && i < 40; i++) {
+		usleep(250000);
+		err = cft_status(nl, &st);
+		if (!err && st.bound == prev.bound && st.held == prev.held)
+			break;
+		prev = st;
+	}
+	if (err)
+		return err;
+	sput(sn, "attached %d fence %llu max %llu active %llu bound %llu held %llu\n",
+	     st.attached, (unsigned long long)st.fence,
+	     (unsigned long long)st.max_epoch,
+	     (unsigned long long)st.active_epoch,
+	     (unsigned long long)st.bound, (unsigned long long)st.held);
 	return 0;
 }
 
@@ -1194,9 +1208,10 @@ static void gen_invalid(struct msg *m)
 		m->what = "activate unknown epoch";
 		break;
 	case 9:	/* keys: existing id, never-installed id */
-		if (chance(50)) {
+		i = (int)rn(4);
+		if (chance(50) && probe_present[i]) {
 			hdr(m, CAPFENCE_CMD_KEY_INSTALL, 0);
-			attr_u32(m, CAPFENCE_A_KEY_ID, probe_ids[1 + rn(2)]);
+			attr_u32(m, CAPFENCE_A_KEY_ID, probe_ids[i]);
 			rand_bytes(junk, 32);
 			attr(m, CAPFENCE_A_KEY, junk, 32);
 			m->what = "install an existing key id";
@@ -1534,18 +1549,20 @@ static int setup(struct cf_nl *nl, struct cft_agent *agents)
 	struct cft_reply rep;
 	int i;
 
-	key7 = cft_test_key(nl);
-	if (!key7)
-		return -EIO;
-	for (i = 1; i < 4; i++) {
+	/* known bytes under every probe id, whatever an earlier run left */
+	for (i = 0; i < 4; i++) {
 		struct cf_key *k = NULL;
 		int err;
 
+		cft_key_remove(nl, probe_ids[i]);
 		if (cf_key_from_bytes(probe_ids[i], probe_bytes[i], &k))
 			return -EIO;
 		err = cft_key_install(nl, k);
-		cf_key_free(k);
-		if (err && err != -EEXIST)
+		if (i == 0)
+			key7 = k;
+		else
+			cf_key_free(k);
+		if (err)
 			return err;
 	}
 	/* probe key 202 absent: its probe must say forged before and after */
@@ -1690,15 +1707,11 @@ int main(int argc, char **argv)
 		       burst.sent, accepted, burst.bad, (long)(time(NULL) - t0));
 		print_errnos(&burst);
 		print_why(&burst);
-		/*
-		 * The burst's bound child has exited, but credentials are freed
-		 * after an RCU grace period: give the bound count time to settle.
-		 */
-		for (k = 0; k < 40; k++) {
+		/* the burst's bound child has exited: its cred goes after RCU */
+		for (k = 0; k < 10; k++) {
 			if (snapshot(&nl, &after) == 0 && before.len == after.len &&
 			    !memcmp(before.s, after.s, before.len))
 				break;
-			usleep(250000);
 		}
 		if (snapshot(&nl, &after)) {
 			report(false, "state snapshot after the burst");
