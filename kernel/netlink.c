@@ -5,7 +5,8 @@
  * docs/netlink/capfence.yaml documents it.
  *
  * Permissions: commands flagged CF_NL_ADMIN need CAP_MAC_ADMIN in the
- * initial user namespace (checked on the socket opener and the sender)
+ * initial user namespace (netlink_capable(): the sender, and the socket
+ * opener too when the message is written without a destination address)
  * and an unbound caller; a bound task can use no mutating operation.
  *
  * Locking: mutating handlers run under cf_mutex, which orders them; the

