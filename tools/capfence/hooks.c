@@ -301,6 +301,30 @@ out:
 	return err;
 }
 
+/*
+ * The kernel frees detached BPF programs asynchronously, and each holds a
+ * reference on capfence.ko until then: wait for them, so that `capfence
+ * detach && rmmod capfence` works.
+ */
+static void wait_programs_freed(void)
+{
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		FILE *f = fopen("/sys/module/capfence/refcnt", "r");
+		int ref = -1;
+
+		if (!f)
+			return;
+		if (fscanf(f, "%d", &ref) != 1)
+			ref = -1;
+		fclose(f);
+		if (ref <= 0)
+			return;
+		usleep(50000);
+	}
+}
+
 int cf_cmd_detach(int argc, char **argv)
 {
 	struct cf_nl nl;
@@ -322,6 +346,7 @@ int cf_cmd_detach(int argc, char **argv)
 	}
 	cf_nl_close(&nl);
 	unpin_links();
+	wait_programs_freed();
 	printf(err ? "hooks were not attached\n" : "hooks detached\n");
 	return 0;
 }
