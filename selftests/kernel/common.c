@@ -32,46 +32,23 @@ static uint64_t u64_or0(const struct nlattr *a)
 	return a ? mnl_attr_get_u64(a) : 0;
 }
 
-static void get_reasons(const struct nlattr *nest, uint64_t *out)
-{
-	const struct nlattr *a;
-
-	mnl_attr_for_each_nested(a, nest)
-		if (mnl_attr_get_type(a) < __CAPFENCE_R_MAX)
-			out[mnl_attr_get_type(a)] = mnl_attr_get_u64(a);
-}
-
-static int status_cb(const struct nlmsghdr *nlh, void *data)
-{
-	const struct nlattr *tb[CAPFENCE_A_MAX + 1];
-	const struct nlattr *st[CAPFENCE_STATS_A_MAX + 1];
-	struct cft_status *s = data;
-
-	cf_nl_parse(nlh, tb);
-	s->attached = tb[CAPFENCE_A_HOOKS_ATTACHED] &&
-		      mnl_attr_get_u8(tb[CAPFENCE_A_HOOKS_ATTACHED]);
-	s->fence = u64_or0(tb[CAPFENCE_A_FENCE]);
-	s->max_epoch = u64_or0(tb[CAPFENCE_A_MAX_EPOCH_ID]);
-	s->active_epoch = u64_or0(tb[CAPFENCE_A_ACTIVE_EPOCH_ID]);
-	if (tb[CAPFENCE_A_STATS] &&
-	    !cf_nl_parse_nested(tb[CAPFENCE_A_STATS], st, CAPFENCE_STATS_A_MAX)) {
-		s->bound = u64_or0(st[CAPFENCE_STATS_A_BOUND_CREDS]);
-		s->held = u64_or0(st[CAPFENCE_STATS_A_HELD_CAPS]);
-		if (st[CAPFENCE_STATS_A_DELEGATE_REJECT])
-			get_reasons(st[CAPFENCE_STATS_A_DELEGATE_REJECT],
-				    s->delegate_reject);
-		if (st[CAPFENCE_STATS_A_EXERCISE_DENY])
-			get_reasons(st[CAPFENCE_STATS_A_EXERCISE_DENY],
-				    s->exercise_deny);
-	}
-	return MNL_CB_OK;
-}
-
 int cft_status(struct cf_nl *nl, struct cft_status *s)
 {
+	struct cf_status st;
+	int err = cf_nl_status(nl, &st);
+
 	memset(s, 0, sizeof(*s));
-	return cf_nl_talk(nl, cf_nl_req(nl, CAPFENCE_CMD_STATUS_GET, 0),
-			  status_cb, s);
+	if (err)
+		return err;
+	s->attached = st.attached;
+	s->fence = st.fence;
+	s->max_epoch = st.max_epoch;
+	s->active_epoch = st.active_epoch;
+	s->bound = st.bound;
+	s->held = st.held;
+	memcpy(s->delegate_reject, st.delegate_reject, sizeof(s->delegate_reject));
+	memcpy(s->exercise_deny, st.exercise_deny, sizeof(s->exercise_deny));
+	return 0;
 }
 
 uint64_t cft_next_epoch(struct cf_nl *nl)

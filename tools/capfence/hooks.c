@@ -21,84 +21,15 @@ static const char attach_usage[] = "capfence attach";
 static const char detach_usage[] = "capfence detach";
 static const char status_usage[] = "capfence status [--json]";
 
-struct cf_status {
-	char version[32];
-	uint32_t abi;
-	bool attached;
-	uint64_t fence, max_epoch, active_epoch, generation;
-	uint64_t bound, held, delegate_ok, exercise_allow;
-	uint64_t delegate_reject[__CAPFENCE_R_MAX];
-	uint64_t exercise_deny[__CAPFENCE_R_MAX];
-	uint64_t cred_bytes, cap_bytes;
-};
-
 static const char *const reason_names[] = {
 	"ok", "no_task", "not_bound", "forged", "epoch_mismatch",
 	"class_denied", "revoked", "fenced", "not_held", "no_capability",
 	"constraint",
 };
 
-static void get_reasons(const struct nlattr *nest, uint64_t *out)
-{
-	const struct nlattr *a;
-
-	mnl_attr_for_each_nested(a, nest) {
-		unsigned int t = mnl_attr_get_type(a);
-
-		if (t < __CAPFENCE_R_MAX &&
-		    mnl_attr_validate(a, MNL_TYPE_U64) == 0)
-			out[t] = mnl_attr_get_u64(a);
-	}
-}
-
-static uint64_t get_u64(const struct nlattr *a)
-{
-	return a && mnl_attr_validate(a, MNL_TYPE_U64) == 0 ?
-	       mnl_attr_get_u64(a) : 0;
-}
-
-static int status_cb(const struct nlmsghdr *nlh, void *data)
-{
-	const struct nlattr *tb[CAPFENCE_A_MAX + 1];
-	const struct nlattr *st[CAPFENCE_STATS_A_MAX + 1];
-	struct cf_status *s = data;
-
-	if (cf_nl_parse(nlh, tb))
-		return MNL_CB_ERROR;
-	if (tb[CAPFENCE_A_VERSION])
-		snprintf(s->version, sizeof(s->version), "%s",
-			 mnl_attr_get_str(tb[CAPFENCE_A_VERSION]));
-	if (tb[CAPFENCE_A_ABI])
-		s->abi = mnl_attr_get_u32(tb[CAPFENCE_A_ABI]);
-	if (tb[CAPFENCE_A_HOOKS_ATTACHED])
-		s->attached = mnl_attr_get_u8(tb[CAPFENCE_A_HOOKS_ATTACHED]);
-	s->fence = get_u64(tb[CAPFENCE_A_FENCE]);
-	s->max_epoch = get_u64(tb[CAPFENCE_A_MAX_EPOCH_ID]);
-	s->active_epoch = get_u64(tb[CAPFENCE_A_ACTIVE_EPOCH_ID]);
-	s->generation = get_u64(tb[CAPFENCE_A_GENERATION]);
-	if (tb[CAPFENCE_A_STATS] &&
-	    !cf_nl_parse_nested(tb[CAPFENCE_A_STATS], st, CAPFENCE_STATS_A_MAX)) {
-		s->bound = get_u64(st[CAPFENCE_STATS_A_BOUND_CREDS]);
-		s->held = get_u64(st[CAPFENCE_STATS_A_HELD_CAPS]);
-		s->delegate_ok = get_u64(st[CAPFENCE_STATS_A_DELEGATE_OK]);
-		s->exercise_allow = get_u64(st[CAPFENCE_STATS_A_EXERCISE_ALLOW]);
-		s->cred_bytes = get_u64(st[CAPFENCE_STATS_A_CRED_BYTES]);
-		s->cap_bytes = get_u64(st[CAPFENCE_STATS_A_CAP_BYTES]);
-		if (st[CAPFENCE_STATS_A_DELEGATE_REJECT])
-			get_reasons(st[CAPFENCE_STATS_A_DELEGATE_REJECT],
-				    s->delegate_reject);
-		if (st[CAPFENCE_STATS_A_EXERCISE_DENY])
-			get_reasons(st[CAPFENCE_STATS_A_EXERCISE_DENY],
-				    s->exercise_deny);
-	}
-	return MNL_CB_OK;
-}
-
 static int get_status(struct cf_nl *nl, struct cf_status *s)
 {
-	memset(s, 0, sizeof(*s));
-	return cf_nl_talk(nl, cf_nl_req(nl, CAPFENCE_CMD_STATUS_GET, 0),
-			  status_cb, s);
+	return cf_nl_status(nl, s);
 }
 
 static void print_reasons(const char *key, const uint64_t *v, int from,

@@ -128,29 +128,6 @@ static const struct cf_cmd cmds[] = {
 	{ "monitor", cf_cmd_monitor, "capfence monitor [--json]" },
 };
 
-struct cf_modver {
-	char version[64];
-	uint32_t abi;
-	bool have_abi;
-};
-
-static int modver_cb(const struct nlmsghdr *nlh, void *data)
-{
-	const struct nlattr *tb[CAPFENCE_A_MAX + 1];
-	struct cf_modver *m = data;
-
-	if (cf_nl_parse(nlh, tb))
-		return MNL_CB_ERROR;
-	if (tb[CAPFENCE_A_VERSION])
-		snprintf(m->version, sizeof(m->version), "%s",
-			 mnl_attr_get_str(tb[CAPFENCE_A_VERSION]));
-	if (tb[CAPFENCE_A_ABI]) {
-		m->abi = mnl_attr_get_u32(tb[CAPFENCE_A_ABI]);
-		m->have_abi = true;
-	}
-	return MNL_CB_OK;
-}
-
 /*
  * capfence --version: the CLI's version and ABI, then the loaded module's
  * (STATUS_GET: CAPFENCE_A_VERSION, CAPFENCE_A_ABI). A mismatch is one line
@@ -158,7 +135,7 @@ static int modver_cb(const struct nlmsghdr *nlh, void *data)
  */
 static int print_version(void)
 {
-	struct cf_modver m = { "", 0, false };
+	struct cf_status m;
 	struct cf_nl nl;
 	int err;
 
@@ -173,10 +150,9 @@ static int print_version(void)
 		cf_err("cannot ask the module for its version: %s", strerror(-err));
 		return 0;
 	}
-	err = cf_nl_talk(&nl, cf_nl_req(&nl, CAPFENCE_CMD_STATUS_GET, 0),
-			 modver_cb, &m);
+	err = cf_nl_status(&nl, &m);
 	cf_nl_close(&nl);
-	if (err || !m.version[0] || !m.have_abi) {
+	if (err || !m.version[0] || !m.abi) {
 		printf("module unknown\n");
 		cf_err("the module did not report its version: %s",
 		       err ? strerror(-err) : "attribute missing");

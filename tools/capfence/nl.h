@@ -41,6 +41,20 @@ int cf_nl_talk(struct cf_nl *nl, struct nlmsghdr *nlh, mnl_cb_t cb,
 int cf_nl_subscribe(struct cf_nl *nl);
 int cf_nl_recv_events(struct cf_nl *nl, mnl_cb_t cb, void *data);
 
+/* The module's state and counters (CAPFENCE_CMD_STATUS_GET). */
+struct cf_status {
+	char version[32];
+	uint32_t abi;
+	bool attached;
+	uint64_t fence, max_epoch, active_epoch, generation;
+	uint64_t bound, held, delegate_ok, exercise_allow;
+	uint64_t delegate_reject[__CAPFENCE_R_MAX];	/* by reason */
+	uint64_t exercise_deny[__CAPFENCE_R_MAX];	/* by reason */
+	uint64_t cred_bytes, cap_bytes;
+};
+
+int cf_nl_status(struct cf_nl *nl, struct cf_status *s);
+
 /* Parse the attributes of a capfence message into tb[CAPFENCE_A_MAX + 1]. */
 int cf_nl_parse(const struct nlmsghdr *nlh, const struct nlattr **tb);
 /* Parse a nest into tb[max + 1]. */

@@ -51,14 +51,12 @@ static int parse_digits(const char *s, int base, uint64_t *v)
 	return 0;
 }
 
-int cf_arg_u64(const char *s, uint64_t *v)
+/* A non-zero number in @base; ids are never 0. */
+static int parse_nonzero(const char *s, int base, uint64_t *v)
 {
 	uint64_t x;
-	int err;
+	int err = parse_digits(s, base, &x);
 
-	if (!s)
-		return -EINVAL;
-	err = parse_digits(s, 10, &x);
 	if (err)
 		return err;
 	if (!x)
@@ -67,25 +65,20 @@ int cf_arg_u64(const char *s, uint64_t *v)
 	return 0;
 }
 
+int cf_arg_u64(const char *s, uint64_t *v)
+{
+	return s ? parse_nonzero(s, 10, v) : -EINVAL;
+}
+
 int cf_arg_cap_id(const char *s, uint64_t *v)
 {
-	uint64_t x;
-	int err;
-
 	if (!s)
 		return -EINVAL;
 	if (!strncmp(s, "0x", 2) || !strncmp(s, "0X", 2))
-		err = parse_digits(s + 2, 16, &x);
-	else if (strlen(s) == 16)
-		err = parse_digits(s, 16, &x);	/* as capfence prints it */
-	else
-		err = parse_digits(s, 10, &x);
-	if (err)
-		return err;
-	if (!x)
-		return -EINVAL;
-	*v = x;
-	return 0;
+		return parse_nonzero(s + 2, 16, v);
+	if (strlen(s) == 16)
+		return parse_nonzero(s, 16, v);	/* as capfence prints it */
+	return parse_nonzero(s, 10, v);
 }
 
 int cf_arg_pid(const char *s, uint32_t *v)
