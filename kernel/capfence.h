@@ -221,7 +221,7 @@ struct cf_delegation {
 
 const struct cred *cf_get_task_cred(pid_t pid);
 int cf_delegate(struct cf_delegation *d, struct netlink_ext_ack *extack);
-int cf_check_token(struct cf_token *t, const u8 *buf, size_t len,
+int cf_check_token(const struct cf_token *t, const char *why, const u8 *buf,
 		   struct cf_epoch *e, enum capfence_reason *reason,
 		   struct netlink_ext_ack *extack);
 struct cf_cred *cf_exercise_subject(void);

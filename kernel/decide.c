@@ -48,9 +48,9 @@ const struct cred *cf_get_task_cred(pid_t pid)
 
 /**
  * cf_check_token() - rows 2 to 4 of the delegation table against @e
- * @t: decoded token (output)
- * @buf: canonical token bytes
- * @len: length of @buf
+ * @t: the token as cf_token_decode() left it
+ * @why: cf_token_decode()'s reason when it failed, NULL when it decoded
+ * @buf: the canonical token bytes @t was decoded from
  * @e: the receiver's epoch
  * @reason: the typed result
  * @extack: netlink extended ack, set on rejection
@@ -59,15 +59,14 @@ const struct cred *cf_get_task_cred(pid_t pid)
  *
  * Return: 0 (see @reason), or a negative errno for a system failure.
  */
-int cf_check_token(struct cf_token *t, const u8 *buf, size_t len,
+int cf_check_token(const struct cf_token *t, const char *why, const u8 *buf,
 		   struct cf_epoch *e, enum capfence_reason *reason,
 		   struct netlink_ext_ack *extack)
 {
 	const struct cf_rule *rule;
-	const char *why;
 	int err;
 
-	if (cf_token_decode(t, buf, len, &why)) {
+	if (why) {
 		cf_extack(extack, why);
 		*reason = CAPFENCE_R_FORGED;
 		return 0;
@@ -152,7 +151,10 @@ int cf_delegate(struct cf_delegation *d, struct netlink_ext_ack *extack)
 
 	lockdep_assert_held(&cf_mutex);
 	d->fence = cf_fence_value();
-	/* for the reply and the event only; checks run in table order */
+	/*
+	 * Decoded once, up front, so every reply can name the cap_id; @why
+	 * stays NULL when it decoded. The checks still run in table order.
+	 */
 	cf_token_decode(&d->token, d->tok, d->len, &why);
 	tcred = cf_get_task_cred(d->pid);
 	if (!tcred) {
@@ -169,7 +171,7 @@ int cf_delegate(struct cf_delegation *d, struct netlink_ext_ack *extack)
 		goto out;
 	}
 	d->target_epoch = target->epoch->id;
-	err = cf_check_token(&d->token, d->tok, d->len, target->epoch,
+	err = cf_check_token(&d->token, why, d->tok, target->epoch,
 			     &d->reason, extack);
 	if (err || d->reason != CAPFENCE_R_OK)
 		goto out;
@@ -272,19 +274,20 @@ int cf_exercise(struct cf_cred *e, struct cf_target *t,
 		*admitted = NULL;
 	if (rule->kind == CAPFENCE_RULE_OPEN)
 		return 0;
+	/* rules are immutable: only grant state needs the fence snapshot */
+	if (rule->kind == CAPFENCE_RULE_DENY ||
+	    !cf_constraints_admit(rule->c, rule->n, t)) {
+		r = rule->kind == CAPFENCE_RULE_DENY ? CAPFENCE_R_CLASS_DENIED :
+						       CAPFENCE_R_CONSTRAINT;
+		cap_id = 0;
+		fence = cf_fence_value();
+		goto deny;
+	}
 	do {
 		seq = read_seqbegin(&cf_fence);
 		cap_id = 0;
 		ok = NULL;
 		fence = cf_fence_value_locked();
-		if (rule->kind == CAPFENCE_RULE_DENY) {
-			r = CAPFENCE_R_CLASS_DENIED;
-			continue;
-		}
-		if (!cf_constraints_admit(rule->c, rule->n, t)) {
-			r = CAPFENCE_R_CONSTRAINT;
-			continue;
-		}
 		r = CAPFENCE_R_NO_CAPABILITY;
 		h = rcu_dereference(e->held);
 		for (i = 0; h && i < h->n; i++) {
@@ -312,12 +315,14 @@ int cf_exercise(struct cf_cred *e, struct cf_target *t,
 		}
 	} while (read_seqretry(&cf_fence, seq));
 
-	cf_stats_exercise(r);
 	if (r == CAPFENCE_R_OK) {
+		cf_stats_exercise(r);
 		if (admitted)
 			*admitted = ok;
 		return 0;
 	}
+deny:
+	cf_stats_exercise(r);
 	cf_audit_exercise(t, e->epoch->id, r, cap_id, fence);
 	return -EACCES;
 }

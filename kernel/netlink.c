@@ -519,6 +519,7 @@ static int cf_nl_exec_set(struct sk_buff *skb, struct genl_info *info)
 	struct cf_token *t;
 	struct cf_epoch *e;
 	struct nlattr *nla;
+	const char *why;
 	int rem, err = 0, n = 0;
 	u64 fence = 0;
 
@@ -549,8 +550,8 @@ static int cf_nl_exec_set(struct sk_buff *skb, struct genl_info *info)
 			err = -E2BIG;
 			goto out;
 		}
-		err = cf_check_token(t, nla_data(nla), nla_len(nla), e, &r,
-				     info->extack);
+		cf_token_decode(t, nla_data(nla), nla_len(nla), &why);
+		err = cf_check_token(t, why, nla_data(nla), e, &r, info->extack);
 		if (err || r)
 			goto out;
 		g = cf_grant_from_token(t, e, 0, GFP_KERNEL);

@@ -19,7 +19,7 @@
  * @t: output
  * @buf: canonical bytes, MAC included
  * @len: length of @buf
- * @why: set to a static reason on failure
+ * @why: set to a static reason on failure, to NULL on success
  *
  * The MAC is not checked here; see cf_key_verify().
  *

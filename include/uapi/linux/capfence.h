@@ -26,6 +26,7 @@ enum capfence_class {
 	CAPFENCE_CLASS_FS_WRITE,	/* "fs:write", file_open for writing */
 	__CAPFENCE_CLASS_MAX
 };
+
 #define CAPFENCE_CLASS_MAX (__CAPFENCE_CLASS_MAX - 1)
 
 /* An epoch rule for one class. A class omitted from an epoch is DENY. */
@@ -55,6 +56,7 @@ enum capfence_reason {
 	CAPFENCE_R_CONSTRAINT,		/* exercise only: EACCES */
 	__CAPFENCE_R_MAX
 };
+
 #define CAPFENCE_R_MAX (__CAPFENCE_R_MAX - 1)
 
 /*
@@ -139,6 +141,7 @@ enum capfence_cmd {
 	CAPFENCE_CMD_EVENT,		/* multicast notifications only */
 	__CAPFENCE_CMD_MAX
 };
+
 #define CAPFENCE_CMD_MAX (__CAPFENCE_CMD_MAX - 1)
 
 /* Top-level attributes. */
@@ -171,6 +174,7 @@ enum capfence_attr {
 	CAPFENCE_A_PENDING_EPOCH_ID,	/* u64: TASK_GET, epoch the next execve binds */
 	__CAPFENCE_A_MAX
 };
+
 #define CAPFENCE_A_MAX (__CAPFENCE_A_MAX - 1)
 
 /* One class rule of an epoch (CAPFENCE_A_RULE). */
@@ -184,6 +188,7 @@ enum capfence_rule_attr {
 	CAPFENCE_RULE_A_PAD,
 	__CAPFENCE_RULE_A_MAX
 };
+
 #define CAPFENCE_RULE_A_MAX (__CAPFENCE_RULE_A_MAX - 1)
 
 /* One held capability (CAPFENCE_A_CAP). */
@@ -200,6 +205,7 @@ enum capfence_cap_attr {
 	CAPFENCE_CAP_A_PAD,
 	__CAPFENCE_CAP_A_MAX
 };
+
 #define CAPFENCE_CAP_A_MAX (__CAPFENCE_CAP_A_MAX - 1)
 
 /* Counters (CAPFENCE_A_STATS), all u64. */
@@ -216,6 +222,7 @@ enum capfence_stats_attr {
 	CAPFENCE_STATS_A_PAD,
 	__CAPFENCE_STATS_A_MAX
 };
+
 #define CAPFENCE_STATS_A_MAX (__CAPFENCE_STATS_A_MAX - 1)
 
 /* Multicast events (CAPFENCE_A_EVENT). */
