@@ -283,11 +283,11 @@ static void wait_ready(int res_r, int n)
 /* Wait until no credential carries capfence state (cred_free is deferred). */
 static void wait_unbound(struct cf_nl *nl)
 {
-	struct cft_status s;
+	struct cf_status s;
 	int i;
 
 	for (i = 0; i < 300; i++) {
-		if (!cft_status(nl, &s) && !s.bound)
+		if (!cf_nl_status(nl, &s) && !s.bound)
 			return;
 		usleep(20000);
 	}
@@ -474,7 +474,7 @@ static double activate_rtt(struct env *e, uint64_t *next)
 static void bench_activate(struct env *e, int ntasks)
 {
 	double one[2 * ACT_REPS], many[ACT_REPS];
-	struct cft_status s;
+	struct cf_status s;
 	uint64_t next = cft_next_epoch(&e->nl);
 	int res[2], *fds, i, nmany;
 	pid_t *pids;
@@ -498,7 +498,7 @@ static void bench_activate(struct env *e, int ntasks)
 			wait_ready(res[0], 64);
 	}
 	wait_ready(res[0], (ntasks - 1) % 64);
-	cft_status(&e->nl, &s);
+	cf_nl_status(&e->nl, &s);
 	nmany = (int)s.bound;
 	for (i = 0; i < ACT_REPS; i++)
 		many[i] = activate_rtt(e, &next);

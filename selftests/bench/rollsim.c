@@ -161,7 +161,7 @@ static struct {
 	size_t nlat, nlat_x;
 	struct tick *tl;
 	size_t ntl;
-	struct cft_status st0, st1;
+	struct cf_status st0, st1;
 } S;
 
 static uint64_t now_ns(void)
@@ -960,7 +960,7 @@ int main(int argc, char **argv)
 		if (cft_open(&S.nl))
 			die("capfence.ko is not loaded (netlink family missing)");
 		S.have_nl = true;
-		if (cft_status(&S.nl, &S.st0))
+		if (cf_nl_status(&S.nl, &S.st0))
 			die("status failed");
 		if (!S.st0.attached)
 			die("capfence hooks are not attached");
@@ -1072,7 +1072,7 @@ int main(int argc, char **argv)
 	if (S.rolled && !S.roll_end_t)
 		S.roll_end_t = now_ns();
 
-	if (opt.mode == M_CAPFENCE && cft_status(&S.nl, &S.st1))
+	if (opt.mode == M_CAPFENCE && cf_nl_status(&S.nl, &S.st1))
 		die("status failed");
 	report();
 	fflush(stdout);

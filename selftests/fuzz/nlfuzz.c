@@ -967,7 +967,7 @@ static bool probe_present[4];	/* as the last snapshot saw them */
  */
 static int snapshot(struct cf_nl *nl, struct snap *sn)
 {
-	struct cft_status st, prev;
+	struct cf_status st, prev;
 	int i, err;
 
 	sn->len = 0;
@@ -1005,10 +1005,10 @@ static int snapshot(struct cf_nl *nl, struct snap *sn)
 		if (err)
 			return err;
 	}
-	err = cft_status(nl, &prev);
+	err = cf_nl_status(nl, &prev);
 	for (i = 0; !err && i < 40; i++) {
 		usleep(250000);
-		err = cft_status(nl, &st);
+		err = cf_nl_status(nl, &st);
 		if (!err && st.bound == prev.bound && st.held == prev.held)
 			break;
 		prev = st;
@@ -1599,7 +1599,7 @@ int main(int argc, char **argv)
 	bool max_epoch = false;
 	struct cft_agent agents[2];
 	struct cf_nl nl;
-	struct cft_status st;
+	struct cf_status st;
 	time_t t0;
 	int i, fd;
 
@@ -1650,7 +1650,7 @@ int main(int argc, char **argv)
 		else
 			run_identity((enum ident)i, n, &res[i]);
 		/* what root may have changed: the highest epoch */
-		if (!cft_status(&nl, &st))
+		if (!cf_nl_status(&nl, &st))
 			epoch_max = st.max_epoch;
 		printf("# after %s: fence %llu, highest epoch %llu, active %llu\n",
 		       ident_name[i], (unsigned long long)st.fence,
@@ -1673,7 +1673,7 @@ int main(int argc, char **argv)
 
 	/* 2. an invalid burst changes nothing */
 	nburst = total / 5 > 1000 ? total / 5 : 1000;
-	if (cft_status(&nl, &st) == 0)
+	if (cf_nl_status(&nl, &st) == 0)
 		epoch_max = st.max_epoch;
 	if (snapshot(&nl, &before)) {
 		report(false, "state snapshot before the burst");
@@ -1756,7 +1756,7 @@ int main(int argc, char **argv)
 		int e1 = cft_epoch_install(&nl, ~0ull, rules, 1, NULL, 0);
 		int e2 = cft_epoch_install(&nl, ~0ull, rules, 1, NULL, 0);
 
-		cft_status(&nl, &st);
+		cf_nl_status(&nl, &st);
 		report(e1 == 0 && e2 != 0 && st.max_epoch == ~0ull,
 		       "epoch id 2^64-1 installs (%d), then nothing above it (%d)",
 		       e1, e2);

@@ -32,30 +32,11 @@ static uint64_t u64_or0(const struct nlattr *a)
 	return a ? mnl_attr_get_u64(a) : 0;
 }
 
-int cft_status(struct cf_nl *nl, struct cft_status *s)
-{
-	struct cf_status st;
-	int err = cf_nl_status(nl, &st);
-
-	memset(s, 0, sizeof(*s));
-	if (err)
-		return err;
-	s->attached = st.attached;
-	s->fence = st.fence;
-	s->max_epoch = st.max_epoch;
-	s->active_epoch = st.active_epoch;
-	s->bound = st.bound;
-	s->held = st.held;
-	memcpy(s->delegate_reject, st.delegate_reject, sizeof(s->delegate_reject));
-	memcpy(s->exercise_deny, st.exercise_deny, sizeof(s->exercise_deny));
-	return 0;
-}
-
 uint64_t cft_next_epoch(struct cf_nl *nl)
 {
-	struct cft_status s;
+	struct cf_status s;
 
-	if (cft_status(nl, &s))
+	if (cf_nl_status(nl, &s))
 		return 0;
 	return s.max_epoch + 1;
 }

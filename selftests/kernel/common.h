@@ -21,15 +21,7 @@ struct cft_reply {
 	char ext[256];		/* extack message */
 };
 
-struct cft_status {
-	bool attached;
-	uint64_t fence, max_epoch, active_epoch, bound, held;
-	uint64_t delegate_reject[__CAPFENCE_R_MAX];
-	uint64_t exercise_deny[__CAPFENCE_R_MAX];
-};
-
 int cft_open(struct cf_nl *nl);
-int cft_status(struct cf_nl *nl, struct cft_status *s);
 /* A fresh epoch id above every installed one. */
 uint64_t cft_next_epoch(struct cf_nl *nl);
 int cft_key_install(struct cf_nl *nl, const struct cf_key *k);

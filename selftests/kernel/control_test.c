@@ -34,9 +34,9 @@ FIXTURE_TEARDOWN(ctl)
 
 TEST_F(ctl, status_attached)
 {
-	struct cft_status s;
+	struct cf_status s;
 
-	ASSERT_EQ(0, cft_status(&self->nl, &s));
+	ASSERT_EQ(0, cf_nl_status(&self->nl, &s));
 	EXPECT_TRUE(s.attached);
 }
 

@@ -85,7 +85,7 @@ TEST_F(deleg, row1_not_bound)
 TEST_F(deleg, row2_forged_mac)
 {
 	uint8_t buf[CAPFENCE_TOKEN_MAX_LEN];
-	struct cft_status before, after;
+	struct cf_status before, after;
 	struct cft_reply r;
 	struct cf_token t;
 	char rec[1024];
@@ -98,12 +98,12 @@ TEST_F(deleg, row2_forged_mac)
 	len = cf_token_encode_bin(&t, buf, sizeof(buf));
 	ASSERT_LT(0, len);
 	buf[len - 1] ^= 1;	/* last MAC byte */
-	ASSERT_EQ(0, cft_status(&self->nl, &before));
+	ASSERT_EQ(0, cf_nl_status(&self->nl, &before));
 	EXPECT_EQ(-EBADMSG, cft_delegate_raw(&self->nl, buf, (size_t)len,
 					     self->agent.pid, &r));
 	EXPECT_EQ(CAPFENCE_R_FORGED, r.reason);
 	EXPECT_NE(NULL, strstr(r.ext, "MAC does not verify"));
-	ASSERT_EQ(0, cft_status(&self->nl, &after));
+	ASSERT_EQ(0, cf_nl_status(&self->nl, &after));
 	EXPECT_EQ(before.delegate_reject[CAPFENCE_R_FORGED] + 1,
 		  after.delegate_reject[CAPFENCE_R_FORGED]);
 	ASSERT_EQ(0, cft_audit_wait(fd, rec, sizeof(rec), 5000,

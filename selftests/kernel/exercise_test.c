@@ -96,13 +96,13 @@ static void check_record(struct __test_metadata *_metadata,
 
 TEST_F(ex, unbound_task_is_not_mediated)
 {
-	struct cft_status a, b;
+	struct cf_status a, b;
 	char cmd[64];
 
-	ASSERT_EQ(0, cft_status(&self->nl, &a));
+	ASSERT_EQ(0, cf_nl_status(&self->nl, &a));
 	/* the test process itself is unbound: no token needed */
 	snprintf(cmd, sizeof(cmd), "connect 127.0.0.1 %u", self->port);
-	ASSERT_EQ(0, cft_status(&self->nl, &b));
+	ASSERT_EQ(0, cf_nl_status(&self->nl, &b));
 	EXPECT_EQ(a.exercise_deny[CAPFENCE_R_NO_CAPABILITY],
 		  b.exercise_deny[CAPFENCE_R_NO_CAPABILITY]);
 	{

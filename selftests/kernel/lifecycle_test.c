@@ -22,7 +22,7 @@ static int rmmod(void)
 TEST(lifecycle)
 {
 	const char *rules[] = { "fs:read=open" };
-	struct cft_status s;
+	struct cf_status s;
 	struct cft_agent a;
 	struct cf_nl nl;
 	uint64_t e;
@@ -42,7 +42,7 @@ TEST(lifecycle)
 	EXPECT_EQ(-EALREADY, cf_nl_talk(&nl, cf_nl_req(&nl, CAPFENCE_CMD_HOOKS_ATTACH,
 							0), NULL, NULL));
 	EXPECT_EQ(0, system("capfence attach >/dev/null"));
-	ASSERT_EQ(0, cft_status(&nl, &s));
+	ASSERT_EQ(0, cf_nl_status(&nl, &s));
 	EXPECT_TRUE(s.attached);
 	EXPECT_EQ(0, WEXITSTATUS(cft_agent_stop(&a)));
 
@@ -54,7 +54,7 @@ TEST(lifecycle)
 			usleep(100000);
 	}
 	EXPECT_EQ(0, err);
-	ASSERT_EQ(0, cft_status(&nl, &s));
+	ASSERT_EQ(0, cf_nl_status(&nl, &s));
 	EXPECT_FALSE(s.attached);
 	EXPECT_EQ(0, s.bound);
 	/* binding fails closed without hooks */

@@ -193,7 +193,7 @@ static void check_refused(struct __test_metadata *_metadata, enum who w,
 }
 
 struct snapshot {
-	struct cft_status st;
+	struct cf_status st;
 	bool key_present, epoch_present;
 	int agent_caps;
 };
@@ -217,7 +217,7 @@ static void snap(struct cf_nl *nl, const struct ctx *c, struct snapshot *s)
 	struct cf_key *k;
 
 	memset(s, 0, sizeof(*s));
-	cft_status(nl, &s->st);
+	cf_nl_status(nl, &s->st);
 	/* key presence without changing it: a dry-run delegation of a token
 	 * made with it is forged iff the key is not installed */
 	if (!cf_key_from_bytes(c->key_id, raw, &k) &&
@@ -440,7 +440,7 @@ TEST_F(priv, matrix_root_unbound_succeeds)
 					 NULL, NULL));
 	EXPECT_EQ(-EBUSY, cf_nl_talk(&self->nl, build(&self->nl, 8, &self->c),
 				      NULL, NULL));
-	ASSERT_EQ(0, cft_status(&self->nl, &s.st));
+	ASSERT_EQ(0, cf_nl_status(&self->nl, &s.st));
 	EXPECT_TRUE(s.st.attached);
 }
 
@@ -514,13 +514,13 @@ static int rmmod(void)
 	return syscall(__NR_delete_module, "capfence", O_NONBLOCK) ? -errno : 0;
 }
 
-static int wait_unbound(struct cf_nl *nl, struct cft_status *s)
+static int wait_unbound(struct cf_nl *nl, struct cf_status *s)
 {
 	int i;
 
 	/* credentials are freed after an RCU grace period */
 	for (i = 0; i < 100; i++) {
-		if (cft_status(nl, s))
+		if (cf_nl_status(nl, s))
 			return -EIO;
 		if (!s->bound && !s->held)
 			return 0;
@@ -534,7 +534,7 @@ TEST(lifecycle_pending_rmmod_and_leaks)
 	const char *rules[] = { "net:connect=token:127.0.0.0/8", "fs:read=open",
 				"fs:write=open" };
 	struct cft_agent a[3];
-	struct cft_status s;
+	struct cf_status s;
 	struct cft_reply r;
 	struct cf_token t[2];
 	struct cf_key *k;
@@ -576,7 +576,7 @@ TEST(lifecycle_pending_rmmod_and_leaks)
 	close(q[1]);
 	ASSERT_EQ(1, read(q[0], &c, 1));
 	close(q[0]);
-	ASSERT_EQ(0, cft_status(&nl, &s));
+	ASSERT_EQ(0, cf_nl_status(&nl, &s));
 	EXPECT_EQ(0, s.bound);
 	EXPECT_EQ(-EBUSY, cf_nl_talk(&nl, cf_nl_req(&nl, CAPFENCE_CMD_HOOKS_DETACH, 0),
 				      NULL, NULL));
@@ -599,7 +599,7 @@ TEST(lifecycle_pending_rmmod_and_leaks)
 	EXPECT_NE(EACCES, cft_agent_do(&a[1], "fork connect 127.0.0.1 9"));
 	EXPECT_EQ(0, cft_revoke(&nl, t[1].cap_id, &r));
 	EXPECT_EQ(0, cft_agent_do(&a[0], "exec"));
-	ASSERT_EQ(0, cft_status(&nl, &s));
+	ASSERT_EQ(0, cf_nl_status(&nl, &s));
 	EXPECT_LE(3, s.bound);
 	EXPECT_LE(3, s.held);
 	/* ... all gone once their tasks are: nothing leaked */
@@ -614,7 +614,7 @@ TEST(lifecycle_pending_rmmod_and_leaks)
 	/* now detach succeeds, binding fails closed, re-attach restores */
 	EXPECT_EQ(0, cf_nl_talk(&nl, cf_nl_req(&nl, CAPFENCE_CMD_HOOKS_DETACH, 0),
 				 NULL, NULL));
-	ASSERT_EQ(0, cft_status(&nl, &s));
+	ASSERT_EQ(0, cf_nl_status(&nl, &s));
 	EXPECT_FALSE(s.attached);
 	EXPECT_EQ(-ENOLINK, cft_exec_set(&nl, e, NULL, 0, &r));
 	EXPECT_NE(NULL, strstr(r.ext, "capfence attach"));
@@ -622,7 +622,7 @@ TEST(lifecycle_pending_rmmod_and_leaks)
 				       NULL, NULL));
 	EXPECT_EQ(-EWOULDBLOCK, rmmod());	/* the programs hold the module */
 	EXPECT_EQ(0, system("capfence attach >/dev/null"));
-	ASSERT_EQ(0, cft_status(&nl, &s));
+	ASSERT_EQ(0, cf_nl_status(&nl, &s));
 	EXPECT_TRUE(s.attached);
 	ASSERT_EQ(0, cft_agent_spawn(&a[0], e, NULL, 0, &r));
 	EXPECT_EQ(0, WEXITSTATUS(cft_agent_stop(&a[0])));

@@ -27,11 +27,6 @@ static const char *const reason_names[] = {
 	"constraint",
 };
 
-static int get_status(struct cf_nl *nl, struct cf_status *s)
-{
-	return cf_nl_status(nl, s);
-}
-
 static void print_reasons(const char *key, const uint64_t *v, int from,
 			  bool json)
 {
@@ -79,7 +74,7 @@ int cf_cmd_status(int argc, char **argv)
 	err = cf_nl_open_or_die(&nl);
 	if (err)
 		return err;
-	err = get_status(&nl, &s);
+	err = cf_nl_status(&nl, &s);
 	if (err) {
 		err = cf_nl_fail(&nl, "status", err);
 		cf_nl_close(&nl);
@@ -187,7 +182,7 @@ int cf_cmd_attach(int argc, char **argv)
 	err = cf_nl_open_or_die(&nl);
 	if (err)
 		return err;
-	err = get_status(&nl, &s);
+	err = cf_nl_status(&nl, &s);
 	if (err) {
 		err = cf_nl_fail(&nl, "status", err);
 		goto out;
