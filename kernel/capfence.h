@@ -148,7 +148,6 @@ int cf_net_range_from_wire(struct capfence_net_range *r,
 int cf_path_check(const char *path, size_t len);
 
 /* epoch.c */
-int cf_epoch_init(void);
 void cf_epoch_exit(void);
 struct cf_epoch *cf_epoch_find(u64 id);
 struct list_head *cf_epoch_list(void);
@@ -162,7 +161,6 @@ u64 cf_epoch_max_id(void);
 u64 cf_epoch_active_id(void);
 
 /* key.c */
-int cf_key_init(void);
 void cf_key_exit(void);
 int cf_key_install(u32 id, const u8 *key, struct netlink_ext_ack *extack);
 int cf_key_remove(u32 id, struct netlink_ext_ack *extack);

@@ -219,16 +219,6 @@ u64 cf_epoch_active_id(void)
 }
 
 /**
- * cf_epoch_init() - nothing to set up; present for symmetry
- *
- * Return: 0.
- */
-int cf_epoch_init(void)
-{
-	return 0;
-}
-
-/**
  * cf_epoch_exit() - free every epoch at module exit
  *
  * No reader can exist: hooks are detached and netlink is unregistered.

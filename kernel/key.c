@@ -144,16 +144,6 @@ int cf_key_verify(u32 key_id, const u8 *msg, size_t len, const u8 *mac)
 }
 
 /**
- * cf_key_init() - nothing to set up; present for symmetry
- *
- * Return: 0.
- */
-int cf_key_init(void)
-{
-	return 0;
-}
-
-/**
  * cf_key_exit() - drop every key at module exit
  */
 void cf_key_exit(void)

@@ -24,9 +24,6 @@ static int __init capfence_init(void)
 	err = cf_file_init();
 	if (err)
 		goto err_cred;
-	err = cf_epoch_init() ?: cf_key_init();
-	if (err)
-		goto err_file;
 	err = cf_kfunc_init();
 	if (err) {
 		pr_err("capfence: kfunc registration failed (%d); is module BTF present?\n",
