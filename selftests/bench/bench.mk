@@ -76,7 +76,7 @@ bench-check: $(BENCH_PREREQ) bench-progs
 
 bench: $(BENCH_PREREQ) bench-progs
 	@mkdir -p $(BENCH_OUT)
-	@$(BENCH_OUT)/bench-host | tee $(BENCH_OUT)/bench-host.txt
+	@$(BENCH_OUT)/bench-host $(BENCH_DIR)/seed-reference.py | tee $(BENCH_OUT)/bench-host.txt
 	@$(VMRUN) --timeout 2400 -- bench-vm-run > $(BENCH_OUT)/bench-vm.log 2>&1; rc=$$?; \
 		grep -E '^(bench:|#)' $(BENCH_OUT)/bench-vm.log | tr -d '\r' > $(BENCH_OUT)/bench-vm.txt; \
 		cat $(BENCH_OUT)/bench-vm.txt; \

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 #include <sodium.h>
 
 #include "libcapfence.h"
+#include "cf_internal.h"
 
 static void seterr(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -34,8 +36,15 @@ static void seterr(char *err, size_t errlen, const char *fmt, ...)
 
 static int sodium_ready(void)
 {
-	/* thread safe and cheap after the first call */
-	return sodium_init() < 0 ? -ENOTRECOVERABLE : 0;
+	static atomic_bool ready;
+
+	/* sodium_init() takes a mutex on every call: ask it once */
+	if (atomic_load_explicit(&ready, memory_order_acquire))
+		return 0;
+	if (sodium_init() < 0)
+		return -ENOTRECOVERABLE;
+	atomic_store_explicit(&ready, true, memory_order_release);
+	return 0;
 }
 
 /* ---- keys ---------------------------------------------------------------- */
@@ -681,11 +690,22 @@ int cf_token_from_text(const char *s, struct cf_token *t,
 
 /* ---- MAC, mint, verify ----------------------------------------------------- */
 
+void cf_mac_body(const struct cf_key *k, const uint8_t *body, size_t n,
+		 uint8_t mac[CAPFENCE_MAC_LEN])
+{
+	crypto_auth_hmacsha256_state st;
+
+	/* the per-key state already absorbed the padded key */
+	st = k->st;
+	crypto_auth_hmacsha256_update(&st, body, (unsigned long long)n);
+	crypto_auth_hmacsha256_final(&st, mac);
+	sodium_memzero(&st, sizeof(st));
+}
+
 int cf_token_compute_mac(const struct cf_key *k, const struct cf_token *t,
 			 uint8_t mac[CAPFENCE_MAC_LEN])
 {
 	uint8_t body[CF_TOKEN_BODY_MAX];
-	crypto_auth_hmacsha256_state st;
 	int n;
 
 	if (!k || !t || !mac)
@@ -693,18 +713,36 @@ int cf_token_compute_mac(const struct cf_key *k, const struct cf_token *t,
 	n = encode_body(t, body, sizeof(body));
 	if (n < 0)
 		return n;
-	/* the per-key state already absorbed the padded key */
-	st = k->st;
-	crypto_auth_hmacsha256_update(&st, body, (unsigned long long)n);
-	crypto_auth_hmacsha256_final(&st, mac);
-	sodium_memzero(&st, sizeof(st));
+	cf_mac_body(k, body, (size_t)n, mac);
 	return 0;
+}
+
+/*
+ * Copy what a constraint uses, not its whole ~260-byte slot: a full copy of
+ * two constraints cost mint more than its own checks. Anything unexpected
+ * is copied whole, so that cf_token_check() judges exactly the input.
+ */
+static void copy_constraint(struct cf_constraint *d,
+			    const struct cf_constraint *c)
+{
+	if (c->kind == CAPFENCE_CONSTRAINT_NET) {
+		d->kind = c->kind;
+		d->net = c->net;
+	} else if (c->kind == CAPFENCE_CONSTRAINT_PATH &&
+		   !c->path.s[c->path.len]) {
+		d->kind = c->kind;
+		d->path.len = c->path.len;
+		memcpy(d->path.s, c->path.s, c->path.len + 1u);
+	} else {
+		*d = *c;
+	}
 }
 
 int cf_token_mint(const struct cf_key *k, int class_id, uint64_t epoch_id,
 		  const struct cf_constraint *cs, size_t n, uint64_t cap_id,
 		  struct cf_token *out, char *err, size_t errlen)
 {
+	size_t i;
 	int ret;
 
 	if (!k || !out || (n && !cs))
@@ -731,8 +769,8 @@ int cf_token_mint(const struct cf_key *k, int class_id, uint64_t epoch_id,
 	out->key_id = k->id;
 	out->epoch_id = epoch_id;
 	out->n = (uint8_t)n;
-	if (n)
-		memcpy(out->constraints, cs, n * sizeof(*cs));
+	for (i = 0; i < n; i++)
+		copy_constraint(&out->constraints[i], &cs[i]);
 	memset(out->mac, 0, sizeof(out->mac));
 	out->cap_id = cap_id;
 	while (!out->cap_id)
@@ -778,6 +816,12 @@ enum capfence_reason cf_decide_delegation(const struct cf_key *const keys[],
 	/* authenticity first: a forgery must never read as epoch skew */
 	if (!k || cf_token_verify(k, t))
 		return CAPFENCE_R_FORGED;
+	return cf_decide_authentic(t, receiver);
+}
+
+enum capfence_reason cf_decide_authentic(const struct cf_token *t,
+					 const struct cf_epoch *receiver)
+{
 	if (t->epoch_id != receiver->epoch_id)
 		return CAPFENCE_R_EPOCH_MISMATCH;
 	if (!cf_class_valid(t->class_id) ||

@@ -286,4 +286,53 @@ enum capfence_reason cf_decide_delegation(const struct cf_key *const keys[],
 					  const struct cf_token *t,
 					  const struct cf_epoch *receiver);
 
+/* ---- the verified-token memo ---------------------------------------------- */
+
+/*
+ * A delegating process (an orchestrator) checks the same few tokens over
+ * and over: every child of a parent receives the parent's token, and the
+ * tokens it re-mints are its own. A cf_verifier remembers the canonical
+ * bytes (MAC included) of tokens it has authenticated, or minted itself,
+ * under a fixed set of keys, so a repeat check costs an encoding and a
+ * constant-time compare instead of an HMAC. Only bytes whose MAC the library
+ * computed under one of those keys are ever remembered: a forged token can
+ * only miss, and then fails the full check like everywhere else.
+ *
+ * The keys are borrowed: they must outlive the verifier. Removing or
+ * rotating a key means a new verifier. Not thread safe: one per thread.
+ */
+struct cf_verifier;
+
+struct cf_verifier_stats {
+	uint64_t hits;		/* checks answered from the memo */
+	uint64_t misses;	/* checks that computed the MAC */
+	uint64_t remembered;	/* tokens put into the memo (verified or minted) */
+	uint64_t evicted;	/* remembered tokens displaced by another */
+};
+
+/*
+ * slots: capacity in tokens, rounded up to a power of two of at least 4
+ * (0 = 1024; at most 1 << 20).
+ * Returns 0, -EINVAL (no key, too many slots) or -ENOMEM.
+ */
+int cf_verifier_new(const struct cf_key *const keys[], size_t nkeys,
+		    size_t slots, struct cf_verifier **out);
+void cf_verifier_free(struct cf_verifier *v);
+/* 0 iff t is authentic under one of v's keys; -EBADMSG otherwise. */
+int cf_verifier_verify(struct cf_verifier *v, const struct cf_token *t);
+/* cf_decide_delegation() over v's keys, through the memo. */
+enum capfence_reason cf_verifier_decide(struct cf_verifier *v,
+					const struct cf_token *t,
+					const struct cf_epoch *receiver);
+/*
+ * cf_token_mint() that also remembers the new token when k is one of v's
+ * keys (so its first check is a hit). Same arguments and errors.
+ */
+int cf_verifier_mint(struct cf_verifier *v, const struct cf_key *k,
+		     int class_id, uint64_t epoch_id,
+		     const struct cf_constraint *cs, size_t n, uint64_t cap_id,
+		     struct cf_token *out, char *err, size_t errlen);
+void cf_verifier_get_stats(const struct cf_verifier *v,
+			   struct cf_verifier_stats *st);
+
 #endif /* LIBCAPFENCE_H */
