@@ -148,6 +148,7 @@ static struct {
 	uint64_t e_old, e_new;
 	struct cf_epoch ep_old, ep_new;
 	struct cf_key *key;
+	struct cf_verifier *ver;	/* the orchestrator's memo of its tokens */
 	struct cf_nl nl;
 	bool have_nl;
 	char rbuf[1 << 16];
@@ -336,8 +337,8 @@ static int mint(uint64_t epoch, const struct cf_epoch *rules_of,
 		for (i = 0; i < r->n; i++)
 			cs[n++] = r->constraints[i];
 	}
-	if (cf_token_mint(S.key, CAPFENCE_CLASS_NET_CONNECT, epoch, cs, n, 0,
-			  out, err, sizeof(err)))
+	if (cf_verifier_mint(S.ver, S.key, CAPFENCE_CLASS_NET_CONNECT, epoch,
+			     cs, n, 0, out, err, sizeof(err)))
 		die("mint: %s", err);
 	return 0;
 }
@@ -410,7 +411,6 @@ static int deliver(int i, uint64_t *grant_epoch)
 
 	if (opt.mode == M_NAIVE) {
 		const struct cf_token *tok = &p->tok;
-		const struct cf_key *keys[] = { S.key };
 
 		/* the seed's retry loop re-delegates the same stale token */
 		if (!w->stale_set) {
@@ -428,7 +428,7 @@ static int deliver(int i, uint64_t *grant_epoch)
 		 */
 		S.delegations++;
 		tick()->delegations++;
-		if (cf_decide_delegation(keys, 1, tok, rules(tok->epoch_id)) !=
+		if (cf_verifier_decide(S.ver, tok, rules(tok->epoch_id)) !=
 		    CAPFENCE_R_OK)
 			ret = -1;
 		*grant_epoch = tok->epoch_id;
@@ -785,6 +785,13 @@ static void report(void)
 	printf(",\"delegate_p50_us\":%.2f,\"delegate_p99_us\":%.2f"
 	       ",\"cross_epoch_p50_us\":%.2f,\"cross_epoch_p99_us\":%.2f",
 	       p50, p99, x50, x99);
+	if (opt.mode == M_NAIVE) {
+		struct cf_verifier_stats vs;
+
+		cf_verifier_get_stats(S.ver, &vs);
+		printf(",\"check_memo\":{\"hits\":%" PRIu64 ",\"misses\":%" PRIu64 "}",
+		       vs.hits, vs.misses);
+	}
 	if (opt.mode == M_CAPFENCE) {
 		printf(",\"kernel\":{\"delegate_reject\":{");
 		for (r = 0, i = 0; r < __CAPFENCE_R_MAX; r++)
@@ -981,6 +988,12 @@ int main(int argc, char **argv)
 		if (err)
 			die("key install: %s", strerror(-err));
 	}
+	{
+		const struct cf_key *keys[] = { S.key };
+
+		if (cf_verifier_new(keys, 1, 0, &S.ver))
+			die("verifier");
+	}
 	setup_epochs();
 
 	lfd = cft_listen(&port);
@@ -1095,6 +1108,7 @@ int main(int argc, char **argv)
 		cft_key_remove(&S.nl, cf_key_id(S.key));
 		cf_nl_close(&S.nl);
 	}
+	cf_verifier_free(S.ver);
 	cf_key_free(S.key);
 	return 0;
 }
