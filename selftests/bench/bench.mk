@@ -33,9 +33,18 @@ $(B)/guest/bin/rollsim-sandbox: $(BENCH_DIR)/rollsim-sandbox.c $(BENCH_DIR)/roll
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_USR) -Os -static $< -o $@
 
-$(B)/guest/bin/bench-vm: $(BENCH_DIR)/bench-vm.c $(BENCH_COMMON) $(LIB_SRCS) $(BENCH_NL) $(BENCH_HDRS)
+# The BPF-LSM floor: no-op programs on capfence's hooks (bench-vm hooks).
+$(BENCH_OUT)/noop-lsm.bpf.o: $(BENCH_DIR)/noop-lsm.bpf.c $(B)/lsm/vmlinux.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_USR) $(CPPFLAGS_USR) -Iselftests/kernel $< $(BENCH_COMMON) $(LIB_SRCS) $(BENCH_NL) -lsodium -lmnl -lpthread -o $@
+	$(CLANG) -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_x86 -I$(B)/lsm -c $< -o $@.full
+	llvm-strip -g $@.full -o $@
+
+$(BENCH_OUT)/noop-lsm.skel.h: $(BENCH_OUT)/noop-lsm.bpf.o
+	bpftool gen skeleton $< name noop_lsm_bpf > $@
+
+$(B)/guest/bin/bench-vm: $(BENCH_DIR)/bench-vm.c $(BENCH_COMMON) $(LIB_SRCS) $(BENCH_NL) $(BENCH_HDRS) $(BENCH_OUT)/noop-lsm.skel.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_USR) $(CPPFLAGS_USR) -Iselftests/kernel -I$(BENCH_OUT) $< $(BENCH_COMMON) $(LIB_SRCS) $(BENCH_NL) -lsodium -lmnl -lbpf -lelf -lz -lpthread -o $@
 
 $(B)/guest/bin/rollsim-check: $(BENCH_DIR)/rollsim-check
 	@mkdir -p $(dir $@)
