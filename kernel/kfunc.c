@@ -156,14 +156,16 @@ out:
 	return err;
 }
 
+/* every read, write and close in the system: no call while none is tracked */
 noinline int capfence_file_permission(struct file *file, int mask)
 {
-	return cf_file_revalidate(file);
+	return cf_nr_tracked_files() ? cf_file_revalidate(file) : 0;
 }
 
 noinline void capfence_file_free_security(struct file *file)
 {
-	cf_file_free(file);
+	if (cf_nr_tracked_files())
+		cf_file_free(file);
 }
 
 __diag_pop();
