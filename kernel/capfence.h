@@ -134,8 +134,21 @@ struct cf_target {
 /* fence.c */
 extern seqlock_t cf_fence;
 extern struct mutex cf_mutex;
+extern u64 cf_fence_val;
 u64 cf_fence_value(void);
-u64 cf_fence_value_locked(void);
+
+/**
+ * cf_fence_value_locked() - read the fence inside a read section or lock
+ *
+ * Inline: decisions read it in their fence read section.
+ *
+ * Return: the fence value.
+ */
+static inline u64 cf_fence_value_locked(void)
+{
+	return READ_ONCE(cf_fence_val);
+}
+
 u64 cf_fence_advance_locked(void);
 u64 cf_generation(void);
 void cf_generation_bump(void);
@@ -188,7 +201,26 @@ struct cf_holdings *cf_holdings_add(const struct cf_holdings *old,
 				    struct cf_grant *g, gfp_t gfp);
 void cf_holdings_put(struct cf_holdings *h);
 struct cf_holdings *cf_holdings_get(struct cf_holdings *h);
-enum capfence_reason cf_grant_state(const struct cf_grant *g);
+
+/**
+ * cf_grant_state() - is a grant valid under the current fence?
+ * @g: grant
+ *
+ * Call inside a fence read section (or under the fence lock) to get a
+ * consistent answer together with other fence-protected state. Inline:
+ * every allowed exercise asks it.
+ *
+ * Return: CAPFENCE_R_OK, CAPFENCE_R_REVOKED or CAPFENCE_R_FENCED.
+ */
+static inline enum capfence_reason cf_grant_state(const struct cf_grant *g)
+{
+	if (READ_ONCE(g->capid->revoked_at))
+		return CAPFENCE_R_REVOKED;
+	if (READ_ONCE(g->epoch->fenced_at[g->class_id]))
+		return CAPFENCE_R_FENCED;
+	return CAPFENCE_R_OK;
+}
+
 int cf_revoke(u64 cap_id, u64 *fence);
 u64 cf_nr_held(void);
 
