@@ -3,19 +3,27 @@
  * bench-vm: the VM half of `make bench` (figures, never timed tests).
  *
  *   bench-vm all        every VM figure, one "bench:" line each
- *   bench-vm hooks      connect/open cost: module not loaded, hooks attached
- *                       with an unbound task, bound task holding a capability
+ *   bench-vm hooks [ROUNDS [MS [PIN]]]
+ *                       connect/open cost: module not loaded, no-op BPF-LSM
+ *                       programs, capfence unbound, capfence bound (24
+ *                       rounds of 100 ms loops; PIN=1 pins the loops to
+ *                       vCPU 1 and the driver to vCPU 0)
  *   bench-vm netlink    DELEGATE round trip vs CTRL_CMD_GETFAMILY
  *   bench-vm activate   epoch activation with 1 vs N bound tasks
  *   bench-vm memory     bytes per bound credential / held capability
- *   bench-vm loop KIND MS LFD PORT   (internal) one measured loop
+ *   bench-vm worker LFD PORT   (internal) runs measured loops on request
  *
  * Runs as root in the guest of selftests/vm/run: capfence.ko loaded from
  * /capfence.ko and attached. "hooks" unloads and reloads the module
- * (capfence detach; rmmod; insmod; capfence attach) once per repetition so
- * that the three cases are interleaved and TCG drift hits them alike.
- * Each loop runs in a freshly exec'd process of this binary, bound or not,
- * for a fixed time; the figure is the median over repetitions of ns/op.
+ * (capfence detach; rmmod; insmod; capfence attach) once per round. An
+ * unloaded phase measures "not loaded" against the no-op programs of
+ * selftests/bench/noop-lsm.bpf.c, a loaded phase "unbound" against
+ * "bound", each kind as A B B A; phases alternate, and every loaded phase
+ * is paired with the unloaded phases on either side. The loops run in
+ * worker processes of this binary: one unbound worker for the whole run
+ * (not loaded, no-op and unbound come from the same process) and one bound
+ * at its exec per round. Figures are medians of per-round paired ratios,
+ * printed with their interquartile range.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -36,7 +44,7 @@
 #include "common.h"
 #include "noop-lsm.skel.h"
 
-#define HK_ROUNDS	16	/* rmmod/insmod rounds of the hook figures */
+#define HK_ROUNDS	24	/* rmmod/insmod rounds of the hook figures */
 #define HK_MS		100	/* duration of one measured loop */
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define NL_BLOCKS	10
@@ -778,13 +786,13 @@ int main(int argc, char **argv)
 	if (!strcmp(what, "hooks")) {
 		bench_hooks(argc > 2 ? atoi(argv[2]) : HK_ROUNDS,
 			    argc > 3 ? atoi(argv[3]) : HK_MS,
-			    argc > 4 ? atoi(argv[4]) : 1);
+			    argc > 4 && atoi(argv[4]));
 		return 0;
 	}
 	if (argc > 2)
 		ntasks = atoi(argv[2]);
 	if (!strcmp(what, "all"))
-		bench_hooks(HK_ROUNDS, HK_MS, true);
+		bench_hooks(HK_ROUNDS, HK_MS, false);
 	env_up(&e);
 	if (!strcmp(what, "all") || !strcmp(what, "netlink"))
 		bench_netlink(&e);
