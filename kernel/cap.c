@@ -140,24 +140,6 @@ void cf_grant_put(struct cf_grant *g)
 }
 
 /**
- * cf_grant_state() - is a grant valid under the current fence?
- * @g: grant
- *
- * Call inside a fence read section (or under the fence lock) to get a
- * consistent answer together with other fence-protected state.
- *
- * Return: CAPFENCE_R_OK, CAPFENCE_R_REVOKED or CAPFENCE_R_FENCED.
- */
-enum capfence_reason cf_grant_state(const struct cf_grant *g)
-{
-	if (READ_ONCE(g->capid->revoked_at))
-		return CAPFENCE_R_REVOKED;
-	if (READ_ONCE(g->epoch->fenced_at[g->class_id]))
-		return CAPFENCE_R_FENCED;
-	return CAPFENCE_R_OK;
-}
-
-/**
  * cf_holdings_add() - a new holdings set: @old plus @g
  * @old: current set, may be NULL
  * @g: grant; the new set takes over the caller's reference

@@ -11,7 +11,9 @@
  *   (netlink handlers). It is taken before the fence lock, never inside it,
  *   and never from BPF program context.
  * - Credential state (cred.c) lives in an rhashtable keyed by the cred
- *   pointer; lookups run under RCU, which BPF programs already hold.
+ *   pointer; lookups run under RCU, which BPF programs already hold. A
+ *   counting filter (atomic counters) in front of it lets a credential
+ *   without state skip the lookup.
  * - Objects reachable from RCU readers (epochs, keys, grants, holdings) are
  *   freed only after a grace period.
  */
@@ -19,6 +21,9 @@
 #define _CAPFENCE_INTERNAL_H
 
 #include <linux/types.h>
+#include <linux/atomic.h>
+#include <linux/cred.h>
+#include <linux/hash.h>
 #include <linux/rcupdate.h>
 #include <linux/refcount.h>
 #include <linux/rhashtable.h>
@@ -129,8 +134,21 @@ struct cf_target {
 /* fence.c */
 extern seqlock_t cf_fence;
 extern struct mutex cf_mutex;
+extern u64 cf_fence_val;
 u64 cf_fence_value(void);
-u64 cf_fence_value_locked(void);
+
+/**
+ * cf_fence_value_locked() - read the fence inside a read section or lock
+ *
+ * Inline: decisions read it in their fence read section.
+ *
+ * Return: the fence value.
+ */
+static inline u64 cf_fence_value_locked(void)
+{
+	return READ_ONCE(cf_fence_val);
+}
+
 u64 cf_fence_advance_locked(void);
 u64 cf_generation(void);
 void cf_generation_bump(void);
@@ -183,11 +201,45 @@ struct cf_holdings *cf_holdings_add(const struct cf_holdings *old,
 				    struct cf_grant *g, gfp_t gfp);
 void cf_holdings_put(struct cf_holdings *h);
 struct cf_holdings *cf_holdings_get(struct cf_holdings *h);
-enum capfence_reason cf_grant_state(const struct cf_grant *g);
+
+/**
+ * cf_grant_state() - is a grant valid under the current fence?
+ * @g: grant
+ *
+ * Call inside a fence read section (or under the fence lock) to get a
+ * consistent answer together with other fence-protected state. Inline:
+ * every allowed exercise asks it.
+ *
+ * Return: CAPFENCE_R_OK, CAPFENCE_R_REVOKED or CAPFENCE_R_FENCED.
+ */
+static inline enum capfence_reason cf_grant_state(const struct cf_grant *g)
+{
+	if (READ_ONCE(g->capid->revoked_at))
+		return CAPFENCE_R_REVOKED;
+	if (READ_ONCE(g->epoch->fenced_at[g->class_id]))
+		return CAPFENCE_R_FENCED;
+	return CAPFENCE_R_OK;
+}
+
 int cf_revoke(u64 cap_id, u64 *fence);
 u64 cf_nr_held(void);
 
 /* cred.c */
+
+/*
+ * Counting filter in front of the credential table: counter
+ * hash_ptr(cred) counts the entries whose key hashes there. It is raised
+ * before an entry is inserted and lowered after it is removed, so a zero
+ * counter means @cred has no entry.
+ */
+#define CF_CRED_HINT_BITS	14
+extern atomic_t cf_cred_hint[1 << CF_CRED_HINT_BITS];
+
+static inline bool cf_cred_maybe(const struct cred *cred)
+{
+	return atomic_read(&cf_cred_hint[hash_ptr(cred, CF_CRED_HINT_BITS)]);
+}
+
 int cf_cred_init(void);
 void cf_cred_exit(void);
 struct cf_cred *cf_cred_lookup(const struct cred *cred);
@@ -222,9 +274,28 @@ int cf_delegate(struct cf_delegation *d, struct netlink_ext_ack *extack);
 int cf_check_token(const struct cf_token *t, const char *why, const u8 *buf,
 		   struct cf_epoch *e, enum capfence_reason *reason,
 		   struct netlink_ext_ack *extack);
-struct cf_cred *cf_exercise_subject(void);
 int cf_exercise(struct cf_cred *e, struct cf_target *t,
 		struct cf_grant **admitted);
+
+/**
+ * cf_exercise_subject() - the calling task's state if it is bound
+ *
+ * BPF program context (RCU held). Inline, with the credential filter
+ * first: for an unbound task, the usual case, a hook costs no further
+ * call and no table lookup.
+ *
+ * Return: the bound entry, or NULL when capfence does not mediate current.
+ */
+static inline struct cf_cred *cf_exercise_subject(void)
+{
+	const struct cred *cred = current_cred();
+	struct cf_cred *e;
+
+	if (!cf_cred_maybe(cred))
+		return NULL;
+	e = cf_cred_lookup(cred);
+	return e && e->epoch ? e : NULL;
+}
 
 /* file.c */
 int cf_file_init(void);
@@ -232,7 +303,20 @@ void cf_file_exit(void);
 int cf_file_track(struct file *file, struct cf_grant *g, u8 class_id);
 int cf_file_revalidate(struct file *file);
 void cf_file_free(struct file *file);
-long cf_nr_tracked_files(void);
+
+extern atomic_long_t cf_nr_files;
+
+/**
+ * cf_nr_tracked_files() - files whose grant is rechecked on use
+ *
+ * Inline: the file hooks test it before calling into file.c.
+ *
+ * Return: the count; hooks stay attached while it is non-zero.
+ */
+static inline long cf_nr_tracked_files(void)
+{
+	return atomic_long_read(&cf_nr_files);
+}
 
 /* audit.c */
 void cf_audit_exercise(const struct cf_target *t, u64 epoch,

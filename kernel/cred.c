@@ -12,6 +12,12 @@
  * removed from cred_free (an RCU callback, softirq) and freed after a
  * grace period. e->lock orders writers of e->held and of the pending
  * fields; readers copy the holdings pointer under RCU.
+ *
+ * cf_cred_hint (capfence.h) filters lookups: an entry's counter is raised
+ * (atomic_inc) before the entry is inserted, which publishes it with a
+ * release, and lowered only after it is removed. Whoever can look a cred
+ * up found its entry published, so never a zero counter for it; a cred
+ * whose counter is zero (nearly every unbound one) skips the table.
  */
 #include <linux/binfmts.h>
 #include <linux/cred.h>
@@ -19,6 +25,7 @@
 #include "capfence.h"
 
 static struct rhashtable cf_creds;
+atomic_t cf_cred_hint[1 << CF_CRED_HINT_BITS];
 static atomic_long_t cf_nr_entries = ATOMIC_LONG_INIT(0);
 static atomic_long_t cf_nr_bound_creds = ATOMIC_LONG_INIT(0);
 
@@ -34,15 +41,21 @@ static const struct rhashtable_params cf_cred_params = {
  * @cred: credential
  *
  * Caller holds rcu_read_lock(). Unbound, unpending credentials have no
- * entry: they cost one failed lookup, or nothing while no entry exists.
+ * entry: they cost one filter test, or one failed lookup when another
+ * entry shares their counter.
  *
  * Return: the entry or NULL.
  */
 struct cf_cred *cf_cred_lookup(const struct cred *cred)
 {
-	if (!atomic_long_read(&cf_nr_entries))
+	if (!cf_cred_maybe(cred))
 		return NULL;
 	return rhashtable_lookup(&cf_creds, &cred, cf_cred_params);
+}
+
+static atomic_t *cf_cred_hint_of(const struct cred *cred)
+{
+	return &cf_cred_hint[hash_ptr(cred, CF_CRED_HINT_BITS)];
 }
 
 static struct cf_cred *cf_cred_alloc(const struct cred *cred, gfp_t gfp)
@@ -60,10 +73,14 @@ static int cf_cred_insert(struct cf_cred *e)
 {
 	int err;
 
+	/* before the entry can be found: see the locking comment */
+	atomic_inc(cf_cred_hint_of(e->cred));
 	err = rhashtable_lookup_insert_fast(&cf_creds, &e->node,
 					    cf_cred_params);
-	if (err)
+	if (err) {
+		atomic_dec(cf_cred_hint_of(e->cred));
 		return err;
+	}
 	atomic_long_inc(&cf_nr_entries);
 	if (e->epoch)
 		atomic_long_inc(&cf_nr_bound_creds);
@@ -172,6 +189,7 @@ void cf_cred_free(struct cred *cred)
 		return;
 	if (rhashtable_remove_fast(&cf_creds, &e->node, cf_cred_params))
 		return;
+	atomic_dec(cf_cred_hint_of(cred));
 	if (e->epoch)
 		atomic_long_dec(&cf_nr_bound_creds);
 	atomic_long_dec(&cf_nr_entries);

@@ -235,20 +235,6 @@ out:
 }
 
 /**
- * cf_exercise_subject() - the calling task's state if it is bound
- *
- * BPF program context (RCU held).
- *
- * Return: the bound entry, or NULL when capfence does not mediate current.
- */
-struct cf_cred *cf_exercise_subject(void)
-{
-	struct cf_cred *e = cf_cred_lookup(current_cred());
-
-	return e && e->epoch ? e : NULL;
-}
-
-/**
  * cf_exercise() - may bound task @e perform @t?
  * @e: from cf_exercise_subject()
  * @t: the mediated operation

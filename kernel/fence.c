@@ -17,7 +17,7 @@ DEFINE_SEQLOCK(cf_fence);
 /* serializes control-plane mutations that allocate; taken first */
 DEFINE_MUTEX(cf_mutex);
 
-static u64 cf_fence_val;
+u64 cf_fence_val;	/* read with cf_fence_value_locked() (capfence.h) */
 static atomic64_t cf_gen = ATOMIC64_INIT(1);
 
 /**
@@ -35,16 +35,6 @@ u64 cf_fence_value(void)
 		v = READ_ONCE(cf_fence_val);
 	} while (read_seqretry(&cf_fence, seq));
 	return v;
-}
-
-/**
- * cf_fence_value_locked() - read the fence inside a read section or lock
- *
- * Return: the fence value.
- */
-u64 cf_fence_value_locked(void)
-{
-	return READ_ONCE(cf_fence_val);
 }
 
 /**

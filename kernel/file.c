@@ -26,7 +26,7 @@ struct cf_file {
 };
 
 static struct rhashtable cf_files;
-static atomic_long_t cf_nr_files = ATOMIC_LONG_INIT(0);
+atomic_long_t cf_nr_files = ATOMIC_LONG_INIT(0);
 
 static const struct rhashtable_params cf_file_params = {
 	.key_len = sizeof(const struct file *),
@@ -44,14 +44,15 @@ static const struct rhashtable_params cf_file_params = {
  * A file opened for reading and writing is tracked under the write grant
  * first; the read grant is checked at open time like any other.
  *
+ * A file already tracked stays tracked under its first grant.
+ *
  * Return: 0, or -ENOMEM (the open then fails: fail closed).
  */
 int cf_file_track(struct file *file, struct cf_grant *g, u8 class_id)
 {
 	struct cf_file *f;
+	int err;
 
-	if (rhashtable_lookup(&cf_files, &file, cf_file_params))
-		return 0;
 	f = kzalloc(sizeof(*f), GFP_ATOMIC | __GFP_NOWARN);
 	if (!f)
 		return -ENOMEM;
@@ -59,10 +60,12 @@ int cf_file_track(struct file *file, struct cf_grant *g, u8 class_id)
 	f->grant = g;
 	f->class_id = class_id;
 	refcount_inc(&g->ref);
-	if (rhashtable_lookup_insert_fast(&cf_files, &f->node, cf_file_params)) {
+	/* one walk of the bucket: the insert itself finds a duplicate */
+	err = rhashtable_lookup_insert_fast(&cf_files, &f->node, cf_file_params);
+	if (err) {
 		cf_grant_put(g);
 		kfree(f);
-		return -ENOMEM;
+		return err == -EEXIST ? 0 : -ENOMEM;
 	}
 	atomic_long_inc(&cf_nr_files);
 	return 0;
@@ -125,16 +128,6 @@ void cf_file_free(struct file *file)
 	atomic_long_dec(&cf_nr_files);
 	cf_grant_put(f->grant);
 	kfree_rcu(f, rcu);
-}
-
-/**
- * cf_nr_tracked_files() - files whose grant is rechecked on use
- *
- * Return: the count; hooks stay attached while it is non-zero.
- */
-long cf_nr_tracked_files(void)
-{
-	return atomic_long_read(&cf_nr_files);
 }
 
 /**

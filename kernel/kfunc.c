@@ -87,10 +87,14 @@ static int cf_sock_target(struct socket *sock, struct sockaddr *address,
 static int cf_sock_hook(u8 class_id, struct socket *sock,
 			struct sockaddr *address, int addrlen)
 {
-	struct cf_target t = { .class_id = class_id };
 	struct cf_cred *e = cf_exercise_subject();
+	struct cf_target t;
 
-	if (!e || cf_sock_target(sock, address, addrlen, &t))
+	/* unbound: nothing else to do, not even clearing @t */
+	if (!e)
+		return 0;
+	t = (struct cf_target){ .class_id = class_id };
+	if (cf_sock_target(sock, address, addrlen, &t))
 		return 0;
 	return cf_exercise(e, &t, NULL);
 }
@@ -156,14 +160,16 @@ out:
 	return err;
 }
 
+/* every read, write and close in the system: no call while none is tracked */
 noinline int capfence_file_permission(struct file *file, int mask)
 {
-	return cf_file_revalidate(file);
+	return cf_nr_tracked_files() ? cf_file_revalidate(file) : 0;
 }
 
 noinline void capfence_file_free_security(struct file *file)
 {
-	cf_file_free(file);
+	if (cf_nr_tracked_files())
+		cf_file_free(file);
 }
 
 __diag_pop();

@@ -7,6 +7,9 @@
 #   make bench         host figures (libcapfence vs libsodium) and VM figures
 #                      (netlink, hooks, activation, memory) in one VM boot
 #   make bench-check   rollsim at reduced scale in the VM, kselftest output
+#   make bench-hooks-icount  the hook figures with guest time counting
+#                      instructions (QEMU -icount, 1 vCPU): deterministic
+#                      per-op costs, no TCG noise
 #
 # BENCH_PREREQ is what the VM targets build first (default: the module, the
 # CLI and the guest programs, like `make demo`).
@@ -33,9 +36,18 @@ $(B)/guest/bin/rollsim-sandbox: $(BENCH_DIR)/rollsim-sandbox.c $(BENCH_DIR)/roll
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_USR) -Os -static $< -o $@
 
-$(B)/guest/bin/bench-vm: $(BENCH_DIR)/bench-vm.c $(BENCH_COMMON) $(LIB_SRCS) $(BENCH_NL) $(BENCH_HDRS)
+# The BPF-LSM floor: no-op programs on capfence's hooks (bench-vm hooks).
+$(BENCH_OUT)/noop-lsm.bpf.o: $(BENCH_DIR)/noop-lsm.bpf.c $(B)/lsm/vmlinux.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_USR) $(CPPFLAGS_USR) -Iselftests/kernel $< $(BENCH_COMMON) $(LIB_SRCS) $(BENCH_NL) -lsodium -lmnl -lpthread -o $@
+	$(CLANG) -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_x86 -I$(B)/lsm -c $< -o $@.full
+	llvm-strip -g $@.full -o $@
+
+$(BENCH_OUT)/noop-lsm.skel.h: $(BENCH_OUT)/noop-lsm.bpf.o
+	bpftool gen skeleton $< name noop_lsm_bpf > $@
+
+$(B)/guest/bin/bench-vm: $(BENCH_DIR)/bench-vm.c $(BENCH_COMMON) $(LIB_SRCS) $(BENCH_NL) $(BENCH_HDRS) $(BENCH_OUT)/noop-lsm.skel.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_USR) $(CPPFLAGS_USR) -Iselftests/kernel -I$(BENCH_OUT) $< $(BENCH_COMMON) $(LIB_SRCS) $(BENCH_NL) -lsodium -lmnl -lbpf -lelf -lz -lpthread -o $@
 
 $(B)/guest/bin/rollsim-check: $(BENCH_DIR)/rollsim-check
 	@mkdir -p $(dir $@)
@@ -49,7 +61,7 @@ $(BENCH_OUT)/bench-host: $(BENCH_DIR)/bench-host.c $(LIB_SRCS) $(BENCH_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_USR) $(CPPFLAGS_USR) $< $(LIB_SRCS) -lsodium -o $@
 
-.PHONY: rollsim bench bench-check bench-progs
+.PHONY: rollsim bench bench-check bench-progs bench-hooks-icount
 
 bench-progs: $(GUEST_EXTRA) $(BENCH_OUT)/bench-host
 
@@ -82,3 +94,12 @@ bench: $(BENCH_PREREQ) bench-progs
 		cat $(BENCH_OUT)/bench-vm.txt; \
 		[ $$rc = 0 ] || { tail -20 $(BENCH_OUT)/bench-vm.log; echo "bench: the VM run failed (exit $$rc)" >&2; exit 1; }
 	@$(BENCH_DIR)/bench-table $(BENCH_OUT)/bench-host.txt $(BENCH_OUT)/bench-vm.txt | tee $(BENCH_OUT)/bench.md
+
+# -icount shift=2: guest time advances 4 ns per guest instruction, so ns/op
+# is 4 x instructions/op, the same every run (sleep=off: no warp on idle).
+bench-hooks-icount: $(BENCH_PREREQ) bench-progs
+	@mkdir -p $(BENCH_OUT)
+	@CAPFENCE_VM_SMP=1 CAPFENCE_VM_QEMU="-icount shift=2,sleep=off" \
+		$(VMRUN) --timeout 600 -- bench-vm hooks 2 50 0 > $(BENCH_OUT)/bench-hooks-icount.log 2>&1; rc=$$?; \
+		grep -E '^(bench:|#)' $(BENCH_OUT)/bench-hooks-icount.log | tr -d '\r'; \
+		[ $$rc = 0 ] || { tail -20 $(BENCH_OUT)/bench-hooks-icount.log; echo "bench: the VM run failed (exit $$rc)" >&2; exit 1; }

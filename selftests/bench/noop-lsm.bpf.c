@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The floor of any BPF-LSM design: one program on each hook capfence uses,
+ * each doing nothing but keep the verdict it was given. `bench-vm hooks`
+ * attaches it (capfence.ko not loaded) to measure what the BPF-LSM
+ * mechanism itself costs (trampoline, program entry and exit) under the
+ * same loops as capfence's programs in lsm/capfence.bpf.c.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+char LICENSE[] SEC("license") = "GPL";
+
+SEC("lsm/cred_prepare")
+int BPF_PROG(noop_cred_prepare, struct cred *new, const struct cred *old,
+	     gfp_t gfp, int ret)
+{
+	return ret;
+}
+
+SEC("lsm/cred_alloc_blank")
+int BPF_PROG(noop_cred_alloc_blank, struct cred *cred, gfp_t gfp, int ret)
+{
+	return ret;
+}
+
+SEC("lsm/cred_transfer")
+int BPF_PROG(noop_cred_transfer, struct cred *new, const struct cred *old)
+{
+	return 0;
+}
+
+SEC("lsm/cred_free")
+int BPF_PROG(noop_cred_free, struct cred *cred)
+{
+	return 0;
+}
+
+SEC("lsm/bprm_creds_for_exec")
+int BPF_PROG(noop_bprm_creds_for_exec, struct linux_binprm *bprm, int ret)
+{
+	return ret;
+}
+
+SEC("lsm/socket_connect")
+int BPF_PROG(noop_socket_connect, struct socket *sock,
+	     struct sockaddr *address, int addrlen, int ret)
+{
+	return ret;
+}
+
+SEC("lsm/socket_bind")
+int BPF_PROG(noop_socket_bind, struct socket *sock, struct sockaddr *address,
+	     int addrlen, int ret)
+{
+	return ret;
+}
+
+SEC("lsm/file_open")
+int BPF_PROG(noop_file_open, struct file *file, int ret)
+{
+	return ret;
+}
+
+SEC("lsm/file_permission")
+int BPF_PROG(noop_file_permission, struct file *file, int mask, int ret)
+{
+	return ret;
+}
+
+SEC("lsm/file_free_security")
+int BPF_PROG(noop_file_free_security, struct file *file)
+{
+	return 0;
+}
