@@ -84,13 +84,13 @@ static int cf_sock_target(struct socket *sock, struct sockaddr *address,
 	return -ENOENT;
 }
 
-static int cf_sock_hook(u8 class_id, struct socket *sock,
-			struct sockaddr *address, int addrlen)
+/* Out of line: an unbound task's hook (see cf_subject_maybe) needs no frame. */
+static noinline int cf_sock_hook(u8 class_id, struct socket *sock,
+				 struct sockaddr *address, int addrlen)
 {
 	struct cf_cred *e = cf_exercise_subject();
 	struct cf_target t;
 
-	/* unbound: nothing else to do, not even clearing @t */
 	if (!e)
 		return 0;
 	t = (struct cf_target){ .class_id = class_id };
@@ -99,15 +99,29 @@ static int cf_sock_hook(u8 class_id, struct socket *sock,
 	return cf_exercise(e, &t, NULL);
 }
 
+/*
+ * The usual case, a task capfence does not mediate, costs one counter read
+ * of the credential filter in the kfunc itself, which then needs no stack
+ * frame; everything else is a tail call.
+ */
+static __always_inline bool cf_subject_maybe(void)
+{
+	return cf_cred_maybe(current_cred());
+}
+
 noinline int capfence_socket_connect(struct socket *sock,
 				     struct sockaddr *address, int addrlen)
 {
+	if (!cf_subject_maybe())
+		return 0;
 	return cf_sock_hook(CAPFENCE_CLASS_NET_CONNECT, sock, address, addrlen);
 }
 
 noinline int capfence_socket_bind(struct socket *sock,
 				  struct sockaddr *address, int addrlen)
 {
+	if (!cf_subject_maybe())
+		return 0;
 	return cf_sock_hook(CAPFENCE_CLASS_NET_BIND, sock, address, addrlen);
 }
 
@@ -118,7 +132,7 @@ noinline int capfence_socket_bind(struct socket *sock,
  */
 static DEFINE_PER_CPU(char [PATH_MAX], cf_path_buf);
 
-noinline int capfence_file_open(struct file *file)
+static noinline int cf_file_open_hook(struct file *file)
 {
 	struct cf_target t = {};
 	struct cf_cred *e = cf_exercise_subject();
@@ -158,6 +172,13 @@ noinline int capfence_file_open(struct file *file)
 out:
 	put_cpu_ptr(&cf_path_buf);
 	return err;
+}
+
+noinline int capfence_file_open(struct file *file)
+{
+	if (!cf_subject_maybe())
+		return 0;
+	return cf_file_open_hook(file);
 }
 
 /* every read, write and close in the system: no call while none is tracked */
