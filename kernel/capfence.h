@@ -224,6 +224,22 @@ static inline enum capfence_reason cf_grant_state(const struct cf_grant *g)
 int cf_revoke(u64 cap_id, u64 *fence);
 u64 cf_nr_held(void);
 
+/**
+ * cf_ptr_hashfn() - rhashtable hash of a pointer key
+ * @data: the key, a pointer
+ * @len: key length (sizeof a pointer)
+ * @seed: the table's random seed
+ *
+ * The credential and file tables are keyed by pointers: one multiply
+ * instead of jhash over the key bytes.
+ *
+ * Return: the hash.
+ */
+static inline u32 cf_ptr_hashfn(const void *data, u32 len, u32 seed)
+{
+	return hash_64(*(const u64 *)data ^ seed, 32);
+}
+
 /* cred.c */
 
 /*

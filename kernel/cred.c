@@ -29,11 +29,21 @@ atomic_t cf_cred_hint[1 << CF_CRED_HINT_BITS];
 static atomic_long_t cf_nr_entries = ATOMIC_LONG_INIT(0);
 static atomic_long_t cf_nr_bound_creds = ATOMIC_LONG_INIT(0);
 
+/* pointer keys: compare them as pointers, not as bytes */
+static int cf_cred_cmpfn(struct rhashtable_compare_arg *arg, const void *obj)
+{
+	const struct cf_cred *e = obj;
+
+	return *(const struct cred *const *)arg->key != e->cred;
+}
+
 static const struct rhashtable_params cf_cred_params = {
 	.key_len = sizeof(const struct cred *),
 	.key_offset = offsetof(struct cf_cred, cred),
 	.head_offset = offsetof(struct cf_cred, node),
 	.automatic_shrinking = true,
+	.hashfn = cf_ptr_hashfn,
+	.obj_cmpfn = cf_cred_cmpfn,
 };
 
 /**

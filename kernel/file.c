@@ -28,11 +28,21 @@ struct cf_file {
 static struct rhashtable cf_files;
 atomic_long_t cf_nr_files = ATOMIC_LONG_INIT(0);
 
+/* pointer keys: compare them as pointers, not as bytes */
+static int cf_file_cmpfn(struct rhashtable_compare_arg *arg, const void *obj)
+{
+	const struct cf_file *f = obj;
+
+	return *(const struct file *const *)arg->key != f->file;
+}
+
 static const struct rhashtable_params cf_file_params = {
 	.key_len = sizeof(const struct file *),
 	.key_offset = offsetof(struct cf_file, file),
 	.head_offset = offsetof(struct cf_file, node),
 	.automatic_shrinking = true,
+	.hashfn = cf_ptr_hashfn,
+	.obj_cmpfn = cf_file_cmpfn,
 };
 
 /**
