@@ -59,7 +59,7 @@ static const char *const cf_class_names[] = {
  *
  * Return: the name used in audit records, events and the CLI.
  */
-const char *cf_reason_name(enum capfence_reason r)
+static const char *cf_reason_name(enum capfence_reason r)
 {
 	return r <= CAPFENCE_R_MAX ? cf_reason_names[r] : "unknown";
 }
@@ -81,7 +81,7 @@ int cf_reason_errno(enum capfence_reason r)
  *
  * Return: e.g. "net:connect".
  */
-const char *cf_class_name(u8 class_id)
+static const char *cf_class_name(u8 class_id)
 {
 	return class_id <= CAPFENCE_CLASS_MAX ? cf_class_names[class_id] :
 						"unknown";

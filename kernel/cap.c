@@ -27,7 +27,7 @@ static atomic_long_t cf_held_count = ATOMIC_LONG_INIT(0);
  *
  * Return: the cell or NULL.
  */
-struct cf_capid *cf_capid_find(u64 cap_id)
+static struct cf_capid *cf_capid_find(u64 cap_id)
 {
 	struct cf_capid *c;
 
@@ -46,7 +46,7 @@ struct cf_capid *cf_capid_find(u64 cap_id)
  *
  * Return: a referenced cell, or NULL on allocation failure.
  */
-struct cf_capid *cf_capid_get_or_create(u64 cap_id)
+static struct cf_capid *cf_capid_get_or_create(u64 cap_id)
 {
 	struct cf_capid *c;
 
@@ -75,7 +75,7 @@ struct cf_capid *cf_capid_get_or_create(u64 cap_id)
  * The table keeps its own reference until module exit, so this never
  * frees a cell that is still hashed.
  */
-void cf_capid_put(struct cf_capid *c)
+static void cf_capid_put(struct cf_capid *c)
 {
 	if (refcount_dec_and_test(&c->ref))
 		kfree_rcu(c, rcu);

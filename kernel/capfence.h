@@ -154,8 +154,6 @@ u64 cf_generation(void);
 void cf_generation_bump(void);
 
 /* constraint.c */
-bool cf_constraint_contains(const struct cf_constraint *outer,
-			    const struct cf_constraint *inner);
 bool cf_constraints_contain(const struct cf_constraint *outer, u8 nouter,
 			    const struct cf_constraint *inner, u8 ninner);
 bool cf_constraints_admit(const struct cf_constraint *c, u8 n,
@@ -170,7 +168,6 @@ void cf_epoch_exit(void);
 struct cf_epoch *cf_epoch_find(u64 id);
 struct list_head *cf_epoch_list(void);
 int cf_epoch_install(struct cf_epoch *e, struct netlink_ext_ack *extack);
-int cf_epoch_activate_locked(struct cf_epoch *e);
 int cf_epoch_activate(u64 id, struct netlink_ext_ack *extack);
 void cf_epoch_bind_activate(struct cf_epoch *e);
 struct cf_epoch *cf_epoch_alloc(u64 id);
@@ -190,9 +187,6 @@ int cf_token_decode(struct cf_token *t, const u8 *buf, size_t len,
 
 /* cap.c */
 void cf_cap_exit(void);
-struct cf_capid *cf_capid_get_or_create(u64 cap_id);
-struct cf_capid *cf_capid_find(u64 cap_id);
-void cf_capid_put(struct cf_capid *c);
 struct cf_grant *cf_grant_from_token(const struct cf_token *t,
 				     struct cf_epoch *e, pid_t from,
 				     gfp_t gfp);
@@ -227,17 +221,47 @@ u64 cf_nr_held(void);
 /**
  * cf_ptr_hashfn() - rhashtable hash of a pointer key
  * @data: the key, a pointer
- * @len: key length (sizeof a pointer)
+ * @len: key length, sizeof(void *) (unused: the key is one pointer)
  * @seed: the table's random seed
  *
  * The credential and file tables are keyed by pointers: one multiply
- * instead of jhash over the key bytes.
+ * instead of jhash over the key bytes. The high half is folded in before
+ * the multiply because rhashtable uses the low bits of the result, and the
+ * seed is mixed into every bit a bucket index depends on.
  *
  * Return: the hash.
  */
 static inline u32 cf_ptr_hashfn(const void *data, u32 len, u32 seed)
 {
-	return hash_64(*(const u64 *)data ^ seed, 32);
+	u64 k = (u64)*(const unsigned long *)data;
+
+	k ^= k >> 32;
+	return hash_64(k ^ seed, 32);
+}
+
+/**
+ * cf_ptr_cmpfn() - rhashtable compare of a pointer key
+ * @arg: the lookup (key and table)
+ * @obj: an entry whose key is at the table's key_offset
+ *
+ * Return: 0 when @obj's key is the pointer looked up.
+ */
+static inline int cf_ptr_cmpfn(struct rhashtable_compare_arg *arg,
+			       const void *obj)
+{
+	const void *key = (const char *)obj + arg->ht->p.key_offset;
+
+	return *(const void *const *)arg->key != *(const void *const *)key;
+}
+
+/* Parameters of a table of @type entries keyed by the pointer @key. */
+#define CF_PTR_TABLE_PARAMS(type, key, node) {				\
+	.key_len = sizeof(void *),					\
+	.key_offset = offsetof(type, key),				\
+	.head_offset = offsetof(type, node),				\
+	.automatic_shrinking = true,					\
+	.hashfn = cf_ptr_hashfn,					\
+	.obj_cmpfn = cf_ptr_cmpfn,					\
 }
 
 /* cred.c */
@@ -251,13 +275,20 @@ static inline u32 cf_ptr_hashfn(const void *data, u32 len, u32 seed)
 #define CF_CRED_HINT_BITS	14
 extern atomic_t cf_cred_hint[1 << CF_CRED_HINT_BITS];
 
+static inline atomic_t *cf_cred_hint_of(const struct cred *cred)
+{
+	return &cf_cred_hint[hash_ptr(cred, CF_CRED_HINT_BITS)];
+}
+
+/* false: @cred certainly has no entry (nearly every unbound credential) */
 static inline bool cf_cred_maybe(const struct cred *cred)
 {
-	return atomic_read(&cf_cred_hint[hash_ptr(cred, CF_CRED_HINT_BITS)]);
+	return atomic_read(cf_cred_hint_of(cred));
 }
 
 int cf_cred_init(void);
 void cf_cred_exit(void);
+struct cf_cred *cf_cred_find(const struct cred *cred);
 struct cf_cred *cf_cred_lookup(const struct cred *cred);
 int cf_cred_prepare(struct cred *new, const struct cred *old, gfp_t gfp);
 int cf_cred_alloc_blank(struct cred *cred);
@@ -293,31 +324,11 @@ int cf_check_token(const struct cf_token *t, const char *why, const u8 *buf,
 int cf_exercise(struct cf_cred *e, struct cf_target *t,
 		struct cf_grant **admitted);
 
-/**
- * cf_exercise_subject() - the calling task's state if it is bound
- *
- * BPF program context (RCU held). Inline, with the credential filter
- * first: for an unbound task, the usual case, a hook costs no further
- * call and no table lookup.
- *
- * Return: the bound entry, or NULL when capfence does not mediate current.
- */
-static inline struct cf_cred *cf_exercise_subject(void)
-{
-	const struct cred *cred = current_cred();
-	struct cf_cred *e;
-
-	if (!cf_cred_maybe(cred))
-		return NULL;
-	e = cf_cred_lookup(cred);
-	return e && e->epoch ? e : NULL;
-}
-
 /* file.c */
 int cf_file_init(void);
 void cf_file_exit(void);
-int cf_file_track(struct file *file, struct cf_grant *g, u8 class_id);
-int cf_file_revalidate(struct file *file);
+int cf_file_track(struct file *file, struct cf_grant *rg, struct cf_grant *wg);
+int cf_file_revalidate(struct file *file, int mask);
 void cf_file_free(struct file *file);
 
 extern atomic_long_t cf_nr_files;
@@ -325,7 +336,8 @@ extern atomic_long_t cf_nr_files;
 /**
  * cf_nr_tracked_files() - files whose grant is rechecked on use
  *
- * Inline: the file hooks test it before calling into file.c.
+ * Inline: the file hooks (kfunc.c) test it before calling into file.c,
+ * which relies on that.
  *
  * Return: the count; hooks stay attached while it is non-zero.
  */
@@ -339,8 +351,6 @@ void cf_audit_exercise(const struct cf_target *t, u64 epoch,
 		       enum capfence_reason r, u64 cap_id, u64 fence);
 void cf_audit_delegate(pid_t pid, u64 epoch, u64 token_epoch, u8 class_id,
 		       enum capfence_reason r, u64 cap_id, u64 fence);
-const char *cf_reason_name(enum capfence_reason r);
-const char *cf_class_name(u8 class_id);
 int cf_reason_errno(enum capfence_reason r);
 
 /* stats.c */

@@ -39,8 +39,8 @@ static bool cf_path_under(const char *outer, size_t olen,
  *
  * Return: true when every target @inner admits is admitted by @outer.
  */
-bool cf_constraint_contains(const struct cf_constraint *outer,
-			    const struct cf_constraint *inner)
+static bool cf_constraint_contains(const struct cf_constraint *outer,
+				   const struct cf_constraint *inner)
 {
 	if (outer->kind != inner->kind)
 		return false;

@@ -14,10 +14,11 @@
  * fields; readers copy the holdings pointer under RCU.
  *
  * cf_cred_hint (capfence.h) filters lookups: an entry's counter is raised
- * (atomic_inc) before the entry is inserted, which publishes it with a
- * release, and lowered only after it is removed. Whoever can look a cred
- * up found its entry published, so never a zero counter for it; a cred
- * whose counter is zero (nearly every unbound one) skips the table.
+ * (atomic_inc) before the entry is inserted, and the insert publishes the
+ * entry with rcu_assign_pointer (a release), so whoever can find the entry
+ * also sees its counter raised; it is lowered only after the entry is
+ * removed. A cred whose counter is zero (nearly every unbound one) skips
+ * the table.
  */
 #include <linux/binfmts.h>
 #include <linux/cred.h>
@@ -29,22 +30,8 @@ atomic_t cf_cred_hint[1 << CF_CRED_HINT_BITS];
 static atomic_long_t cf_nr_entries = ATOMIC_LONG_INIT(0);
 static atomic_long_t cf_nr_bound_creds = ATOMIC_LONG_INIT(0);
 
-/* pointer keys: compare them as pointers, not as bytes */
-static int cf_cred_cmpfn(struct rhashtable_compare_arg *arg, const void *obj)
-{
-	const struct cf_cred *e = obj;
-
-	return *(const struct cred *const *)arg->key != e->cred;
-}
-
-static const struct rhashtable_params cf_cred_params = {
-	.key_len = sizeof(const struct cred *),
-	.key_offset = offsetof(struct cf_cred, cred),
-	.head_offset = offsetof(struct cf_cred, node),
-	.automatic_shrinking = true,
-	.hashfn = cf_ptr_hashfn,
-	.obj_cmpfn = cf_cred_cmpfn,
-};
+static const struct rhashtable_params cf_cred_params =
+	CF_PTR_TABLE_PARAMS(struct cf_cred, cred, node);
 
 /**
  * cf_cred_lookup() - state of @cred
@@ -60,12 +47,21 @@ struct cf_cred *cf_cred_lookup(const struct cred *cred)
 {
 	if (!cf_cred_maybe(cred))
 		return NULL;
-	return rhashtable_lookup(&cf_creds, &cred, cf_cred_params);
+	return cf_cred_find(cred);
 }
 
-static atomic_t *cf_cred_hint_of(const struct cred *cred)
+/**
+ * cf_cred_find() - state of @cred, without the filter test
+ * @cred: credential that cf_cred_maybe() already let through
+ *
+ * For the hooks, which test the filter themselves first. Caller holds
+ * rcu_read_lock().
+ *
+ * Return: the entry or NULL.
+ */
+struct cf_cred *cf_cred_find(const struct cred *cred)
 {
-	return &cf_cred_hint[hash_ptr(cred, CF_CRED_HINT_BITS)];
+	return rhashtable_lookup(&cf_creds, &cred, cf_cred_params);
 }
 
 static struct cf_cred *cf_cred_alloc(const struct cred *cred, gfp_t gfp)
@@ -89,7 +85,8 @@ static int cf_cred_insert(struct cf_cred *e)
 					    cf_cred_params);
 	if (err) {
 		atomic_dec(cf_cred_hint_of(e->cred));
-		return err;
+		/* the table's own errors (EBUSY, E2BIG) mean: no room */
+		return -ENOMEM;
 	}
 	atomic_long_inc(&cf_nr_entries);
 	if (e->epoch)
@@ -133,7 +130,8 @@ int cf_cred_prepare(struct cred *new, const struct cred *old, gfp_t gfp)
 	struct cf_cred *o, *n;
 
 	o = cf_cred_lookup(old);
-	if (!o)
+	/* a blank entry that cred_transfer did not fill carries nothing */
+	if (!o || (!o->epoch && !o->pending))
 		return 0;
 	n = cf_cred_alloc(new, GFP_ATOMIC | __GFP_NOWARN);
 	if (!n)
@@ -151,7 +149,9 @@ int cf_cred_prepare(struct cred *new, const struct cred *old, gfp_t gfp)
  * @cred: blank credential (keyctl session-to-parent)
  *
  * cred_transfer cannot fail, so the entry it may need is made here,
- * where failing is allowed.
+ * where failing is allowed. Always: the parent may gain state (a pending
+ * epoch, a binding) before its task work transfers, and an entry missing
+ * then would silently drop that state.
  *
  * Return: 0 or -ENOMEM.
  */
@@ -159,8 +159,6 @@ int cf_cred_alloc_blank(struct cred *cred)
 {
 	struct cf_cred *n;
 
-	if (!atomic_long_read(&cf_nr_entries))
-		return 0;
 	n = cf_cred_alloc(cred, GFP_ATOMIC | __GFP_NOWARN);
 	if (!n)
 		return -ENOMEM;
@@ -171,17 +169,36 @@ int cf_cred_alloc_blank(struct cred *cred)
 	return 0;
 }
 
+/* Remove @e from the table and free it after a grace period. */
+static void cf_cred_forget(struct cf_cred *e)
+{
+	if (rhashtable_remove_fast(&cf_creds, &e->node, cf_cred_params))
+		return;
+	atomic_dec(cf_cred_hint_of(e->cred));
+	if (e->epoch)
+		atomic_long_dec(&cf_nr_bound_creds);
+	atomic_long_dec(&cf_nr_entries);
+	cf_cred_release(e);
+}
+
 /**
  * cf_cred_transfer() - fill a blank credential's state from @old
  * @new: credential from cf_cred_alloc_blank()
  * @old: credential whose state it takes
+ *
+ * When @old has no state, the reserved entry goes: an empty entry would
+ * only cost lookups and hold detach off.
  */
 void cf_cred_transfer(struct cred *new, const struct cred *old)
 {
 	struct cf_cred *o = cf_cred_lookup(old), *n = cf_cred_lookup(new);
 
-	if (!o || !n || n->epoch)
+	if (!n)
 		return;
+	if (!o) {
+		cf_cred_forget(n);
+		return;
+	}
 	cf_cred_copy(n, o);
 	if (n->epoch)
 		atomic_long_inc(&cf_nr_bound_creds);
@@ -195,15 +212,8 @@ void cf_cred_free(struct cred *cred)
 {
 	struct cf_cred *e = cf_cred_lookup(cred);
 
-	if (!e)
-		return;
-	if (rhashtable_remove_fast(&cf_creds, &e->node, cf_cred_params))
-		return;
-	atomic_dec(cf_cred_hint_of(cred));
-	if (e->epoch)
-		atomic_long_dec(&cf_nr_bound_creds);
-	atomic_long_dec(&cf_nr_entries);
-	cf_cred_release(e);
+	if (e)
+		cf_cred_forget(e);
 }
 
 /**
@@ -256,6 +266,7 @@ int cf_cred_set_pending(const struct cred *cred, struct cf_epoch *e,
 	struct cf_cred *c;
 	int err;
 
+	lockdep_assert_held(&cf_mutex);
 	rcu_read_lock();
 	c = cf_cred_lookup(cred);
 	rcu_read_unlock();

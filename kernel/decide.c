@@ -236,7 +236,7 @@ out:
 
 /**
  * cf_exercise() - may bound task @e perform @t?
- * @e: from cf_exercise_subject()
+ * @e: the calling task's bound state (kfunc.c)
  * @t: the mediated operation
  * @admitted: if not NULL, set to the grant that allowed @t (NULL when the
  *	      rule is open); valid while the caller holds RCU

@@ -30,26 +30,6 @@ static void cf_activation_event(struct work_struct *work)
 
 static DECLARE_WORK(cf_activation_work, cf_activation_event);
 
-/**
- * cf_epoch_bind_activate() - activate @e at the first bind to it
- * @e: the epoch an execve is binding
- *
- * Never sleeps (exec hook, BPF program context). The event is published
- * from a work item.
- */
-void cf_epoch_bind_activate(struct cf_epoch *e)
-{
-	int now;
-
-	write_seqlock(&cf_fence);
-	now = cf_epoch_activate_locked(e);
-	write_sequnlock(&cf_fence);
-	if (now) {
-		atomic64_set(&cf_bind_activated, e->id);
-		schedule_work(&cf_activation_work);
-	}
-}
-
 static u64 cf_max_epoch;	/* fence lock */
 static u64 cf_active_epoch;	/* fence lock */
 
@@ -147,7 +127,7 @@ int cf_epoch_install(struct cf_epoch *e, struct netlink_ext_ack *extack)
  *
  * Return: 1 when @e became active now, 0 when it already was.
  */
-int cf_epoch_activate_locked(struct cf_epoch *e)
+static int cf_epoch_activate_locked(struct cf_epoch *e)
 {
 	struct cf_epoch *old;
 	u64 fence;
@@ -173,6 +153,38 @@ int cf_epoch_activate_locked(struct cf_epoch *e)
 	return 1;
 }
 
+/* Activate @e under the fence write lock. */
+static int cf_epoch_activate_fenced(struct cf_epoch *e)
+{
+	int ret;
+
+	write_seqlock(&cf_fence);
+	ret = cf_epoch_activate_locked(e);
+	write_sequnlock(&cf_fence);
+	return ret;
+}
+
+/**
+ * cf_epoch_bind_activate() - activate @e at the first bind to it
+ * @e: the epoch an execve is binding
+ *
+ * Never sleeps (exec hook, BPF program context). The event is published
+ * from a work item.
+ */
+void cf_epoch_bind_activate(struct cf_epoch *e)
+{
+	int now;
+
+	/* the usual case: already active (it never goes back), no writer */
+	if (READ_ONCE(e->active))
+		return;
+	now = cf_epoch_activate_fenced(e);
+	if (now) {
+		atomic64_set(&cf_bind_activated, e->id);
+		schedule_work(&cf_activation_work);
+	}
+}
+
 /**
  * cf_epoch_activate() - explicit activation from the control plane
  * @id: epoch id
@@ -184,7 +196,6 @@ int cf_epoch_activate_locked(struct cf_epoch *e)
 int cf_epoch_activate(u64 id, struct netlink_ext_ack *extack)
 {
 	struct cf_epoch *e;
-	int ret;
 
 	lockdep_assert_held(&cf_mutex);
 	e = cf_epoch_find(id);
@@ -192,10 +203,7 @@ int cf_epoch_activate(u64 id, struct netlink_ext_ack *extack)
 		NL_SET_ERR_MSG_MOD(extack, "epoch is not installed");
 		return -ENOENT;
 	}
-	write_seqlock(&cf_fence);
-	ret = cf_epoch_activate_locked(e);
-	write_sequnlock(&cf_fence);
-	return ret;
+	return cf_epoch_activate_fenced(e);
 }
 
 /**

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Revalidation of files opened under a capability. A file opened by a
- * bound task through a token rule remembers the grant that admitted it;
- * every later read or write (file_permission) checks that grant again, so
- * a revocation or a fence move takes effect on already-open files too, not
- * only on the next open. Files opened under an "open" rule carry nothing
- * and cost one atomic read.
+ * bound task through a token rule remembers the grants that admitted it
+ * (fs:read, fs:write or both); every later read checks the read grant and
+ * every later write the write grant again, so a revocation or a fence move
+ * takes effect on already-open files too, not only on the next open. Files
+ * opened under "open" rules carry nothing; while no file is tracked the
+ * hooks (kfunc.c) do not call in here at all.
  *
  * Locking: an rhashtable keyed by the file pointer; entries are added in
  * file_open, removed in file_free_security (the file is dying, no other
@@ -20,45 +21,38 @@
 struct cf_file {
 	struct rhash_head node;
 	const struct file *file;	/* key */
-	struct cf_grant *grant;		/* reference held */
-	u8 class_id;
+	struct cf_grant *read;		/* fs:read grant or NULL; reference held */
+	struct cf_grant *write;		/* fs:write grant or NULL; reference held */
 	struct rcu_head rcu;
 };
 
 static struct rhashtable cf_files;
 atomic_long_t cf_nr_files = ATOMIC_LONG_INIT(0);
 
-/* pointer keys: compare them as pointers, not as bytes */
-static int cf_file_cmpfn(struct rhashtable_compare_arg *arg, const void *obj)
-{
-	const struct cf_file *f = obj;
+static const struct rhashtable_params cf_file_params =
+	CF_PTR_TABLE_PARAMS(struct cf_file, file, node);
 
-	return *(const struct file *const *)arg->key != f->file;
+static void cf_file_release(struct cf_file *f)
+{
+	if (f->read)
+		cf_grant_put(f->read);
+	if (f->write)
+		cf_grant_put(f->write);
 }
 
-static const struct rhashtable_params cf_file_params = {
-	.key_len = sizeof(const struct file *),
-	.key_offset = offsetof(struct cf_file, file),
-	.head_offset = offsetof(struct cf_file, node),
-	.automatic_shrinking = true,
-	.hashfn = cf_ptr_hashfn,
-	.obj_cmpfn = cf_file_cmpfn,
-};
-
 /**
- * cf_file_track() - remember the grant that admitted an open
+ * cf_file_track() - remember the grants that admitted an open
  * @file: the file being opened
- * @g: the grant; a reference is taken
- * @class_id: fs:read or fs:write
+ * @rg: the fs:read grant, or NULL (not opened for reading, or an open rule)
+ * @wg: the fs:write grant, or NULL; at least one of @rg and @wg is set
  *
- * A file opened for reading and writing is tracked under the write grant
- * first; the read grant is checked at open time like any other.
+ * A reference is taken on each grant. Entries leave in file_free_security,
+ * so a file already in the table can only be a stale entry for a reused
+ * pointer: that fails the open.
  *
- * A file already tracked stays tracked under its first grant.
- *
- * Return: 0, or -ENOMEM (the open then fails: fail closed).
+ * Return: 0, -ENOMEM or -EACCES (the open then fails: fail closed).
  */
-int cf_file_track(struct file *file, struct cf_grant *g, u8 class_id)
+int cf_file_track(struct file *file, struct cf_grant *rg, struct cf_grant *wg)
 {
 	struct cf_file *f;
 	int err;
@@ -67,57 +61,73 @@ int cf_file_track(struct file *file, struct cf_grant *g, u8 class_id)
 	if (!f)
 		return -ENOMEM;
 	f->file = file;
-	f->grant = g;
-	f->class_id = class_id;
-	refcount_inc(&g->ref);
+	if (rg) {
+		refcount_inc(&rg->ref);
+		f->read = rg;
+	}
+	if (wg) {
+		refcount_inc(&wg->ref);
+		f->write = wg;
+	}
 	/* one walk of the bucket: the insert itself finds a duplicate */
 	err = rhashtable_lookup_insert_fast(&cf_files, &f->node, cf_file_params);
 	if (err) {
-		cf_grant_put(g);
+		cf_file_release(f);
 		kfree(f);
-		return err == -EEXIST ? 0 : -ENOMEM;
+		return WARN_ON_ONCE(err == -EEXIST) ? -EACCES : -ENOMEM;
 	}
 	atomic_long_inc(&cf_nr_files);
 	return 0;
 }
 
 /**
- * cf_file_revalidate() - is the grant behind an open file still valid?
+ * cf_file_revalidate() - is the grant behind a read or write still valid?
  * @file: file being read or written
+ * @mask: MAY_READ or MAY_WRITE (file_permission)
  *
- * Return: 0, or -EACCES (audited) when its grant was revoked or fenced.
+ * The caller has tested cf_nr_tracked_files().
+ *
+ * Return: 0, or -EACCES (audited) when the grant that admitted this kind
+ * of access at open was revoked or fenced since.
  */
-int cf_file_revalidate(struct file *file)
+int cf_file_revalidate(struct file *file, int mask)
 {
 	struct cf_target t = {};
 	enum capfence_reason r;
+	struct cf_grant *g;
 	struct cf_file *f;
 	unsigned int seq;
 	char *buf;
 	u64 fence;
 
-	if (!atomic_long_read(&cf_nr_files))
-		return 0;
 	f = rhashtable_lookup(&cf_files, &file, cf_file_params);
 	if (!f)
 		return 0;
+	if (mask & MAY_WRITE) {
+		g = f->write;
+		t.class_id = CAPFENCE_CLASS_FS_WRITE;
+	} else {
+		g = f->read;
+		t.class_id = CAPFENCE_CLASS_FS_READ;
+	}
+	/* no grant: this kind of access was admitted by an open rule */
+	if (!g)
+		return 0;
 	do {
 		seq = read_seqbegin(&cf_fence);
-		r = cf_grant_state(f->grant);
+		r = cf_grant_state(g);
 		fence = cf_fence_value_locked();
 	} while (read_seqretry(&cf_fence, seq));
 	if (r == CAPFENCE_R_OK)
 		return 0;
 	cf_stats_exercise(r);
-	t.class_id = f->class_id;
 	/* the path costs an allocation, paid only when denying */
 	buf = kmalloc(PATH_MAX, GFP_ATOMIC | __GFP_NOWARN);
 	t.path = buf ? d_path(&file->f_path, buf, PATH_MAX) : ERR_PTR(-ENOMEM);
 	if (IS_ERR(t.path))
 		t.path = "?";
 	t.path_len = strlen(t.path);
-	cf_audit_exercise(&t, f->grant->epoch->id, r, f->grant->capid->cap_id,
-			  fence);
+	cf_audit_exercise(&t, g->epoch->id, r, g->capid->cap_id, fence);
 	kfree(buf);
 	return -EACCES;
 }
@@ -125,18 +135,18 @@ int cf_file_revalidate(struct file *file)
 /**
  * cf_file_free() - forget a file that is being freed
  * @file: the file
+ *
+ * The caller has tested cf_nr_tracked_files().
  */
 void cf_file_free(struct file *file)
 {
 	struct cf_file *f;
 
-	if (!atomic_long_read(&cf_nr_files))
-		return;
 	f = rhashtable_lookup(&cf_files, &file, cf_file_params);
 	if (!f || rhashtable_remove_fast(&cf_files, &f->node, cf_file_params))
 		return;
 	atomic_long_dec(&cf_nr_files);
-	cf_grant_put(f->grant);
+	cf_file_release(f);
 	kfree_rcu(f, rcu);
 }
 
@@ -154,7 +164,7 @@ static void cf_file_free_entry(void *ptr, void *arg)
 {
 	struct cf_file *f = ptr;
 
-	cf_grant_put(f->grant);
+	cf_file_release(f);
 	kfree(f);
 }
 

@@ -84,11 +84,23 @@ static int cf_sock_target(struct socket *sock, struct sockaddr *address,
 	return -ENOENT;
 }
 
-/* Out of line: an unbound task's hook (see cf_subject_maybe) needs no frame. */
-static noinline int cf_sock_hook(u8 class_id, struct socket *sock,
-				 struct sockaddr *address, int addrlen)
+/*
+ * The calling task's bound state. The kfunc has already found the
+ * credential in the filter (cf_cred_maybe), so this goes to the table.
+ */
+static struct cf_cred *cf_subject(const struct cred *cred)
 {
-	struct cf_cred *e = cf_exercise_subject();
+	struct cf_cred *e = cf_cred_find(cred);
+
+	return e && e->epoch ? e : NULL;
+}
+
+/* Out of line: the kfuncs' unbound path (the filter test) needs no frame. */
+static noinline int cf_sock_hook(const struct cred *cred, u8 class_id,
+				 struct socket *sock, struct sockaddr *address,
+				 int addrlen)
+{
+	struct cf_cred *e = cf_subject(cred);
 	struct cf_target t;
 
 	if (!e)
@@ -104,25 +116,26 @@ static noinline int cf_sock_hook(u8 class_id, struct socket *sock,
  * of the credential filter in the kfunc itself, which then needs no stack
  * frame; everything else is a tail call.
  */
-static __always_inline bool cf_subject_maybe(void)
-{
-	return cf_cred_maybe(current_cred());
-}
-
 noinline int capfence_socket_connect(struct socket *sock,
 				     struct sockaddr *address, int addrlen)
 {
-	if (!cf_subject_maybe())
+	const struct cred *cred = current_cred();
+
+	if (!cf_cred_maybe(cred))
 		return 0;
-	return cf_sock_hook(CAPFENCE_CLASS_NET_CONNECT, sock, address, addrlen);
+	return cf_sock_hook(cred, CAPFENCE_CLASS_NET_CONNECT, sock, address,
+			    addrlen);
 }
 
 noinline int capfence_socket_bind(struct socket *sock,
 				  struct sockaddr *address, int addrlen)
 {
-	if (!cf_subject_maybe())
+	const struct cred *cred = current_cred();
+
+	if (!cf_cred_maybe(cred))
 		return 0;
-	return cf_sock_hook(CAPFENCE_CLASS_NET_BIND, sock, address, addrlen);
+	return cf_sock_hook(cred, CAPFENCE_CLASS_NET_BIND, sock, address,
+			    addrlen);
 }
 
 /*
@@ -132,17 +145,21 @@ noinline int capfence_socket_bind(struct socket *sock,
  */
 static DEFINE_PER_CPU(char [PATH_MAX], cf_path_buf);
 
-static noinline int cf_file_open_hook(struct file *file)
+static noinline int cf_file_open_hook(const struct cred *cred,
+				      struct file *file)
 {
 	struct cf_target t = {};
-	struct cf_cred *e = cf_exercise_subject();
+	struct cf_cred *e = cf_subject(cred);
 	struct cf_grant *rg = NULL, *wg = NULL;
 	char *buf, *path;
 	int err = 0;
 
-	if (!e || !(file->f_mode & (FMODE_READ | FMODE_WRITE)))
+	if (!e)
 		return 0;
-	/* naming the file is the expensive part: skip it for open rules */
+	/*
+	 * Naming the file is the expensive part: skip it for open rules. The
+	 * BPF program only calls for files opened to read or write.
+	 */
 	if ((!(file->f_mode & FMODE_READ) ||
 	     e->epoch->rules[CAPFENCE_CLASS_FS_READ].kind == CAPFENCE_RULE_OPEN) &&
 	    (!(file->f_mode & FMODE_WRITE) ||
@@ -167,8 +184,7 @@ static noinline int cf_file_open_hook(struct file *file)
 	}
 	/* opened under a capability: recheck it on every read and write */
 	if (!err && (wg || rg))
-		err = cf_file_track(file, wg ?: rg, wg ? CAPFENCE_CLASS_FS_WRITE :
-					       CAPFENCE_CLASS_FS_READ);
+		err = cf_file_track(file, rg, wg);
 out:
 	put_cpu_ptr(&cf_path_buf);
 	return err;
@@ -176,17 +192,20 @@ out:
 
 noinline int capfence_file_open(struct file *file)
 {
-	if (!cf_subject_maybe())
+	const struct cred *cred = current_cred();
+
+	if (!cf_cred_maybe(cred))
 		return 0;
-	return cf_file_open_hook(file);
+	return cf_file_open_hook(cred, file);
 }
 
-/* every read, write and close in the system: no call while none is tracked */
+/* every read and write in the system: no call while no file is tracked */
 noinline int capfence_file_permission(struct file *file, int mask)
 {
-	return cf_nr_tracked_files() ? cf_file_revalidate(file) : 0;
+	return cf_nr_tracked_files() ? cf_file_revalidate(file, mask) : 0;
 }
 
+/* every file freed in the system: the same */
 noinline void capfence_file_free_security(struct file *file)
 {
 	if (cf_nr_tracked_files())

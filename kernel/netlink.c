@@ -525,15 +525,17 @@ static int cf_nl_exec_set(struct sk_buff *skb, struct genl_info *info)
 
 	if (GENL_REQ_ATTR_CHECK(info, CAPFENCE_A_EPOCH_ID))
 		return -EINVAL;
-	if (!cf_hooks_attached()) {
-		NL_SET_ERR_MSG_MOD(info->extack,
-				   "hooks are not attached; run `capfence attach` first");
-		return -ENOLINK;
-	}
 	t = kzalloc(sizeof(*t), GFP_KERNEL);
 	if (!t)
 		return -ENOMEM;
 	mutex_lock(&cf_mutex);
+	/* under the mutex detach takes: no detach between test and pending */
+	if (!cf_hooks_attached()) {
+		NL_SET_ERR_MSG_MOD(info->extack,
+				   "hooks are not attached; run `capfence attach` first");
+		err = -ENOLINK;
+		goto out;
+	}
 	e = cf_epoch_find(nla_get_u64(info->attrs[CAPFENCE_A_EPOCH_ID]));
 	if (!e) {
 		NL_SET_ERR_MSG_MOD(info->extack, "epoch is not installed");
