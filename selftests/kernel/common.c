@@ -342,6 +342,20 @@ int cft_agent_stop(struct cft_agent *a)
 	return status;
 }
 
+bool cft_agent_stop_clean(struct cft_agent *a)
+{
+	pid_t pid = a->pid;
+	int st = cft_agent_stop(a);
+
+	if (WIFSIGNALED(st))
+		fprintf(stderr, "# agent %d was killed by signal %d\n", (int)pid,
+			WTERMSIG(st));
+	else if (!WIFEXITED(st) || WEXITSTATUS(st))
+		fprintf(stderr, "# agent %d ended with wait status 0x%x\n",
+			(int)pid, st);
+	return WIFEXITED(st) && !WEXITSTATUS(st);
+}
+
 int cft_listen(uint16_t *port)
 {
 	struct sockaddr_in sin = { .sin_family = AF_INET };
@@ -560,12 +574,13 @@ static int agent_session_to_parent(void)
 
 static int held_fd = -1;
 
-/* Keep a file open for writing; "write" then uses it. */
-static int agent_hold(const char *path)
+/* Keep a file open for writing, or reading and writing ("rw"); "write"
+ * and "read" then use it. */
+static int agent_hold(const char *path, bool rw)
 {
 	if (held_fd >= 0)
 		close(held_fd);
-	held_fd = open(path, O_WRONLY | O_CREAT, 0600);
+	held_fd = open(path, (rw ? O_RDWR : O_WRONLY) | O_CREAT, 0600);
 	return held_fd < 0 ? errno : 0;
 }
 
@@ -574,6 +589,15 @@ static int agent_write(void)
 	if (held_fd < 0)
 		return EBADF;
 	return write(held_fd, "x", 1) == 1 ? 0 : errno;
+}
+
+static int agent_read(void)
+{
+	char c;
+
+	if (held_fd < 0)
+		return EBADF;
+	return pread(held_fd, &c, 1, 0) >= 0 ? 0 : errno;
 }
 
 static int agent_run(char *cmd)
@@ -600,10 +624,14 @@ static int agent_run(char *cmd)
 		return setresuid(65534, 65534, 65534) ? errno : 0;
 	if (!strcmp(cmd, "session-to-parent"))
 		return agent_session_to_parent();
+	if (sscanf(cmd, "hold %127s %127s", a, b) == 2)
+		return strcmp(b, "rw") ? EINVAL : agent_hold(a, true);
 	if (sscanf(cmd, "hold %127s", a) == 1)
-		return agent_hold(a);
+		return agent_hold(a, false);
 	if (!strcmp(cmd, "write"))
 		return agent_write();
+	if (!strcmp(cmd, "read"))
+		return agent_read();
 	if (!strcmp(cmd, "pid"))
 		return getpid();
 	return EINVAL;

@@ -58,6 +58,12 @@ int cft_agent_do(struct cft_agent *a, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* Close the agent and reap it; returns its wait status. */
 int cft_agent_stop(struct cft_agent *a);
+/*
+ * cft_agent_stop(), true only when the agent exited by itself with 0: a
+ * sandboxed task ended by a signal (SIGSYS above all) is logged and fails.
+ * WEXITSTATUS() alone reads 0 for a killed task.
+ */
+bool cft_agent_stop_clean(struct cft_agent *a);
 int cft_agent_main(void);
 
 /* One connect attempt of the "spin" agent command (/tmp/spin.PID). */

@@ -278,7 +278,7 @@ TEST_F(ctl, bound_root_refused)
 			TH_LOG("%s gave %d", ops[i], res);
 		EXPECT_EQ(EPERM, res);
 	}
-	EXPECT_EQ(0, WEXITSTATUS(cft_agent_stop(&a)));
+	EXPECT_TRUE(cft_agent_stop_clean(&a));
 }
 
 struct task_info {
@@ -355,8 +355,8 @@ TEST_F(ctl, task_get_and_revoke_cascade)
 	EXPECT_EQ(EACCES, cft_agent_do(&c, "connect 127.0.0.1 %u", port));
 	ASSERT_EQ(0, task_get(&self->nl, c.pid, &ti));
 	EXPECT_EQ(CAPFENCE_R_REVOKED, ti.state[0]);
-	EXPECT_EQ(0, WEXITSTATUS(cft_agent_stop(&c)));
-	EXPECT_EQ(0, WEXITSTATUS(cft_agent_stop(&p)));
+	EXPECT_TRUE(cft_agent_stop_clean(&c));
+	EXPECT_TRUE(cft_agent_stop_clean(&p));
 	close(srv);
 }
 

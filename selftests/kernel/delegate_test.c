@@ -37,11 +37,8 @@ FIXTURE_SETUP(deleg)
 
 FIXTURE_TEARDOWN(deleg)
 {
-	int st = cft_agent_stop(&self->agent);
-
 	/* no sandboxed task may be ended by a signal */
-	EXPECT_TRUE(WIFEXITED(st));
-	EXPECT_EQ(0, WEXITSTATUS(st));
+	EXPECT_TRUE(cft_agent_stop_clean(&self->agent));
 	cf_key_free(self->key);
 	cf_nl_close(&self->nl);
 }
@@ -242,7 +239,7 @@ TEST_F(deleg, row5_fenced)
 					     0, false, &r));
 	EXPECT_EQ(CAPFENCE_R_FENCED, r.reason);
 	EXPECT_NE(NULL, strstr(r.ext, "fenced"));
-	cft_agent_stop(&b);
+	EXPECT_TRUE(cft_agent_stop_clean(&b));
 }
 
 TEST_F(deleg, row6_not_held)
@@ -263,7 +260,7 @@ TEST_F(deleg, row6_not_held)
 	EXPECT_EQ(0, cft_delegate(&self->nl, &t, b.pid, self->agent.pid, false,
 				  &r));
 	EXPECT_EQ(CAPFENCE_R_OK, r.reason);
-	cft_agent_stop(&b);
+	EXPECT_TRUE(cft_agent_stop_clean(&b));
 }
 
 TEST_F(deleg, dry_run_installs_nothing)

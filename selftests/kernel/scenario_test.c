@@ -29,7 +29,7 @@ TEST(seed_scenario)
 	uint64_t e41, e42;
 	char rec[2048], v[64], want[64];
 	uint16_t port;
-	int srv, audit, st;
+	int srv, audit;
 
 	ASSERT_EQ(0, cft_open(&nl));
 	key = cft_test_key(&nl);
@@ -91,12 +91,8 @@ TEST(seed_scenario)
 	/* and it is still alive and answering */
 	EXPECT_EQ(parent.pid, cft_agent_do(&parent, "pid"));
 
-	st = cft_agent_stop(&child);
-	EXPECT_TRUE(WIFEXITED(st));
-	EXPECT_EQ(0, WEXITSTATUS(st));
-	st = cft_agent_stop(&parent);
-	EXPECT_TRUE(WIFEXITED(st));
-	EXPECT_EQ(0, WEXITSTATUS(st));
+	EXPECT_TRUE(cft_agent_stop_clean(&child));
+	EXPECT_TRUE(cft_agent_stop_clean(&parent));
 	cft_audit_close(audit);
 	close(srv);
 	cf_key_free(key);

@@ -177,6 +177,8 @@ FIXTURE_SETUP(vec)
 FIXTURE_TEARDOWN(vec)
 {
 	unload(&self->v);
+	/* after the frees: anything still allocated is a leak */
+	CF_NO_LEAKS();
 }
 
 /* Does every decide record of this text expect "forged"? */
@@ -359,11 +361,6 @@ TEST_F(vec, rejects)
 	}
 	EXPECT_LE(30, nr);
 	EXPECT_LE(10, nt);
-}
-
-TEST_F(vec, no_leaks)
-{
-	CF_NO_LEAKS();
 }
 
 TEST_HARNESS_MAIN
