@@ -136,6 +136,7 @@ tg "usage: status unknown argument" 2 "'-v'" "$CF" status -v
 # ---- keys, mint and inspect: offline --------------------------------------
 umask 022
 tg "key generate -o writes the key" 0 "key 1 written" "$CF" key generate -o "$W/k1"
+tg "key generate -o '' names the problem" 1 "^capfence: key generate: no key file path given$" "$CF" key generate -o ""
 case $(stat -c %a "$W/k1" 2>/dev/null) in
 600) ok "key file mode is 0600" ;;
 *) nok "key file mode is 0600 (got $(stat -c %a "$W/k1" 2>/dev/null))" ;;
@@ -174,6 +175,9 @@ tg "exec without hooks: refused (1)" 1 "hooks are not attached" "$CF" exec --epo
 grep -q RAN "$W/out" && nok "exec without hooks ran nothing" || ok "exec without hooks ran nothing"
 tg "attach again" 0 "hooks attached" "$CF" attach
 tg "status: attached" 0 "attached" "$CF" status
+t "status --json" 0 "$CF" status --json
+json "status --json keys" hooks_attached fence max_epoch_id active_epoch_id \
+	bound_creds held_caps delegate_reject exercise_deny
 
 # ---- kernel: keys and epochs -------------------------------------------------
 tg "key install" 0 "key 1 installed" "$CF" key install "$W/k1"

@@ -43,13 +43,6 @@
 #include <sodium.h>
 #include "common.h"
 
-#ifndef NETLINK_EXT_ACK
-#define NETLINK_EXT_ACK 11
-#endif
-#ifndef NETLINK_CAP_ACK
-#define NETLINK_CAP_ACK 10
-#endif
-
 enum ident { ID_ROOT, ID_UNPRIV, ID_USERNS, ID_BOUND, ID_MAX };
 static const char *const ident_name[] = { "root", "unprivileged",
 					  "root in a user namespace", "bound" };

@@ -266,7 +266,7 @@ static int epoch_install(int argc, char **argv)
 {
 	const char *file = NULL;
 	const char **rules;
-	char err[CF_ERR_MAX];
+	char err[CF_ERR_MAX] = "";
 	struct cf_epoch *e;
 	struct nlmsghdr *nlh;
 	uint64_t id = 0;

@@ -21,12 +21,6 @@ static const char attach_usage[] = "capfence attach";
 static const char detach_usage[] = "capfence detach";
 static const char status_usage[] = "capfence status [--json]";
 
-static const char *const reason_names[] = {
-	"ok", "no_task", "not_bound", "forged", "epoch_mismatch",
-	"class_denied", "revoked", "fenced", "not_held", "no_capability",
-	"constraint",
-};
-
 static void print_reasons(const char *key, const uint64_t *v, int from,
 			  bool json)
 {
@@ -40,9 +34,9 @@ static void print_reasons(const char *key, const uint64_t *v, int from,
 	for (r = from; r < __CAPFENCE_R_MAX; r++) {
 		if (json) {
 			printf("%s\"%s\":%llu", first ? "" : ",",
-			       reason_names[r], (unsigned long long)v[r]);
+			       cf_reason_name(r), (unsigned long long)v[r]);
 		} else if (v[r]) {
-			printf("%s%s=%llu", first ? "" : " ", reason_names[r],
+			printf("%s%s=%llu", first ? "" : " ", cf_reason_name(r),
 			       (unsigned long long)v[r]);
 		} else {
 			continue;

@@ -29,7 +29,7 @@ static int parse_key_id(const char *s, uint32_t *id)
 
 static int key_generate(int argc, char **argv)
 {
-	char err[CF_ERR_MAX], text[256];
+	char err[CF_ERR_MAX] = "", text[256];
 	const char *out = NULL;
 	struct cf_key *k = NULL;
 	uint32_t id = 1;
@@ -83,7 +83,7 @@ static int key_generate(int argc, char **argv)
 static int key_install(int argc, char **argv)
 {
 	uint8_t raw[CAPFENCE_KEY_LEN];
-	char err[CF_ERR_MAX];
+	char err[CF_ERR_MAX] = "";
 	struct cf_key *k = NULL;
 	struct nlmsghdr *nlh;
 	struct cf_nl nl;

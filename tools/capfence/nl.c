@@ -9,13 +9,6 @@
 #include <linux/netlink.h>
 #include "nl.h"
 
-#ifndef NETLINK_EXT_ACK
-#define NETLINK_EXT_ACK 11
-#endif
-#ifndef NETLINK_CAP_ACK
-#define NETLINK_CAP_ACK 10
-#endif
-
 struct cf_family_info {
 	uint16_t id;
 	uint32_t mcgrp;
@@ -69,9 +62,6 @@ static int cf_ext_attr(const struct nlattr *attr, void *data)
 	if (mnl_attr_get_type(attr) == NLMSGERR_ATTR_MSG &&
 	    mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) == 0)
 		snprintf(nl->ext, sizeof(nl->ext), "%s", mnl_attr_get_str(attr));
-	else if (mnl_attr_get_type(attr) == NLMSGERR_ATTR_OFFS &&
-		 mnl_attr_validate(attr, MNL_TYPE_U32) == 0)
-		nl->ext_off = mnl_attr_get_u32(attr);
 	return MNL_CB_OK;
 }
 
@@ -156,7 +146,6 @@ int cf_nl_talk(struct cf_nl *nl, struct nlmsghdr *nlh, mnl_cb_t cb,
 	       void *data)
 {
 	nl->ext[0] = '\0';
-	nl->ext_off = 0;
 	if (mnl_socket_sendto(nl->sock, nlh, nlh->nlmsg_len) < 0)
 		return -errno;
 	return cf_run(nl, nlh->nlmsg_seq, cb, data);
@@ -322,7 +311,6 @@ static int status_cb(const struct nlmsghdr *nlh, void *data)
 	s->fence = get_u64(tb[CAPFENCE_A_FENCE]);
 	s->max_epoch = get_u64(tb[CAPFENCE_A_MAX_EPOCH_ID]);
 	s->active_epoch = get_u64(tb[CAPFENCE_A_ACTIVE_EPOCH_ID]);
-	s->generation = get_u64(tb[CAPFENCE_A_GENERATION]);
 	if (tb[CAPFENCE_A_STATS] &&
 	    !cf_nl_parse_nested(tb[CAPFENCE_A_STATS], st, CAPFENCE_STATS_A_MAX)) {
 		s->bound = get_u64(st[CAPFENCE_STATS_A_BOUND_CREDS]);

@@ -20,7 +20,6 @@ struct cf_nl {
 	uint32_t portid;
 	uint32_t seq;
 	char ext[256];		/* extack message of the last error, or "" */
-	uint32_t ext_off;	/* extack bad attribute offset, 0 if none */
 	char *buf;		/* CF_NL_BUFSZ bytes */
 };
 
@@ -46,7 +45,7 @@ struct cf_status {
 	char version[32];
 	uint32_t abi;
 	bool attached;
-	uint64_t fence, max_epoch, active_epoch, generation;
+	uint64_t fence, max_epoch, active_epoch;
 	uint64_t bound, held, delegate_ok, exercise_allow;
 	uint64_t delegate_reject[__CAPFENCE_R_MAX];	/* by reason */
 	uint64_t exercise_deny[__CAPFENCE_R_MAX];	/* by reason */

@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sodium.h>
 #include "cli.h"
 
 static const char mint_usage[] =
@@ -116,7 +115,7 @@ const char *cf_errno_name(int err)
 
 int cf_token_arg(const char *what, const char *text, struct cf_token *t)
 {
-	char err[CF_ERR_MAX];
+	char err[CF_ERR_MAX] = "";
 
 	if (cf_token_from_text(text, t, err, sizeof(err))) {
 		/* the kernel too calls a token that does not decode forged */
@@ -267,7 +266,7 @@ bool cf_opt_in(const char *a, const char *list)
 
 static int load_key(const char *what, const char *path, struct cf_key **k)
 {
-	char err[CF_ERR_MAX];
+	char err[CF_ERR_MAX] = "";
 
 	if (cf_key_load(path, k, err, sizeof(err))) {
 		cf_err("%s: key file %s", what, err);
@@ -280,7 +279,7 @@ static int load_key(const char *what, const char *path, struct cf_key **k)
 static int parse_constraints(const char *what, const char *arg,
 			     struct cf_constraint *cs, size_t *n)
 {
-	char err[CF_ERR_MAX], *dup, *p, *save = NULL;
+	char err[CF_ERR_MAX] = "", *dup, *p, *save = NULL;
 	int ret = 0;
 
 	dup = strdup(arg);
@@ -322,7 +321,7 @@ int cf_cmd_mint(int argc, char **argv)
 {
 	struct cf_constraint cs[CAPFENCE_MAX_CONSTRAINTS];
 	const char *keyfile = NULL, *cls = NULL;
-	char err[CF_ERR_MAX], text[CF_TOKEN_TEXT_MAX + 1];
+	char err[CF_ERR_MAX] = "", text[CF_TOKEN_TEXT_MAX + 1];
 	uint64_t epoch = 0, cap_id = 0;
 	struct cf_key *k = NULL;
 	struct cf_token t;
@@ -564,7 +563,7 @@ static int check_local(const struct cf_token *t, uint64_t epoch,
 		cf_json_str(stdout, cls);
 		printf(",\"token_epoch_id\":%" PRIu64 ",\"epoch_id\":%" PRIu64
 		       ",\"mac_verified\":%s}\n", t->epoch_id, epoch,
-		       k ? "true" : "false");
+		       k && r != CAPFENCE_R_FORGED ? "true" : "false");
 	} else if (r) {
 		printf("rejected: %s (%s): %s\n", cf_reason_name(r),
 		       cf_errno_name(cf_reason_errno(r)), msg);
@@ -572,8 +571,6 @@ static int check_local(const struct cf_token *t, uint64_t epoch,
 		printf("ok%s\n", k ? "" : " (MAC not verified: no --key; revocation not checked)");
 	}
 	ret = cf_reason_exit(r);
-	if (k && r == CAPFENCE_R_FORGED)
-		ret = CF_EXIT_FORGED;
 out:
 	free(info);
 	cf_key_free(k);

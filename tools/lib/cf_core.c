@@ -16,11 +16,9 @@
 #include <unistd.h>
 
 #include "libcapfence.h"
+#include "cf_internal.h"
 
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
+void cf_seterr(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -382,14 +380,14 @@ static int parse_net(const char *s, struct cf_constraint *c,
 		canon.kind = CAPFENCE_CONSTRAINT_NET;
 		clear_host_bits(canon.net.addr, nr->prefix_len, bits);
 		cf_constraint_format(&canon, cbuf, sizeof(cbuf));
-		seterr(err, errlen, "bad constraint \"" ECHO_FMT "\": host bits "
+		cf_seterr(err, errlen, "bad constraint \"" ECHO_FMT "\": host bits "
 		       "set (did you mean %s?)", ECHO(s), cbuf);
 		return -EINVAL;
 	}
 	c->kind = CAPFENCE_CONSTRAINT_NET;
 	return 0;
 bad:
-	seterr(err, errlen, "bad constraint \"" ECHO_FMT "\": %s", ECHO(s), why);
+	cf_seterr(err, errlen, "bad constraint \"" ECHO_FMT "\": %s", ECHO(s), why);
 	return -EINVAL;
 }
 
@@ -403,7 +401,7 @@ int cf_constraint_parse(const char *s, struct cf_constraint *c,
 		return -EINVAL;
 	memset(c, 0, sizeof(*c));
 	if (!s || !*s) {
-		seterr(err, errlen, "empty constraint");
+		cf_seterr(err, errlen, "empty constraint");
 		return -EINVAL;
 	}
 	if (s[0] != '/')
@@ -411,7 +409,7 @@ int cf_constraint_parse(const char *s, struct cf_constraint *c,
 	len = strlen(s);
 	why = path_problem(s, len);
 	if (why) {
-		seterr(err, errlen, "bad constraint \"" ECHO_FMT "\": %s",
+		cf_seterr(err, errlen, "bad constraint \"" ECHO_FMT "\": %s",
 		       ECHO(s), why);
 		return -EINVAL;
 	}
@@ -468,38 +466,38 @@ int cf_constraint_check(const struct cf_constraint *c, char *err,
 	case CAPFENCE_CONSTRAINT_NET:
 		bits = family_bits(nr->family);
 		if (!bits) {
-			seterr(err, errlen, "net constraint: address family %u "
+			cf_seterr(err, errlen, "net constraint: address family %u "
 			       "(expected 4 or 6)", nr->family);
 			return -EINVAL;
 		}
 		if (nr->prefix_len > bits) {
-			seterr(err, errlen, "net constraint: prefix length %u > %u",
+			cf_seterr(err, errlen, "net constraint: prefix length %u > %u",
 			       nr->prefix_len, bits);
 			return -EINVAL;
 		}
 		if (nr->reserved) {
-			seterr(err, errlen, "net constraint: reserved field is "
+			cf_seterr(err, errlen, "net constraint: reserved field is "
 			       "not zero");
 			return -EINVAL;
 		}
 		if (nr->family == 4 && host_bits_set(nr->addr, 32, 128)) {
-			seterr(err, errlen, "net constraint: IPv4 address with "
+			cf_seterr(err, errlen, "net constraint: IPv4 address with "
 			       "non-zero bytes 4..15");
 			return -EINVAL;
 		}
 		if (host_bits_set(nr->addr, nr->prefix_len, bits)) {
-			seterr(err, errlen, "net constraint: non-canonical "
+			cf_seterr(err, errlen, "net constraint: non-canonical "
 			       "CIDR (host bits set)");
 			return -EINVAL;
 		}
 		if (nr->port_min > nr->port_max) {
-			seterr(err, errlen, "net constraint: port range "
+			cf_seterr(err, errlen, "net constraint: port range "
 			       "%u-%u reversed", nr->port_min, nr->port_max);
 			return -EINVAL;
 		}
 		/* port 0 only as part of "any port", which has no text form */
 		if (nr->port_min == 0 && nr->port_max != 65535) {
-			seterr(err, errlen, "net constraint: port range "
+			cf_seterr(err, errlen, "net constraint: port range "
 			       "0-%u (port 0 is only valid as 0-65535)",
 			       nr->port_max);
 			return -EINVAL;
@@ -510,12 +508,12 @@ int cf_constraint_check(const struct cf_constraint *c, char *err,
 		if (!why && strnlen(c->path.s, sizeof(c->path.s)) != c->path.len)
 			why = "length does not match the string";
 		if (why) {
-			seterr(err, errlen, "path constraint: %s", why);
+			cf_seterr(err, errlen, "path constraint: %s", why);
 			return -EINVAL;
 		}
 		return 0;
 	default:
-		seterr(err, errlen, "constraint kind %u unknown", c->kind);
+		cf_seterr(err, errlen, "constraint kind %u unknown", c->kind);
 		return -EINVAL;
 	}
 }
@@ -621,24 +619,24 @@ int cf_rule_parse(const char *s, struct cf_rule *r, char *err, size_t errlen)
 		return -EINVAL;
 	memset(r, 0, sizeof(*r));
 	if (!s || !*s) {
-		seterr(err, errlen, "empty rule");
+		cf_seterr(err, errlen, "empty rule");
 		return -EINVAL;
 	}
 	eq = strchr(s, '=');
 	if (!eq) {
-		seterr(err, errlen, "bad rule \"" ECHO_FMT "\": expected "
+		cf_seterr(err, errlen, "bad rule \"" ECHO_FMT "\": expected "
 		       "CLASS=open|deny|token[:CONSTRAINT,...]", ECHO(s));
 		return -EINVAL;
 	}
 	if ((size_t)(eq - s) >= sizeof(cname)) {
-		seterr(err, errlen, "unknown class \"%.*s...\"", 31, s);
+		cf_seterr(err, errlen, "unknown class \"%.*s...\"", 31, s);
 		return -EINVAL;
 	}
 	memcpy(cname, s, (size_t)(eq - s));
 	cname[eq - s] = '\0';
 	cls = cf_class_from_name(cname);
 	if (cls < 0) {
-		seterr(err, errlen, "unknown class \"%s\"", cname);
+		cf_seterr(err, errlen, "unknown class \"%s\"", cname);
 		return -EINVAL;
 	}
 	r->class_id = (uint8_t)cls;
@@ -654,10 +652,10 @@ int cf_rule_parse(const char *s, struct cf_rule *r, char *err, size_t errlen)
 	}
 	if (strncmp(kind, "token", 5) || (kind[5] && kind[5] != ':')) {
 		if (!strncmp(kind, "open:", 5) || !strncmp(kind, "deny:", 5))
-			seterr(err, errlen, "%s: \"%.4s\" takes no constraints",
+			cf_seterr(err, errlen, "%s: \"%.4s\" takes no constraints",
 			       cname, kind);
 		else
-			seterr(err, errlen, "%s: unknown rule \"" ECHO_FMT
+			cf_seterr(err, errlen, "%s: unknown rule \"" ECHO_FMT
 			       "\" (expected open, deny or token[:...])",
 			       cname, ECHO(kind));
 		return -EINVAL;
@@ -667,7 +665,7 @@ int cf_rule_parse(const char *s, struct cf_rule *r, char *err, size_t errlen)
 		return 0;
 	list = kind + 6;
 	if (!*list) {
-		seterr(err, errlen, "%s: empty constraint list after "
+		cf_seterr(err, errlen, "%s: empty constraint list after "
 		       "\"token:\"", cname);
 		return -EINVAL;
 	}
@@ -677,17 +675,17 @@ int cf_rule_parse(const char *s, struct cf_rule *r, char *err, size_t errlen)
 		size_t i;
 
 		if (r->n == CAPFENCE_MAX_CONSTRAINTS) {
-			seterr(err, errlen, "%s: more than %d constraints",
+			cf_seterr(err, errlen, "%s: more than %d constraints",
 			       cname, CAPFENCE_MAX_CONSTRAINTS);
 			return -EINVAL;
 		}
 		if (!len) {
-			seterr(err, errlen, "%s: empty constraint in list",
+			cf_seterr(err, errlen, "%s: empty constraint in list",
 			       cname);
 			return -EINVAL;
 		}
 		if (len >= sizeof(cbuf)) {
-			seterr(err, errlen, "bad constraint \"%.40s...\": "
+			cf_seterr(err, errlen, "bad constraint \"%.40s...\": "
 			       "too long", list);
 			return -EINVAL;
 		}
@@ -697,14 +695,14 @@ int cf_rule_parse(const char *s, struct cf_rule *r, char *err, size_t errlen)
 		if (cf_constraint_parse(cbuf, c, err, errlen))
 			return -EINVAL;
 		if (net != (c->kind == CAPFENCE_CONSTRAINT_NET)) {
-			seterr(err, errlen, "%s takes %s constraints, not "
+			cf_seterr(err, errlen, "%s takes %s constraints, not "
 			       "\"" ECHO_FMT "\"", cname,
 			       net ? "CIDR" : "path", ECHO(cbuf));
 			return -EINVAL;
 		}
 		for (i = 0; i < r->n; i++) {
 			if (cf_constraint_equal(&r->constraints[i], c)) {
-				seterr(err, errlen, "%s: duplicate constraint "
+				cf_seterr(err, errlen, "%s: duplicate constraint "
 				       "\"" ECHO_FMT "\"", cname, ECHO(cbuf));
 				return -EINVAL;
 			}
@@ -802,7 +800,7 @@ static int epoch_add_rule(struct cf_epoch *e, bool *seen, const char *s,
 	if (cf_rule_parse(s, &r, err, errlen))
 		return -EINVAL;
 	if (seen[r.class_id]) {
-		seterr(err, errlen, "duplicate class \"%s\"",
+		cf_seterr(err, errlen, "duplicate class \"%s\"",
 		       cf_class_name(r.class_id));
 		return -EINVAL;
 	}
@@ -821,12 +819,12 @@ int cf_epoch_parse_rules(struct cf_epoch *e, uint64_t epoch_id,
 
 	cf_epoch_init(e, epoch_id);
 	if (!epoch_id) {
-		seterr(err, errlen, "epoch id must be greater than 0");
+		cf_seterr(err, errlen, "epoch id must be greater than 0");
 		return -EINVAL;
 	}
 	for (i = 0; i < n; i++) {
 		if (epoch_add_rule(e, seen, rules[i], msg, sizeof(msg))) {
-			seterr(err, errlen, "rule %zu: %s", i + 1, msg);
+			cf_seterr(err, errlen, "rule %zu: %s", i + 1, msg);
 			return -EINVAL;
 		}
 	}
@@ -924,13 +922,13 @@ static int epoch_parse(struct cf_epoch *e, uint64_t epoch_id, const char *text,
 	return 0;
 fail:
 	if (label && lineno)
-		seterr(err, errlen, "%s:%u: %s", label, lineno, msg);
+		cf_seterr(err, errlen, "%s:%u: %s", label, lineno, msg);
 	else if (label)
-		seterr(err, errlen, "%s: %s", label, msg);
+		cf_seterr(err, errlen, "%s: %s", label, msg);
 	else if (lineno)
-		seterr(err, errlen, "line %u: %s", lineno, msg);
+		cf_seterr(err, errlen, "line %u: %s", lineno, msg);
 	else
-		seterr(err, errlen, "%s", msg);
+		cf_seterr(err, errlen, "%s", msg);
 	return ret;
 }
 
@@ -957,7 +955,7 @@ int cf_epoch_parse_file(struct cf_epoch *e, uint64_t epoch_id,
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		ret = -errno;
-		seterr(err, errlen, "%s: %s", path, strerror(-ret));
+		cf_seterr(err, errlen, "%s: %s", path, strerror(-ret));
 		return ret;
 	}
 	buf = malloc(cap);
@@ -970,7 +968,7 @@ int cf_epoch_parse_file(struct cf_epoch *e, uint64_t epoch_id,
 			char *nb;
 
 			if (cap >= CF_RULES_FILE_MAX) {
-				seterr(err, errlen, "%s: larger than 1 MiB",
+				cf_seterr(err, errlen, "%s: larger than 1 MiB",
 				       path);
 				ret = -EFBIG;
 				goto out;
@@ -988,7 +986,7 @@ int cf_epoch_parse_file(struct cf_epoch *e, uint64_t epoch_id,
 			continue;
 		if (n < 0) {
 			ret = -errno;
-			seterr(err, errlen, "%s: %s", path, strerror(-ret));
+			cf_seterr(err, errlen, "%s: %s", path, strerror(-ret));
 			goto out;
 		}
 		if (!n)
@@ -997,7 +995,7 @@ int cf_epoch_parse_file(struct cf_epoch *e, uint64_t epoch_id,
 	}
 	buf[len] = '\0';
 	if (strlen(buf) != len) {
-		seterr(err, errlen, "%s: NUL byte in rules file", path);
+		cf_seterr(err, errlen, "%s: NUL byte in rules file", path);
 		ret = -EINVAL;
 		goto out;
 	}

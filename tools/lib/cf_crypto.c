@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,20 +18,6 @@
 
 #include "libcapfence.h"
 #include "cf_internal.h"
-
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 static int sodium_ready(void)
 {
@@ -161,20 +146,25 @@ int cf_key_save(const struct cf_key *k, const char *path,
 	char text[128], *tmp;
 	int fd, n, ret;
 
-	if (!k || !path || !*path)
+	if (!k || !path || !*path) {
+		cf_seterr(err, errlen, "no key file path given");
 		return -EINVAL;
+	}
 	n = cf_key_format(k, text, sizeof(text));
-	if (n < 0)
+	if (n < 0) {
+		cf_seterr(err, errlen, "cannot format the key: %s", strerror(-n));
 		return n;
+	}
 	/* write a sibling and rename: a reader never sees half a key */
 	if (asprintf(&tmp, "%s.XXXXXX", path) < 0) {
 		ret = -ENOMEM;
+		cf_seterr(err, errlen, "%s: %s", path, strerror(-ret));
 		goto out_wipe;
 	}
 	fd = mkstemp(tmp);	/* creates with mode 0600 */
 	if (fd < 0) {
 		ret = -errno;
-		seterr(err, errlen, "%s: %s", path, strerror(-ret));
+		cf_seterr(err, errlen, "%s: %s", path, strerror(-ret));
 		goto out_free;
 	}
 	ret = fchmod(fd, 0600) ? -errno : 0;
@@ -187,7 +177,7 @@ int cf_key_save(const struct cf_key *k, const char *path,
 	if (!ret && rename(tmp, path))
 		ret = -errno;
 	if (ret) {
-		seterr(err, errlen, "%s: %s", path, strerror(-ret));
+		cf_seterr(err, errlen, "%s: %s", path, strerror(-ret));
 		unlink(tmp);
 	}
 out_free:
@@ -232,26 +222,26 @@ int cf_key_parse(const char *text, struct cf_key **out,
 
 		for (line = text; line < cr; line++)
 			lineno += *line == '\n';
-		seterr(err, errlen, "line %u: carriage return (CRLF line "
+		cf_seterr(err, errlen, "line %u: carriage return (CRLF line "
 		       "ends are not accepted)", lineno);
 		return -EBADMSG;
 	}
 	if (!next_line(&p, &line, &len) || len != strlen(CF_KEY_MAGIC) ||
 	    memcmp(line, CF_KEY_MAGIC, len)) {
 		if (!strncmp(text, CF_KEY_MAGIC, strlen(CF_KEY_MAGIC)))
-			seterr(err, errlen, "line 1: unexpected characters "
+			cf_seterr(err, errlen, "line 1: unexpected characters "
 			       "after \"" CF_KEY_MAGIC "\"");
 		else if (!strncmp(text, "capfence-key ", 13))
-			seterr(err, errlen, "line 1: unsupported key file "
+			cf_seterr(err, errlen, "line 1: unsupported key file "
 			       "version (expected \"" CF_KEY_MAGIC "\")");
 		else
-			seterr(err, errlen, "line 1: not a capfence key file "
+			cf_seterr(err, errlen, "line 1: not a capfence key file "
 			       "(expected \"" CF_KEY_MAGIC "\")");
 		return -EBADMSG;
 	}
 	if (!next_line(&p, &line, &len) || len < 4 || len - 3 >= sizeof(num) ||
 	    memcmp(line, "id ", 3)) {
-		seterr(err, errlen, "line 2: expected \"id N\"");
+		cf_seterr(err, errlen, "line 2: expected \"id N\"");
 		return -EBADMSG;
 	}
 	memcpy(num, line + 3, len - 3);
@@ -259,31 +249,31 @@ int cf_key_parse(const char *text, struct cf_key **out,
 	if (num[0] < '1' || num[0] > '9' ||
 	    strspn(num, "0123456789") != len - 3 ||
 	    (id = strtoull(num, NULL, 10)) > UINT32_MAX) {
-		seterr(err, errlen, "line 2: key id \"%s\" is not a decimal "
+		cf_seterr(err, errlen, "line 2: key id \"%s\" is not a decimal "
 		       "in 1..4294967295", num);
 		return -EBADMSG;
 	}
 	if (!next_line(&p, &line, &len) || len < 5 || memcmp(line, "key ", 4)) {
-		seterr(err, errlen, "line 3: expected \"key BASE64URL\"");
+		cf_seterr(err, errlen, "line 3: expected \"key BASE64URL\"");
 		return -EBADMSG;
 	}
 	if (sodium_base642bin(raw, sizeof(raw), line + 4, len - 4, NULL,
 			      &rawlen, &end,
 			      sodium_base64_VARIANT_URLSAFE_NO_PADDING) ||
 	    end != line + len) {
-		seterr(err, errlen, "line 3: key is not base64url without "
+		cf_seterr(err, errlen, "line 3: key is not base64url without "
 		       "padding");
 		ret = -EBADMSG;
 		goto out;
 	}
 	if (rawlen != CAPFENCE_KEY_LEN) {
-		seterr(err, errlen, "line 3: key is %zu bytes, expected %d",
+		cf_seterr(err, errlen, "line 3: key is %zu bytes, expected %d",
 		       rawlen, CAPFENCE_KEY_LEN);
 		ret = -EBADMSG;
 		goto out;
 	}
 	if (*p) {
-		seterr(err, errlen, "line 4: unexpected content after the key");
+		cf_seterr(err, errlen, "line 4: unexpected content after the key");
 		ret = -EBADMSG;
 		goto out;
 	}
@@ -307,16 +297,16 @@ int cf_key_load(const char *path, struct cf_key **out,
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0) {
 		ret = -errno;
-		seterr(err, errlen, "%s: %s", path, strerror(-ret));
+		cf_seterr(err, errlen, "%s: %s", path, strerror(-ret));
 		return ret;
 	}
 	if (fstat(fd, &st)) {
 		ret = -errno;
-		seterr(err, errlen, "%s: %s", path, strerror(-ret));
+		cf_seterr(err, errlen, "%s: %s", path, strerror(-ret));
 		goto out_close;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		seterr(err, errlen, "%s: not a regular file", path);
+		cf_seterr(err, errlen, "%s: not a regular file", path);
 		ret = -EBADMSG;
 		goto out_close;
 	}
@@ -327,14 +317,14 @@ int cf_key_load(const char *path, struct cf_key **out,
 			continue;
 		if (n < 0) {
 			ret = -errno;
-			seterr(err, errlen, "%s: %s", path, strerror(-ret));
+			cf_seterr(err, errlen, "%s: %s", path, strerror(-ret));
 			goto out_wipe;
 		}
 		if (!n)
 			break;
 		len += (size_t)n;
 		if (len == sizeof(text) - 1) {
-			seterr(err, errlen, "%s: too large for a key file",
+			cf_seterr(err, errlen, "%s: too large for a key file",
 			       path);
 			ret = -EBADMSG;
 			goto out_wipe;
@@ -342,13 +332,13 @@ int cf_key_load(const char *path, struct cf_key **out,
 	}
 	text[len] = '\0';
 	if (strlen(text) != len) {
-		seterr(err, errlen, "%s: NUL byte in key file", path);
+		cf_seterr(err, errlen, "%s: NUL byte in key file", path);
 		ret = -EBADMSG;
 		goto out_wipe;
 	}
 	ret = cf_key_parse(text, out, msg, sizeof(msg));
 	if (ret)
-		seterr(err, errlen, "%s: %s", path, msg);
+		cf_seterr(err, errlen, "%s: %s", path, msg);
 out_wipe:
 	sodium_memzero(text, sizeof(text));
 out_close:
@@ -447,33 +437,33 @@ int cf_token_check(const struct cf_token *t, char *err, size_t errlen)
 	int i;
 
 	if (t->version != CAPFENCE_TOKEN_VERSION) {
-		seterr(err, errlen, "unsupported token version %u (expected %d)",
+		cf_seterr(err, errlen, "unsupported token version %u (expected %d)",
 		       t->version, CAPFENCE_TOKEN_VERSION);
 		return -EBADMSG;
 	}
 	if (!cf_class_valid(t->class_id)) {
-		seterr(err, errlen, "unknown class id %u", t->class_id);
+		cf_seterr(err, errlen, "unknown class id %u", t->class_id);
 		return -EBADMSG;
 	}
 	if (t->flags & ~CAPFENCE_TOKEN_F_MASK) {
-		seterr(err, errlen, "unknown flag bits 0x%04x",
+		cf_seterr(err, errlen, "unknown flag bits 0x%04x",
 		       t->flags & ~CAPFENCE_TOKEN_F_MASK);
 		return -EBADMSG;
 	}
 	if (!t->key_id) {
-		seterr(err, errlen, "key id is 0");
+		cf_seterr(err, errlen, "key id is 0");
 		return -EBADMSG;
 	}
 	if (!t->cap_id) {
-		seterr(err, errlen, "cap id is 0");
+		cf_seterr(err, errlen, "cap id is 0");
 		return -EBADMSG;
 	}
 	if (!t->epoch_id) {
-		seterr(err, errlen, "epoch id is 0");
+		cf_seterr(err, errlen, "epoch id is 0");
 		return -EBADMSG;
 	}
 	if (t->n > CAPFENCE_MAX_CONSTRAINTS) {
-		seterr(err, errlen, "%u constraints (max %d)", t->n,
+		cf_seterr(err, errlen, "%u constraints (max %d)", t->n,
 		       CAPFENCE_MAX_CONSTRAINTS);
 		return -EBADMSG;
 	}
@@ -483,18 +473,18 @@ int cf_token_check(const struct cf_token *t, char *err, size_t errlen)
 
 		if (c->kind != CAPFENCE_CONSTRAINT_NET &&
 		    c->kind != CAPFENCE_CONSTRAINT_PATH) {
-			seterr(err, errlen, "constraint %d: unknown kind %u",
+			cf_seterr(err, errlen, "constraint %d: unknown kind %u",
 			       i + 1, c->kind);
 			return -EBADMSG;
 		}
 		if (net != (c->kind == CAPFENCE_CONSTRAINT_NET)) {
-			seterr(err, errlen, "constraint %d: %s constraint in "
+			cf_seterr(err, errlen, "constraint %d: %s constraint in "
 			       "a %s token", i + 1,
 			       net ? "path" : "net", cf_class_name(t->class_id));
 			return -EBADMSG;
 		}
 		if (cf_constraint_check(c, msg, sizeof(msg))) {
-			seterr(err, errlen, "constraint %d: %s", i + 1, msg);
+			cf_seterr(err, errlen, "constraint %d: %s", i + 1, msg);
 			return -EBADMSG;
 		}
 	}
@@ -530,12 +520,12 @@ int cf_token_decode_bin(const uint8_t *buf, size_t len, struct cf_token *t,
 		return -EINVAL;
 	memset(t, 0, sizeof(*t));
 	if (len > CAPFENCE_TOKEN_MAX_LEN) {
-		seterr(err, errlen, "token too long: %zu bytes (max %d)", len,
+		cf_seterr(err, errlen, "token too long: %zu bytes (max %d)", len,
 		       CAPFENCE_TOKEN_MAX_LEN);
 		return -EBADMSG;
 	}
 	if (len < off) {
-		seterr(err, errlen, "token truncated: %zu bytes, the header "
+		cf_seterr(err, errlen, "token truncated: %zu bytes, the header "
 		       "needs %zu", len, off);
 		return -EBADMSG;
 	}
@@ -548,12 +538,12 @@ int cf_token_decode_bin(const uint8_t *buf, size_t len, struct cf_token *t,
 	t->n = buf[24];
 	/* the layout below is version 1's: say so before judging it */
 	if (t->version != CAPFENCE_TOKEN_VERSION) {
-		seterr(err, errlen, "unsupported token version %u (expected %d)",
+		cf_seterr(err, errlen, "unsupported token version %u (expected %d)",
 		       t->version, CAPFENCE_TOKEN_VERSION);
 		return -EBADMSG;
 	}
 	if (t->n > CAPFENCE_MAX_CONSTRAINTS) {
-		seterr(err, errlen, "%u constraints (max %d)", t->n,
+		cf_seterr(err, errlen, "%u constraints (max %d)", t->n,
 		       CAPFENCE_MAX_CONSTRAINTS);
 		return -EBADMSG;
 	}
@@ -561,7 +551,7 @@ int cf_token_decode_bin(const uint8_t *buf, size_t len, struct cf_token *t,
 		struct cf_constraint *c = &t->constraints[i];
 
 		if (off >= len) {
-			seterr(err, errlen, "token truncated in constraint %u",
+			cf_seterr(err, errlen, "token truncated in constraint %u",
 			       i + 1);
 			return -EBADMSG;
 		}
@@ -570,7 +560,7 @@ int cf_token_decode_bin(const uint8_t *buf, size_t len, struct cf_token *t,
 			const uint8_t *p = buf + off + 1;
 
 			if (len - off < 1 + CF_NET_LEN) {
-				seterr(err, errlen, "token truncated in "
+				cf_seterr(err, errlen, "token truncated in "
 				       "constraint %u", i + 1);
 				return -EBADMSG;
 			}
@@ -586,7 +576,7 @@ int cf_token_decode_bin(const uint8_t *buf, size_t len, struct cf_token *t,
 
 			if (len - off < 2 ||
 			    len - off - 2 < (plen = buf[off + 1])) {
-				seterr(err, errlen, "token truncated in "
+				cf_seterr(err, errlen, "token truncated in "
 				       "constraint %u", i + 1);
 				return -EBADMSG;
 			}
@@ -595,18 +585,18 @@ int cf_token_decode_bin(const uint8_t *buf, size_t len, struct cf_token *t,
 			c->path.s[plen] = '\0';
 			off += 2 + plen;
 		} else {
-			seterr(err, errlen, "constraint %u: unknown kind %u",
+			cf_seterr(err, errlen, "constraint %u: unknown kind %u",
 			       i + 1, c->kind);
 			return -EBADMSG;
 		}
 	}
 	if (len - off < CAPFENCE_MAC_LEN) {
-		seterr(err, errlen, "token truncated: MAC is %zu bytes, "
+		cf_seterr(err, errlen, "token truncated: MAC is %zu bytes, "
 		       "expected %d", len - off, CAPFENCE_MAC_LEN);
 		return -EBADMSG;
 	}
 	if (len - off > CAPFENCE_MAC_LEN) {
-		seterr(err, errlen, "%zu trailing bytes after the MAC",
+		cf_seterr(err, errlen, "%zu trailing bytes after the MAC",
 		       len - off - CAPFENCE_MAC_LEN);
 		return -EBADMSG;
 	}
@@ -646,17 +636,17 @@ int cf_token_from_text(const char *s, struct cf_token *t,
 		return -EINVAL;
 	memset(t, 0, sizeof(*t));
 	if (!s || !*s) {
-		seterr(err, errlen, "empty token");
+		cf_seterr(err, errlen, "empty token");
 		return -EBADMSG;
 	}
 	len = strnlen(s, CF_TOKEN_TEXT_MAX + 1);
 	if (len > CF_TOKEN_TEXT_MAX) {
-		seterr(err, errlen, "token text too long (max %zu characters)",
+		cf_seterr(err, errlen, "token text too long (max %zu characters)",
 		       (size_t)CF_TOKEN_TEXT_MAX);
 		return -EBADMSG;
 	}
 	if (len < plen || memcmp(s, CAPFENCE_TOKEN_PREFIX, plen)) {
-		seterr(err, errlen, "token must start with \"%s\"",
+		cf_seterr(err, errlen, "token must start with \"%s\"",
 		       CAPFENCE_TOKEN_PREFIX);
 		return -EBADMSG;
 	}
@@ -668,13 +658,13 @@ int cf_token_from_text(const char *s, struct cf_token *t,
 		    (ch >= '0' && ch <= '9') || ch == '-' || ch == '_')
 			continue;
 		if (ch == '=')
-			seterr(err, errlen, "padding '=' in token (base64url "
+			cf_seterr(err, errlen, "padding '=' in token (base64url "
 			       "without padding expected)");
 		else if (ch == ' ' || (ch >= '\t' && ch <= '\r'))
-			seterr(err, errlen, "whitespace in token at offset %zu",
+			cf_seterr(err, errlen, "whitespace in token at offset %zu",
 			       plen + i);
 		else
-			seterr(err, errlen, "invalid character 0x%02x in "
+			cf_seterr(err, errlen, "invalid character 0x%02x in "
 			       "token at offset %zu", ch, plen + i);
 		return -EBADMSG;
 	}
@@ -682,7 +672,7 @@ int cf_token_from_text(const char *s, struct cf_token *t,
 			      &binlen, &end,
 			      sodium_base64_VARIANT_URLSAFE_NO_PADDING) ||
 	    end != b64 + (len - plen)) {
-		seterr(err, errlen, "token is not canonical base64url");
+		cf_seterr(err, errlen, "token is not canonical base64url");
 		return -EBADMSG;
 	}
 	return cf_token_decode_bin(bin, binlen, t, err, errlen);
@@ -745,17 +735,17 @@ int cf_token_mint(const struct cf_key *k, int class_id, uint64_t epoch_id,
 	size_t i;
 	int ret;
 
-	if (!k || !out || (n && !cs))
+	/* a key exists only once libsodium is initialised (cf_key_from_bytes) */
+	if (!k || !out || (n && !cs)) {
+		cf_seterr(err, errlen, "mint: missing key, token or constraints");
 		return -EINVAL;
-	ret = sodium_ready();
-	if (ret)
-		return ret;
+	}
 	if (!cf_class_valid(class_id)) {
-		seterr(err, errlen, "unknown class id %d", class_id);
+		cf_seterr(err, errlen, "unknown class id %d", class_id);
 		return -EINVAL;
 	}
 	if (n > CAPFENCE_MAX_CONSTRAINTS) {
-		seterr(err, errlen, "%zu constraints (max %d)", n,
+		cf_seterr(err, errlen, "%zu constraints (max %d)", n,
 		       CAPFENCE_MAX_CONSTRAINTS);
 		return -EINVAL;
 	}
@@ -778,7 +768,11 @@ int cf_token_mint(const struct cf_key *k, int class_id, uint64_t epoch_id,
 	ret = cf_token_check(out, err, errlen);
 	if (ret)
 		return -EINVAL;
-	return cf_token_compute_mac(k, out, out->mac);
+	ret = cf_token_compute_mac(k, out, out->mac);
+	if (ret)
+		cf_seterr(err, errlen, "mint: cannot encode the token: %s",
+			  strerror(-ret));
+	return ret;
 }
 
 int cf_token_verify(const struct cf_key *k, const struct cf_token *t)

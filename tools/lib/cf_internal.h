@@ -8,6 +8,13 @@
 
 #include "libcapfence.h"
 
+/*
+ * Write one error line for the caller (libcapfence.h conventions): control
+ * bytes echoed from the input become '?', so the line stays one line.
+ */
+void cf_seterr(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /* HMAC-SHA256 of n canonical body bytes under k (the key's keyed state). */
 void cf_mac_body(const struct cf_key *k, const uint8_t *body, size_t n,
 		 uint8_t mac[CAPFENCE_MAC_LEN]);

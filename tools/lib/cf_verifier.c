@@ -64,8 +64,6 @@ int cf_verifier_new(const struct cf_key *const keys[], size_t nkeys,
 	for (i = 0; i < nkeys; i++)
 		if (!keys[i])
 			return -EINVAL;
-	if (sodium_init() < 0)
-		return -ENOTRECOVERABLE;
 	if (!slots)
 		slots = CF_MEMO_DEFAULT_SLOTS;
 	while (n < slots)
