@@ -3,7 +3,8 @@
 # capfence: top-level build.
 #
 #   make            module, BPF programs, CLI, test programs
-#   make check      host unit tests (ASan/UBSan), then the VM tests
+#   make check      host unit tests (ASan/UBSan), spec, install and fuzz
+#                   checks, then the VM, CLI and ecosystem tests
 #   make demo       boot the VM and play the seed scenario
 #   make bench      benchmarks (figures, side by side)
 #   make checkpatch checkpatch.pl --strict on kernel/ and lsm/

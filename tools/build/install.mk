@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# capfence in the ecosystem (issue 7), included by the top Makefile:
+# capfence in the ecosystem, included by the top Makefile:
 #
 #   make install     [DESTDIR=] [PREFIX=/usr/local]   module, CLI, capfence(8),
 #                    bash completion, modprobe.d entry, systemd unit
