@@ -172,6 +172,45 @@ TEST_F(ctl, epoch_dump_and_get)
 	EXPECT_EQ(0, cft_epoch_activate(&self->nl, e));
 }
 
+/* Every activation, revocation and key change advances the fence. */
+TEST_F(ctl, fence_advances)
+{
+	const char *rules[] = { "net:connect=open" };
+	uint8_t raw[CAPFENCE_KEY_LEN] = { 3 };
+	struct cf_status a, b;
+	struct cft_reply r;
+	struct cf_key *k;
+	uint64_t e;
+
+	ASSERT_EQ(0, cf_key_from_bytes(903, raw, &k));
+	ASSERT_EQ(0, cf_nl_status(&self->nl, &a));
+	ASSERT_EQ(0, cft_key_install(&self->nl, k));
+	ASSERT_EQ(0, cf_nl_status(&self->nl, &b));
+	EXPECT_LT(a.fence, b.fence) TH_LOG("key install");
+	a = b;
+	ASSERT_EQ(0, cft_key_remove(&self->nl, 903));
+	ASSERT_EQ(0, cf_nl_status(&self->nl, &b));
+	EXPECT_LT(a.fence, b.fence) TH_LOG("key remove");
+	a = b;
+	e = cft_next_epoch(&self->nl);
+	ASSERT_EQ(0, cft_epoch_install(&self->nl, e, rules, 1, NULL, 0));
+	ASSERT_EQ(0, cft_epoch_activate(&self->nl, e));
+	ASSERT_EQ(0, cf_nl_status(&self->nl, &b));
+	EXPECT_LT(a.fence, b.fence) TH_LOG("epoch activate");
+	a = b;
+	/* activating it again is a no-op and does not move the fence */
+	ASSERT_EQ(0, cft_epoch_activate(&self->nl, e));
+	ASSERT_EQ(0, cf_nl_status(&self->nl, &b));
+	EXPECT_EQ(a.fence, b.fence);
+	ASSERT_EQ(0, cft_revoke(&self->nl, 0x7e5700000000ull + (uint64_t)getpid(),
+				&r));
+	ASSERT_EQ(0, cf_nl_status(&self->nl, &b));
+	EXPECT_LT(a.fence, b.fence) TH_LOG("revoke");
+	/* the revoke reply names the fence it took effect at */
+	EXPECT_EQ(b.fence, r.fence);
+	cf_key_free(k);
+}
+
 TEST_F(ctl, keys)
 {
 	uint8_t raw[CAPFENCE_KEY_LEN] = { 1 };

@@ -219,6 +219,53 @@ TEST_F(ex, fenced_by_narrowing)
 	EXPECT_TRUE(cft_agent_stop_clean(&b));
 }
 
+/* The same through `epoch activate`, with nothing bound to the new epoch. */
+TEST_F(ex, fenced_by_explicit_activation)
+{
+	const char *narrow[] = { "net:connect=token:127.0.0.2/32",
+				 "fs:read=open" };
+	const char *fs_only[] = { "net:connect=token:127.0.0.0/8,[::1]/128",
+				  "fs:read=open", "fs:write=token:/tmp/cft/x" };
+	uint64_t e2 = cft_next_epoch(&self->nl), e3;
+	struct cf_token t;
+	char target[64];
+
+	give(_metadata, self, "net:connect", "127.0.0.1/32", &t);
+	/* an epoch that narrows only fs:write leaves net:connect alone */
+	ASSERT_EQ(0, cft_epoch_install(&self->nl, e2, fs_only, 3, NULL, 0));
+	ASSERT_EQ(0, cft_epoch_activate(&self->nl, e2));
+	EXPECT_EQ(0, cft_agent_do(&self->agent, "connect 127.0.0.1 %u",
+				  self->port));
+	e3 = cft_next_epoch(&self->nl);
+	ASSERT_EQ(0, cft_epoch_install(&self->nl, e3, narrow, 2, NULL, 0));
+	ASSERT_EQ(0, cft_epoch_activate(&self->nl, e3));
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "connect 127.0.0.1 %u",
+				       self->port));
+	snprintf(target, sizeof(target), "127.0.0.1:%u", self->port);
+	check_record(_metadata, self, "fenced", "net:connect", target, t.cap_id);
+}
+
+/* IPv6 targets are judged and named like IPv4 ones. */
+TEST_F(ex, ipv6_connect)
+{
+	struct cf_token t;
+	char target[64];
+
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "connect ::1 %u",
+				       self->port));
+	snprintf(target, sizeof(target), "[::1]:%u", self->port);
+	check_record(_metadata, self, "no_capability", "net:connect", target, 0);
+	give(_metadata, self, "net:connect", "[::1]/128", &t);
+	/* allowed; nothing need listen there: anything but EACCES */
+	EXPECT_NE(EACCES, cft_agent_do(&self->agent, "connect ::1 %u",
+				       self->port));
+	/* ::2 is outside both the rule and the capability */
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "connect ::2 %u",
+				       self->port));
+	snprintf(target, sizeof(target), "[::2]:%u", self->port);
+	check_record(_metadata, self, "constraint", "net:connect", target, 0);
+}
+
 TEST_F(ex, bind)
 {
 	struct cf_token t;
