@@ -29,6 +29,8 @@ static const char *const cf_reason_names[] = {
 	[CAPFENCE_R_NOT_HELD] = "not_held",
 	[CAPFENCE_R_NO_CAPABILITY] = "no_capability",
 	[CAPFENCE_R_CONSTRAINT] = "constraint",
+	[CAPFENCE_R_BYPASS] = "bypass",
+	[CAPFENCE_R_BORROW] = "borrow",
 };
 
 static const int cf_reason_errnos[] = {
@@ -43,6 +45,8 @@ static const int cf_reason_errnos[] = {
 	[CAPFENCE_R_NOT_HELD] = ENOKEY,
 	[CAPFENCE_R_NO_CAPABILITY] = EACCES,
 	[CAPFENCE_R_CONSTRAINT] = EACCES,
+	[CAPFENCE_R_BYPASS] = EACCES,
+	[CAPFENCE_R_BORROW] = EACCES,
 };
 
 static const char *const cf_class_names[] = {
@@ -112,7 +116,9 @@ static void cf_audit_str(struct audit_buffer *ab, const char *key,
 
 static void cf_audit_target(struct audit_buffer *ab, const struct cf_target *t)
 {
-	if (t->path)
+	if (t->what)
+		audit_log_format(ab, " target=%s", t->what);
+	else if (t->path)
 		cf_audit_str(ab, "target", t->path, t->path_len);
 	else if (t->family == 4)
 		audit_log_format(ab, " target=%pI4:%u", t->addr, t->port);

@@ -129,6 +129,7 @@ struct cf_target {
 	u8 addr[16];
 	const char *path;		/* fs classes */
 	size_t path_len;
+	const char *what;		/* refusals: the operation, e.g. "mount" */
 };
 
 /* fence.c */
@@ -323,6 +324,7 @@ int cf_check_token(const struct cf_token *t, const char *why, const u8 *buf,
 		   struct netlink_ext_ack *extack);
 int cf_exercise(struct cf_cred *e, struct cf_target *t,
 		struct cf_grant **admitted);
+int cf_refuse_mediated(struct cf_cred *e, u8 class_id, const char *what);
 
 /* file.c */
 int cf_file_init(void);
@@ -358,7 +360,8 @@ void cf_stats_delegate(enum capfence_reason r);
 void cf_stats_exercise(enum capfence_reason r);
 int cf_stats_fill(struct sk_buff *skb);
 
-/* hooks.c */
+/* hooks.c; CF_MAX_HOOKS bounds the links one attach request carries */
+#define CF_MAX_HOOKS	64
 int cf_hooks_attach(const u32 *fds, int n, struct netlink_ext_ack *extack);
 int cf_hooks_detach(struct netlink_ext_ack *extack);
 bool cf_hooks_attached(void);

@@ -312,3 +312,29 @@ deny:
 	cf_audit_exercise(t, e->epoch->id, r, cap_id, fence);
 	return -EACCES;
 }
+
+/**
+ * cf_refuse_mediated() - refuse what would escape the mediation of a class
+ * @e: the calling task's bound state
+ * @class_id: the class the operation would escape
+ * @what: the operation, a static string for the audit record's target
+ *
+ * An operation capfence cannot judge against a class's rule (a raw
+ * socket's hand-built header, a change of the task's filesystem view) is
+ * refused while the task's epoch mediates that class, and allowed when
+ * the rule is open: an all-open epoch changes nothing a task can do.
+ * BPF program context: never sleeps.
+ *
+ * Return: 0 to allow, -EACCES (counted and audited as "bypass") to deny.
+ */
+int cf_refuse_mediated(struct cf_cred *e, u8 class_id, const char *what)
+{
+	struct cf_target t = { .class_id = class_id, .what = what };
+
+	if (e->epoch->rules[class_id].kind == CAPFENCE_RULE_OPEN)
+		return 0;
+	cf_stats_exercise(CAPFENCE_R_BYPASS);
+	cf_audit_exercise(&t, e->epoch->id, CAPFENCE_R_BYPASS, 0,
+			  cf_fence_value());
+	return -EACCES;
+}

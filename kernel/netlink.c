@@ -90,7 +90,7 @@ static int cf_nl_status(struct sk_buff *skb, struct genl_info *info)
 
 static int cf_nl_hooks_attach(struct sk_buff *skb, struct genl_info *info)
 {
-	u32 fds[16];
+	u32 fds[CF_MAX_HOOKS];
 	struct nlattr *nla;
 	int n = 0, rem, err;
 

@@ -634,6 +634,13 @@ static int agent_run(char *cmd)
 		return agent_read();
 	if (!strcmp(cmd, "pid"))
 		return getpid();
+	return cft_agent_extra(cmd);
+}
+
+/* A test program that needs its own agent commands defines this. */
+__attribute__((weak)) int cft_agent_extra(char *cmd)
+{
+	(void)cmd;
 	return EINVAL;
 }
 

@@ -65,6 +65,12 @@ int cft_agent_stop(struct cft_agent *a);
  */
 bool cft_agent_stop_clean(struct cft_agent *a);
 int cft_agent_main(void);
+/*
+ * Agent commands of one test program: a program may define this (a weak
+ * default answers EINVAL) to run attack steps inside its bound agents.
+ * Returns the command's errno result, 0 for success.
+ */
+int cft_agent_extra(char *cmd);
 
 /* One connect attempt of the "spin" agent command (/tmp/spin.PID). */
 struct cft_spin_rec {

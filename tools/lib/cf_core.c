@@ -94,6 +94,8 @@ static const struct {
 	/* exercise-only reasons have no CLI exit of their own: access denied */
 	[CAPFENCE_R_NO_CAPABILITY]	= { "no_capability", EACCES, 4 },
 	[CAPFENCE_R_CONSTRAINT]		= { "constraint", EACCES, 4 },
+	[CAPFENCE_R_BYPASS]		= { "bypass", EACCES, 4 },
+	[CAPFENCE_R_BORROW]		= { "borrow", EACCES, 4 },
 };
 
 _Static_assert(sizeof(reasons) / sizeof(reasons[0]) == CAPFENCE_R_MAX + 1,

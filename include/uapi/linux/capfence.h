@@ -54,6 +54,13 @@ enum capfence_reason {
 	CAPFENCE_R_NOT_HELD,		/* ENOKEY */
 	CAPFENCE_R_NO_CAPABILITY,	/* exercise only: EACCES */
 	CAPFENCE_R_CONSTRAINT,		/* exercise only: EACCES */
+	CAPFENCE_R_BYPASS,		/* exercise only: EACCES; the operation
+					 * would escape the mediation of a class
+					 * (raw socket, filesystem view change)
+					 */
+	CAPFENCE_R_BORROW,		/* exercise only: EACCES; acting through
+					 * another task (ptrace and friends)
+					 */
 	__CAPFENCE_R_MAX
 };
 
