@@ -88,7 +88,8 @@ static void cf_capid_put(struct cf_capid *c)
  * @from: delegator pid, 0 for the orchestrator
  * @gfp: allocation flags
  *
- * Caller holds cf_mutex (for the cap_id cell).
+ * Caller holds cf_mutex (for the cap_id cell and the key, which the caller
+ * has just verified the token under).
  *
  * Return: a grant with one reference, or NULL.
  */
@@ -101,8 +102,14 @@ struct cf_grant *cf_grant_from_token(const struct cf_token *t,
 	g = kzalloc(struct_size(g, c, t->n), gfp);
 	if (!g)
 		return NULL;
+	g->key = cf_keycell_get(t->key_id);
+	if (!g->key) {
+		kfree(g);
+		return NULL;
+	}
 	g->capid = cf_capid_get_or_create(t->cap_id);
 	if (!g->capid) {
+		cf_keycell_put(g->key);
 		kfree(g);
 		return NULL;
 	}
@@ -122,6 +129,7 @@ static void cf_grant_free_rcu(struct rcu_head *h)
 	struct cf_grant *g = container_of(h, struct cf_grant, rcu);
 
 	cf_capid_put(g->capid);
+	cf_keycell_put(g->key);
 	kfree(g);
 }
 

@@ -88,10 +88,20 @@ struct cf_capid {
 	struct rcu_head rcu;
 };
 
+/*
+ * Removal state of one installed key, shared by every grant accepted under
+ * it: removing the key fences them all in one store.
+ */
+struct cf_keycell {
+	refcount_t ref;
+	u64 removed_at;			/* fence lock; 0 = installed */
+};
+
 /* An accepted token: immutable once created. */
 struct cf_grant {
 	refcount_t ref;
 	struct cf_capid *capid;
+	struct cf_keycell *key;		/* the key that authenticated it */
 	struct cf_epoch *epoch;		/* the token's (= holder's) epoch */
 	u8 class_id;
 	u8 n;
@@ -181,6 +191,8 @@ void cf_key_exit(void);
 int cf_key_install(u32 id, const u8 *key, struct netlink_ext_ack *extack);
 int cf_key_remove(u32 id, struct netlink_ext_ack *extack);
 int cf_key_verify(u32 key_id, const u8 *msg, size_t len, const u8 *mac);
+struct cf_keycell *cf_keycell_get(u32 key_id);
+void cf_keycell_put(struct cf_keycell *c);
 
 /* token.c */
 int cf_token_decode(struct cf_token *t, const u8 *buf, size_t len,
@@ -211,7 +223,8 @@ static inline enum capfence_reason cf_grant_state(const struct cf_grant *g)
 {
 	if (READ_ONCE(g->capid->revoked_at))
 		return CAPFENCE_R_REVOKED;
-	if (READ_ONCE(g->epoch->fenced_at[g->class_id]))
+	if (READ_ONCE(g->epoch->fenced_at[g->class_id]) ||
+	    READ_ONCE(g->key->removed_at))
 		return CAPFENCE_R_FENCED;
 	return CAPFENCE_R_OK;
 }
@@ -299,6 +312,21 @@ int cf_cred_bind_exec(struct linux_binprm *bprm);
 int cf_cred_set_pending(const struct cred *cred, struct cf_epoch *e,
 			struct cf_holdings *h);
 bool cf_current_bound(void);
+
+/**
+ * cf_subject() - the bound state of a credential the filter may know
+ * @cred: a credential cf_cred_maybe() did not rule out
+ *
+ * Caller holds RCU.
+ *
+ * Return: the state when @cred is bound, else NULL.
+ */
+static inline struct cf_cred *cf_subject(const struct cred *cred)
+{
+	struct cf_cred *e = cf_cred_find(cred);
+
+	return e && e->epoch ? e : NULL;
+}
 long cf_nr_creds(void);
 long cf_nr_bound(void);
 
@@ -325,6 +353,7 @@ int cf_check_token(const struct cf_token *t, const char *why, const u8 *buf,
 int cf_exercise(struct cf_cred *e, struct cf_target *t,
 		struct cf_grant **admitted);
 int cf_refuse_mediated(struct cf_cred *e, u8 class_id, const char *what);
+bool cf_admits(const struct cf_cred *e, const struct cf_target *t);
 
 /* file.c */
 int cf_file_init(void);
@@ -347,6 +376,46 @@ static inline long cf_nr_tracked_files(void)
 {
 	return atomic_long_read(&cf_nr_files);
 }
+
+/* net.c */
+struct msghdr;
+struct sock;
+int cf_net_connect(struct cf_cred *e, struct socket *sock,
+		   struct sockaddr *sa, int len);
+int cf_net_bind(struct cf_cred *e, struct socket *sock, struct sockaddr *sa,
+		int len);
+int cf_net_listen(struct cf_cred *e, struct socket *sock);
+int cf_net_sendmsg(struct cf_cred *e, struct socket *sock, struct msghdr *msg);
+int cf_net_create(struct cf_cred *e, int family, int type);
+int cf_net_sctp(struct cf_cred *e, struct sock *sk, int optname,
+		struct sockaddr *sa, int len);
+void cf_net_peer(const struct sock *sk, struct cf_target *t);
+void cf_net_bound(const struct sock *sk, struct cf_target *t);
+
+/* sock.c */
+int cf_sock_init(void);
+void cf_sock_exit(void);
+int cf_sock_track(struct sock *sk, u8 class_id, struct cf_grant *g);
+int cf_sock_revalidate(struct sock *sk);
+void cf_sock_clone(const struct sock *sk, struct sock *newsk);
+void cf_sock_free(struct sock *sk);
+
+extern atomic_long_t cf_nr_socks;
+
+/**
+ * cf_nr_tracked_socks() - sockets whose grants are rechecked on use
+ *
+ * Return: the count; hooks stay attached while it is non-zero.
+ */
+static inline long cf_nr_tracked_socks(void)
+{
+	return atomic_long_read(&cf_nr_socks);
+}
+
+/* borrow.c */
+struct task_struct;
+int cf_borrow_attach(struct cf_cred *tracer, struct task_struct *tracee);
+bool cf_borrow_denied(const struct cf_target *t);
 
 /* audit.c */
 void cf_audit_exercise(const struct cf_target *t, u64 epoch,

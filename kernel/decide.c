@@ -234,46 +234,38 @@ out:
 	return err;
 }
 
-/**
- * cf_exercise() - may bound task @e perform @t?
- * @e: the calling task's bound state (kfunc.c)
- * @t: the mediated operation
- * @admitted: if not NULL, set to the grant that allowed @t (NULL when the
- *	      rule is open); valid while the caller holds RCU
- *
- * BPF program context: never sleeps. A denial is counted and audited.
- *
- * Return: 0 to allow, -EACCES to deny.
+/*
+ * The exercise decision without its side effects: the reason, the grant
+ * that admits @t (NULL for an open rule), and for a denial the capability
+ * that came closest and the fence value it was judged at.
  */
-int cf_exercise(struct cf_cred *e, struct cf_target *t,
-		struct cf_grant **admitted)
+static enum capfence_reason cf_judge(const struct cf_cred *e,
+				     const struct cf_target *t,
+				     struct cf_grant **admitted, u64 *cap_id,
+				     u64 *fence)
 {
 	const struct cf_rule *rule = &e->epoch->rules[t->class_id];
 	enum capfence_reason r;
 	struct cf_holdings *h;
 	unsigned int seq;
-	struct cf_grant *ok;
-	u64 cap_id, fence;
 	u32 i;
 
-	if (admitted)
-		*admitted = NULL;
+	*admitted = NULL;
+	*cap_id = 0;
 	if (rule->kind == CAPFENCE_RULE_OPEN)
-		return 0;
+		return CAPFENCE_R_OK;
 	/* rules are immutable: only grant state needs the fence snapshot */
 	if (rule->kind == CAPFENCE_RULE_DENY ||
 	    !cf_constraints_admit(rule->c, rule->n, t)) {
-		r = rule->kind == CAPFENCE_RULE_DENY ? CAPFENCE_R_CLASS_DENIED :
-						       CAPFENCE_R_CONSTRAINT;
-		cap_id = 0;
-		fence = cf_fence_value();
-		goto deny;
+		*fence = cf_fence_value();
+		return rule->kind == CAPFENCE_RULE_DENY ?
+		       CAPFENCE_R_CLASS_DENIED : CAPFENCE_R_CONSTRAINT;
 	}
 	do {
 		seq = read_seqbegin(&cf_fence);
-		cap_id = 0;
-		ok = NULL;
-		fence = cf_fence_value_locked();
+		*cap_id = 0;
+		*admitted = NULL;
+		*fence = cf_fence_value_locked();
 		r = CAPFENCE_R_NO_CAPABILITY;
 		h = rcu_dereference(e->held);
 		for (i = 0; h && i < h->n; i++) {
@@ -286,29 +278,76 @@ int cf_exercise(struct cf_cred *e, struct cf_target *t,
 				/* name the capability that came closest */
 				if (r == CAPFENCE_R_NO_CAPABILITY) {
 					r = CAPFENCE_R_CONSTRAINT;
-					cap_id = g->capid->cap_id;
+					*cap_id = g->capid->cap_id;
 				}
 				continue;
 			}
 			st = cf_grant_state(g);
+			r = st;
 			if (st == CAPFENCE_R_OK) {
-				r = st;
-				ok = g;
+				*admitted = g;
 				break;
 			}
-			r = st;
-			cap_id = g->capid->cap_id;
+			*cap_id = g->capid->cap_id;
 		}
 	} while (read_seqretry(&cf_fence, seq));
+	return r;
+}
 
+/**
+ * cf_admits() - would bound task @e be allowed @t? (no count, no audit)
+ * @e: bound state
+ * @t: the operation
+ *
+ * BPF program context: never sleeps.
+ *
+ * Return: true when @e's epoch and holdings admit @t now.
+ */
+bool cf_admits(const struct cf_cred *e, const struct cf_target *t)
+{
+	struct cf_grant *g;
+	u64 cap_id, fence;
+
+	return cf_judge(e, t, &g, &cap_id, &fence) == CAPFENCE_R_OK;
+}
+
+/**
+ * cf_exercise() - may bound task @e perform @t?
+ * @e: the calling task's bound state (kfunc.c)
+ * @t: the mediated operation
+ * @admitted: if not NULL, set to the grant that allowed @t (NULL when the
+ *	      rule is open); valid while the caller holds RCU
+ *
+ * A task traced by a bound tracer is allowed only what the tracer would
+ * be allowed too (borrow.c). BPF program context: never sleeps. A denial
+ * is counted and audited.
+ *
+ * Return: 0 to allow, -EACCES to deny.
+ */
+int cf_exercise(struct cf_cred *e, struct cf_target *t,
+		struct cf_grant **admitted)
+{
+	enum capfence_reason r;
+	struct cf_grant *ok;
+	u64 cap_id, fence = 0;
+
+	if (admitted)
+		*admitted = NULL;
+	if (e->epoch->rules[t->class_id].kind == CAPFENCE_RULE_OPEN)
+		return 0;
+	r = cf_judge(e, t, &ok, &cap_id, &fence);
+	if (r == CAPFENCE_R_OK && unlikely(current->ptrace) &&
+	    cf_borrow_denied(t)) {
+		r = CAPFENCE_R_BORROW;
+		cap_id = ok ? ok->capid->cap_id : 0;
+		fence = cf_fence_value();
+	}
+	cf_stats_exercise(r);
 	if (r == CAPFENCE_R_OK) {
-		cf_stats_exercise(r);
 		if (admitted)
 			*admitted = ok;
 		return 0;
 	}
-deny:
-	cf_stats_exercise(r);
 	cf_audit_exercise(t, e->epoch->id, r, cap_id, fence);
 	return -EACCES;
 }

@@ -24,6 +24,16 @@ static const char *const cf_hook_names[] = {
 	"bpf_lsm_bprm_creds_for_exec",
 	"bpf_lsm_socket_connect",
 	"bpf_lsm_socket_bind",
+	"bpf_lsm_socket_sendmsg",
+	"bpf_lsm_socket_recvmsg",
+	"bpf_lsm_socket_listen",
+	"bpf_lsm_socket_accept",
+	"bpf_lsm_socket_create",
+	"bpf_lsm_sctp_bind_connect",
+	"bpf_lsm_sk_clone_security",
+	"bpf_lsm_sk_free_security",
+	"bpf_lsm_ptrace_access_check",
+	"bpf_lsm_ptrace_traceme",
 	"bpf_lsm_file_open",
 	"bpf_lsm_file_permission",
 	"bpf_lsm_file_free_security",
@@ -148,7 +158,7 @@ int cf_hooks_detach(struct netlink_ext_ack *extack)
 		NL_SET_ERR_MSG_MOD(extack, "hooks are not attached");
 		return -ENOENT;
 	}
-	if (cf_nr_creds() || cf_nr_tracked_files()) {
+	if (cf_nr_creds() || cf_nr_tracked_files() || cf_nr_tracked_socks()) {
 		NL_SET_ERR_MSG_MOD(extack,
 				   "tasks are bound or have a pending exec epoch; hooks stay attached");
 		return -EBUSY;

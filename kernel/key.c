@@ -17,6 +17,7 @@
 struct cf_key {
 	struct list_head node;
 	u32 id;
+	struct cf_keycell *cell;	/* one reference */
 	struct crypto_shash *tfm;	/* keyed hmac(sha256) */
 };
 
@@ -61,9 +62,16 @@ int cf_key_install(u32 id, const u8 *key, struct netlink_ext_ack *extack)
 	if (!k)
 		return -ENOMEM;
 	k->id = id;
+	k->cell = kzalloc(sizeof(*k->cell), GFP_KERNEL);
+	if (!k->cell) {
+		kfree(k);
+		return -ENOMEM;
+	}
+	refcount_set(&k->cell->ref, 1);
 	k->tfm = crypto_alloc_shash("hmac(sha256)", 0, 0);
 	if (IS_ERR(k->tfm)) {
 		err = PTR_ERR(k->tfm);
+		kfree(k->cell);
 		kfree(k);
 		NL_SET_ERR_MSG_MOD(extack, "hmac(sha256) is not available");
 		return err;
@@ -71,6 +79,7 @@ int cf_key_install(u32 id, const u8 *key, struct netlink_ext_ack *extack)
 	err = crypto_shash_setkey(k->tfm, key, CAPFENCE_KEY_LEN);
 	if (err) {
 		crypto_free_shash(k->tfm);
+		kfree(k->cell);
 		kfree(k);
 		return err;
 	}
@@ -100,14 +109,50 @@ int cf_key_remove(u32 id, struct netlink_ext_ack *extack)
 		NL_SET_ERR_MSG_MOD(extack, "no key with this id is installed");
 		return -ENOENT;
 	}
+	/* every grant accepted under this key is fenced at this instant */
 	write_seqlock(&cf_fence);
 	list_del_rcu(&k->node);
-	cf_fence_advance_locked();
+	WRITE_ONCE(k->cell->removed_at, cf_fence_advance_locked());
 	write_sequnlock(&cf_fence);
 	synchronize_rcu();
+	cf_keycell_put(k->cell);
 	crypto_free_shash(k->tfm);
 	kfree(k);
 	return 0;
+}
+
+/**
+ * cf_keycell_get() - the removal cell of an installed key
+ * @key_id: key id
+ *
+ * Caller holds cf_mutex, so the key cannot go away meanwhile.
+ *
+ * Return: the cell with a new reference, or NULL when no such key is
+ * installed.
+ */
+struct cf_keycell *cf_keycell_get(u32 key_id)
+{
+	struct cf_key *k;
+
+	lockdep_assert_held(&cf_mutex);
+	k = cf_key_find(key_id);
+	if (!k)
+		return NULL;
+	refcount_inc(&k->cell->ref);
+	return k->cell;
+}
+
+/**
+ * cf_keycell_put() - drop a reference to a key's removal cell
+ * @c: the cell
+ *
+ * Grants drop theirs from their RCU callback, after which no reader can
+ * reach the cell: it is freed at once, never through another callback.
+ */
+void cf_keycell_put(struct cf_keycell *c)
+{
+	if (refcount_dec_and_test(&c->ref))
+		kfree(c);
 }
 
 /**
@@ -152,6 +197,7 @@ void cf_key_exit(void)
 
 	list_for_each_entry_safe(k, tmp, &cf_keys, node) {
 		list_del(&k->node);
+		cf_keycell_put(k->cell);
 		crypto_free_shash(k->tfm);
 		kfree(k);
 	}

@@ -16,6 +16,7 @@
 #include <linux/in.h>
 #include <linux/in6.h>
 #include <linux/net.h>
+#include <linux/ptrace.h>
 #include <linux/slab.h>
 #include <net/ipv6.h>
 #include <net/sock.h>
@@ -50,65 +51,14 @@ noinline int capfence_bprm_creds_for_exec(struct linux_binprm *bprm)
 	return cf_cred_bind_exec(bprm);
 }
 
-static int cf_sock_target(struct socket *sock, struct sockaddr *address,
-			  int addrlen, struct cf_target *t)
-{
-	if (!sock || !sock->sk || !address ||
-	    (sock->sk->sk_family != AF_INET && sock->sk->sk_family != AF_INET6))
-		return -ENOENT;
-	if (address->sa_family == AF_INET &&
-	    addrlen >= (int)sizeof(struct sockaddr_in)) {
-		const struct sockaddr_in *sin = (void *)address;
-
-		t->family = 4;
-		memcpy(t->addr, &sin->sin_addr, 4);
-		t->port = ntohs(sin->sin_port);
-		return 0;
-	}
-	if (address->sa_family == AF_INET6 &&
-	    addrlen >= SIN6_LEN_RFC2133) {
-		const struct sockaddr_in6 *sin6 = (void *)address;
-
-		/* a v4-mapped address reaches the IPv4 host: judge it so */
-		if (ipv6_addr_v4mapped(&sin6->sin6_addr)) {
-			t->family = 4;
-			memcpy(t->addr, &sin6->sin6_addr.s6_addr32[3], 4);
-		} else {
-			t->family = 6;
-			memcpy(t->addr, &sin6->sin6_addr, 16);
-		}
-		t->port = ntohs(sin6->sin6_port);
-		return 0;
-	}
-	/* AF_UNSPEC disconnects; malformed lengths fail in the stack */
-	return -ENOENT;
-}
-
-/*
- * The calling task's bound state. The kfunc has already found the
- * credential in the filter (cf_cred_maybe), so this goes to the table.
- */
-static struct cf_cred *cf_subject(const struct cred *cred)
-{
-	struct cf_cred *e = cf_cred_find(cred);
-
-	return e && e->epoch ? e : NULL;
-}
-
 /* Out of line: the kfuncs' unbound path (the filter test) needs no frame. */
-static noinline int cf_sock_hook(const struct cred *cred, u8 class_id,
-				 struct socket *sock, struct sockaddr *address,
-				 int addrlen)
+static noinline int cf_connect_hook(const struct cred *cred,
+				    struct socket *sock,
+				    struct sockaddr *address, int addrlen)
 {
 	struct cf_cred *e = cf_subject(cred);
-	struct cf_target t;
 
-	if (!e)
-		return 0;
-	t = (struct cf_target){ .class_id = class_id };
-	if (cf_sock_target(sock, address, addrlen, &t))
-		return 0;
-	return cf_exercise(e, &t, NULL);
+	return e ? cf_net_connect(e, sock, address, addrlen) : 0;
 }
 
 /*
@@ -123,8 +73,15 @@ noinline int capfence_socket_connect(struct socket *sock,
 
 	if (!cf_cred_maybe(cred))
 		return 0;
-	return cf_sock_hook(cred, CAPFENCE_CLASS_NET_CONNECT, sock, address,
-			    addrlen);
+	return cf_connect_hook(cred, sock, address, addrlen);
+}
+
+static noinline int cf_bind_hook(const struct cred *cred, struct socket *sock,
+				 struct sockaddr *address, int addrlen)
+{
+	struct cf_cred *e = cf_subject(cred);
+
+	return e ? cf_net_bind(e, sock, address, addrlen) : 0;
 }
 
 noinline int capfence_socket_bind(struct socket *sock,
@@ -134,8 +91,161 @@ noinline int capfence_socket_bind(struct socket *sock,
 
 	if (!cf_cred_maybe(cred))
 		return 0;
-	return cf_sock_hook(cred, CAPFENCE_CLASS_NET_BIND, sock, address,
-			    addrlen);
+	return cf_bind_hook(cred, sock, address, addrlen);
+}
+
+static noinline int cf_sendmsg_hook(const struct cred *cred,
+				    struct socket *sock, struct msghdr *msg)
+{
+	struct cf_cred *e = cf_subject(cred);
+
+	return e ? cf_net_sendmsg(e, sock, msg) : 0;
+}
+
+/* every send in the system: the unbound path is the filter test */
+noinline int capfence_socket_sendmsg(struct socket *sock, struct msghdr *msg,
+				     int size)
+{
+	const struct cred *cred = current_cred();
+
+	if (!cf_cred_maybe(cred))
+		return 0;
+	return cf_sendmsg_hook(cred, sock, msg);
+}
+
+static noinline int cf_sock_use_hook(const struct cred *cred,
+				     struct socket *sock)
+{
+	struct cf_cred *e = cf_subject(cred);
+
+	return e && sock->sk ? cf_sock_revalidate(sock->sk) : 0;
+}
+
+/* every receive in the system: the same */
+noinline int capfence_socket_recvmsg(struct socket *sock, struct msghdr *msg,
+				     int size, int flags)
+{
+	const struct cred *cred = current_cred();
+
+	if (!cf_cred_maybe(cred))
+		return 0;
+	return cf_sock_use_hook(cred, sock);
+}
+
+noinline int capfence_socket_accept(struct socket *sock,
+				    struct socket *newsock)
+{
+	const struct cred *cred = current_cred();
+
+	if (!cf_cred_maybe(cred))
+		return 0;
+	return cf_sock_use_hook(cred, sock);
+}
+
+static noinline int cf_listen_hook(const struct cred *cred,
+				   struct socket *sock)
+{
+	struct cf_cred *e = cf_subject(cred);
+	int err;
+
+	if (!e)
+		return 0;
+	err = cf_net_listen(e, sock);
+	return err ?: (sock->sk ? cf_sock_revalidate(sock->sk) : 0);
+}
+
+noinline int capfence_socket_listen(struct socket *sock, int backlog)
+{
+	const struct cred *cred = current_cred();
+
+	if (!cf_cred_maybe(cred))
+		return 0;
+	return cf_listen_hook(cred, sock);
+}
+
+static noinline int cf_create_hook(const struct cred *cred, int family,
+				   int type)
+{
+	struct cf_cred *e = cf_subject(cred);
+
+	return e ? cf_net_create(e, family, type) : 0;
+}
+
+noinline int capfence_socket_create(int family, int type, int protocol,
+				    int kern)
+{
+	const struct cred *cred = current_cred();
+
+	/* sockets the kernel makes for itself are not the task's */
+	if (kern || !cf_cred_maybe(cred))
+		return 0;
+	return cf_create_hook(cred, family, type);
+}
+
+static noinline int cf_sctp_hook(const struct cred *cred, struct sock *sk,
+				 int optname, struct sockaddr *address,
+				 int addrlen)
+{
+	struct cf_cred *e = cf_subject(cred);
+
+	return e ? cf_net_sctp(e, sk, optname, address, addrlen) : 0;
+}
+
+noinline int capfence_sctp_bind_connect(struct sock *sk, int optname,
+					struct sockaddr *address, int addrlen)
+{
+	const struct cred *cred;
+
+	/* an address change a peer asks for in softirq is no task's act */
+	if (!in_task())
+		return 0;
+	cred = current_cred();
+	if (!cf_cred_maybe(cred))
+		return 0;
+	return cf_sctp_hook(cred, sk, optname, address, addrlen);
+}
+
+/* every socket cloned or freed in the system: no call while none is tracked */
+noinline void capfence_sk_clone_security(const struct sock *sk,
+					 struct sock *newsk)
+{
+	if (cf_nr_tracked_socks())
+		cf_sock_clone(sk, newsk);
+}
+
+noinline void capfence_sk_free_security(struct sock *sk)
+{
+	if (cf_nr_tracked_socks())
+		cf_sock_free(sk);
+}
+
+static noinline int cf_ptrace_hook(const struct cred *cred,
+				   struct task_struct *child)
+{
+	struct cf_cred *e = cf_subject(cred);
+
+	return e ? cf_borrow_attach(e, child) : 0;
+}
+
+/* a bound tracer: ptrace attach, /proc/PID/mem, process_vm_*, pidfd_getfd */
+noinline int capfence_ptrace_access_check(struct task_struct *child,
+					  unsigned int mode)
+{
+	const struct cred *cred = current_cred();
+
+	if (!(mode & PTRACE_MODE_ATTACH) || !cf_cred_maybe(cred))
+		return 0;
+	return cf_ptrace_hook(cred, child);
+}
+
+/* PTRACE_TRACEME: @parent becomes the tracer of the calling task */
+noinline int capfence_ptrace_traceme(struct task_struct *parent)
+{
+	const struct cred *cred = __task_cred(parent);
+
+	if (!cf_cred_maybe(cred))
+		return 0;
+	return cf_ptrace_hook(cred, current);
 }
 
 /*
@@ -222,6 +332,16 @@ BTF_ID_FLAGS(func, capfence_cred_free)
 BTF_ID_FLAGS(func, capfence_bprm_creds_for_exec)
 BTF_ID_FLAGS(func, capfence_socket_connect)
 BTF_ID_FLAGS(func, capfence_socket_bind)
+BTF_ID_FLAGS(func, capfence_socket_sendmsg)
+BTF_ID_FLAGS(func, capfence_socket_recvmsg)
+BTF_ID_FLAGS(func, capfence_socket_listen)
+BTF_ID_FLAGS(func, capfence_socket_accept)
+BTF_ID_FLAGS(func, capfence_socket_create)
+BTF_ID_FLAGS(func, capfence_sctp_bind_connect)
+BTF_ID_FLAGS(func, capfence_sk_clone_security)
+BTF_ID_FLAGS(func, capfence_sk_free_security)
+BTF_ID_FLAGS(func, capfence_ptrace_access_check)
+BTF_ID_FLAGS(func, capfence_ptrace_traceme)
 BTF_ID_FLAGS(func, capfence_file_open)
 BTF_ID_FLAGS(func, capfence_file_permission)
 BTF_ID_FLAGS(func, capfence_file_free_security)

@@ -24,18 +24,23 @@ static int __init capfence_init(void)
 	err = cf_file_init();
 	if (err)
 		goto err_cred;
+	err = cf_sock_init();
+	if (err)
+		goto err_file;
 	err = cf_kfunc_init();
 	if (err) {
 		pr_err("capfence: kfunc registration failed (%d); is module BTF present?\n",
 		       err);
-		goto err_file;
+		goto err_sock;
 	}
 	err = cf_netlink_init();
 	if (err)
-		goto err_file;
+		goto err_sock;
 	pr_info("capfence: version %s loaded, hooks not attached\n",
 		CAPFENCE_VERSION);
 	return 0;
+err_sock:
+	cf_sock_exit();
 err_file:
 	cf_file_exit();
 err_cred:
@@ -47,6 +52,7 @@ static void __exit capfence_exit(void)
 {
 	cf_netlink_exit();
 	cf_hooks_exit();
+	cf_sock_exit();
 	cf_file_exit();
 	cf_cred_exit();
 	rcu_barrier();

@@ -20,6 +20,24 @@ extern int capfence_socket_connect(struct socket *sock, struct sockaddr *address
 				   int addrlen) __ksym;
 extern int capfence_socket_bind(struct socket *sock, struct sockaddr *address,
 				int addrlen) __ksym;
+extern int capfence_socket_sendmsg(struct socket *sock, struct msghdr *msg,
+				   int size) __ksym;
+extern int capfence_socket_recvmsg(struct socket *sock, struct msghdr *msg,
+				   int size, int flags) __ksym;
+extern int capfence_socket_listen(struct socket *sock, int backlog) __ksym;
+extern int capfence_socket_accept(struct socket *sock,
+				  struct socket *newsock) __ksym;
+extern int capfence_socket_create(int family, int type, int protocol,
+				  int kern) __ksym;
+extern int capfence_sctp_bind_connect(struct sock *sk, int optname,
+				      struct sockaddr *address,
+				      int addrlen) __ksym;
+extern void capfence_sk_clone_security(const struct sock *sk,
+				       struct sock *newsk) __ksym;
+extern void capfence_sk_free_security(struct sock *sk) __ksym;
+extern int capfence_ptrace_access_check(struct task_struct *child,
+					unsigned int mode) __ksym;
+extern int capfence_ptrace_traceme(struct task_struct *parent) __ksym;
 extern int capfence_file_open(struct file *file) __ksym;
 extern int capfence_file_permission(struct file *file, int mask) __ksym;
 extern void capfence_file_free_security(struct file *file) __ksym;
@@ -71,6 +89,74 @@ int BPF_PROG(cf_socket_bind, struct socket *sock, struct sockaddr *address,
 	     int addrlen, int ret)
 {
 	return ret ?: capfence_socket_bind(sock, address, addrlen);
+}
+
+SEC("lsm/socket_sendmsg")
+int BPF_PROG(cf_socket_sendmsg, struct socket *sock, struct msghdr *msg,
+	     int size, int ret)
+{
+	return ret ?: capfence_socket_sendmsg(sock, msg, size);
+}
+
+SEC("lsm/socket_recvmsg")
+int BPF_PROG(cf_socket_recvmsg, struct socket *sock, struct msghdr *msg,
+	     int size, int flags, int ret)
+{
+	return ret ?: capfence_socket_recvmsg(sock, msg, size, flags);
+}
+
+SEC("lsm/socket_listen")
+int BPF_PROG(cf_socket_listen, struct socket *sock, int backlog, int ret)
+{
+	return ret ?: capfence_socket_listen(sock, backlog);
+}
+
+SEC("lsm/socket_accept")
+int BPF_PROG(cf_socket_accept, struct socket *sock, struct socket *newsock,
+	     int ret)
+{
+	return ret ?: capfence_socket_accept(sock, newsock);
+}
+
+SEC("lsm/socket_create")
+int BPF_PROG(cf_socket_create, int family, int type, int protocol, int kern,
+	     int ret)
+{
+	return ret ?: capfence_socket_create(family, type, protocol, kern);
+}
+
+SEC("lsm/sctp_bind_connect")
+int BPF_PROG(cf_sctp_bind_connect, struct sock *sk, int optname,
+	     struct sockaddr *address, int addrlen, int ret)
+{
+	return ret ?: capfence_sctp_bind_connect(sk, optname, address, addrlen);
+}
+
+SEC("lsm/sk_clone_security")
+int BPF_PROG(cf_sk_clone_security, const struct sock *sk, struct sock *newsk)
+{
+	capfence_sk_clone_security(sk, newsk);
+	return 0;
+}
+
+SEC("lsm/sk_free_security")
+int BPF_PROG(cf_sk_free_security, struct sock *sk)
+{
+	capfence_sk_free_security(sk);
+	return 0;
+}
+
+SEC("lsm/ptrace_access_check")
+int BPF_PROG(cf_ptrace_access_check, struct task_struct *child,
+	     unsigned int mode, int ret)
+{
+	return ret ?: capfence_ptrace_access_check(child, mode);
+}
+
+SEC("lsm/ptrace_traceme")
+int BPF_PROG(cf_ptrace_traceme, struct task_struct *parent, int ret)
+{
+	return ret ?: capfence_ptrace_traceme(parent);
 }
 
 /*

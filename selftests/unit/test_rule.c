@@ -324,13 +324,13 @@ TEST(classes_and_reasons)
 	static const char *const names[] = {
 		"ok", "no_task", "not_bound", "forged", "epoch_mismatch",
 		"class_denied", "revoked", "fenced", "not_held",
-		"no_capability", "constraint",
+		"no_capability", "constraint", "bypass", "borrow",
 	};
 	static const int errs[] = {
 		0, ESRCH, EINVAL, EBADMSG, ESTALE, EACCES, EKEYREVOKED,
-		EKEYEXPIRED, ENOKEY, EACCES, EACCES,
+		EKEYEXPIRED, ENOKEY, EACCES, EACCES, EACCES, EACCES,
 	};
-	static const int exits[] = { 0, 8, 8, 5, 3, 4, 6, 7, 9, 4, 4 };
+	static const int exits[] = { 0, 8, 8, 5, 3, 4, 6, 7, 9, 4, 4, 4, 4 };
 	int i;
 
 	EXPECT_EQ(CAPFENCE_CLASS_NET_CONNECT, cf_class_from_name("net:connect"));

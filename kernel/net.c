@@ -1,0 +1,362 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Network mediation: net:connect and net:bind for AF_INET and AF_INET6
+ * sockets on every path the stack offers, not only connect() and bind():
+ * sendmsg with an address (datagrams, TCP Fast Open, SCTP implicit
+ * association), SCTP address lists, bind with any family value the stack
+ * accepts, autobind at listen() and at a datagram socket's first send. Raw
+ * and packet sockets, whose headers the task writes itself, are refused
+ * while a net class is mediated. Sockets connected or bound under a
+ * capability are remembered (sock.c) and rechecked on every send, receive
+ * and accept.
+ *
+ * The address is read the way the stack will read it: AF_UNSPEC counts as
+ * AF_INET where the IPv4 stack accepts it so (bind, UDP and raw sendmsg on
+ * an AF_INET socket), and an AF_INET address on an AF_INET6 socket reaches
+ * the IPv4 host. An address the stack will reject is left to the stack.
+ *
+ * Locking and context: called from the kfuncs (BPF program context: RCU
+ * read lock held, never sleeps). Decisions read grant state in a fence
+ * read section (decide.c).
+ */
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <linux/net.h>
+#include <linux/sctp.h>
+#include <linux/socket.h>
+#include <net/inet_sock.h>
+#include <net/ipv6.h>
+#include <net/sock.h>
+#include "capfence.h"
+
+static bool cf_inet(const struct sock *sk)
+{
+	return sk && (sk->sk_family == AF_INET || sk->sk_family == AF_INET6);
+}
+
+static void cf_target_v4(struct cf_target *t, const void *addr, __be16 port)
+{
+	t->family = 4;
+	memcpy(t->addr, addr, 4);
+	t->port = ntohs(port);
+}
+
+static void cf_target_v6(struct cf_target *t, const struct in6_addr *a,
+			 __be16 port)
+{
+	/* a v4-mapped address reaches the IPv4 host: judge it so */
+	if (ipv6_addr_v4mapped(a)) {
+		cf_target_v4(t, &a->s6_addr32[3], port);
+		return;
+	}
+	t->family = 6;
+	memcpy(t->addr, a, 16);
+	t->port = ntohs(port);
+}
+
+/**
+ * cf_net_addr() - the peer or local address a sockaddr names
+ * @sk: the socket (AF_INET or AF_INET6)
+ * @sa: the address
+ * @len: its length
+ * @unspec_inet: AF_UNSPEC means AF_INET on an AF_INET socket (bind, UDP
+ *		 and raw sendmsg); false where it means "disconnect"
+ * @t: filled with family, address and port
+ *
+ * Return: 0, or -ENOENT when the stack will not read @sa as an address.
+ */
+static int cf_net_addr(const struct sock *sk, const struct sockaddr *sa,
+		       int len, bool unspec_inet, struct cf_target *t)
+{
+	sa_family_t family;
+
+	if (!sa || len < (int)offsetofend(struct sockaddr, sa_family))
+		return -ENOENT;
+	family = sa->sa_family;
+	if (family == AF_UNSPEC && unspec_inet && sk->sk_family == AF_INET)
+		family = AF_INET;
+	if (family == AF_INET && len >= (int)sizeof(struct sockaddr_in)) {
+		const struct sockaddr_in *sin = (const void *)sa;
+
+		cf_target_v4(t, &sin->sin_addr, sin->sin_port);
+		return 0;
+	}
+	if (family == AF_INET6 && len >= SIN6_LEN_RFC2133) {
+		const struct sockaddr_in6 *sin6 = (const void *)sa;
+
+		cf_target_v6(t, &sin6->sin6_addr, sin6->sin6_port);
+		return 0;
+	}
+	return -ENOENT;
+}
+
+/* The socket's local address with port @port (autobind: 0). */
+static void cf_net_local(const struct sock *sk, u16 port, struct cf_target *t)
+{
+#if IS_ENABLED(CONFIG_IPV6)
+	if (sk->sk_family == AF_INET6) {
+		cf_target_v6(t, &sk->sk_v6_rcv_saddr, htons(port));
+		return;
+	}
+#endif
+	cf_target_v4(t, &sk->sk_rcv_saddr, htons(port));
+}
+
+/**
+ * cf_net_peer() - the address a connected socket reaches, for audit
+ * @sk: the socket
+ * @t: filled with family, address and port
+ */
+void cf_net_peer(const struct sock *sk, struct cf_target *t)
+{
+#if IS_ENABLED(CONFIG_IPV6)
+	if (sk->sk_family == AF_INET6) {
+		cf_target_v6(t, &sk->sk_v6_daddr, sk->sk_dport);
+		return;
+	}
+#endif
+	cf_target_v4(t, &sk->sk_daddr, sk->sk_dport);
+}
+
+/**
+ * cf_net_bound() - the local address of a bound socket, for audit
+ * @sk: the socket
+ * @t: filled with family, address and port
+ */
+void cf_net_bound(const struct sock *sk, struct cf_target *t)
+{
+	cf_net_local(sk, inet_sk(sk)->inet_num, t);
+}
+
+/*
+ * Judge @t for @class_id and remember the admitting grant on @sk, so that
+ * a revoke or fence move reaches the socket's later traffic.
+ */
+static int cf_net_judge(struct cf_cred *e, struct sock *sk,
+			struct cf_target *t, bool track)
+{
+	struct cf_grant *g;
+	int err;
+
+	err = cf_exercise(e, t, &g);
+	if (err || !track)
+		return err;
+	return cf_sock_track(sk, t->class_id, g);
+}
+
+/**
+ * cf_net_connect() - socket_connect: net:connect on the peer address
+ * @e: the calling task's bound state
+ * @sock: the socket
+ * @sa: the address
+ * @len: its length
+ *
+ * AF_UNSPEC disconnects: nothing to judge.
+ *
+ * Return: 0, -EACCES (audited) or -ENOMEM (the connect fails).
+ */
+int cf_net_connect(struct cf_cred *e, struct socket *sock,
+		   struct sockaddr *sa, int len)
+{
+	struct cf_target t = { .class_id = CAPFENCE_CLASS_NET_CONNECT };
+	struct sock *sk = sock ? sock->sk : NULL;
+
+	if (!cf_inet(sk))
+		return 0;
+	if (cf_net_addr(sk, sa, len, false, &t))
+		return 0;
+	return cf_net_judge(e, sk, &t, true);
+}
+
+/**
+ * cf_net_bind() - socket_bind: net:bind on the local address
+ * @e: the calling task's bound state
+ * @sock: the socket
+ * @sa: the address
+ * @len: its length
+ *
+ * Return: 0, -EACCES (audited) or -ENOMEM.
+ */
+int cf_net_bind(struct cf_cred *e, struct socket *sock, struct sockaddr *sa,
+		int len)
+{
+	struct cf_target t = { .class_id = CAPFENCE_CLASS_NET_BIND };
+	struct sock *sk = sock ? sock->sk : NULL;
+
+	if (!cf_inet(sk))
+		return 0;
+	if (cf_net_addr(sk, sa, len, true, &t))
+		return 0;	/* the stack refuses it: EINVAL, EAFNOSUPPORT */
+	return cf_net_judge(e, sk, &t, true);
+}
+
+/**
+ * cf_net_listen() - socket_listen: an unbound socket autobinds a port
+ * @e: the calling task's bound state
+ * @sock: the socket
+ *
+ * The port is ephemeral (judged as port 0, which only a capability for any
+ * port admits) on the socket's local address, the wildcard when unbound.
+ *
+ * Return: 0, -EACCES (audited) or -ENOMEM.
+ */
+int cf_net_listen(struct cf_cred *e, struct socket *sock)
+{
+	struct cf_target t = { .class_id = CAPFENCE_CLASS_NET_BIND };
+	struct sock *sk = sock ? sock->sk : NULL;
+
+	if (!cf_inet(sk) || READ_ONCE(inet_sk(sk)->inet_num))
+		return 0;
+	cf_net_local(sk, 0, &t);
+	return cf_net_judge(e, sk, &t, true);
+}
+
+/* a datagram socket the first send autobinds, and which then receives
+ * from anyone (UDP, UDP-Lite; not TCP, whose autobind belongs to its
+ * connect, nor ping sockets, which receive only echo replies)
+ */
+static bool cf_net_autobinds(const struct sock *sk)
+{
+	return sk->sk_type == SOCK_DGRAM &&
+	       (sk->sk_protocol == IPPROTO_UDP ||
+		sk->sk_protocol == IPPROTO_UDPLITE) &&
+	       !READ_ONCE(inet_sk(sk)->inet_num);
+}
+
+/**
+ * cf_net_sendmsg() - socket_sendmsg: a send with an address is a connect
+ * @e: the calling task's bound state
+ * @sock: the socket
+ * @msg: the message; only msg_name is read
+ *
+ * Datagrams to an address, TCP Fast Open and SCTP implicit association all
+ * name their peer here. An unbound datagram socket is autobound by its
+ * first send (net:bind on port 0). A stream or SCTP socket that the send
+ * connects remembers the capability; a datagram to an address does not
+ * (each one is judged). A socket connected or bound under a capability is
+ * rechecked.
+ *
+ * Return: 0, -EACCES (audited) or -ENOMEM.
+ */
+int cf_net_sendmsg(struct cf_cred *e, struct socket *sock, struct msghdr *msg)
+{
+	struct cf_target t = { .class_id = CAPFENCE_CLASS_NET_CONNECT };
+	struct sock *sk = sock ? sock->sk : NULL;
+	int err;
+
+	if (!cf_inet(sk))
+		return 0;
+	if (msg->msg_name &&
+	    !cf_net_addr(sk, msg->msg_name, msg->msg_namelen, true, &t)) {
+		err = cf_net_judge(e, sk, &t, sk->sk_type != SOCK_DGRAM);
+		if (err)
+			return err;
+		if (cf_net_autobinds(sk)) {
+			t = (struct cf_target){ .class_id = CAPFENCE_CLASS_NET_BIND };
+			cf_net_local(sk, 0, &t);
+			err = cf_net_judge(e, sk, &t, true);
+			if (err)
+				return err;
+		}
+	}
+	return cf_sock_revalidate(sk);
+}
+
+/**
+ * cf_net_create() - socket_create: refuse what cannot be judged by address
+ * @e: the calling task's bound state
+ * @family: address family
+ * @type: socket type
+ *
+ * A raw socket writes its own IP header (IP_HDRINCL) and a packet socket
+ * its own frames, so no address decision can hold for them: both are
+ * refused while net:connect or net:bind is mediated.
+ *
+ * Return: 0, or -EACCES (audited, reason bypass).
+ */
+int cf_net_create(struct cf_cred *e, int family, int type)
+{
+	u8 class_id;
+	int err;
+
+	if (family == AF_PACKET)
+		goto refuse;
+	if ((family == AF_INET || family == AF_INET6) &&
+	    (type == SOCK_RAW || type == SOCK_PACKET))
+		goto refuse;
+	return 0;
+refuse:
+	for (class_id = CAPFENCE_CLASS_NET_CONNECT;
+	     class_id <= CAPFENCE_CLASS_NET_BIND; class_id++) {
+		err = cf_refuse_mediated(e, class_id,
+					 family == AF_PACKET ? "socket:packet" :
+							       "socket:raw");
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/**
+ * cf_net_sctp() - sctp_bind_connect: every address of an SCTP list
+ * @e: the calling task's bound state
+ * @sk: the socket
+ * @optname: what the addresses are for
+ * @sa: packed sockaddr_in / sockaddr_in6 entries
+ * @len: total length
+ *
+ * bindx and primary-address changes need net:bind for every address;
+ * connectx, implicit association and address additions need net:connect.
+ * Only called in task context (kfunc.c): address changes a peer asks for
+ * in softirq belong to no task.
+ *
+ * Return: 0, -EACCES (audited), or -EINVAL for a malformed list.
+ */
+int cf_net_sctp(struct cf_cred *e, struct sock *sk, int optname,
+		struct sockaddr *sa, int len)
+{
+	struct cf_target t;
+	u8 class_id;
+	int off, step, err;
+
+	switch (optname) {
+	case SCTP_PRIMARY_ADDR:
+	case SCTP_SET_PEER_PRIMARY_ADDR:
+	case SCTP_SOCKOPT_BINDX_ADD:
+		class_id = CAPFENCE_CLASS_NET_BIND;
+		break;
+	case SCTP_SOCKOPT_CONNECTX:
+	case SCTP_SENDMSG_CONNECT:
+	case SCTP_PARAM_SET_PRIMARY:
+	case SCTP_PARAM_ADD_IP:
+		class_id = CAPFENCE_CLASS_NET_CONNECT;
+		break;
+	default:
+		return 0;
+	}
+	for (off = 0; off < len; off += step) {
+		const struct sockaddr *a = (void *)((char *)sa + off);
+
+		if (len - off < (int)sizeof(sa_family_t))
+			return -EINVAL;
+		/* SCTP reads AF_UNSPEC entries as IPv4 */
+		step = a->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) :
+						  sizeof(struct sockaddr_in);
+		if (a->sa_family != AF_INET && a->sa_family != AF_INET6 &&
+		    a->sa_family != AF_UNSPEC)
+			return -EINVAL;
+		if (len - off < step)
+			return -EINVAL;
+		t = (struct cf_target){ .class_id = class_id };
+		if (a->sa_family == AF_INET6)
+			cf_target_v6(&t, &((const struct sockaddr_in6 *)a)->sin6_addr,
+				     ((const struct sockaddr_in6 *)a)->sin6_port);
+		else
+			cf_target_v4(&t, &((const struct sockaddr_in *)a)->sin_addr,
+				     ((const struct sockaddr_in *)a)->sin_port);
+		err = cf_net_judge(e, sk, &t, true);
+		if (err)
+			return err;
+	}
+	return 0;
+}

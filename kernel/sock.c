@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Revalidation of sockets connected or bound under a capability. A socket
+ * whose connect, bind, autobind or SCTP address was admitted by a token
+ * grant remembers every such grant; each later send, receive and accept
+ * checks them all again, so a revoke or fence move reaches established
+ * connections and listeners, not only the next connect. A socket accepted
+ * from a remembered listener inherits the listener's grants.
+ *
+ * Locking: an rhashtable keyed by the struct sock pointer. Entries are added
+ * from the hooks (task context, or softirq for an accepted child), removed
+ * in sk_free_security (the socket is dying), read under RCU (BPF programs
+ * hold it). An entry's grant array only grows, under the entry's spinlock;
+ * readers load the count with acquire semantics and need no lock. Grant
+ * validity is read in a fence read section. Never sleeps.
+ */
+#include <linux/rhashtable.h>
+#include <linux/slab.h>
+#include <net/sock.h>
+#include "capfence.h"
+
+/* a socket admitted through more grants than this fails closed */
+#define CF_SOCK_GRANTS	8
+
+struct cf_sock {
+	struct rhash_head node;
+	const struct sock *sk;		/* key */
+	spinlock_t lock;		/* orders writers of g and n */
+	u32 n;				/* published with release semantics */
+	struct cf_grant *g[CF_SOCK_GRANTS];	/* references held */
+	struct rcu_head rcu;
+};
+
+static struct rhashtable cf_socks;
+atomic_long_t cf_nr_socks = ATOMIC_LONG_INIT(0);
+
+static const struct rhashtable_params cf_sock_params =
+	CF_PTR_TABLE_PARAMS(struct cf_sock, sk, node);
+
+static struct cf_sock *cf_sock_get(const struct sock *sk)
+{
+	struct cf_sock *s, *old;
+
+	s = rhashtable_lookup(&cf_socks, &sk, cf_sock_params);
+	if (s)
+		return s;
+	s = kzalloc(sizeof(*s), GFP_ATOMIC | __GFP_NOWARN);
+	if (!s)
+		return ERR_PTR(-ENOMEM);
+	s->sk = sk;
+	spin_lock_init(&s->lock);
+	old = rhashtable_lookup_get_insert_fast(&cf_socks, &s->node,
+						cf_sock_params);
+	if (old) {
+		/* a racing first track of the same socket won, or failure */
+		kfree(s);
+		return old;
+	}
+	atomic_long_inc(&cf_nr_socks);
+	return s;
+}
+
+static int cf_sock_add(struct cf_sock *s, struct cf_grant *g)
+{
+	int err = 0;
+	u32 i;
+
+	spin_lock_bh(&s->lock);
+	for (i = 0; i < s->n; i++)
+		if (s->g[i] == g)
+			goto out;
+	if (s->n == CF_SOCK_GRANTS) {
+		err = -ENOBUFS;
+		goto out;
+	}
+	refcount_inc(&g->ref);
+	s->g[s->n] = g;
+	smp_store_release(&s->n, s->n + 1);
+out:
+	spin_unlock_bh(&s->lock);
+	return err;
+}
+
+/**
+ * cf_sock_track() - remember the grant that admitted a socket operation
+ * @sk: the socket
+ * @class_id: the class @g was judged for (net:connect or net:bind)
+ * @g: the grant, or NULL when an open rule admitted it (nothing to do)
+ *
+ * Return: 0, -ENOMEM or -ENOBUFS (the operation then fails: fail closed).
+ */
+int cf_sock_track(struct sock *sk, u8 class_id, struct cf_grant *g)
+{
+	struct cf_sock *s;
+
+	if (!g)
+		return 0;
+	s = cf_sock_get(sk);
+	if (IS_ERR(s))
+		return PTR_ERR(s);
+	return cf_sock_add(s, g);
+}
+
+/**
+ * cf_sock_revalidate() - are the grants behind a socket still valid?
+ * @sk: the socket being used
+ *
+ * Return: 0, or -EACCES (audited, target the socket's peer or local
+ * address) when a grant that admitted the socket was revoked or fenced.
+ */
+int cf_sock_revalidate(struct sock *sk)
+{
+	struct cf_target t = {};
+	enum capfence_reason r = CAPFENCE_R_OK;
+	struct cf_grant *bad = NULL;
+	struct cf_sock *s;
+	unsigned int seq;
+	u64 fence;
+	u32 i, n;
+
+	if (!cf_nr_tracked_socks())
+		return 0;
+	s = rhashtable_lookup(&cf_socks, &sk, cf_sock_params);
+	if (!s)
+		return 0;
+	n = smp_load_acquire(&s->n);
+	do {
+		seq = read_seqbegin(&cf_fence);
+		fence = cf_fence_value_locked();
+		r = CAPFENCE_R_OK;
+		for (i = 0; i < n && r == CAPFENCE_R_OK; i++) {
+			r = cf_grant_state(s->g[i]);
+			bad = s->g[i];
+		}
+	} while (read_seqretry(&cf_fence, seq));
+	if (r == CAPFENCE_R_OK)
+		return 0;
+	cf_stats_exercise(r);
+	t.class_id = bad->class_id;
+	if (bad->class_id == CAPFENCE_CLASS_NET_CONNECT)
+		cf_net_peer(sk, &t);
+	else
+		cf_net_bound(sk, &t);
+	cf_audit_exercise(&t, bad->epoch->id, r, bad->capid->cap_id, fence);
+	return -EACCES;
+}
+
+/**
+ * cf_sock_clone() - an accepted socket inherits its listener's grants
+ * @sk: the listener
+ * @newsk: the new connection (softirq or task context)
+ *
+ * Its sk_clone_security hook cannot fail: should the entry not be
+ * allocated, the new connection is not rechecked (threat-model.md).
+ */
+void cf_sock_clone(const struct sock *sk, struct sock *newsk)
+{
+	struct cf_sock *s, *ns;
+	u32 i, n;
+
+	s = rhashtable_lookup(&cf_socks, &sk, cf_sock_params);
+	if (!s)
+		return;
+	n = smp_load_acquire(&s->n);
+	if (!n)
+		return;
+	ns = cf_sock_get(newsk);
+	if (IS_ERR(ns))
+		return;
+	for (i = 0; i < n; i++)
+		cf_sock_add(ns, s->g[i]);
+}
+
+static void cf_sock_release(struct cf_sock *s)
+{
+	u32 i;
+
+	for (i = 0; i < s->n; i++)
+		cf_grant_put(s->g[i]);
+}
+
+/**
+ * cf_sock_free() - forget a socket that is being freed
+ * @sk: the socket
+ */
+void cf_sock_free(struct sock *sk)
+{
+	struct cf_sock *s;
+
+	s = rhashtable_lookup(&cf_socks, &sk, cf_sock_params);
+	if (!s || rhashtable_remove_fast(&cf_socks, &s->node, cf_sock_params))
+		return;
+	atomic_long_dec(&cf_nr_socks);
+	cf_sock_release(s);
+	kfree_rcu(s, rcu);
+}
+
+/**
+ * cf_sock_init() - create the table
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int cf_sock_init(void)
+{
+	return rhashtable_init(&cf_socks, &cf_sock_params);
+}
+
+static void cf_sock_free_entry(void *ptr, void *arg)
+{
+	struct cf_sock *s = ptr;
+
+	cf_sock_release(s);
+	kfree(s);
+}
+
+/**
+ * cf_sock_exit() - destroy the table at module exit (empty by then)
+ */
+void cf_sock_exit(void)
+{
+	rhashtable_free_and_destroy(&cf_socks, cf_sock_free_entry, NULL);
+}

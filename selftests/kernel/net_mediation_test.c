@@ -1,0 +1,710 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Complete mediation of the network classes, and borrowing: every path a
+ * bound task could take around net:connect and net:bind, tried as an
+ * attacker would (docs/threat-model.md lists them), plus acting through
+ * another task (ptrace and friends) and grants under a removed key. Each
+ * denial is EACCES with an audit record whose reason, class and target
+ * are checked, and no agent is ended by a signal.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <netinet/in.h>
+#include <netinet/ip_icmp.h>
+#include <linux/if_ether.h>
+#include "kselftest_harness.h"
+#include "common.h"
+
+#ifndef IPPROTO_SCTP
+#define IPPROTO_SCTP 132
+#endif
+#define CFT_SOL_SCTP		132
+#define CFT_SCTP_BINDX_ADD	100	/* SCTP_SOCKOPT_BINDX_ADD */
+#define CFT_SCTP_CONNECTX	110	/* SCTP_SOCKOPT_CONNECTX */
+
+/* ---- agent side: the attack steps, run inside a bound agent ---- */
+
+static int held = -1, child = -1;
+
+static int fill(const char *addr, int port, struct sockaddr_storage *ss,
+		socklen_t *len)
+{
+	struct sockaddr_in *sin = (void *)ss;
+	struct sockaddr_in6 *sin6 = (void *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	if (strchr(addr, ':')) {
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = htons((uint16_t)port);
+		*len = sizeof(*sin6);
+		return inet_pton(AF_INET6, addr, &sin6->sin6_addr) == 1 ? 0 : EINVAL;
+	}
+	sin->sin_family = AF_INET;
+	sin->sin_port = htons((uint16_t)port);
+	*len = sizeof(*sin);
+	return inet_pton(AF_INET, addr, &sin->sin_addr) == 1 ? 0 : EINVAL;
+}
+
+static int res(int ret)
+{
+	return ret < 0 ? errno : 0;
+}
+
+/* a datagram to an address, on a fresh unconnected socket */
+static int udp_sendto(const char *addr, int port, bool unspec)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int fd, err;
+
+	if (fill(addr, port, &ss, &len))
+		return EINVAL;
+	if (unspec)
+		ss.ss_family = AF_UNSPEC;	/* udp_sendmsg reads it as AF_INET */
+	fd = socket(strchr(addr, ':') ? AF_INET6 : AF_INET, SOCK_DGRAM, 0);
+	if (fd < 0)
+		return errno;
+	err = res(sendto(fd, "x", 1, 0, (struct sockaddr *)&ss, len));
+	close(fd);
+	return err;
+}
+
+static int ping(const char *addr)
+{
+	struct icmphdr h = { .type = ICMP_ECHO };
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int fd, err;
+
+	if (fill(addr, 0, &ss, &len))
+		return EINVAL;
+	fd = socket(AF_INET, SOCK_DGRAM, IPPROTO_ICMP);
+	if (fd < 0)
+		return 100 + errno;	/* not the LSM: ping_group_range */
+	err = res(sendto(fd, &h, sizeof(h), 0, (struct sockaddr *)&ss, len));
+	close(fd);
+	return err;
+}
+
+/* TCP Fast Open: the send connects (and carries data) */
+static int fastopen(const char *addr, int port)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int fd, err;
+
+	if (fill(addr, port, &ss, &len))
+		return EINVAL;
+	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return errno;
+	err = res(sendto(fd, "x", 1, MSG_FASTOPEN, (struct sockaddr *)&ss, len));
+	close(fd);
+	return err == EINPROGRESS ? 0 : err;
+}
+
+/* bind(AF_UNSPEC, INADDR_ANY): inet_bind takes it as AF_INET */
+static int bind_unspec(int port)
+{
+	struct sockaddr_in sin = { .sin_family = AF_UNSPEC,
+				   .sin_port = htons((uint16_t)port) };
+	int fd = socket(AF_INET, SOCK_STREAM, 0), err;
+
+	if (fd < 0)
+		return errno;
+	err = res(bind(fd, (struct sockaddr *)&sin, sizeof(sin)));
+	close(fd);
+	return err;
+}
+
+/* listen() on an unbound socket autobinds an ephemeral port */
+static int listen_unbound(void)
+{
+	int fd = socket(AF_INET, SOCK_STREAM, 0), err;
+
+	if (fd < 0)
+		return errno;
+	err = res(listen(fd, 1));
+	close(fd);
+	return err;
+}
+
+static int raw(int family, int type, int proto)
+{
+	int fd = socket(family, type, proto);
+
+	if (fd < 0)
+		return errno;
+	close(fd);
+	return 0;
+}
+
+/* keep a connected socket: "tcp" or "udp" */
+static int hold(const char *kind, const char *addr, int port)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+
+	if (fill(addr, port, &ss, &len))
+		return EINVAL;
+	if (held >= 0)
+		close(held);
+	held = socket(ss.ss_family, strcmp(kind, "udp") ? SOCK_STREAM :
+			SOCK_DGRAM, 0);
+	if (held < 0)
+		return errno;
+	if (!strcmp(kind, "listen")) {
+		int one = 1;
+
+		setsockopt(held, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		if (bind(held, (struct sockaddr *)&ss, len))
+			return errno;
+		return res(listen(held, 8));
+	}
+	return res(connect(held, (struct sockaddr *)&ss, len));
+}
+
+static int use(int fd, const char *how)
+{
+	char c;
+
+	if (fd < 0)
+		return EBADF;
+	if (!strcmp(how, "send"))
+		return res(send(fd, "x", 1, MSG_DONTWAIT | MSG_NOSIGNAL));
+	/* EAGAIN: the receive was allowed and found nothing */
+	return res(recv(fd, &c, 1, MSG_DONTWAIT));
+}
+
+static int do_accept(void)
+{
+	if (held < 0)
+		return EBADF;
+	if (child >= 0)
+		close(child);
+	child = accept4(held, NULL, NULL, SOCK_NONBLOCK);
+	return child < 0 ? errno : 0;
+}
+
+static int sctp(const char *op, const char *addr, int port)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int fd, err;
+
+	if (fill(addr, port, &ss, &len))
+		return EINVAL;
+	fd = socket(ss.ss_family, SOCK_SEQPACKET, IPPROTO_SCTP);
+	if (fd < 0)
+		return 100 + errno;	/* no SCTP in this kernel */
+	if (!strcmp(op, "connectx"))
+		err = res(setsockopt(fd, CFT_SOL_SCTP, CFT_SCTP_CONNECTX, &ss, len));
+	else if (!strcmp(op, "bindx"))
+		err = res(setsockopt(fd, CFT_SOL_SCTP, CFT_SCTP_BINDX_ADD, &ss, len));
+	else
+		err = res(sendto(fd, "x", 1, MSG_DONTWAIT, (struct sockaddr *)&ss,
+				 len));
+	close(fd);
+	/* an association in progress is not a denial */
+	return err == EINPROGRESS || err == EAGAIN ? 0 : err;
+}
+
+static int seize(int pid)
+{
+	return res(ptrace(PTRACE_SEIZE, pid, 0, 0));
+}
+
+static int procmem(int pid)
+{
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/mem", pid);
+	fd = open(path, O_RDWR);
+	if (fd < 0)
+		return errno;
+	close(fd);
+	return 0;
+}
+
+int cft_agent_extra(char *cmd)
+{
+	char a[128], b[128];
+	int port;
+
+	if (sscanf(cmd, "n-udp-unspec %127s %d", a, &port) == 2)
+		return udp_sendto(a, port, true);
+	if (sscanf(cmd, "n-udp %127s %d", a, &port) == 2)
+		return udp_sendto(a, port, false);
+	if (sscanf(cmd, "n-ping %127s", a) == 1)
+		return ping(a);
+	if (sscanf(cmd, "n-fastopen %127s %d", a, &port) == 2)
+		return fastopen(a, port);
+	if (sscanf(cmd, "n-bind-unspec %d", &port) == 1)
+		return bind_unspec(port);
+	if (!strcmp(cmd, "n-listen"))
+		return listen_unbound();
+	if (!strcmp(cmd, "n-raw"))
+		return raw(AF_INET, SOCK_RAW, IPPROTO_UDP);
+	if (!strcmp(cmd, "n-raw6"))
+		return raw(AF_INET6, SOCK_RAW, IPPROTO_UDP);
+	if (!strcmp(cmd, "n-packet"))
+		return raw(AF_PACKET, SOCK_RAW, htons(ETH_P_ALL));
+	if (sscanf(cmd, "n-hold %127s %127s %d", b, a, &port) == 3)
+		return hold(b, a, port);
+	if (sscanf(cmd, "n-sock %127s", a) == 1)
+		return use(held, a);
+	if (sscanf(cmd, "n-child %127s", a) == 1)
+		return use(child, a);
+	if (!strcmp(cmd, "n-accept"))
+		return do_accept();
+	if (sscanf(cmd, "n-sctp %127s %127s %d", b, a, &port) == 3)
+		return sctp(b, a, port);
+	if (sscanf(cmd, "n-seize %d", &port) == 1)
+		return seize(port);
+	if (sscanf(cmd, "n-procmem %d", &port) == 1)
+		return procmem(port);
+	return EINVAL;
+}
+
+/* ---- test side ---- */
+
+static void sysctl(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY);
+
+	if (fd >= 0) {
+		if (write(fd, val, strlen(val)) < 0)
+			perror(path);
+		close(fd);
+	}
+}
+
+static int udp_server(uint16_t *port)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	socklen_t len = sizeof(sin);
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK, 0);
+
+	if (fd < 0)
+		return -errno;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (bind(fd, (struct sockaddr *)&sin, sizeof(sin)) ||
+	    getsockname(fd, (struct sockaddr *)&sin, &len)) {
+		close(fd);
+		return -errno;
+	}
+	*port = ntohs(sin.sin_port);
+	return fd;
+}
+
+/* did a datagram arrive? (the test asserts none did after a denial) */
+static bool udp_got(int fd)
+{
+	char buf[16];
+
+	usleep(20000);
+	return recv(fd, buf, sizeof(buf), MSG_DONTWAIT) > 0;
+}
+
+static bool sctp_available(void)
+{
+	int fd = socket(AF_INET, SOCK_SEQPACKET, IPPROTO_SCTP);
+
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
+/*
+ * Three epochs, installed so that none narrows a class of a later one (an
+ * activation fences the tokens of every earlier epoch it narrows):
+ * deny (connect open, bind deny) < bind (connect open, bind by token) < e
+ * (connect by token, bind open).
+ */
+FIXTURE(net) {
+	struct cf_nl nl;
+	struct cf_key *key;
+	uint64_t deny, bind, e;
+	struct cft_agent agent;	/* bound to e, holds nothing */
+	int tcp, udp;
+	uint16_t tcp_port, udp_port;
+	int audit;
+};
+
+FIXTURE_SETUP(net)
+{
+	const char *deny[] = { "net:connect=open", "net:bind=deny",
+			       "fs:read=open", "fs:write=open" };
+	const char *bind[] = { "net:connect=open",
+			       "net:bind=token:127.0.0.1/32:20000-20999",
+			       "fs:read=open", "fs:write=open" };
+	const char *rules[] = { "net:connect=token:127.0.0.0/8,[::1]/128",
+				"net:bind=open", "fs:read=open",
+				"fs:write=open" };
+
+	/* ping sockets for root, Fast Open without a cookie, ptrace for all */
+	sysctl("/proc/sys/net/ipv4/ping_group_range", "0 65534");
+	sysctl("/proc/sys/net/ipv4/tcp_fastopen", "0x207");
+	sysctl("/proc/sys/kernel/yama/ptrace_scope", "0");
+	ASSERT_EQ(0, cft_open(&self->nl));
+	self->key = cft_test_key(&self->nl);
+	ASSERT_NE(NULL, self->key);
+	self->deny = cft_next_epoch(&self->nl);
+	ASSERT_EQ(0, cft_epoch_install(&self->nl, self->deny, deny, 4, NULL, 0));
+	self->bind = cft_next_epoch(&self->nl);
+	ASSERT_EQ(0, cft_epoch_install(&self->nl, self->bind, bind, 4, NULL, 0));
+	self->e = cft_next_epoch(&self->nl);
+	ASSERT_EQ(0, cft_epoch_install(&self->nl, self->e, rules, 4, NULL, 0));
+	self->tcp = cft_listen(&self->tcp_port);
+	ASSERT_LE(0, self->tcp);
+	self->udp = udp_server(&self->udp_port);
+	ASSERT_LE(0, self->udp);
+	self->audit = cft_audit_open();
+	ASSERT_LE(0, self->audit);
+	ASSERT_EQ(0, cft_agent_spawn(&self->agent, self->e, NULL, 0, NULL));
+}
+
+FIXTURE_TEARDOWN(net)
+{
+	EXPECT_TRUE(cft_agent_stop_clean(&self->agent));
+	cft_audit_close(self->audit);
+	close(self->tcp);
+	close(self->udp);
+	cf_key_free(self->key);
+	cf_nl_close(&self->nl);
+}
+
+static void give(struct __test_metadata *_metadata, FIXTURE_DATA(net) *self,
+		 uint64_t epoch, pid_t pid, const char *class_name,
+		 const char *constraint, uint64_t cap_id, struct cf_token *t)
+{
+	struct cft_reply r;
+
+	ASSERT_EQ(0, cft_mint(self->key, class_name, epoch, constraint,
+			      cap_id, t));
+	ASSERT_EQ(0, cft_delegate(&self->nl, t, pid, 0, false, &r))
+		TH_LOG("%s", r.ext);
+	ASSERT_EQ(0, r.reason) TH_LOG("%s", r.ext);
+}
+
+/* Wait for the denial record of @pid and check its fields. */
+static void record(struct __test_metadata *_metadata, FIXTURE_DATA(net) *self,
+		   pid_t pid, uint64_t epoch, const char *reason,
+		   const char *class_name, const char *target, uint64_t cap_id)
+{
+	char rec[2048], v[256], want[64], wpid[32];
+
+	snprintf(want, sizeof(want), "reason=%s", reason);
+	snprintf(wpid, sizeof(wpid), "pid=%d ", pid);
+	ASSERT_EQ(0, cft_audit_wait(self->audit, rec, sizeof(rec), 5000,
+				    "op=exercise", want, wpid, NULL))
+		TH_LOG("no record %s for pid %d", want, pid);
+	EXPECT_STREQ("capfence", cft_field(rec, "lsm", v, sizeof(v)));
+	EXPECT_STREQ("13", cft_field(rec, "errno", v, sizeof(v)));
+	snprintf(want, sizeof(want), "%llu", (unsigned long long)epoch);
+	EXPECT_STREQ(want, cft_field(rec, "epoch", v, sizeof(v)));
+	EXPECT_STREQ(class_name, cft_field(rec, "class", v, sizeof(v)));
+	EXPECT_STREQ(target, cft_field(rec, "target", v, sizeof(v)));
+	snprintf(want, sizeof(want), "%016llx", (unsigned long long)cap_id);
+	EXPECT_STREQ(want, cft_field(rec, "cap_id", v, sizeof(v)));
+}
+
+static void denied(struct __test_metadata *_metadata, FIXTURE_DATA(net) *self,
+		   const char *reason, const char *class_name,
+		   const char *target, uint64_t cap_id)
+{
+	record(_metadata, self, self->agent.pid, self->e, reason, class_name,
+	       target, cap_id);
+}
+
+TEST_F(net, udp_sendto_needs_connect_capability)
+{
+	struct cf_token t;
+	char target[64];
+
+	snprintf(target, sizeof(target), "127.0.0.1:%u", self->udp_port);
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "n-udp 127.0.0.1 %u",
+				       self->udp_port));
+	denied(_metadata, self, "no_capability", "net:connect", target, 0);
+	EXPECT_FALSE(udp_got(self->udp));
+	/* AF_UNSPEC, which udp_sendmsg reads as AF_INET, is judged the same */
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent,
+				       "n-udp-unspec 127.0.0.1 %u",
+				       self->udp_port));
+	denied(_metadata, self, "no_capability", "net:connect", target, 0);
+	EXPECT_FALSE(udp_got(self->udp));
+	/* outside the rule: constraint */
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "n-udp 10.1.2.3 53"));
+	denied(_metadata, self, "constraint", "net:connect", "10.1.2.3:53", 0);
+	/* with the capability it is delivered */
+	give(_metadata, self, self->e, self->agent.pid, "net:connect", "127.0.0.0/8", 0, &t);
+	EXPECT_EQ(0, cft_agent_do(&self->agent, "n-udp 127.0.0.1 %u",
+				  self->udp_port));
+	EXPECT_TRUE(udp_got(self->udp));
+}
+
+TEST_F(net, udp_first_send_autobinds)
+{
+	struct cft_agent b;
+
+	/* net:connect open, net:bind deny: the autobind is the denial */
+	ASSERT_EQ(0, cft_agent_spawn(&b, self->deny, NULL, 0, NULL));
+	EXPECT_EQ(EACCES, cft_agent_do(&b, "n-udp 127.0.0.1 %u",
+				       self->udp_port));
+	record(_metadata, self, b.pid, self->deny, "class_denied", "net:bind",
+	       "0.0.0.0:0", 0);
+	EXPECT_FALSE(udp_got(self->udp));
+	/* a TCP connect's ephemeral port is part of the connect */
+	EXPECT_EQ(0, cft_agent_do(&b, "connect 127.0.0.1 %u", self->tcp_port));
+	EXPECT_TRUE(cft_agent_stop_clean(&b));
+}
+
+TEST_F(net, ping_socket_sendto)
+{
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "n-ping 127.0.0.1"));
+	denied(_metadata, self, "no_capability", "net:connect", "127.0.0.1:0", 0);
+}
+
+TEST_F(net, tcp_fast_open)
+{
+	struct cf_token t;
+	char target[64];
+
+	snprintf(target, sizeof(target), "127.0.0.1:%u", self->tcp_port);
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "n-fastopen 127.0.0.1 %u",
+				       self->tcp_port));
+	denied(_metadata, self, "no_capability", "net:connect", target, 0);
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "n-fastopen ::1 %u",
+				       self->tcp_port));
+	give(_metadata, self, self->e, self->agent.pid, "net:connect", "127.0.0.0/8", 0, &t);
+	EXPECT_EQ(0, cft_agent_do(&self->agent, "n-fastopen 127.0.0.1 %u",
+				  self->tcp_port));
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "n-fastopen 10.9.9.9 80"));
+	denied(_metadata, self, "constraint", "net:connect", "10.9.9.9:80", 0);
+}
+
+TEST_F(net, bind_af_unspec_is_af_inet)
+{
+	struct cft_agent b;
+
+	ASSERT_EQ(0, cft_agent_spawn(&b, self->deny, NULL, 0, NULL));
+	EXPECT_EQ(EACCES, cft_agent_do(&b, "n-bind-unspec 24680"));
+	record(_metadata, self, b.pid, self->deny, "class_denied", "net:bind",
+	       "0.0.0.0:24680", 0);
+	EXPECT_TRUE(cft_agent_stop_clean(&b));
+	/* the wildcard address is outside the rule's 127.0.0.1/32 */
+	ASSERT_EQ(0, cft_agent_spawn(&b, self->bind, NULL, 0, NULL));
+	EXPECT_EQ(EACCES, cft_agent_do(&b, "n-bind-unspec 20001"));
+	record(_metadata, self, b.pid, self->bind, "constraint", "net:bind",
+	       "0.0.0.0:20001", 0);
+	EXPECT_TRUE(cft_agent_stop_clean(&b));
+}
+
+TEST_F(net, listen_autobind)
+{
+	struct cft_agent b;
+	struct cf_token t;
+
+	ASSERT_EQ(0, cft_agent_spawn(&b, self->deny, NULL, 0, NULL));
+	EXPECT_EQ(EACCES, cft_agent_do(&b, "n-listen"));
+	record(_metadata, self, b.pid, self->deny, "class_denied", "net:bind",
+	       "0.0.0.0:0", 0);
+	EXPECT_TRUE(cft_agent_stop_clean(&b));
+	/* an ephemeral port is admitted only by a capability for any port */
+	ASSERT_EQ(0, cft_agent_spawn(&b, self->bind, NULL, 0, NULL));
+	give(_metadata, self, self->bind, b.pid, "net:bind",
+	     "127.0.0.1/32:20000-20999", 0, &t);
+	EXPECT_EQ(EACCES, cft_agent_do(&b, "n-listen"));
+	record(_metadata, self, b.pid, self->bind, "constraint", "net:bind",
+	       "0.0.0.0:0", 0);
+	EXPECT_EQ(0, cft_agent_do(&b, "n-hold listen 127.0.0.1 20002"));
+	EXPECT_TRUE(cft_agent_stop_clean(&b));
+}
+
+TEST_F(net, raw_and_packet_sockets_refused)
+{
+	const char *open_rules[] = { "net:connect=open", "net:bind=open",
+				     "fs:read=open", "fs:write=open" };
+	uint64_t eo = cft_next_epoch(&self->nl);
+	struct cft_agent o;
+
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "n-raw"));
+	denied(_metadata, self, "bypass", "net:connect", "socket:raw", 0);
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "n-raw6"));
+	denied(_metadata, self, "bypass", "net:connect", "socket:raw", 0);
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "n-packet"));
+	denied(_metadata, self, "bypass", "net:connect", "socket:packet", 0);
+	/* an all-open epoch changes nothing a task can do */
+	ASSERT_EQ(0, cft_epoch_install(&self->nl, eo, open_rules, 4, NULL, 0));
+	ASSERT_EQ(0, cft_agent_spawn(&o, eo, NULL, 0, NULL));
+	EXPECT_EQ(0, cft_agent_do(&o, "n-raw"));
+	EXPECT_EQ(0, cft_agent_do(&o, "n-packet"));
+	EXPECT_TRUE(cft_agent_stop_clean(&o));
+}
+
+TEST_F(net, established_tcp_after_revoke)
+{
+	struct cft_reply r;
+	struct cf_token t;
+	char target[64];
+
+	give(_metadata, self, self->e, self->agent.pid, "net:connect", "127.0.0.0/8",
+	     0x7100, &t);
+	ASSERT_EQ(0, cft_agent_do(&self->agent, "n-hold tcp 127.0.0.1 %u",
+				  self->tcp_port));
+	EXPECT_EQ(0, cft_agent_do(&self->agent, "n-sock send"));
+	EXPECT_EQ(EAGAIN, cft_agent_do(&self->agent, "n-sock recv"));
+	ASSERT_EQ(0, cft_revoke(&self->nl, 0x7100, &r));
+	snprintf(target, sizeof(target), "127.0.0.1:%u", self->tcp_port);
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "n-sock send"));
+	denied(_metadata, self, "revoked", "net:connect", target, 0x7100);
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "n-sock recv"));
+	denied(_metadata, self, "revoked", "net:connect", target, 0x7100);
+}
+
+TEST_F(net, connected_udp_after_fence)
+{
+	const char *narrow[] = { "net:connect=token:127.0.0.1/32",
+				 "net:bind=open", "fs:read=open",
+				 "fs:write=open" };
+	uint64_t e2 = cft_next_epoch(&self->nl);
+	struct cf_token t;
+	char target[64];
+
+	give(_metadata, self, self->e, self->agent.pid, "net:connect", "127.0.0.0/8",
+	     0x7200, &t);
+	ASSERT_EQ(0, cft_agent_do(&self->agent, "n-hold udp 127.0.0.1 %u",
+				  self->udp_port));
+	EXPECT_EQ(0, cft_agent_do(&self->agent, "n-sock send"));
+	EXPECT_TRUE(udp_got(self->udp));
+	ASSERT_EQ(0, cft_epoch_install(&self->nl, e2, narrow, 4, NULL, 0));
+	ASSERT_EQ(0, cft_epoch_activate(&self->nl, e2));
+	snprintf(target, sizeof(target), "127.0.0.1:%u", self->udp_port);
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "n-sock send"));
+	denied(_metadata, self, "fenced", "net:connect", target, 0x7200);
+	EXPECT_FALSE(udp_got(self->udp));
+}
+
+TEST_F(net, listener_and_accepted_after_revoke)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET,
+				   .sin_port = htons(20003) };
+	struct cft_agent b;
+	struct cft_reply r;
+	struct cf_token t;
+	int c;
+
+	ASSERT_EQ(0, cft_agent_spawn(&b, self->bind, NULL, 0, NULL));
+	give(_metadata, self, self->bind, b.pid, "net:bind",
+	     "127.0.0.1/32:20000-20999", 0x7300, &t);
+	ASSERT_EQ(0, cft_agent_do(&b, "n-hold listen 127.0.0.1 20003"));
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	c = socket(AF_INET, SOCK_STREAM, 0);
+	ASSERT_EQ(0, connect(c, (struct sockaddr *)&sin, sizeof(sin)));
+	ASSERT_EQ(0, cft_agent_do(&b, "n-accept"));
+	EXPECT_EQ(0, cft_agent_do(&b, "n-child send"));
+	ASSERT_EQ(0, cft_revoke(&self->nl, 0x7300, &r));
+	/* the accepted connection and the listener both stop */
+	EXPECT_EQ(EACCES, cft_agent_do(&b, "n-child send"));
+	record(_metadata, self, b.pid, self->bind, "revoked", "net:bind",
+	       "127.0.0.1:20003", 0x7300);
+	EXPECT_EQ(EACCES, cft_agent_do(&b, "n-accept"));
+	record(_metadata, self, b.pid, self->bind, "revoked", "net:bind",
+	       "127.0.0.1:20003", 0x7300);
+	EXPECT_TRUE(cft_agent_stop_clean(&b));
+	close(c);
+}
+
+TEST_F(net, sctp_paths)
+{
+	struct cft_agent b;
+	char target[64];
+
+	if (!sctp_available())
+		SKIP(return, "no SCTP in this kernel");
+	snprintf(target, sizeof(target), "127.0.0.2:%u", 9);
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "n-sctp connectx 127.0.0.2 9"));
+	denied(_metadata, self, "no_capability", "net:connect", target, 0);
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "n-sctp sendto 127.0.0.2 9"));
+	denied(_metadata, self, "no_capability", "net:connect", target, 0);
+	ASSERT_EQ(0, cft_agent_spawn(&b, self->deny, NULL, 0, NULL));
+	EXPECT_EQ(EACCES, cft_agent_do(&b, "n-sctp bindx 127.0.0.1 30000"));
+	record(_metadata, self, b.pid, self->deny, "class_denied", "net:bind",
+	       "127.0.0.1:30000", 0);
+	EXPECT_TRUE(cft_agent_stop_clean(&b));
+}
+
+TEST_F(net, ptrace_cannot_borrow)
+{
+	struct cft_agent holder, tracer, u;
+	char want[32];
+	struct cf_token t;
+
+	ASSERT_EQ(0, cft_agent_spawn(&holder, self->e, NULL, 0, NULL));
+	give(_metadata, self, self->e, holder.pid, "net:connect", "127.0.0.0/8", 0, &t);
+	/* the fixture agent holds nothing: it may not control the holder */
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "n-seize %d", holder.pid));
+	denied(_metadata, self, "borrow", "none", "ptrace", 0);
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "n-procmem %d", holder.pid));
+	denied(_metadata, self, "borrow", "none", "ptrace", 0);
+	/* nor an unbound task, which capfence does not mediate at all */
+	ASSERT_EQ(0, cft_agent_spawn(&u, 0, NULL, 0, NULL));
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "n-seize %d", u.pid));
+	denied(_metadata, self, "borrow", "none", "ptrace", 0);
+	EXPECT_TRUE(cft_agent_stop_clean(&u));
+	/* a same-epoch task holding nothing more may be traced ... */
+	ASSERT_EQ(0, cft_agent_spawn(&tracer, self->e, NULL, 0, NULL));
+	EXPECT_EQ(0, cft_agent_do(&holder, "connect 127.0.0.1 %u", self->tcp_port));
+	EXPECT_EQ(0, cft_agent_do(&tracer, "n-seize %d", self->agent.pid));
+	/* ... but a capability delegated to it later is not the tracer's */
+	give(_metadata, self, self->e, self->agent.pid, "net:connect", "127.0.0.0/8", 0, &t);
+	snprintf(want, sizeof(want), "127.0.0.1:%u", self->tcp_port);
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "connect 127.0.0.1 %u",
+				       self->tcp_port));
+	denied(_metadata, self, "borrow", "net:connect", want, t.cap_id);
+	EXPECT_TRUE(cft_agent_stop_clean(&tracer));
+	/* untraced again, its own capability admits the connect */
+	EXPECT_EQ(0, cft_agent_do(&self->agent, "connect 127.0.0.1 %u",
+				  self->tcp_port));
+	EXPECT_TRUE(cft_agent_stop_clean(&holder));
+}
+
+TEST_F(net, removed_key_fences_held_grants)
+{
+	struct cf_key *k9 = NULL;
+	struct cft_reply r;
+	struct cf_token t;
+	char target[64];
+
+	ASSERT_EQ(0, cf_key_generate(9, &k9));
+	ASSERT_EQ(0, cft_key_install(&self->nl, k9));
+	ASSERT_EQ(0, cft_mint(k9, "net:connect", self->e, "127.0.0.0/8", 0x7400,
+			      &t));
+	ASSERT_EQ(0, cft_delegate(&self->nl, &t, self->agent.pid, 0, false, &r));
+	ASSERT_EQ(0, r.reason) TH_LOG("%s", r.ext);
+	ASSERT_EQ(0, cft_agent_do(&self->agent, "n-hold tcp 127.0.0.1 %u",
+				  self->tcp_port));
+	EXPECT_EQ(0, cft_agent_do(&self->agent, "connect 127.0.0.1 %u",
+				  self->tcp_port));
+	ASSERT_EQ(0, cft_key_remove(&self->nl, 9));
+	snprintf(target, sizeof(target), "127.0.0.1:%u", self->tcp_port);
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "connect 127.0.0.1 %u",
+				       self->tcp_port));
+	denied(_metadata, self, "fenced", "net:connect", target, 0x7400);
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "n-sock send"));
+	denied(_metadata, self, "fenced", "net:connect", target, 0x7400);
+	cf_key_free(k9);
+}
+
+CFT_MAIN
