@@ -132,7 +132,7 @@ unit: $(UNIT_BINS)
 # use the seed's fixed epoch ids 41 and 42).
 vmtest: all
 	@mkdir -p $(B)/logs
-	-@$(VMRUN) --timeout 900 -- run-vm-tests > $(B)/logs/vm.log 2>&1; \
+	-@$(VMRUN) --timeout 900 --kmod sctp -- run-vm-tests > $(B)/logs/vm.log 2>&1; \
 		rc=$$?; grep -E '^(not ok|# (FAIL|Totals))|^FAIL|^run:' $(B)/logs/vm.log; \
 		[ $$rc -lt 125 ] || echo "FAIL: the VM failed (exit $$rc)" >> $(B)/logs/vm.log; \
 		selftests/summary vm $(B)/logs/vm.log
