@@ -124,6 +124,19 @@ struct cf_grant *cf_grant_from_token(const struct cf_token *t,
 	return g;
 }
 
+/*
+ * RCU callbacks of this module that are still queued. A holdings callback
+ * queues grant callbacks, so one rcu_barrier() at exit is not enough:
+ * cf_cap_drain() waits until none is left.
+ */
+static atomic_t cf_rcu_queued = ATOMIC_INIT(0);
+
+static void cf_call_rcu(struct rcu_head *head, rcu_callback_t fn)
+{
+	atomic_inc(&cf_rcu_queued);
+	call_rcu(head, fn);
+}
+
 static void cf_grant_free_rcu(struct rcu_head *h)
 {
 	struct cf_grant *g = container_of(h, struct cf_grant, rcu);
@@ -131,6 +144,7 @@ static void cf_grant_free_rcu(struct rcu_head *h)
 	cf_capid_put(g->capid);
 	cf_keycell_put(g->key);
 	kfree(g);
+	atomic_dec(&cf_rcu_queued);
 }
 
 /**
@@ -143,7 +157,7 @@ void cf_grant_put(struct cf_grant *g)
 {
 	if (g && refcount_dec_and_test(&g->ref)) {
 		atomic_long_dec(&cf_held_count);
-		call_rcu(&g->rcu, cf_grant_free_rcu);
+		cf_call_rcu(&g->rcu, cf_grant_free_rcu);
 	}
 }
 
@@ -182,6 +196,20 @@ static void cf_holdings_free_rcu(struct rcu_head *head)
 	for (i = 0; i < h->n; i++)
 		cf_grant_put(h->g[i]);
 	kfree(h);
+	atomic_dec(&cf_rcu_queued);
+}
+
+/**
+ * cf_cap_drain() - wait until no callback of this module is queued
+ *
+ * Module exit, after every user of grants and holdings is gone: callbacks
+ * queue further callbacks, so wait for grace periods until none is left.
+ */
+void cf_cap_drain(void)
+{
+	do
+		rcu_barrier();
+	while (atomic_read(&cf_rcu_queued));
 }
 
 /**
@@ -206,7 +234,7 @@ struct cf_holdings *cf_holdings_get(struct cf_holdings *h)
 void cf_holdings_put(struct cf_holdings *h)
 {
 	if (h && refcount_dec_and_test(&h->ref))
-		call_rcu(&h->rcu, cf_holdings_free_rcu);
+		cf_call_rcu(&h->rcu, cf_holdings_free_rcu);
 }
 
 /**

@@ -24,6 +24,7 @@
 #include <linux/atomic.h>
 #include <linux/cred.h>
 #include <linux/hash.h>
+#include <linux/llist.h>
 #include <linux/rcupdate.h>
 #include <linux/refcount.h>
 #include <linux/rhashtable.h>
@@ -60,6 +61,7 @@ struct cf_rule {
 /* An installed epoch. Never freed before module exit. */
 struct cf_epoch {
 	struct list_head node;		/* cf_epochs, ascending ids, RCU */
+	struct llist_node activated;	/* queued for its activation event */
 	u64 id;
 	bool active;			/* written under the fence lock */
 	u64 fenced_at[__CAPFENCE_CLASS_MAX];	/* fence lock; 0 = not fenced */
@@ -176,6 +178,7 @@ int cf_path_check(const char *path, size_t len);
 
 /* epoch.c */
 void cf_epoch_exit(void);
+void cf_epoch_events_stop(void);
 struct cf_epoch *cf_epoch_find(u64 id);
 struct list_head *cf_epoch_list(void);
 int cf_epoch_install(struct cf_epoch *e, struct netlink_ext_ack *extack);
@@ -200,6 +203,7 @@ int cf_token_decode(struct cf_token *t, const u8 *buf, size_t len,
 
 /* cap.c */
 void cf_cap_exit(void);
+void cf_cap_drain(void);
 struct cf_grant *cf_grant_from_token(const struct cf_token *t,
 				     struct cf_epoch *e, pid_t from,
 				     gfp_t gfp);
@@ -327,6 +331,7 @@ static inline struct cf_cred *cf_subject(const struct cred *cred)
 
 	return e && e->epoch ? e : NULL;
 }
+
 long cf_nr_creds(void);
 long cf_nr_bound(void);
 

@@ -272,11 +272,14 @@ int cf_cred_set_pending(const struct cred *cred, struct cf_epoch *e,
 	rcu_read_unlock();
 	if (!c) {
 		c = cf_cred_alloc(cred, GFP_KERNEL);
-		if (!c)
+		if (!c) {
+			cf_holdings_put(h);
 			return -ENOMEM;
+		}
 		err = cf_cred_insert(c);
 		if (err) {
 			cf_cred_release(c);
+			cf_holdings_put(h);
 			return err;
 		}
 	}

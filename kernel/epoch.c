@@ -17,15 +17,20 @@
 #include "capfence.h"
 
 static LIST_HEAD(cf_epochs);
-static atomic64_t cf_bind_activated = ATOMIC64_INIT(0);
+/* epochs activated by a bind whose event is not sent yet; each once */
+static LLIST_HEAD(cf_bind_activated);
 
-/* The exec hook cannot send netlink messages; a work item does it. */
+/*
+ * The exec hook cannot send netlink messages; a work item does it, one
+ * event per activated epoch, in activation order.
+ */
 static void cf_activation_event(struct work_struct *work)
 {
-	u64 id = atomic64_xchg(&cf_bind_activated, 0);
+	struct llist_node *n = llist_reverse_order(llist_del_all(&cf_bind_activated));
+	struct cf_epoch *e, *tmp;
 
-	if (id)
-		cf_event(CAPFENCE_EV_EPOCH_ACTIVATE, id, 0, CAPFENCE_R_OK, 0);
+	llist_for_each_entry_safe(e, tmp, n, activated)
+		cf_event(CAPFENCE_EV_EPOCH_ACTIVATE, e->id, 0, CAPFENCE_R_OK, 0);
 }
 
 static DECLARE_WORK(cf_activation_work, cf_activation_event);
@@ -179,8 +184,9 @@ void cf_epoch_bind_activate(struct cf_epoch *e)
 	if (READ_ONCE(e->active))
 		return;
 	now = cf_epoch_activate_fenced(e);
+	/* an epoch activates once: its node is queued at most once */
 	if (now) {
-		atomic64_set(&cf_bind_activated, e->id);
+		llist_add(&e->activated, &cf_bind_activated);
 		schedule_work(&cf_activation_work);
 	}
 }
@@ -227,6 +233,16 @@ u64 cf_epoch_active_id(void)
 }
 
 /**
+ * cf_epoch_events_stop() - finish activation events before netlink goes
+ *
+ * Module exit: no hook can run any more, so no event is queued after this.
+ */
+void cf_epoch_events_stop(void)
+{
+	cancel_work_sync(&cf_activation_work);
+}
+
+/**
  * cf_epoch_exit() - free every epoch at module exit
  *
  * No reader can exist: hooks are detached and netlink is unregistered.
@@ -235,7 +251,6 @@ void cf_epoch_exit(void)
 {
 	struct cf_epoch *e, *tmp;
 
-	cancel_work_sync(&cf_activation_work);
 	list_for_each_entry_safe(e, tmp, &cf_epochs, node) {
 		list_del(&e->node);
 		cf_epoch_free(e);

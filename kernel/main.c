@@ -8,7 +8,8 @@
  * Locking: init and exit run single-threaded. Exit is reachable only when
  * no BPF program references the module (they hold it through their kfunc
  * calls), so no hook can run concurrently with it; netlink is unregistered
- * first, then rcu_barrier() drains deferred frees.
+ * first (after the activation event work), then cf_cap_drain() waits for
+ * deferred frees, including the ones a deferred free queues.
  */
 #include <linux/module.h>
 #include <net/genetlink.h>
@@ -50,12 +51,14 @@ err_cred:
 
 static void __exit capfence_exit(void)
 {
+	/* no activation event may be sent to an unregistered family */
+	cf_epoch_events_stop();
 	cf_netlink_exit();
 	cf_hooks_exit();
 	cf_sock_exit();
 	cf_file_exit();
 	cf_cred_exit();
-	rcu_barrier();
+	cf_cap_drain();
 	cf_key_exit();
 	cf_cap_exit();
 	cf_epoch_exit();

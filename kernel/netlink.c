@@ -372,6 +372,22 @@ static int cf_fill_epoch(struct sk_buff *skb, const struct cf_epoch *e)
 	return 0;
 }
 
+/*
+ * The largest epoch message cf_fill_epoch() can write: every class with the
+ * most constraints, each of the longest kind. An epoch is larger than
+ * NLMSG_GOODSIZE at most, so replies and dumps are sized by this.
+ */
+static size_t cf_epoch_msg_max(void)
+{
+	size_t c = max(nla_total_size(CAPFENCE_PATH_MAX + 1),
+		       nla_total_size(sizeof(struct capfence_net_range)));
+	size_t rule = nla_total_size(0) + 2 * nla_total_size(1) +
+		      CAPFENCE_MAX_CONSTRAINTS * c + nla_total_size_64bit(8);
+
+	return GENL_HDRLEN + nla_total_size_64bit(8) + nla_total_size(1) +
+	       CAPFENCE_CLASS_MAX * rule;
+}
+
 static int cf_nl_epoch_get(struct sk_buff *skb, struct genl_info *info)
 {
 	struct sk_buff *msg;
@@ -381,7 +397,7 @@ static int cf_nl_epoch_get(struct sk_buff *skb, struct genl_info *info)
 
 	if (GENL_REQ_ATTR_CHECK(info, CAPFENCE_A_EPOCH_ID))
 		return -EINVAL;
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	msg = genlmsg_new(cf_epoch_msg_max(), GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
 	hdr = cf_put_hdr(msg, info, CAPFENCE_CMD_EPOCH_GET);
@@ -397,6 +413,13 @@ static int cf_nl_epoch_get(struct sk_buff *skb, struct genl_info *info)
 	}
 	genlmsg_end(msg, hdr);
 	return genlmsg_reply(msg, info);
+}
+
+/* every dump skb must hold the largest epoch, or the dump would end early */
+static int cf_nl_epoch_dump_start(struct netlink_callback *cb)
+{
+	cb->min_dump_alloc = nlmsg_total_size(cf_epoch_msg_max());
+	return 0;
 }
 
 static int cf_nl_epoch_dump(struct sk_buff *skb, struct netlink_callback *cb)
@@ -432,6 +455,9 @@ static int cf_nl_epoch_dump(struct sk_buff *skb, struct netlink_callback *cb)
 		if (cf_fill_epoch(skb, e)) {
 			rcu_read_unlock();
 			genlmsg_cancel(skb, hdr);
+			/* never end silently: an empty skb here is a bug */
+			if (WARN_ON_ONCE(!count))
+				return -EMSGSIZE;
 			break;
 		}
 		rcu_read_unlock();
@@ -659,7 +685,8 @@ static int cf_nl_task_get(struct sk_buff *skb, struct genl_info *info)
 	if (GENL_REQ_ATTR_CHECK(info, CAPFENCE_A_PID))
 		return -EINVAL;
 	pid = nla_get_u32(info->attrs[CAPFENCE_A_PID]);
-	if (pid != task_tgid_nr(current) &&
+	/* @pid is resolved in the caller's pid namespace: compare it there */
+	if (pid != task_tgid_vnr(current) &&
 	    !netlink_capable(skb, CAP_MAC_ADMIN)) {
 		NL_SET_ERR_MSG_MOD(info->extack,
 				   "CAP_MAC_ADMIN is needed to inspect another task");
@@ -729,7 +756,7 @@ static const struct genl_ops cf_ops[] = {
 	{ .cmd = CAPFENCE_CMD_EPOCH_ACTIVATE, .doit = cf_nl_epoch_activate,
 	  .internal_flags = CF_NL_ADMIN },
 	{ .cmd = CAPFENCE_CMD_EPOCH_GET, .doit = cf_nl_epoch_get,
-	  .dumpit = cf_nl_epoch_dump },
+	  .start = cf_nl_epoch_dump_start, .dumpit = cf_nl_epoch_dump },
 	{ .cmd = CAPFENCE_CMD_EXEC_SET, .doit = cf_nl_exec_set,
 	  .internal_flags = CF_NL_ADMIN },
 	{ .cmd = CAPFENCE_CMD_DELEGATE, .doit = cf_nl_delegate,

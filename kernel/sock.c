@@ -75,6 +75,7 @@ static int cf_sock_add(struct cf_sock *s, struct cf_grant *g)
 	}
 	refcount_inc(&g->ref);
 	s->g[s->n] = g;
+	/* pairs with the readers' acquire: the slot is set before it counts */
 	smp_store_release(&s->n, s->n + 1);
 out:
 	spin_unlock_bh(&s->lock);
@@ -123,6 +124,7 @@ int cf_sock_revalidate(struct sock *sk)
 	s = rhashtable_lookup(&cf_socks, &sk, cf_sock_params);
 	if (!s)
 		return 0;
+	/* pairs with cf_sock_add(): slots below n are set */
 	n = smp_load_acquire(&s->n);
 	do {
 		seq = read_seqbegin(&cf_fence);
@@ -161,6 +163,7 @@ void cf_sock_clone(const struct sock *sk, struct sock *newsk)
 	s = rhashtable_lookup(&cf_socks, &sk, cf_sock_params);
 	if (!s)
 		return;
+	/* pairs with cf_sock_add(): slots below n are set */
 	n = smp_load_acquire(&s->n);
 	if (!n)
 		return;

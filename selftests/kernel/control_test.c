@@ -127,6 +127,7 @@ struct dump {
 	int n;
 	uint64_t last;
 	int rules;
+	int paths;		/* path constraints of the last epoch */
 };
 
 static int dump_cb(const struct nlmsghdr *nlh, void *data)
@@ -139,9 +140,17 @@ static int dump_cb(const struct nlmsghdr *nlh, void *data)
 	d->n++;
 	d->last = mnl_attr_get_u64(tb[CAPFENCE_A_EPOCH_ID]);
 	d->rules = 0;
-	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr))
-		if (mnl_attr_get_type(a) == CAPFENCE_A_RULE)
-			d->rules++;
+	d->paths = 0;
+	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr)) {
+		const struct nlattr *c;
+
+		if (mnl_attr_get_type(a) != CAPFENCE_A_RULE)
+			continue;
+		d->rules++;
+		mnl_attr_for_each_nested(c, a)
+			if (mnl_attr_get_type(c) == CAPFENCE_RULE_A_PATH)
+				d->paths++;
+	}
 	return MNL_CB_OK;
 }
 
@@ -170,6 +179,47 @@ TEST_F(ctl, epoch_dump_and_get)
 	EXPECT_EQ(0, cft_epoch_activate(&self->nl, e));
 	/* activating twice is harmless */
 	EXPECT_EQ(0, cft_epoch_activate(&self->nl, e));
+}
+
+/* The largest epoch the limits allow is read back by GET and by a dump. */
+TEST_F(ctl, largest_epoch_reads_back)
+{
+	char rr[2][8 * 260 + 64], p[CAPFENCE_PATH_MAX + 2];
+	const char *rules[4] = {
+		rr[0], rr[1],
+		"net:connect=token:10.0.0.0/8:1-2,10.1.0.0/16:3-4,10.2.0.0/16:5-6,10.3.0.0/16:7-8,[fd00::]/8:9-10,[fd01::]/16:11-12,[fd02::]/16:13-14,[fd03::]/16:15-16",
+		"net:bind=token:10.0.0.0/8:1-2,10.1.0.0/16:3-4,10.2.0.0/16:5-6,10.3.0.0/16:7-8,[fd00::]/8:9-10,[fd01::]/16:11-12,[fd02::]/16:13-14,[fd03::]/16:15-16",
+	};
+	uint64_t e = cft_next_epoch(&self->nl);
+	struct nlmsghdr *nlh;
+	struct dump d = {};
+	int i, c;
+
+	for (c = 0; c < 2; c++) {
+		snprintf(rr[c], sizeof(rr[c]), "%s=token:",
+			 c ? "fs:write" : "fs:read");
+		for (i = 0; i < CAPFENCE_MAX_CONSTRAINTS; i++) {
+			/* /NNNNNNN...: CAPFENCE_PATH_MAX bytes each */
+			memset(p, 'a' + i, CAPFENCE_PATH_MAX);
+			p[0] = '/';
+			p[CAPFENCE_PATH_MAX] = 0;
+			strcat(rr[c], i ? "," : "");
+			strcat(rr[c], p);
+		}
+	}
+	ASSERT_EQ(0, cft_epoch_install(&self->nl, e, rules, 4, NULL, 0));
+	nlh = cf_nl_req(&self->nl, CAPFENCE_CMD_EPOCH_GET, 0);
+	mnl_attr_put_u64(nlh, CAPFENCE_A_EPOCH_ID, e);
+	ASSERT_EQ(0, cf_nl_talk(&self->nl, nlh, dump_cb, &d));
+	EXPECT_EQ(1, d.n);
+	EXPECT_EQ(e, d.last);
+	EXPECT_EQ(2 * CAPFENCE_MAX_CONSTRAINTS, d.paths);
+	memset(&d, 0, sizeof(d));
+	nlh = cf_nl_req(&self->nl, CAPFENCE_CMD_EPOCH_GET, NLM_F_DUMP);
+	ASSERT_EQ(0, cf_nl_talk(&self->nl, nlh, dump_cb, &d));
+	EXPECT_EQ(e, d.last);
+	EXPECT_EQ(CAPFENCE_CLASS_MAX, d.rules);
+	EXPECT_EQ(2 * CAPFENCE_MAX_CONSTRAINTS, d.paths);
 }
 
 /* Every activation, revocation and key change advances the fence. */

@@ -21,6 +21,7 @@
 #include <netinet/in.h>
 #include <netinet/ip_icmp.h>
 #include <linux/if_ether.h>
+#include <liburing.h>
 #include "kselftest_harness.h"
 #include "common.h"
 
@@ -236,6 +237,51 @@ static int procmem(int pid)
 	return 0;
 }
 
+/* the same attacks through io_uring: its requests run in kernel context */
+static int uring(const char *op, const char *addr, int port)
+{
+	struct sockaddr_storage ss;
+	struct io_uring_cqe *cqe;
+	struct io_uring_sqe *sqe;
+	struct io_uring ring;
+	struct iovec iov = { .iov_base = "x", .iov_len = 1 };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+	socklen_t len;
+	int fd, err;
+
+	if (fill(addr, port, &ss, &len))
+		return EINVAL;
+	fd = socket(ss.ss_family, strcmp(op, "connect") ? SOCK_DGRAM :
+		    SOCK_STREAM, 0);
+	if (fd < 0)
+		return errno;
+	err = -io_uring_queue_init(4, &ring, 0);
+	if (err) {
+		close(fd);
+		return 100 + err;
+	}
+	sqe = io_uring_get_sqe(&ring);
+	if (!strcmp(op, "connect")) {
+		io_uring_prep_connect(sqe, fd, (struct sockaddr *)&ss, len);
+	} else {
+		msg.msg_name = &ss;
+		msg.msg_namelen = len;
+		io_uring_prep_sendmsg(sqe, fd, &msg, 0);
+	}
+	err = io_uring_submit_and_wait(&ring, 1);
+	if (err >= 0)
+		err = io_uring_wait_cqe(&ring, &cqe);
+	if (err >= 0) {
+		err = cqe->res < 0 ? -cqe->res : 0;
+		io_uring_cqe_seen(&ring, cqe);
+	} else {
+		err = 100 - err;
+	}
+	io_uring_queue_exit(&ring);
+	close(fd);
+	return err;
+}
+
 int cft_agent_extra(char *cmd)
 {
 	char a[128], b[128];
@@ -269,6 +315,8 @@ int cft_agent_extra(char *cmd)
 		return do_accept();
 	if (sscanf(cmd, "n-sctp %127s %127s %d", b, a, &port) == 3)
 		return sctp(b, a, port);
+	if (sscanf(cmd, "n-uring %127s %127s %d", b, a, &port) == 3)
+		return uring(b, a, port);
 	if (sscanf(cmd, "n-seize %d", &port) == 1)
 		return seize(port);
 	if (sscanf(cmd, "n-procmem %d", &port) == 1)
@@ -452,6 +500,21 @@ TEST_F(net, udp_sendto_needs_connect_capability)
 	EXPECT_EQ(0, cft_agent_do(&self->agent, "n-udp 127.0.0.1 %u",
 				  self->udp_port));
 	EXPECT_TRUE(udp_got(self->udp));
+}
+
+TEST_F(net, io_uring_sendmsg_and_connect)
+{
+	char target[64];
+
+	snprintf(target, sizeof(target), "127.0.0.1:%u", self->udp_port);
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "n-uring sendmsg 127.0.0.1 %u",
+				       self->udp_port));
+	denied(_metadata, self, "no_capability", "net:connect", target, 0);
+	EXPECT_FALSE(udp_got(self->udp));
+	snprintf(target, sizeof(target), "127.0.0.1:%u", self->tcp_port);
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "n-uring connect 127.0.0.1 %u",
+				       self->tcp_port));
+	denied(_metadata, self, "no_capability", "net:connect", target, 0);
 }
 
 TEST_F(net, udp_first_send_autobinds)
