@@ -147,7 +147,9 @@ static void cf_hooks_release(void)
  * @extack: netlink extended ack
  *
  * Caller holds cf_mutex. Refused while any credential is bound or has a
- * pending exec epoch: without cred_free the module could not forget them.
+ * pending exec epoch, or a file or socket opened under a capability is
+ * still open (a closed TCP connection lives on until it has finished
+ * closing): without their free hooks the module could not forget them.
  *
  * Return: 0, -ENOENT when not attached, -EBUSY while state exists.
  */
@@ -158,6 +160,9 @@ int cf_hooks_detach(struct netlink_ext_ack *extack)
 		NL_SET_ERR_MSG_MOD(extack, "hooks are not attached");
 		return -ENOENT;
 	}
+	/* sockets of exited sandboxes are freed after a grace period */
+	if (!cf_nr_creds() && (cf_nr_tracked_files() || cf_nr_tracked_socks()))
+		rcu_barrier();
 	if (cf_nr_creds() || cf_nr_tracked_files() || cf_nr_tracked_socks()) {
 		NL_SET_ERR_MSG_MOD(extack,
 				   "tasks are bound or have a pending exec epoch; hooks stay attached");

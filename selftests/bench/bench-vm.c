@@ -59,6 +59,7 @@ static const char *bench_rules[] = {
 	"net:connect=token:127.0.0.0/8",
 	"fs:write=token:" BENCH_DIR,
 	"fs:read=open",
+	"net:bind=open",
 };
 
 static void die(const char *what, int err)
@@ -96,15 +97,28 @@ static void line(const char *name, double value, const char *unit,
 
 /* ---- the measured loops (run in a worker process) ---------------------- */
 
-enum { K_TCP, K_UDP, K_OPEN, NKIND };
+enum { K_TCP, K_UDP, K_OPEN, K_SENDTO, K_SEND, NKIND };
 
-static const char *const kind_label[NKIND] = { "tcp connect", "udp connect", "open" };
-/* figure names: "connect" is the TCP connect+close of the issue */
-static const char *const kind_fig[NKIND] = { "connect", "udp_connect", "open_write" };
+static const char *const kind_label[NKIND] = {
+	"tcp connect", "udp connect", "open", "udp sendto", "udp send",
+};
+/*
+ * Figure names: "connect" is the TCP connect+close of the issue; udp_sendto
+ * is a datagram to an address (judged as a connect), udp_send one on a
+ * socket connected under a capability (rechecked).
+ */
+static const char *const kind_fig[NKIND] = {
+	"connect", "udp_connect", "open_write", "udp_sendto", "udp_send",
+};
+
+/* The worker's sockets: a UDP socket to connect, one to send from, one connected. */
+struct socks {
+	int udp, udps, udpc;
+};
 
 /* One measured loop of @kind for about @ms; ops and elapsed ns. */
 static int loop_run(int kind, int ms, int lfd, const struct sockaddr_in *sin,
-		    int udp, unsigned long *opsp, uint64_t *nsp)
+		    const struct socks *so, unsigned long *opsp, uint64_t *nsp)
 {
 	uint64_t t0, t, end;
 	unsigned long ops = 0;
@@ -130,7 +144,16 @@ static int loop_run(int kind, int ms, int lfd, const struct sockaddr_in *sin,
 					while ((a = accept(lfd, NULL, NULL)) >= 0)
 						close(a);
 			} else if (kind == K_UDP) {
-				if (connect(udp, (const struct sockaddr *)sin, sizeof(*sin)))
+				if (connect(so->udp, (const struct sockaddr *)sin,
+					    sizeof(*sin)))
+					return errno;
+			} else if (kind == K_SENDTO) {
+				if (sendto(so->udps, "x", 1, 0,
+					   (const struct sockaddr *)sin,
+					   sizeof(*sin)) != 1)
+					return errno;
+			} else if (kind == K_SEND) {
+				if (send(so->udpc, "x", 1, 0) != 1)
 					return errno;
 			} else {
 				int fd = open(BENCH_FILE, O_WRONLY);
@@ -156,13 +179,17 @@ static int loop_run(int kind, int ms, int lfd, const struct sockaddr_in *sin,
 static int worker_main(int lfd, int port)
 {
 	struct sockaddr_in sin = { .sin_family = AF_INET };
+	struct socks so;
 	char line[64];
-	int udp;
 
 	sin.sin_port = htons((uint16_t)port);
 	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	udp = socket(AF_INET, SOCK_DGRAM, 0);
-	if (udp < 0)
+	/* the datagrams go to the driver's UDP sink on the same port */
+	so.udp = socket(AF_INET, SOCK_DGRAM, 0);
+	so.udps = socket(AF_INET, SOCK_DGRAM, 0);
+	so.udpc = socket(AF_INET, SOCK_DGRAM, 0);
+	if (so.udp < 0 || so.udps < 0 || so.udpc < 0 ||
+	    connect(so.udpc, (struct sockaddr *)&sin, sizeof(sin)))
 		return errno;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	while (fgets(line, sizeof(line), stdin)) {
@@ -173,7 +200,7 @@ static int worker_main(int lfd, int port)
 		if (sscanf(line, "%d %d", &kind, &ms) != 2 || kind < 0 ||
 		    kind >= NKIND)
 			return EINVAL;
-		err = loop_run(kind, ms, lfd, &sin, udp, &ops, &ns);
+		err = loop_run(kind, ms, lfd, &sin, &so, &ops, &ns);
 		printf("%d %lu %" PRIu64 "\n", err, ops, ns);
 	}
 	return 0;
@@ -290,7 +317,8 @@ static void env_up(struct env *e)
 	if (!e->key)
 		die("key install", EIO);
 	e->epoch = cft_next_epoch(&e->nl);
-	err = cft_epoch_install(&e->nl, e->epoch, bench_rules, 3, ext, sizeof(ext));
+	err = cft_epoch_install(&e->nl, e->epoch, bench_rules,
+				ARRAY_SIZE(bench_rules), ext, sizeof(ext));
 	if (err) {
 		fprintf(stderr, "bench-vm: epoch install: %s\n", ext);
 		exit(1);
@@ -399,7 +427,7 @@ static struct spread spread_of(double *v, int n)
 static void module_unload(void)
 {
 	/* BPF programs are freed asynchronously after the detach */
-	if (sh("capfence detach >/dev/null 2>&1; for i in $(seq 100); do "
+	if (sh("for i in $(seq 100); do capfence detach >/dev/null 2>&1; "
 	       "rmmod capfence 2>/dev/null && exit 0; sleep 0.1; done; exit 1"))
 		die("rmmod capfence (is a task still bound?)", EBUSY);
 }
@@ -452,11 +480,28 @@ static void phase(struct worker *wa, struct worker *wb,
  * figures are paired with the mean of the unloaded phases on either side
  * of it; the figures are medians of these per-round ratios.
  */
+/*
+ * The datagrams' destination: a UDP socket on @port that never reads, with
+ * the smallest receive buffer, so every datagram takes the same drop path.
+ */
+static int udp_sink(uint16_t port)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET,
+				   .sin_port = htons(port) };
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), one = 1;
+
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &one, sizeof(one)) ||
+	    bind(fd, (struct sockaddr *)&sin, sizeof(sin)))
+		die("udp sink", errno);
+	return fd;
+}
+
 static void bench_hooks(int rounds, int ms, bool pin)
 {
 	int ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	int wcpu = pin && ncpu > 1 ? 1 : -1;
-	int nph = rounds + 1, lfd, p, r, k, fd, c;
+	int nph = rounds + 1, lfd, sink, p, r, k, fd, c;
 	double (*v)[NCASE][NKIND];	/* per phase; loaded cases in [0..rounds) */
 	double *x = calloc((size_t)nph, sizeof(*x));
 	struct noop_lsm_bpf *skel;
@@ -476,6 +521,7 @@ static void bench_hooks(int rounds, int ms, bool pin)
 		die("listen", lfd);
 	fcntl(lfd, F_SETFD, 0);	/* the workers inherit it */
 	fcntl(lfd, F_SETFL, O_NONBLOCK);
+	sink = udp_sink(port);
 	skel = noop_lsm_bpf__open_and_load();
 	if (!skel)
 		die("load the no-op BPF-LSM programs", errno);
@@ -527,6 +573,7 @@ static void bench_hooks(int rounds, int ms, bool pin)
 	}
 	worker_stop(&unb);
 	noop_lsm_bpf__destroy(skel);
+	close(sink);
 	close(lfd);
 	module_load();
 

@@ -57,6 +57,72 @@ int BPF_PROG(noop_socket_bind, struct socket *sock, struct sockaddr *address,
 	return ret;
 }
 
+SEC("lsm/socket_sendmsg")
+int BPF_PROG(noop_socket_sendmsg, struct socket *sock, struct msghdr *msg,
+	     int size, int ret)
+{
+	return ret;
+}
+
+SEC("lsm/socket_recvmsg")
+int BPF_PROG(noop_socket_recvmsg, struct socket *sock, struct msghdr *msg,
+	     int size, int flags, int ret)
+{
+	return ret;
+}
+
+SEC("lsm/socket_listen")
+int BPF_PROG(noop_socket_listen, struct socket *sock, int backlog, int ret)
+{
+	return ret;
+}
+
+SEC("lsm/socket_accept")
+int BPF_PROG(noop_socket_accept, struct socket *sock, struct socket *newsock,
+	     int ret)
+{
+	return ret;
+}
+
+SEC("lsm/socket_create")
+int BPF_PROG(noop_socket_create, int family, int type, int protocol, int kern,
+	     int ret)
+{
+	return ret;
+}
+
+SEC("lsm/sctp_bind_connect")
+int BPF_PROG(noop_sctp_bind_connect, struct sock *sk, int optname,
+	     struct sockaddr *address, int addrlen, int ret)
+{
+	return ret;
+}
+
+SEC("lsm/sk_clone_security")
+int BPF_PROG(noop_sk_clone_security, const struct sock *sk, struct sock *newsk)
+{
+	return 0;
+}
+
+SEC("lsm/sk_free_security")
+int BPF_PROG(noop_sk_free_security, struct sock *sk)
+{
+	return 0;
+}
+
+SEC("lsm/ptrace_access_check")
+int BPF_PROG(noop_ptrace_access_check, struct task_struct *child,
+	     unsigned int mode, int ret)
+{
+	return ret;
+}
+
+SEC("lsm/ptrace_traceme")
+int BPF_PROG(noop_ptrace_traceme, struct task_struct *parent, int ret)
+{
+	return ret;
+}
+
 SEC("lsm/file_open")
 int BPF_PROG(noop_file_open, struct file *file, int ret)
 {
