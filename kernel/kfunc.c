@@ -132,6 +132,17 @@ noinline int capfence_socket_recvmsg(struct socket *sock, struct msghdr *msg,
 	return cf_sock_use_hook(cred, sock);
 }
 
+/* TCP_ZEROCOPY_RECEIVE receives through getsockopt, not recvmsg */
+noinline int capfence_socket_getsockopt(struct socket *sock, int level,
+					int optname)
+{
+	const struct cred *cred = current_cred();
+
+	if (!cf_cred_maybe(cred))
+		return 0;
+	return cf_sock_use_hook(cred, sock);
+}
+
 noinline int capfence_socket_accept(struct socket *sock,
 				    struct socket *newsock)
 {
@@ -309,10 +320,31 @@ noinline int capfence_file_open(struct file *file)
 	return cf_file_open_hook(cred, file);
 }
 
-/* every read and write in the system: no call while no file is tracked */
+/*
+ * A socket used as a file: sendfile() and splice() reach a socket through
+ * its file operations, not through sendmsg.
+ */
+static noinline int cf_sock_file_hook(struct file *file)
+{
+	const struct cred *cred = current_cred();
+	struct socket *sock;
+
+	if (!cf_cred_maybe(cred) || !cf_subject(cred))
+		return 0;
+	sock = sock_from_file(file);
+	return sock && sock->sk ? cf_sock_revalidate(sock->sk) : 0;
+}
+
+/* every read and write in the system: no call while nothing is tracked */
 noinline int capfence_file_permission(struct file *file, int mask)
 {
-	return cf_nr_tracked_files() ? cf_file_revalidate(file, mask) : 0;
+	int err = 0;
+
+	if (cf_nr_tracked_files())
+		err = cf_file_revalidate(file, mask);
+	if (!err && cf_nr_tracked_socks())
+		err = cf_sock_file_hook(file);
+	return err;
 }
 
 /* every file freed in the system: the same */
@@ -336,6 +368,7 @@ BTF_ID_FLAGS(func, capfence_socket_sendmsg)
 BTF_ID_FLAGS(func, capfence_socket_recvmsg)
 BTF_ID_FLAGS(func, capfence_socket_listen)
 BTF_ID_FLAGS(func, capfence_socket_accept)
+BTF_ID_FLAGS(func, capfence_socket_getsockopt)
 BTF_ID_FLAGS(func, capfence_socket_create)
 BTF_ID_FLAGS(func, capfence_sctp_bind_connect)
 BTF_ID_FLAGS(func, capfence_sk_clone_security)

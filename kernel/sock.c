@@ -62,9 +62,14 @@ static struct cf_sock *cf_sock_get(const struct sock *sk)
 
 static int cf_sock_add(struct cf_sock *s, struct cf_grant *g)
 {
+	/* pairs with the release below: slots under n are set */
+	u32 i, n = smp_load_acquire(&s->n);
 	int err = 0;
-	u32 i;
 
+	/* the usual case, a repeated connect under the same grant: no lock */
+	for (i = 0; i < n; i++)
+		if (READ_ONCE(s->g[i]) == g)
+			return 0;
 	spin_lock_bh(&s->lock);
 	for (i = 0; i < s->n; i++)
 		if (s->g[i] == g)

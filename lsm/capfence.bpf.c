@@ -27,6 +27,8 @@ extern int capfence_socket_recvmsg(struct socket *sock, struct msghdr *msg,
 extern int capfence_socket_listen(struct socket *sock, int backlog) __ksym;
 extern int capfence_socket_accept(struct socket *sock,
 				  struct socket *newsock) __ksym;
+extern int capfence_socket_getsockopt(struct socket *sock, int level,
+				      int optname) __ksym;
 extern int capfence_socket_create(int family, int type, int protocol,
 				  int kern) __ksym;
 extern int capfence_sctp_bind_connect(struct sock *sk, int optname,
@@ -116,6 +118,13 @@ int BPF_PROG(cf_socket_accept, struct socket *sock, struct socket *newsock,
 	     int ret)
 {
 	return ret ?: capfence_socket_accept(sock, newsock);
+}
+
+SEC("lsm/socket_getsockopt")
+int BPF_PROG(cf_socket_getsockopt, struct socket *sock, int level, int optname,
+	     int ret)
+{
+	return ret ?: capfence_socket_getsockopt(sock, level, optname);
 }
 
 SEC("lsm/socket_create")

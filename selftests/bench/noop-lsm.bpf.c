@@ -84,6 +84,13 @@ int BPF_PROG(noop_socket_accept, struct socket *sock, struct socket *newsock,
 	return ret;
 }
 
+SEC("lsm/socket_getsockopt")
+int BPF_PROG(noop_socket_getsockopt, struct socket *sock, int level,
+	     int optname, int ret)
+{
+	return ret;
+}
+
 SEC("lsm/socket_create")
 int BPF_PROG(noop_socket_create, int family, int type, int protocol, int kern,
 	     int ret)

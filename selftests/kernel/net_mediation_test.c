@@ -14,12 +14,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <netinet/in.h>
 #include <netinet/ip_icmp.h>
+#include <netinet/tcp.h>
 #include <linux/if_ether.h>
 #include <liburing.h>
 #include "kselftest_harness.h"
@@ -186,6 +188,47 @@ static int use(int fd, const char *how)
 	return res(recv(fd, &c, 1, MSG_DONTWAIT));
 }
 
+/* the held socket used as a file: sendfile, splice, zero-copy receive */
+static int as_file(const char *how)
+{
+	int fd, p[2], err = 0;
+
+	if (held < 0)
+		return EBADF;
+	if (!strcmp(how, "sendfile")) {
+		off_t off = 0;
+
+		fd = open("/tmp/cft-sendfile", O_RDWR | O_CREAT, 0600);
+		if (fd < 0)
+			return errno;
+		if (pwrite(fd, "x", 1, 0) != 1)
+			err = errno;
+		else
+			err = res((int)sendfile(held, fd, &off, 1));
+		close(fd);
+		return err;
+	}
+	if (!strcmp(how, "splice")) {
+		if (pipe(p))
+			return errno;
+		if (write(p[1], "x", 1) != 1)
+			err = errno;
+		else
+			err = res((int)splice(p[0], NULL, held, NULL, 1, 0));
+		close(p[0]);
+		close(p[1]);
+		return err;
+	}
+	if (!strcmp(how, "zerocopy")) {
+		struct tcp_zerocopy_receive zc = {};
+		socklen_t len = sizeof(zc);
+
+		return res(getsockopt(held, IPPROTO_TCP, TCP_ZEROCOPY_RECEIVE,
+				      &zc, &len));
+	}
+	return EINVAL;
+}
+
 static int do_accept(void)
 {
 	if (held < 0)
@@ -309,6 +352,8 @@ int cft_agent_extra(char *cmd)
 		return hold(b, a, port);
 	if (sscanf(cmd, "n-sock %127s", a) == 1)
 		return use(held, a);
+	if (sscanf(cmd, "n-file %127s", a) == 1)
+		return as_file(a);
 	if (sscanf(cmd, "n-child %127s", a) == 1)
 		return use(child, a);
 	if (!strcmp(cmd, "n-accept"))
@@ -628,11 +673,20 @@ TEST_F(net, established_tcp_after_revoke)
 				  self->tcp_port));
 	EXPECT_EQ(0, cft_agent_do(&self->agent, "n-sock send"));
 	EXPECT_EQ(EAGAIN, cft_agent_do(&self->agent, "n-sock recv"));
+	EXPECT_EQ(0, cft_agent_do(&self->agent, "n-file sendfile"));
+	EXPECT_EQ(0, cft_agent_do(&self->agent, "n-file splice"));
 	ASSERT_EQ(0, cft_revoke(&self->nl, 0x7100, &r));
 	snprintf(target, sizeof(target), "127.0.0.1:%u", self->tcp_port);
 	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "n-sock send"));
 	denied(_metadata, self, "revoked", "net:connect", target, 0x7100);
 	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "n-sock recv"));
+	denied(_metadata, self, "revoked", "net:connect", target, 0x7100);
+	/* the socket as a file: sendfile and splice, and zero-copy receive */
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "n-file sendfile"));
+	denied(_metadata, self, "revoked", "net:connect", target, 0x7100);
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "n-file splice"));
+	denied(_metadata, self, "revoked", "net:connect", target, 0x7100);
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "n-file zerocopy"));
 	denied(_metadata, self, "revoked", "net:connect", target, 0x7100);
 }
 
