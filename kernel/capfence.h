@@ -392,6 +392,8 @@ int cf_net_bind(struct cf_cred *e, struct socket *sock, struct sockaddr *sa,
 int cf_net_listen(struct cf_cred *e, struct socket *sock);
 int cf_net_sendmsg(struct cf_cred *e, struct socket *sock, struct msghdr *msg);
 int cf_net_create(struct cf_cred *e, int family, int type);
+int cf_net_setsockopt(struct cf_cred *e, struct socket *sock, int level,
+		      int optname);
 int cf_net_sctp(struct cf_cred *e, struct sock *sk, int optname,
 		struct sockaddr *sa, int len);
 void cf_net_peer(const struct sock *sk, struct cf_target *t);

@@ -29,6 +29,7 @@ static const char *const cf_hook_names[] = {
 	"bpf_lsm_socket_listen",
 	"bpf_lsm_socket_accept",
 	"bpf_lsm_socket_getsockopt",
+	"bpf_lsm_socket_setsockopt",
 	"bpf_lsm_socket_create",
 	"bpf_lsm_sctp_bind_connect",
 	"bpf_lsm_sk_clone_security",

@@ -143,6 +143,25 @@ noinline int capfence_socket_getsockopt(struct socket *sock, int level,
 	return cf_sock_use_hook(cred, sock);
 }
 
+static noinline int cf_setsockopt_hook(const struct cred *cred,
+				       struct socket *sock, int level,
+				       int optname)
+{
+	struct cf_cred *e = cf_subject(cred);
+
+	return e ? cf_net_setsockopt(e, sock, level, optname) : 0;
+}
+
+noinline int capfence_socket_setsockopt(struct socket *sock, int level,
+					int optname)
+{
+	const struct cred *cred = current_cred();
+
+	if (!cf_cred_maybe(cred))
+		return 0;
+	return cf_setsockopt_hook(cred, sock, level, optname);
+}
+
 noinline int capfence_socket_accept(struct socket *sock,
 				    struct socket *newsock)
 {
@@ -369,6 +388,7 @@ BTF_ID_FLAGS(func, capfence_socket_recvmsg)
 BTF_ID_FLAGS(func, capfence_socket_listen)
 BTF_ID_FLAGS(func, capfence_socket_accept)
 BTF_ID_FLAGS(func, capfence_socket_getsockopt)
+BTF_ID_FLAGS(func, capfence_socket_setsockopt)
 BTF_ID_FLAGS(func, capfence_socket_create)
 BTF_ID_FLAGS(func, capfence_sctp_bind_connect)
 BTF_ID_FLAGS(func, capfence_sk_clone_security)

@@ -223,6 +223,54 @@ static bool cf_net_autobinds(const struct sock *sk)
 	       !READ_ONCE(inet_sk(sk)->inet_num);
 }
 
+/* a source route: the packet goes first to an address nobody judged */
+static bool cf_net_srcroute(int level, int optname)
+{
+	return (level == SOL_IP && (optname == IP_OPTIONS ||
+				    optname == IP_RETOPTS)) ||
+	       (level == SOL_IPV6 && (optname == IPV6_RTHDR ||
+				      optname == IPV6_2292RTHDR ||
+				      optname == IPV6_2292PKTOPTIONS));
+}
+
+/**
+ * cf_net_setsockopt() - socket_setsockopt: refuse source routes
+ * @e: the calling task's bound state
+ * @sock: the socket
+ * @level: option level
+ * @optname: option
+ *
+ * IP options (LSRR/SSRR) and IPv6 routing headers (segment routing) send a
+ * connection's packets to the route's first hop: while net:connect is
+ * mediated they are refused (reason bypass).
+ *
+ * Return: 0 or -EACCES (audited).
+ */
+int cf_net_setsockopt(struct cf_cred *e, struct socket *sock, int level,
+		      int optname)
+{
+	if (!cf_inet(sock->sk) || !cf_net_srcroute(level, optname))
+		return 0;
+	return cf_refuse_mediated(e, CAPFENCE_CLASS_NET_CONNECT,
+				  "sockopt:source-route");
+}
+
+/* the same options as ancillary data of one send */
+static int cf_net_cmsg(struct cf_cred *e, struct msghdr *msg)
+{
+	struct cmsghdr *c;
+
+	/* sendmsg has copied the control data in; refuse what was not */
+	if (msg->msg_control_is_user)
+		return cf_refuse_mediated(e, CAPFENCE_CLASS_NET_CONNECT,
+					  "cmsg:user");
+	for_each_cmsghdr(c, msg)
+		if (cf_net_srcroute(c->cmsg_level, c->cmsg_type))
+			return cf_refuse_mediated(e, CAPFENCE_CLASS_NET_CONNECT,
+						  "cmsg:source-route");
+	return 0;
+}
+
 /**
  * cf_net_sendmsg() - socket_sendmsg: a send with an address is a connect
  * @e: the calling task's bound state
@@ -246,6 +294,11 @@ int cf_net_sendmsg(struct cf_cred *e, struct socket *sock, struct msghdr *msg)
 
 	if (!cf_inet(sk))
 		return 0;
+	if (msg->msg_controllen) {
+		err = cf_net_cmsg(e, msg);
+		if (err)
+			return err;
+	}
 	if (msg->msg_name &&
 	    !cf_net_addr(sk, msg->msg_name, msg->msg_namelen, true, &t)) {
 		err = cf_net_judge(e, sk, &t, sk->sk_type != SOCK_DGRAM);

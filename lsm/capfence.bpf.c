@@ -29,6 +29,8 @@ extern int capfence_socket_accept(struct socket *sock,
 				  struct socket *newsock) __ksym;
 extern int capfence_socket_getsockopt(struct socket *sock, int level,
 				      int optname) __ksym;
+extern int capfence_socket_setsockopt(struct socket *sock, int level,
+				      int optname) __ksym;
 extern int capfence_socket_create(int family, int type, int protocol,
 				  int kern) __ksym;
 extern int capfence_sctp_bind_connect(struct sock *sk, int optname,
@@ -125,6 +127,13 @@ int BPF_PROG(cf_socket_getsockopt, struct socket *sock, int level, int optname,
 	     int ret)
 {
 	return ret ?: capfence_socket_getsockopt(sock, level, optname);
+}
+
+SEC("lsm/socket_setsockopt")
+int BPF_PROG(cf_socket_setsockopt, struct socket *sock, int level, int optname,
+	     int ret)
+{
+	return ret ?: capfence_socket_setsockopt(sock, level, optname);
 }
 
 SEC("lsm/socket_create")

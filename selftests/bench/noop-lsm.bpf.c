@@ -91,6 +91,13 @@ int BPF_PROG(noop_socket_getsockopt, struct socket *sock, int level,
 	return ret;
 }
 
+SEC("lsm/socket_setsockopt")
+int BPF_PROG(noop_socket_setsockopt, struct socket *sock, int level,
+	     int optname, int ret)
+{
+	return ret;
+}
+
 SEC("lsm/socket_create")
 int BPF_PROG(noop_socket_create, int family, int type, int protocol, int kern,
 	     int ret)

@@ -20,6 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <netinet/in.h>
+#include <netinet/ip.h>
 #include <netinet/ip_icmp.h>
 #include <netinet/tcp.h>
 #include <linux/if_ether.h>
@@ -229,6 +230,44 @@ static int as_file(const char *how)
 	return EINVAL;
 }
 
+/* a loose source route through 10.9.9.9, as a socket option or cmsg */
+static int srcroute(const char *how, const char *addr, int port)
+{
+	unsigned char opt[8] = { IPOPT_NOP, IPOPT_LSRR, 7, 4, 10, 9, 9, 9 };
+	union {
+		char buf[CMSG_SPACE(sizeof(opt))];
+		struct cmsghdr align;
+	} u = {};
+	struct sockaddr_storage ss;
+	struct iovec iov = { .iov_base = "x", .iov_len = 1 };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct cmsghdr *c;
+	socklen_t len;
+	int fd, err;
+
+	if (fill(addr, port, &ss, &len))
+		return EINVAL;
+	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	if (fd < 0)
+		return errno;
+	if (!strcmp(how, "sockopt")) {
+		err = res(setsockopt(fd, IPPROTO_IP, IP_OPTIONS, opt, sizeof(opt)));
+	} else {
+		m.msg_name = &ss;
+		m.msg_namelen = len;
+		m.msg_control = u.buf;
+		m.msg_controllen = sizeof(u.buf);
+		c = CMSG_FIRSTHDR(&m);
+		c->cmsg_level = IPPROTO_IP;
+		c->cmsg_type = IP_RETOPTS;
+		c->cmsg_len = CMSG_LEN(sizeof(opt));
+		memcpy(CMSG_DATA(c), opt, sizeof(opt));
+		err = res((int)sendmsg(fd, &m, 0));
+	}
+	close(fd);
+	return err;
+}
+
 static int do_accept(void)
 {
 	if (held < 0)
@@ -362,6 +401,8 @@ int cft_agent_extra(char *cmd)
 		return sctp(b, a, port);
 	if (sscanf(cmd, "n-uring %127s %127s %d", b, a, &port) == 3)
 		return uring(b, a, port);
+	if (sscanf(cmd, "n-srcroute %127s %127s %d", b, a, &port) == 3)
+		return srcroute(b, a, port);
 	if (sscanf(cmd, "n-seize %d", &port) == 1)
 		return seize(port);
 	if (sscanf(cmd, "n-procmem %d", &port) == 1)
@@ -638,6 +679,22 @@ TEST_F(net, listen_autobind)
 	       "0.0.0.0:0", 0);
 	EXPECT_EQ(0, cft_agent_do(&b, "n-hold listen 127.0.0.1 20002"));
 	EXPECT_TRUE(cft_agent_stop_clean(&b));
+}
+
+TEST_F(net, source_routes_refused)
+{
+	struct cf_token t;
+
+	give(_metadata, self, self->e, self->agent.pid, "net:connect",
+	     "127.0.0.0/8", 0, &t);
+	/* the first hop, not the judged address, would get the packet */
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "n-srcroute sockopt 127.0.0.1 %u",
+				       self->udp_port));
+	denied(_metadata, self, "bypass", "net:connect", "sockopt:source-route", 0);
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "n-srcroute cmsg 127.0.0.1 %u",
+				       self->udp_port));
+	denied(_metadata, self, "bypass", "net:connect", "cmsg:source-route", 0);
+	EXPECT_FALSE(udp_got(self->udp));
 }
 
 TEST_F(net, raw_and_packet_sockets_refused)
