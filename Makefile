@@ -6,6 +6,7 @@
 #   make check      host unit tests (ASan/UBSan), spec, install and fuzz
 #                   checks, then the VM, CLI and ecosystem tests
 #   make demo       boot the VM and play the seed scenario
+#   make check-fresh make demo and make check in a fresh minimal Debian 12 root
 #   make bench      benchmarks (figures, side by side)
 #   make checkpatch checkpatch.pl --strict on kernel/ and lsm/
 #
@@ -43,7 +44,7 @@ BENCH_SRCS := $(wildcard selftests/bench/*.c)
 -include tools/build/install.mk
 -include selftests/debug/debug.mk
 
-.PHONY: all deps module bpf cli tests check unit vmtest demo checkpatch clean distclean
+.PHONY: all deps module bpf cli tests check check-fresh unit vmtest demo checkpatch clean distclean
 
 all: module cli tests
 
@@ -150,6 +151,11 @@ check: all
 		$(MAKE) -s fuzz-check; $(MAKE) -s vmtest; $(MAKE) -s ecotest; \
 		cd $(B)/logs && $(CURDIR)/selftests/summary total unit.log spec.log \
 			install.log fuzz.log vm.log cli.log eco.log
+
+# The README's quick start (make demo, make check) in a fresh minimal
+# Debian 12 root built with debootstrap; as root.
+check-fresh:
+	@selftests/fresh/check-fresh
 
 demo: all
 	@$(VMRUN) --timeout 600 --add selftests/demo/seed-scenario:/root/seed-scenario -- sh /root/seed-scenario
