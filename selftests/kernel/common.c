@@ -375,6 +375,37 @@ int cft_listen(uint16_t *port)
 	return fd;
 }
 
+static int epoch_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlattr *tb[CAPFENCE_A_MAX + 1];
+
+	cf_nl_parse(nlh, tb);
+	*(uint64_t *)data = u64_or0(tb[CAPFENCE_A_EPOCH_ID]);
+	return MNL_CB_OK;
+}
+
+int cft_task_epoch(struct cf_nl *nl, pid_t pid, uint64_t *epoch)
+{
+	struct nlmsghdr *nlh = cf_nl_req(nl, CAPFENCE_CMD_TASK_GET, 0);
+
+	*epoch = 0;
+	mnl_attr_put_u32(nlh, CAPFENCE_A_PID, (uint32_t)pid);
+	return cf_nl_talk(nl, nlh, epoch_cb, epoch);
+}
+
+int cft_wait_bound(struct cf_nl *nl, pid_t pid, uint64_t epoch)
+{
+	uint64_t now;
+	int i;
+
+	for (i = 0; i < 500; i++) {
+		if (!cft_task_epoch(nl, pid, &now) && now == epoch)
+			return 0;
+		usleep(10000);
+	}
+	return -ETIMEDOUT;
+}
+
 /* ---- the agent: a bound process obeying one-line commands ---- */
 
 static int agent_connect(int family, const char *addr, int port, bool do_bind)

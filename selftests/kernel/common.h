@@ -42,6 +42,15 @@ int cft_revoke(struct cf_nl *nl, uint64_t cap_id, struct cft_reply *r);
 int cft_exec_set(struct cf_nl *nl, uint64_t epoch, const struct cf_token *t,
 		 int n, struct cft_reply *r);
 
+/* The epoch @pid is bound to (TASK_GET), 0 when unbound. */
+int cft_task_epoch(struct cf_nl *nl, pid_t pid, uint64_t *epoch);
+/*
+ * Wait until @pid is bound to @epoch: an exec closes its close-on-exec
+ * descriptors before it installs the new credential, so a pipe closing at
+ * exec does not yet mean "bound". Returns 0 or -ETIMEDOUT (5 s).
+ */
+int cft_wait_bound(struct cf_nl *nl, pid_t pid, uint64_t epoch);
+
 /* A bound process driven over pipes; see cft_agent_main(). */
 struct cft_agent {
 	pid_t pid;

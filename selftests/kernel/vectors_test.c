@@ -39,7 +39,7 @@ static pid_t bound_sleeper(uint64_t epoch)
 		if (cft_open(&nl) || cft_exec_set(&nl, epoch, NULL, 0, &r))
 			_exit(1);
 		cf_nl_close(&nl);
-		/* the pipe closes at exec: the parent knows we are bound */
+		/* the pipe closes at exec; cft_wait_bound() waits for the bind */
 		fcntl(p[1], F_SETFD, FD_CLOEXEC);
 		execl("/bin/busybox", "sleep", "600", NULL);
 		_exit(2);
@@ -164,6 +164,7 @@ TEST(kernel_agrees_with_vectors)
 			}
 			sleeper = bound_sleeper(epoch);
 			ASSERT_LT(0, sleeper);
+			ASSERT_EQ(0, cft_wait_bound(&nl, sleeper, epoch));
 			decided += decide_all(_metadata, &v, &nl, epoch, sleeper,
 					      &mismatches);
 		} else if (!strcmp(tok, "reject")) {
