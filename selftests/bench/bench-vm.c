@@ -10,6 +10,11 @@
  *                       programs, capfence unbound, capfence bound (24
  *                       rounds of 100 ms loops; PIN=1 pins the loops to
  *                       vCPU 1 and the driver to vCPU 0)
+ *                       and then, in the same boot, the peer a user would
+ *                       pick instead: open(O_WRONLY)+close at depth 1 and
+ *                       8 beneath the granted directory in a task sandboxed
+ *                       by Landlock with the equivalent path-beneath rule,
+ *                       next to capfence bound and unbound
  *   bench-vm netlink    DELEGATE round trip vs CTRL_CMD_GETFAMILY
  *   bench-vm activate   epoch activation with 1 vs N bound tasks
  *   bench-vm memory     bytes per bound credential / held capability
@@ -38,7 +43,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sched.h>
+#include <linux/landlock.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -54,6 +62,9 @@
 #define ACT_REPS	15
 #define BENCH_DIR	"/tmp/bench"
 #define BENCH_FILE	BENCH_DIR "/w"
+/* the same file seven directories deeper: depth 8 beneath BENCH_DIR */
+#define BENCH_DEEP	BENCH_DIR "/1/2/3/4/5/6/7"
+#define BENCH_FILE8	BENCH_DEEP "/w"
 
 static const char *bench_rules[] = {
 	"net:connect=token:127.0.0.0/8",
@@ -97,7 +108,8 @@ static void line(const char *name, double value, const char *unit,
 
 /* ---- the measured loops (run in a worker process) ---------------------- */
 
-enum { K_TCP, K_UDP, K_OPEN, K_SENDTO, K_SEND, NKIND };
+enum { K_TCP, K_UDP, K_OPEN, K_SENDTO, K_SEND, NKIND,
+       K_OPEN8 = NKIND, NLOOP };	/* the hook figures run the first NKIND */
 
 static const char *const kind_label[NKIND] = {
 	"tcp connect", "udp connect", "open", "udp sendto", "udp send",
@@ -156,7 +168,8 @@ static int loop_run(int kind, int ms, int lfd, const struct sockaddr_in *sin,
 				if (send(so->udpc, "x", 1, 0) != 1)
 					return errno;
 			} else {
-				int fd = open(BENCH_FILE, O_WRONLY);
+				int fd = open(kind == K_OPEN8 ? BENCH_FILE8 :
+					      BENCH_FILE, O_WRONLY);
 
 				if (fd < 0)
 					return errno;
@@ -198,7 +211,7 @@ static int worker_main(int lfd, int port)
 		int kind, ms, err;
 
 		if (sscanf(line, "%d %d", &kind, &ms) != 2 || kind < 0 ||
-		    kind >= NKIND)
+		    kind >= NLOOP)
 			return EINVAL;
 		err = loop_run(kind, ms, lfd, &sin, &so, &ops, &ns);
 		printf("%d %lu %" PRIu64 "\n", err, ops, ns);
@@ -221,10 +234,43 @@ static void pin_cpu(int cpu)
 		die("sched_setaffinity", errno);
 }
 
-/* Start a worker, bound to @epoch with @toks if @epoch, on @cpu if >= 0. */
-static void worker_start(struct worker *w, uint64_t epoch,
-			 const struct cf_token *toks, int ntok, int lfd,
-			 int port, int cpu)
+/*
+ * Sandbox the calling process with Landlock as capfence's bench epoch
+ * sandboxes a bound worker: writing files is handled, and allowed beneath
+ * BENCH_DIR only (fs:write=token:BENCH_DIR).
+ */
+static int landlock_self(void)
+{
+	struct landlock_ruleset_attr ra = {
+		.handled_access_fs = LANDLOCK_ACCESS_FS_WRITE_FILE,
+	};
+	struct landlock_path_beneath_attr pb = {
+		.allowed_access = LANDLOCK_ACCESS_FS_WRITE_FILE,
+	};
+	int rs, err = 0;
+
+	rs = (int)syscall(SYS_landlock_create_ruleset, &ra, sizeof(ra), 0);
+	if (rs < 0)
+		return errno;
+	pb.parent_fd = open(BENCH_DIR, O_PATH | O_CLOEXEC);
+	if (pb.parent_fd < 0 ||
+	    syscall(SYS_landlock_add_rule, rs, LANDLOCK_RULE_PATH_BENEATH, &pb, 0) ||
+	    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+	    syscall(SYS_landlock_restrict_self, rs, 0))
+		err = errno;
+	if (pb.parent_fd >= 0)
+		close(pb.parent_fd);
+	close(rs);
+	return err;
+}
+
+/*
+ * Start a worker, bound to @epoch with @toks if @epoch, sandboxed by
+ * Landlock if @landlock, on @cpu if >= 0.
+ */
+static void worker_start_as(struct worker *w, uint64_t epoch,
+			    const struct cf_token *toks, int ntok, bool landlock,
+			    int lfd, int port, int cpu)
 {
 	int in[2], out[2];
 
@@ -247,6 +293,8 @@ static void worker_start(struct worker *w, uint64_t epoch,
 			pin_cpu(cpu);
 		if (epoch && (cft_open(&nl) || cft_exec_set(&nl, epoch, toks, ntok, &r)))
 			_exit(90);
+		if (landlock && landlock_self())
+			_exit(92);
 		if (epoch)
 			cf_nl_close(&nl);
 		execv("/proc/self/exe", argv);
@@ -261,6 +309,13 @@ static void worker_start(struct worker *w, uint64_t epoch,
 	setvbuf(w->in, NULL, _IOLBF, 0);
 }
 
+static void worker_start(struct worker *w, uint64_t epoch,
+			 const struct cf_token *toks, int ntok, int lfd,
+			 int port, int cpu)
+{
+	worker_start_as(w, epoch, toks, ntok, false, lfd, port, cpu);
+}
+
 /* One loop of @kind in @w: ns per operation. */
 static double worker_run(struct worker *w, int kind, int ms)
 {
@@ -271,7 +326,8 @@ static double worker_run(struct worker *w, int kind, int ms)
 	fprintf(w->in, "%d %d\n", kind, ms);
 	if (fscanf(w->out, "%d %lu %" SCNu64, &err, &ops, &ns) != 3 || err || !ops) {
 		fprintf(stderr, "bench-vm: worker %d: %s loop failed (%s)\n",
-			(int)w->pid, kind_label[kind], err ? strerror(err) : "no answer");
+			(int)w->pid, kind < NKIND ? kind_label[kind] : "open depth 8",
+			err ? strerror(err) : "no answer");
 		exit(1);
 	}
 	return (double)ns / (double)ops;
@@ -497,6 +553,8 @@ static int udp_sink(uint16_t port)
 	return fd;
 }
 
+static void bench_landlock(int rounds, int ms, int lfd, uint16_t port);
+
 static void bench_hooks(int rounds, int ms, bool pin)
 {
 	int ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN);
@@ -516,6 +574,8 @@ static void bench_hooks(int rounds, int ms, bool pin)
 	if (fd < 0)
 		die(BENCH_FILE, errno);
 	close(fd);
+	if (sh("mkdir -p " BENCH_DEEP " && touch " BENCH_FILE8))
+		die(BENCH_FILE8, EIO);
 	lfd = cft_listen(&port);
 	if (lfd < 0)
 		die("listen", lfd);
@@ -573,9 +633,10 @@ static void bench_hooks(int rounds, int ms, bool pin)
 	}
 	worker_stop(&unb);
 	noop_lsm_bpf__destroy(skel);
+	module_load();
+	bench_landlock(rounds, ms, lfd, port);
 	close(sink);
 	close(lfd);
-	module_load();
 
 	for (k = 0; k < NKIND; k++) {
 		/* paired ratios: loaded phase r against unloaded phases r, r+1 */
@@ -630,6 +691,75 @@ static void bench_hooks(int rounds, int ms, bool pin)
 		snprintf(name, sizeof(name), "%s_bound_vs_noop_bpf", kind_fig[k]);
 		line(name, rs[3].med, "", "<=1.10", rs[3].med <= 1.10);
 	}
+	free(v);
+	free(x);
+}
+
+/*
+ * The peer a user would pick instead of capfence for files: Landlock, in
+ * Debian's kernel, with the equivalent rule. In one loaded boot, three
+ * workers open(O_WRONLY)+close a file at depth 1 and at depth 8 beneath
+ * BENCH_DIR: capfence unbound (U), capfence bound under the bench epoch
+ * (B) and Landlock-sandboxed, unbound by capfence (L), as U B L L B U per
+ * round. capfence's own share is B - U, Landlock's whole cost L - U; under
+ * -icount shift=2 a guest ns is a quarter instruction.
+ */
+static void bench_landlock(int rounds, int ms, int lfd, uint16_t port)
+{
+	static const int kinds[2] = { K_OPEN, K_OPEN8 };
+	double (*v)[3][2] = calloc((size_t)rounds, sizeof(*v));
+	double *x = calloc((size_t)rounds, sizeof(*x));
+	struct worker w[3];
+	struct cf_token toks[2];
+	struct env e;
+	int r, k, i;
+
+	if (!v || !x)
+		die("bench_landlock", ENOMEM);
+	env_up(&e);
+	toks[0] = e.net;
+	toks[1] = e.fs;
+	worker_start_as(&w[0], 0, NULL, 0, false, lfd, port, -1);
+	worker_start_as(&w[1], e.epoch, toks, 2, false, lfd, port, -1);
+	worker_start_as(&w[2], 0, NULL, 0, true, lfd, port, -1);
+	for (i = 0; i < 3; i++)
+		for (k = 0; k < 2; k++)
+			worker_run(&w[i], kinds[k], ms / 4 + 1);	/* warm-up */
+	for (r = 0; r < rounds; r++)
+		for (k = 0; k < 2; k++) {
+			static const int order[6] = { 0, 1, 2, 2, 1, 0 };
+
+			for (i = 0; i < 3; i++)
+				v[r][i][k] = 0;
+			for (i = 0; i < 6; i++)
+				v[r][order[i]][k] += worker_run(&w[order[i]], kinds[k], ms) / 2;
+		}
+	for (i = 0; i < 3; i++)
+		worker_stop(&w[i]);
+	for (k = 0; k < 2; k++) {
+		struct spread cf, ll, rt;
+		char name[64];
+
+		for (r = 0; r < rounds; r++)
+			x[r] = v[r][1][k] - v[r][0][k];
+		cf = spread_of(x, rounds);
+		for (r = 0; r < rounds; r++)
+			x[r] = v[r][2][k] - v[r][0][k];
+		ll = spread_of(x, rounds);
+		for (r = 0; r < rounds; r++)
+			x[r] = (v[r][1][k] - v[r][0][k]) / (v[r][2][k] - v[r][0][k]);
+		rt = spread_of(x, rounds);
+		printf("# open depth %d: capfence bound - unbound %.0f ns [%.0f-%.0f], Landlock - unbound %.0f ns [%.0f-%.0f] (median [p25-p75] over %d rounds)\n",
+		       k ? 8 : 1, cf.med, cf.p25, cf.p75, ll.med, ll.p25, ll.p75,
+		       rounds);
+		snprintf(name, sizeof(name), "open_depth%d_capfence_share_ns", k ? 8 : 1);
+		line(name, cf.med, "ns", "report", true);
+		snprintf(name, sizeof(name), "open_depth%d_landlock_ns", k ? 8 : 1);
+		line(name, ll.med, "ns", "report", true);
+		snprintf(name, sizeof(name), "open_depth%d_capfence_share_vs_landlock", k ? 8 : 1);
+		line(name, rt.med, "", "<=1.00", rt.med <= 1.0);
+	}
+	env_down(&e);
 	free(v);
 	free(x);
 }
