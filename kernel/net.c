@@ -315,6 +315,23 @@ int cf_net_sendmsg(struct cf_cred *e, struct socket *sock, struct msghdr *msg)
 	return cf_sock_revalidate(sk);
 }
 
+/* families a mediated task may create: none of them reaches an IP peer
+ * except AF_INET and AF_INET6, which capfence judges
+ */
+static bool cf_net_family_known(int family)
+{
+	switch (family) {
+	case AF_UNIX:
+	case AF_INET:
+	case AF_INET6:
+	case AF_NETLINK:
+	case AF_VSOCK:
+	case AF_ALG:
+		return true;
+	}
+	return false;
+}
+
 /**
  * cf_net_create() - socket_create: refuse what cannot be judged by address
  * @e: the calling task's bound state
@@ -322,28 +339,34 @@ int cf_net_sendmsg(struct cf_cred *e, struct socket *sock, struct msghdr *msg)
  * @type: socket type
  *
  * A raw socket writes its own IP header (IP_HDRINCL) and a packet socket
- * its own frames, so no address decision can hold for them: both are
- * refused while net:connect or net:bind is mediated.
+ * its own frames, so no address decision can hold for them; other families
+ * carry IP traffic under an address capfence never sees (AF_SMC falls back
+ * to TCP, RDS and TIPC run over TCP and UDP, AF_XDP and AF_KCM move
+ * packets of other sockets). All of them are refused while net:connect or
+ * net:bind is mediated; AF_UNIX, AF_NETLINK, AF_VSOCK and AF_ALG reach no
+ * IP peer and stay allowed.
  *
- * Return: 0, or -EACCES (audited, reason bypass).
+ * Return: 0, or -EACCES (audited, reason bypass, target socket:raw,
+ * socket:packet or socket:family).
  */
 int cf_net_create(struct cf_cred *e, int family, int type)
 {
+	const char *what;
 	u8 class_id;
 	int err;
 
 	if (family == AF_PACKET)
-		goto refuse;
-	if ((family == AF_INET || family == AF_INET6) &&
-	    (type == SOCK_RAW || type == SOCK_PACKET))
-		goto refuse;
-	return 0;
-refuse:
+		what = "socket:packet";
+	else if ((family == AF_INET || family == AF_INET6) &&
+		 (type == SOCK_RAW || type == SOCK_PACKET))
+		what = "socket:raw";
+	else if (!cf_net_family_known(family))
+		what = "socket:family";
+	else
+		return 0;
 	for (class_id = CAPFENCE_CLASS_NET_CONNECT;
 	     class_id <= CAPFENCE_CLASS_NET_BIND; class_id++) {
-		err = cf_refuse_mediated(e, class_id,
-					 family == AF_PACKET ? "socket:packet" :
-							       "socket:raw");
+		err = cf_refuse_mediated(e, class_id, what);
 		if (err)
 			return err;
 	}

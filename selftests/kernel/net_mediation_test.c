@@ -24,6 +24,12 @@
 #include <netinet/ip_icmp.h>
 #include <netinet/tcp.h>
 #include <linux/if_ether.h>
+#ifndef AF_SMC
+#define AF_SMC 43
+#endif
+#ifndef AF_XDP
+#define AF_XDP 44
+#endif
 #include <liburing.h>
 #include "kselftest_harness.h"
 #include "common.h"
@@ -387,6 +393,8 @@ int cft_agent_extra(char *cmd)
 		return raw(AF_INET6, SOCK_RAW, IPPROTO_UDP);
 	if (!strcmp(cmd, "n-packet"))
 		return raw(AF_PACKET, SOCK_RAW, htons(ETH_P_ALL));
+	if (sscanf(cmd, "n-family %d", &port) == 1)
+		return raw(port, SOCK_STREAM, 0);
 	if (sscanf(cmd, "n-hold %127s %127s %d", b, a, &port) == 3)
 		return hold(b, a, port);
 	if (sscanf(cmd, "n-sock %127s", a) == 1)
@@ -710,11 +718,22 @@ TEST_F(net, raw_and_packet_sockets_refused)
 	denied(_metadata, self, "bypass", "net:connect", "socket:raw", 0);
 	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "n-packet"));
 	denied(_metadata, self, "bypass", "net:connect", "socket:packet", 0);
+	/* families that carry IP traffic under addresses capfence never sees */
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "n-family %d", AF_SMC));
+	denied(_metadata, self, "bypass", "net:connect", "socket:family", 0);
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "n-family %d", AF_RDS));
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "n-family %d", AF_TIPC));
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "n-family %d", AF_XDP));
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "n-family %d", AF_KCM));
+	/* ... and not the ones that reach no IP peer */
+	EXPECT_EQ(0, cft_agent_do(&self->agent, "n-family %d", AF_UNIX));
 	/* an all-open epoch changes nothing a task can do */
 	ASSERT_EQ(0, cft_epoch_install(&self->nl, eo, open_rules, 4, NULL, 0));
 	ASSERT_EQ(0, cft_agent_spawn(&o, eo, NULL, 0, NULL));
 	EXPECT_EQ(0, cft_agent_do(&o, "n-raw"));
 	EXPECT_EQ(0, cft_agent_do(&o, "n-packet"));
+	/* the kernel's own answer (no such module here), not capfence's */
+	EXPECT_NE(EACCES, cft_agent_do(&o, "n-family %d", AF_SMC));
 	EXPECT_TRUE(cft_agent_stop_clean(&o));
 }
 
