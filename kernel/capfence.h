@@ -325,6 +325,7 @@ int cf_check_token(const struct cf_token *t, const char *why, const u8 *buf,
 int cf_exercise(struct cf_cred *e, struct cf_target *t,
 		struct cf_grant **admitted);
 int cf_refuse_mediated(struct cf_cred *e, u8 class_id, const char *what);
+bool cf_exercise_admits(struct cf_cred *e, const struct cf_target *t);
 
 /* file.c */
 int cf_file_init(void);
@@ -332,6 +333,8 @@ void cf_file_exit(void);
 int cf_file_track(struct file *file, struct cf_grant *rg, struct cf_grant *wg);
 int cf_file_revalidate(struct file *file, int mask);
 void cf_file_free(struct file *file);
+int cf_file_map(struct file *file, unsigned long prot, bool shared,
+		const char *what);
 
 extern atomic_long_t cf_nr_files;
 
@@ -347,6 +350,21 @@ static inline long cf_nr_tracked_files(void)
 {
 	return atomic_long_read(&cf_nr_files);
 }
+
+/* fspath.c */
+struct path;
+struct dentry;
+int cf_fs_file_open(const struct cred *cred, struct file *file);
+int cf_fs_entry(const struct cred *cred, const struct path *dir,
+		struct dentry *dentry);
+int cf_fs_attr(const struct cred *cred, const struct path *path);
+int cf_fs_link(const struct cred *cred, struct dentry *old_dentry,
+	       const struct path *new_dir, struct dentry *new_dentry);
+int cf_fs_rename(const struct cred *cred, const struct path *old_dir,
+		 struct dentry *old_dentry, const struct path *new_dir,
+		 struct dentry *new_dentry, unsigned int flags);
+int cf_fs_view(const struct cred *cred, const char *what);
+int cf_fs_xattr(const struct cred *cred, const char *what);
 
 /* audit.c */
 void cf_audit_exercise(const struct cf_target *t, u64 epoch,

@@ -234,6 +234,55 @@ out:
 	return err;
 }
 
+/*
+ * The held grants' answer for @t, inside one fence read section: the
+ * reason, the admitting grant (@ok) or the capability that came closest
+ * (@cap_id), and the fence the answer was read at.
+ */
+static enum capfence_reason cf_held_admit(struct cf_cred *e,
+					  const struct cf_target *t,
+					  struct cf_grant **ok, u64 *cap_id,
+					  u64 *fence)
+{
+	enum capfence_reason r;
+	struct cf_holdings *h;
+	unsigned int seq;
+	u32 i;
+
+	do {
+		seq = read_seqbegin(&cf_fence);
+		*cap_id = 0;
+		*ok = NULL;
+		*fence = cf_fence_value_locked();
+		r = CAPFENCE_R_NO_CAPABILITY;
+		h = rcu_dereference(e->held);
+		for (i = 0; h && i < h->n; i++) {
+			struct cf_grant *g = h->g[i];
+			enum capfence_reason st;
+
+			if (g->class_id != t->class_id)
+				continue;
+			if (!cf_constraints_admit(g->c, g->n, t)) {
+				/* name the capability that came closest */
+				if (r == CAPFENCE_R_NO_CAPABILITY) {
+					r = CAPFENCE_R_CONSTRAINT;
+					*cap_id = g->capid->cap_id;
+				}
+				continue;
+			}
+			st = cf_grant_state(g);
+			if (st == CAPFENCE_R_OK) {
+				r = st;
+				*ok = g;
+				break;
+			}
+			r = st;
+			*cap_id = g->capid->cap_id;
+		}
+	} while (read_seqretry(&cf_fence, seq));
+	return r;
+}
+
 /**
  * cf_exercise() - may bound task @e perform @t?
  * @e: the calling task's bound state (kfunc.c)
@@ -250,11 +299,8 @@ int cf_exercise(struct cf_cred *e, struct cf_target *t,
 {
 	const struct cf_rule *rule = &e->epoch->rules[t->class_id];
 	enum capfence_reason r;
-	struct cf_holdings *h;
-	unsigned int seq;
 	struct cf_grant *ok;
 	u64 cap_id, fence;
-	u32 i;
 
 	if (admitted)
 		*admitted = NULL;
@@ -269,38 +315,7 @@ int cf_exercise(struct cf_cred *e, struct cf_target *t,
 		fence = cf_fence_value();
 		goto deny;
 	}
-	do {
-		seq = read_seqbegin(&cf_fence);
-		cap_id = 0;
-		ok = NULL;
-		fence = cf_fence_value_locked();
-		r = CAPFENCE_R_NO_CAPABILITY;
-		h = rcu_dereference(e->held);
-		for (i = 0; h && i < h->n; i++) {
-			struct cf_grant *g = h->g[i];
-			enum capfence_reason st;
-
-			if (g->class_id != t->class_id)
-				continue;
-			if (!cf_constraints_admit(g->c, g->n, t)) {
-				/* name the capability that came closest */
-				if (r == CAPFENCE_R_NO_CAPABILITY) {
-					r = CAPFENCE_R_CONSTRAINT;
-					cap_id = g->capid->cap_id;
-				}
-				continue;
-			}
-			st = cf_grant_state(g);
-			if (st == CAPFENCE_R_OK) {
-				r = st;
-				ok = g;
-				break;
-			}
-			r = st;
-			cap_id = g->capid->cap_id;
-		}
-	} while (read_seqretry(&cf_fence, seq));
-
+	r = cf_held_admit(e, t, &ok, &cap_id, &fence);
 	if (r == CAPFENCE_R_OK) {
 		cf_stats_exercise(r);
 		if (admitted)
@@ -337,4 +352,29 @@ int cf_refuse_mediated(struct cf_cred *e, u8 class_id, const char *what)
 	cf_audit_exercise(&t, e->epoch->id, CAPFENCE_R_BYPASS, 0,
 			  cf_fence_value());
 	return -EACCES;
+}
+
+/**
+ * cf_exercise_admits() - would cf_exercise() allow @t now?
+ * @e: the calling task's bound state
+ * @t: the operation
+ *
+ * The same decision, neither counted nor audited: for a question asked on
+ * the way to another decision (would a new name make a file readable?).
+ * BPF program context: never sleeps.
+ *
+ * Return: true when @t would be allowed.
+ */
+bool cf_exercise_admits(struct cf_cred *e, const struct cf_target *t)
+{
+	const struct cf_rule *rule = &e->epoch->rules[t->class_id];
+	struct cf_grant *ok;
+	u64 cap_id, fence;
+
+	if (rule->kind == CAPFENCE_RULE_OPEN)
+		return true;
+	if (rule->kind == CAPFENCE_RULE_DENY ||
+	    !cf_constraints_admit(rule->c, rule->n, t))
+		return false;
+	return cf_held_admit(e, t, &ok, &cap_id, &fence) == CAPFENCE_R_OK;
 }
