@@ -31,14 +31,22 @@ extern int capfence_path_link(struct dentry *old_dentry, const struct path *new_
 extern int capfence_path_rename(const struct path *old_dir, struct dentry *old_dentry,
 				const struct path *new_dir, struct dentry *new_dentry,
 				unsigned int flags) __ksym;
-extern int capfence_path_chroot(void) __ksym;
-extern int capfence_sb_mount(void) __ksym;
-extern int capfence_sb_umount(void) __ksym;
-extern int capfence_sb_remount(void) __ksym;
-extern int capfence_sb_pivotroot(void) __ksym;
-extern int capfence_move_mount(void) __ksym;
-extern int capfence_inode_setxattr(void) __ksym;
-extern int capfence_inode_removexattr(void) __ksym;
+extern int capfence_path_chroot(void)
+	__ksym;
+extern int capfence_sb_mount(void)
+	__ksym;
+extern int capfence_sb_umount(void)
+	__ksym;
+extern int capfence_sb_remount(void)
+	__ksym;
+extern int capfence_sb_pivotroot(void)
+	__ksym;
+extern int capfence_move_mount(void)
+	__ksym;
+extern int capfence_inode_setxattr(void)
+	__ksym;
+extern int capfence_inode_removexattr(void)
+	__ksym;
 extern int capfence_mmap_file(struct file *file, unsigned long prot,
 			      unsigned long flags) __ksym;
 extern int capfence_file_mprotect(struct vm_area_struct *vma,
@@ -174,8 +182,10 @@ int BPF_PROG(cf_path_symlink, const struct path *dir, struct dentry *dentry,
 	return capfence_path_entry(dir, dentry);
 }
 
-/* truncate (also ftruncate and O_TRUNC), chmod, chown (kuid_t and kgid_t
- * are one u32 each) */
+/*
+ * truncate (also ftruncate and O_TRUNC), chmod, chown (kuid_t and kgid_t
+ * are one u32 each)
+ */
 SEC("lsm/path_truncate")
 int BPF_PROG(cf_path_truncate, const struct path *path, int ret)
 {
