@@ -233,22 +233,27 @@ int cf_fs_attr(const struct cred *cred, const struct path *path)
 
 /*
  * The object named (@sdir, @src) gets the name (@ddir, @dst): fs:write on
- * both ends, and the new name may not make it readable where the old one
- * did not (Landlock's REFER, for capfence's classes): if fs:read would
- * admit the new name, it must admit the old one. @src may be NULL when
- * @sdir names the object itself.
+ * both ends, and the new name may not make anything readable that was not
+ * (Landlock's REFER, for capfence's classes). A file gains only its new
+ * name: if fs:read would admit it, fs:read must admit the old one. A
+ * directory gives new names to its whole subtree, which a grant beneath
+ * the new name could admit even when the name itself is not: moving one
+ * needs fs:read on its old name, which (prefixes) covers the subtree.
+ * @src may be NULL when @sdir names the object itself.
  */
 static int cf_fs_move(struct cf_cred *e, const struct path *sdir,
 		      const struct dentry *src, const struct path *ddir,
 		      const struct dentry *dst, bool write)
 {
+	const struct dentry *obj = src ?: sdir->dentry;
 	int err = 0;
 
 	if (write)
 		err = cf_fs_judge(e, CAPFENCE_CLASS_FS_WRITE, sdir, src, false) ?:
 		      cf_fs_judge(e, CAPFENCE_CLASS_FS_WRITE, ddir, dst, false);
 	if (!err && cf_fs_mediated(e, CAPFENCE_CLASS_FS_READ) &&
-	    !cf_fs_judge(e, CAPFENCE_CLASS_FS_READ, ddir, dst, true))
+	    (d_is_dir(obj) ||
+	     !cf_fs_judge(e, CAPFENCE_CLASS_FS_READ, ddir, dst, true)))
 		err = cf_fs_judge(e, CAPFENCE_CLASS_FS_READ, sdir, src, false);
 	return err;
 }

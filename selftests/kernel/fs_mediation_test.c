@@ -328,7 +328,7 @@ static void put_file(const char *path, const char *text, mode_t mode)
 
 static int make_tree(void)
 {
-	if (system("rm -rf /tmp/fsm"))
+	if (system("rm -rf /tmp/fsm /tmp/fsm-old"))
 		return -1;
 	if (mkdir("/tmp/fsm", 0755) ||
 	    mkdir("/tmp/fsm/allowed", 0777) ||
@@ -582,7 +582,20 @@ TEST_F(fsm, hard_link_into_prefix)
 	EXPECT_EQ(EACCES, cft_agent_do(&b, "exchange /tmp/fsm/allowed/a /tmp/fsm/secret/s"));
 	check_rec(_metadata, self->audit, b.pid, e2, "constraint", "fs:read",
 		  "/tmp/fsm/secret/s", self->rt.cap_id);
-	/* moving a name where nothing is readable gains nothing: allowed */
+	/*
+	 * A directory renames its subtree: moving /tmp/fsm away, then the
+	 * secret tree's tmp/fsm in its place, would put the secret at
+	 * /tmp/fsm/allowed/s, though neither /tmp/fsm-old nor /tmp/fsm is
+	 * itself readable.
+	 */
+	EXPECT_EQ(EACCES, cft_agent_do(&b, "rename /tmp/fsm /tmp/fsm-old; "
+				       "rename /tmp/fsm-old/secret/tmp/fsm /tmp/fsm; "
+				       "xread /tmp/fsm/allowed/s"));
+	check_rec(_metadata, self->audit, b.pid, e2, "constraint", "fs:read",
+		  "/tmp/fsm", self->rt.cap_id);
+	/* a readable directory may move; its subtree was readable already */
+	EXPECT_EQ(0, cft_agent_do(&b, "rename /tmp/fsm/allowed/dir0 /tmp/fsm/ro/dir0"));
+	/* moving a file where nothing is readable gains nothing: allowed */
 	EXPECT_EQ(0, cft_agent_do(&b, "rename /tmp/fsm/secret/s /tmp/fsm/ro/s"));
 	/* a symlink is followed: the file it reaches is judged */
 	EXPECT_EQ(0, cft_agent_do(&b, "symlink /tmp/fsm/ro/s /tmp/fsm/allowed/sl"));
