@@ -366,6 +366,8 @@ void cf_file_exit(void);
 int cf_file_track(struct file *file, struct cf_grant *rg, struct cf_grant *wg);
 int cf_file_revalidate(struct file *file, int mask);
 void cf_file_free(struct file *file);
+int cf_file_map(struct file *file, unsigned long prot, bool shared,
+		const char *what);
 
 extern atomic_long_t cf_nr_files;
 
@@ -423,6 +425,21 @@ static inline long cf_nr_tracked_socks(void)
 struct task_struct;
 int cf_borrow_attach(struct cf_cred *tracer, struct task_struct *tracee);
 bool cf_borrow_denied(const struct cf_target *t);
+
+/* fspath.c */
+struct path;
+struct dentry;
+int cf_fs_file_open(const struct cred *cred, struct file *file);
+int cf_fs_entry(const struct cred *cred, const struct path *dir,
+		struct dentry *dentry);
+int cf_fs_attr(const struct cred *cred, const struct path *path);
+int cf_fs_link(const struct cred *cred, struct dentry *old_dentry,
+	       const struct path *new_dir, struct dentry *new_dentry);
+int cf_fs_rename(const struct cred *cred, const struct path *old_dir,
+		 struct dentry *old_dentry, const struct path *new_dir,
+		 struct dentry *new_dentry, unsigned int flags);
+int cf_fs_view(const struct cred *cred, const char *what);
+int cf_fs_xattr(const struct cred *cred, const char *what);
 
 /* audit.c */
 void cf_audit_exercise(const struct cf_target *t, u64 epoch,

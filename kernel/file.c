@@ -8,12 +8,21 @@
  * opened under "open" rules carry nothing; while no file is tracked the
  * hooks (kfunc.c) do not call in here at all.
  *
+ * Mappings: a new mapping of a tracked file reads it, so it is checked
+ * against the read grant like a read. Stores through a shared writable
+ * mapping reach the file without any hook, and a mapping made before a
+ * revocation cannot be stopped after it; so a file whose writes are
+ * admitted by a grant is never mapped shared and writable (mmap and
+ * mprotect are refused, reason "bypass"). Private mappings never reach the
+ * file.
+ *
  * Locking: an rhashtable keyed by the file pointer; entries are added in
  * file_open, removed in file_free_security (the file is dying, no other
  * user), read under RCU (BPF programs hold it). Grant validity is read in
  * a fence read section. Never sleeps: BPF program context.
  */
 #include <linux/fs.h>
+#include <linux/mman.h>
 #include <linux/rhashtable.h>
 #include <linux/slab.h>
 #include "capfence.h"
@@ -80,29 +89,16 @@ int cf_file_track(struct file *file, struct cf_grant *rg, struct cf_grant *wg)
 	return 0;
 }
 
-/**
- * cf_file_revalidate() - is the grant behind a read or write still valid?
- * @file: file being read or written
- * @mask: MAY_READ or MAY_WRITE (file_permission)
- *
- * The caller has tested cf_nr_tracked_files().
- *
- * Return: 0, or -EACCES (audited) when the grant that admitted this kind
- * of access at open was revoked or fenced since.
- */
-int cf_file_revalidate(struct file *file, int mask)
+/* The grant behind @f for @mask, rechecked; see cf_file_revalidate(). */
+static int cf_file_check(struct cf_file *f, struct file *file, int mask)
 {
 	struct cf_target t = {};
 	enum capfence_reason r;
 	struct cf_grant *g;
-	struct cf_file *f;
 	unsigned int seq;
 	char *buf;
 	u64 fence;
 
-	f = rhashtable_lookup(&cf_files, &file, cf_file_params);
-	if (!f)
-		return 0;
 	if (mask & MAY_WRITE) {
 		g = f->write;
 		t.class_id = CAPFENCE_CLASS_FS_WRITE;
@@ -130,6 +126,57 @@ int cf_file_revalidate(struct file *file, int mask)
 	cf_audit_exercise(&t, g->epoch->id, r, g->capid->cap_id, fence);
 	kfree(buf);
 	return -EACCES;
+}
+
+/**
+ * cf_file_revalidate() - is the grant behind a read or write still valid?
+ * @file: file being read or written
+ * @mask: MAY_READ or MAY_WRITE (file_permission)
+ *
+ * The caller has tested cf_nr_tracked_files().
+ *
+ * Return: 0, or -EACCES (audited) when the grant that admitted this kind
+ * of access at open was revoked or fenced since.
+ */
+int cf_file_revalidate(struct file *file, int mask)
+{
+	struct cf_file *f;
+
+	f = rhashtable_lookup(&cf_files, &file, cf_file_params);
+	return f ? cf_file_check(f, file, mask) : 0;
+}
+
+/**
+ * cf_file_map() - may a tracked file get a new mapping, or a new protection?
+ * @file: the mapped file
+ * @prot: the mapping's protection (PROT_*)
+ * @shared: stores through the mapping reach the file (MAP_SHARED)
+ * @what: "mmap" or "mprotect", for the audit record
+ *
+ * The caller has tested cf_nr_tracked_files(). A shared writable mapping
+ * of a file whose writes a grant admitted is refused outright: a later
+ * revocation could not stop its stores. Any other mapping reads the file
+ * and rechecks the read grant.
+ *
+ * Return: 0 or -EACCES (audited).
+ */
+int cf_file_map(struct file *file, unsigned long prot, bool shared,
+		const char *what)
+{
+	struct cf_target t = { .class_id = CAPFENCE_CLASS_FS_WRITE,
+			       .what = what };
+	struct cf_file *f;
+
+	f = rhashtable_lookup(&cf_files, &file, cf_file_params);
+	if (!f)
+		return 0;
+	if (shared && (prot & PROT_WRITE) && f->write) {
+		cf_stats_exercise(CAPFENCE_R_BYPASS);
+		cf_audit_exercise(&t, f->write->epoch->id, CAPFENCE_R_BYPASS,
+				  f->write->capid->cap_id, cf_fence_value());
+		return -EACCES;
+	}
+	return cf_file_check(f, file, MAY_READ);
 }
 
 /**

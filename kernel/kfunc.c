@@ -15,6 +15,8 @@
 #include <linux/fs.h>
 #include <linux/in.h>
 #include <linux/in6.h>
+#include <linux/mm.h>
+#include <linux/mman.h>
 #include <linux/net.h>
 #include <linux/ptrace.h>
 #include <linux/slab.h>
@@ -278,65 +280,13 @@ noinline int capfence_ptrace_traceme(struct task_struct *parent)
 	return cf_ptrace_hook(cred, current);
 }
 
-/*
- * Path buffer of file_open decisions. BPF programs run with migration
- * disabled but may be preempted, so the buffer is used with preemption
- * disabled; nothing between get and put sleeps.
- */
-static DEFINE_PER_CPU(char [PATH_MAX], cf_path_buf);
-
-static noinline int cf_file_open_hook(const struct cred *cred,
-				      struct file *file)
-{
-	struct cf_target t = {};
-	struct cf_cred *e = cf_subject(cred);
-	struct cf_grant *rg = NULL, *wg = NULL;
-	char *buf, *path;
-	int err = 0;
-
-	if (!e)
-		return 0;
-	/*
-	 * Naming the file is the expensive part: skip it for open rules. The
-	 * BPF program only calls for files opened to read or write.
-	 */
-	if ((!(file->f_mode & FMODE_READ) ||
-	     e->epoch->rules[CAPFENCE_CLASS_FS_READ].kind == CAPFENCE_RULE_OPEN) &&
-	    (!(file->f_mode & FMODE_WRITE) ||
-	     e->epoch->rules[CAPFENCE_CLASS_FS_WRITE].kind == CAPFENCE_RULE_OPEN))
-		return 0;
-	buf = *get_cpu_ptr(&cf_path_buf);
-	path = d_path(&file->f_path, buf, PATH_MAX);
-	if (IS_ERR(path)) {
-		/* fail closed: an unnameable file cannot be judged */
-		err = -EACCES;
-		goto out;
-	}
-	t.path = path;
-	t.path_len = strlen(path);
-	if (file->f_mode & FMODE_READ) {
-		t.class_id = CAPFENCE_CLASS_FS_READ;
-		err = cf_exercise(e, &t, &rg);
-	}
-	if (!err && (file->f_mode & FMODE_WRITE)) {
-		t.class_id = CAPFENCE_CLASS_FS_WRITE;
-		err = cf_exercise(e, &t, &wg);
-	}
-	/* opened under a capability: recheck it on every read and write */
-	if (!err && (wg || rg))
-		err = cf_file_track(file, rg, wg);
-out:
-	put_cpu_ptr(&cf_path_buf);
-	return err;
-}
-
 noinline int capfence_file_open(struct file *file)
 {
 	const struct cred *cred = current_cred();
 
 	if (!cf_cred_maybe(cred))
 		return 0;
-	return cf_file_open_hook(cred, file);
+	return cf_fs_file_open(cred, file);
 }
 
 /*
@@ -373,6 +323,129 @@ noinline void capfence_file_free_security(struct file *file)
 		cf_file_free(file);
 }
 
+/*
+ * fs:write beneath a path and the task's filesystem view (fspath.c), and
+ * the mappings of tracked files (file.c). Every task crosses these hooks:
+ * an unbound one pays the credential filter, or the tracked-file count.
+ */
+noinline int capfence_path_entry(const struct path *dir, struct dentry *dentry)
+{
+	const struct cred *cred = current_cred();
+
+	if (!cf_cred_maybe(cred))
+		return 0;
+	return cf_fs_entry(cred, dir, dentry);
+}
+
+noinline int capfence_path_attr(const struct path *path)
+{
+	const struct cred *cred = current_cred();
+
+	if (!cf_cred_maybe(cred))
+		return 0;
+	return cf_fs_attr(cred, path);
+}
+
+noinline int capfence_path_link(struct dentry *old_dentry,
+				const struct path *new_dir,
+				struct dentry *new_dentry)
+{
+	const struct cred *cred = current_cred();
+
+	if (!cf_cred_maybe(cred))
+		return 0;
+	return cf_fs_link(cred, old_dentry, new_dir, new_dentry);
+}
+
+noinline int capfence_path_rename(const struct path *old_dir,
+				  struct dentry *old_dentry,
+				  const struct path *new_dir,
+				  struct dentry *new_dentry, unsigned int flags)
+{
+	const struct cred *cred = current_cred();
+
+	if (!cf_cred_maybe(cred))
+		return 0;
+	return cf_fs_rename(cred, old_dir, old_dentry, new_dir, new_dentry,
+			    flags);
+}
+
+static noinline int cf_view(const char *what)
+{
+	const struct cred *cred = current_cred();
+
+	if (!cf_cred_maybe(cred))
+		return 0;
+	return cf_fs_view(cred, what);
+}
+
+noinline int capfence_path_chroot(void)
+{
+	return cf_view("chroot");
+}
+
+noinline int capfence_sb_mount(void)
+{
+	return cf_view("mount");
+}
+
+noinline int capfence_sb_umount(void)
+{
+	return cf_view("umount");
+}
+
+noinline int capfence_sb_remount(void)
+{
+	return cf_view("remount");
+}
+
+noinline int capfence_sb_pivotroot(void)
+{
+	return cf_view("pivot_root");
+}
+
+noinline int capfence_move_mount(void)
+{
+	return cf_view("move_mount");
+}
+
+noinline int capfence_inode_setxattr(void)
+{
+	const struct cred *cred = current_cred();
+
+	if (!cf_cred_maybe(cred))
+		return 0;
+	return cf_fs_xattr(cred, "setxattr");
+}
+
+noinline int capfence_inode_removexattr(void)
+{
+	const struct cred *cred = current_cred();
+
+	if (!cf_cred_maybe(cred))
+		return 0;
+	return cf_fs_xattr(cred, "removexattr");
+}
+
+/* every mmap() in the system: no call while no file is tracked */
+noinline int capfence_mmap_file(struct file *file, unsigned long prot,
+				unsigned long flags)
+{
+	if (!cf_nr_tracked_files() || !file)
+		return 0;
+	return cf_file_map(file, prot, (flags & MAP_TYPE) != MAP_PRIVATE,
+			   "mmap");
+}
+
+noinline int capfence_file_mprotect(struct vm_area_struct *vma,
+				    unsigned long prot)
+{
+	if (!cf_nr_tracked_files() || !vma->vm_file)
+		return 0;
+	return cf_file_map(vma->vm_file, prot, vma->vm_flags & VM_SHARED,
+			   "mprotect");
+}
+
 __diag_pop();
 
 BTF_SET8_START(capfence_kfunc_ids)
@@ -398,6 +471,20 @@ BTF_ID_FLAGS(func, capfence_ptrace_traceme)
 BTF_ID_FLAGS(func, capfence_file_open)
 BTF_ID_FLAGS(func, capfence_file_permission)
 BTF_ID_FLAGS(func, capfence_file_free_security)
+BTF_ID_FLAGS(func, capfence_path_entry)
+BTF_ID_FLAGS(func, capfence_path_attr)
+BTF_ID_FLAGS(func, capfence_path_link)
+BTF_ID_FLAGS(func, capfence_path_rename)
+BTF_ID_FLAGS(func, capfence_path_chroot)
+BTF_ID_FLAGS(func, capfence_sb_mount)
+BTF_ID_FLAGS(func, capfence_sb_umount)
+BTF_ID_FLAGS(func, capfence_sb_remount)
+BTF_ID_FLAGS(func, capfence_sb_pivotroot)
+BTF_ID_FLAGS(func, capfence_move_mount)
+BTF_ID_FLAGS(func, capfence_inode_setxattr)
+BTF_ID_FLAGS(func, capfence_inode_removexattr)
+BTF_ID_FLAGS(func, capfence_mmap_file)
+BTF_ID_FLAGS(func, capfence_file_mprotect)
 BTF_SET8_END(capfence_kfunc_ids)
 
 static const struct btf_kfunc_id_set capfence_kfunc_set = {

@@ -10,6 +10,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
 
 extern int capfence_cred_prepare(struct cred *new, const struct cred *old) __ksym;
 extern int capfence_cred_alloc_blank(struct cred *cred) __ksym;
@@ -45,6 +46,33 @@ extern int capfence_ptrace_traceme(struct task_struct *parent) __ksym;
 extern int capfence_file_open(struct file *file) __ksym;
 extern int capfence_file_permission(struct file *file, int mask) __ksym;
 extern void capfence_file_free_security(struct file *file) __ksym;
+extern int capfence_path_entry(const struct path *dir, struct dentry *dentry) __ksym;
+extern int capfence_path_attr(const struct path *path) __ksym;
+extern int capfence_path_link(struct dentry *old_dentry, const struct path *new_dir,
+			      struct dentry *new_dentry) __ksym;
+extern int capfence_path_rename(const struct path *old_dir, struct dentry *old_dentry,
+				const struct path *new_dir, struct dentry *new_dentry,
+				unsigned int flags) __ksym;
+extern int capfence_path_chroot(void)
+	__ksym;
+extern int capfence_sb_mount(void)
+	__ksym;
+extern int capfence_sb_umount(void)
+	__ksym;
+extern int capfence_sb_remount(void)
+	__ksym;
+extern int capfence_sb_pivotroot(void)
+	__ksym;
+extern int capfence_move_mount(void)
+	__ksym;
+extern int capfence_inode_setxattr(void)
+	__ksym;
+extern int capfence_inode_removexattr(void)
+	__ksym;
+extern int capfence_mmap_file(struct file *file, unsigned long prot,
+			      unsigned long flags) __ksym;
+extern int capfence_file_mprotect(struct vm_area_struct *vma,
+				  unsigned long prot) __ksym;
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -178,15 +206,15 @@ int BPF_PROG(cf_ptrace_traceme, struct task_struct *parent, int ret)
 }
 
 /*
- * FMODE_READ | FMODE_WRITE; reading f_mode also makes clang emit the full
- * struct file type, which libbpf needs to match the kfunc's prototype.
+ * Every open goes to the kfunc: one that neither reads nor writes can
+ * still modify (O_TRUNC, O_CREAT, access mode 3). Reading f_mode makes
+ * clang emit the full struct file type, which libbpf needs to match the
+ * kfunc's prototype.
  */
-#define CF_FMODE_RW 0x3
-
 SEC("lsm/file_open")
 int BPF_PROG(cf_file_open, struct file *file, int ret)
 {
-	if (ret || !(file->f_mode & CF_FMODE_RW))
+	if (ret || !file->f_mode)
 		return ret;
 	return capfence_file_open(file);
 }
@@ -202,4 +230,180 @@ int BPF_PROG(cf_file_free_security, struct file *file)
 {
 	capfence_file_free_security(file);
 	return 0;
+}
+
+/*
+ * libbpf matches a kfunc's prototype with the kernel's only when each
+ * struct it points to is complete in this object's BTF, and clang emits
+ * struct dentry completely only when a program uses the type: a CO-RE
+ * existence check (always true on the target kernel) is the cheapest use.
+ */
+#define CF_DENTRY_TYPED bpf_core_type_exists(struct dentry)
+
+/* fs:write beneath a path: create and remove (fspath.c) */
+SEC("lsm/path_mknod")
+int BPF_PROG(cf_path_mknod, const struct path *dir, struct dentry *dentry,
+	     umode_t mode, unsigned int dev, int ret)
+{
+	if (ret || !CF_DENTRY_TYPED)
+		return ret;
+	return capfence_path_entry(dir, dentry);
+}
+
+SEC("lsm/path_mkdir")
+int BPF_PROG(cf_path_mkdir, const struct path *dir, struct dentry *dentry,
+	     umode_t mode, int ret)
+{
+	if (ret || !CF_DENTRY_TYPED)
+		return ret;
+	return capfence_path_entry(dir, dentry);
+}
+
+SEC("lsm/path_rmdir")
+int BPF_PROG(cf_path_rmdir, const struct path *dir, struct dentry *dentry,
+	     int ret)
+{
+	if (ret || !CF_DENTRY_TYPED)
+		return ret;
+	return capfence_path_entry(dir, dentry);
+}
+
+SEC("lsm/path_unlink")
+int BPF_PROG(cf_path_unlink, const struct path *dir, struct dentry *dentry,
+	     int ret)
+{
+	if (ret || !CF_DENTRY_TYPED)
+		return ret;
+	return capfence_path_entry(dir, dentry);
+}
+
+SEC("lsm/path_symlink")
+int BPF_PROG(cf_path_symlink, const struct path *dir, struct dentry *dentry,
+	     const char *old_name, int ret)
+{
+	if (ret || !CF_DENTRY_TYPED)
+		return ret;
+	return capfence_path_entry(dir, dentry);
+}
+
+/*
+ * truncate (also ftruncate and O_TRUNC), chmod, chown (kuid_t and kgid_t
+ * are one u32 each)
+ */
+SEC("lsm/path_truncate")
+int BPF_PROG(cf_path_truncate, const struct path *path, int ret)
+{
+	return ret ?: capfence_path_attr(path);
+}
+
+SEC("lsm/path_chmod")
+int BPF_PROG(cf_path_chmod, const struct path *path, umode_t mode, int ret)
+{
+	return ret ?: capfence_path_attr(path);
+}
+
+SEC("lsm/path_chown")
+int BPF_PROG(cf_path_chown, const struct path *path, __u32 uid, __u32 gid,
+	     int ret)
+{
+	return ret ?: capfence_path_attr(path);
+}
+
+/* new names: both ends */
+SEC("lsm/path_link")
+int BPF_PROG(cf_path_link, struct dentry *old_dentry, const struct path *new_dir,
+	     struct dentry *new_dentry, int ret)
+{
+	if (ret || !CF_DENTRY_TYPED)
+		return ret;
+	return capfence_path_link(old_dentry, new_dir, new_dentry);
+}
+
+SEC("lsm/path_rename")
+int BPF_PROG(cf_path_rename, const struct path *old_dir, struct dentry *old_dentry,
+	     const struct path *new_dir, struct dentry *new_dentry,
+	     unsigned int flags, int ret)
+{
+	if (ret || !CF_DENTRY_TYPED)
+		return ret;
+	return capfence_path_rename(old_dir, old_dentry, new_dir, new_dentry,
+				    flags);
+}
+
+/* changes of the filesystem view */
+SEC("lsm/path_chroot")
+int BPF_PROG(cf_path_chroot, const struct path *path, int ret)
+{
+	return ret ?: capfence_path_chroot();
+}
+
+SEC("lsm/sb_mount")
+int BPF_PROG(cf_sb_mount, const char *dev_name, const struct path *path,
+	     const char *type, unsigned long flags, void *data, int ret)
+{
+	return ret ?: capfence_sb_mount();
+}
+
+SEC("lsm/sb_umount")
+int BPF_PROG(cf_sb_umount, struct vfsmount *mnt, int flags, int ret)
+{
+	return ret ?: capfence_sb_umount();
+}
+
+SEC("lsm/sb_remount")
+int BPF_PROG(cf_sb_remount, struct super_block *sb, void *mnt_opts, int ret)
+{
+	return ret ?: capfence_sb_remount();
+}
+
+SEC("lsm/sb_pivotroot")
+int BPF_PROG(cf_sb_pivotroot, const struct path *old_path,
+	     const struct path *new_path, int ret)
+{
+	return ret ?: capfence_sb_pivotroot();
+}
+
+SEC("lsm/move_mount")
+int BPF_PROG(cf_move_mount, const struct path *from_path,
+	     const struct path *to_path, int ret)
+{
+	return ret ?: capfence_move_mount();
+}
+
+/* extended attributes: no mount to name the file by */
+SEC("lsm/inode_setxattr")
+int BPF_PROG(cf_inode_setxattr, struct user_namespace *mnt_userns,
+	     struct dentry *dentry, const char *name, const void *value,
+	     size_t size, int flags, int ret)
+{
+	return ret ?: capfence_inode_setxattr();
+}
+
+SEC("lsm/inode_removexattr")
+int BPF_PROG(cf_inode_removexattr, struct user_namespace *mnt_userns,
+	     struct dentry *dentry, const char *name, int ret)
+{
+	return ret ?: capfence_inode_removexattr();
+}
+
+/* mappings of files opened under a capability (file.c) */
+SEC("lsm/mmap_file")
+int BPF_PROG(cf_mmap_file, struct file *file, unsigned long reqprot,
+	     unsigned long prot, unsigned long flags, int ret)
+{
+	return ret ?: capfence_mmap_file(file, prot, flags);
+}
+
+/*
+ * Reading vm_file makes clang emit the full struct vm_area_struct, which
+ * libbpf needs to match the kfunc's prototype; an anonymous mapping has
+ * no file to recheck.
+ */
+SEC("lsm/file_mprotect")
+int BPF_PROG(cf_file_mprotect, struct vm_area_struct *vma,
+	     unsigned long reqprot, unsigned long prot, int ret)
+{
+	if (ret || !vma->vm_file)
+		return ret;
+	return capfence_file_mprotect(vma, prot);
 }

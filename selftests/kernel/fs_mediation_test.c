@@ -1,0 +1,795 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Complete mediation of fs:read and fs:write: every way a bound task can
+ * read or modify a file outside its grants, tried as an attacker would.
+ * Each attack asserts EACCES, the audit record (reason, class, target, pid)
+ * and that no signal ended the agent; positive tests show that allowed
+ * work inside a granted prefix, and everything under an all-open epoch,
+ * still succeeds.
+ *
+ * The tree (rebuilt for every test):
+ *   /tmp/fsm/allowed/      the granted prefix (fs:read token; fs:write rule)
+ *   /tmp/fsm/allowed/a     a file with content
+ *   /tmp/fsm/secret/s      a file no grant covers
+ *   /tmp/fsm/secret/tmp/fsm/allowed/s   a tree whose layout ends in the
+ *                          granted prefix (chroot and detached-tree attacks)
+ *   /tmp/fsm/ro/f          outside the fs:write rule
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+#include <linux/openat2.h>
+#include "kselftest_harness.h"
+#include "common.h"
+
+#ifndef OPEN_TREE_CLONE
+#define OPEN_TREE_CLONE		1
+#endif
+#ifndef MOVE_MOUNT_F_EMPTY_PATH
+#define MOVE_MOUNT_F_EMPTY_PATH	0x00000004
+#endif
+#ifndef RENAME_EXCHANGE
+#define RENAME_EXCHANGE		(1 << 1)
+#endif
+
+/* the agent could not set up the attack (e.g. user namespaces disabled) */
+#define FSM_NOSETUP	250
+
+/* the libraries and the agent's own binary, plus the granted prefix */
+#define FSM_READ	"/lib,/lib64,/usr,/etc,/tmp/fsm/allowed"
+
+/* ---- agent side: runs inside the bound agent ---- */
+
+static int fsm_fd = -1;
+static void *fsm_map;
+static pid_t fsm_last_child;
+
+static int open_flags(const char *f)
+{
+	int fl = 0;
+
+	for (; *f; f++) {
+		switch (*f) {
+		case 'r': fl |= O_RDONLY; break;
+		case 'w': fl |= O_WRONLY; break;
+		case 'b': fl |= O_RDWR; break;
+		case '3': fl |= O_RDWR | O_WRONLY; break;
+		case 't': fl |= O_TRUNC; break;
+		case 'c': fl |= O_CREAT; break;
+		case 'a': fl |= O_APPEND; break;
+		case 'T': fl |= O_TMPFILE | O_RDWR; break;
+		default: return -1;
+		}
+	}
+	return fl;
+}
+
+static int read_file(const char *path)
+{
+	char c;
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0)
+		return errno;
+	/* an empty file reads 0 bytes: what counts is being let in */
+	if (read(fd, &c, 1) < 0) {
+		int e = errno;
+
+		close(fd);
+		return e;
+	}
+	close(fd);
+	return 0;
+}
+
+/* open_tree(OPEN_TREE_CLONE) of @src: a detached copy of the tree */
+static int clone_tree(const char *src)
+{
+	return (int)syscall(SYS_open_tree, AT_FDCWD, src, OPEN_TREE_CLONE);
+}
+
+/* One step; 0 or an errno. */
+static int fsm_step(char *cmd)
+{
+	char a[128], b[128], c[128];
+	struct open_how how = {};
+	int fd, fl, r;
+
+	/* before "xopen", which sscanf() would match as a prefix */
+	if (sscanf(cmd, "xopenat2 %127s %127s", a, b) == 2) {
+		fl = open_flags(b);
+		if (fl < 0)
+			return EINVAL;
+		how.flags = (unsigned int)fl;
+		how.mode = fl & O_CREAT ? 0644 : 0;
+		fd = (int)syscall(SYS_openat2, AT_FDCWD, a, &how, sizeof(how));
+		if (fd < 0)
+			return errno;
+		close(fd);
+		return 0;
+	}
+	if (sscanf(cmd, "xopen %127s %127s", a, b) == 2) {
+		fl = open_flags(b);
+		if (fl < 0)
+			return EINVAL;
+		fd = open(a, fl, 0644);
+		if (fd < 0)
+			return errno;
+		close(fd);
+		return 0;
+	}
+	if (sscanf(cmd, "xread %127s", a) == 1)
+		return read_file(a);
+	if (sscanf(cmd, "truncate %127s", a) == 1)
+		return truncate(a, 0) ? errno : 0;
+	if (sscanf(cmd, "rename %127s %127s", a, b) == 2)
+		return rename(a, b) ? errno : 0;
+	if (sscanf(cmd, "exchange %127s %127s", a, b) == 2)
+		return syscall(SYS_renameat2, AT_FDCWD, a, AT_FDCWD, b,
+			       RENAME_EXCHANGE) ? errno : 0;
+	if (sscanf(cmd, "link %127s %127s", a, b) == 2)
+		return link(a, b) ? errno : 0;
+	if (sscanf(cmd, "symlink %127s %127s", a, b) == 2)
+		return symlink(a, b) ? errno : 0;
+	if (sscanf(cmd, "unlink %127s", a) == 1)
+		return unlink(a) ? errno : 0;
+	if (sscanf(cmd, "mkdir %127s", a) == 1)
+		return mkdir(a, 0755) ? errno : 0;
+	if (sscanf(cmd, "rmdir %127s", a) == 1)
+		return rmdir(a) ? errno : 0;
+	if (sscanf(cmd, "mkfifo %127s", a) == 1)
+		return mknod(a, S_IFIFO | 0644, 0) ? errno : 0;
+	if (sscanf(cmd, "chmod %127s", a) == 1)
+		return chmod(a, 0600) ? errno : 0;
+	if (sscanf(cmd, "chown %127s", a) == 1)
+		return chown(a, 0, 0) ? errno : 0;
+	if (sscanf(cmd, "setxattr %127s", a) == 1)
+		return setxattr(a, "trusted.cft", "1", 1, 0) ? errno : 0;
+	if (sscanf(cmd, "removexattr %127s", a) == 1)
+		return removexattr(a, "trusted.cft") ? errno : 0;
+	/* O_TMPFILE in @a, then give it the name @b */
+	if (sscanf(cmd, "tmpfile-link %127s %127s", a, b) == 2) {
+		fd = open(a, O_TMPFILE | O_RDWR, 0644);
+		if (fd < 0)
+			return errno;
+		r = linkat(fd, "", AT_FDCWD, b, AT_EMPTY_PATH) ? errno : 0;
+		close(fd);
+		return r;
+	}
+	if (sscanf(cmd, "bindmount %127s %127s", a, b) == 2)
+		return mount(a, b, NULL, MS_BIND, NULL) ? errno : 0;
+	if (sscanf(cmd, "mount-tmpfs %127s", a) == 1)
+		return mount("none", a, "tmpfs", 0, NULL) ? errno : 0;
+	if (sscanf(cmd, "umount %127s", a) == 1)
+		return umount2(a, MNT_DETACH) ? errno : 0;
+	if (sscanf(cmd, "chroot %127s", a) == 1)
+		return chroot(a) || chdir("/") ? errno : 0;
+	if (sscanf(cmd, "pivot %127s %127s", a, b) == 2)
+		return syscall(SYS_pivot_root, a, b) ? errno : 0;
+	/* read @b beneath a detached clone of @a */
+	if (sscanf(cmd, "tree-read %127s %127s", a, b) == 2) {
+		char ch;
+		int t = clone_tree(a);
+
+		if (t < 0)
+			return errno;
+		fd = openat(t, b, O_RDONLY);
+		r = fd < 0 ? errno : 0;
+		if (fd >= 0 && read(fd, &ch, 1) < 0)
+			r = errno;
+		if (fd >= 0)
+			close(fd);
+		close(t);
+		return r;
+	}
+	/* attach a detached clone of @a at @b */
+	if (sscanf(cmd, "tree-move %127s %127s", a, b) == 2) {
+		int t = clone_tree(a);
+
+		if (t < 0)
+			return errno;
+		r = syscall(SYS_move_mount, t, "", AT_FDCWD, b,
+			    MOVE_MOUNT_F_EMPTY_PATH) ? errno : 0;
+		close(t);
+		return r;
+	}
+	/* a file kept open read-write for the mapping commands */
+	if (sscanf(cmd, "fopen %127s", a) == 1) {
+		if (fsm_fd >= 0)
+			close(fsm_fd);
+		fsm_fd = open(a, O_RDWR);
+		return fsm_fd < 0 ? errno : 0;
+	}
+	if (sscanf(cmd, "mmap %127s %127s", b, c) == 2) {
+		int prot = strchr(b, 'w') ? PROT_READ | PROT_WRITE : PROT_READ;
+		int flags = strcmp(c, "shared") ? MAP_PRIVATE : MAP_SHARED;
+		void *m;
+
+		/* never touched: a store could fault beyond the file's end */
+		m = mmap(NULL, 4096, prot, flags, fsm_fd, 0);
+		if (m == MAP_FAILED)
+			return errno;
+		if (fsm_map)
+			munmap(fsm_map, 4096);
+		fsm_map = m;
+		return 0;
+	}
+	if (!strcmp(cmd, "mprotect-write"))
+		return mprotect(fsm_map, 4096, PROT_READ | PROT_WRITE) ? errno : 0;
+	if (!strcmp(cmd, "ftruncate"))
+		return ftruncate(fsm_fd, 1) ? errno : 0;
+	if (!strcmp(cmd, "fwrite"))
+		return pwrite(fsm_fd, "w", 1, 0) == 1 ? 0 : errno;
+	(void)c;
+	return EINVAL;
+}
+
+/* Steps separated by ';': the first failure's errno, or 0. */
+static int fsm_steps(char *cmds)
+{
+	char *save = NULL, *s;
+	int r = 0;
+
+	for (s = strtok_r(cmds, ";", &save); s && !r;
+	     s = strtok_r(NULL, ";", &save)) {
+		while (*s == ' ')
+			s++;
+		r = fsm_step(s);
+	}
+	return r;
+}
+
+/*
+ * "as ROLE STEPS": the steps in a child of the agent (bound like it), after
+ * ROLE: root (nothing), root-ns (a new mount namespace), nobody-ns (uid
+ * 65534 in a new user and mount namespace), nobody-user (uid 65534 in a
+ * new user namespace).
+ */
+static int fsm_as(const char *role, char *steps)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (pid < 0)
+		return errno;
+	if (!pid) {
+		int ns = 0;
+
+		if (strstr(role, "nobody") &&
+		    (setresgid(65534, 65534, 65534) ||
+		     setresuid(65534, 65534, 65534)))
+			_exit(FSM_NOSETUP);
+		if (!strcmp(role, "root-ns"))
+			ns = CLONE_NEWNS;
+		else if (!strcmp(role, "nobody-ns"))
+			ns = CLONE_NEWUSER | CLONE_NEWNS;
+		else if (!strcmp(role, "nobody-user"))
+			ns = CLONE_NEWUSER;
+		if (ns && unshare(ns))
+			_exit(FSM_NOSETUP);
+		/*
+		 * Our own copy of the mount tree, so nothing leaks out of it.
+		 * capfence refuses this mount(2) call too where the epoch
+		 * mediates fs classes, and then every later mount as well.
+		 */
+		if (ns & CLONE_NEWNS)
+			mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL);
+		_exit(fsm_steps(steps));
+	}
+	fsm_last_child = pid;
+	if (waitpid(pid, &st, 0) < 0)
+		return errno;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 200 + WTERMSIG(st);
+}
+
+int cft_agent_extra(char *cmd)
+{
+	char role[32];
+	int n = 0;
+
+	if (sscanf(cmd, "as %31s %n", role, &n) == 1 && n)
+		return fsm_as(role, cmd + n);
+	if (!strcmp(cmd, "lastchild"))
+		return fsm_last_child;
+	return fsm_steps(cmd);
+}
+
+/* ---- test side ---- */
+
+FIXTURE(fsm) {
+	struct cf_nl nl;
+	struct cf_key *key;
+	uint64_t e;
+	struct cf_token rt;		/* the agent's fs:read token */
+	struct cft_agent agent;
+	int audit;
+};
+
+static void put_file(const char *path, const char *text, mode_t mode)
+{
+	FILE *f = fopen(path, "w");
+
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+	chmod(path, mode);
+}
+
+static int make_tree(void)
+{
+	if (system("rm -rf /tmp/fsm /tmp/fsm-old"))
+		return -1;
+	if (mkdir("/tmp/fsm", 0755) ||
+	    mkdir("/tmp/fsm/allowed", 0777) ||
+	    mkdir("/tmp/fsm/allowed/dir0", 0777) ||
+	    mkdir("/tmp/fsm/secret", 0755) ||
+	    mkdir("/tmp/fsm/secret/tmp", 0755) ||
+	    mkdir("/tmp/fsm/secret/tmp/fsm", 0755) ||
+	    mkdir("/tmp/fsm/secret/tmp/fsm/allowed", 0755) ||
+	    mkdir("/tmp/fsm/ro", 0777))
+		return -1;
+	/* the chmod after creation: the umask must not matter */
+	chmod("/tmp/fsm/allowed", 0777);
+	chmod("/tmp/fsm/allowed/dir0", 0777);
+	chmod("/tmp/fsm/ro", 0777);
+	put_file("/tmp/fsm/allowed/a", "allowed\n", 0666);
+	put_file("/tmp/fsm/secret/s", "SECRET\n", 0644);
+	put_file("/tmp/fsm/secret/probe", "", 0644);
+	put_file("/tmp/fsm/secret/tmp/fsm/allowed/s", "SECRET\n", 0644);
+	put_file("/tmp/fsm/ro/f", "ro\n", 0666);
+	return 0;
+}
+
+/* A bound agent under a fresh epoch of @rules, holding a read token. */
+static int spawn(FIXTURE_DATA(fsm) *self, const char *const *rules, int n, bool read_token,
+		 struct cft_agent *a, uint64_t *e)
+{
+	*e = cft_next_epoch(&self->nl);
+	if (cft_epoch_install(&self->nl, *e, rules, n, NULL, 0))
+		return -1;
+	if (!read_token)
+		return cft_agent_spawn(a, *e, NULL, 0, NULL);
+	if (cft_mint(self->key, "fs:read", *e, FSM_READ, 0, &self->rt))
+		return -1;
+	return cft_agent_spawn(a, *e, &self->rt, 1, NULL);
+}
+
+FIXTURE_SETUP(fsm)
+{
+	/* reading needs a token; writing is inside /tmp/fsm/allowed only */
+	const char *rules[] = { "fs:read=token",
+				"fs:write=token:/tmp/fsm/allowed" };
+	char rec[2048];
+	int i;
+
+	ASSERT_EQ(0, make_tree());
+	ASSERT_EQ(0, cft_open(&self->nl));
+	self->key = cft_test_key(&self->nl);
+	ASSERT_NE(NULL, self->key);
+	self->audit = cft_audit_open();
+	ASSERT_LE(0, self->audit);
+	ASSERT_EQ(0, spawn(self, rules, 2, true, &self->agent,
+			   &self->e));
+	/*
+	 * Denial records are rate limited (500 per 5 s): after another
+	 * program's storm of denials, wait until ours are written again.
+	 */
+	for (i = 0; i < 8; i++) {
+		ASSERT_EQ(EACCES, cft_agent_do(&self->agent,
+					       "xread /tmp/fsm/secret/probe"));
+		if (!cft_audit_wait(self->audit, rec, sizeof(rec), 1000,
+				    "target=\"/tmp/fsm/secret/probe\"", NULL))
+			break;
+	}
+	ASSERT_GT(8, i);
+}
+
+FIXTURE_TEARDOWN(fsm)
+{
+	EXPECT_TRUE(cft_agent_stop_clean(&self->agent));
+	cft_audit_close(self->audit);
+	cf_key_free(self->key);
+	cf_nl_close(&self->nl);
+}
+
+/* Give the agent an fs:write token for @constraint. */
+static void give_write(struct __test_metadata *_metadata,
+		       FIXTURE_DATA(fsm) *self, const char *constraint,
+		       struct cf_token *t)
+{
+	struct cft_reply r;
+
+	ASSERT_EQ(0, cft_mint(self->key, "fs:write", self->e, constraint, 0, t));
+	ASSERT_EQ(0, cft_delegate(&self->nl, t, self->agent.pid, 0, false, &r))
+		TH_LOG("%s", r.ext);
+}
+
+/*
+ * The denial record of @pid under @epoch: found by reason, class and target
+ * (so earlier records of the same test are skipped), then checked field by
+ * field. @target is a path (quoted in the record) or, when it does not
+ * start with '/', the name of a refused operation.
+ */
+static void check_rec(struct __test_metadata *_metadata, int audit,
+		      pid_t pid, uint64_t epoch, const char *reason,
+		      const char *class_name, const char *target,
+		      uint64_t cap_id)
+{
+	char rec[2048], v[512], want_r[64], want_c[64], want_t[320], want[300];
+
+	snprintf(want_r, sizeof(want_r), "reason=%s", reason);
+	snprintf(want_c, sizeof(want_c), "class=%s", class_name);
+	if (target[0] == '/')
+		snprintf(want, sizeof(want), "\"%s\"", target);
+	else
+		snprintf(want, sizeof(want), "%s", target);
+	snprintf(want_t, sizeof(want_t), "target=%s", want);
+	ASSERT_EQ(0, cft_audit_wait(audit, rec, sizeof(rec), 5000,
+				    "op=exercise", want_r, want_c, want_t,
+				    NULL))
+		TH_LOG("no record %s %s %s", want_r, want_c, want_t);
+	EXPECT_STREQ("capfence", cft_field(rec, "lsm", v, sizeof(v)));
+	EXPECT_STREQ(reason, cft_field(rec, "reason", v, sizeof(v)));
+	EXPECT_STREQ("13", cft_field(rec, "errno", v, sizeof(v)));
+	snprintf(want_r, sizeof(want_r), "%d", pid);
+	EXPECT_STREQ(want_r, cft_field(rec, "pid", v, sizeof(v)));
+	EXPECT_STREQ("\"exe\"", cft_field(rec, "comm", v, sizeof(v)));
+	snprintf(want_r, sizeof(want_r), "%llu", (unsigned long long)epoch);
+	EXPECT_STREQ(want_r, cft_field(rec, "epoch", v, sizeof(v)));
+	EXPECT_STREQ(class_name, cft_field(rec, "class", v, sizeof(v)));
+	EXPECT_STREQ(want, cft_field(rec, "target", v, sizeof(v)));
+	snprintf(want_r, sizeof(want_r), "%016llx", (unsigned long long)cap_id);
+	EXPECT_STREQ(want_r, cft_field(rec, "cap_id", v, sizeof(v)));
+}
+
+#define REC(reason, cls, target, cap)					\
+	check_rec(_metadata, self->audit, self->agent.pid, self->e,	\
+		  reason, cls, target, cap)
+
+/* the record of the agent's last "as" child */
+#define CHILD_REC(reason, cls, target, cap)				\
+	check_rec(_metadata, self->audit,				\
+		  cft_agent_do(&self->agent, "lastchild"), self->e,	\
+		  reason, cls, target, cap)
+
+/* an "as" command whose namespace setup the kernel refused: skip */
+#define AS(expect, ...) do {						\
+	int __r = cft_agent_do(&self->agent, __VA_ARGS__);		\
+	if (__r == FSM_NOSETUP)						\
+		SKIP(return, "namespaces unavailable for this attack");	\
+	ASSERT_EQ(expect, __r);						\
+} while (0)
+
+static off_t size_of(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) ? -1 : st.st_size;
+}
+
+/* ---- 7. opens that modify ---- */
+
+TEST_F(fsm, open_rdonly_trunc_needs_write)
+{
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "xopen /tmp/fsm/allowed/a rt"));
+	REC("no_capability", "fs:write", "/tmp/fsm/allowed/a", 0);
+	EXPECT_EQ(8, size_of("/tmp/fsm/allowed/a"));
+	/* the same through openat2() */
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent,
+				       "xopenat2 /tmp/fsm/allowed/a rt"));
+	REC("no_capability", "fs:write", "/tmp/fsm/allowed/a", 0);
+	EXPECT_EQ(8, size_of("/tmp/fsm/allowed/a"));
+	/* a plain read-only open is what the read token is for */
+	EXPECT_EQ(0, cft_agent_do(&self->agent, "xopen /tmp/fsm/allowed/a r"));
+}
+
+TEST_F(fsm, open_access_mode_3_needs_write)
+{
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "xopen /tmp/fsm/allowed/a 3"));
+	REC("no_capability", "fs:write", "/tmp/fsm/allowed/a", 0);
+}
+
+TEST_F(fsm, open_creat_needs_write)
+{
+	struct stat st;
+
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent,
+				       "xopen /tmp/fsm/allowed/new rc"));
+	REC("no_capability", "fs:write", "/tmp/fsm/allowed/new", 0);
+	/* refused before the file came to exist */
+	EXPECT_NE(0, stat("/tmp/fsm/allowed/new", &st));
+	/* O_CREAT of an existing file asks for fs:write as well */
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent,
+				       "xopen /tmp/fsm/allowed/a rc"));
+	REC("no_capability", "fs:write", "/tmp/fsm/allowed/a", 0);
+	/* O_APPEND writes */
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent,
+				       "xopen /tmp/fsm/allowed/a wa"));
+	REC("no_capability", "fs:write", "/tmp/fsm/allowed/a", 0);
+}
+
+TEST_F(fsm, tmpfile_and_linkat)
+{
+	struct cf_token w;
+
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent,
+				       "tmpfile-link /tmp/fsm/allowed /tmp/fsm/allowed/t"));
+	give_write(_metadata, self, "/tmp/fsm/allowed", &w);
+	/* an anonymous file inside the grant cannot be named outside it */
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent,
+				       "tmpfile-link /tmp/fsm/allowed /tmp/fsm/ro/t"));
+	REC("constraint", "fs:write", "/tmp/fsm/ro/t", 0);
+	EXPECT_EQ(0, cft_agent_do(&self->agent,
+				  "tmpfile-link /tmp/fsm/allowed /tmp/fsm/allowed/t"));
+}
+
+/* ---- 8. path identity ---- */
+
+TEST_F(fsm, bind_mount_over_prefix_as_nobody)
+{
+	AS(EACCES, "as nobody-ns bindmount /tmp/fsm/secret /tmp/fsm/allowed; "
+		   "xread /tmp/fsm/allowed/s");
+	CHILD_REC("bypass", "fs:read", "mount", 0);
+}
+
+TEST_F(fsm, bind_mount_over_prefix_as_root)
+{
+	AS(EACCES, "as root-ns bindmount /tmp/fsm/secret /tmp/fsm/allowed; "
+		   "xread /tmp/fsm/allowed/s");
+	CHILD_REC("bypass", "fs:read", "mount", 0);
+}
+
+TEST_F(fsm, mount_umount_pivot_refused)
+{
+	AS(EACCES, "as nobody-ns mount-tmpfs /tmp/fsm/allowed");
+	CHILD_REC("bypass", "fs:read", "mount", 0);
+	AS(EACCES, "as root-ns umount /tmp");
+	CHILD_REC("bypass", "fs:read", "umount", 0);
+	AS(EACCES, "as nobody-ns pivot /tmp/fsm/secret /tmp/fsm/secret/tmp");
+	CHILD_REC("bypass", "fs:read", "pivot_root", 0);
+}
+
+TEST_F(fsm, chroot_into_other_tree)
+{
+	AS(EACCES, "as root chroot /tmp/fsm/secret; xread /tmp/fsm/allowed/s");
+	CHILD_REC("bypass", "fs:read", "chroot", 0);
+	AS(EACCES, "as nobody-user chroot /tmp/fsm/secret; "
+		   "xread /tmp/fsm/allowed/s");
+	CHILD_REC("bypass", "fs:read", "chroot", 0);
+}
+
+TEST_F(fsm, detached_tree_is_unnamed)
+{
+	/* a detached copy of the secret tree, whose layout ends in the prefix */
+	AS(EACCES, "as nobody-ns tree-read /tmp/fsm/secret tmp/fsm/allowed/s");
+	CHILD_REC("bypass", "fs:read", "unreachable", 0);
+	AS(EACCES, "as nobody-ns tree-move /tmp/fsm/secret /tmp/fsm/allowed");
+	CHILD_REC("bypass", "fs:read", "move_mount", 0);
+}
+
+/* fs:write open, fs:read narrowed: a new name must not widen reading */
+TEST_F(fsm, hard_link_into_prefix)
+{
+	const char *rules[] = { "fs:read=token", "fs:write=open" };
+	struct cft_agent b;
+	uint64_t e2;
+
+	ASSERT_EQ(0, spawn(self, rules, 2, true, &b, &e2));
+	EXPECT_EQ(EACCES, cft_agent_do(&b, "link /tmp/fsm/secret/s /tmp/fsm/allowed/l"));
+	check_rec(_metadata, self->audit, b.pid, e2, "constraint", "fs:read",
+		  "/tmp/fsm/secret/s", self->rt.cap_id);
+	EXPECT_EQ(ENOENT, cft_agent_do(&b, "xread /tmp/fsm/allowed/l"));
+	/* renaming it in, or swapping it in, is the same */
+	EXPECT_EQ(EACCES, cft_agent_do(&b, "rename /tmp/fsm/secret/s /tmp/fsm/allowed/l"));
+	check_rec(_metadata, self->audit, b.pid, e2, "constraint", "fs:read",
+		  "/tmp/fsm/secret/s", self->rt.cap_id);
+	EXPECT_EQ(EACCES, cft_agent_do(&b, "exchange /tmp/fsm/allowed/a /tmp/fsm/secret/s"));
+	check_rec(_metadata, self->audit, b.pid, e2, "constraint", "fs:read",
+		  "/tmp/fsm/secret/s", self->rt.cap_id);
+	/*
+	 * A directory renames its subtree: moving /tmp/fsm away, then the
+	 * secret tree's tmp/fsm in its place, would put the secret at
+	 * /tmp/fsm/allowed/s, though neither /tmp/fsm-old nor /tmp/fsm is
+	 * itself readable.
+	 */
+	EXPECT_EQ(EACCES, cft_agent_do(&b, "rename /tmp/fsm /tmp/fsm-old; "
+				       "rename /tmp/fsm-old/secret/tmp/fsm /tmp/fsm; "
+				       "xread /tmp/fsm/allowed/s"));
+	check_rec(_metadata, self->audit, b.pid, e2, "constraint", "fs:read",
+		  "/tmp/fsm", self->rt.cap_id);
+	/* a readable directory may move; its subtree was readable already */
+	EXPECT_EQ(0, cft_agent_do(&b, "rename /tmp/fsm/allowed/dir0 /tmp/fsm/ro/dir0"));
+	/* moving a file where nothing is readable gains nothing: allowed */
+	EXPECT_EQ(0, cft_agent_do(&b, "rename /tmp/fsm/secret/s /tmp/fsm/ro/s"));
+	/* a symlink is followed: the file it reaches is judged */
+	EXPECT_EQ(0, cft_agent_do(&b, "symlink /tmp/fsm/ro/s /tmp/fsm/allowed/sl"));
+	EXPECT_EQ(EACCES, cft_agent_do(&b, "xread /tmp/fsm/allowed/sl"));
+	check_rec(_metadata, self->audit, b.pid, e2, "constraint", "fs:read",
+		  "/tmp/fsm/ro/s", self->rt.cap_id);
+	EXPECT_TRUE(cft_agent_stop_clean(&b));
+}
+
+/* ---- 9. metadata operations beneath a path ---- */
+
+TEST_F(fsm, truncate_needs_write)
+{
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "truncate /tmp/fsm/allowed/a"));
+	REC("no_capability", "fs:write", "/tmp/fsm/allowed/a", 0);
+	EXPECT_EQ(8, size_of("/tmp/fsm/allowed/a"));
+}
+
+TEST_F(fsm, rename_needs_write_on_both_ends)
+{
+	struct cf_token w;
+
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent,
+				       "rename /tmp/fsm/allowed/a /tmp/fsm/allowed/b"));
+	REC("no_capability", "fs:write", "/tmp/fsm/allowed/a", 0);
+	give_write(_metadata, self, "/tmp/fsm/allowed", &w);
+	/* out of the grant, into it, and swapped with a file outside it */
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent,
+				       "rename /tmp/fsm/allowed/a /tmp/fsm/ro/a"));
+	REC("constraint", "fs:write", "/tmp/fsm/ro/a", 0);
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent,
+				       "rename /tmp/fsm/ro/f /tmp/fsm/allowed/f"));
+	REC("constraint", "fs:write", "/tmp/fsm/ro/f", 0);
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent,
+				       "exchange /tmp/fsm/allowed/a /tmp/fsm/ro/f"));
+	REC("constraint", "fs:write", "/tmp/fsm/ro/f", 0);
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent,
+				       "link /tmp/fsm/ro/f /tmp/fsm/allowed/l"));
+	REC("constraint", "fs:write", "/tmp/fsm/ro/f", 0);
+}
+
+TEST_F(fsm, unlink_rmdir_need_write)
+{
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "unlink /tmp/fsm/allowed/a"));
+	REC("no_capability", "fs:write", "/tmp/fsm/allowed/a", 0);
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "rmdir /tmp/fsm/allowed/dir0"));
+	REC("no_capability", "fs:write", "/tmp/fsm/allowed/dir0", 0);
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "unlink /tmp/fsm/ro/f"));
+	REC("constraint", "fs:write", "/tmp/fsm/ro/f", 0);
+}
+
+TEST_F(fsm, create_needs_write)
+{
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "mkdir /tmp/fsm/allowed/d"));
+	REC("no_capability", "fs:write", "/tmp/fsm/allowed/d", 0);
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "mkfifo /tmp/fsm/allowed/p"));
+	REC("no_capability", "fs:write", "/tmp/fsm/allowed/p", 0);
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent,
+				       "symlink /tmp/fsm/secret/s /tmp/fsm/allowed/sl"));
+	REC("no_capability", "fs:write", "/tmp/fsm/allowed/sl", 0);
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent,
+				       "link /tmp/fsm/allowed/a /tmp/fsm/allowed/l"));
+	REC("no_capability", "fs:write", "/tmp/fsm/allowed/a", 0);
+}
+
+TEST_F(fsm, chmod_chown_xattr_need_write)
+{
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "chmod /tmp/fsm/allowed/a"));
+	REC("no_capability", "fs:write", "/tmp/fsm/allowed/a", 0);
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "chown /tmp/fsm/allowed/a"));
+	REC("no_capability", "fs:write", "/tmp/fsm/allowed/a", 0);
+	/* xattr hooks get no mount: refused while fs:write is mediated */
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "setxattr /tmp/fsm/allowed/a"));
+	REC("bypass", "fs:write", "setxattr", 0);
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent,
+				       "removexattr /tmp/fsm/allowed/a"));
+	REC("bypass", "fs:write", "removexattr", 0);
+}
+
+/* ---- 10. files opened under a capability ---- */
+
+TEST_F(fsm, shared_writable_mapping_refused)
+{
+	struct cf_token w;
+
+	give_write(_metadata, self, "/tmp/fsm/allowed", &w);
+	ASSERT_EQ(0, cft_agent_do(&self->agent, "fopen /tmp/fsm/allowed/a"));
+	/* its stores could not be stopped by a later revoke */
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "mmap rw shared"));
+	REC("bypass", "fs:write", "mmap", w.cap_id);
+	EXPECT_EQ(0, cft_agent_do(&self->agent, "mmap r shared"));
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "mprotect-write"));
+	REC("bypass", "fs:write", "mprotect", w.cap_id);
+	/* private copies never reach the file */
+	EXPECT_EQ(0, cft_agent_do(&self->agent, "mmap rw private"));
+	EXPECT_EQ(0, cft_agent_do(&self->agent, "mprotect-write"));
+	EXPECT_EQ(0, cft_agent_do(&self->agent, "fwrite"));
+}
+
+TEST_F(fsm, revoked_file_ftruncate_and_mmap)
+{
+	struct cft_reply r;
+	struct cf_token w;
+
+	give_write(_metadata, self, "/tmp/fsm/allowed", &w);
+	ASSERT_EQ(0, cft_agent_do(&self->agent, "fopen /tmp/fsm/allowed/a"));
+	EXPECT_EQ(0, cft_agent_do(&self->agent, "ftruncate"));
+	ASSERT_EQ(0, cft_revoke(&self->nl, w.cap_id, &r));
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "fwrite"));
+	REC("revoked", "fs:write", "/tmp/fsm/allowed/a", w.cap_id);
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "ftruncate"));
+	REC("revoked", "fs:write", "/tmp/fsm/allowed/a", w.cap_id);
+	EXPECT_EQ(1, size_of("/tmp/fsm/allowed/a"));
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "mmap rw shared"));
+	REC("bypass", "fs:write", "mmap", w.cap_id);
+	/* the read grant behind the same file is rechecked on new mappings */
+	ASSERT_EQ(0, cft_revoke(&self->nl, self->rt.cap_id, &r));
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "mmap r private"));
+	REC("revoked", "fs:read", "/tmp/fsm/allowed/a", self->rt.cap_id);
+}
+
+/* ---- what stays allowed ---- */
+
+TEST_F(fsm, allowed_inside_the_grant)
+{
+	struct cf_token w;
+
+	give_write(_metadata, self, "/tmp/fsm/allowed", &w);
+	EXPECT_EQ(0, cft_agent_do(&self->agent, "xopen /tmp/fsm/allowed/n wc"));
+	EXPECT_EQ(0, cft_agent_do(&self->agent, "xopen /tmp/fsm/allowed/n rt"));
+	EXPECT_EQ(0, cft_agent_do(&self->agent, "xopen /tmp/fsm/allowed/n 3"));
+	EXPECT_EQ(0, cft_agent_do(&self->agent, "xopen /tmp/fsm/allowed/n wa"));
+	EXPECT_EQ(0, cft_agent_do(&self->agent, "xopenat2 /tmp/fsm/allowed/n bt"));
+	EXPECT_EQ(0, cft_agent_do(&self->agent,
+				  "rename /tmp/fsm/allowed/n /tmp/fsm/allowed/m"));
+	EXPECT_EQ(0, cft_agent_do(&self->agent,
+				  "exchange /tmp/fsm/allowed/m /tmp/fsm/allowed/a"));
+	EXPECT_EQ(0, cft_agent_do(&self->agent,
+				  "link /tmp/fsm/allowed/m /tmp/fsm/allowed/l"));
+	EXPECT_EQ(0, cft_agent_do(&self->agent,
+				  "symlink m /tmp/fsm/allowed/sl"));
+	EXPECT_EQ(0, cft_agent_do(&self->agent, "xread /tmp/fsm/allowed/sl"));
+	EXPECT_EQ(0, cft_agent_do(&self->agent, "mkdir /tmp/fsm/allowed/d"));
+	EXPECT_EQ(0, cft_agent_do(&self->agent, "rmdir /tmp/fsm/allowed/d"));
+	EXPECT_EQ(0, cft_agent_do(&self->agent, "mkfifo /tmp/fsm/allowed/p"));
+	EXPECT_EQ(0, cft_agent_do(&self->agent, "chmod /tmp/fsm/allowed/m"));
+	EXPECT_EQ(0, cft_agent_do(&self->agent, "chown /tmp/fsm/allowed/m"));
+	EXPECT_EQ(0, cft_agent_do(&self->agent, "truncate /tmp/fsm/allowed/m"));
+	EXPECT_EQ(0, cft_agent_do(&self->agent, "unlink /tmp/fsm/allowed/l"));
+	EXPECT_EQ(0, cft_agent_do(&self->agent, "unlink /tmp/fsm/allowed/m"));
+	/* a new mount namespace is the same view: reading still works */
+	AS(0, "as nobody-ns xread /tmp/fsm/allowed/a");
+}
+
+TEST_F(fsm, all_open_epoch_refuses_nothing)
+{
+	const char *rules[] = { "fs:read=open", "fs:write=open" };
+	struct cft_agent b;
+	uint64_t e2;
+	int r;
+
+	ASSERT_EQ(0, spawn(self, rules, 2, false, &b, &e2));
+	EXPECT_EQ(0, cft_agent_do(&b, "xopen /tmp/fsm/secret/n rct"));
+	EXPECT_EQ(0, cft_agent_do(&b, "xopen /tmp/fsm/ro/f 3"));
+	EXPECT_EQ(0, cft_agent_do(&b, "rename /tmp/fsm/secret/s /tmp/fsm/allowed/s"));
+	EXPECT_EQ(0, cft_agent_do(&b, "link /tmp/fsm/allowed/s /tmp/fsm/ro/l"));
+	EXPECT_EQ(0, cft_agent_do(&b, "chmod /tmp/fsm/ro/f"));
+	EXPECT_EQ(0, cft_agent_do(&b, "truncate /tmp/fsm/ro/f"));
+	EXPECT_EQ(0, cft_agent_do(&b, "setxattr /tmp/fsm/ro/f"));
+	EXPECT_EQ(0, cft_agent_do(&b, "removexattr /tmp/fsm/ro/f"));
+	EXPECT_EQ(0, cft_agent_do(&b, "fopen /tmp/fsm/allowed/a"));
+	EXPECT_EQ(0, cft_agent_do(&b, "mmap rw shared"));
+	EXPECT_EQ(0, cft_agent_do(&b, "as root chroot /tmp/fsm/secret"));
+	r = cft_agent_do(&b, "as nobody-ns bindmount /tmp/fsm/secret /tmp/fsm/allowed; "
+			     "xread /tmp/fsm/allowed/tmp/fsm/allowed/s; "
+			     "umount /tmp/fsm/allowed; "
+			     "mount-tmpfs /tmp/fsm/allowed");
+	EXPECT_TRUE(r == 0 || r == FSM_NOSETUP) TH_LOG("result %d", r);
+	EXPECT_TRUE(cft_agent_stop_clean(&b));
+}
+
+CFT_MAIN
