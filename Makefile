@@ -102,7 +102,10 @@ $(B)/unit/%: selftests/unit/%.c $(LIB_SRCS) $(wildcard tools/lib/*.h selftests/u
 NL_SRCS := tools/capfence/nl.c
 $(B)/guest/bin/%: selftests/kernel/%.c $(VMT_COMMON) $(wildcard selftests/kernel/*.h) $(LIB_SRCS) $(NL_SRCS) $(B)/ksft/kselftest_harness.h
 	@mkdir -p $(B)/guest/bin
-	$(CC) $(CFLAGS_USR) $(CPPFLAGS_USR) -Iselftests/kernel -DCF_VECTORS='"/usr/share/capfence/tokens.txt"' $< $(VMT_COMMON) $(LIB_SRCS) $(NL_SRCS) -lsodium -lmnl -luring -lpthread -o $@
+	$(CC) $(CFLAGS_USR) $(CPPFLAGS_USR) -Iselftests/kernel -I$(B)/bench -DCF_VECTORS='"/usr/share/capfence/tokens.txt"' $< $(VMT_COMMON) $(LIB_SRCS) $(NL_SRCS) -lsodium -lmnl -luring -lbpf -lelf -lz -lpthread -o $@
+
+# the lifecycle test offers the no-op BPF-LSM programs as hooks
+$(B)/guest/bin/lifecycle_test: $(B)/bench/noop-lsm.skel.h
 
 $(B)/guest/share/capfence/%: selftests/vectors/%
 	@mkdir -p $(dir $@)

@@ -5,67 +5,47 @@
  * keeps a reference on each link, so the hooks stay attached whatever
  * happens to the CLI or to bpffs pins, and releases them only on an
  * explicit detach while no credential carries capfence state. Binding
- * operations fail closed while the hooks are not attached.
+ * operations fail closed while the hooks are not attached. Only capfence's
+ * own programs are accepted: a link on a hook of hook_defs.h whose program
+ * calls that hook's kfunc, so a no-op program on the same hook cannot
+ * stand in for capfence's.
  *
  * Locking: cf_links and cf_attached change under cf_mutex; cf_attached is
  * read locklessly (READ_ONCE) from any context.
  */
 #include <linux/bpf.h>
 #include <linux/cred.h>
+#include <linux/filter.h>
 #include <linux/string.h>
 #include "capfence.h"
-
-/* Every hook the module needs; the order is the one `capfence` attaches. */
-static const char *const cf_hook_names[] = {
-	"bpf_lsm_cred_prepare",
-	"bpf_lsm_cred_alloc_blank",
-	"bpf_lsm_cred_transfer",
-	"bpf_lsm_cred_free",
-	"bpf_lsm_bprm_creds_for_exec",
-	"bpf_lsm_socket_connect",
-	"bpf_lsm_socket_bind",
-	"bpf_lsm_socket_sendmsg",
-	"bpf_lsm_socket_recvmsg",
-	"bpf_lsm_socket_listen",
-	"bpf_lsm_socket_accept",
-	"bpf_lsm_socket_getsockopt",
-	"bpf_lsm_socket_setsockopt",
-	"bpf_lsm_socket_create",
-	"bpf_lsm_sctp_bind_connect",
-	"bpf_lsm_sk_clone_security",
-	"bpf_lsm_sk_free_security",
-	"bpf_lsm_ptrace_access_check",
-	"bpf_lsm_ptrace_traceme",
-	"bpf_lsm_file_open",
-	"bpf_lsm_file_permission",
-	"bpf_lsm_file_free_security",
-	"bpf_lsm_path_mknod",
-	"bpf_lsm_path_mkdir",
-	"bpf_lsm_path_rmdir",
-	"bpf_lsm_path_unlink",
-	"bpf_lsm_path_symlink",
-	"bpf_lsm_path_truncate",
-	"bpf_lsm_path_chmod",
-	"bpf_lsm_path_chown",
-	"bpf_lsm_path_link",
-	"bpf_lsm_path_rename",
-	"bpf_lsm_path_chroot",
-	"bpf_lsm_sb_mount",
-	"bpf_lsm_sb_umount",
-	"bpf_lsm_sb_remount",
-	"bpf_lsm_sb_pivotroot",
-	"bpf_lsm_move_mount",
-	"bpf_lsm_inode_setxattr",
-	"bpf_lsm_inode_removexattr",
-	"bpf_lsm_mmap_file",
-	"bpf_lsm_file_mprotect",
-};
-
-#define CF_NR_HOOKS ARRAY_SIZE(cf_hook_names)
+#include "hooklist.h"
 
 static struct bpf_link *cf_links[CF_NR_HOOKS];
 static bool cf_attached;
 
+/*
+ * Does @prog call @kfunc? The verifier has rewritten each kfunc call's
+ * immediate to the function's offset from __bpf_call_base.
+ */
+static bool cf_prog_calls(const struct bpf_prog *prog, const void *kfunc)
+{
+	u32 i;
+
+	for (i = 0; i < prog->len; i++) {
+		const struct bpf_insn *insn = &prog->insnsi[i];
+
+		if (insn->code == (BPF_JMP | BPF_CALL) &&
+		    insn->src_reg == BPF_PSEUDO_KFUNC_CALL &&
+		    (const u8 *)__bpf_call_base + insn->imm == kfunc)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The hook a link attaches to, when it is a BPF-LSM link whose program is
+ * capfence's own for that hook (it calls the hook's kfunc), else -1.
+ */
 static int cf_hook_index(struct bpf_link *link)
 {
 	const char *name;
@@ -78,8 +58,9 @@ static int cf_hook_index(struct bpf_link *link)
 	if (!name)
 		return -1;
 	for (i = 0; i < CF_NR_HOOKS; i++)
-		if (!strcmp(name, cf_hook_names[i]))
-			return i;
+		if (!strcmp(name, cf_hooks[i].name))
+			return cf_prog_calls(link->prog, cf_hooks[i].kfunc) ?
+			       i : -1;
 	return -1;
 }
 
@@ -134,7 +115,7 @@ int cf_hooks_attach(const u32 *fds, int n, struct netlink_ext_ack *extack)
 		if (idx < 0 || links[idx]) {
 			bpf_link_put(link);
 			NL_SET_ERR_MSG_MOD(extack,
-					   "a link is not a capfence LSM hook, or is given twice");
+					   "a link is not one of capfence's own programs on a hook it needs, or is given twice");
 			err = -EINVAL;
 			goto out;
 		}

@@ -23,6 +23,7 @@
 #include <net/ipv6.h>
 #include <net/sock.h>
 #include "capfence.h"
+#include "hooklist.h"
 
 __diag_push();
 __diag_ignore_all("-Wmissing-prototypes",
@@ -446,45 +447,22 @@ noinline int capfence_file_mprotect(struct vm_area_struct *vma,
 			   "mprotect");
 }
 
+const struct cf_hook cf_hooks[CF_NR_HOOKS] = {
+#define CF_KFUNC(fn)
+#define CF_HOOK(hook, fn) { "bpf_lsm_" #hook, capfence_##fn },
+#include "hook_defs.h"
+#undef CF_HOOK
+#undef CF_KFUNC
+};
+
 __diag_pop();
 
 BTF_SET8_START(capfence_kfunc_ids)
-BTF_ID_FLAGS(func, capfence_cred_prepare)
-BTF_ID_FLAGS(func, capfence_cred_alloc_blank)
-BTF_ID_FLAGS(func, capfence_cred_transfer)
-BTF_ID_FLAGS(func, capfence_cred_free)
-BTF_ID_FLAGS(func, capfence_bprm_creds_for_exec)
-BTF_ID_FLAGS(func, capfence_socket_connect)
-BTF_ID_FLAGS(func, capfence_socket_bind)
-BTF_ID_FLAGS(func, capfence_socket_sendmsg)
-BTF_ID_FLAGS(func, capfence_socket_recvmsg)
-BTF_ID_FLAGS(func, capfence_socket_listen)
-BTF_ID_FLAGS(func, capfence_socket_accept)
-BTF_ID_FLAGS(func, capfence_socket_getsockopt)
-BTF_ID_FLAGS(func, capfence_socket_setsockopt)
-BTF_ID_FLAGS(func, capfence_socket_create)
-BTF_ID_FLAGS(func, capfence_sctp_bind_connect)
-BTF_ID_FLAGS(func, capfence_sk_clone_security)
-BTF_ID_FLAGS(func, capfence_sk_free_security)
-BTF_ID_FLAGS(func, capfence_ptrace_access_check)
-BTF_ID_FLAGS(func, capfence_ptrace_traceme)
-BTF_ID_FLAGS(func, capfence_file_open)
-BTF_ID_FLAGS(func, capfence_file_permission)
-BTF_ID_FLAGS(func, capfence_file_free_security)
-BTF_ID_FLAGS(func, capfence_path_entry)
-BTF_ID_FLAGS(func, capfence_path_attr)
-BTF_ID_FLAGS(func, capfence_path_link)
-BTF_ID_FLAGS(func, capfence_path_rename)
-BTF_ID_FLAGS(func, capfence_path_chroot)
-BTF_ID_FLAGS(func, capfence_sb_mount)
-BTF_ID_FLAGS(func, capfence_sb_umount)
-BTF_ID_FLAGS(func, capfence_sb_remount)
-BTF_ID_FLAGS(func, capfence_sb_pivotroot)
-BTF_ID_FLAGS(func, capfence_move_mount)
-BTF_ID_FLAGS(func, capfence_inode_setxattr)
-BTF_ID_FLAGS(func, capfence_inode_removexattr)
-BTF_ID_FLAGS(func, capfence_mmap_file)
-BTF_ID_FLAGS(func, capfence_file_mprotect)
+#define CF_KFUNC(fn) BTF_ID_FLAGS(func, capfence_##fn)
+#define CF_HOOK(hook, fn)
+#include "hook_defs.h"
+#undef CF_HOOK
+#undef CF_KFUNC
 BTF_SET8_END(capfence_kfunc_ids)
 
 static const struct btf_kfunc_id_set capfence_kfunc_set = {

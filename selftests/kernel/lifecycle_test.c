@@ -11,8 +11,36 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <bpf/libbpf.h>
 #include "kselftest_harness.h"
 #include "common.h"
+#include "noop-lsm.skel.h"
+
+/*
+ * Hand the module the links of programs that are not capfence's, on every
+ * hook it needs: refused, and the hooks stay detached.
+ */
+static int attach_foreign(struct cf_nl *nl)
+{
+	struct noop_lsm_bpf *skel = noop_lsm_bpf__open_and_load();
+	struct bpf_program *prog;
+	struct nlmsghdr *nlh;
+	size_t i = 0;
+	int err;
+
+	if (!skel)
+		return -ENOENT;
+	err = noop_lsm_bpf__attach(skel);
+	if (!err) {
+		nlh = cf_nl_req(nl, CAPFENCE_CMD_HOOKS_ATTACH, 0);
+		bpf_object__for_each_program(prog, skel->obj)
+			mnl_attr_put_u32(nlh, CAPFENCE_A_LINK_FD, (uint32_t)
+					 bpf_link__fd(((struct bpf_link **)&skel->links)[i++]));
+		err = cf_nl_talk(nl, nlh, NULL, NULL);
+	}
+	noop_lsm_bpf__destroy(skel);
+	return err;
+}
 
 static int rmmod(void)
 {
@@ -57,6 +85,11 @@ TEST(lifecycle)
 	ASSERT_EQ(0, cf_nl_status(&nl, &s));
 	EXPECT_FALSE(s.attached);
 	EXPECT_EQ(0, s.bound);
+	/* only capfence's own programs are accepted as its hooks */
+	EXPECT_EQ(-EINVAL, attach_foreign(&nl));
+	EXPECT_NE(NULL, strstr(nl.ext, "not one of capfence's own programs"));
+	ASSERT_EQ(0, cf_nl_status(&nl, &s));
+	EXPECT_FALSE(s.attached);
 	/* binding fails closed without hooks */
 	{
 		struct cft_reply r;
