@@ -44,13 +44,6 @@
 /* The name of the file being judged; see the locking rules above. */
 static DEFINE_PER_CPU(char [PATH_MAX], cf_path_buf);
 
-static struct cf_cred *cf_fs_subject(const struct cred *cred)
-{
-	struct cf_cred *e = cf_cred_find(cred);
-
-	return e && e->epoch ? e : NULL;
-}
-
 static bool cf_fs_mediated(const struct cf_cred *e, u8 class_id)
 {
 	return e->epoch->rules[class_id].kind != CAPFENCE_RULE_OPEN;
@@ -154,7 +147,7 @@ int cf_fs_file_open(const struct cred *cred, struct file *file)
 {
 	struct cf_grant *rg = NULL, *wg = NULL;
 	struct cf_target t = {};
-	struct cf_cred *e = cf_fs_subject(cred);
+	struct cf_cred *e = cf_subject(cred);
 	bool rd, wr;
 	int err = 0;
 
@@ -207,7 +200,7 @@ out:
 int cf_fs_entry(const struct cred *cred, const struct path *dir,
 		struct dentry *dentry)
 {
-	struct cf_cred *e = cf_fs_subject(cred);
+	struct cf_cred *e = cf_subject(cred);
 
 	if (!e)
 		return 0;
@@ -224,7 +217,7 @@ int cf_fs_entry(const struct cred *cred, const struct path *dir,
  */
 int cf_fs_attr(const struct cred *cred, const struct path *path)
 {
-	struct cf_cred *e = cf_fs_subject(cred);
+	struct cf_cred *e = cf_subject(cred);
 
 	if (!e)
 		return 0;
@@ -272,7 +265,7 @@ int cf_fs_link(const struct cred *cred, struct dentry *old_dentry,
 	       const struct path *new_dir, struct dentry *new_dentry)
 {
 	struct path old = { .mnt = new_dir->mnt, .dentry = old_dentry };
-	struct cf_cred *e = cf_fs_subject(cred);
+	struct cf_cred *e = cf_subject(cred);
 
 	if (!e)
 		return 0;
@@ -294,7 +287,7 @@ int cf_fs_rename(const struct cred *cred, const struct path *old_dir,
 		 struct dentry *old_dentry, const struct path *new_dir,
 		 struct dentry *new_dentry, unsigned int flags)
 {
-	struct cf_cred *e = cf_fs_subject(cred);
+	struct cf_cred *e = cf_subject(cred);
 	int err;
 
 	if (!e)
@@ -321,7 +314,7 @@ int cf_fs_rename(const struct cred *cred, const struct path *old_dir,
  */
 int cf_fs_view(const struct cred *cred, const char *what)
 {
-	struct cf_cred *e = cf_fs_subject(cred);
+	struct cf_cred *e = cf_subject(cred);
 
 	if (!e)
 		return 0;
@@ -343,7 +336,7 @@ int cf_fs_view(const struct cred *cred, const char *what)
  */
 int cf_fs_xattr(const struct cred *cred, const char *what)
 {
-	struct cf_cred *e = cf_fs_subject(cred);
+	struct cf_cred *e = cf_subject(cred);
 
 	if (!e)
 		return 0;

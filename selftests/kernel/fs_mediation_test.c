@@ -31,6 +31,7 @@
 #include <linux/openat2.h>
 #include "kselftest_harness.h"
 #include "common.h"
+#include "records.h"
 
 #ifndef OPEN_TREE_CLONE
 #define OPEN_TREE_CLONE		1
@@ -415,51 +416,13 @@ static void give_write(struct __test_metadata *_metadata,
 		TH_LOG("%s", r.ext);
 }
 
-/*
- * The denial record of @pid under @epoch: found by reason, class and target
- * (so earlier records of the same test are skipped), then checked field by
- * field. @target is a path (quoted in the record) or, when it does not
- * start with '/', the name of a refused operation.
- */
-static void check_rec(struct __test_metadata *_metadata, int audit,
-		      pid_t pid, uint64_t epoch, const char *reason,
-		      const char *class_name, const char *target,
-		      uint64_t cap_id)
-{
-	char rec[2048], v[512], want_r[64], want_c[64], want_t[320], want[300];
-
-	snprintf(want_r, sizeof(want_r), "reason=%s", reason);
-	snprintf(want_c, sizeof(want_c), "class=%s", class_name);
-	if (target[0] == '/')
-		snprintf(want, sizeof(want), "\"%s\"", target);
-	else
-		snprintf(want, sizeof(want), "%s", target);
-	snprintf(want_t, sizeof(want_t), "target=%s", want);
-	ASSERT_EQ(0, cft_audit_wait(audit, rec, sizeof(rec), 5000,
-				    "op=exercise", want_r, want_c, want_t,
-				    NULL))
-		TH_LOG("no record %s %s %s", want_r, want_c, want_t);
-	EXPECT_STREQ("capfence", cft_field(rec, "lsm", v, sizeof(v)));
-	EXPECT_STREQ(reason, cft_field(rec, "reason", v, sizeof(v)));
-	EXPECT_STREQ("13", cft_field(rec, "errno", v, sizeof(v)));
-	snprintf(want_r, sizeof(want_r), "%d", pid);
-	EXPECT_STREQ(want_r, cft_field(rec, "pid", v, sizeof(v)));
-	EXPECT_STREQ("\"exe\"", cft_field(rec, "comm", v, sizeof(v)));
-	snprintf(want_r, sizeof(want_r), "%llu", (unsigned long long)epoch);
-	EXPECT_STREQ(want_r, cft_field(rec, "epoch", v, sizeof(v)));
-	EXPECT_STREQ(class_name, cft_field(rec, "class", v, sizeof(v)));
-	EXPECT_STREQ(want, cft_field(rec, "target", v, sizeof(v)));
-	snprintf(want_r, sizeof(want_r), "%016llx", (unsigned long long)cap_id);
-	EXPECT_STREQ(want_r, cft_field(rec, "cap_id", v, sizeof(v)));
-}
-
 #define REC(reason, cls, target, cap)					\
-	check_rec(_metadata, self->audit, self->agent.pid, self->e,	\
+	cft_check_denial(_metadata, self->audit, self->agent.pid, self->e,	\
 		  reason, cls, target, cap)
 
 /* the record of the agent's last "as" child */
 #define CHILD_REC(reason, cls, target, cap)				\
-	check_rec(_metadata, self->audit,				\
+	cft_check_denial(_metadata, self->audit,				\
 		  cft_agent_do(&self->agent, "lastchild"), self->e,	\
 		  reason, cls, target, cap)
 
@@ -587,15 +550,15 @@ TEST_F(fsm, hard_link_into_prefix)
 
 	ASSERT_EQ(0, spawn(self, rules, 2, true, &b, &e2));
 	EXPECT_EQ(EACCES, cft_agent_do(&b, "link /tmp/fsm/secret/s /tmp/fsm/allowed/l"));
-	check_rec(_metadata, self->audit, b.pid, e2, "constraint", "fs:read",
+	cft_check_denial(_metadata, self->audit, b.pid, e2, "constraint", "fs:read",
 		  "/tmp/fsm/secret/s", self->rt.cap_id);
 	EXPECT_EQ(ENOENT, cft_agent_do(&b, "xread /tmp/fsm/allowed/l"));
 	/* renaming it in, or swapping it in, is the same */
 	EXPECT_EQ(EACCES, cft_agent_do(&b, "rename /tmp/fsm/secret/s /tmp/fsm/allowed/l"));
-	check_rec(_metadata, self->audit, b.pid, e2, "constraint", "fs:read",
+	cft_check_denial(_metadata, self->audit, b.pid, e2, "constraint", "fs:read",
 		  "/tmp/fsm/secret/s", self->rt.cap_id);
 	EXPECT_EQ(EACCES, cft_agent_do(&b, "exchange /tmp/fsm/allowed/a /tmp/fsm/secret/s"));
-	check_rec(_metadata, self->audit, b.pid, e2, "constraint", "fs:read",
+	cft_check_denial(_metadata, self->audit, b.pid, e2, "constraint", "fs:read",
 		  "/tmp/fsm/secret/s", self->rt.cap_id);
 	/*
 	 * A directory renames its subtree: moving /tmp/fsm away, then the
@@ -606,7 +569,7 @@ TEST_F(fsm, hard_link_into_prefix)
 	EXPECT_EQ(EACCES, cft_agent_do(&b, "rename /tmp/fsm /tmp/fsm-old; "
 				       "rename /tmp/fsm-old/secret/tmp/fsm /tmp/fsm; "
 				       "xread /tmp/fsm/allowed/s"));
-	check_rec(_metadata, self->audit, b.pid, e2, "constraint", "fs:read",
+	cft_check_denial(_metadata, self->audit, b.pid, e2, "constraint", "fs:read",
 		  "/tmp/fsm", self->rt.cap_id);
 	/* a readable directory may move; its subtree was readable already */
 	EXPECT_EQ(0, cft_agent_do(&b, "rename /tmp/fsm/allowed/dir0 /tmp/fsm/ro/dir0"));
@@ -615,7 +578,7 @@ TEST_F(fsm, hard_link_into_prefix)
 	/* a symlink is followed: the file it reaches is judged */
 	EXPECT_EQ(0, cft_agent_do(&b, "symlink /tmp/fsm/ro/s /tmp/fsm/allowed/sl"));
 	EXPECT_EQ(EACCES, cft_agent_do(&b, "xread /tmp/fsm/allowed/sl"));
-	check_rec(_metadata, self->audit, b.pid, e2, "constraint", "fs:read",
+	cft_check_denial(_metadata, self->audit, b.pid, e2, "constraint", "fs:read",
 		  "/tmp/fsm/ro/s", self->rt.cap_id);
 	EXPECT_TRUE(cft_agent_stop_clean(&b));
 }

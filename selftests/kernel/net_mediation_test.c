@@ -33,6 +33,7 @@
 #include <liburing.h>
 #include "kselftest_harness.h"
 #include "common.h"
+#include "records.h"
 
 #ifndef IPPROTO_SCTP
 #define IPPROTO_SCTP 132
@@ -540,26 +541,13 @@ static void give(struct __test_metadata *_metadata, FIXTURE_DATA(net) *self,
 	ASSERT_EQ(0, r.reason) TH_LOG("%s", r.ext);
 }
 
-/* Wait for the denial record of @pid and check its fields. */
+/* The denial record of @pid, every field checked (records.h). */
 static void record(struct __test_metadata *_metadata, FIXTURE_DATA(net) *self,
 		   pid_t pid, uint64_t epoch, const char *reason,
 		   const char *class_name, const char *target, uint64_t cap_id)
 {
-	char rec[2048], v[256], want[64], wpid[32];
-
-	snprintf(want, sizeof(want), "reason=%s", reason);
-	snprintf(wpid, sizeof(wpid), "pid=%d ", pid);
-	ASSERT_EQ(0, cft_audit_wait(self->audit, rec, sizeof(rec), 5000,
-				    "op=exercise", want, wpid, NULL))
-		TH_LOG("no record %s for pid %d", want, pid);
-	EXPECT_STREQ("capfence", cft_field(rec, "lsm", v, sizeof(v)));
-	EXPECT_STREQ("13", cft_field(rec, "errno", v, sizeof(v)));
-	snprintf(want, sizeof(want), "%llu", (unsigned long long)epoch);
-	EXPECT_STREQ(want, cft_field(rec, "epoch", v, sizeof(v)));
-	EXPECT_STREQ(class_name, cft_field(rec, "class", v, sizeof(v)));
-	EXPECT_STREQ(target, cft_field(rec, "target", v, sizeof(v)));
-	snprintf(want, sizeof(want), "%016llx", (unsigned long long)cap_id);
-	EXPECT_STREQ(want, cft_field(rec, "cap_id", v, sizeof(v)));
+	cft_check_denial(_metadata, self->audit, pid, epoch, reason, class_name,
+			 target, cap_id);
 }
 
 static void denied(struct __test_metadata *_metadata, FIXTURE_DATA(net) *self,
