@@ -92,6 +92,19 @@ static const char *cf_class_name(u8 class_id)
 }
 
 /*
+ * The calling task's name without task_lock(): hooks run with other
+ * tasks' locks held (ptrace_attach holds the tracee's task_lock across
+ * security_ptrace_access_check), and taking ours there would order two
+ * task locks against each other. comm is always NUL-terminated; a
+ * concurrent rename can at worst mix old and new bytes.
+ */
+static void cf_current_comm(char comm[TASK_COMM_LEN])
+{
+	memcpy(comm, current->comm, TASK_COMM_LEN);
+	comm[TASK_COMM_LEN - 1] = '\0';
+}
+
+/*
  * The audit core's escaping helper is not exported: quote plain strings,
  * hex-encode any with spaces, quotes or control bytes, as auditd expects.
  */
@@ -148,7 +161,7 @@ void cf_audit_exercise(const struct cf_target *t, u64 epoch,
 		return;
 	audit_log_format(ab, "lsm=capfence op=exercise reason=%s errno=%d pid=%d",
 			 cf_reason_name(r), EACCES, task_tgid_nr(current));
-	get_task_comm(comm, current);
+	cf_current_comm(comm);
 	cf_audit_str(ab, "comm", comm, strnlen(comm, sizeof(comm)));
 	audit_log_format(ab, " epoch=%llu class=%s", epoch,
 			 cf_class_name(t->class_id));
@@ -181,7 +194,7 @@ void cf_audit_delegate(pid_t pid, u64 epoch, u64 token_epoch, u8 class_id,
 	audit_log_format(ab, "lsm=capfence op=delegate reason=%s errno=%d pid=%d",
 			 cf_reason_name(r), -cf_reason_errno(r),
 			 task_tgid_nr(current));
-	get_task_comm(comm, current);
+	cf_current_comm(comm);
 	cf_audit_str(ab, "comm", comm, strnlen(comm, sizeof(comm)));
 	audit_log_format(ab, " target_pid=%d epoch=%llu token_epoch=%llu",
 			 pid, epoch, token_epoch);
