@@ -160,7 +160,8 @@ void cf_audit_exercise(const struct cf_target *t, u64 epoch,
 	if (!ab)
 		return;
 	audit_log_format(ab, "lsm=capfence op=exercise reason=%s errno=%d pid=%d",
-			 cf_reason_name(r), EACCES, task_tgid_nr(current));
+			 cf_reason_name(r), t->seen ?: EACCES,
+			 task_tgid_nr(current));
 	cf_current_comm(comm);
 	cf_audit_str(ab, "comm", comm, strnlen(comm, sizeof(comm)));
 	audit_log_format(ab, " epoch=%llu class=%s", epoch,

@@ -12,9 +12,13 @@
  * Locking and context: BPF program context (RCU read lock held), never
  * sleeps; holdings and grant state are read as decide.c reads them.
  */
+#include <linux/compat.h>
 #include <linux/cred.h>
 #include <linux/ptrace.h>
 #include <linux/sched.h>
+#include <linux/sched/task_stack.h>
+#include <asm/syscall.h>
+#include <asm/unistd.h>
 #include "capfence.h"
 
 static bool cf_epoch_all_open(const struct cf_epoch *e)
@@ -46,10 +50,26 @@ static bool cf_holds_like(const struct cf_cred *e, const struct cf_grant *g)
 	return found;
 }
 
+/*
+ * process_vm_readv/writev and pidfd_getfd turn any refusal into EPERM
+ * themselves (mm/process_vm_access.c, kernel/pid.c): the record says what
+ * the task will see.
+ */
+static int cf_borrow_seen(void)
+{
+	long nr;
+
+	if (in_compat_syscall())
+		return 0;
+	nr = syscall_get_nr(current, task_pt_regs(current));
+	return nr == __NR_process_vm_readv || nr == __NR_process_vm_writev ||
+	       nr == __NR_pidfd_getfd ? EPERM : 0;
+}
+
 static int cf_borrow_refuse(struct cf_cred *tracer)
 {
 	struct cf_target t = { .class_id = CAPFENCE_CLASS_NONE,
-			       .what = "ptrace" };
+			       .what = "ptrace", .seen = cf_borrow_seen() };
 
 	cf_stats_exercise(CAPFENCE_R_BORROW);
 	cf_audit_exercise(&t, tracer->epoch->id, CAPFENCE_R_BORROW, 0,

@@ -142,6 +142,7 @@ struct cf_target {
 	const char *path;		/* fs classes */
 	size_t path_len;
 	const char *what;		/* refusals: the operation, e.g. "mount" */
+	int seen;			/* errno the task sees, 0: EACCES */
 };
 
 /* fence.c */

@@ -246,6 +246,13 @@ noinline void capfence_sk_clone_security(const struct sock *sk,
 		cf_sock_clone(sk, newsk);
 }
 
+/* an accepted or peeled-off SCTP association: a socket of its own */
+noinline void capfence_sctp_sk_clone(struct sock *sk, struct sock *newsk)
+{
+	if (cf_nr_tracked_socks())
+		cf_sock_clone(sk, newsk);
+}
+
 noinline void capfence_sk_free_security(struct sock *sk)
 {
 	if (cf_nr_tracked_socks())

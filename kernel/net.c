@@ -191,12 +191,15 @@ int cf_net_bind(struct cf_cred *e, struct socket *sock, struct sockaddr *sa,
 }
 
 /**
- * cf_net_listen() - socket_listen: an unbound socket autobinds a port
+ * cf_net_listen() - socket_listen: the address a listener receives on
  * @e: the calling task's bound state
  * @sock: the socket
  *
- * The port is ephemeral (judged as port 0, which only a capability for any
- * port admits) on the socket's local address, the wildcard when unbound.
+ * A listener's local address needs net:bind, however it got it: an unbound
+ * socket autobinds an ephemeral port here (judged as port 0, which only a
+ * capability for any port admits), and a port an SCTP socket was given by
+ * an earlier connect or send is judged as it is, so a connect's ephemeral
+ * port never becomes a listening address unjudged.
  *
  * Return: 0, -EACCES (audited) or -ENOMEM.
  */
@@ -205,9 +208,9 @@ int cf_net_listen(struct cf_cred *e, struct socket *sock)
 	struct cf_target t = { .class_id = CAPFENCE_CLASS_NET_BIND };
 	struct sock *sk = sock ? sock->sk : NULL;
 
-	if (!cf_inet(sk) || READ_ONCE(inet_sk(sk)->inet_num))
+	if (!cf_inet(sk))
 		return 0;
-	cf_net_local(sk, 0, &t);
+	cf_net_local(sk, READ_ONCE(inet_sk(sk)->inet_num), &t);
 	return cf_net_judge(e, sk, &t, true);
 }
 
@@ -255,19 +258,42 @@ int cf_net_setsockopt(struct cf_cred *e, struct socket *sock, int level,
 				  "sockopt:source-route");
 }
 
-/* the same options as ancillary data of one send */
-static int cf_net_cmsg(struct cf_cred *e, struct msghdr *msg)
+/*
+ * Ancillary data of one send: source routes are refused as in
+ * cf_net_setsockopt(), and the extra peer addresses SCTP takes for a new
+ * association (SCTP_DSTADDRV4/V6, at the port of @port) are each judged
+ * for net:connect.
+ */
+static int cf_net_cmsg(struct cf_cred *e, struct sock *sk,
+		       struct msghdr *msg, __be16 port)
 {
+	struct cf_target t;
 	struct cmsghdr *c;
+	int err;
 
 	/* sendmsg has copied the control data in; refuse what was not */
 	if (msg->msg_control_is_user)
 		return cf_refuse_mediated(e, CAPFENCE_CLASS_NET_CONNECT,
 					  "cmsg:user");
-	for_each_cmsghdr(c, msg)
+	for_each_cmsghdr(c, msg) {
 		if (cf_net_srcroute(c->cmsg_level, c->cmsg_type))
 			return cf_refuse_mediated(e, CAPFENCE_CLASS_NET_CONNECT,
 						  "cmsg:source-route");
+		if (c->cmsg_level != SOL_SCTP)
+			continue;
+		t = (struct cf_target){ .class_id = CAPFENCE_CLASS_NET_CONNECT };
+		if (c->cmsg_type == SCTP_DSTADDRV4 &&
+		    c->cmsg_len >= CMSG_LEN(sizeof(struct in_addr)))
+			cf_target_v4(&t, CMSG_DATA(c), port);
+		else if (c->cmsg_type == SCTP_DSTADDRV6 &&
+			 c->cmsg_len >= CMSG_LEN(sizeof(struct in6_addr)))
+			cf_target_v6(&t, (const void *)CMSG_DATA(c), port);
+		else
+			continue;
+		err = cf_net_judge(e, sk, &t, true);
+		if (err)
+			return err;
+	}
 	return 0;
 }
 
@@ -292,15 +318,18 @@ int cf_net_sendmsg(struct cf_cred *e, struct socket *sock, struct msghdr *msg)
 	struct sock *sk = sock ? sock->sk : NULL;
 	int err;
 
+	bool named;
+
 	if (!cf_inet(sk))
 		return 0;
+	named = msg->msg_name &&
+		!cf_net_addr(sk, msg->msg_name, msg->msg_namelen, true, &t);
 	if (msg->msg_controllen) {
-		err = cf_net_cmsg(e, msg);
+		err = cf_net_cmsg(e, sk, msg, named ? htons(t.port) : 0);
 		if (err)
 			return err;
 	}
-	if (msg->msg_name &&
-	    !cf_net_addr(sk, msg->msg_name, msg->msg_namelen, true, &t)) {
+	if (named) {
 		err = cf_net_judge(e, sk, &t, sk->sk_type != SOCK_DGRAM);
 		if (err)
 			return err;

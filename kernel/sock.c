@@ -144,7 +144,10 @@ int cf_sock_revalidate(struct sock *sk)
 		return 0;
 	cf_stats_exercise(r);
 	t.class_id = bad->class_id;
-	if (bad->class_id == CAPFENCE_CLASS_NET_CONNECT)
+	/* an SCTP socket's peers live in its associations, not in the sock */
+	if (sk->sk_protocol == IPPROTO_SCTP)
+		t.what = "socket:sctp";
+	else if (bad->class_id == CAPFENCE_CLASS_NET_CONNECT)
 		cf_net_peer(sk, &t);
 	else
 		cf_net_bound(sk, &t);
@@ -153,12 +156,14 @@ int cf_sock_revalidate(struct sock *sk)
 }
 
 /**
- * cf_sock_clone() - an accepted socket inherits its listener's grants
- * @sk: the listener
+ * cf_sock_clone() - a socket made from another inherits its grants
+ * @sk: the listener, or the SCTP socket an association is peeled off
  * @newsk: the new connection (softirq or task context)
  *
- * Its sk_clone_security hook cannot fail: should the entry not be
- * allocated, the new connection is not rechecked (threat-model.md).
+ * Called for an accepted TCP connection (sk_clone_security) and for an
+ * accepted or peeled-off SCTP association (sctp_sk_clone). Neither hook
+ * can fail: should the entry not be allocated, the new socket is not
+ * rechecked (threat-model.md).
  */
 void cf_sock_clone(const struct sock *sk, struct sock *newsk)
 {

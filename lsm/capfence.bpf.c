@@ -40,6 +40,7 @@ extern int capfence_sctp_bind_connect(struct sock *sk, int optname,
 extern void capfence_sk_clone_security(const struct sock *sk,
 				       struct sock *newsk) __ksym;
 extern void capfence_sk_free_security(struct sock *sk) __ksym;
+extern void capfence_sctp_sk_clone(struct sock *sk, struct sock *newsk) __ksym;
 extern int capfence_ptrace_access_check(struct task_struct *child,
 					unsigned int mode) __ksym;
 extern int capfence_ptrace_traceme(struct task_struct *parent) __ksym;
@@ -189,6 +190,14 @@ SEC("lsm/sk_free_security")
 int BPF_PROG(cf_sk_free_security, struct sock *sk)
 {
 	capfence_sk_free_security(sk);
+	return 0;
+}
+
+SEC("lsm/sctp_sk_clone")
+int BPF_PROG(cf_sctp_sk_clone, struct sctp_association *asoc, struct sock *sk,
+	     struct sock *newsk)
+{
+	capfence_sctp_sk_clone(sk, newsk);
 	return 0;
 }
 

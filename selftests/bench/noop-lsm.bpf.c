@@ -124,6 +124,13 @@ int BPF_PROG(noop_sk_free_security, struct sock *sk)
 	return 0;
 }
 
+SEC("lsm/sctp_sk_clone")
+int BPF_PROG(noop_sctp_sk_clone, struct sctp_association *asoc,
+	     struct sock *sk, struct sock *newsk)
+{
+	return 0;
+}
+
 SEC("lsm/ptrace_access_check")
 int BPF_PROG(noop_ptrace_access_check, struct task_struct *child,
 	     unsigned int mode, int ret)

@@ -15,6 +15,8 @@
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/sendfile.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -31,6 +33,7 @@
 #define AF_XDP 44
 #endif
 #include <liburing.h>
+#include <linux/sctp.h>
 #include "kselftest_harness.h"
 #include "common.h"
 #include "records.h"
@@ -308,6 +311,162 @@ static int sctp(const char *op, const char *addr, int port)
 	return err == EINPROGRESS || err == EAGAIN ? 0 : err;
 }
 
+/* a one-to-many SCTP socket; @quick: its INIT gives up at once */
+static int sctp_socket(int family, bool quick)
+{
+	struct sctp_initmsg im = { .sinit_max_attempts = 1,
+				   .sinit_max_init_timeo = 200 };
+	int fd = socket(family, SOCK_SEQPACKET, IPPROTO_SCTP);
+
+	if (fd >= 0 && quick)
+		setsockopt(fd, CFT_SOL_SCTP, SCTP_INITMSG, &im, sizeof(im));
+	return fd;
+}
+
+/* sendmsg to @addr:@port with SCTP_DSTADDRV4 @extra: one more peer */
+static int sctp_dstaddr(const char *addr, int port, const char *extra)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(struct in_addr))];
+		struct cmsghdr align;
+	} u = {};
+	struct iovec iov = { .iov_base = "x", .iov_len = 1 };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct sockaddr_storage ss;
+	struct cmsghdr *c;
+	socklen_t len;
+	int fd, err;
+
+	if (fill(addr, port, &ss, &len))
+		return EINVAL;
+	fd = sctp_socket(AF_INET, true);
+	if (fd < 0)
+		return 100 + errno;
+	m.msg_name = &ss;
+	m.msg_namelen = len;
+	m.msg_control = u.buf;
+	m.msg_controllen = sizeof(u.buf);
+	c = CMSG_FIRSTHDR(&m);
+	c->cmsg_level = IPPROTO_SCTP;
+	c->cmsg_type = SCTP_DSTADDRV4;
+	c->cmsg_len = CMSG_LEN(sizeof(struct in_addr));
+	if (inet_pton(AF_INET, extra, CMSG_DATA(c)) != 1) {
+		close(fd);
+		return EINVAL;
+	}
+	err = res((int)sendmsg(fd, &m, MSG_DONTWAIT));
+	close(fd);
+	return err == EINPROGRESS || err == EAGAIN ? 0 : err;
+}
+
+/* an association to @addr:@port peeled off into "held" */
+static int sctp_peel(const char *addr, int port)
+{
+	struct { uint32_t n; sctp_assoc_t ids[4]; } ids;
+	struct sockaddr_storage ss;
+	sctp_peeloff_arg_t pa = {};
+	socklen_t len, il, pl = sizeof(pa);
+	int fd, i, last = ETIMEDOUT;
+
+	if (fill(addr, port, &ss, &len))
+		return EINVAL;
+	fd = sctp_socket(ss.ss_family, false);
+	if (fd < 0)
+		return 100 + errno;
+	if (sendto(fd, "x", 1, 0, (struct sockaddr *)&ss, len) < 0) {
+		i = errno;
+		close(fd);
+		return i;
+	}
+	/* established once the peer answered: retry the peel-off a while */
+	for (i = 0; i < 200; i++, usleep(10000)) {
+		il = sizeof(ids);
+		if (getsockopt(fd, CFT_SOL_SCTP, SCTP_GET_ASSOC_ID_LIST, &ids, &il)) {
+			last = 150 + errno;
+			continue;
+		}
+		if (!ids.n) {
+			last = 149;
+			continue;
+		}
+		pa.associd = ids.ids[0];
+		/* success answers the new descriptor */
+		if (getsockopt(fd, CFT_SOL_SCTP, SCTP_SOCKOPT_PEELOFF, &pa, &pl) >= 0)
+			break;
+		last = 200 + errno;
+	}
+	close(fd);
+	if (i == 200)
+		return last;
+	if (held >= 0)
+		close(held);
+	held = pa.sd;
+	return 0;
+}
+
+/* a send gives the socket a port; listen() must not make it a listener */
+static int sctp_autolisten(const char *addr, int port)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int fd, err;
+
+	if (fill(addr, port, &ss, &len))
+		return EINVAL;
+	fd = sctp_socket(ss.ss_family, false);
+	if (fd < 0)
+		return 100 + errno;
+	err = res((int)sendto(fd, "x", 1, MSG_DONTWAIT, (struct sockaddr *)&ss,
+			      len));
+	if (err && err != EINPROGRESS && err != EAGAIN)
+		err += 100;	/* not the listen() */
+	if (!err || err == EINPROGRESS || err == EAGAIN)
+		err = res(listen(fd, 1));
+	close(fd);
+	return err;
+}
+
+/* one-to-one SCTP listener kept in "held" */
+static int sctp_listen(const char *addr, int port)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int one = 1;
+
+	if (fill(addr, port, &ss, &len))
+		return EINVAL;
+	if (held >= 0)
+		close(held);
+	held = socket(ss.ss_family, SOCK_STREAM, IPPROTO_SCTP);
+	if (held < 0)
+		return 100 + errno;
+	setsockopt(held, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(held, (struct sockaddr *)&ss, len))
+		return errno;
+	return res(listen(held, 8));
+}
+
+/* reading another task's memory, and taking its descriptor */
+static int borrow(const char *how, int pid)
+{
+	char buf[8];
+	struct iovec l = { .iov_base = buf, .iov_len = sizeof(buf) };
+	struct iovec r = { .iov_base = (void *)0x10000, .iov_len = sizeof(buf) };
+	int pfd, fd;
+
+	if (!strcmp(how, "vmread"))
+		return res((int)process_vm_readv(pid, &l, 1, &r, 1, 0));
+	pfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (pfd < 0)
+		return 100 + errno;
+	fd = (int)syscall(SYS_pidfd_getfd, pfd, 0, 0);
+	close(pfd);
+	if (fd < 0)
+		return errno;
+	close(fd);
+	return 0;
+}
+
 static int seize(int pid)
 {
 	return res(ptrace(PTRACE_SEIZE, pid, 0, 0));
@@ -406,12 +565,23 @@ int cft_agent_extra(char *cmd)
 		return use(child, a);
 	if (!strcmp(cmd, "n-accept"))
 		return do_accept();
+	/* sscanf matches literal prefixes: the longer names first */
+	if (sscanf(cmd, "n-sctp-dstaddr %127s %d %127s", a, &port, b) == 3)
+		return sctp_dstaddr(a, port, b);
+	if (sscanf(cmd, "n-sctp-peel %127s %d", a, &port) == 2)
+		return sctp_peel(a, port);
+	if (sscanf(cmd, "n-sctp-autolisten %127s %d", a, &port) == 2)
+		return sctp_autolisten(a, port);
+	if (sscanf(cmd, "n-sctp-listen %127s %d", a, &port) == 2)
+		return sctp_listen(a, port);
 	if (sscanf(cmd, "n-sctp %127s %127s %d", b, a, &port) == 3)
 		return sctp(b, a, port);
 	if (sscanf(cmd, "n-uring %127s %127s %d", b, a, &port) == 3)
 		return uring(b, a, port);
 	if (sscanf(cmd, "n-srcroute %127s %127s %d", b, a, &port) == 3)
 		return srcroute(b, a, port);
+	if (sscanf(cmd, "n-borrow %127s %d", a, &port) == 2)
+		return borrow(a, port);
 	if (sscanf(cmd, "n-seize %d", &port) == 1)
 		return seize(port);
 	if (sscanf(cmd, "n-procmem %d", &port) == 1)
@@ -457,6 +627,25 @@ static bool udp_got(int fd)
 
 	usleep(20000);
 	return recv(fd, buf, sizeof(buf), MSG_DONTWAIT) > 0;
+}
+
+/* an unbound one-to-many SCTP server on 127.0.0.1 that answers nothing */
+static int sctp_server(uint16_t *port)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	socklen_t len = sizeof(sin);
+	int fd = socket(AF_INET, SOCK_SEQPACKET, IPPROTO_SCTP);
+
+	if (fd < 0)
+		return -errno;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (bind(fd, (struct sockaddr *)&sin, sizeof(sin)) || listen(fd, 8) ||
+	    getsockname(fd, (struct sockaddr *)&sin, &len)) {
+		close(fd);
+		return -errno;
+	}
+	*port = ntohs(sin.sin_port);
+	return fd;
 }
 
 static bool sctp_available(void)
@@ -838,6 +1027,113 @@ TEST_F(net, sctp_paths)
 	EXPECT_TRUE(cft_agent_stop_clean(&b));
 }
 
+TEST_F(net, sctp_extra_destination_addresses)
+{
+	struct cf_token t;
+	uint16_t port;
+	int srv;
+
+	if (!sctp_available())
+		SKIP(return, "no SCTP in this kernel");
+	srv = sctp_server(&port);
+	ASSERT_LE(0, srv);
+	give(_metadata, self, self->e, self->agent.pid, "net:connect",
+	     "127.0.0.0/8", 0, &t);
+	/* the primary is admitted; the extra peer of SCTP_DSTADDRV4 is not */
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent,
+				       "n-sctp-dstaddr 127.0.0.1 %u 10.1.2.3", port));
+	{
+		char target[64];
+
+		snprintf(target, sizeof(target), "10.1.2.3:%u", port);
+		denied(_metadata, self, "constraint", "net:connect", target, 0);
+	}
+	EXPECT_EQ(0, cft_agent_do(&self->agent,
+				  "n-sctp-dstaddr 127.0.0.1 %u 127.0.0.2", port));
+	close(srv);
+}
+
+TEST_F(net, sctp_peeled_off_association_after_revoke)
+{
+	struct cft_reply r;
+	struct cf_token t;
+	uint16_t port;
+	int srv;
+
+	if (!sctp_available())
+		SKIP(return, "no SCTP in this kernel");
+	srv = sctp_server(&port);
+	ASSERT_LE(0, srv);
+	give(_metadata, self, self->e, self->agent.pid, "net:connect",
+	     "127.0.0.0/8", 0x7500, &t);
+	ASSERT_EQ(0, cft_agent_do(&self->agent, "n-sctp-peel 127.0.0.1 %u", port));
+	EXPECT_EQ(0, cft_agent_do(&self->agent, "n-sock send"));
+	ASSERT_EQ(0, cft_revoke(&self->nl, 0x7500, &r));
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "n-sock send"));
+	denied(_metadata, self, "revoked", "net:connect", "socket:sctp", 0x7500);
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "n-file splice"));
+	denied(_metadata, self, "revoked", "net:connect", "socket:sctp", 0x7500);
+	close(srv);
+}
+
+TEST_F(net, sctp_accepted_association_after_revoke)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET,
+				   .sin_port = htons(20005) };
+	struct cft_agent b;
+	struct cft_reply r;
+	struct cf_token t;
+	int c;
+
+	if (!sctp_available())
+		SKIP(return, "no SCTP in this kernel");
+	ASSERT_EQ(0, cft_agent_spawn(&b, self->bind, NULL, 0, NULL));
+	give(_metadata, self, self->bind, b.pid, "net:bind",
+	     "127.0.0.1/32:20000-20999", 0x7600, &t);
+	ASSERT_EQ(0, cft_agent_do(&b, "n-sctp-listen 127.0.0.1 20005"));
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	c = socket(AF_INET, SOCK_STREAM, IPPROTO_SCTP);
+	ASSERT_EQ(0, connect(c, (struct sockaddr *)&sin, sizeof(sin)));
+	ASSERT_EQ(0, cft_agent_do(&b, "n-accept"));
+	EXPECT_EQ(0, cft_agent_do(&b, "n-child send"));
+	ASSERT_EQ(0, cft_revoke(&self->nl, 0x7600, &r));
+	EXPECT_EQ(EACCES, cft_agent_do(&b, "n-child send"));
+	record(_metadata, self, b.pid, self->bind, "revoked", "net:bind",
+	       "socket:sctp", 0x7600);
+	EXPECT_EQ(EACCES, cft_agent_do(&b, "n-child recv"));
+	EXPECT_TRUE(cft_agent_stop_clean(&b));
+	close(c);
+}
+
+TEST_F(net, sctp_connect_port_is_no_listener)
+{
+	char rec[2048], v[128], wpid[32];
+	struct cft_agent b;
+	uint16_t port;
+	int srv;
+
+	if (!sctp_available())
+		SKIP(return, "no SCTP in this kernel");
+	srv = sctp_server(&port);
+	ASSERT_LE(0, srv);
+	/* connect open, bind by token for 127.0.0.1:20000-20999 only */
+	ASSERT_EQ(0, cft_agent_spawn(&b, self->bind, NULL, 0, NULL));
+	EXPECT_EQ(EACCES, cft_agent_do(&b, "n-sctp-autolisten 127.0.0.1 %u", port));
+	/* the record names the ephemeral port the send picked */
+	snprintf(wpid, sizeof(wpid), "pid=%d ", b.pid);
+	ASSERT_EQ(0, cft_audit_wait(self->audit, rec, sizeof(rec), 5000,
+				    "op=exercise", wpid, NULL));
+	EXPECT_STREQ("constraint", cft_field(rec, "reason", v, sizeof(v)));
+	EXPECT_STREQ("net:bind", cft_field(rec, "class", v, sizeof(v)));
+	/* the address SCTP chose, with the port the send picked, not 0 */
+	cft_field(rec, "target", v, sizeof(v));
+	EXPECT_NE(NULL, strchr(v, ':'));
+	EXPECT_STRNE("0", strrchr(v, ':') ? strrchr(v, ':') + 1 : "0") TH_LOG("%s", rec);
+	EXPECT_STREQ("13", cft_field(rec, "errno", v, sizeof(v)));
+	EXPECT_TRUE(cft_agent_stop_clean(&b));
+	close(srv);
+}
+
 TEST_F(net, ptrace_cannot_borrow)
 {
 	struct cft_agent holder, tracer, u;
@@ -851,6 +1147,26 @@ TEST_F(net, ptrace_cannot_borrow)
 	denied(_metadata, self, "borrow", "none", "ptrace", 0);
 	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "n-procmem %d", holder.pid));
 	denied(_metadata, self, "borrow", "none", "ptrace", 0);
+	/*
+	 * process_vm_readv/writev and pidfd_getfd turn any refusal into EPERM
+	 * themselves; the record says what the task saw
+	 */
+	{
+		char rec[2048], v[64], wpid[32];
+		const char *how[2] = { "vmread", "getfd" };
+		int i;
+
+		snprintf(wpid, sizeof(wpid), "pid=%d ", self->agent.pid);
+		for (i = 0; i < 2; i++) {
+			EXPECT_EQ(EPERM, cft_agent_do(&self->agent, "n-borrow %s %d",
+						      how[i], holder.pid));
+			ASSERT_EQ(0, cft_audit_wait(self->audit, rec, sizeof(rec),
+						    5000, "reason=borrow",
+						    "errno=1 ", wpid, NULL))
+				TH_LOG("no borrow record for %s", how[i]);
+			EXPECT_STREQ("ptrace", cft_field(rec, "target", v, sizeof(v)));
+		}
+	}
 	/* nor an unbound task, which capfence does not mediate at all */
 	ASSERT_EQ(0, cft_agent_spawn(&u, 0, NULL, 0, NULL));
 	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "n-seize %d", u.pid));
