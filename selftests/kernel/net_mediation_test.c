@@ -68,6 +68,21 @@ static int fill(const char *addr, int port, struct sockaddr_storage *ss,
 	return inet_pton(AF_INET, addr, &sin->sin_addr) == 1 ? 0 : EINVAL;
 }
 
+/*
+ * @addr:@port and a fresh socket of its family: the socket, or -errno
+ * (-EINVAL for an address that does not parse).
+ */
+static int sock_to(const char *addr, int port, int type, int proto,
+		   struct sockaddr_storage *ss, socklen_t *len)
+{
+	int fd;
+
+	if (fill(addr, port, ss, len))
+		return -EINVAL;
+	fd = socket(ss->ss_family, type, proto);
+	return fd < 0 ? -errno : fd;
+}
+
 static int res(int ret)
 {
 	return ret < 0 ? errno : 0;
@@ -80,13 +95,11 @@ static int udp_sendto(const char *addr, int port, bool unspec)
 	socklen_t len;
 	int fd, err;
 
-	if (fill(addr, port, &ss, &len))
-		return EINVAL;
+	fd = sock_to(addr, port, SOCK_DGRAM, 0, &ss, &len);
+	if (fd < 0)
+		return -fd;
 	if (unspec)
 		ss.ss_family = AF_UNSPEC;	/* udp_sendmsg reads it as AF_INET */
-	fd = socket(strchr(addr, ':') ? AF_INET6 : AF_INET, SOCK_DGRAM, 0);
-	if (fd < 0)
-		return errno;
 	err = res(sendto(fd, "x", 1, 0, (struct sockaddr *)&ss, len));
 	close(fd);
 	return err;
@@ -99,11 +112,9 @@ static int ping(const char *addr)
 	socklen_t len;
 	int fd, err;
 
-	if (fill(addr, 0, &ss, &len))
-		return EINVAL;
-	fd = socket(AF_INET, SOCK_DGRAM, IPPROTO_ICMP);
+	fd = sock_to(addr, 0, SOCK_DGRAM, IPPROTO_ICMP, &ss, &len);
 	if (fd < 0)
-		return 100 + errno;	/* not the LSM: ping_group_range */
+		return fd == -EINVAL ? EINVAL : 100 - fd;	/* ping_group_range */
 	err = res(sendto(fd, &h, sizeof(h), 0, (struct sockaddr *)&ss, len));
 	close(fd);
 	return err;
@@ -116,11 +127,9 @@ static int fastopen(const char *addr, int port)
 	socklen_t len;
 	int fd, err;
 
-	if (fill(addr, port, &ss, &len))
-		return EINVAL;
-	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK, 0);
+	fd = sock_to(addr, port, SOCK_STREAM | SOCK_NONBLOCK, 0, &ss, &len);
 	if (fd < 0)
-		return errno;
+		return -fd;
 	err = res(sendto(fd, "x", 1, MSG_FASTOPEN, (struct sockaddr *)&ss, len));
 	close(fd);
 	return err == EINPROGRESS ? 0 : err;
@@ -152,14 +161,18 @@ static int listen_unbound(void)
 	return err;
 }
 
-static int raw(int family, int type, int proto)
+/* the result of making a descriptor, which is closed again */
+static int closed(int fd)
 {
-	int fd = socket(family, type, proto);
-
 	if (fd < 0)
 		return errno;
 	close(fd);
 	return 0;
+}
+
+static int raw(int family, int type, int proto)
+{
+	return closed(socket(family, type, proto));
 }
 
 /* keep a connected socket: "tcp" or "udp" */
@@ -168,14 +181,12 @@ static int hold(const char *kind, const char *addr, int port)
 	struct sockaddr_storage ss;
 	socklen_t len;
 
-	if (fill(addr, port, &ss, &len))
-		return EINVAL;
 	if (held >= 0)
 		close(held);
-	held = socket(ss.ss_family, strcmp(kind, "udp") ? SOCK_STREAM :
-			SOCK_DGRAM, 0);
+	held = sock_to(addr, port, strcmp(kind, "udp") ? SOCK_STREAM :
+		       SOCK_DGRAM, 0, &ss, &len);
 	if (held < 0)
-		return errno;
+		return -held;
 	if (!strcmp(kind, "listen")) {
 		int one = 1;
 
@@ -255,11 +266,9 @@ static int srcroute(const char *how, const char *addr, int port)
 	socklen_t len;
 	int fd, err;
 
-	if (fill(addr, port, &ss, &len))
-		return EINVAL;
-	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	fd = sock_to(addr, port, SOCK_DGRAM, 0, &ss, &len);
 	if (fd < 0)
-		return errno;
+		return -fd;
 	if (!strcmp(how, "sockopt")) {
 		err = res(setsockopt(fd, IPPROTO_IP, IP_OPTIONS, opt, sizeof(opt)));
 	} else {
@@ -288,17 +297,33 @@ static int do_accept(void)
 	return child < 0 ? errno : 0;
 }
 
+/*
+ * A one-to-many SCTP socket for @addr:@port (@quick: its INIT gives up at
+ * once): the socket, or -errno (-(100 + errno) without SCTP).
+ */
+static int sctp_to(const char *addr, int port, bool quick,
+		   struct sockaddr_storage *ss, socklen_t *len)
+{
+	struct sctp_initmsg im = { .sinit_max_attempts = 1,
+				   .sinit_max_init_timeo = 200 };
+	int fd = sock_to(addr, port, SOCK_SEQPACKET, IPPROTO_SCTP, ss, len);
+
+	if (fd < 0)
+		return fd == -EINVAL ? fd : fd - 100;
+	if (quick)
+		setsockopt(fd, CFT_SOL_SCTP, SCTP_INITMSG, &im, sizeof(im));
+	return fd;
+}
+
 static int sctp(const char *op, const char *addr, int port)
 {
 	struct sockaddr_storage ss;
 	socklen_t len;
 	int fd, err;
 
-	if (fill(addr, port, &ss, &len))
-		return EINVAL;
-	fd = socket(ss.ss_family, SOCK_SEQPACKET, IPPROTO_SCTP);
+	fd = sctp_to(addr, port, false, &ss, &len);
 	if (fd < 0)
-		return 100 + errno;	/* no SCTP in this kernel */
+		return -fd;
 	if (!strcmp(op, "connectx"))
 		err = res(setsockopt(fd, CFT_SOL_SCTP, CFT_SCTP_CONNECTX, &ss, len));
 	else if (!strcmp(op, "bindx"))
@@ -311,17 +336,6 @@ static int sctp(const char *op, const char *addr, int port)
 	return err == EINPROGRESS || err == EAGAIN ? 0 : err;
 }
 
-/* a one-to-many SCTP socket; @quick: its INIT gives up at once */
-static int sctp_socket(int family, bool quick)
-{
-	struct sctp_initmsg im = { .sinit_max_attempts = 1,
-				   .sinit_max_init_timeo = 200 };
-	int fd = socket(family, SOCK_SEQPACKET, IPPROTO_SCTP);
-
-	if (fd >= 0 && quick)
-		setsockopt(fd, CFT_SOL_SCTP, SCTP_INITMSG, &im, sizeof(im));
-	return fd;
-}
 
 /* sendmsg to @addr:@port with SCTP_DSTADDRV4 @extra: one more peer */
 static int sctp_dstaddr(const char *addr, int port, const char *extra)
@@ -337,11 +351,9 @@ static int sctp_dstaddr(const char *addr, int port, const char *extra)
 	socklen_t len;
 	int fd, err;
 
-	if (fill(addr, port, &ss, &len))
-		return EINVAL;
-	fd = sctp_socket(AF_INET, true);
+	fd = sctp_to(addr, port, true, &ss, &len);
 	if (fd < 0)
-		return 100 + errno;
+		return -fd;
 	m.msg_name = &ss;
 	m.msg_namelen = len;
 	m.msg_control = u.buf;
@@ -368,11 +380,9 @@ static int sctp_peel(const char *addr, int port)
 	socklen_t len, il, pl = sizeof(pa);
 	int fd, i, last = ETIMEDOUT;
 
-	if (fill(addr, port, &ss, &len))
-		return EINVAL;
-	fd = sctp_socket(ss.ss_family, false);
+	fd = sctp_to(addr, port, false, &ss, &len);
 	if (fd < 0)
-		return 100 + errno;
+		return -fd;
 	if (sendto(fd, "x", 1, 0, (struct sockaddr *)&ss, len) < 0) {
 		i = errno;
 		close(fd);
@@ -411,11 +421,9 @@ static int sctp_autolisten(const char *addr, int port)
 	socklen_t len;
 	int fd, err;
 
-	if (fill(addr, port, &ss, &len))
-		return EINVAL;
-	fd = sctp_socket(ss.ss_family, false);
+	fd = sctp_to(addr, port, false, &ss, &len);
 	if (fd < 0)
-		return 100 + errno;
+		return -fd;
 	err = res((int)sendto(fd, "x", 1, MSG_DONTWAIT, (struct sockaddr *)&ss,
 			      len));
 	if (err && err != EINPROGRESS && err != EAGAIN)
@@ -433,13 +441,11 @@ static int sctp_listen(const char *addr, int port)
 	socklen_t len;
 	int one = 1;
 
-	if (fill(addr, port, &ss, &len))
-		return EINVAL;
 	if (held >= 0)
 		close(held);
-	held = socket(ss.ss_family, SOCK_STREAM, IPPROTO_SCTP);
+	held = sock_to(addr, port, SOCK_STREAM, IPPROTO_SCTP, &ss, &len);
 	if (held < 0)
-		return 100 + errno;
+		return held == -EINVAL ? EINVAL : 100 - held;
 	setsockopt(held, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	if (bind(held, (struct sockaddr *)&ss, len))
 		return errno;
@@ -475,14 +481,9 @@ static int seize(int pid)
 static int procmem(int pid)
 {
 	char path[64];
-	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%d/mem", pid);
-	fd = open(path, O_RDWR);
-	if (fd < 0)
-		return errno;
-	close(fd);
-	return 0;
+	return closed(open(path, O_RDWR));
 }
 
 /* the same attacks through io_uring: its requests run in kernel context */
@@ -497,12 +498,10 @@ static int uring(const char *op, const char *addr, int port)
 	socklen_t len;
 	int fd, err;
 
-	if (fill(addr, port, &ss, &len))
-		return EINVAL;
-	fd = socket(ss.ss_family, strcmp(op, "connect") ? SOCK_DGRAM :
-		    SOCK_STREAM, 0);
+	fd = sock_to(addr, port, strcmp(op, "connect") ? SOCK_DGRAM : SOCK_STREAM,
+		     0, &ss, &len);
 	if (fd < 0)
-		return errno;
+		return -fd;
 	err = -io_uring_queue_init(4, &ring, 0);
 	if (err) {
 		close(fd);
