@@ -704,6 +704,8 @@ FIXTURE_SETUP(net)
 	self->audit = cft_audit_open();
 	ASSERT_LE(0, self->audit);
 	ASSERT_EQ(0, cft_agent_spawn(&self->agent, self->e, NULL, 0, NULL));
+	ASSERT_TRUE(cft_audit_settle(self->audit, &self->agent, "n-raw",
+				     "target=socket:raw"));
 }
 
 FIXTURE_TEARDOWN(net)

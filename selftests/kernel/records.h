@@ -49,4 +49,25 @@ static inline void cft_check_denial(struct __test_metadata *_metadata,
 	EXPECT_STREQ(want_r, cft_field(rec, "cap_id", v, sizeof(v)));
 }
 
+/*
+ * Denial records are rate limited (500 per 5 s): after another program's
+ * storm of denials, wait until ours are written again. @cmd makes @agent
+ * be denied with a record containing @needle; true once one arrived
+ * (within 8 s).
+ */
+static inline bool cft_audit_settle(int audit, struct cft_agent *agent,
+				    const char *cmd, const char *needle)
+{
+	char rec[2048];
+	int i;
+
+	for (i = 0; i < 8; i++) {
+		if (cft_agent_do(agent, "%s", cmd) != EACCES)
+			return false;
+		if (!cft_audit_wait(audit, rec, sizeof(rec), 1000, needle, NULL))
+			return true;
+	}
+	return false;
+}
+
 #endif
