@@ -10,7 +10,13 @@
  * that each link's program calls that kfunc (hooks.c). The CLI attaches
  * every program of the BPF object. Adding a hook: a CF_HOOK line, its
  * kfunc (and a CF_KFUNC line if it is new), its program in lsm/.
+ * CF_KFUNC_UNTRUSTED(fn) is a kfunc of a hook whose arguments the kernel
+ * does not vouch for (6.12's untrusted_lsm_hooks): CF_KFUNC unless the
+ * includer defines it.
  */
+#ifndef CF_KFUNC_UNTRUSTED
+#define CF_KFUNC_UNTRUSTED(fn) CF_KFUNC(fn)
+#endif
 CF_KFUNC(cred_prepare)
 CF_KFUNC(cred_alloc_blank)
 CF_KFUNC(cred_transfer)
@@ -27,13 +33,13 @@ CF_KFUNC(socket_setsockopt)
 CF_KFUNC(socket_create)
 CF_KFUNC(sctp_bind_connect)
 CF_KFUNC(sk_clone_security)
-CF_KFUNC(sk_free_security)
+CF_KFUNC_UNTRUSTED(sk_free_security)
 CF_KFUNC(sctp_sk_clone)
 CF_KFUNC(ptrace_access_check)
 CF_KFUNC(ptrace_traceme)
 CF_KFUNC(file_open)
 CF_KFUNC(file_permission)
-CF_KFUNC(file_free_security)
+CF_KFUNC_UNTRUSTED(file_free_security)
 CF_KFUNC(path_entry)
 CF_KFUNC(path_attr)
 CF_KFUNC(path_link)
@@ -92,3 +98,5 @@ CF_HOOK(inode_setxattr, inode_setxattr)
 CF_HOOK(inode_removexattr, inode_removexattr)
 CF_HOOK(mmap_file, mmap_file)
 CF_HOOK(file_mprotect, file_mprotect)
+
+#undef CF_KFUNC_UNTRUSTED

@@ -23,6 +23,7 @@
 #include <net/ipv6.h>
 #include <net/sock.h>
 #include "capfence.h"
+#include "compat.h"
 #include "hooklist.h"
 
 __diag_push();
@@ -464,13 +465,19 @@ const struct cf_hook cf_hooks[CF_NR_HOOKS] = {
 
 __diag_pop();
 
-BTF_SET8_START(capfence_kfunc_ids)
-#define CF_KFUNC(fn) BTF_ID_FLAGS(func, capfence_##fn)
+/*
+ * Hook arguments are trusted pointers (CF_KF_TRUSTED, compat.h) except on
+ * the hooks of CF_KFUNC_UNTRUSTED (6.12's untrusted_lsm_hooks).
+ */
+BTF_KFUNCS_START(capfence_kfunc_ids)
+#define CF_KFUNC(fn) BTF_ID_FLAGS(func, capfence_##fn, CF_KF_TRUSTED)
+#define CF_KFUNC_UNTRUSTED(fn) BTF_ID_FLAGS(func, capfence_##fn)
 #define CF_HOOK(hook, fn)
 #include "hook_defs.h"
 #undef CF_HOOK
+#undef CF_KFUNC_UNTRUSTED
 #undef CF_KFUNC
-BTF_SET8_END(capfence_kfunc_ids)
+BTF_KFUNCS_END(capfence_kfunc_ids)
 
 static const struct btf_kfunc_id_set capfence_kfunc_set = {
 	.owner = THIS_MODULE,

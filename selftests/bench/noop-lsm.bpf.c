@@ -12,17 +12,31 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
+/* the same bound as capfence's cf_verdict(): 6.12 refuses an unbounded verdict */
+static __always_inline int noop_verdict(int err)
+{
+	long e = err;
+
+	barrier_var(e);
+	if (e > 0)
+		return -13;
+	barrier_var(e);
+	if (e < -4095)
+		return -13;
+	return e;
+}
+
 SEC("lsm/cred_prepare")
 int BPF_PROG(noop_cred_prepare, struct cred *new, const struct cred *old,
 	     gfp_t gfp, int ret)
 {
-	return ret;
+	return noop_verdict(ret);
 }
 
 SEC("lsm/cred_alloc_blank")
 int BPF_PROG(noop_cred_alloc_blank, struct cred *cred, gfp_t gfp, int ret)
 {
-	return ret;
+	return noop_verdict(ret);
 }
 
 SEC("lsm/cred_transfer")
@@ -40,76 +54,76 @@ int BPF_PROG(noop_cred_free, struct cred *cred)
 SEC("lsm/bprm_creds_for_exec")
 int BPF_PROG(noop_bprm_creds_for_exec, struct linux_binprm *bprm, int ret)
 {
-	return ret;
+	return noop_verdict(ret);
 }
 
 SEC("lsm/socket_connect")
 int BPF_PROG(noop_socket_connect, struct socket *sock,
 	     struct sockaddr *address, int addrlen, int ret)
 {
-	return ret;
+	return noop_verdict(ret);
 }
 
 SEC("lsm/socket_bind")
 int BPF_PROG(noop_socket_bind, struct socket *sock, struct sockaddr *address,
 	     int addrlen, int ret)
 {
-	return ret;
+	return noop_verdict(ret);
 }
 
 SEC("lsm/socket_sendmsg")
 int BPF_PROG(noop_socket_sendmsg, struct socket *sock, struct msghdr *msg,
 	     int size, int ret)
 {
-	return ret;
+	return noop_verdict(ret);
 }
 
 SEC("lsm/socket_recvmsg")
 int BPF_PROG(noop_socket_recvmsg, struct socket *sock, struct msghdr *msg,
 	     int size, int flags, int ret)
 {
-	return ret;
+	return noop_verdict(ret);
 }
 
 SEC("lsm/socket_listen")
 int BPF_PROG(noop_socket_listen, struct socket *sock, int backlog, int ret)
 {
-	return ret;
+	return noop_verdict(ret);
 }
 
 SEC("lsm/socket_accept")
 int BPF_PROG(noop_socket_accept, struct socket *sock, struct socket *newsock,
 	     int ret)
 {
-	return ret;
+	return noop_verdict(ret);
 }
 
 SEC("lsm/socket_getsockopt")
 int BPF_PROG(noop_socket_getsockopt, struct socket *sock, int level,
 	     int optname, int ret)
 {
-	return ret;
+	return noop_verdict(ret);
 }
 
 SEC("lsm/socket_setsockopt")
 int BPF_PROG(noop_socket_setsockopt, struct socket *sock, int level,
 	     int optname, int ret)
 {
-	return ret;
+	return noop_verdict(ret);
 }
 
 SEC("lsm/socket_create")
 int BPF_PROG(noop_socket_create, int family, int type, int protocol, int kern,
 	     int ret)
 {
-	return ret;
+	return noop_verdict(ret);
 }
 
 SEC("lsm/sctp_bind_connect")
 int BPF_PROG(noop_sctp_bind_connect, struct sock *sk, int optname,
 	     struct sockaddr *address, int addrlen, int ret)
 {
-	return ret;
+	return noop_verdict(ret);
 }
 
 SEC("lsm/sk_clone_security")
@@ -135,25 +149,25 @@ SEC("lsm/ptrace_access_check")
 int BPF_PROG(noop_ptrace_access_check, struct task_struct *child,
 	     unsigned int mode, int ret)
 {
-	return ret;
+	return noop_verdict(ret);
 }
 
 SEC("lsm/ptrace_traceme")
 int BPF_PROG(noop_ptrace_traceme, struct task_struct *parent, int ret)
 {
-	return ret;
+	return noop_verdict(ret);
 }
 
 SEC("lsm/file_open")
 int BPF_PROG(noop_file_open, struct file *file, int ret)
 {
-	return ret;
+	return noop_verdict(ret);
 }
 
 SEC("lsm/file_permission")
 int BPF_PROG(noop_file_permission, struct file *file, int mask, int ret)
 {
-	return ret;
+	return noop_verdict(ret);
 }
 
 SEC("lsm/file_free_security")
