@@ -177,13 +177,15 @@ vmtest: all
 # The host stages once, the VM stages on each kernel of KERNEL; one line
 # "N passed, N failed" at the end covers them all.
 check: all
-	@rm -f $(B)/logs/*.log
-	@t0=$$(date +%s); $(MAKE) -s unit; $(MAKE) -s spec-check; $(MAKE) -s install-check; \
-		$(MAKE) -s fuzz-check; $(MAKE) -s vmtest; $(MAKE) -s ecotest; \
+	@rm -f $(B)/logs/*.log $(B)/logs/times.txt
+	@stage() { local s=$$(date +%s); $(MAKE) -s $$1; \
+		echo "$$1 $$(( $$(date +%s) - s )) s" >> $(B)/logs/times.txt; }; \
+		stage unit; stage spec-check; stage install-check; \
+		stage fuzz-check; stage vmtest; stage ecotest; \
+		echo "# time: $$(paste -sd, $(B)/logs/times.txt | sed 's/,/, /g')"; \
 		cd $(B)/logs && for k in $(KERNEL); do \
 			$(CURDIR)/selftests/summary "kernel $$k" vm-$$k.log cli-$$k.log eco-$$k.log nlfuzz-$$k.log; \
 		done; \
-		echo "# time: make check stages $$(( $$(date +%s) - t0 )) s"; \
 		$(CURDIR)/selftests/summary total unit.log spec.log install*.log fuzz.log \
 			$(foreach k,$(KERNEL),vm-$(k).log cli-$(k).log eco-$(k).log)
 

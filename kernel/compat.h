@@ -10,15 +10,18 @@
 #include <linux/btf.h>
 #include <linux/btf_ids.h>
 
+/* the kernel series built for, as one number: 601 for 6.1, 612 for 6.12 */
+#define CF_KSERIES (LINUX_VERSION_MAJOR * 100 + LINUX_VERSION_PATCHLEVEL)
+
 /* 6.12 moved the unaligned accessors to <linux/unaligned.h> */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+#if CF_KSERIES >= 612
 #include <linux/unaligned.h>
 #else
 #include <asm/unaligned.h>
 #endif
 
 /* genetlink's pre_doit takes the split op since 6.2 */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+#if CF_KSERIES >= 602
 #define cf_genl_pre_ops genl_split_ops
 #else
 #define cf_genl_pre_ops genl_ops
@@ -35,14 +38,14 @@
  * untrusted_lsm_hooks), so those kfuncs can demand them; 6.1 refuses
  * KF_TRUSTED_ARGS on hook arguments ("R1 must be referenced").
  */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+#if CF_KSERIES >= 612
 #define CF_KF_TRUSTED KF_TRUSTED_ARGS
 #else
 #define CF_KF_TRUSTED 0
 #endif
 
 /* bpf_link_get_from_fd() is exported in namespace BPF_INTERNAL on 6.12 */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+#if CF_KSERIES >= 612
 #define CF_IMPORT_BPF_INTERNAL 1
 #endif
 
