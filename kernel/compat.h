@@ -44,6 +44,11 @@
 #define CF_KF_TRUSTED 0
 #endif
 
+/* ftruncate() and open(O_TRUNC) reach file_truncate, not path_truncate, since 6.2 */
+#if CF_KSERIES >= 602
+#define CF_HAVE_FILE_TRUNCATE 1
+#endif
+
 /* bpf_link_get_from_fd() is exported in namespace BPF_INTERNAL on 6.12 */
 #if CF_KSERIES >= 612
 #define CF_IMPORT_BPF_INTERNAL 1

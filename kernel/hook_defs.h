@@ -8,12 +8,14 @@
  * fn) names every LSM hook capfence attaches to and the kfunc its program
  * calls: the module requires exactly these links at attach, and checks
  * that each link's program calls that kfunc (hooks.c). The CLI attaches
- * every program of the BPF object. Adding a hook: a CF_HOOK line, its
+ * every program of the BPF object whose hook the running kernel has. Adding a hook: a CF_HOOK line, its
  * kfunc (and a CF_KFUNC line if it is new), its program in lsm/.
  * CF_KFUNC_UNTRUSTED(fn) is a kfunc of a hook whose arguments the kernel
  * does not vouch for (6.12's untrusted_lsm_hooks): CF_KFUNC unless the
  * includer defines it.
  */
+#include "compat.h"
+
 #ifndef CF_KFUNC_UNTRUSTED
 #define CF_KFUNC_UNTRUSTED(fn) CF_KFUNC(fn)
 #endif
@@ -42,6 +44,7 @@ CF_KFUNC(file_permission)
 CF_KFUNC_UNTRUSTED(file_free_security)
 CF_KFUNC(path_entry)
 CF_KFUNC(path_attr)
+CF_KFUNC(file_truncate)
 CF_KFUNC(path_link)
 CF_KFUNC(path_rename)
 CF_KFUNC(path_chroot)
@@ -84,6 +87,9 @@ CF_HOOK(path_rmdir, path_entry)
 CF_HOOK(path_unlink, path_entry)
 CF_HOOK(path_symlink, path_entry)
 CF_HOOK(path_truncate, path_attr)
+#ifdef CF_HAVE_FILE_TRUNCATE
+CF_HOOK(file_truncate, file_truncate)
+#endif
 CF_HOOK(path_chmod, path_attr)
 CF_HOOK(path_chown, path_attr)
 CF_HOOK(path_link, path_link)

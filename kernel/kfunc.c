@@ -355,6 +355,16 @@ noinline int capfence_path_attr(const struct path *path)
 	return cf_fs_attr(cred, path);
 }
 
+/* ftruncate() and open(O_TRUNC) since 6.2 (CF_HAVE_FILE_TRUNCATE): as path_truncate */
+noinline int capfence_file_truncate(struct file *file)
+{
+	const struct cred *cred = current_cred();
+
+	if (!cf_cred_maybe(cred))
+		return 0;
+	return cf_fs_attr(cred, &file->f_path);
+}
+
 noinline int capfence_path_link(struct dentry *old_dentry,
 				const struct path *new_dir,
 				struct dentry *new_dentry)

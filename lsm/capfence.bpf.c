@@ -49,6 +49,7 @@ extern int capfence_file_permission(struct file *file, int mask) __ksym;
 extern void capfence_file_free_security(struct file *file) __ksym;
 extern int capfence_path_entry(const struct path *dir, struct dentry *dentry) __ksym;
 extern int capfence_path_attr(const struct path *path) __ksym;
+extern int capfence_file_truncate(struct file *file) __ksym;
 extern int capfence_path_link(struct dentry *old_dentry, const struct path *new_dir,
 			      struct dentry *new_dentry) __ksym;
 extern int capfence_path_rename(const struct path *old_dir, struct dentry *old_dentry,
@@ -319,13 +320,23 @@ int BPF_PROG(cf_path_symlink, const struct path *dir, struct dentry *dentry,
 }
 
 /*
- * truncate (also ftruncate and O_TRUNC), chmod, chown (kuid_t and kgid_t
- * are one u32 each)
+ * truncate (also ftruncate and O_TRUNC before 6.2), chmod, chown (kuid_t
+ * and kgid_t are one u32 each)
  */
 SEC("lsm/path_truncate")
 int BPF_PROG(cf_path_truncate, const struct path *path, int ret)
 {
 	return cf_verdict(ret ?: capfence_path_attr(path));
+}
+
+/*
+ * Since 6.2 ftruncate() and open(O_TRUNC) call file_truncate instead; the
+ * CLI loads this program only where the kernel has the hook.
+ */
+SEC("lsm/file_truncate")
+int BPF_PROG(cf_file_truncate, struct file *file, int ret)
+{
+	return cf_verdict(ret ?: capfence_file_truncate(file));
 }
 
 SEC("lsm/path_chmod")

@@ -5,6 +5,7 @@
  * them), pin them for visibility, and report the module's state.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 #include <bpf/libbpf.h>
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include "cli.h"
 #include "capfence.skel.h"
 
@@ -120,10 +122,49 @@ static int libbpf_quiet(enum libbpf_print_level level, const char *fmt,
 	return 0;
 }
 
-/* skeleton links are declared in program order */
+/* skeleton links are declared in program order; NULL when not loaded */
 static struct bpf_link *prog_link(struct capfence_bpf *skel, size_t i)
 {
 	return ((struct bpf_link **)&skel->links)[i];
+}
+
+/* whether the running kernel has the LSM hook @name (bpf_lsm_<name>) */
+static bool kernel_has_hook(const char *name)
+{
+	struct btf *vmlinux = btf__load_vmlinux_btf();
+	char fn[128];
+	bool has;
+
+	if (!vmlinux)
+		return true;	/* let the load report it */
+	snprintf(fn, sizeof(fn), "bpf_lsm_%s", name);
+	has = btf__find_by_name_kind(vmlinux, fn, BTF_KIND_FUNC) > 0;
+	btf__free(vmlinux);
+	return has;
+}
+
+/*
+ * Programs for hooks that only newer kernels have: file_truncate (6.2,
+ * where ftruncate() and open(O_TRUNC) stopped calling path_truncate).
+ * The module expects exactly the hooks its kernel has.
+ */
+static int load_programs(struct capfence_bpf **out)
+{
+	struct capfence_bpf *skel = capfence_bpf__open();
+	int err;
+
+	*out = NULL;
+	if (!skel)
+		return -errno;
+	if (!kernel_has_hook("file_truncate"))
+		bpf_program__set_autoload(skel->progs.cf_file_truncate, false);
+	err = capfence_bpf__load(skel);
+	if (err) {
+		capfence_bpf__destroy(skel);
+		return err;
+	}
+	*out = skel;
+	return 0;
 }
 
 static void pin_links(struct capfence_bpf *skel)
@@ -135,10 +176,14 @@ static void pin_links(struct capfence_bpf *skel)
 	if (mkdir(CF_PIN_DIR, 0700) && errno != EEXIST)
 		return;	/* no bpffs: the module's references suffice */
 	bpf_object__for_each_program(prog, skel->obj) {
+		struct bpf_link *link = prog_link(skel, i++);
+
+		if (!link)
+			continue;
 		snprintf(path, sizeof(path), CF_PIN_DIR "/%s",
 			 bpf_program__name(prog));
 		unlink(path);
-		if (bpf_link__pin(prog_link(skel, i++), path))
+		if (bpf_link__pin(link, path))
 			fprintf(stderr, "capfence: warning: cannot pin %s\n", path);
 	}
 }
@@ -167,7 +212,7 @@ int cf_cmd_attach(int argc, char **argv)
 	struct nlmsghdr *nlh;
 	struct cf_status s;
 	struct cf_nl nl;
-	int err, i = 0;
+	int err, i = 0, n_skipped = 0;
 
 	if (cf_want_help(argc, argv, attach_usage))
 		return 0;
@@ -186,10 +231,10 @@ int cf_cmd_attach(int argc, char **argv)
 		goto out;
 	}
 	libbpf_set_print(libbpf_quiet);
-	skel = capfence_bpf__open_and_load();
-	if (!skel) {
+	err = load_programs(&skel);
+	if (err) {
 		cf_err("cannot load the BPF-LSM programs (%s); is bpf in the LSM list and capfence.ko's BTF present?",
-		       strerror(errno));
+		       strerror(-err));
 		err = CF_EXIT_SYSTEM;
 		goto out;
 	}
@@ -199,9 +244,15 @@ int cf_cmd_attach(int argc, char **argv)
 		goto out;
 	}
 	nlh = cf_nl_req(&nl, CAPFENCE_CMD_HOOKS_ATTACH, 0);
-	bpf_object__for_each_program(prog, skel->obj)
-		mnl_attr_put_u32(nlh, CAPFENCE_A_LINK_FD,
-				 (uint32_t)bpf_link__fd(prog_link(skel, i++)));
+	bpf_object__for_each_program(prog, skel->obj) {
+		struct bpf_link *link = prog_link(skel, i++);
+
+		if (link)
+			mnl_attr_put_u32(nlh, CAPFENCE_A_LINK_FD,
+					 (uint32_t)bpf_link__fd(link));
+		else
+			n_skipped++;
+	}
 	err = cf_nl_talk(&nl, nlh, NULL, NULL);
 	if (err == -EALREADY) {
 		printf("hooks already attached\n");
@@ -213,7 +264,7 @@ int cf_cmd_attach(int argc, char **argv)
 		goto out;
 	}
 	pin_links(skel);
-	printf("hooks attached (%d programs)\n", i);
+	printf("hooks attached (%d programs)\n", i - n_skipped);
 out:
 	if (skel)
 		capfence_bpf__destroy(skel);
