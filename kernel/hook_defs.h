@@ -8,14 +8,14 @@
  * fn) names every LSM hook capfence attaches to and the kfunc its program
  * calls: the module requires exactly these links at attach, and checks
  * that each link's program calls that kfunc (hooks.c). The CLI attaches
- * every program of the BPF object whose hook the running kernel has. Adding a hook: a CF_HOOK line, its
- * kfunc (and a CF_KFUNC line if it is new), its program in lsm/.
+ * every program of the BPF object whose hook the running kernel has.
+ * Adding a hook: a CF_HOOK line, its kfunc (and a CF_KFUNC line if it is
+ * new), its program in lsm/.
  * CF_KFUNC_UNTRUSTED(fn) is a kfunc of a hook whose arguments the kernel
  * does not vouch for (6.12's untrusted_lsm_hooks): CF_KFUNC unless the
- * includer defines it.
+ * includer defines it. Lines under #ifdef depend on compat.h, which the
+ * includer (hooklist.h) includes first.
  */
-#include "compat.h"
-
 #ifndef CF_KFUNC_UNTRUSTED
 #define CF_KFUNC_UNTRUSTED(fn) CF_KFUNC(fn)
 #endif

@@ -180,61 +180,61 @@ SEC("lsm/path_mknod")
 int BPF_PROG(noop_path_mknod, const struct path *dir, struct dentry *dentry,
 	     umode_t mode, unsigned int dev, int ret)
 {
-	return ret;
+	return noop_verdict(ret);
 }
 
 SEC("lsm/path_mkdir")
 int BPF_PROG(noop_path_mkdir, const struct path *dir, struct dentry *dentry,
 	     umode_t mode, int ret)
 {
-	return ret;
+	return noop_verdict(ret);
 }
 
 SEC("lsm/path_rmdir")
 int BPF_PROG(noop_path_rmdir, const struct path *dir, struct dentry *dentry,
 	     int ret)
 {
-	return ret;
+	return noop_verdict(ret);
 }
 
 SEC("lsm/path_unlink")
 int BPF_PROG(noop_path_unlink, const struct path *dir, struct dentry *dentry,
 	     int ret)
 {
-	return ret;
+	return noop_verdict(ret);
 }
 
 SEC("lsm/path_symlink")
 int BPF_PROG(noop_path_symlink, const struct path *dir, struct dentry *dentry,
 	     const char *old_name, int ret)
 {
-	return ret;
+	return noop_verdict(ret);
 }
 
 SEC("lsm/path_truncate")
 int BPF_PROG(noop_path_truncate, const struct path *path, int ret)
 {
-	return ret;
+	return noop_verdict(ret);
 }
 
 SEC("lsm/path_chmod")
 int BPF_PROG(noop_path_chmod, const struct path *path, umode_t mode, int ret)
 {
-	return ret;
+	return noop_verdict(ret);
 }
 
 SEC("lsm/path_chown")
 int BPF_PROG(noop_path_chown, const struct path *path, __u32 uid, __u32 gid,
 	     int ret)
 {
-	return ret;
+	return noop_verdict(ret);
 }
 
 SEC("lsm/path_link")
 int BPF_PROG(noop_path_link, struct dentry *old_dentry,
 	     const struct path *new_dir, struct dentry *new_dentry, int ret)
 {
-	return ret;
+	return noop_verdict(ret);
 }
 
 SEC("lsm/path_rename")
@@ -242,46 +242,46 @@ int BPF_PROG(noop_path_rename, const struct path *old_dir,
 	     struct dentry *old_dentry, const struct path *new_dir,
 	     struct dentry *new_dentry, unsigned int flags, int ret)
 {
-	return ret;
+	return noop_verdict(ret);
 }
 
 SEC("lsm/path_chroot")
 int BPF_PROG(noop_path_chroot, const struct path *path, int ret)
 {
-	return ret;
+	return noop_verdict(ret);
 }
 
 SEC("lsm/sb_mount")
 int BPF_PROG(noop_sb_mount, const char *dev_name, const struct path *path,
 	     const char *type, unsigned long flags, void *data, int ret)
 {
-	return ret;
+	return noop_verdict(ret);
 }
 
 SEC("lsm/sb_umount")
 int BPF_PROG(noop_sb_umount, struct vfsmount *mnt, int flags, int ret)
 {
-	return ret;
+	return noop_verdict(ret);
 }
 
 SEC("lsm/sb_remount")
 int BPF_PROG(noop_sb_remount, struct super_block *sb, void *mnt_opts, int ret)
 {
-	return ret;
+	return noop_verdict(ret);
 }
 
 SEC("lsm/sb_pivotroot")
 int BPF_PROG(noop_sb_pivotroot, const struct path *old_path,
 	     const struct path *new_path, int ret)
 {
-	return ret;
+	return noop_verdict(ret);
 }
 
 SEC("lsm/move_mount")
 int BPF_PROG(noop_move_mount, const struct path *from_path,
 	     const struct path *to_path, int ret)
 {
-	return ret;
+	return noop_verdict(ret);
 }
 
 SEC("lsm/inode_setxattr")
@@ -289,26 +289,26 @@ int BPF_PROG(noop_inode_setxattr, struct user_namespace *mnt_userns,
 	     struct dentry *dentry, const char *name, const void *value,
 	     size_t size, int flags, int ret)
 {
-	return ret;
+	return noop_verdict(ret);
 }
 
 SEC("lsm/inode_removexattr")
 int BPF_PROG(noop_inode_removexattr, struct user_namespace *mnt_userns,
 	     struct dentry *dentry, const char *name, int ret)
 {
-	return ret;
+	return noop_verdict(ret);
 }
 
 SEC("lsm/mmap_file")
 int BPF_PROG(noop_mmap_file, struct file *file, unsigned long reqprot,
 	     unsigned long prot, unsigned long flags, int ret)
 {
-	return ret;
+	return noop_verdict(ret);
 }
 
 SEC("lsm/file_mprotect")
 int BPF_PROG(noop_file_mprotect, struct vm_area_struct *vma,
 	     unsigned long reqprot, unsigned long prot, int ret)
 {
-	return ret;
+	return noop_verdict(ret);
 }
