@@ -170,6 +170,13 @@ int BPF_PROG(noop_file_permission, struct file *file, int mask, int ret)
 	return noop_verdict(ret);
 }
 
+/* 6.2+ only: left out of the load on older kernels (lsm_hooks.h) */
+SEC("lsm/file_truncate")
+int BPF_PROG(noop_file_truncate, struct file *file, int ret)
+{
+	return noop_verdict(ret);
+}
+
 SEC("lsm/file_free_security")
 int BPF_PROG(noop_file_free_security, struct file *file)
 {

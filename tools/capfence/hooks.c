@@ -5,7 +5,6 @@
  * them), pin them for visibility, and report the module's state.
  */
 #include <errno.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,9 +12,9 @@
 #include <unistd.h>
 #include <bpf/libbpf.h>
 #include <bpf/bpf.h>
-#include <bpf/btf.h>
 #include "cli.h"
 #include "capfence.skel.h"
+#include "lsm_hooks.h"
 
 #define CF_PIN_DIR "/sys/fs/bpf/capfence"
 
@@ -128,25 +127,11 @@ static struct bpf_link *prog_link(struct capfence_bpf *skel, size_t i)
 	return ((struct bpf_link **)&skel->links)[i];
 }
 
-/* whether the running kernel has the LSM hook @name (bpf_lsm_<name>) */
-static bool kernel_has_hook(const char *name)
-{
-	struct btf *vmlinux = btf__load_vmlinux_btf();
-	char fn[128];
-	bool has;
-
-	if (!vmlinux)
-		return true;	/* let the load report it */
-	snprintf(fn, sizeof(fn), "bpf_lsm_%s", name);
-	has = btf__find_by_name_kind(vmlinux, fn, BTF_KIND_FUNC) > 0;
-	btf__free(vmlinux);
-	return has;
-}
-
 /*
- * Programs for hooks that only newer kernels have: file_truncate (6.2,
- * where ftruncate() and open(O_TRUNC) stopped calling path_truncate).
- * The module expects exactly the hooks its kernel has.
+ * Programs for hooks that only newer kernels have are left out where the
+ * kernel lacks them (file_truncate: 6.2, where ftruncate() and
+ * open(O_TRUNC) stopped calling path_truncate). The module checks that it
+ * gets exactly the hooks its kernel needs.
  */
 static int load_programs(struct capfence_bpf **out)
 {
@@ -156,8 +141,7 @@ static int load_programs(struct capfence_bpf **out)
 	*out = NULL;
 	if (!skel)
 		return -errno;
-	if (!kernel_has_hook("file_truncate"))
-		bpf_program__set_autoload(skel->progs.cf_file_truncate, false);
+	cf_lsm_skip_missing_hooks(skel->obj);
 	err = capfence_bpf__load(skel);
 	if (err) {
 		capfence_bpf__destroy(skel);
