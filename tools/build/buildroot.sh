@@ -59,7 +59,12 @@ run)
 	root=$(cd "$2" && pwd) dir=$3
 	shift 3
 	[ -f "$root/.key" ] || die "$root is not a finished build root"
-	exec unshare --mount --propagation private -- /bin/bash -c '
+	# In a chroot whose / is not a mount point (make check-fresh's, which
+	# itself runs in a private mount namespace) unshare cannot make the
+	# mounts private; they then keep the enclosing namespace's propagation.
+	prop=private
+	mountpoint -q / || prop=unchanged
+	exec unshare --mount --propagation "$prop" -- /bin/bash -c '
 		set -e
 		root=$1 top=$2 dir=$3
 		shift 3
