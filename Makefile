@@ -2,22 +2,40 @@
 #
 # capfence: top-level build.
 #
-#   make            module, BPF programs, CLI, test programs
+#   make            modules, BPF programs, CLI, test programs
 #   make check      host unit tests (ASan/UBSan), spec, install and fuzz
-#                   checks, then the VM, CLI and ecosystem tests
-#   make demo       boot the VM and play the seed scenario
+#                   checks, then the VM, CLI and ecosystem tests on each kernel
+#   make demo       boot the VM (newest kernel) and play the seed scenario
 #   make check-fresh make demo and make check in a fresh minimal Debian 12 root
 #   make bench      benchmarks (figures, side by side)
 #   make checkpatch checkpatch.pl --strict on kernel/ and lsm/
 #
-# Debian's stock cloud kernel is fetched into build/kernel (never installed);
-# CAPFENCE_KABI=6.1.0-NN-cloud-amd64 pins its ABI.
+# Kernels: Debian 12's stock cloud kernel (6.1) and Debian 13's (6.12),
+# each fetched into build/kernel-<series> (never installed). KERNEL picks
+# them (default both: make check KERNEL=6.12 runs one).
+# CAPFENCE_KABI_6_1=6.1.0-NN-cloud-amd64 and
+# CAPFENCE_KABI_6_12=6.12.NN+deb13-cloud-amd64 pin their ABIs.
 
 .DEFAULT_GOAL := all
 SHELL      := /bin/bash
 B          := build
-KDIR       := $(B)/kernel/headers
 LSRC       := $(B)/linux-src
+KERNELS    := 6.1 6.12
+KERNEL     ?= $(KERNELS)
+override KERNEL := $(strip $(KERNEL))
+ifneq ($(filter-out $(KERNELS),$(KERNEL)),)
+$(error KERNEL=$(KERNEL): supported kernels are $(KERNELS))
+endif
+ifeq ($(KERNEL),)
+$(error KERNEL is empty: supported kernels are $(KERNELS))
+endif
+KNEWEST    := $(lastword $(filter $(KERNEL),$(KERNELS)))
+# per kernel: fetched kernel, and capfence.ko built out of the source tree
+KB          = $(B)/kernel-$(1)
+KO          = $(B)/kernel-$(1)/module/capfence.ko
+# Debian 13's headers need its toolchain: a Debian 13 root in build/
+TRIXIE     := $(B)/root-trixie
+TRIXIE_PKGS := make gcc-14 libc6-dev pahole libelf1t64 libssl3t64 zlib1g
 CC         := gcc
 CLANG      ?= clang
 CFLAGS_USR := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g
@@ -54,29 +72,31 @@ deps:
 $(LSRC)/.stamp: | deps
 	@tools/build/source.sh $(LSRC)
 
-$(B)/kernel/release: $(LSRC)/.stamp
-	@tools/build/kernel.sh $(B)/kernel $(LSRC)
+$(B)/kernel-%/release: $(LSRC)/.stamp
+	@tools/build/kernel.sh $(B)/kernel-$* $(LSRC) $*
+
+$(TRIXIE)/.key: | deps
+	@tools/build/buildroot.sh make trixie $(TRIXIE) $(TRIXIE_PKGS)
 
 $(B)/ksft/kselftest_harness.h: $(LSRC)/.stamp
 	@mkdir -p $(B)/ksft
 	@cp $(LSRC)/tools/testing/selftests/kselftest_harness.h $(LSRC)/tools/testing/selftests/kselftest.h $(B)/ksft/
 
-# Module BTF is mandatory: kfuncs are invisible to libbpf without it, and
-# Kbuild only says "Skipping BTF generation" before exiting 0.
-capfence.ko: $(KSRCS) $(B)/kernel/release
-	@$(MAKE) -s -C $(KDIR) M=$(CURDIR) modules 2>&1 | tee $(B)/module.log | \
-		grep -v -e '^make\[' -e 'Entering directory' -e 'Leaving directory'; \
-		test $${PIPESTATUS[0]} -eq 0
-	@if grep -q 'Skipping BTF generation' $(B)/module.log; then \
-		echo "error: module BTF was not generated; kfuncs would be unusable" >&2; \
-		rm -f capfence.ko; exit 1; fi
-	@readelf -S capfence.ko | grep -q '\.BTF ' || { echo "error: capfence.ko has no .BTF" >&2; exit 1; }
+# capfence.ko per kernel, in build/kernel-<series>/module; module.sh fails
+# a build without module BTF (Kbuild only says "Skipping BTF generation").
+$(call KO,6.1): $(KSRCS) $(call KB,6.1)/release
+	@tools/build/module.sh $(call KB,6.1)
 
-module: capfence.ko
+$(call KO,6.12): $(KSRCS) $(call KB,6.12)/release $(TRIXIE)/.key
+	@tools/build/module.sh $(call KB,6.12) $(TRIXIE)
 
-$(B)/lsm/vmlinux.h: $(B)/kernel/release
+module: $(foreach k,$(KERNEL),$(call KO,$(k)))
+
+# One BPF object for every kernel: compiled against the oldest supported
+# kernel's types (CO-RE), it loads on the newer ones unchanged.
+$(B)/lsm/vmlinux.h: $(call KB,6.1)/release
 	@mkdir -p $(B)/lsm
-	bpftool btf dump file $(B)/kernel/vmlinux format c > $@
+	bpftool btf dump file $(call KB,6.1)/vmlinux format c > $@
 
 $(B)/lsm/capfence.bpf.o: lsm/capfence.bpf.c $(B)/lsm/vmlinux.h
 	$(CLANG) -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_x86 -I$(B)/lsm -c $< -o $@.full
@@ -132,28 +152,42 @@ unit: $(UNIT_BINS)
 	done; \
 	selftests/summary unit $(B)/logs/unit.log
 
-# Two boots: the kernel tests, then the CLI tests on a fresh module (they
-# use the seed's fixed epoch ids 41 and 42).
+# Per kernel, two boots: the kernel tests, then the CLI tests on a fresh
+# module (they use the seed's fixed epoch ids 41 and 42). Logs:
+# build/logs/{vm,cli}-<series>.log.
 vmtest: all
 	@mkdir -p $(B)/logs
-	-@$(VMRUN) --timeout 900 --kmod sctp -- run-vm-tests > $(B)/logs/vm.log 2>&1; \
-		rc=$$?; grep -E '^(not ok|# (FAIL|Totals))|^FAIL|^run:' $(B)/logs/vm.log; \
-		[ $$rc -lt 125 ] || echo "FAIL: the VM failed (exit $$rc)" >> $(B)/logs/vm.log; \
-		selftests/summary vm $(B)/logs/vm.log
-	-@if [ -f selftests/cli/cli-tests.sh ]; then \
-		$(VMRUN) --timeout 600 -- sh /usr/share/capfence/cli-tests.sh > $(B)/logs/cli.log 2>&1; \
-		rc=$$?; grep -E '^(not ok|# Totals)|^run:' $(B)/logs/cli.log; \
-		[ $$rc -lt 125 ] || echo "FAIL: the VM failed (exit $$rc)" >> $(B)/logs/cli.log; \
-		selftests/summary cli $(B)/logs/cli.log; \
-	fi
-	@selftests/summary vm+cli $(B)/logs/vm.log $(B)/logs/cli.log >/dev/null
+	-@for k in $(KERNEL); do \
+		t0=$$(date +%s); \
+		$(VMRUN) --kernel $$k --timeout 900 --kmod sctp -- run-vm-tests > $(B)/logs/vm-$$k.log 2>&1; \
+		rc=$$?; grep -E '^(not ok|# (FAIL|Totals))|^FAIL|^run:' $(B)/logs/vm-$$k.log; \
+		[ $$rc -lt 125 ] || echo "FAIL: the VM failed (exit $$rc)" >> $(B)/logs/vm-$$k.log; \
+		echo "# time: vm $$k $$(( $$(date +%s) - t0 )) s" >> $(B)/logs/vm-$$k.log; \
+		selftests/summary "vm $$k" $(B)/logs/vm-$$k.log; \
+		[ -f selftests/cli/cli-tests.sh ] || continue; \
+		t0=$$(date +%s); \
+		$(VMRUN) --kernel $$k --timeout 600 -- sh /usr/share/capfence/cli-tests.sh > $(B)/logs/cli-$$k.log 2>&1; \
+		rc=$$?; grep -E '^(not ok|# Totals)|^run:' $(B)/logs/cli-$$k.log; \
+		[ $$rc -lt 125 ] || echo "FAIL: the VM failed (exit $$rc)" >> $(B)/logs/cli-$$k.log; \
+		echo "# time: cli $$k $$(( $$(date +%s) - t0 )) s" >> $(B)/logs/cli-$$k.log; \
+		selftests/summary "cli $$k" $(B)/logs/cli-$$k.log; \
+	done
+	@cd $(B)/logs && $(CURDIR)/selftests/summary vm+cli $(foreach k,$(KERNEL),vm-$(k).log cli-$(k).log) >/dev/null
 
+# The host stages once, the VM stages on each kernel of KERNEL; one line
+# "N passed, N failed" at the end covers them all.
 check: all
-	@rm -f $(B)/logs/*.log
-	@$(MAKE) -s unit; $(MAKE) -s spec-check; $(MAKE) -s install-check; \
-		$(MAKE) -s fuzz-check; $(MAKE) -s vmtest; $(MAKE) -s ecotest; \
-		cd $(B)/logs && $(CURDIR)/selftests/summary total unit.log spec.log \
-			install.log fuzz.log vm.log cli.log eco.log
+	@rm -f $(B)/logs/*.log $(B)/logs/times.txt
+	@stage() { local s=$$(date +%s); $(MAKE) -s $$1; \
+		echo "$$1 $$(( $$(date +%s) - s )) s" >> $(B)/logs/times.txt; }; \
+		stage unit; stage spec-check; stage install-check; \
+		stage fuzz-check; stage vmtest; stage ecotest; \
+		echo "# time: $$(paste -sd, $(B)/logs/times.txt | sed 's/,/, /g')"; \
+		cd $(B)/logs && for k in $(KERNEL); do \
+			$(CURDIR)/selftests/summary "kernel $$k" vm-$$k.log cli-$$k.log eco-$$k.log nlfuzz-$$k.log; \
+		done; \
+		$(CURDIR)/selftests/summary total unit.log spec.log install*.log fuzz.log \
+			$(foreach k,$(KERNEL),vm-$(k).log cli-$(k).log eco-$(k).log)
 
 # The README's quick start (make demo, make check) in a fresh minimal
 # Debian 12 root built with debootstrap; as root.
@@ -161,15 +195,14 @@ check-fresh:
 	@selftests/fresh/check-fresh
 
 demo: all
-	@$(VMRUN) --timeout 600 --add selftests/demo/seed-scenario:/root/seed-scenario -- sh /root/seed-scenario
+	@$(VMRUN) --kernel $(KNEWEST) --timeout 600 --add selftests/demo/seed-scenario:/root/seed-scenario -- sh /root/seed-scenario
 
 checkpatch: $(LSRC)/.stamp
 	$(LSRC)/scripts/checkpatch.pl --strict --no-tree --show-types \
 		--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG -f kernel/*.c kernel/*.h lsm/*.c include/uapi/linux/capfence.h
 
 clean:
-	-$(MAKE) -s -C $(KDIR) M=$(CURDIR) clean 2>/dev/null
-	rm -rf $(B)/tools $(B)/lsm $(B)/unit $(B)/guest $(B)/logs
+	rm -rf $(B)/tools $(B)/lsm $(B)/unit $(B)/guest $(B)/logs $(B)/kernel-*/module
 
 distclean: clean
 	rm -rf $(B)

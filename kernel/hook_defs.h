@@ -8,9 +8,17 @@
  * fn) names every LSM hook capfence attaches to and the kfunc its program
  * calls: the module requires exactly these links at attach, and checks
  * that each link's program calls that kfunc (hooks.c). The CLI attaches
- * every program of the BPF object. Adding a hook: a CF_HOOK line, its
- * kfunc (and a CF_KFUNC line if it is new), its program in lsm/.
+ * every program of the BPF object whose hook the running kernel has.
+ * Adding a hook: a CF_HOOK line, its kfunc (and a CF_KFUNC line if it is
+ * new), its program in lsm/.
+ * CF_KFUNC_UNTRUSTED(fn) is a kfunc of a hook whose arguments the kernel
+ * does not vouch for (6.12's untrusted_lsm_hooks): CF_KFUNC unless the
+ * includer defines it. Lines under #ifdef depend on compat.h, which the
+ * includer (hooklist.h) includes first.
  */
+#ifndef CF_KFUNC_UNTRUSTED
+#define CF_KFUNC_UNTRUSTED(fn) CF_KFUNC(fn)
+#endif
 CF_KFUNC(cred_prepare)
 CF_KFUNC(cred_alloc_blank)
 CF_KFUNC(cred_transfer)
@@ -27,15 +35,16 @@ CF_KFUNC(socket_setsockopt)
 CF_KFUNC(socket_create)
 CF_KFUNC(sctp_bind_connect)
 CF_KFUNC(sk_clone_security)
-CF_KFUNC(sk_free_security)
+CF_KFUNC_UNTRUSTED(sk_free_security)
 CF_KFUNC(sctp_sk_clone)
 CF_KFUNC(ptrace_access_check)
 CF_KFUNC(ptrace_traceme)
 CF_KFUNC(file_open)
 CF_KFUNC(file_permission)
-CF_KFUNC(file_free_security)
+CF_KFUNC_UNTRUSTED(file_free_security)
 CF_KFUNC(path_entry)
 CF_KFUNC(path_attr)
+CF_KFUNC(file_truncate)
 CF_KFUNC(path_link)
 CF_KFUNC(path_rename)
 CF_KFUNC(path_chroot)
@@ -78,6 +87,9 @@ CF_HOOK(path_rmdir, path_entry)
 CF_HOOK(path_unlink, path_entry)
 CF_HOOK(path_symlink, path_entry)
 CF_HOOK(path_truncate, path_attr)
+#ifdef CF_HAVE_FILE_TRUNCATE
+CF_HOOK(file_truncate, file_truncate)
+#endif
 CF_HOOK(path_chmod, path_attr)
 CF_HOOK(path_chown, path_attr)
 CF_HOOK(path_link, path_link)
@@ -92,3 +104,5 @@ CF_HOOK(inode_setxattr, inode_setxattr)
 CF_HOOK(inode_removexattr, inode_removexattr)
 CF_HOOK(mmap_file, mmap_file)
 CF_HOOK(file_mprotect, file_mprotect)
+
+#undef CF_KFUNC_UNTRUSTED

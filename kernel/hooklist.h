@@ -7,6 +7,8 @@
 #ifndef _CAPFENCE_HOOKLIST_H
 #define _CAPFENCE_HOOKLIST_H
 
+#include "compat.h"
+
 /* the number of hooks, a constant expression */
 enum {
 #define CF_KFUNC(fn)

@@ -23,6 +23,7 @@
 #include <net/ipv6.h>
 #include <net/sock.h>
 #include "capfence.h"
+#include "compat.h"
 #include "hooklist.h"
 
 __diag_push();
@@ -354,6 +355,16 @@ noinline int capfence_path_attr(const struct path *path)
 	return cf_fs_attr(cred, path);
 }
 
+/* ftruncate() and open(O_TRUNC) since 6.2 (CF_HAVE_FILE_TRUNCATE): as path_truncate */
+noinline int capfence_file_truncate(struct file *file)
+{
+	const struct cred *cred = current_cred();
+
+	if (!cf_cred_maybe(cred))
+		return 0;
+	return cf_fs_attr(cred, &file->f_path);
+}
+
 noinline int capfence_path_link(struct dentry *old_dentry,
 				const struct path *new_dir,
 				struct dentry *new_dentry)
@@ -464,13 +475,19 @@ const struct cf_hook cf_hooks[CF_NR_HOOKS] = {
 
 __diag_pop();
 
-BTF_SET8_START(capfence_kfunc_ids)
-#define CF_KFUNC(fn) BTF_ID_FLAGS(func, capfence_##fn)
+/*
+ * Hook arguments are trusted pointers (CF_KF_TRUSTED, compat.h) except on
+ * the hooks of CF_KFUNC_UNTRUSTED (6.12's untrusted_lsm_hooks).
+ */
+BTF_KFUNCS_START(capfence_kfunc_ids)
+#define CF_KFUNC(fn) BTF_ID_FLAGS(func, capfence_##fn, CF_KF_TRUSTED)
+#define CF_KFUNC_UNTRUSTED(fn) BTF_ID_FLAGS(func, capfence_##fn)
 #define CF_HOOK(hook, fn)
 #include "hook_defs.h"
 #undef CF_HOOK
+#undef CF_KFUNC_UNTRUSTED
 #undef CF_KFUNC
-BTF_SET8_END(capfence_kfunc_ids)
+BTF_KFUNCS_END(capfence_kfunc_ids)
 
 static const struct btf_kfunc_id_set capfence_kfunc_set = {
 	.owner = THIS_MODULE,

@@ -14,6 +14,7 @@
 #include <linux/module.h>
 #include <net/genetlink.h>
 #include "capfence.h"
+#include "compat.h"
 
 static int __init capfence_init(void)
 {
@@ -70,3 +71,6 @@ MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("capfence: capability delegation fenced by syscall-policy epochs");
 MODULE_VERSION(CAPFENCE_VERSION);
 MODULE_ALIAS_GENL_FAMILY(CAPFENCE_GENL_NAME);
+#ifdef CF_IMPORT_BPF_INTERNAL
+MODULE_IMPORT_NS(BPF_INTERNAL);
+#endif

@@ -19,6 +19,7 @@
 #include <net/genetlink.h>
 #include <net/netlink.h>
 #include "capfence.h"
+#include "compat.h"
 
 #define CF_NL_ADMIN	0x1
 #define CF_NL_SELF	0x2	/* admin, or the caller asks about itself */
@@ -723,8 +724,8 @@ static int cf_nl_task_get(struct sk_buff *skb, struct genl_info *info)
 	return genlmsg_reply(msg, info);
 }
 
-static int cf_nl_pre_doit(const struct genl_ops *ops, struct sk_buff *skb,
-			  struct genl_info *info)
+static int cf_nl_pre_doit(const struct cf_genl_pre_ops *ops,
+			  struct sk_buff *skb, struct genl_info *info)
 {
 	if (!(ops->internal_flags & CF_NL_ADMIN))
 		return 0;

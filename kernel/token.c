@@ -9,8 +9,8 @@
  */
 #include <linux/string.h>
 #include <linux/errno.h>
-#include <asm/unaligned.h>
 #include "capfence.h"
+#include "compat.h"
 
 #define CF_HDR_LEN 24
 

@@ -49,6 +49,7 @@ extern int capfence_file_permission(struct file *file, int mask) __ksym;
 extern void capfence_file_free_security(struct file *file) __ksym;
 extern int capfence_path_entry(const struct path *dir, struct dentry *dentry) __ksym;
 extern int capfence_path_attr(const struct path *path) __ksym;
+extern int capfence_file_truncate(struct file *file) __ksym;
 extern int capfence_path_link(struct dentry *old_dentry, const struct path *new_dir,
 			      struct dentry *new_dentry) __ksym;
 extern int capfence_path_rename(const struct path *old_dir, struct dentry *old_dentry,
@@ -77,17 +78,40 @@ extern int capfence_file_mprotect(struct vm_area_struct *vma,
 
 char LICENSE[] SEC("license") = "GPL";
 
+/*
+ * Every verdict goes through cf_verdict(): 6.12's verifier refuses an LSM
+ * program whose return value it cannot bound to [-MAX_ERRNO, 0] (6.1
+ * accepted any), and a kfunc's int or the verdict read from the context is
+ * unbounded. Out of range (never returned by capfence.ko) fails closed.
+ */
+#define CF_MAX_ERRNO 4095
+#define CF_EACCES 13
+
+static __always_inline int cf_verdict(int err)
+{
+	long e = err;
+
+	/* test and return the same sign-extended register, in two signed tests */
+	barrier_var(e);
+	if (e > 0)
+		return -CF_EACCES;
+	barrier_var(e);
+	if (e < -CF_MAX_ERRNO)
+		return -CF_EACCES;
+	return e;
+}
+
 SEC("lsm/cred_prepare")
 int BPF_PROG(cf_cred_prepare, struct cred *new, const struct cred *old,
 	     gfp_t gfp, int ret)
 {
-	return ret ?: capfence_cred_prepare(new, old);
+	return cf_verdict(ret ?: capfence_cred_prepare(new, old));
 }
 
 SEC("lsm/cred_alloc_blank")
 int BPF_PROG(cf_cred_alloc_blank, struct cred *cred, gfp_t gfp, int ret)
 {
-	return ret ?: capfence_cred_alloc_blank(cred);
+	return cf_verdict(ret ?: capfence_cred_alloc_blank(cred));
 }
 
 SEC("lsm/cred_transfer")
@@ -107,76 +131,76 @@ int BPF_PROG(cf_cred_free, struct cred *cred)
 SEC("lsm/bprm_creds_for_exec")
 int BPF_PROG(cf_bprm_creds_for_exec, struct linux_binprm *bprm, int ret)
 {
-	return ret ?: capfence_bprm_creds_for_exec(bprm);
+	return cf_verdict(ret ?: capfence_bprm_creds_for_exec(bprm));
 }
 
 SEC("lsm/socket_connect")
 int BPF_PROG(cf_socket_connect, struct socket *sock, struct sockaddr *address,
 	     int addrlen, int ret)
 {
-	return ret ?: capfence_socket_connect(sock, address, addrlen);
+	return cf_verdict(ret ?: capfence_socket_connect(sock, address, addrlen));
 }
 
 SEC("lsm/socket_bind")
 int BPF_PROG(cf_socket_bind, struct socket *sock, struct sockaddr *address,
 	     int addrlen, int ret)
 {
-	return ret ?: capfence_socket_bind(sock, address, addrlen);
+	return cf_verdict(ret ?: capfence_socket_bind(sock, address, addrlen));
 }
 
 SEC("lsm/socket_sendmsg")
 int BPF_PROG(cf_socket_sendmsg, struct socket *sock, struct msghdr *msg,
 	     int size, int ret)
 {
-	return ret ?: capfence_socket_sendmsg(sock, msg, size);
+	return cf_verdict(ret ?: capfence_socket_sendmsg(sock, msg, size));
 }
 
 SEC("lsm/socket_recvmsg")
 int BPF_PROG(cf_socket_recvmsg, struct socket *sock, struct msghdr *msg,
 	     int size, int flags, int ret)
 {
-	return ret ?: capfence_socket_recvmsg(sock, msg, size, flags);
+	return cf_verdict(ret ?: capfence_socket_recvmsg(sock, msg, size, flags));
 }
 
 SEC("lsm/socket_listen")
 int BPF_PROG(cf_socket_listen, struct socket *sock, int backlog, int ret)
 {
-	return ret ?: capfence_socket_listen(sock, backlog);
+	return cf_verdict(ret ?: capfence_socket_listen(sock, backlog));
 }
 
 SEC("lsm/socket_accept")
 int BPF_PROG(cf_socket_accept, struct socket *sock, struct socket *newsock,
 	     int ret)
 {
-	return ret ?: capfence_socket_accept(sock, newsock);
+	return cf_verdict(ret ?: capfence_socket_accept(sock, newsock));
 }
 
 SEC("lsm/socket_getsockopt")
 int BPF_PROG(cf_socket_getsockopt, struct socket *sock, int level, int optname,
 	     int ret)
 {
-	return ret ?: capfence_socket_getsockopt(sock, level, optname);
+	return cf_verdict(ret ?: capfence_socket_getsockopt(sock, level, optname));
 }
 
 SEC("lsm/socket_setsockopt")
 int BPF_PROG(cf_socket_setsockopt, struct socket *sock, int level, int optname,
 	     int ret)
 {
-	return ret ?: capfence_socket_setsockopt(sock, level, optname);
+	return cf_verdict(ret ?: capfence_socket_setsockopt(sock, level, optname));
 }
 
 SEC("lsm/socket_create")
 int BPF_PROG(cf_socket_create, int family, int type, int protocol, int kern,
 	     int ret)
 {
-	return ret ?: capfence_socket_create(family, type, protocol, kern);
+	return cf_verdict(ret ?: capfence_socket_create(family, type, protocol, kern));
 }
 
 SEC("lsm/sctp_bind_connect")
 int BPF_PROG(cf_sctp_bind_connect, struct sock *sk, int optname,
 	     struct sockaddr *address, int addrlen, int ret)
 {
-	return ret ?: capfence_sctp_bind_connect(sk, optname, address, addrlen);
+	return cf_verdict(ret ?: capfence_sctp_bind_connect(sk, optname, address, addrlen));
 }
 
 SEC("lsm/sk_clone_security")
@@ -205,13 +229,13 @@ SEC("lsm/ptrace_access_check")
 int BPF_PROG(cf_ptrace_access_check, struct task_struct *child,
 	     unsigned int mode, int ret)
 {
-	return ret ?: capfence_ptrace_access_check(child, mode);
+	return cf_verdict(ret ?: capfence_ptrace_access_check(child, mode));
 }
 
 SEC("lsm/ptrace_traceme")
 int BPF_PROG(cf_ptrace_traceme, struct task_struct *parent, int ret)
 {
-	return ret ?: capfence_ptrace_traceme(parent);
+	return cf_verdict(ret ?: capfence_ptrace_traceme(parent));
 }
 
 /*
@@ -224,14 +248,14 @@ SEC("lsm/file_open")
 int BPF_PROG(cf_file_open, struct file *file, int ret)
 {
 	if (ret || !file->f_mode)
-		return ret;
-	return capfence_file_open(file);
+		return cf_verdict(ret);
+	return cf_verdict(capfence_file_open(file));
 }
 
 SEC("lsm/file_permission")
 int BPF_PROG(cf_file_permission, struct file *file, int mask, int ret)
 {
-	return ret ?: capfence_file_permission(file, mask);
+	return cf_verdict(ret ?: capfence_file_permission(file, mask));
 }
 
 SEC("lsm/file_free_security")
@@ -255,8 +279,8 @@ int BPF_PROG(cf_path_mknod, const struct path *dir, struct dentry *dentry,
 	     umode_t mode, unsigned int dev, int ret)
 {
 	if (ret || !CF_DENTRY_TYPED)
-		return ret;
-	return capfence_path_entry(dir, dentry);
+		return cf_verdict(ret);
+	return cf_verdict(capfence_path_entry(dir, dentry));
 }
 
 SEC("lsm/path_mkdir")
@@ -264,8 +288,8 @@ int BPF_PROG(cf_path_mkdir, const struct path *dir, struct dentry *dentry,
 	     umode_t mode, int ret)
 {
 	if (ret || !CF_DENTRY_TYPED)
-		return ret;
-	return capfence_path_entry(dir, dentry);
+		return cf_verdict(ret);
+	return cf_verdict(capfence_path_entry(dir, dentry));
 }
 
 SEC("lsm/path_rmdir")
@@ -273,8 +297,8 @@ int BPF_PROG(cf_path_rmdir, const struct path *dir, struct dentry *dentry,
 	     int ret)
 {
 	if (ret || !CF_DENTRY_TYPED)
-		return ret;
-	return capfence_path_entry(dir, dentry);
+		return cf_verdict(ret);
+	return cf_verdict(capfence_path_entry(dir, dentry));
 }
 
 SEC("lsm/path_unlink")
@@ -282,8 +306,8 @@ int BPF_PROG(cf_path_unlink, const struct path *dir, struct dentry *dentry,
 	     int ret)
 {
 	if (ret || !CF_DENTRY_TYPED)
-		return ret;
-	return capfence_path_entry(dir, dentry);
+		return cf_verdict(ret);
+	return cf_verdict(capfence_path_entry(dir, dentry));
 }
 
 SEC("lsm/path_symlink")
@@ -291,31 +315,41 @@ int BPF_PROG(cf_path_symlink, const struct path *dir, struct dentry *dentry,
 	     const char *old_name, int ret)
 {
 	if (ret || !CF_DENTRY_TYPED)
-		return ret;
-	return capfence_path_entry(dir, dentry);
+		return cf_verdict(ret);
+	return cf_verdict(capfence_path_entry(dir, dentry));
 }
 
 /*
- * truncate (also ftruncate and O_TRUNC), chmod, chown (kuid_t and kgid_t
- * are one u32 each)
+ * truncate (also ftruncate and O_TRUNC before 6.2), chmod, chown (kuid_t
+ * and kgid_t are one u32 each)
  */
 SEC("lsm/path_truncate")
 int BPF_PROG(cf_path_truncate, const struct path *path, int ret)
 {
-	return ret ?: capfence_path_attr(path);
+	return cf_verdict(ret ?: capfence_path_attr(path));
+}
+
+/*
+ * Since 6.2 ftruncate() and open(O_TRUNC) call file_truncate instead; the
+ * CLI loads this program only where the kernel has the hook.
+ */
+SEC("lsm/file_truncate")
+int BPF_PROG(cf_file_truncate, struct file *file, int ret)
+{
+	return cf_verdict(ret ?: capfence_file_truncate(file));
 }
 
 SEC("lsm/path_chmod")
 int BPF_PROG(cf_path_chmod, const struct path *path, umode_t mode, int ret)
 {
-	return ret ?: capfence_path_attr(path);
+	return cf_verdict(ret ?: capfence_path_attr(path));
 }
 
 SEC("lsm/path_chown")
 int BPF_PROG(cf_path_chown, const struct path *path, __u32 uid, __u32 gid,
 	     int ret)
 {
-	return ret ?: capfence_path_attr(path);
+	return cf_verdict(ret ?: capfence_path_attr(path));
 }
 
 /* new names: both ends */
@@ -324,8 +358,8 @@ int BPF_PROG(cf_path_link, struct dentry *old_dentry, const struct path *new_dir
 	     struct dentry *new_dentry, int ret)
 {
 	if (ret || !CF_DENTRY_TYPED)
-		return ret;
-	return capfence_path_link(old_dentry, new_dir, new_dentry);
+		return cf_verdict(ret);
+	return cf_verdict(capfence_path_link(old_dentry, new_dir, new_dentry));
 }
 
 SEC("lsm/path_rename")
@@ -334,49 +368,49 @@ int BPF_PROG(cf_path_rename, const struct path *old_dir, struct dentry *old_dent
 	     unsigned int flags, int ret)
 {
 	if (ret || !CF_DENTRY_TYPED)
-		return ret;
-	return capfence_path_rename(old_dir, old_dentry, new_dir, new_dentry,
-				    flags);
+		return cf_verdict(ret);
+	return cf_verdict(capfence_path_rename(old_dir, old_dentry, new_dir,
+					      new_dentry, flags));
 }
 
 /* changes of the filesystem view */
 SEC("lsm/path_chroot")
 int BPF_PROG(cf_path_chroot, const struct path *path, int ret)
 {
-	return ret ?: capfence_path_chroot();
+	return cf_verdict(ret ?: capfence_path_chroot());
 }
 
 SEC("lsm/sb_mount")
 int BPF_PROG(cf_sb_mount, const char *dev_name, const struct path *path,
 	     const char *type, unsigned long flags, void *data, int ret)
 {
-	return ret ?: capfence_sb_mount();
+	return cf_verdict(ret ?: capfence_sb_mount());
 }
 
 SEC("lsm/sb_umount")
 int BPF_PROG(cf_sb_umount, struct vfsmount *mnt, int flags, int ret)
 {
-	return ret ?: capfence_sb_umount();
+	return cf_verdict(ret ?: capfence_sb_umount());
 }
 
 SEC("lsm/sb_remount")
 int BPF_PROG(cf_sb_remount, struct super_block *sb, void *mnt_opts, int ret)
 {
-	return ret ?: capfence_sb_remount();
+	return cf_verdict(ret ?: capfence_sb_remount());
 }
 
 SEC("lsm/sb_pivotroot")
 int BPF_PROG(cf_sb_pivotroot, const struct path *old_path,
 	     const struct path *new_path, int ret)
 {
-	return ret ?: capfence_sb_pivotroot();
+	return cf_verdict(ret ?: capfence_sb_pivotroot());
 }
 
 SEC("lsm/move_mount")
 int BPF_PROG(cf_move_mount, const struct path *from_path,
 	     const struct path *to_path, int ret)
 {
-	return ret ?: capfence_move_mount();
+	return cf_verdict(ret ?: capfence_move_mount());
 }
 
 /* extended attributes: no mount to name the file by */
@@ -385,14 +419,14 @@ int BPF_PROG(cf_inode_setxattr, struct user_namespace *mnt_userns,
 	     struct dentry *dentry, const char *name, const void *value,
 	     size_t size, int flags, int ret)
 {
-	return ret ?: capfence_inode_setxattr();
+	return cf_verdict(ret ?: capfence_inode_setxattr());
 }
 
 SEC("lsm/inode_removexattr")
 int BPF_PROG(cf_inode_removexattr, struct user_namespace *mnt_userns,
 	     struct dentry *dentry, const char *name, int ret)
 {
-	return ret ?: capfence_inode_removexattr();
+	return cf_verdict(ret ?: capfence_inode_removexattr());
 }
 
 /* mappings of files opened under a capability (file.c) */
@@ -400,7 +434,7 @@ SEC("lsm/mmap_file")
 int BPF_PROG(cf_mmap_file, struct file *file, unsigned long reqprot,
 	     unsigned long prot, unsigned long flags, int ret)
 {
-	return ret ?: capfence_mmap_file(file, prot, flags);
+	return cf_verdict(ret ?: capfence_mmap_file(file, prot, flags));
 }
 
 /*
@@ -413,6 +447,6 @@ int BPF_PROG(cf_file_mprotect, struct vm_area_struct *vma,
 	     unsigned long reqprot, unsigned long prot, int ret)
 {
 	if (ret || !vma->vm_file)
-		return ret;
-	return capfence_file_mprotect(vma, prot);
+		return cf_verdict(ret);
+	return cf_verdict(capfence_file_mprotect(vma, prot));
 }

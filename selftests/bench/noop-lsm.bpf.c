@@ -12,17 +12,31 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
+/* the same bound as capfence's cf_verdict(): 6.12 refuses an unbounded verdict */
+static __always_inline int noop_verdict(int err)
+{
+	long e = err;
+
+	barrier_var(e);
+	if (e > 0)
+		return -13;
+	barrier_var(e);
+	if (e < -4095)
+		return -13;
+	return e;
+}
+
 SEC("lsm/cred_prepare")
 int BPF_PROG(noop_cred_prepare, struct cred *new, const struct cred *old,
 	     gfp_t gfp, int ret)
 {
-	return ret;
+	return noop_verdict(ret);
 }
 
 SEC("lsm/cred_alloc_blank")
 int BPF_PROG(noop_cred_alloc_blank, struct cred *cred, gfp_t gfp, int ret)
 {
-	return ret;
+	return noop_verdict(ret);
 }
 
 SEC("lsm/cred_transfer")
@@ -40,76 +54,76 @@ int BPF_PROG(noop_cred_free, struct cred *cred)
 SEC("lsm/bprm_creds_for_exec")
 int BPF_PROG(noop_bprm_creds_for_exec, struct linux_binprm *bprm, int ret)
 {
-	return ret;
+	return noop_verdict(ret);
 }
 
 SEC("lsm/socket_connect")
 int BPF_PROG(noop_socket_connect, struct socket *sock,
 	     struct sockaddr *address, int addrlen, int ret)
 {
-	return ret;
+	return noop_verdict(ret);
 }
 
 SEC("lsm/socket_bind")
 int BPF_PROG(noop_socket_bind, struct socket *sock, struct sockaddr *address,
 	     int addrlen, int ret)
 {
-	return ret;
+	return noop_verdict(ret);
 }
 
 SEC("lsm/socket_sendmsg")
 int BPF_PROG(noop_socket_sendmsg, struct socket *sock, struct msghdr *msg,
 	     int size, int ret)
 {
-	return ret;
+	return noop_verdict(ret);
 }
 
 SEC("lsm/socket_recvmsg")
 int BPF_PROG(noop_socket_recvmsg, struct socket *sock, struct msghdr *msg,
 	     int size, int flags, int ret)
 {
-	return ret;
+	return noop_verdict(ret);
 }
 
 SEC("lsm/socket_listen")
 int BPF_PROG(noop_socket_listen, struct socket *sock, int backlog, int ret)
 {
-	return ret;
+	return noop_verdict(ret);
 }
 
 SEC("lsm/socket_accept")
 int BPF_PROG(noop_socket_accept, struct socket *sock, struct socket *newsock,
 	     int ret)
 {
-	return ret;
+	return noop_verdict(ret);
 }
 
 SEC("lsm/socket_getsockopt")
 int BPF_PROG(noop_socket_getsockopt, struct socket *sock, int level,
 	     int optname, int ret)
 {
-	return ret;
+	return noop_verdict(ret);
 }
 
 SEC("lsm/socket_setsockopt")
 int BPF_PROG(noop_socket_setsockopt, struct socket *sock, int level,
 	     int optname, int ret)
 {
-	return ret;
+	return noop_verdict(ret);
 }
 
 SEC("lsm/socket_create")
 int BPF_PROG(noop_socket_create, int family, int type, int protocol, int kern,
 	     int ret)
 {
-	return ret;
+	return noop_verdict(ret);
 }
 
 SEC("lsm/sctp_bind_connect")
 int BPF_PROG(noop_sctp_bind_connect, struct sock *sk, int optname,
 	     struct sockaddr *address, int addrlen, int ret)
 {
-	return ret;
+	return noop_verdict(ret);
 }
 
 SEC("lsm/sk_clone_security")
@@ -135,25 +149,32 @@ SEC("lsm/ptrace_access_check")
 int BPF_PROG(noop_ptrace_access_check, struct task_struct *child,
 	     unsigned int mode, int ret)
 {
-	return ret;
+	return noop_verdict(ret);
 }
 
 SEC("lsm/ptrace_traceme")
 int BPF_PROG(noop_ptrace_traceme, struct task_struct *parent, int ret)
 {
-	return ret;
+	return noop_verdict(ret);
 }
 
 SEC("lsm/file_open")
 int BPF_PROG(noop_file_open, struct file *file, int ret)
 {
-	return ret;
+	return noop_verdict(ret);
 }
 
 SEC("lsm/file_permission")
 int BPF_PROG(noop_file_permission, struct file *file, int mask, int ret)
 {
-	return ret;
+	return noop_verdict(ret);
+}
+
+/* 6.2+ only: left out of the load on older kernels (lsm_hooks.h) */
+SEC("lsm/file_truncate")
+int BPF_PROG(noop_file_truncate, struct file *file, int ret)
+{
+	return noop_verdict(ret);
 }
 
 SEC("lsm/file_free_security")
@@ -166,61 +187,61 @@ SEC("lsm/path_mknod")
 int BPF_PROG(noop_path_mknod, const struct path *dir, struct dentry *dentry,
 	     umode_t mode, unsigned int dev, int ret)
 {
-	return ret;
+	return noop_verdict(ret);
 }
 
 SEC("lsm/path_mkdir")
 int BPF_PROG(noop_path_mkdir, const struct path *dir, struct dentry *dentry,
 	     umode_t mode, int ret)
 {
-	return ret;
+	return noop_verdict(ret);
 }
 
 SEC("lsm/path_rmdir")
 int BPF_PROG(noop_path_rmdir, const struct path *dir, struct dentry *dentry,
 	     int ret)
 {
-	return ret;
+	return noop_verdict(ret);
 }
 
 SEC("lsm/path_unlink")
 int BPF_PROG(noop_path_unlink, const struct path *dir, struct dentry *dentry,
 	     int ret)
 {
-	return ret;
+	return noop_verdict(ret);
 }
 
 SEC("lsm/path_symlink")
 int BPF_PROG(noop_path_symlink, const struct path *dir, struct dentry *dentry,
 	     const char *old_name, int ret)
 {
-	return ret;
+	return noop_verdict(ret);
 }
 
 SEC("lsm/path_truncate")
 int BPF_PROG(noop_path_truncate, const struct path *path, int ret)
 {
-	return ret;
+	return noop_verdict(ret);
 }
 
 SEC("lsm/path_chmod")
 int BPF_PROG(noop_path_chmod, const struct path *path, umode_t mode, int ret)
 {
-	return ret;
+	return noop_verdict(ret);
 }
 
 SEC("lsm/path_chown")
 int BPF_PROG(noop_path_chown, const struct path *path, __u32 uid, __u32 gid,
 	     int ret)
 {
-	return ret;
+	return noop_verdict(ret);
 }
 
 SEC("lsm/path_link")
 int BPF_PROG(noop_path_link, struct dentry *old_dentry,
 	     const struct path *new_dir, struct dentry *new_dentry, int ret)
 {
-	return ret;
+	return noop_verdict(ret);
 }
 
 SEC("lsm/path_rename")
@@ -228,46 +249,46 @@ int BPF_PROG(noop_path_rename, const struct path *old_dir,
 	     struct dentry *old_dentry, const struct path *new_dir,
 	     struct dentry *new_dentry, unsigned int flags, int ret)
 {
-	return ret;
+	return noop_verdict(ret);
 }
 
 SEC("lsm/path_chroot")
 int BPF_PROG(noop_path_chroot, const struct path *path, int ret)
 {
-	return ret;
+	return noop_verdict(ret);
 }
 
 SEC("lsm/sb_mount")
 int BPF_PROG(noop_sb_mount, const char *dev_name, const struct path *path,
 	     const char *type, unsigned long flags, void *data, int ret)
 {
-	return ret;
+	return noop_verdict(ret);
 }
 
 SEC("lsm/sb_umount")
 int BPF_PROG(noop_sb_umount, struct vfsmount *mnt, int flags, int ret)
 {
-	return ret;
+	return noop_verdict(ret);
 }
 
 SEC("lsm/sb_remount")
 int BPF_PROG(noop_sb_remount, struct super_block *sb, void *mnt_opts, int ret)
 {
-	return ret;
+	return noop_verdict(ret);
 }
 
 SEC("lsm/sb_pivotroot")
 int BPF_PROG(noop_sb_pivotroot, const struct path *old_path,
 	     const struct path *new_path, int ret)
 {
-	return ret;
+	return noop_verdict(ret);
 }
 
 SEC("lsm/move_mount")
 int BPF_PROG(noop_move_mount, const struct path *from_path,
 	     const struct path *to_path, int ret)
 {
-	return ret;
+	return noop_verdict(ret);
 }
 
 SEC("lsm/inode_setxattr")
@@ -275,26 +296,26 @@ int BPF_PROG(noop_inode_setxattr, struct user_namespace *mnt_userns,
 	     struct dentry *dentry, const char *name, const void *value,
 	     size_t size, int flags, int ret)
 {
-	return ret;
+	return noop_verdict(ret);
 }
 
 SEC("lsm/inode_removexattr")
 int BPF_PROG(noop_inode_removexattr, struct user_namespace *mnt_userns,
 	     struct dentry *dentry, const char *name, int ret)
 {
-	return ret;
+	return noop_verdict(ret);
 }
 
 SEC("lsm/mmap_file")
 int BPF_PROG(noop_mmap_file, struct file *file, unsigned long reqprot,
 	     unsigned long prot, unsigned long flags, int ret)
 {
-	return ret;
+	return noop_verdict(ret);
 }
 
 SEC("lsm/file_mprotect")
 int BPF_PROG(noop_file_mprotect, struct vm_area_struct *vma,
 	     unsigned long reqprot, unsigned long prot, int ret)
 {
-	return ret;
+	return noop_verdict(ret);
 }

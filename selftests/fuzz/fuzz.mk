@@ -38,16 +38,21 @@ $(B)/guest/bin/nlfuzz: selftests/fuzz/nlfuzz.c $(VMT_COMMON) $(wildcard selftest
 
 fuzz-build: $(FUZZ_BINS) $(B)/guest/bin/nlfuzz
 
-# One VM boot for the netlink fuzzer; its output joins the libFuzzer lines.
+# One VM boot per kernel for the netlink fuzzer (build/logs/nlfuzz-<series>.log);
+# its output joins the libFuzzer lines.
 define fuzz_run
 	@mkdir -p $(B)/logs
 	@rm -f $(B)/logs/fuzz.log
 	@selftests/fuzz/run-fuzz $(B) $(1) $(FUZZ_TARGETS) 2>&1 | tee -a $(B)/logs/fuzz.log | \
 		grep -E '^(not ok|ok|# Totals)|^# .*(fails|invariant|ERROR)'
-	@$(VMRUN) --timeout $(3) -- nlfuzz --messages $(2) $(4) > $(B)/logs/nlfuzz.log 2>&1; \
-		rc=$$?; cat $(B)/logs/nlfuzz.log >> $(B)/logs/fuzz.log; \
-		grep -E '^(not ok|ok|# Totals)|^run:' $(B)/logs/nlfuzz.log; \
-		[ $$rc -lt 125 ] || echo "FAIL: the VM failed (exit $$rc)" | tee -a $(B)/logs/fuzz.log
+	@for k in $(KERNEL); do \
+		t0=$$(date +%s); \
+		$(VMRUN) --kernel $$k --timeout $(3) -- nlfuzz --messages $(2) $(4) > $(B)/logs/nlfuzz-$$k.log 2>&1; \
+		rc=$$?; [ $$rc -lt 125 ] || echo "FAIL: the VM failed (exit $$rc)" >> $(B)/logs/nlfuzz-$$k.log; \
+		echo "# time: nlfuzz $$k $$(( $$(date +%s) - t0 )) s" >> $(B)/logs/nlfuzz-$$k.log; \
+		cat $(B)/logs/nlfuzz-$$k.log >> $(B)/logs/fuzz.log; \
+		grep -E '^(not ok|ok|# Totals)|^run:|^FAIL' $(B)/logs/nlfuzz-$$k.log | sed "s/^/[$$k] /"; \
+	done
 	@selftests/summary fuzz $(B)/logs/fuzz.log
 endef
 

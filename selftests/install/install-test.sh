@@ -6,12 +6,20 @@
 # install lays out the module under /lib/modules/<vermagic release>/updates,
 # the CLI, capfence(8), the bash completion, the modprobe.d entry and the
 # systemd unit, with PREFIX honoured; uninstall removes exactly that and
-# leaves nothing. Needs capfence.ko and the CLI built (make).
+# leaves nothing. Needs capfence.ko and the CLI built (make); the module
+# is the one built for CAPFENCE_KERNEL (6.1 or 6.12, default 6.1).
 # Prints kselftest-style lines and a Totals line.
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
-D=$(mktemp -d "${TMPDIR:-/tmp}/cf-install.XXXXXX")
+K=${CAPFENCE_KERNEL:-6.1}
+# 6.12's DKMS build runs in the Debian 13 build root, which sees this tree only
+if [ "$K" = 6.12 ]; then
+	mkdir -p build/tmp
+	D=$(mktemp -d "$top/build/tmp/cf-install.XXXXXX")
+else
+	D=$(mktemp -d "${TMPDIR:-/tmp}/cf-install.XXXXXX")
+fi
 n=0 pass=0 fail=0
 ok() { n=$((n + 1)); pass=$((pass + 1)); echo "ok $n - $1"; }
 nok() { n=$((n + 1)); fail=$((fail + 1)); echo "not ok $n - $1"; [ -n "${2:-}" ] && echo "#   $2"; }
@@ -24,14 +32,16 @@ finish() {
 	exit $?
 }
 echo "TAP version 13"
-[ -f capfence.ko ] || { nok "capfence.ko is built (make)"; finish; }
-rel=$(modinfo -F vermagic capfence.ko | cut -d' ' -f1)
-mk() { make -s --no-print-directory "$@" > "$D/make.out" 2>&1 || { sed 's/^/#   /' "$D/make.out"; return 1; }; }
+KO=build/kernel-$K/module/capfence.ko
+echo "# kernel $K: $KO"
+[ -f "$KO" ] || { nok "$KO is built (make)"; finish; }
+rel=$(modinfo -F vermagic "$KO" | cut -d' ' -f1)
+mk() { make -s --no-print-directory INSTALL_KERNEL="$K" "$@" > "$D/make.out" 2>&1 || { sed 's/^/#   /' "$D/make.out"; return 1; }; }
 
 # --- default PREFIX (/usr/local)
 X=$D/x
 t "make install DESTDIR=$X succeeds" mk install DESTDIR="$X"
-t "module in /lib/modules/$rel/updates/capfence.ko" cmp -s capfence.ko "$X/lib/modules/$rel/updates/capfence.ko"
+t "module in /lib/modules/$rel/updates/capfence.ko" cmp -s "$KO" "$X/lib/modules/$rel/updates/capfence.ko"
 t "module vermagic release is $rel" [ "$(modinfo -F vermagic "$X/lib/modules/$rel/updates/capfence.ko" | cut -d' ' -f1)" = "$rel" ]
 t "CLI /usr/local/sbin/capfence, executable" [ -x "$X/usr/local/sbin/capfence" ]
 t "installed CLI runs: --version" sh -c "'$X/usr/local/sbin/capfence' --version | grep -q '^capfence '"
@@ -106,10 +116,18 @@ t "every source Kbuild names is in the dkms tree" sh -c "
 	for o in \$(sed -n 's/\\\\\$//; s/.*:= *//; /kernel\//p' Kbuild | tr ' ' '\n' | grep '\.o\$'); do
 		[ -f '$S/'\${o%.o}.c ] || { echo \"# missing \${o%.o}.c\"; exit 1; }
 	done"
-if [ -n "${CF_DKMS_BUILD:-}" ]; then
+if [ "$K" = 6.12 ] && [ -f build/root-trixie/.key ]; then
+	# a real DKMS-style build on Debian 13 (its build root) against the
+	# headers make uses: they ship vmlinux and resolve_btfids, so it is quick
+	kdir=$(readlink -f "build/kernel-$K/headers")
+	t "dkms-build.sh builds capfence.ko with module BTF for $rel (Debian 13 root)" \
+		tools/build/buildroot.sh run build/root-trixie "$S" sh -c \
+		"sh ./dkms-build.sh '$rel' '$kdir' > '$D/dkms.log' 2>&1 && readelf -S capfence.ko | grep -q '\.BTF '" ||
+		sed 's/^/#   /' "$D/dkms.log" | tail -20
+elif [ -n "${CF_DKMS_BUILD:-}" ]; then
 	# a real DKMS-style build against the headers make uses (slow: unpacks
 	# linux-source to build resolve_btfids when the headers lack it)
-	kdir=$(readlink -f build/kernel/headers)
+	kdir=$(readlink -f "build/kernel-$K/headers")
 	t "dkms-build.sh builds capfence.ko with module BTF for $rel" sh -c \
 		"cd '$S' && sh ./dkms-build.sh '$rel' '$kdir' > '$D/dkms.log' 2>&1 && readelf -S capfence.ko | grep -q '\.BTF '" ||
 		sed 's/^/#   /' "$D/dkms.log" | tail -20

@@ -15,6 +15,7 @@
 #include "kselftest_harness.h"
 #include "common.h"
 #include "noop-lsm.skel.h"
+#include "lsm_hooks.h"
 
 /*
  * Hand the module the links of programs that are not capfence's, on every
@@ -22,7 +23,7 @@
  */
 static int attach_foreign(struct cf_nl *nl)
 {
-	struct noop_lsm_bpf *skel = noop_lsm_bpf__open_and_load();
+	struct noop_lsm_bpf *skel = noop_lsm_bpf__open();
 	struct bpf_program *prog;
 	struct nlmsghdr *nlh;
 	size_t i = 0;
@@ -30,12 +31,17 @@ static int attach_foreign(struct cf_nl *nl)
 
 	if (!skel)
 		return -ENOENT;
-	err = noop_lsm_bpf__attach(skel);
+	cf_lsm_skip_missing_hooks(skel->obj);
+	err = noop_lsm_bpf__load(skel) ?: noop_lsm_bpf__attach(skel);
 	if (!err) {
 		nlh = cf_nl_req(nl, CAPFENCE_CMD_HOOKS_ATTACH, 0);
-		bpf_object__for_each_program(prog, skel->obj)
-			mnl_attr_put_u32(nlh, CAPFENCE_A_LINK_FD, (uint32_t)
-					 bpf_link__fd(((struct bpf_link **)&skel->links)[i++]));
+		bpf_object__for_each_program(prog, skel->obj) {
+			struct bpf_link *l = ((struct bpf_link **)&skel->links)[i++];
+
+			if (l)
+				mnl_attr_put_u32(nlh, CAPFENCE_A_LINK_FD,
+						 (uint32_t)bpf_link__fd(l));
+		}
 		err = cf_nl_talk(nl, nlh, NULL, NULL);
 	}
 	noop_lsm_bpf__destroy(skel);

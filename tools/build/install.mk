@@ -13,9 +13,11 @@
 #                      --version, a denial read by auditd/ausearch/auparse
 #
 # The module is never built here: install takes the capfence.ko that
-# `make` built, for the release its vermagic names.
+# `make` built for INSTALL_KERNEL (6.1 or 6.12; default: the series of the
+# running kernel, else 6.1), for the release its vermagic names.
 
 PREFIX     ?= /usr/local
+INSTALL_KERNEL ?= $(if $(filter 6.12.%,$(shell uname -r)),6.12,6.1)
 CF_VERSION := $(shell sed -n 's/^\#define CAPFENCE_VERSION "\(.*\)"/\1/p' kernel/capfence.h)
 CF_ECO     := $(B)/guest/share/capfence
 CF_FINDBIN  = $(firstword $(wildcard /usr/sbin/$(1) /sbin/$(1) /usr/bin/$(1) /bin/$(1)))
@@ -26,7 +28,7 @@ eco-deps:
 	@tools/build/deps.sh
 
 install: $(B)/tools/capfence
-	@tools/build/install.sh install "$(DESTDIR)" "$(PREFIX)" capfence.ko $(B)/tools/capfence
+	@tools/build/install.sh install "$(DESTDIR)" "$(PREFIX)" $(call KO,$(INSTALL_KERNEL)) $(B)/tools/capfence
 
 uninstall:
 	@tools/build/install.sh uninstall "$(DESTDIR)" "$(PREFIX)"
@@ -48,11 +50,14 @@ spec-check:
 		grep -E '^(not ok|# )' $(B)/logs/spec.log; \
 		selftests/summary spec $(B)/logs/spec.log
 
+# per kernel of KERNEL: build/logs/install-<series>.log
 install-check: $(B)/tools/capfence
 	@mkdir -p $(B)/logs
-	@selftests/install/install-test.sh > $(B)/logs/install.log 2>&1; \
-		grep -E '^(not ok|# )' $(B)/logs/install.log; \
-		selftests/summary install $(B)/logs/install.log
+	@for k in $(KERNEL); do \
+		CAPFENCE_KERNEL=$$k selftests/install/install-test.sh > $(B)/logs/install-$$k.log 2>&1; \
+		grep -E '^(not ok|# )' $(B)/logs/install-$$k.log; \
+		selftests/summary "install $$k" $(B)/logs/install-$$k.log; \
+	done
 
 # ---- guest side: programs and files for selftests/vm/run ----
 $(B)/guest/bin/genl: | eco-deps
@@ -101,7 +106,11 @@ GUEST_EXTRA += $(CF_ECO_FILES)
 # One boot for the three guest scripts. Needs the module (make module).
 ecotest: $(B)/tools/capfence $(CF_ECO_FILES)
 	@mkdir -p $(B)/logs
-	-@$(VMRUN) --timeout 600 -- sh /usr/share/capfence/eco-tests.sh > $(B)/logs/eco.log 2>&1; \
-		rc=$$?; grep -E '^(not ok|# Totals)|^run:' $(B)/logs/eco.log; \
-		[ $$rc -lt 125 ] || echo "FAIL: the VM failed (exit $$rc)" >> $(B)/logs/eco.log; \
-		selftests/summary eco $(B)/logs/eco.log
+	-@for k in $(KERNEL); do \
+		t0=$$(date +%s); \
+		$(VMRUN) --kernel $$k --timeout 600 -- sh /usr/share/capfence/eco-tests.sh > $(B)/logs/eco-$$k.log 2>&1; \
+		rc=$$?; grep -E '^(not ok|# Totals)|^run:' $(B)/logs/eco-$$k.log; \
+		[ $$rc -lt 125 ] || echo "FAIL: the VM failed (exit $$rc)" >> $(B)/logs/eco-$$k.log; \
+		echo "# time: eco $$k $$(( $$(date +%s) - t0 )) s" >> $(B)/logs/eco-$$k.log; \
+		selftests/summary "eco $$k" $(B)/logs/eco-$$k.log; \
+	done

@@ -14,6 +14,7 @@
 #include <bpf/bpf.h>
 #include "cli.h"
 #include "capfence.skel.h"
+#include "lsm_hooks.h"
 
 #define CF_PIN_DIR "/sys/fs/bpf/capfence"
 
@@ -120,10 +121,34 @@ static int libbpf_quiet(enum libbpf_print_level level, const char *fmt,
 	return 0;
 }
 
-/* skeleton links are declared in program order */
+/* skeleton links are declared in program order; NULL when not loaded */
 static struct bpf_link *prog_link(struct capfence_bpf *skel, size_t i)
 {
 	return ((struct bpf_link **)&skel->links)[i];
+}
+
+/*
+ * Programs for hooks that only newer kernels have are left out where the
+ * kernel lacks them (file_truncate: 6.2, where ftruncate() and
+ * open(O_TRUNC) stopped calling path_truncate). The module checks that it
+ * gets exactly the hooks its kernel needs.
+ */
+static int load_programs(struct capfence_bpf **out)
+{
+	struct capfence_bpf *skel = capfence_bpf__open();
+	int err;
+
+	*out = NULL;
+	if (!skel)
+		return -errno;
+	cf_lsm_skip_missing_hooks(skel->obj);
+	err = capfence_bpf__load(skel);
+	if (err) {
+		capfence_bpf__destroy(skel);
+		return err;
+	}
+	*out = skel;
+	return 0;
 }
 
 static void pin_links(struct capfence_bpf *skel)
@@ -135,10 +160,14 @@ static void pin_links(struct capfence_bpf *skel)
 	if (mkdir(CF_PIN_DIR, 0700) && errno != EEXIST)
 		return;	/* no bpffs: the module's references suffice */
 	bpf_object__for_each_program(prog, skel->obj) {
+		struct bpf_link *link = prog_link(skel, i++);
+
+		if (!link)
+			continue;
 		snprintf(path, sizeof(path), CF_PIN_DIR "/%s",
 			 bpf_program__name(prog));
 		unlink(path);
-		if (bpf_link__pin(prog_link(skel, i++), path))
+		if (bpf_link__pin(link, path))
 			fprintf(stderr, "capfence: warning: cannot pin %s\n", path);
 	}
 }
@@ -167,7 +196,7 @@ int cf_cmd_attach(int argc, char **argv)
 	struct nlmsghdr *nlh;
 	struct cf_status s;
 	struct cf_nl nl;
-	int err, i = 0;
+	int err, i = 0, n_skipped = 0;
 
 	if (cf_want_help(argc, argv, attach_usage))
 		return 0;
@@ -186,10 +215,10 @@ int cf_cmd_attach(int argc, char **argv)
 		goto out;
 	}
 	libbpf_set_print(libbpf_quiet);
-	skel = capfence_bpf__open_and_load();
-	if (!skel) {
+	err = load_programs(&skel);
+	if (err) {
 		cf_err("cannot load the BPF-LSM programs (%s); is bpf in the LSM list and capfence.ko's BTF present?",
-		       strerror(errno));
+		       strerror(-err));
 		err = CF_EXIT_SYSTEM;
 		goto out;
 	}
@@ -199,9 +228,15 @@ int cf_cmd_attach(int argc, char **argv)
 		goto out;
 	}
 	nlh = cf_nl_req(&nl, CAPFENCE_CMD_HOOKS_ATTACH, 0);
-	bpf_object__for_each_program(prog, skel->obj)
-		mnl_attr_put_u32(nlh, CAPFENCE_A_LINK_FD,
-				 (uint32_t)bpf_link__fd(prog_link(skel, i++)));
+	bpf_object__for_each_program(prog, skel->obj) {
+		struct bpf_link *link = prog_link(skel, i++);
+
+		if (link)
+			mnl_attr_put_u32(nlh, CAPFENCE_A_LINK_FD,
+					 (uint32_t)bpf_link__fd(link));
+		else
+			n_skipped++;
+	}
 	err = cf_nl_talk(&nl, nlh, NULL, NULL);
 	if (err == -EALREADY) {
 		printf("hooks already attached\n");
@@ -213,7 +248,7 @@ int cf_cmd_attach(int argc, char **argv)
 		goto out;
 	}
 	pin_links(skel);
-	printf("hooks attached (%d programs)\n", i);
+	printf("hooks attached (%d programs)\n", i - n_skipped);
 out:
 	if (skel)
 		capfence_bpf__destroy(skel);

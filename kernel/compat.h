@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What differs between the kernels capfence.ko builds for (Debian 12's 6.1,
+ * Debian 13's 6.12), in one place. Each entry says why it exists.
+ */
+#ifndef _CAPFENCE_COMPAT_H
+#define _CAPFENCE_COMPAT_H
+
+#include <linux/version.h>
+#include <linux/btf.h>
+#include <linux/btf_ids.h>
+
+/* the kernel series built for, as one number: 601 for 6.1, 612 for 6.12 */
+#define CF_KSERIES (LINUX_VERSION_MAJOR * 100 + LINUX_VERSION_PATCHLEVEL)
+
+/* 6.12 moved the unaligned accessors to <linux/unaligned.h> */
+#if CF_KSERIES >= 612
+#include <linux/unaligned.h>
+#else
+#include <asm/unaligned.h>
+#endif
+
+/* genetlink's pre_doit takes the split op since 6.2 */
+#if CF_KSERIES >= 602
+#define cf_genl_pre_ops genl_split_ops
+#else
+#define cf_genl_pre_ops genl_ops
+#endif
+
+/* kfunc sets are BTF_KFUNCS_START since 6.9; 6.12 refuses a BTF_SET8 set */
+#ifndef BTF_KFUNCS_START
+#define BTF_KFUNCS_START(name) BTF_SET8_START(name)
+#define BTF_KFUNCS_END(name) BTF_SET8_END(name)
+#endif
+
+/*
+ * LSM hook arguments are trusted pointers on 6.12 (except the hooks in its
+ * untrusted_lsm_hooks), so those kfuncs can demand them; 6.1 refuses
+ * KF_TRUSTED_ARGS on hook arguments ("R1 must be referenced").
+ */
+#if CF_KSERIES >= 612
+#define CF_KF_TRUSTED KF_TRUSTED_ARGS
+#else
+#define CF_KF_TRUSTED 0
+#endif
+
+/* ftruncate() and open(O_TRUNC) reach file_truncate, not path_truncate, since 6.2 */
+#if CF_KSERIES >= 602
+#define CF_HAVE_FILE_TRUNCATE 1
+#endif
+
+/* bpf_link_get_from_fd() is exported in namespace BPF_INTERNAL on 6.12 */
+#if CF_KSERIES >= 612
+#define CF_IMPORT_BPF_INTERNAL 1
+#endif
+
+#endif /* _CAPFENCE_COMPAT_H */
