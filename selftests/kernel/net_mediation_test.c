@@ -1159,8 +1159,13 @@ TEST_F(net, ptrace_cannot_borrow)
 
 		snprintf(wpid, sizeof(wpid), "pid=%d ", self->agent.pid);
 		for (i = 0; i < 2; i++) {
-			EXPECT_EQ(EPERM, cft_agent_do(&self->agent, "n-borrow %s %d",
-						      how[i], holder.pid));
+			int err = cft_agent_do(&self->agent, "n-borrow %s %d",
+					       how[i], holder.pid);
+
+			/* a kernel without CROSS_MEMORY_ATTACH has no such path */
+			if (err == ENOSYS)
+				continue;
+			EXPECT_EQ(EPERM, err);
 			ASSERT_EQ(0, cft_audit_wait(self->audit, rec, sizeof(rec),
 						    5000, "reason=borrow",
 						    "errno=1 ", wpid, NULL))
