@@ -405,7 +405,7 @@ void cf_net_bound(const struct sock *sk, struct cf_target *t);
 /* sock.c */
 int cf_sock_init(void);
 void cf_sock_exit(void);
-int cf_sock_track(struct sock *sk, u8 class_id, struct cf_grant *g);
+int cf_sock_track(struct sock *sk, struct cf_grant *g);
 int cf_sock_revalidate(struct sock *sk);
 void cf_sock_clone(const struct sock *sk, struct sock *newsk);
 void cf_sock_free(struct sock *sk);
@@ -454,8 +454,7 @@ void cf_stats_delegate(enum capfence_reason r);
 void cf_stats_exercise(enum capfence_reason r);
 int cf_stats_fill(struct sk_buff *skb);
 
-/* hooks.c; CF_MAX_HOOKS bounds the links one attach request carries */
-#define CF_MAX_HOOKS	64
+/* hooks.c */
 int cf_hooks_attach(const u32 *fds, int n, struct netlink_ext_ack *extack);
 int cf_hooks_detach(struct netlink_ext_ack *extack);
 bool cf_hooks_attached(void);

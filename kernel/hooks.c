@@ -82,7 +82,6 @@ int cf_hooks_attach(const u32 *fds, int n, struct netlink_ext_ack *extack)
 	struct bpf_link *links[CF_NR_HOOKS] = {};
 	int i, idx, err = 0;
 
-	BUILD_BUG_ON(CF_NR_HOOKS > CF_MAX_HOOKS);
 	lockdep_assert_held(&cf_mutex);
 	if (cf_attached) {
 		NL_SET_ERR_MSG_MOD(extack, "hooks are already attached");

@@ -307,10 +307,11 @@ static noinline int cf_sock_file_hook(struct file *file)
 	const struct cred *cred = current_cred();
 	struct socket *sock;
 
-	if (!cf_cred_maybe(cred) || !cf_subject(cred))
-		return 0;
+	/* the file type (one compare) before the credential table */
 	sock = sock_from_file(file);
-	return sock && sock->sk ? cf_sock_revalidate(sock->sk) : 0;
+	if (!sock || !sock->sk || !cf_cred_maybe(cred) || !cf_subject(cred))
+		return 0;
+	return cf_sock_revalidate(sock->sk);
 }
 
 /* every read and write in the system: no call while nothing is tracked */

@@ -141,7 +141,7 @@ static int cf_net_judge(struct cf_cred *e, struct sock *sk,
 	err = cf_exercise(e, t, &g);
 	if (err || !track)
 		return err;
-	return cf_sock_track(sk, t->class_id, g);
+	return cf_sock_track(sk, g);
 }
 
 /**

@@ -19,6 +19,7 @@
 #include <net/genetlink.h>
 #include <net/netlink.h>
 #include "capfence.h"
+#include "hooklist.h"
 #include "compat.h"
 
 #define CF_NL_ADMIN	0x1
@@ -91,7 +92,7 @@ static int cf_nl_status(struct sk_buff *skb, struct genl_info *info)
 
 static int cf_nl_hooks_attach(struct sk_buff *skb, struct genl_info *info)
 {
-	u32 fds[CF_MAX_HOOKS];
+	u32 fds[CF_NR_HOOKS];
 	struct nlattr *nla;
 	int n = 0, rem, err;
 

@@ -90,12 +90,11 @@ out:
 /**
  * cf_sock_track() - remember the grant that admitted a socket operation
  * @sk: the socket
- * @class_id: the class @g was judged for (net:connect or net:bind)
  * @g: the grant, or NULL when an open rule admitted it (nothing to do)
  *
  * Return: 0, -ENOMEM or -ENOBUFS (the operation then fails: fail closed).
  */
-int cf_sock_track(struct sock *sk, u8 class_id, struct cf_grant *g)
+int cf_sock_track(struct sock *sk, struct cf_grant *g)
 {
 	struct cf_sock *s;
 
