@@ -16,37 +16,123 @@
  * mprotect are refused, reason "bypass"). Private mappings never reach the
  * file.
  *
- * Locking: an rhashtable keyed by the file pointer; entries are added in
- * file_open, removed in file_free_security (the file is dying, no other
- * user), read under RCU (BPF programs hold it). Grant validity is read in
- * a fence read section. Never sleeps: BPF program context.
+ * Locking: a fixed table of small buckets keyed by the file pointer, and
+ * an rhashtable for files whose bucket is full. A slot is claimed with
+ * cmpxchg() in file_open, before the file is visible to any other user,
+ * and released in file_free_security, when it has no user left: only
+ * the file's own users read a slot's grants, so slots need no RCU. The
+ * overflow table is read under RCU (BPF programs hold it) and its entries
+ * are freed after a grace period. Grant validity is read in a fence read
+ * section. Never sleeps: BPF program context.
  */
 #include <linux/fs.h>
+#include <linux/hash.h>
 #include <linux/mman.h>
 #include <linux/rhashtable.h>
 #include <linux/slab.h>
+#include <linux/vmalloc.h>
 #include "capfence.h"
 
+/* the grants that admitted an open; a reference is held on each */
+struct cf_file_grants {
+	struct cf_grant *read;		/* fs:read grant or NULL */
+	struct cf_grant *write;		/* fs:write grant or NULL */
+};
+
+/*
+ * 2^CF_FILE_BITS buckets of CF_FILE_WAYS slots (192 KiB): the open and
+ * close of a file under a capability cost a claim and a release, not an
+ * allocation and a hash insert.
+ */
+#define CF_FILE_BITS	11
+#define CF_FILE_WAYS	4
+
+struct cf_file_slot {
+	const struct file *file;	/* NULL: free */
+	struct cf_file_grants g;
+};
+
+struct cf_file_bucket {
+	struct cf_file_slot slot[CF_FILE_WAYS];
+};
+
+/* a file whose bucket was full */
 struct cf_file {
 	struct rhash_head node;
 	const struct file *file;	/* key */
-	struct cf_grant *read;		/* fs:read grant or NULL; reference held */
-	struct cf_grant *write;		/* fs:write grant or NULL; reference held */
+	struct cf_file_grants g;
 	struct rcu_head rcu;
 };
 
+static struct cf_file_bucket *cf_file_buckets;
 static struct rhashtable cf_files;
+static atomic_long_t cf_nr_overflow = ATOMIC_LONG_INIT(0);
 atomic_long_t cf_nr_files = ATOMIC_LONG_INIT(0);
 
 static const struct rhashtable_params cf_file_params =
 	CF_PTR_TABLE_PARAMS(struct cf_file, file, node);
 
-static void cf_file_release(struct cf_file *f)
+static struct cf_file_bucket *cf_file_bucket(const struct file *file)
 {
-	if (f->read)
-		cf_grant_put(f->read);
-	if (f->write)
-		cf_grant_put(f->write);
+	return &cf_file_buckets[hash_ptr((void *)file, CF_FILE_BITS)];
+}
+
+static void cf_file_release(struct cf_file_grants *g)
+{
+	if (g->read)
+		cf_grant_put(g->read);
+	if (g->write)
+		cf_grant_put(g->write);
+}
+
+static void cf_file_hold(struct cf_file_grants *g, struct cf_grant *rg,
+			 struct cf_grant *wg)
+{
+	if (rg)
+		refcount_inc(&rg->ref);
+	if (wg)
+		refcount_inc(&wg->ref);
+	g->read = rg;
+	g->write = wg;
+}
+
+/* The grants of a tracked file, or NULL; valid while the file lives. */
+static struct cf_file_grants *cf_file_find(const struct file *file)
+{
+	struct cf_file_bucket *b = cf_file_bucket(file);
+	struct cf_file *f;
+	int i;
+
+	for (i = 0; i < CF_FILE_WAYS; i++)
+		if (READ_ONCE(b->slot[i].file) == file)
+			return &b->slot[i].g;
+	if (!atomic_long_read(&cf_nr_overflow))
+		return NULL;
+	f = rhashtable_lookup(&cf_files, &file, cf_file_params);
+	return f ? &f->g : NULL;
+}
+
+static int cf_file_track_overflow(struct file *file, struct cf_grant *rg,
+				  struct cf_grant *wg)
+{
+	struct cf_file *f;
+	int err;
+
+	f = kzalloc(sizeof(*f), GFP_ATOMIC | __GFP_NOWARN);
+	if (!f)
+		return -ENOMEM;
+	f->file = file;
+	cf_file_hold(&f->g, rg, wg);
+	/* one walk of the bucket: the insert itself finds a duplicate */
+	err = rhashtable_lookup_insert_fast(&cf_files, &f->node, cf_file_params);
+	if (err) {
+		cf_file_release(&f->g);
+		kfree(f);
+		return WARN_ON_ONCE(err == -EEXIST) ? -EACCES : -ENOMEM;
+	}
+	atomic_long_inc(&cf_nr_overflow);
+	atomic_long_inc(&cf_nr_files);
+	return 0;
 }
 
 /**
@@ -56,41 +142,35 @@ static void cf_file_release(struct cf_file *f)
  * @wg: the fs:write grant, or NULL; at least one of @rg and @wg is set
  *
  * A reference is taken on each grant. Entries leave in file_free_security,
- * so a file already in the table can only be a stale entry for a reused
+ * so a file already tracked can only be a stale entry for a reused
  * pointer: that fails the open.
  *
  * Return: 0, -ENOMEM or -EACCES (the open then fails: fail closed).
  */
 int cf_file_track(struct file *file, struct cf_grant *rg, struct cf_grant *wg)
 {
-	struct cf_file *f;
-	int err;
+	struct cf_file_bucket *b = cf_file_bucket(file);
+	struct cf_file_slot *s;
+	int i;
 
-	f = kzalloc(sizeof(*f), GFP_ATOMIC | __GFP_NOWARN);
-	if (!f)
-		return -ENOMEM;
-	f->file = file;
-	if (rg) {
-		refcount_inc(&rg->ref);
-		f->read = rg;
+	for (i = 0; i < CF_FILE_WAYS; i++)
+		if (WARN_ON_ONCE(READ_ONCE(b->slot[i].file) == file))
+			return -EACCES;
+	for (i = 0; i < CF_FILE_WAYS; i++) {
+		s = &b->slot[i];
+		/* nobody else can see @file yet: claim, then fill */
+		if (!READ_ONCE(s->file) && !cmpxchg(&s->file, NULL, file)) {
+			cf_file_hold(&s->g, rg, wg);
+			atomic_long_inc(&cf_nr_files);
+			return 0;
+		}
 	}
-	if (wg) {
-		refcount_inc(&wg->ref);
-		f->write = wg;
-	}
-	/* one walk of the bucket: the insert itself finds a duplicate */
-	err = rhashtable_lookup_insert_fast(&cf_files, &f->node, cf_file_params);
-	if (err) {
-		cf_file_release(f);
-		kfree(f);
-		return WARN_ON_ONCE(err == -EEXIST) ? -EACCES : -ENOMEM;
-	}
-	atomic_long_inc(&cf_nr_files);
-	return 0;
+	return cf_file_track_overflow(file, rg, wg);
 }
 
 /* The grant behind @f for @mask, rechecked; see cf_file_revalidate(). */
-static int cf_file_check(struct cf_file *f, struct file *file, int mask)
+static int cf_file_check(const struct cf_file_grants *f, struct file *file,
+			 int mask)
 {
 	struct cf_target t = {};
 	enum capfence_reason r;
@@ -140,9 +220,8 @@ static int cf_file_check(struct cf_file *f, struct file *file, int mask)
  */
 int cf_file_revalidate(struct file *file, int mask)
 {
-	struct cf_file *f;
+	const struct cf_file_grants *f = cf_file_find(file);
 
-	f = rhashtable_lookup(&cf_files, &file, cf_file_params);
 	return f ? cf_file_check(f, file, mask) : 0;
 }
 
@@ -165,9 +244,8 @@ int cf_file_map(struct file *file, unsigned long prot, bool shared,
 {
 	struct cf_target t = { .class_id = CAPFENCE_CLASS_FS_WRITE,
 			       .what = what };
-	struct cf_file *f;
+	const struct cf_file_grants *f = cf_file_find(file);
 
-	f = rhashtable_lookup(&cf_files, &file, cf_file_params);
 	if (!f)
 		return 0;
 	if (shared && (prot & PROT_WRITE) && f->write) {
@@ -187,38 +265,78 @@ int cf_file_map(struct file *file, unsigned long prot, bool shared,
  */
 void cf_file_free(struct file *file)
 {
+	struct cf_file_bucket *b = cf_file_bucket(file);
+	struct cf_file_grants g;
 	struct cf_file *f;
+	int i;
 
+	for (i = 0; i < CF_FILE_WAYS; i++) {
+		struct cf_file_slot *s = &b->slot[i];
+
+		if (READ_ONCE(s->file) != file)
+			continue;
+		/* the file has no user left: nobody reads the grants */
+		g = s->g;
+		s->g.read = NULL;
+		s->g.write = NULL;
+		/* the grants are cleared before the slot can be claimed */
+		smp_store_release(&s->file, NULL);
+		atomic_long_dec(&cf_nr_files);
+		cf_file_release(&g);
+		return;
+	}
+	if (!atomic_long_read(&cf_nr_overflow))
+		return;
 	f = rhashtable_lookup(&cf_files, &file, cf_file_params);
 	if (!f || rhashtable_remove_fast(&cf_files, &f->node, cf_file_params))
 		return;
+	atomic_long_dec(&cf_nr_overflow);
 	atomic_long_dec(&cf_nr_files);
-	cf_file_release(f);
+	cf_file_release(&f->g);
 	kfree_rcu(f, rcu);
 }
 
 /**
- * cf_file_init() - create the table
+ * cf_file_init() - create the tables
  *
  * Return: 0 or -ENOMEM.
  */
 int cf_file_init(void)
 {
-	return rhashtable_init(&cf_files, &cf_file_params);
+	int err;
+
+	cf_file_buckets = kvcalloc(1 << CF_FILE_BITS, sizeof(*cf_file_buckets),
+				   GFP_KERNEL);
+	if (!cf_file_buckets)
+		return -ENOMEM;
+	err = rhashtable_init(&cf_files, &cf_file_params);
+	if (err)
+		kvfree(cf_file_buckets);
+	return err;
 }
 
 static void cf_file_free_entry(void *ptr, void *arg)
 {
 	struct cf_file *f = ptr;
 
-	cf_file_release(f);
+	cf_file_release(&f->g);
 	kfree(f);
 }
 
 /**
- * cf_file_exit() - destroy the table at module exit (empty by then)
+ * cf_file_exit() - destroy the tables at module exit
+ *
+ * The programs are detached: files still open forget their grants here.
  */
 void cf_file_exit(void)
 {
+	unsigned int i;
+	int w;
+
+	for (i = 0; i < 1U << CF_FILE_BITS; i++)
+		for (w = 0; w < CF_FILE_WAYS; w++)
+			if (cf_file_buckets[i].slot[w].file)
+				cf_file_release(&cf_file_buckets[i].slot[w].g);
+	kvfree(cf_file_buckets);
 	rhashtable_free_and_destroy(&cf_files, cf_file_free_entry, NULL);
 }

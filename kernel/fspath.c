@@ -77,7 +77,10 @@ static const char *cf_fs_name(const struct path *path,
 	struct path root;
 	char *p;
 
-	if (clen + 2 > PATH_MAX || !cf_fs_root(&root) ||
+	if (clen + 2 > PATH_MAX || !cf_fs_root(&root))
+		return NULL;
+	/* on the root's own mount no mount is crossed: skip mount_lock */
+	if (path->mnt == root.mnt ? !is_subdir(path->dentry, root.dentry) :
 	    !path_is_under(path, &root))
 		return NULL;
 	/* leave room behind the directory's name for "/" and the child's */

@@ -768,6 +768,25 @@ static void bench_landlock(int rounds, int ms, int lfd, uint16_t port)
 	free(x);
 }
 
+/* The Landlock comparison alone (bench-vm landlock ROUNDS MS). */
+static void bench_files_only(int rounds, int ms)
+{
+	uint16_t port;
+	int lfd;
+
+	if (sh("mkdir -p " BENCH_DEEP " && touch " BENCH_FILE " " BENCH_FILE8))
+		die(BENCH_FILE8, EIO);
+	lfd = cft_listen(&port);
+	if (lfd < 0)
+		die("listen", lfd);
+	fcntl(lfd, F_SETFD, 0);
+	fcntl(lfd, F_SETFL, O_NONBLOCK);
+	if (sh("grep -q '^capfence ' /proc/modules"))
+		module_load();
+	bench_landlock(rounds, ms, lfd, port);
+	close(lfd);
+}
+
 /* ---- figure 2: netlink round trips ---------------------------------- */
 
 static double getfamily_rtt(struct cf_nl *nl)
@@ -970,6 +989,11 @@ int main(int argc, char **argv)
 		bench_hooks(argc > 2 ? atoi(argv[2]) : HK_ROUNDS,
 			    argc > 3 ? atoi(argv[3]) : HK_MS,
 			    argc > 4 && atoi(argv[4]));
+		return 0;
+	}
+	if (!strcmp(what, "landlock")) {
+		bench_files_only(argc > 2 ? atoi(argv[2]) : HK_ROUNDS,
+				 argc > 3 ? atoi(argv[3]) : HK_MS);
 		return 0;
 	}
 	if (argc > 2)
