@@ -478,6 +478,45 @@ static int seize(int pid)
 	return res(ptrace(PTRACE_SEIZE, pid, 0, 0));
 }
 
+/*
+ * PTRACE_TRACEME from the other side: "n-tm-fork" forks a child that waits,
+ * "n-tm-go" lets it ask for its parent as tracer and returns its errno.
+ */
+static int tm_pipe[2] = { -1, -1 };
+static pid_t tm_child;
+
+static int traceme_fork(void)
+{
+	char c;
+
+	if (pipe(tm_pipe))
+		return -errno;
+	tm_child = fork();
+	if (tm_child < 0)
+		return -errno;
+	if (!tm_child) {
+		close(tm_pipe[1]);
+		if (read(tm_pipe[0], &c, 1) != 1)
+			_exit(EIO);
+		_exit(ptrace(PTRACE_TRACEME, 0, 0, 0) ? errno : 0);
+	}
+	close(tm_pipe[0]);
+	return tm_child;
+}
+
+static int traceme_go(void)
+{
+	int st;
+
+	if (write(tm_pipe[1], "g", 1) != 1)
+		return EIO;
+	close(tm_pipe[1]);
+	if (waitpid(tm_child, &st, 0) != tm_child)
+		return ECHILD;
+	/* never ended by a signal */
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 255;
+}
+
 static int procmem(int pid)
 {
 	char path[64];
@@ -581,6 +620,10 @@ int cft_agent_extra(char *cmd)
 		return srcroute(b, a, port);
 	if (sscanf(cmd, "n-borrow %127s %d", a, &port) == 2)
 		return borrow(a, port);
+	if (!strcmp(cmd, "n-tm-fork"))
+		return traceme_fork();
+	if (!strcmp(cmd, "n-tm-go"))
+		return traceme_go();
 	if (sscanf(cmd, "n-seize %d", &port) == 1)
 		return seize(port);
 	if (sscanf(cmd, "n-procmem %d", &port) == 1)
@@ -1193,6 +1236,26 @@ TEST_F(net, ptrace_cannot_borrow)
 	EXPECT_EQ(0, cft_agent_do(&self->agent, "connect 127.0.0.1 %u",
 				  self->tcp_port));
 	EXPECT_TRUE(cft_agent_stop_clean(&holder));
+}
+
+/*
+ * PTRACE_TRACEME makes the parent the tracer: a child holding a capability
+ * its bound parent does not hold may not lend itself that way.
+ */
+TEST_F(net, traceme_cannot_lend)
+{
+	struct cf_token t;
+	int child;
+
+	child = cft_agent_do(&self->agent, "n-tm-fork");
+	ASSERT_LT(0, child);
+	give(_metadata, self, self->e, child, "net:connect", "127.0.0.0/8", 0, &t);
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "n-tm-go"));
+	record(_metadata, self, child, self->e, "borrow", "none", "ptrace", 0);
+	/* holding nothing its parent does not, it may */
+	child = cft_agent_do(&self->agent, "n-tm-fork");
+	ASSERT_LT(0, child);
+	EXPECT_EQ(0, cft_agent_do(&self->agent, "n-tm-go"));
 }
 
 TEST_F(net, removed_key_fences_held_grants)
