@@ -135,6 +135,9 @@ $(B)/guest/share/capfence/cli-tests.sh: selftests/cli/cli-tests.sh
 	@mkdir -p $(dir $@)
 	install -m 0755 $< $@
 
+# Every program built from the shared ABI is rebuilt when it changes.
+$(B)/tools/capfence $(UNIT_BINS) $(VMT_BINS) $(GUEST_EXTRA): include/uapi/linux/capfence.h
+
 $(B)/guest/bin/run-vm-tests: selftests/kernel/run-vm-tests
 	@mkdir -p $(B)/guest/bin
 	cp $< $@

@@ -49,14 +49,6 @@ static const int cf_reason_errnos[] = {
 	[CAPFENCE_R_BORROW] = EACCES,
 };
 
-static const char *const cf_class_names[] = {
-	[CAPFENCE_CLASS_NONE] = "none",
-	[CAPFENCE_CLASS_NET_CONNECT] = "net:connect",
-	[CAPFENCE_CLASS_NET_BIND] = "net:bind",
-	[CAPFENCE_CLASS_FS_READ] = "fs:read",
-	[CAPFENCE_CLASS_FS_WRITE] = "fs:write",
-};
-
 /**
  * cf_reason_name() - stable name of a reason
  * @r: reason
@@ -77,18 +69,6 @@ static const char *cf_reason_name(enum capfence_reason r)
 int cf_reason_errno(enum capfence_reason r)
 {
 	return r <= CAPFENCE_R_MAX ? -cf_reason_errnos[r] : -EINVAL;
-}
-
-/**
- * cf_class_name() - stable name of a class
- * @class_id: enum capfence_class
- *
- * Return: e.g. "net:connect".
- */
-static const char *cf_class_name(u8 class_id)
-{
-	return class_id <= CAPFENCE_CLASS_MAX ? cf_class_names[class_id] :
-						"unknown";
 }
 
 /*
@@ -165,7 +145,7 @@ void cf_audit_exercise(const struct cf_target *t, u64 epoch,
 	cf_current_comm(comm);
 	cf_audit_str(ab, "comm", comm, strnlen(comm, sizeof(comm)));
 	audit_log_format(ab, " epoch=%llu class=%s", epoch,
-			 cf_class_name(t->class_id));
+			 cf_class(t->class_id)->name);
 	cf_audit_target(ab, t);
 	audit_log_format(ab, " cap_id=%016llx fence=%llu", cap_id, fence);
 	audit_log_end(ab);
@@ -200,6 +180,6 @@ void cf_audit_delegate(pid_t pid, u64 epoch, u64 token_epoch, u8 class_id,
 	audit_log_format(ab, " target_pid=%d epoch=%llu token_epoch=%llu",
 			 pid, epoch, token_epoch);
 	audit_log_format(ab, " class=%s cap_id=%016llx fence=%llu",
-			 cf_class_name(class_id), cap_id, fence);
+			 cf_class(class_id)->name, cap_id, fence);
 	audit_log_end(ab);
 }

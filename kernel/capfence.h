@@ -198,9 +198,33 @@ int cf_key_verify(u32 key_id, const u8 *msg, size_t len, const u8 *mac);
 struct cf_keycell *cf_keycell_get(u32 key_id);
 void cf_keycell_put(struct cf_keycell *c);
 
+/* class.c */
+struct cf_class {
+	const char *name;	/* stable: audit records, events, the CLI */
+	u8 constraint;		/* CAPFENCE_CONSTRAINT_* of its tokens and rules */
+};
+
+const struct cf_class *cf_class(u8 class_id);
+int cf_class_init(void);
+
 /* token.c */
-int cf_token_decode(struct cf_token *t, const u8 *buf, size_t len,
-		    const char **why);
+enum cf_token_fault {
+	CF_TOKEN_OK,
+	CF_TOKEN_TRUNCATED,
+	CF_TOKEN_VERSION,
+	CF_TOKEN_CLASS,
+	CF_TOKEN_FLAGS,
+	CF_TOKEN_ZERO_ID,
+	CF_TOKEN_TOO_MANY,
+	CF_TOKEN_KIND,
+	CF_TOKEN_NET,
+	CF_TOKEN_PATH,
+	CF_TOKEN_LENGTH,
+};
+
+enum cf_token_fault cf_token_decode(struct cf_token *t, const u8 *buf,
+				    size_t len);
+void cf_token_fault_msg(struct netlink_ext_ack *extack, enum cf_token_fault f);
 
 /* cap.c */
 void cf_cap_exit(void);
@@ -351,11 +375,23 @@ struct cf_delegation {
 	u64 fence;
 };
 
+/* an exec binding: the epoch and tokens the caller's next exec binds */
+struct cf_exec_binding {
+	u64 epoch_id;
+	u32 n;				/* tokens */
+	const u8 *tok[CAPFENCE_MAX_TOKENS];	/* canonical token bytes */
+	size_t len[CAPFENCE_MAX_TOKENS];
+	/* results */
+	enum capfence_reason reason;
+	struct cf_token token;		/* the token rejected, if any */
+	u64 fence;
+};
+
 const struct cred *cf_get_task_cred(pid_t pid);
 int cf_delegate(struct cf_delegation *d, struct netlink_ext_ack *extack);
-int cf_check_token(const struct cf_token *t, const char *why, const u8 *buf,
-		   struct cf_epoch *e, enum capfence_reason *reason,
-		   struct netlink_ext_ack *extack);
+int cf_exec_bind(struct cf_exec_binding *b, struct netlink_ext_ack *extack);
+void cf_decision_publish(enum capfence_reason r, const struct cf_token *t,
+			 pid_t pid, u64 epoch, u64 fence, bool dry_run);
 int cf_exercise(struct cf_cred *e, struct cf_target *t,
 		struct cf_grant **admitted);
 int cf_refuse_mediated(struct cf_cred *e, u8 class_id, const char *what);

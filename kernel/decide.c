@@ -16,13 +16,6 @@
 #include <linux/sched/task.h>
 #include "capfence.h"
 
-/* extack messages chosen at run time; all are static strings */
-static void cf_extack(struct netlink_ext_ack *extack, const char *msg)
-{
-	if (extack)
-		extack->_msg = msg;
-}
-
 /**
  * cf_get_task_cred() - referenced credential of the task @pid
  * @pid: pid in the caller's namespace
@@ -46,37 +39,33 @@ const struct cred *cf_get_task_cred(pid_t pid)
 	return cred;
 }
 
-/**
- * cf_check_token() - rows 2 to 4 of the delegation table against @e
- * @t: the token as cf_token_decode() left it
- * @why: cf_token_decode()'s reason when it failed, NULL when it decoded
- * @buf: the canonical token bytes @t was decoded from
- * @e: the receiver's epoch
- * @reason: the typed result
- * @extack: netlink extended ack, set on rejection
- *
- * Process context.
- *
- * Return: 0 (see @reason), or a negative errno for a system failure.
+/*
+ * Rows 2 to 4 of the delegation table for @t against the receiver's epoch
+ * @e: the typed result in @reason, the message in @extack. @fault is what
+ * cf_token_decode() found in the canonical bytes @buf. Process context.
+ * Returns 0, or a negative errno for a system failure.
  */
-int cf_check_token(const struct cf_token *t, const char *why, const u8 *buf,
-		   struct cf_epoch *e, enum capfence_reason *reason,
-		   struct netlink_ext_ack *extack)
+static int cf_check_token(const struct cf_token *t, enum cf_token_fault fault,
+			  const u8 *buf, struct cf_epoch *e,
+			  enum capfence_reason *reason,
+			  struct netlink_ext_ack *extack)
 {
 	const struct cf_rule *rule;
 	int err;
 
-	if (why) {
-		cf_extack(extack, why);
-		*reason = CAPFENCE_R_FORGED;
+	*reason = CAPFENCE_R_FORGED;
+	if (fault) {
+		cf_token_fault_msg(extack, fault);
 		return 0;
 	}
 	err = cf_key_verify(t->key_id, buf, t->signed_len, t->mac);
-	if (err == -ENOKEY || err == -EBADMSG) {
-		cf_extack(extack, err == -ENOKEY ?
-			  "forged: token names a key that is not installed" :
-			  "forged: token MAC does not verify");
-		*reason = CAPFENCE_R_FORGED;
+	if (err == -ENOKEY) {
+		NL_SET_ERR_MSG(extack,
+			       "forged: token names a key that is not installed");
+		return 0;
+	}
+	if (err == -EBADMSG) {
+		NL_SET_ERR_MSG(extack, "forged: token MAC does not verify");
 		return 0;
 	}
 	if (err)
@@ -88,12 +77,15 @@ int cf_check_token(const struct cf_token *t, const char *why, const u8 *buf,
 		return 0;
 	}
 	rule = &e->rules[t->class_id];
-	if (rule->kind != CAPFENCE_RULE_TOKEN ||
-	    !cf_constraints_contain(rule->c, rule->n, t->c, t->n)) {
-		cf_extack(extack, rule->kind != CAPFENCE_RULE_TOKEN ?
-			  "class_denied: the receiver's epoch does not grant this class by token" :
-			  "class_denied: token constraint is not inside the epoch's rule");
-		*reason = CAPFENCE_R_CLASS_DENIED;
+	*reason = CAPFENCE_R_CLASS_DENIED;
+	if (rule->kind != CAPFENCE_RULE_TOKEN) {
+		NL_SET_ERR_MSG(extack,
+			       "class_denied: the receiver's epoch does not grant this class by token");
+		return 0;
+	}
+	if (!cf_constraints_contain(rule->c, rule->n, t->c, t->n)) {
+		NL_SET_ERR_MSG(extack,
+			       "class_denied: token constraint is not inside the epoch's rule");
 		return 0;
 	}
 	*reason = CAPFENCE_R_OK;
@@ -145,17 +137,17 @@ int cf_delegate(struct cf_delegation *d, struct netlink_ext_ack *extack)
 	const struct cred *tcred, *fcred = NULL;
 	struct cf_holdings *old, *new = NULL;
 	struct cf_cred *target, *from = NULL;
+	enum cf_token_fault fault;
 	struct cf_grant *g;
-	const char *why;
 	int err = 0;
 
 	lockdep_assert_held(&cf_mutex);
 	d->fence = cf_fence_value();
 	/*
-	 * Decoded once, up front, so every reply can name the cap_id; @why
-	 * stays NULL when it decoded. The checks still run in table order.
+	 * Decoded once, up front, so every reply can name the cap_id. The
+	 * checks still run in table order.
 	 */
-	cf_token_decode(&d->token, d->tok, d->len, &why);
+	fault = cf_token_decode(&d->token, d->tok, d->len);
 	tcred = cf_get_task_cred(d->pid);
 	if (!tcred) {
 		NL_SET_ERR_MSG(extack, "no_task: no task with this pid");
@@ -171,7 +163,7 @@ int cf_delegate(struct cf_delegation *d, struct netlink_ext_ack *extack)
 		goto out;
 	}
 	d->target_epoch = target->epoch->id;
-	err = cf_check_token(&d->token, why, d->tok, target->epoch,
+	err = cf_check_token(&d->token, fault, d->tok, target->epoch,
 			     &d->reason, extack);
 	if (err || d->reason != CAPFENCE_R_OK)
 		goto out;
@@ -232,6 +224,109 @@ out:
 		put_cred(fcred);
 	put_cred(tcred);
 	return err;
+}
+
+/**
+ * cf_exec_bind() - check an exec binding and make it pending
+ * @b: the request; the typed result and the rejected token are written
+ *     back into it
+ * @extack: netlink extended ack, carries the message
+ *
+ * The caller's next exec binds it to epoch @b->epoch_id holding @b's
+ * tokens. Each token passes rows 2 to 4 against that epoch and must be
+ * neither revoked nor fenced now; the first that does not is the typed
+ * result and nothing becomes pending. Caller holds cf_mutex (which detach
+ * takes too, so the hooks stay attached until the binding is pending).
+ *
+ * Return: 0 (see @b->reason), -ENOLINK when the hooks are not attached,
+ * -ENOENT for an epoch that is not installed, or -ENOMEM.
+ */
+int cf_exec_bind(struct cf_exec_binding *b, struct netlink_ext_ack *extack)
+{
+	struct cf_holdings *h = NULL, *nh;
+	enum cf_token_fault fault;
+	struct cf_epoch *e;
+	struct cf_grant *g;
+	int err = 0;
+	u32 i;
+
+	lockdep_assert_held(&cf_mutex);
+	b->reason = CAPFENCE_R_OK;
+	b->fence = cf_fence_value();
+	if (!cf_hooks_attached()) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "hooks are not attached; run `capfence attach` first");
+		return -ENOLINK;
+	}
+	e = cf_epoch_find(b->epoch_id);
+	if (!e) {
+		NL_SET_ERR_MSG_MOD(extack, "epoch is not installed");
+		return -ENOENT;
+	}
+	for (i = 0; i < b->n; i++) {
+		fault = cf_token_decode(&b->token, b->tok[i], b->len[i]);
+		err = cf_check_token(&b->token, fault, b->tok[i], e, &b->reason,
+				     extack);
+		if (err || b->reason)
+			goto out;
+		g = cf_grant_from_token(&b->token, e, 0, GFP_KERNEL);
+		if (!g) {
+			err = -ENOMEM;
+			goto out;
+		}
+		nh = cf_holdings_add(h, g, GFP_KERNEL);
+		if (!nh) {
+			cf_grant_put(g);
+			err = -ENOMEM;
+			goto out;
+		}
+		cf_holdings_put(h);
+		h = nh;
+		read_seqlock_excl(&cf_fence);
+		b->reason = cf_grant_state(g);
+		b->fence = cf_fence_value_locked();
+		read_sequnlock_excl(&cf_fence);
+		if (b->reason == CAPFENCE_R_REVOKED) {
+			NL_SET_ERR_MSG(extack, "revoked: this capability was revoked");
+			goto out;
+		}
+		if (b->reason) {
+			NL_SET_ERR_MSG(extack,
+				       "fenced: a newer epoch narrowed this class");
+			goto out;
+		}
+	}
+	err = cf_cred_set_pending(current_cred(), e, h);
+	h = NULL;
+out:
+	cf_holdings_put(h);
+	return err;
+}
+
+/**
+ * cf_decision_publish() - count, audit and announce a delegation decision
+ * @r: the typed result
+ * @t: the token judged (its cap_id and class, as far as it decoded)
+ * @pid: the receiving task
+ * @epoch: the receiver's epoch
+ * @fence: the fence value the decision was made at
+ * @dry_run: a check only: nothing is counted or announced
+ *
+ * What each result leaves behind: every real decision is counted and
+ * multicast as an event; a forged token and an epoch mismatch, the two
+ * results that say something is wrong upstream, are also audited.
+ */
+void cf_decision_publish(enum capfence_reason r, const struct cf_token *t,
+			 pid_t pid, u64 epoch, u64 fence, bool dry_run)
+{
+	if (!dry_run)
+		cf_stats_delegate(r);
+	if (r == CAPFENCE_R_FORGED || r == CAPFENCE_R_EPOCH_MISMATCH)
+		cf_audit_delegate(pid, epoch, t->epoch_id, t->class_id, r,
+				  t->cap_id, fence);
+	if (!dry_run)
+		cf_event(r ? CAPFENCE_EV_DELEGATE_REJECT : CAPFENCE_EV_DELEGATE_OK,
+			 epoch, t->cap_id, r, pid);
 }
 
 /*

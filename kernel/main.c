@@ -20,6 +20,9 @@ static int __init capfence_init(void)
 {
 	int err;
 
+	err = cf_class_init();
+	if (err)
+		return err;
 	err = cf_cred_init();
 	if (err)
 		return err;

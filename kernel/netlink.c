@@ -9,9 +9,17 @@
  * opener too when the message is written without a destination address)
  * and an unbound caller; a bound task can use no mutating operation.
  *
- * Locking: mutating handlers run under cf_mutex, which orders them; the
- * fence lock is taken inside the helpers they call. Dumps read under RCU
- * and flag NLM_F_DUMP_INTR when the generation moves.
+ * Every command is validated strictly (resv_start_op 0): unknown
+ * attributes, trailing bytes and a non-zero reserved header field are
+ * refused with EINVAL.
+ *
+ * Locking: the family runs its handlers in parallel (parallel_ops), not
+ * under the genetlink mutex: mutating handlers take cf_mutex, which orders
+ * them; the fence lock is taken inside the helpers they call. Reads (status,
+ * task and epoch queries, dumps) take no mutex: they read under RCU, and
+ * dumps flag NLM_F_DUMP_INTR when the generation moves. Decisions, with
+ * what they count, audit and announce, are decide.c's; this file parses,
+ * calls and replies.
  */
 #include <linux/cred.h>
 #include <linux/sched.h>
@@ -159,21 +167,22 @@ void cf_event(enum capfence_event ev, u64 epoch, u64 cap_id,
 
 static int cf_nl_key_install(struct sk_buff *skb, struct genl_info *info)
 {
-	u8 *key;
-	int err;
+	struct nlattr *key = info->attrs[CAPFENCE_A_KEY];
+	int err = -EINVAL;
 
 	if (GENL_REQ_ATTR_CHECK(info, CAPFENCE_A_KEY_ID) ||
 	    GENL_REQ_ATTR_CHECK(info, CAPFENCE_A_KEY))
-		return -EINVAL;
-	key = nla_data(info->attrs[CAPFENCE_A_KEY]);
+		goto out;
 	mutex_lock(&cf_mutex);
-	err = cf_key_install(nla_get_u32(info->attrs[CAPFENCE_A_KEY_ID]), key,
-			     info->extack);
+	err = cf_key_install(nla_get_u32(info->attrs[CAPFENCE_A_KEY_ID]),
+			     nla_data(key), info->extack);
 	mutex_unlock(&cf_mutex);
-	/* the request skb is ours: leave no key bytes behind in it */
-	memzero_explicit(key, CAPFENCE_KEY_LEN);
 	if (!err)
 		cf_event(CAPFENCE_EV_KEY_CHANGE, 0, 0, CAPFENCE_R_OK, 0);
+out:
+	/* the request skb is ours: leave no key bytes behind, on any path */
+	if (key)
+		memzero_explicit(nla_data(key), nla_len(key));
 	return err;
 }
 
@@ -190,11 +199,6 @@ static int cf_nl_key_remove(struct sk_buff *skb, struct genl_info *info)
 	if (!err)
 		cf_event(CAPFENCE_EV_KEY_CHANGE, 0, 0, CAPFENCE_R_OK, 0);
 	return err;
-}
-
-static bool cf_class_is_net(u8 c)
-{
-	return c == CAPFENCE_CLASS_NET_CONNECT || c == CAPFENCE_CLASS_NET_BIND;
 }
 
 static int cf_parse_rule(struct cf_epoch *e, const struct nlattr *nest,
@@ -224,16 +228,17 @@ static int cf_parse_rule(struct cf_epoch *e, const struct nlattr *nest,
 	rule->kind = nla_get_u8(tb[CAPFENCE_RULE_A_KIND]);
 	nla_for_each_nested(nla, nest, rem) {
 		int type = nla_type(nla);
-		bool is_net = type == CAPFENCE_RULE_A_NET;
+		u8 kind = type == CAPFENCE_RULE_A_NET ? CAPFENCE_CONSTRAINT_NET :
+			  CAPFENCE_CONSTRAINT_PATH;
 
-		if (!is_net && type != CAPFENCE_RULE_A_PATH)
+		if (type != CAPFENCE_RULE_A_NET && type != CAPFENCE_RULE_A_PATH)
 			continue;
 		if (rule->kind != CAPFENCE_RULE_TOKEN) {
 			NL_SET_ERR_MSG_ATTR(extack, nla,
 					    "only token rules take constraints");
 			return -EINVAL;
 		}
-		if (cf_class_is_net(class_id) != is_net) {
+		if (cf_class(class_id)->constraint != kind) {
 			NL_SET_ERR_MSG_ATTR(extack, nla,
 					    "constraint kind does not fit the class");
 			return -EINVAL;
@@ -493,21 +498,14 @@ static int cf_reply_reason(struct genl_info *info, u8 cmd,
 	return genlmsg_reply(msg, info);
 }
 
-/* Count, publish, audit and answer one delegation-style decision. */
+/* Publish one delegation-style decision and answer it. */
 static int cf_finish_decision(struct genl_info *info, u8 cmd,
 			      enum capfence_reason r, const struct cf_token *t,
 			      pid_t pid, u64 epoch, u64 fence, bool dry_run)
 {
 	int err;
 
-	if (!dry_run)
-		cf_stats_delegate(r);
-	if (r == CAPFENCE_R_FORGED || r == CAPFENCE_R_EPOCH_MISMATCH)
-		cf_audit_delegate(pid, epoch, t->epoch_id, t->class_id, r,
-				  t->cap_id, fence);
-	if (!dry_run)
-		cf_event(r ? CAPFENCE_EV_DELEGATE_REJECT : CAPFENCE_EV_DELEGATE_OK,
-			 epoch, t->cap_id, r, pid);
+	cf_decision_publish(r, t, pid, epoch, fence, dry_run);
 	err = cf_reply_reason(info, cmd, r, t->cap_id, epoch, fence);
 	return r ? cf_reason_errno(r) : err;
 }
@@ -542,82 +540,35 @@ static int cf_nl_delegate(struct sk_buff *skb, struct genl_info *info)
 
 static int cf_nl_exec_set(struct sk_buff *skb, struct genl_info *info)
 {
-	struct cf_holdings *h = NULL, *nh;
-	enum capfence_reason r = CAPFENCE_R_OK;
-	struct cf_token *t;
-	struct cf_epoch *e;
+	struct cf_exec_binding *b;
 	struct nlattr *nla;
-	const char *why;
-	int rem, err = 0, n = 0;
-	u64 fence = 0;
+	int rem, err;
 
 	if (GENL_REQ_ATTR_CHECK(info, CAPFENCE_A_EPOCH_ID))
 		return -EINVAL;
-	t = kzalloc(sizeof(*t), GFP_KERNEL);
-	if (!t)
+	b = kzalloc(sizeof(*b), GFP_KERNEL);
+	if (!b)
 		return -ENOMEM;
-	mutex_lock(&cf_mutex);
-	/* under the mutex detach takes: no detach between test and pending */
-	if (!cf_hooks_attached()) {
-		NL_SET_ERR_MSG_MOD(info->extack,
-				   "hooks are not attached; run `capfence attach` first");
-		err = -ENOLINK;
-		goto out;
-	}
-	e = cf_epoch_find(nla_get_u64(info->attrs[CAPFENCE_A_EPOCH_ID]));
-	if (!e) {
-		NL_SET_ERR_MSG_MOD(info->extack, "epoch is not installed");
-		err = -ENOENT;
-		goto out;
-	}
+	b->epoch_id = nla_get_u64(info->attrs[CAPFENCE_A_EPOCH_ID]);
 	nlmsg_for_each_attr(nla, info->nlhdr, GENL_HDRLEN, rem) {
-		struct cf_grant *g;
-
 		if (nla_type(nla) != CAPFENCE_A_TOKEN)
 			continue;
-		if (++n > CAPFENCE_MAX_TOKENS) {
+		if (b->n == CAPFENCE_MAX_TOKENS) {
 			NL_SET_ERR_MSG_ATTR(info->extack, nla, "too many tokens");
-			err = -E2BIG;
-			goto out;
+			kfree(b);
+			return -E2BIG;
 		}
-		cf_token_decode(t, nla_data(nla), nla_len(nla), &why);
-		err = cf_check_token(t, why, nla_data(nla), e, &r, info->extack);
-		if (err || r)
-			goto out;
-		g = cf_grant_from_token(t, e, 0, GFP_KERNEL);
-		if (!g) {
-			err = -ENOMEM;
-			goto out;
-		}
-		nh = cf_holdings_add(h, g, GFP_KERNEL);
-		if (!nh) {
-			cf_grant_put(g);
-			err = -ENOMEM;
-			goto out;
-		}
-		cf_holdings_put(h);
-		h = nh;
-		read_seqlock_excl(&cf_fence);
-		r = cf_grant_state(g);
-		fence = cf_fence_value_locked();
-		read_sequnlock_excl(&cf_fence);
-		if (r) {
-			info->extack->_msg = r == CAPFENCE_R_REVOKED ?
-				"revoked: this capability was revoked" :
-				"fenced: a newer epoch narrowed this class";
-			goto out;
-		}
+		b->tok[b->n] = nla_data(nla);
+		b->len[b->n++] = nla_len(nla);
 	}
-	err = cf_cred_set_pending(current_cred(), e, h);
-	h = NULL;
-out:
+	mutex_lock(&cf_mutex);
+	err = cf_exec_bind(b, info->extack);
 	mutex_unlock(&cf_mutex);
-	cf_holdings_put(h);
-	if (!err && r)
-		err = cf_finish_decision(info, CAPFENCE_CMD_EXEC_SET, r, t,
-					 task_tgid_nr(current), e->id, fence,
-					 false);
-	kfree(t);
+	if (!err && b->reason)
+		err = cf_finish_decision(info, CAPFENCE_CMD_EXEC_SET, b->reason,
+					 &b->token, task_tgid_nr(current),
+					 b->epoch_id, b->fence, false);
+	kfree(b);
 	return err;
 }
 
@@ -777,7 +728,8 @@ static struct genl_family cf_family __ro_after_init = {
 	.module = THIS_MODULE,
 	.ops = cf_ops,
 	.n_ops = ARRAY_SIZE(cf_ops),
-	.resv_start_op = CAPFENCE_CMD_MAX + 1,
+	.resv_start_op = 0,
+	.parallel_ops = true,
 	.mcgrps = cf_mcgrps,
 	.n_mcgrps = ARRAY_SIZE(cf_mcgrps),
 };

@@ -804,17 +804,24 @@ static int send_one(int fd, struct msg *m, struct result *r, enum ident id)
 	}
 	if (m->ping) {
 		/* odd framing: whatever comes back must parse; then a ping */
+		struct genlmsghdr *pg;
 		struct msg pm;
 		uint32_t pseq;
 
 		hdr(&pm, CAPFENCE_CMD_STATUS_GET, 0);
 		finish(&pm);
+		/* hdr() may have drawn a bad version or reserved field: a ping
+		 * is well formed (every command is validated strictly) */
+		pg = (struct genlmsghdr *)(pm.buf + NLMSG_HDRLEN);
+		pg->version = CAPFENCE_GENL_VERSION;
+		pg->reserved = 0;
 		pseq = next_seq();
 		((struct nlmsghdr *)pm.buf)->nlmsg_seq = pseq;
-		if (send(fd, pm.buf, pm.len, 0) < 0 ||
-		    read_until(fd, pseq, r, &ext, &data, 5000) != 0) {
-			note(r, "ping after an oddly framed %s message failed",
-			     ident_name[id]);
+		err = send(fd, pm.buf, pm.len, 0) < 0 ? -errno :
+		      read_until(fd, pseq, r, &ext, &data, 5000);
+		if (err) {
+			note(r, "ping after an oddly framed %s message failed (%d)",
+			     ident_name[id], err);
 			r->bad++;
 		}
 		r->dropped++;

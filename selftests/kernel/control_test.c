@@ -40,6 +40,39 @@ TEST_F(ctl, status_attached)
 	EXPECT_TRUE(s.attached);
 }
 
+/*
+ * Every command is validated strictly: a non-zero reserved field, an
+ * attribute the family does not have and bytes after the last attribute
+ * are each EINVAL, where a lenient family would ignore them.
+ */
+TEST_F(ctl, strict_validation)
+{
+	struct nlmsghdr *nlh;
+	struct genlmsghdr *g;
+
+	nlh = cf_nl_req(&self->nl, CAPFENCE_CMD_STATUS_GET, 0);
+	g = mnl_nlmsg_get_payload(nlh);
+	g->reserved = 1;
+	EXPECT_EQ(-EINVAL, cf_nl_talk(&self->nl, nlh, NULL, NULL));
+
+	nlh = cf_nl_req(&self->nl, CAPFENCE_CMD_TASK_GET, 0);
+	mnl_attr_put_u32(nlh, CAPFENCE_A_PID, (uint32_t)getpid());
+	mnl_attr_put_u32(nlh, CAPFENCE_A_MAX + 1, 0);
+	EXPECT_EQ(-EINVAL, cf_nl_talk(&self->nl, nlh, NULL, NULL));
+
+	nlh = cf_nl_req(&self->nl, CAPFENCE_CMD_TASK_GET, 0);
+	mnl_attr_put_u32(nlh, CAPFENCE_A_PID, (uint32_t)getpid());
+	/* two bytes that cannot be an attribute */
+	memset((char *)nlh + nlh->nlmsg_len, 0, 4);
+	nlh->nlmsg_len += 2;
+	EXPECT_EQ(-EINVAL, cf_nl_talk(&self->nl, nlh, NULL, NULL));
+
+	/* the same requests, well formed, are answered */
+	nlh = cf_nl_req(&self->nl, CAPFENCE_CMD_TASK_GET, 0);
+	mnl_attr_put_u32(nlh, CAPFENCE_A_PID, (uint32_t)getpid());
+	EXPECT_EQ(0, cf_nl_talk(&self->nl, nlh, NULL, NULL));
+}
+
 TEST_F(ctl, epoch_ids_strictly_increase)
 {
 	const char *rules[] = { "net:connect=open" };

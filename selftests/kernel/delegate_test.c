@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Delegation: every row of the SPEC section 4 table, in order, through the
+ * Delegation: every row of the SPEC section 4 table (target, MAC, epoch,
+ * class, revoked or fenced, delegator), in order, through the
  * real module: errno, reason attribute, extack text, counters, and the
  * audit record of forged and cross-epoch rejections.
  */
@@ -56,7 +57,7 @@ TEST_F(deleg, accepted)
 	EXPECT_EQ(self->e, r.epoch_id);
 }
 
-TEST_F(deleg, row1_no_task)
+TEST_F(deleg, target_no_such_task)
 {
 	struct cft_reply r;
 	struct cf_token t;
@@ -67,7 +68,7 @@ TEST_F(deleg, row1_no_task)
 	EXPECT_NE(NULL, strstr(r.ext, "no_task"));
 }
 
-TEST_F(deleg, row1_not_bound)
+TEST_F(deleg, target_not_bound)
 {
 	struct cft_reply r;
 	struct cf_token t;
@@ -79,7 +80,7 @@ TEST_F(deleg, row1_not_bound)
 	EXPECT_NE(NULL, strstr(r.ext, "not_bound"));
 }
 
-TEST_F(deleg, row2_forged_mac)
+TEST_F(deleg, forged_mac_does_not_verify)
 {
 	uint8_t buf[CAPFENCE_TOKEN_MAX_LEN];
 	struct cf_status before, after;
@@ -109,7 +110,7 @@ TEST_F(deleg, row2_forged_mac)
 	cft_audit_close(fd);
 }
 
-TEST_F(deleg, row2_forged_unknown_key)
+TEST_F(deleg, forged_key_not_installed)
 {
 	uint8_t raw[CAPFENCE_KEY_LEN];
 	struct cf_key *other;
@@ -126,7 +127,7 @@ TEST_F(deleg, row2_forged_unknown_key)
 	cf_key_free(other);
 }
 
-TEST_F(deleg, row2_forged_is_not_skew)
+TEST_F(deleg, forged_wins_over_epoch_mismatch)
 {
 	uint8_t buf[CAPFENCE_TOKEN_MAX_LEN];
 	struct cft_reply r;
@@ -143,7 +144,7 @@ TEST_F(deleg, row2_forged_is_not_skew)
 	EXPECT_EQ(CAPFENCE_R_FORGED, r.reason);
 }
 
-TEST_F(deleg, row3_epoch_mismatch)
+TEST_F(deleg, token_of_another_epoch_is_epoch_mismatch)
 {
 	struct cft_reply r;
 	struct cf_token t;
@@ -172,7 +173,7 @@ TEST_F(deleg, row3_epoch_mismatch)
 	cft_audit_close(fd);
 }
 
-TEST_F(deleg, row4_class_denied_by_rule)
+TEST_F(deleg, class_denied_by_the_receivers_rule)
 {
 	struct cft_reply r;
 	struct cf_token t;
@@ -189,7 +190,7 @@ TEST_F(deleg, row4_class_denied_by_rule)
 	EXPECT_EQ(CAPFENCE_R_CLASS_DENIED, r.reason);
 }
 
-TEST_F(deleg, row4_class_denied_by_constraint)
+TEST_F(deleg, class_denied_constraint_outside_rule)
 {
 	struct cft_reply r;
 	struct cf_token t;
@@ -207,7 +208,7 @@ TEST_F(deleg, row4_class_denied_by_constraint)
 	EXPECT_EQ(CAPFENCE_R_CLASS_DENIED, r.reason);
 }
 
-TEST_F(deleg, row5_revoked)
+TEST_F(deleg, revoked_capability_refused)
 {
 	struct cft_reply r;
 	struct cf_token t;
@@ -221,7 +222,7 @@ TEST_F(deleg, row5_revoked)
 	EXPECT_EQ(CAPFENCE_R_REVOKED, r.reason);
 }
 
-TEST_F(deleg, row5_fenced)
+TEST_F(deleg, fenced_capability_refused)
 {
 	const char *narrow[] = { "net:connect=token:127.0.0.1/32",
 				 "fs:read=open", "fs:write=open" };
@@ -242,7 +243,7 @@ TEST_F(deleg, row5_fenced)
 	EXPECT_TRUE(cft_agent_stop_clean(&b));
 }
 
-TEST_F(deleg, row6_not_held)
+TEST_F(deleg, delegator_not_holding_it_refused)
 {
 	struct cft_agent b;
 	struct cft_reply r;
