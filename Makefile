@@ -39,13 +39,16 @@ TRIXIE_PKGS := make gcc-14 libc6-dev pahole libelf1t64 libssl3t64 zlib1g
 CC         := gcc
 CLANG      ?= clang
 CFLAGS_USR := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g
-CPPFLAGS_USR := -Iinclude -Itools/lib -Itools/capfence -I$(B)/lsm -isystem $(B)/ksft
+CPPFLAGS_USR := -Iinclude -Iinclude/uapi -Itools/lib -Itools/capfence -I$(B)/lsm -isystem $(B)/ksft
 SAN        := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
-LIBS       := -lsodium -lmnl -lbpf -lelf -lz
+LIBS       := -lsodium -lmnl -lbpf -lelf -lz -lpthread
 VMRUN      := selftests/vm/run
 export CAPFENCE_BUILD := $(CURDIR)/$(B)
 
 LIB_SRCS   := $(wildcard tools/lib/*.c)
+# the part of the library that never talks to the kernel (fuzzers)
+LIB_PURE_SRCS := $(filter-out tools/lib/cf_client.c,$(LIB_SRCS))
+LIB_HDRS   := include/capfence/capfence.h include/uapi/linux/capfence.h $(wildcard tools/lib/*.h)
 CLI_SRCS   := $(wildcard tools/capfence/*.c)
 KSRCS      := $(wildcard kernel/*.c kernel/*.h) Kbuild include/uapi/linux/capfence.h
 UNIT_SRCS  := $(wildcard selftests/unit/test_*.c)
@@ -57,14 +60,15 @@ BENCH_SRCS := $(wildcard selftests/bench/*.c)
 
 # Feature makefiles: each adds its own targets and, through GUEST_EXTRA,
 # programs for the VM image.
+-include tools/lib/lib.mk
 -include selftests/bench/bench.mk
 -include selftests/fuzz/fuzz.mk
 -include tools/build/install.mk
 -include selftests/debug/debug.mk
 
-.PHONY: all deps module bpf cli tests check check-fresh unit vmtest demo checkpatch clean distclean
+.PHONY: all deps module bpf lib cli tests check check-fresh unit vmtest demo checkpatch clean distclean
 
-all: module cli tests
+all: module lib cli tests
 
 deps:
 	@tools/build/deps.sh
@@ -107,22 +111,21 @@ $(B)/lsm/capfence.skel.h: $(B)/lsm/capfence.bpf.o
 
 bpf: $(B)/lsm/capfence.skel.h
 
-$(B)/tools/capfence: $(CLI_SRCS) $(LIB_SRCS) $(wildcard tools/capfence/*.h tools/lib/*.h) $(B)/lsm/capfence.skel.h | deps
+$(B)/tools/capfence: $(CLI_SRCS) $(LIB_A) $(wildcard tools/capfence/*.h) $(LIB_HDRS) $(B)/lsm/capfence.skel.h | deps
 	@mkdir -p $(B)/tools
-	$(CC) $(CFLAGS_USR) $(CPPFLAGS_USR) $(CLI_SRCS) $(LIB_SRCS) $(LIBS) -o $@
+	$(CC) $(CFLAGS_USR) $(CPPFLAGS_USR) $(CLI_SRCS) $(LIB_A) $(LIBS) -o $@
 
 cli: $(B)/tools/capfence
 
 # Host unit tests: libcapfence under AddressSanitizer and UBSan.
-$(B)/unit/%: selftests/unit/%.c $(LIB_SRCS) $(wildcard tools/lib/*.h selftests/unit/*.h) $(B)/ksft/kselftest_harness.h
+$(B)/unit/%: selftests/unit/%.c $(LIB_SRCS) $(LIB_HDRS) $(wildcard selftests/unit/*.h) $(B)/ksft/kselftest_harness.h
 	@mkdir -p $(B)/unit
-	$(CC) $(CFLAGS_USR) -O1 $(SAN) $(CPPFLAGS_USR) -DCF_VECTORS='"$(CURDIR)/selftests/vectors/tokens.txt"' $< $(LIB_SRCS) -lsodium -o $@
+	$(CC) $(CFLAGS_USR) -O1 $(SAN) $(CPPFLAGS_USR) -DCF_VECTORS='"$(CURDIR)/selftests/vectors/tokens.txt"' $< $(LIB_SRCS) -lsodium -lmnl -lpthread -o $@
 
 # VM tests: kselftest-harness programs run in the guest.
-NL_SRCS := tools/capfence/nl.c
-$(B)/guest/bin/%: selftests/kernel/%.c $(VMT_COMMON) $(wildcard selftests/kernel/*.h) $(LIB_SRCS) $(NL_SRCS) $(B)/ksft/kselftest_harness.h
+$(B)/guest/bin/%: selftests/kernel/%.c $(VMT_COMMON) $(wildcard selftests/kernel/*.h) $(LIB_A) $(LIB_HDRS) $(B)/ksft/kselftest_harness.h
 	@mkdir -p $(B)/guest/bin
-	$(CC) $(CFLAGS_USR) $(CPPFLAGS_USR) -Iselftests/kernel -I$(B)/bench -DCF_VECTORS='"/usr/share/capfence/tokens.txt"' $< $(VMT_COMMON) $(LIB_SRCS) $(NL_SRCS) -lsodium -lmnl -luring -lbpf -lelf -lz -lpthread -o $@
+	$(CC) $(CFLAGS_USR) $(CPPFLAGS_USR) -Iselftests/kernel -I$(B)/bench -DCF_VECTORS='"/usr/share/capfence/tokens.txt"' $< $(VMT_COMMON) $(LIB_A) -lsodium -lmnl -luring -lbpf -lelf -lz -lpthread -o $@
 
 # the lifecycle test offers the no-op BPF-LSM programs as hooks
 $(B)/guest/bin/lifecycle_test: $(B)/bench/noop-lsm.skel.h
@@ -202,7 +205,7 @@ checkpatch: $(LSRC)/.stamp
 		--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG -f kernel/*.c kernel/*.h lsm/*.c include/uapi/linux/capfence.h
 
 clean:
-	rm -rf $(B)/tools $(B)/lsm $(B)/unit $(B)/guest $(B)/logs $(B)/kernel-*/module
+	rm -rf $(B)/tools $(B)/lib $(B)/lsm $(B)/unit $(B)/guest $(B)/logs $(B)/kernel-*/module
 
 distclean: clean
 	rm -rf $(B)

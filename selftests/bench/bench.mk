@@ -22,17 +22,16 @@ BENCH_OUT    := $(B)/bench
 BENCH_PREREQ ?= all
 ROLLSIM_N    ?= 4000
 ROLLSIM_MEM  ?= 3072
-BENCH_NL     := tools/capfence/nl.c
 BENCH_COMMON := selftests/kernel/common.c
-BENCH_HDRS   := $(wildcard $(BENCH_DIR)/*.h tools/lib/*.h tools/capfence/nl.h selftests/kernel/common.h)
+BENCH_HDRS   := $(wildcard $(BENCH_DIR)/*.h selftests/kernel/common.h) $(LIB_HDRS)
 
 GUEST_EXTRA += $(B)/guest/bin/rollsim $(B)/guest/bin/rollsim-sandbox \
 	$(B)/guest/bin/rollsim-check $(B)/guest/bin/bench-vm \
 	$(B)/guest/bin/bench-vm-run
 
-$(B)/guest/bin/rollsim: $(BENCH_DIR)/rollsim.c $(BENCH_COMMON) $(LIB_SRCS) $(BENCH_NL) $(BENCH_HDRS)
+$(B)/guest/bin/rollsim: $(BENCH_DIR)/rollsim.c $(BENCH_COMMON) $(LIB_A) $(BENCH_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_USR) $(CPPFLAGS_USR) -Iselftests/kernel $< $(BENCH_COMMON) $(LIB_SRCS) $(BENCH_NL) -lsodium -lmnl -lpthread -o $@
+	$(CC) $(CFLAGS_USR) $(CPPFLAGS_USR) -Iselftests/kernel $< $(BENCH_COMMON) $(LIB_A) -lsodium -lmnl -lpthread -o $@
 
 # Static and allocation-free: thousands of these must fit in the guest.
 $(B)/guest/bin/rollsim-sandbox: $(BENCH_DIR)/rollsim-sandbox.c $(BENCH_DIR)/rollsim.h
@@ -48,9 +47,9 @@ $(BENCH_OUT)/noop-lsm.bpf.o: $(BENCH_DIR)/noop-lsm.bpf.c $(B)/lsm/vmlinux.h
 $(BENCH_OUT)/noop-lsm.skel.h: $(BENCH_OUT)/noop-lsm.bpf.o
 	bpftool gen skeleton $< name noop_lsm_bpf > $@
 
-$(B)/guest/bin/bench-vm: $(BENCH_DIR)/bench-vm.c $(BENCH_COMMON) $(LIB_SRCS) $(BENCH_NL) $(BENCH_HDRS) $(BENCH_OUT)/noop-lsm.skel.h
+$(B)/guest/bin/bench-vm: $(BENCH_DIR)/bench-vm.c $(BENCH_COMMON) $(LIB_A) $(BENCH_HDRS) $(BENCH_OUT)/noop-lsm.skel.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_USR) $(CPPFLAGS_USR) -Iselftests/kernel -I$(BENCH_OUT) $< $(BENCH_COMMON) $(LIB_SRCS) $(BENCH_NL) -lsodium -lmnl -lbpf -lelf -lz -lpthread -o $@
+	$(CC) $(CFLAGS_USR) $(CPPFLAGS_USR) -Iselftests/kernel -I$(BENCH_OUT) $< $(BENCH_COMMON) $(LIB_A) -lsodium -lmnl -lbpf -lelf -lz -lpthread -o $@
 
 $(B)/guest/bin/rollsim-check: $(BENCH_DIR)/rollsim-check
 	@mkdir -p $(dir $@)
@@ -60,9 +59,9 @@ $(B)/guest/bin/bench-vm-run: $(BENCH_DIR)/bench-vm-run
 	@mkdir -p $(dir $@)
 	install -m 0755 $< $@
 
-$(BENCH_OUT)/bench-host: $(BENCH_DIR)/bench-host.c $(LIB_SRCS) $(BENCH_HDRS)
+$(BENCH_OUT)/bench-host: $(BENCH_DIR)/bench-host.c $(LIB_A) $(BENCH_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_USR) $(CPPFLAGS_USR) $< $(LIB_SRCS) -lsodium -o $@
+	$(CC) $(CFLAGS_USR) $(CPPFLAGS_USR) $< $(LIB_A) -lsodium -lmnl -lpthread -o $@
 
 .PHONY: rollsim bench bench-check bench-progs bench-hooks-icount
 

@@ -13,8 +13,8 @@
 #include "common.h"
 
 FIXTURE(deleg) {
-	struct cf_nl nl;
-	struct cf_key *key;
+	struct cft_nl nl;
+	struct capfence_key *key;
 	uint64_t e;
 	struct cft_agent agent;
 };
@@ -39,14 +39,14 @@ FIXTURE_TEARDOWN(deleg)
 {
 	/* no sandboxed task may be ended by a signal */
 	EXPECT_TRUE(cft_agent_stop_clean(&self->agent));
-	cf_key_free(self->key);
-	cf_nl_close(&self->nl);
+	capfence_key_free(self->key);
+	cft_nl_close(&self->nl);
 }
 
 TEST_F(deleg, accepted)
 {
 	struct cft_reply r;
-	struct cf_token t;
+	struct capfence_token t;
 
 	ASSERT_EQ(0, cft_mint(self->key, "net:connect", self->e,
 			      "127.0.0.1/32:80", 0, &t));
@@ -59,7 +59,7 @@ TEST_F(deleg, accepted)
 TEST_F(deleg, row1_no_task)
 {
 	struct cft_reply r;
-	struct cf_token t;
+	struct capfence_token t;
 
 	ASSERT_EQ(0, cft_mint(self->key, "net:connect", self->e, NULL, 0, &t));
 	EXPECT_EQ(-ESRCH, cft_delegate(&self->nl, &t, 999999, 0, false, &r));
@@ -70,7 +70,7 @@ TEST_F(deleg, row1_no_task)
 TEST_F(deleg, row1_not_bound)
 {
 	struct cft_reply r;
-	struct cf_token t;
+	struct capfence_token t;
 
 	ASSERT_EQ(0, cft_mint(self->key, "net:connect", self->e,
 			      "127.0.0.1/32", 0, &t));
@@ -82,9 +82,9 @@ TEST_F(deleg, row1_not_bound)
 TEST_F(deleg, row2_forged_mac)
 {
 	uint8_t buf[CAPFENCE_TOKEN_MAX_LEN];
-	struct cf_status before, after;
+	struct capfence_status before, after;
 	struct cft_reply r;
-	struct cf_token t;
+	struct capfence_token t;
 	char rec[1024];
 	int fd, len;
 
@@ -92,15 +92,15 @@ TEST_F(deleg, row2_forged_mac)
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, cft_mint(self->key, "net:connect", self->e,
 			      "127.0.0.1/32", 0, &t));
-	len = cf_token_encode_bin(&t, buf, sizeof(buf));
+	len = capfence_token_encode_bin(&t, buf, sizeof(buf));
 	ASSERT_LT(0, len);
 	buf[len - 1] ^= 1;	/* last MAC byte */
-	ASSERT_EQ(0, cf_nl_status(&self->nl, &before));
+	ASSERT_EQ(0, cft_nl_status(&self->nl, &before));
 	EXPECT_EQ(-EBADMSG, cft_delegate_raw(&self->nl, buf, (size_t)len,
 					     self->agent.pid, &r));
 	EXPECT_EQ(CAPFENCE_R_FORGED, r.reason);
 	EXPECT_NE(NULL, strstr(r.ext, "MAC does not verify"));
-	ASSERT_EQ(0, cf_nl_status(&self->nl, &after));
+	ASSERT_EQ(0, cft_nl_status(&self->nl, &after));
 	EXPECT_EQ(before.delegate_reject[CAPFENCE_R_FORGED] + 1,
 		  after.delegate_reject[CAPFENCE_R_FORGED]);
 	ASSERT_EQ(0, cft_audit_wait(fd, rec, sizeof(rec), 5000,
@@ -112,31 +112,31 @@ TEST_F(deleg, row2_forged_mac)
 TEST_F(deleg, row2_forged_unknown_key)
 {
 	uint8_t raw[CAPFENCE_KEY_LEN];
-	struct cf_key *other;
+	struct capfence_key *other;
 	struct cft_reply r;
-	struct cf_token t;
+	struct capfence_token t;
 
 	memset(raw, 0x11, sizeof(raw));
-	ASSERT_EQ(0, cf_key_from_bytes(4242, raw, &other));
+	ASSERT_EQ(0, capfence_key_from_bytes(4242, raw, &other));
 	ASSERT_EQ(0, cft_mint(other, "net:connect", self->e, NULL, 0, &t));
 	EXPECT_EQ(-EBADMSG, cft_delegate(&self->nl, &t, self->agent.pid, 0,
 					 false, &r));
 	EXPECT_EQ(CAPFENCE_R_FORGED, r.reason);
 	EXPECT_NE(NULL, strstr(r.ext, "not installed"));
-	cf_key_free(other);
+	capfence_key_free(other);
 }
 
 TEST_F(deleg, row2_forged_is_not_skew)
 {
 	uint8_t buf[CAPFENCE_TOKEN_MAX_LEN];
 	struct cft_reply r;
-	struct cf_token t;
+	struct capfence_token t;
 	int len;
 
 	/* wrong epoch AND wrong MAC: forgery wins, never epoch_mismatch */
 	ASSERT_EQ(0, cft_mint(self->key, "net:connect", self->e + 1000,
 			      NULL, 0, &t));
-	len = cf_token_encode_bin(&t, buf, sizeof(buf));
+	len = capfence_token_encode_bin(&t, buf, sizeof(buf));
 	buf[len - 5] ^= 0x80;
 	EXPECT_EQ(-EBADMSG, cft_delegate_raw(&self->nl, buf, (size_t)len,
 					     self->agent.pid, &r));
@@ -146,7 +146,7 @@ TEST_F(deleg, row2_forged_is_not_skew)
 TEST_F(deleg, row3_epoch_mismatch)
 {
 	struct cft_reply r;
-	struct cf_token t;
+	struct capfence_token t;
 	char rec[1024], want[64];
 	int fd = cft_audit_open();
 
@@ -175,7 +175,7 @@ TEST_F(deleg, row3_epoch_mismatch)
 TEST_F(deleg, row4_class_denied_by_rule)
 {
 	struct cft_reply r;
-	struct cf_token t;
+	struct capfence_token t;
 
 	/* fs:write is open in this epoch: nothing to delegate */
 	ASSERT_EQ(0, cft_mint(self->key, "fs:write", self->e, "/tmp", 0, &t));
@@ -192,7 +192,7 @@ TEST_F(deleg, row4_class_denied_by_rule)
 TEST_F(deleg, row4_class_denied_by_constraint)
 {
 	struct cft_reply r;
-	struct cf_token t;
+	struct capfence_token t;
 
 	ASSERT_EQ(0, cft_mint(self->key, "net:connect", self->e, "10.0.0.0/8",
 			      0, &t));
@@ -210,7 +210,7 @@ TEST_F(deleg, row4_class_denied_by_constraint)
 TEST_F(deleg, row5_revoked)
 {
 	struct cft_reply r;
-	struct cf_token t;
+	struct capfence_token t;
 
 	ASSERT_EQ(0, cft_mint(self->key, "net:connect", self->e,
 			      "127.0.0.1/32", 0, &t));
@@ -227,7 +227,7 @@ TEST_F(deleg, row5_fenced)
 				 "fs:read=open", "fs:write=open" };
 	struct cft_agent b;
 	struct cft_reply r;
-	struct cf_token t;
+	struct capfence_token t;
 	uint64_t e2 = cft_next_epoch(&self->nl);
 
 	ASSERT_EQ(0, cft_mint(self->key, "net:connect", self->e,
@@ -246,7 +246,7 @@ TEST_F(deleg, row6_not_held)
 {
 	struct cft_agent b;
 	struct cft_reply r;
-	struct cf_token t;
+	struct capfence_token t;
 
 	ASSERT_EQ(0, cft_mint(self->key, "net:connect", self->e,
 			      "127.0.0.1/32", 0, &t));
@@ -268,7 +268,7 @@ TEST_F(deleg, dry_run_installs_nothing)
 	uint16_t port;
 	int srv = cft_listen(&port);
 	struct cft_reply r;
-	struct cf_token t;
+	struct capfence_token t;
 
 	ASSERT_LE(0, srv);
 	ASSERT_EQ(0, cft_mint(self->key, "net:connect", self->e,

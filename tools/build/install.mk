@@ -73,13 +73,13 @@ $(B)/guest/bin/cfaudit: selftests/audit/cfaudit.c | eco-deps
 	$(CC) $(CFLAGS_USR) $< -lauparse -o $@
 
 # CLIs that pretend to be another version / ABI, for the mismatch report
-$(B)/guest/bin/capfence-vtest-ver: $(CLI_SRCS) $(LIB_SRCS) $(wildcard tools/capfence/*.h tools/lib/*.h) $(B)/lsm/capfence.skel.h
+$(B)/guest/bin/capfence-vtest-ver: $(CLI_SRCS) $(LIB_A) $(wildcard tools/capfence/*.h) $(LIB_HDRS) $(B)/lsm/capfence.skel.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_USR) $(CPPFLAGS_USR) -DCF_TEST_CLI_VERSION='"9.9.9-test"' $(CLI_SRCS) $(LIB_SRCS) $(LIBS) -o $@
+	$(CC) $(CFLAGS_USR) $(CPPFLAGS_USR) -DCF_TEST_CLI_VERSION='"9.9.9-test"' $(CLI_SRCS) $(LIB_A) $(LIBS) -o $@
 
-$(B)/guest/bin/capfence-vtest-abi: $(CLI_SRCS) $(LIB_SRCS) $(wildcard tools/capfence/*.h tools/lib/*.h) $(B)/lsm/capfence.skel.h
+$(B)/guest/bin/capfence-vtest-abi: $(CLI_SRCS) $(LIB_A) $(wildcard tools/capfence/*.h) $(LIB_HDRS) $(B)/lsm/capfence.skel.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_USR) $(CPPFLAGS_USR) -DCF_TEST_CLI_ABI=99 $(CLI_SRCS) $(LIB_SRCS) $(LIBS) -o $@
+	$(CC) $(CFLAGS_USR) $(CPPFLAGS_USR) -DCF_TEST_CLI_ABI=99 $(CLI_SRCS) $(LIB_A) $(LIBS) -o $@
 
 $(CF_ECO)/genl-expect: docs/netlink/capfence.yaml selftests/netlink/check-spec.py
 	@mkdir -p $(dir $@)
