@@ -61,14 +61,15 @@ BENCH_SRCS := $(wildcard selftests/bench/*.c)
 # Feature makefiles: each adds its own targets and, through GUEST_EXTRA,
 # programs for the VM image.
 -include tools/lib/lib.mk
+-include python/python.mk
 -include selftests/bench/bench.mk
 -include selftests/fuzz/fuzz.mk
 -include tools/build/install.mk
 -include selftests/debug/debug.mk
 
-.PHONY: all deps module bpf lib cli tests check check-fresh unit vmtest demo checkpatch clean distclean
+.PHONY: all deps module bpf lib pyroot cli tests check check-fresh unit vmtest demo checkpatch clean distclean
 
-all: module lib cli tests
+all: module lib cli tests pyroot
 
 deps:
 	@tools/build/deps.sh
@@ -153,6 +154,7 @@ unit: $(UNIT_BINS)
 	@for t in $(UNIT_BINS); do \
 		ASAN_OPTIONS=detect_leaks=1 $$t >> $(B)/logs/unit.log 2>&1 || echo "FAIL: $$t" >> $(B)/logs/unit.log; \
 	done; \
+	$(MAKE) -s pytest >/dev/null 2>&1; cat $(B)/logs/pytest.log >> $(B)/logs/unit.log; \
 	selftests/summary unit $(B)/logs/unit.log
 
 # Per kernel, two boots: the kernel tests, then the CLI tests on a fresh
@@ -174,8 +176,14 @@ vmtest: all
 		[ $$rc -lt 125 ] || echo "FAIL: the VM failed (exit $$rc)" >> $(B)/logs/cli-$$k.log; \
 		echo "# time: cli $$k $$(( $$(date +%s) - t0 )) s" >> $(B)/logs/cli-$$k.log; \
 		selftests/summary "cli $$k" $(B)/logs/cli-$$k.log; \
+		t0=$$(date +%s); \
+		$(VMRUN) --kernel $$k --timeout 600 --overlay $(PYROOT) -- sh /usr/share/capfence/python-tests/run-vm-tests > $(B)/logs/py-$$k.log 2>&1; \
+		rc=$$?; grep -E ' (FAILED|ERROR)|^# Totals|^run:' $(B)/logs/py-$$k.log; \
+		[ $$rc -lt 125 ] || echo "FAIL: the VM failed (exit $$rc)" >> $(B)/logs/py-$$k.log; \
+		echo "# time: python $$k $$(( $$(date +%s) - t0 )) s" >> $(B)/logs/py-$$k.log; \
+		selftests/summary "python $$k" $(B)/logs/py-$$k.log; \
 	done
-	@cd $(B)/logs && $(CURDIR)/selftests/summary vm+cli $(foreach k,$(KERNEL),vm-$(k).log cli-$(k).log) >/dev/null
+	@cd $(B)/logs && $(CURDIR)/selftests/summary vm+cli+python $(foreach k,$(KERNEL),vm-$(k).log cli-$(k).log py-$(k).log) >/dev/null
 
 # The host stages once, the VM stages on each kernel of KERNEL; one line
 # "N passed, N failed" at the end covers them all.
@@ -183,14 +191,14 @@ check: all
 	@rm -f $(B)/logs/*.log $(B)/logs/times.txt
 	@stage() { local s=$$(date +%s); $(MAKE) -s $$1; \
 		echo "$$1 $$(( $$(date +%s) - s )) s" >> $(B)/logs/times.txt; }; \
-		stage unit; stage spec-check; stage install-check; \
+		stage unit; stage abi-check; stage spec-check; stage install-check; \
 		stage fuzz-check; stage vmtest; stage ecotest; \
 		echo "# time: $$(paste -sd, $(B)/logs/times.txt | sed 's/,/, /g')"; \
 		cd $(B)/logs && for k in $(KERNEL); do \
-			$(CURDIR)/selftests/summary "kernel $$k" vm-$$k.log cli-$$k.log eco-$$k.log nlfuzz-$$k.log; \
+			$(CURDIR)/selftests/summary "kernel $$k" vm-$$k.log cli-$$k.log py-$$k.log eco-$$k.log nlfuzz-$$k.log; \
 		done; \
-		$(CURDIR)/selftests/summary total unit.log spec.log install*.log fuzz.log \
-			$(foreach k,$(KERNEL),vm-$(k).log cli-$(k).log eco-$(k).log)
+		$(CURDIR)/selftests/summary total unit.log abi.log spec.log install*.log fuzz.log \
+			$(foreach k,$(KERNEL),vm-$(k).log cli-$(k).log py-$(k).log eco-$(k).log)
 
 # The README's quick start (make demo, make check) in a fresh minimal
 # Debian 12 root built with debootstrap; as root.
