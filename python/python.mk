@@ -26,11 +26,30 @@ pytest: $(LIB_SO)
 	echo "# Totals: pass:$${p:-0} fail:$${f:-0} xfail:0 xpass:0 skip:0 error:0" >> $(B)/logs/pytest.log; \
 	exit $$rc
 
-# the guest overlay: python3, pytest, libcapfence.so.1, the package, tests
-$(PYROOT)/.stamp: $(PY_SRCS) $(PY_TESTS) $(LIB_SO) tools/build/pyroot.sh
-	@tools/build/pyroot.sh $(PYROOT) $(LIB_SO)
-	@mkdir -p $(PYROOT)/usr/share/capfence/python-tests
+# An install as a distribution would make it (PREFIX=/usr) in build/sdk,
+# the examples built against it with pkg-config only, and the guest
+# overlay: python3, pytest, the installed libcapfence.so.1 and package,
+# the tests and the examples.
+SDK        := $(B)/sdk
+SDK_KO      = $(call KO,$(firstword $(KERNEL)))
+
+$(SDK)/.stamp: $(LIB_SO) $(LIB_A) $(LIB_HDRS) $(PY_SRCS) tools/lib/capfence.pc.in docs/libcapfence.3 \
+		tools/build/install.sh $(B)/tools/capfence $(SDK_KO)
+	@rm -rf $(SDK)
+	@tools/build/install.sh install $(SDK) /usr $(SDK_KO) $(B)/tools/capfence $(LIB_OUT) > /dev/null
+	@touch $@
+
+$(B)/examples/orchestrator: examples/orchestrator.c examples/Makefile $(SDK)/.stamp
+	@rm -rf $(B)/examples && mkdir -p $(B)/examples
+	@cp examples/orchestrator.c examples/Makefile $(B)/examples/
+	PKG_CONFIG_PATH=$(CURDIR)/$(SDK)/usr/lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$(CURDIR)/$(SDK) \
+		$(MAKE) -s -C $(B)/examples orchestrator
+
+$(PYROOT)/.stamp: $(PY_TESTS) $(SDK)/.stamp $(B)/examples/orchestrator examples/orchestrator.py tools/build/pyroot.sh
+	@tools/build/pyroot.sh $(PYROOT) $(SDK)
+	@mkdir -p $(PYROOT)/usr/share/capfence/python-tests $(PYROOT)/usr/share/capfence/examples
 	@cp python/tests/*.py python/tests/run-vm-tests $(PYROOT)/usr/share/capfence/python-tests/
+	@cp $(B)/examples/orchestrator examples/orchestrator.py $(PYROOT)/usr/share/capfence/examples/
 	@touch $@
 
 pyroot: $(PYROOT)/.stamp

@@ -22,6 +22,7 @@ from __future__ import annotations
 import ctypes
 import errno as _errno
 import os
+import threading
 from dataclasses import dataclass, field
 from typing import (Dict, Iterable, Iterator, List, Optional, Sequence,
                     Tuple, Union)
@@ -629,7 +630,15 @@ class Client:
         p, err = ctypes.c_void_p(), _err()
         _check(_c.capfence_client_open(ctypes.byref(p), err, len(err)), err)
         self._p = p
-        self._r = _lib.Result()     # reused: one Result per call costs
+        # one result buffer per thread: the handle is shared, this is not
+        self._tls = threading.local()
+
+    @property
+    def _r(self) -> _lib.Result:
+        r = getattr(self._tls, "r", None)
+        if r is None:
+            r = self._tls.r = _lib.Result()
+        return r
 
     @property
     def _ptr(self) -> ctypes.c_void_p:

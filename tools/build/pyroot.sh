@@ -2,15 +2,16 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
 # A guest overlay with Python for the VM tests of the capfence package:
-#   pyroot.sh OUT LIBCAPFENCE_SO
+#   pyroot.sh OUT SDK
 # OUT gets Debian's python3 (the host's /usr/bin/python3.X, its standard
 # library without tests, GUI and build files, every extension module and
-# the libraries they load), pytest from python3-pytest, libcapfence.so.1
-# and the capfence package as `make install` lays them out under /usr.
+# the libraries they load), pytest from python3-pytest, and from SDK (a
+# `make install PREFIX=/usr DESTDIR=SDK`) libcapfence.so.1 and the capfence
+# package, as they are installed.
 # selftests/vm/run --overlay OUT copies it into the guest.
 set -euo pipefail
-top=$(cd "$(dirname "$0")/../.." && pwd)
-out=$1 so=$2
+out=$1 sdk=$2
+so=$sdk/usr/lib/libcapfence.so.1
 py=$(readlink -f /usr/bin/python3)
 ver=$(basename "$py")			# python3.11
 dp=/usr/lib/python3/dist-packages
@@ -45,10 +46,11 @@ for pkg in $pkgs; do
 		cp -a "$f" "$out.tmp$f"
 	done
 done
-# the library and the package, where make install PREFIX=/usr puts them
-cp -L "$so" "$out.tmp/usr/lib/libcapfence.so.1"
+# the library and the package, as make install PREFIX=/usr put them
+[ -e "$so" ] || { echo "pyroot: $so missing (make install PREFIX=/usr DESTDIR=$sdk)" >&2; exit 1; }
+cp -a "$sdk"/usr/lib/libcapfence.so* "$out.tmp/usr/lib/"
 deps "$so"
-cp -a "$top/python/capfence" "$out.tmp$dp/capfence"
+cp -a "$sdk$dp/capfence" "$out.tmp$dp/capfence"
 find "$out.tmp$dp/capfence" -name __pycache__ -prune -exec rm -rf {} +
 rm -rf "$out"
 mv "$out.tmp" "$out"
