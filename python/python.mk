@@ -51,12 +51,12 @@ $(B)/examples/bench-deleg: selftests/bench/bench-deleg.c $(SDK)/.stamp
 	PKG_CONFIG_PATH=$(CURDIR)/$(SDK)/usr/lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$(CURDIR)/$(SDK) sh -c \
 		'$(CC) $(CFLAGS_USR) $$(pkg-config --cflags capfence) $< $$(pkg-config --libs capfence) -o $@'
 
-$(PYROOT)/.stamp: $(PY_TESTS) $(SDK)/.stamp $(B)/examples/orchestrator examples/orchestrator.py tools/build/pyroot.sh \
+$(PYROOT)/.stamp: $(PY_TESTS) $(SDK)/.stamp $(B)/examples/orchestrator examples/orchestrator.py examples/tutorial.py tools/build/pyroot.sh \
 		$(B)/examples/bench-deleg selftests/bench/bench_deleg.py selftests/bench/bench-deleg.sh
 	@tools/build/pyroot.sh $(PYROOT) $(SDK)
 	@mkdir -p $(PYROOT)/usr/share/capfence/python-tests $(PYROOT)/usr/share/capfence/examples
 	@cp python/tests/*.py python/tests/run-vm-tests $(PYROOT)/usr/share/capfence/python-tests/
-	@cp $(B)/examples/orchestrator examples/orchestrator.py $(PYROOT)/usr/share/capfence/examples/
+	@cp $(B)/examples/orchestrator examples/orchestrator.py examples/tutorial.py $(PYROOT)/usr/share/capfence/examples/
 	@mkdir -p $(PYROOT)/usr/share/capfence/bench
 	@cp $(B)/examples/bench-deleg selftests/bench/bench_deleg.py selftests/bench/bench-deleg.sh \
 		$(PYROOT)/usr/share/capfence/bench/
