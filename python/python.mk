@@ -7,7 +7,7 @@
 #   (make vmtest)    one more boot per kernel: the host tests and the tests
 #                    against the module, in the guest (build/logs/py-*.log)
 
-PY_SRCS    := $(wildcard python/capfence/*.py)
+PY_SRCS    := $(wildcard python/capfence/*.py) python/capfence/py.typed
 PY_TESTS   := $(wildcard python/tests/*.py) python/tests/run-vm-tests
 PYROOT     := $(B)/pyroot
 HOST_PY    := /usr/bin/python3

@@ -122,7 +122,7 @@ t "orchestrator without the module: one line, exit 1" sh -c "
 	LD_LIBRARY_PATH='$L' '$E/orchestrator' > '$D/ex2.out' 2>&1; [ \$? -eq 1 ] &&
 	grep -qx 'capfence: the capfence module is not loaded (modprobe capfence)' '$D/ex2.out'" 
 t "Python package in $(echo "$PYD" | sed "s|$X||") imports and loads the installed .so" sh -c "
-	[ -f '$PYD/capfence/__init__.py' ] && [ -f '$PYD/capfence/_lib.py' ] &&
+	[ -f '$PYD/capfence/__init__.py' ] && [ -f '$PYD/capfence/_lib.py' ] && [ -f '$PYD/capfence/py.typed' ] &&
 	CAPFENCE_LIBRARY='$L/libcapfence.so.1' PYTHONPATH='$PYD' /usr/bin/python3 -c '
 import capfence, sys
 sys.exit(capfence.library_version() != capfence.__version__ or not capfence.__file__.startswith(\"$PYD\"))'"
@@ -130,8 +130,8 @@ t "examples/orchestrator.py --local (imports only capfence) through the installe
 	CAPFENCE_LIBRARY='$L/libcapfence.so.1' PYTHONPATH='$PYD' /usr/bin/python3 examples/orchestrator.py --local > '$D/py.out' 2>&1 &&
 	grep -q 'rejected at boundary' '$D/py.out' && grep -q 'class narrowed out' '$D/py.out' ||
 	{ sed 's/^/#   /' '$D/py.out'; exit 1; }"
-t "nothing else installed (15 files, 2 links; __pycache__ aside)" sh -c "
-	[ \"\$(find '$X' -type f ! -path '*/__pycache__/*' | wc -l)\" -eq 15 ] && [ \"\$(find '$X' -type l | wc -l)\" -eq 2 ]"
+t "nothing else installed (16 files, 2 links; __pycache__ aside)" sh -c "
+	[ \"\$(find '$X' -type f ! -path '*/__pycache__/*' | wc -l)\" -eq 16 ] && [ \"\$(find '$X' -type l | wc -l)\" -eq 2 ]"
 t "make install twice succeeds (reinstall)" mk install DESTDIR="$X"
 t "make uninstall DESTDIR=$X succeeds" mk uninstall DESTDIR="$X"
 t "uninstall leaves nothing in DESTDIR" [ -z "$(find "$X" -mindepth 1 | head -1)" ]

@@ -123,7 +123,7 @@ put 0644 "$top/tools/lib/capfence.pc.in" "$libdir/pkgconfig/capfence.pc" \
 	"s|@PREFIX@|$prefix|; s|@LIBDIR@|$libdir|; s|@VERSION@|$libversion|; s|@REQUIRES@|libsodium libmnl|"
 put 0644 "$top/docs/libcapfence.3" "$prefix/share/man/man3/libcapfence.3"
 # the Python package (pure Python: it loads $soname)
-for f in "$top"/python/capfence/*.py; do
+for f in "$top"/python/capfence/*.py "$top"/python/capfence/py.typed; do
 	put 0644 "$f" "$PYTHONDIR/capfence/$(basename "$f")"
 done
 # the bytecode python3 writes there on import goes with the package
