@@ -473,7 +473,8 @@ int capfence_client_delegate(struct capfence_client *c,
  * re-mint t under key k for the receiver's epoch (same class and
  * constraints, new random cap_id) and delegate that once. first (optional)
  * gets the first attempt's result; reminted (optional) gets the new token
- * (zeroed when there was no re-mint); r gets the final result.
+ * (zeroed when there was no re-mint); r gets the final result. With k
+ * NULL the mismatch is returned as it is.
  */
 int capfence_client_delegate_remint(struct capfence_client *c,
 				    const struct capfence_key *k,

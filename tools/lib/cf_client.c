@@ -809,6 +809,12 @@ int capfence_client_delegate_remint(struct capfence_client *c,
 		*first = *r;
 	if (r->reason != CAPFENCE_R_EPOCH_MISMATCH || !r->epoch_id)
 		return ret;
+	if (!k) {
+		capfence__seterr(r->message, sizeof(r->message),
+				 "no key to re-mint under epoch %llu",
+				 (unsigned long long)r->epoch_id);
+		return ret;
+	}
 	if (capfence_token_mint(k, t->class_id, r->epoch_id, t->constraints,
 				t->n, 0, &nt, r->message, sizeof(r->message))) {
 		r->err = -EINVAL;
