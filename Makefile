@@ -2,9 +2,10 @@
 #
 # capfence: top-level build.
 #
-#   make            modules, BPF programs, CLI, test programs
-#   make check      host unit tests (ASan/UBSan), spec, install and fuzz
-#                   checks, then the VM, CLI and ecosystem tests on each kernel
+#   make            modules, BPF programs, libcapfence, CLI, test programs
+#   make check      host unit tests (ASan/UBSan, and the Python package's),
+#                   ABI, spec, install and fuzz checks, then the VM, CLI,
+#                   Python and ecosystem tests on each kernel
 #   make demo       boot the VM (newest kernel) and play the seed scenario
 #   make check-fresh make demo and make check in a fresh minimal Debian 12 root
 #   make bench      benchmarks (figures, side by side)
@@ -213,7 +214,8 @@ checkpatch: $(LSRC)/.stamp
 		--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG -f kernel/*.c kernel/*.h lsm/*.c include/uapi/linux/capfence.h
 
 clean:
-	rm -rf $(B)/tools $(B)/lib $(B)/lsm $(B)/unit $(B)/guest $(B)/logs $(B)/kernel-*/module
+	rm -rf $(B)/tools $(B)/lib $(B)/lsm $(B)/unit $(B)/guest $(B)/logs $(B)/kernel-*/module \
+		$(B)/sdk $(B)/pyroot $(B)/examples
 
 distclean: clean
 	rm -rf $(B)
