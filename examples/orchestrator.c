@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 #include <capfence/capfence.h>
 
 static int failures;
@@ -100,7 +101,10 @@ static int local(const struct capfence_key *k)
 
 static int kernel(const struct capfence_key *k)
 {
-	char *const argv[] = { "/bin/busybox", "sleep", "60", NULL };
+	/* the agents: a sleep (busybox's in the test VM) */
+	char *const busybox[] = { "/bin/busybox", "sleep", "60", NULL };
+	char *const coreutils[] = { "sleep", "60", NULL };
+	char *const *argv = access(busybox[0], X_OK) ? coreutils : busybox;
 	struct capfence_client *c = NULL;
 	struct capfence_result r, first;
 	struct capfence_status st;
