@@ -2,9 +2,10 @@
 #
 # capfence: top-level build.
 #
-#   make            modules, BPF programs, CLI, test programs
-#   make check      host unit tests (ASan/UBSan), spec, install and fuzz
-#                   checks, then the VM, CLI and ecosystem tests on each kernel
+#   make            modules, BPF programs, libcapfence, CLI, test programs
+#   make check      host unit tests (ASan/UBSan, and the Python package's),
+#                   ABI, spec, install and fuzz checks, then the VM, CLI,
+#                   Python and ecosystem tests on each kernel
 #   make demo       boot the VM (newest kernel) and play the seed scenario
 #   make check-fresh make demo and make check in a fresh minimal Debian 12 root
 #   make bench      benchmarks (figures, side by side)
@@ -39,13 +40,16 @@ TRIXIE_PKGS := make gcc-14 libc6-dev pahole libelf1t64 libssl3t64 zlib1g
 CC         := gcc
 CLANG      ?= clang
 CFLAGS_USR := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g
-CPPFLAGS_USR := -Iinclude -Itools/lib -Itools/capfence -I$(B)/lsm -isystem $(B)/ksft
+CPPFLAGS_USR := -Iinclude -Iinclude/uapi -Itools/lib -Itools/capfence -I$(B)/lsm -isystem $(B)/ksft
 SAN        := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
-LIBS       := -lsodium -lmnl -lbpf -lelf -lz
+LIBS       := -lsodium -lmnl -lbpf -lelf -lz -lpthread
 VMRUN      := selftests/vm/run
 export CAPFENCE_BUILD := $(CURDIR)/$(B)
 
 LIB_SRCS   := $(wildcard tools/lib/*.c)
+# the part of the library that never talks to the kernel (fuzzers)
+LIB_PURE_SRCS := $(filter-out tools/lib/cf_client.c,$(LIB_SRCS))
+LIB_HDRS   := include/capfence/capfence.h include/uapi/linux/capfence.h $(wildcard tools/lib/*.h)
 CLI_SRCS   := $(wildcard tools/capfence/*.c)
 KSRCS      := $(wildcard kernel/*.c kernel/*.h) Kbuild include/uapi/linux/capfence.h
 UNIT_SRCS  := $(wildcard selftests/unit/test_*.c)
@@ -57,14 +61,16 @@ BENCH_SRCS := $(wildcard selftests/bench/*.c)
 
 # Feature makefiles: each adds its own targets and, through GUEST_EXTRA,
 # programs for the VM image.
+-include tools/lib/lib.mk
+-include python/python.mk
 -include selftests/bench/bench.mk
 -include selftests/fuzz/fuzz.mk
 -include tools/build/install.mk
 -include selftests/debug/debug.mk
 
-.PHONY: all deps module bpf cli tests check check-fresh unit vmtest demo checkpatch clean distclean
+.PHONY: all deps module bpf lib pyroot cli tests check check-fresh unit vmtest demo checkpatch clean distclean
 
-all: module cli tests
+all: module lib cli tests pyroot
 
 deps:
 	@tools/build/deps.sh
@@ -107,22 +113,21 @@ $(B)/lsm/capfence.skel.h: $(B)/lsm/capfence.bpf.o
 
 bpf: $(B)/lsm/capfence.skel.h
 
-$(B)/tools/capfence: $(CLI_SRCS) $(LIB_SRCS) $(wildcard tools/capfence/*.h tools/lib/*.h) $(B)/lsm/capfence.skel.h | deps
+$(B)/tools/capfence: $(CLI_SRCS) $(LIB_A) $(wildcard tools/capfence/*.h) $(LIB_HDRS) $(B)/lsm/capfence.skel.h | deps
 	@mkdir -p $(B)/tools
-	$(CC) $(CFLAGS_USR) $(CPPFLAGS_USR) $(CLI_SRCS) $(LIB_SRCS) $(LIBS) -o $@
+	$(CC) $(CFLAGS_USR) $(CPPFLAGS_USR) $(CLI_SRCS) $(LIB_A) $(LIBS) -o $@
 
 cli: $(B)/tools/capfence
 
 # Host unit tests: libcapfence under AddressSanitizer and UBSan.
-$(B)/unit/%: selftests/unit/%.c $(LIB_SRCS) $(wildcard tools/lib/*.h selftests/unit/*.h) $(B)/ksft/kselftest_harness.h
+$(B)/unit/%: selftests/unit/%.c $(LIB_SRCS) $(LIB_HDRS) $(wildcard selftests/unit/*.h) $(B)/ksft/kselftest_harness.h
 	@mkdir -p $(B)/unit
-	$(CC) $(CFLAGS_USR) -O1 $(SAN) $(CPPFLAGS_USR) -DCF_VECTORS='"$(CURDIR)/selftests/vectors/tokens.txt"' $< $(LIB_SRCS) -lsodium -o $@
+	$(CC) $(CFLAGS_USR) -O1 $(SAN) $(CPPFLAGS_USR) -DCF_VECTORS='"$(CURDIR)/selftests/vectors/tokens.txt"' $< $(LIB_SRCS) -lsodium -lmnl -lpthread -o $@
 
 # VM tests: kselftest-harness programs run in the guest.
-NL_SRCS := tools/capfence/nl.c
-$(B)/guest/bin/%: selftests/kernel/%.c $(VMT_COMMON) $(wildcard selftests/kernel/*.h) $(LIB_SRCS) $(NL_SRCS) $(B)/ksft/kselftest_harness.h
+$(B)/guest/bin/%: selftests/kernel/%.c $(VMT_COMMON) $(wildcard selftests/kernel/*.h) $(LIB_A) $(LIB_HDRS) $(B)/ksft/kselftest_harness.h
 	@mkdir -p $(B)/guest/bin
-	$(CC) $(CFLAGS_USR) $(CPPFLAGS_USR) -Iselftests/kernel -I$(B)/bench -DCF_VECTORS='"/usr/share/capfence/tokens.txt"' $< $(VMT_COMMON) $(LIB_SRCS) $(NL_SRCS) -lsodium -lmnl -luring -lbpf -lelf -lz -lpthread -o $@
+	$(CC) $(CFLAGS_USR) $(CPPFLAGS_USR) -Iselftests/kernel -I$(B)/bench -DCF_VECTORS='"/usr/share/capfence/tokens.txt"' $< $(VMT_COMMON) $(LIB_A) -lsodium -lmnl -luring -lbpf -lelf -lz -lpthread -o $@
 
 # the lifecycle test offers the no-op BPF-LSM programs as hooks
 $(B)/guest/bin/lifecycle_test: $(B)/bench/noop-lsm.skel.h
@@ -153,6 +158,7 @@ unit: $(UNIT_BINS)
 	@for t in $(UNIT_BINS); do \
 		ASAN_OPTIONS=detect_leaks=1 $$t >> $(B)/logs/unit.log 2>&1 || echo "FAIL: $$t" >> $(B)/logs/unit.log; \
 	done; \
+	$(MAKE) -s pytest >/dev/null 2>&1; cat $(B)/logs/pytest.log >> $(B)/logs/unit.log; \
 	selftests/summary unit $(B)/logs/unit.log
 
 # Per kernel, two boots: the kernel tests, then the CLI tests on a fresh
@@ -174,8 +180,14 @@ vmtest: all
 		[ $$rc -lt 125 ] || echo "FAIL: the VM failed (exit $$rc)" >> $(B)/logs/cli-$$k.log; \
 		echo "# time: cli $$k $$(( $$(date +%s) - t0 )) s" >> $(B)/logs/cli-$$k.log; \
 		selftests/summary "cli $$k" $(B)/logs/cli-$$k.log; \
+		t0=$$(date +%s); \
+		$(VMRUN) --kernel $$k --timeout 600 --overlay $(PYROOT) -- sh /usr/share/capfence/python-tests/run-vm-tests > $(B)/logs/py-$$k.log 2>&1; \
+		rc=$$?; grep -E ' (FAILED|ERROR)|^# Totals|^run:' $(B)/logs/py-$$k.log; \
+		[ $$rc -lt 125 ] || echo "FAIL: the VM failed (exit $$rc)" >> $(B)/logs/py-$$k.log; \
+		echo "# time: python $$k $$(( $$(date +%s) - t0 )) s" >> $(B)/logs/py-$$k.log; \
+		selftests/summary "python $$k" $(B)/logs/py-$$k.log; \
 	done
-	@cd $(B)/logs && $(CURDIR)/selftests/summary vm+cli $(foreach k,$(KERNEL),vm-$(k).log cli-$(k).log) >/dev/null
+	@cd $(B)/logs && $(CURDIR)/selftests/summary vm+cli+python $(foreach k,$(KERNEL),vm-$(k).log cli-$(k).log py-$(k).log) >/dev/null
 
 # The host stages once, the VM stages on each kernel of KERNEL; one line
 # "N passed, N failed" at the end covers them all.
@@ -183,14 +195,14 @@ check: all
 	@rm -f $(B)/logs/*.log $(B)/logs/times.txt
 	@stage() { local s=$$(date +%s); $(MAKE) -s $$1; \
 		echo "$$1 $$(( $$(date +%s) - s )) s" >> $(B)/logs/times.txt; }; \
-		stage unit; stage spec-check; stage install-check; \
+		stage unit; stage abi-check; stage spec-check; stage install-check; \
 		stage fuzz-check; stage vmtest; stage ecotest; \
 		echo "# time: $$(paste -sd, $(B)/logs/times.txt | sed 's/,/, /g')"; \
 		cd $(B)/logs && for k in $(KERNEL); do \
-			$(CURDIR)/selftests/summary "kernel $$k" vm-$$k.log cli-$$k.log eco-$$k.log nlfuzz-$$k.log; \
+			$(CURDIR)/selftests/summary "kernel $$k" vm-$$k.log cli-$$k.log py-$$k.log eco-$$k.log nlfuzz-$$k.log; \
 		done; \
-		$(CURDIR)/selftests/summary total unit.log spec.log install*.log fuzz.log \
-			$(foreach k,$(KERNEL),vm-$(k).log cli-$(k).log eco-$(k).log)
+		$(CURDIR)/selftests/summary total unit.log abi.log spec.log install*.log fuzz.log \
+			$(foreach k,$(KERNEL),vm-$(k).log cli-$(k).log py-$(k).log eco-$(k).log)
 
 # The README's quick start (make demo, make check) in a fresh minimal
 # Debian 12 root built with debootstrap; as root.
@@ -205,7 +217,8 @@ checkpatch: $(LSRC)/.stamp
 		--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG -f kernel/*.c kernel/*.h lsm/*.c include/uapi/linux/capfence.h
 
 clean:
-	rm -rf $(B)/tools $(B)/lsm $(B)/unit $(B)/guest $(B)/logs $(B)/kernel-*/module
+	rm -rf $(B)/tools $(B)/lib $(B)/lsm $(B)/unit $(B)/guest $(B)/logs $(B)/kernel-*/module \
+		$(B)/sdk $(B)/pyroot $(B)/examples
 
 distclean: clean
 	rm -rf $(B)

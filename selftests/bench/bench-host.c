@@ -15,8 +15,8 @@
  *    half way (parents re-minted; one in eight delegations still carries a
  *    stale token); five passes, and the figures are medians of the
  *    per-pass percentiles, so that one disturbed pass on a shared host
- *    does not decide them. Through a cf_verifier (what an orchestrator links) and
- *    through plain cf_decide_delegation() (what the one-shot CLI runs).
+ *    does not decide them. Through a capfence_verifier (what an orchestrator links) and
+ *    through plain capfence_decide_delegation() (what the one-shot CLI runs).
  *    Also the first check of a token minted elsewhere, which must pay the
  *    MAC: the memo must add little to it (against the plain check, per
  *    call, alternating which goes first).
@@ -35,7 +35,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sodium.h>
-#include "libcapfence.h"
+#include <capfence/capfence.h>
 
 #define PAIRS		101	/* adjacent block pairs per ratio */
 #define BLOCK		1500	/* calls per block */
@@ -84,12 +84,12 @@ static void die(const char *what)
 /* ---- what is measured --------------------------------------------------- */
 
 static struct {
-	struct cf_key *k;
+	struct capfence_key *k;
 	crypto_auth_hmacsha256_state keyed;
-	uint8_t body[CF_TOKEN_BODY_MAX];
+	uint8_t body[CAPFENCE_TOKEN_BODY_MAX];
 	unsigned long long blen;
-	struct cf_constraint cs[2];
-	struct cf_token t;
+	struct capfence_constraint cs[2];
+	struct capfence_token t;
 } B;
 
 static void raw_hmac(void)
@@ -114,16 +114,16 @@ static void raw_verify(void)
 
 static void lib_mint(void)
 {
-	struct cf_token o;
+	struct capfence_token o;
 
-	cf_token_mint(B.k, CAPFENCE_CLASS_NET_CONNECT, 41, B.cs, 2,
+	capfence_token_mint(B.k, CAPFENCE_CLASS_NET_CONNECT, 41, B.cs, 2,
 		      0x1234567890abcdefull, &o, NULL, 0);
 	sink ^= o.mac[0];
 }
 
 static void lib_verify(void)
 {
-	sink ^= (uint8_t)cf_token_verify(B.k, &B.t);
+	sink ^= (uint8_t)capfence_token_verify(B.k, &B.t);
 }
 
 static double block_ns(void (*fn)(void))
@@ -192,8 +192,8 @@ static void run_seedref(const char *script, struct seedref *s)
 /* ---- the delegation stream ---------------------------------------------- */
 
 struct stream {
-	const struct cf_token *tok[LAT_N];
-	const struct cf_epoch *rcv[LAT_N];
+	const struct capfence_token *tok[LAT_N];
+	const struct capfence_epoch *rcv[LAT_N];
 };
 
 int main(int argc, char **argv)
@@ -202,21 +202,21 @@ int main(int argc, char **argv)
 	const char *r42[] = { "net:connect=token:127.0.0.0/8" };
 	static double lat_v[LAT_N], lat_p[LAT_N], lat_f[FOREIGN_N], lat_h[FOREIGN_N],
 		      lat_pf[FOREIGN_N];
-	static struct cf_token par41[PARENTS], par42[PARENTS], *foreign;
+	static struct capfence_token par41[PARENTS], par42[PARENTS], *foreign;
 	static struct stream s;
 	uint8_t key[CAPFENCE_KEY_LEN];
-	struct cf_verifier_stats vst;
+	struct capfence_verifier_stats vst;
 	struct seedref ref[2];
-	struct cf_verifier *v, *vf;
-	struct cf_epoch e41, e42;
-	const struct cf_key *keys[1];
+	struct capfence_verifier *v, *vf;
+	struct capfence_epoch e41, e42;
+	const struct capfence_key *keys[1];
 	double q1m, q3m, q1v, q3v, raw, rawv, mint, ver, clk, first_plain;
 	double v50, v99, p50, p99, f50, f99, pf50, h50, ref50, ref99;
 	double rv50[STREAM_RUNS], rv99[STREAM_RUNS], rp50[STREAM_RUNS],
 	       rp99[STREAM_RUNS];
 	char runs[128] = "";
 	int run;
-	char err[CF_ERR_MAX];
+	char err[CAPFENCE_ERR_MAX];
 	cpu_set_t cpus;
 	uint64_t t0;
 	int i, n, mismatches = 0;
@@ -229,16 +229,16 @@ int main(int argc, char **argv)
 	if (sodium_init() < 0)
 		die("libsodium init failed");
 	memset(key, 0x5a, sizeof(key));
-	if (cf_key_from_bytes(7, key, &B.k) ||
-	    cf_constraint_parse("10.0.0.0/8", &B.cs[0], err, sizeof(err)) ||
-	    cf_constraint_parse("127.0.0.0/8", &B.cs[1], err, sizeof(err)) ||
-	    cf_epoch_parse_rules(&e41, 41, r41, 1, err, sizeof(err)) ||
-	    cf_epoch_parse_rules(&e42, 42, r42, 1, err, sizeof(err)) ||
-	    cf_token_mint(B.k, CAPFENCE_CLASS_NET_CONNECT, 41, B.cs, 2,
+	if (capfence_key_from_bytes(7, key, &B.k) ||
+	    capfence_constraint_parse("10.0.0.0/8", &B.cs[0], err, sizeof(err)) ||
+	    capfence_constraint_parse("127.0.0.0/8", &B.cs[1], err, sizeof(err)) ||
+	    capfence_epoch_parse_rules(&e41, 41, r41, 1, err, sizeof(err)) ||
+	    capfence_epoch_parse_rules(&e42, 42, r42, 1, err, sizeof(err)) ||
+	    capfence_token_mint(B.k, CAPFENCE_CLASS_NET_CONNECT, 41, B.cs, 2,
 			  0x1234567890abcdefull, &B.t, err, sizeof(err)))
 		die("setup failed");
 	keys[0] = B.k;
-	n = cf_token_encode_body(&B.t, B.body, sizeof(B.body));
+	n = capfence_token_encode_body(&B.t, B.body, sizeof(B.body));
 	if (n < 0)
 		die("encode failed");
 	B.blen = (unsigned long long)n;
@@ -253,12 +253,12 @@ int main(int argc, char **argv)
 	ver = paired_ratio(lib_verify, raw_verify, &q1v, &q3v, &rawv);
 
 	/* 2. the stream: parents minted (and re-minted at the roll) by the orchestrator */
-	if (cf_verifier_new(keys, 1, 0, &v) || cf_verifier_new(keys, 1, 0, &vf))
+	if (capfence_verifier_new(keys, 1, 0, &v) || capfence_verifier_new(keys, 1, 0, &vf))
 		die("verifier");
 	for (i = 0; i < PARENTS; i++)
-		if (cf_verifier_mint(v, B.k, CAPFENCE_CLASS_NET_CONNECT, 41,
+		if (capfence_verifier_mint(v, B.k, CAPFENCE_CLASS_NET_CONNECT, 41,
 				     B.cs, 2, 0, &par41[i], NULL, 0) ||
-		    cf_verifier_mint(v, B.k, CAPFENCE_CLASS_NET_CONNECT, 42,
+		    capfence_verifier_mint(v, B.k, CAPFENCE_CLASS_NET_CONNECT, 42,
 				     &B.cs[1], 1, 0, &par42[i], NULL, 0))
 			die("mint");
 	for (i = 0; i < LAT_N; i++) {
@@ -277,12 +277,12 @@ int main(int argc, char **argv)
 			uint64_t a = now_ns(), b, c;
 			enum capfence_reason r1, r2;
 
-			r1 = cf_verifier_decide(v, s.tok[i], s.rcv[i]);
+			r1 = capfence_verifier_decide(v, s.tok[i], s.rcv[i]);
 			b = now_ns();
-			r2 = cf_decide_delegation(keys, 1, s.tok[i], s.rcv[i]);
+			r2 = capfence_decide_delegation(keys, 1, s.tok[i], s.rcv[i]);
 			c = now_ns();
 			if (r1 != r2)
-				die("the verifier and cf_decide_delegation disagree");
+				die("the verifier and capfence_decide_delegation disagree");
 			mismatches += !run && r1 == CAPFENCE_R_EPOCH_MISMATCH;
 			lat_v[i] = (double)(b - a);
 			lat_p[i] = (double)(c - b);
@@ -294,7 +294,7 @@ int main(int argc, char **argv)
 		snprintf(runs + strlen(runs), sizeof(runs) - strlen(runs),
 			 "%s%.0f", run ? "/" : "", rv99[run]);
 	}
-	cf_verifier_get_stats(v, &vst);
+	capfence_verifier_get_stats(v, &vst);
 	v50 = pct(rv50, STREAM_RUNS, 0.5);
 	v99 = pct(rv99, STREAM_RUNS, 0.5);
 	p50 = pct(rp50, STREAM_RUNS, 0.5);
@@ -305,24 +305,24 @@ int main(int argc, char **argv)
 	if (!foreign)
 		die("out of memory");
 	for (i = 0; i < FOREIGN_N; i++)
-		if (cf_token_mint(B.k, CAPFENCE_CLASS_NET_CONNECT, 41, B.cs, 2, 0,
+		if (capfence_token_mint(B.k, CAPFENCE_CLASS_NET_CONNECT, 41, B.cs, 2, 0,
 				  &foreign[i], NULL, 0))
 			die("mint");
 	for (i = 0; i < FOREIGN_N; i++) {
-		const struct cf_token *ft = &foreign[i];
+		const struct capfence_token *ft = &foreign[i];
 		uint64_t a, b, c, d;
 
 		/* alternate which of the two goes first */
 		a = now_ns();
 		if (i & 1)
-			sink ^= (uint8_t)cf_decide_delegation(keys, 1, ft, &e41);
+			sink ^= (uint8_t)capfence_decide_delegation(keys, 1, ft, &e41);
 		else
-			sink ^= (uint8_t)cf_verifier_decide(vf, ft, &e41);
+			sink ^= (uint8_t)capfence_verifier_decide(vf, ft, &e41);
 		b = now_ns();
 		if (i & 1)
-			sink ^= (uint8_t)cf_verifier_decide(vf, ft, &e41);
+			sink ^= (uint8_t)capfence_verifier_decide(vf, ft, &e41);
 		else
-			sink ^= (uint8_t)cf_decide_delegation(keys, 1, ft, &e41);
+			sink ^= (uint8_t)capfence_decide_delegation(keys, 1, ft, &e41);
 		c = now_ns();
 		raw_hmac();
 		d = now_ns();
@@ -346,11 +346,11 @@ int main(int argc, char **argv)
 	       ver, q1v, q3v, rawv);
 	printf("# stream: %d delegations of %d parents' tokens, roll at half, %d epoch_mismatch answers, %d passes (medians of per-pass figures); clock read %.0f ns (included)\n",
 	       LAT_N, PARENTS, mismatches, STREAM_RUNS, clk);
-	printf("# cf_verifier_decide p50 %.0f p99 %.0f ns (per-pass p99 %s; memo hits %" PRIu64 ", misses %" PRIu64 ")\n",
+	printf("# capfence_verifier_decide p50 %.0f p99 %.0f ns (per-pass p99 %s; memo hits %" PRIu64 ", misses %" PRIu64 ")\n",
 	       v50, v99, runs, vst.hits, vst.misses);
-	printf("# cf_decide_delegation (no memo, one-shot CLI) p50 %.0f p99 %.0f ns\n",
+	printf("# capfence_decide_delegation (no memo, one-shot CLI) p50 %.0f p99 %.0f ns\n",
 	       p50, p99);
-	printf("# first check of a token minted elsewhere: cf_verifier_decide p50 %.0f p99 %.0f ns, cf_decide_delegation p50 %.0f ns, raw HMAC alone p50 %.0f ns\n",
+	printf("# first check of a token minted elsewhere: capfence_verifier_decide p50 %.0f p99 %.0f ns, capfence_decide_delegation p50 %.0f ns, raw HMAC alone p50 %.0f ns\n",
 	       f50, f99, pf50, h50);
 	line("mint_vs_raw_hmac", mint, "", "<=1.15", mint <= 1.15);
 	line("verify_vs_raw_hmac", ver, "", "<=1.15", ver <= 1.15);
@@ -370,8 +370,8 @@ int main(int argc, char **argv)
 		printf("# the Python reference did not run (python3 missing?)\n");
 	}
 	free(foreign);
-	cf_verifier_free(v);
-	cf_verifier_free(vf);
-	cf_key_free(B.k);
+	capfence_verifier_free(v);
+	capfence_verifier_free(vf);
+	capfence_key_free(B.k);
 	return 0;
 }

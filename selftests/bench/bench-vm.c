@@ -270,7 +270,7 @@ static int landlock_self(void)
  * Landlock if @landlock, on @cpu if >= 0.
  */
 static void worker_start_as(struct worker *w, uint64_t epoch,
-			    const struct cf_token *toks, int ntok, bool landlock,
+			    const struct capfence_token *toks, int ntok, bool landlock,
 			    int lfd, int port, int cpu)
 {
 	int in[2], out[2];
@@ -284,7 +284,7 @@ static void worker_start_as(struct worker *w, uint64_t epoch,
 		char fd[16], p[16];
 		char *argv[] = { "bench-vm", "worker", fd, p, NULL };
 		struct cft_reply r;
-		struct cf_nl nl;
+		struct cft_nl nl;
 
 		dup2(in[0], 0);
 		dup2(out[1], 1);
@@ -297,7 +297,7 @@ static void worker_start_as(struct worker *w, uint64_t epoch,
 		if (landlock && landlock_self())
 			_exit(92);
 		if (epoch)
-			cf_nl_close(&nl);
+			cft_nl_close(&nl);
 		execv("/proc/self/exe", argv);
 		_exit(91);
 	}
@@ -311,7 +311,7 @@ static void worker_start_as(struct worker *w, uint64_t epoch,
 }
 
 static void worker_start(struct worker *w, uint64_t epoch,
-			 const struct cf_token *toks, int ntok, int lfd,
+			 const struct capfence_token *toks, int ntok, int lfd,
 			 int port, int cpu)
 {
 	worker_start_as(w, epoch, toks, ntok, false, lfd, port, cpu);
@@ -346,10 +346,10 @@ static void worker_stop(struct worker *w)
 /* ---- module state --------------------------------------------------- */
 
 struct env {
-	struct cf_nl nl;
-	struct cf_key *key;
+	struct cft_nl nl;
+	struct capfence_key *key;
 	uint64_t epoch;
-	struct cf_token net, fs;
+	struct capfence_token net, fs;
 	pid_t idle;
 	int idle_fd;
 };
@@ -387,14 +387,14 @@ static void env_up(struct env *e)
 
 static void env_down(struct env *e)
 {
-	cf_key_free(e->key);
+	capfence_key_free(e->key);
 	e->key = NULL;
-	cf_nl_close(&e->nl);
+	cft_nl_close(&e->nl);
 }
 
 /* An idle bound sandbox (static rollsim-sandbox), holding @t if given. */
-static pid_t spawn_idle(struct cf_nl *nl, uint64_t epoch,
-			const struct cf_token *t, int *in_fd, int res_w)
+static pid_t spawn_idle(struct cft_nl *nl, uint64_t epoch,
+			const struct capfence_token *t, int *in_fd, int res_w)
 {
 	int in[2];
 	pid_t pid;
@@ -413,12 +413,12 @@ static pid_t spawn_idle(struct cf_nl *nl, uint64_t epoch,
 		dup2(res_w, 1);
 		if (cft_open(nl) || cft_exec_set(nl, epoch, t, t ? 1 : 0, &r)) {
 			fprintf(stderr, "bench-vm: EXEC_SET %" PRIu64 ": %d %s (%s)\n",
-				epoch, r.err, cf_reason_name(r.reason), r.ext);
+				epoch, r.err, capfence_reason_name(r.reason), r.ext);
 			printf("E\n");
 			fflush(stdout);
 			_exit(90);
 		}
-		cf_nl_close(nl);
+		cft_nl_close(nl);
 		execvp("rollsim-sandbox", argv);
 		_exit(91);
 	}
@@ -446,13 +446,13 @@ static void wait_ready(int res_r, int n)
 }
 
 /* Wait until no credential carries capfence state (cred_free is deferred). */
-static void wait_unbound(struct cf_nl *nl)
+static void wait_unbound(struct cft_nl *nl)
 {
-	struct cf_status s;
+	struct capfence_status s;
 	int i;
 
 	for (i = 0; i < 300; i++) {
-		if (!cf_nl_status(nl, &s) && !s.bound)
+		if (!cft_nl_status(nl, &s) && !s.bound)
 			return;
 		usleep(20000);
 	}
@@ -600,7 +600,7 @@ static void bench_hooks(int rounds, int ms, bool pin)
 		worker_run(&unb, k, ms / 4 + 1);	/* warm-up */
 
 	for (p = 0; ; p++) {
-		struct cf_token toks[2];
+		struct capfence_token toks[2];
 		struct worker bnd;
 		struct env e;
 		int res[2];
@@ -714,7 +714,7 @@ static void bench_landlock(int rounds, int ms, int lfd, uint16_t port)
 	double (*v)[3][2] = calloc((size_t)rounds, sizeof(*v));
 	double *x = calloc((size_t)rounds, sizeof(*x));
 	struct worker w[3];
-	struct cf_token toks[2];
+	struct capfence_token toks[2];
 	struct env e;
 	int r, k, i;
 
@@ -789,7 +789,7 @@ static void bench_files_only(int rounds, int ms)
 
 /* ---- figure 2: netlink round trips ---------------------------------- */
 
-static double getfamily_rtt(struct cf_nl *nl)
+static double getfamily_rtt(struct cft_nl *nl)
 {
 	uint16_t fam = nl->family;
 	struct nlmsghdr *nlh;
@@ -797,17 +797,17 @@ static double getfamily_rtt(struct cf_nl *nl)
 	int err;
 
 	nl->family = GENL_ID_CTRL;
-	nlh = cf_nl_req(nl, CTRL_CMD_GETFAMILY, 0);
+	nlh = cft_nl_req(nl, CTRL_CMD_GETFAMILY, 0);
 	nl->family = fam;
 	mnl_attr_put_strz(nlh, CTRL_ATTR_FAMILY_NAME, CAPFENCE_GENL_NAME);
 	t0 = cft_now_ns();
-	err = cf_nl_talk(nl, nlh, NULL, NULL);
+	err = cft_nl_talk(nl, nlh, NULL, NULL);
 	if (err)
 		die("GETFAMILY", err);
 	return (double)(cft_now_ns() - t0);
 }
 
-static double delegate_rtt(struct cf_nl *nl, const struct cf_token *t,
+static double delegate_rtt(struct cft_nl *nl, const struct capfence_token *t,
 			   pid_t pid, int want_reason)
 {
 	struct cft_reply r;
@@ -817,7 +817,7 @@ static double delegate_rtt(struct cf_nl *nl, const struct cf_token *t,
 
 	if (want_reason ? r.reason != want_reason : err) {
 		fprintf(stderr, "bench-vm: delegate: %d %s (%s)\n", err,
-			cf_reason_name(r.reason), r.ext);
+			capfence_reason_name(r.reason), r.ext);
 		exit(1);
 	}
 	return ns;
@@ -828,7 +828,7 @@ static void bench_netlink(struct env *e)
 	static double gf[NL_BLOCKS * NL_PER_BLOCK], dl[NL_BLOCKS * NL_PER_BLOCK];
 	static double mm[NL_BLOCKS * NL_PER_BLOCK / 4];
 	double gfm[NL_BLOCKS], dlm[NL_BLOCKS];
-	struct cf_token other;
+	struct capfence_token other;
 	int b, i, res[2], nm = 0;
 
 	if (pipe(res))
@@ -894,7 +894,7 @@ static double activate_rtt(struct env *e, uint64_t *next)
 static void bench_activate(struct env *e, int ntasks)
 {
 	double one[2 * ACT_REPS], many[ACT_REPS];
-	struct cf_status s;
+	struct capfence_status s;
 	uint64_t next = cft_next_epoch(&e->nl);
 	int res[2], *fds, i, nmany;
 	pid_t *pids;
@@ -918,7 +918,7 @@ static void bench_activate(struct env *e, int ntasks)
 			wait_ready(res[0], 64);
 	}
 	wait_ready(res[0], (ntasks - 1) % 64);
-	cf_nl_status(&e->nl, &s);
+	cft_nl_status(&e->nl, &s);
 	nmany = (int)s.bound;
 	for (i = 0; i < ACT_REPS; i++)
 		many[i] = activate_rtt(e, &next);
@@ -953,9 +953,9 @@ static int mem_cb(const struct nlmsghdr *nlh, void *data)
 	const struct nlattr *st[CAPFENCE_STATS_A_MAX + 1];
 	uint64_t *out = data;
 
-	cf_nl_parse(nlh, tb);
+	cft_nl_parse(nlh, tb);
 	if (tb[CAPFENCE_A_STATS] &&
-	    !cf_nl_parse_nested(tb[CAPFENCE_A_STATS], st, CAPFENCE_STATS_A_MAX)) {
+	    !cft_nl_parse_nested(tb[CAPFENCE_A_STATS], st, CAPFENCE_STATS_A_MAX)) {
 		if (st[CAPFENCE_STATS_A_CRED_BYTES])
 			out[0] = mnl_attr_get_u64(st[CAPFENCE_STATS_A_CRED_BYTES]);
 		if (st[CAPFENCE_STATS_A_CAP_BYTES])
@@ -968,7 +968,7 @@ static void bench_memory(struct env *e)
 {
 	uint64_t b[2] = { 0, 0 };
 
-	if (cf_nl_talk(&e->nl, cf_nl_req(&e->nl, CAPFENCE_CMD_STATUS_GET, 0),
+	if (cft_nl_talk(&e->nl, cft_nl_req(&e->nl, CAPFENCE_CMD_STATUS_GET, 0),
 		       mem_cb, b))
 		die("status", EIO);
 	printf("bench: cred_bytes value=%" PRIu64 "B target=report ok\n", b[0]);

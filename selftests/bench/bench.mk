@@ -7,7 +7,9 @@
 #   make bench         host figures (libcapfence vs libsodium, the design
 #                      note's Python reference), the hook figures (one boot,
 #                      -icount) and the netlink, activation and memory
-#                      figures (another boot)
+#                      figures (another boot), and delegations per second
+#                      through libcapfence, the Python package and the CLI
+#                      (a third boot, with the Python overlay)
 #   make bench-check   rollsim at reduced scale in the VM, kselftest output
 #   make bench-hooks-icount  the hook figures and the activation figure
 #                      (part of make bench), per kernel of KERNEL (6.1, 6.12):
@@ -22,17 +24,16 @@ BENCH_OUT    := $(B)/bench
 BENCH_PREREQ ?= all
 ROLLSIM_N    ?= 4000
 ROLLSIM_MEM  ?= 3072
-BENCH_NL     := tools/capfence/nl.c
 BENCH_COMMON := selftests/kernel/common.c
-BENCH_HDRS   := $(wildcard $(BENCH_DIR)/*.h tools/lib/*.h tools/capfence/nl.h selftests/kernel/common.h)
+BENCH_HDRS   := $(wildcard $(BENCH_DIR)/*.h selftests/kernel/common.h) $(LIB_HDRS)
 
 GUEST_EXTRA += $(B)/guest/bin/rollsim $(B)/guest/bin/rollsim-sandbox \
 	$(B)/guest/bin/rollsim-check $(B)/guest/bin/bench-vm \
 	$(B)/guest/bin/bench-vm-run
 
-$(B)/guest/bin/rollsim: $(BENCH_DIR)/rollsim.c $(BENCH_COMMON) $(LIB_SRCS) $(BENCH_NL) $(BENCH_HDRS)
+$(B)/guest/bin/rollsim: $(BENCH_DIR)/rollsim.c $(BENCH_COMMON) $(LIB_A) $(BENCH_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_USR) $(CPPFLAGS_USR) -Iselftests/kernel $< $(BENCH_COMMON) $(LIB_SRCS) $(BENCH_NL) -lsodium -lmnl -lpthread -o $@
+	$(CC) $(CFLAGS_USR) $(CPPFLAGS_USR) -Iselftests/kernel $< $(BENCH_COMMON) $(LIB_A) -lsodium -lmnl -lpthread -o $@
 
 # Static and allocation-free: thousands of these must fit in the guest.
 $(B)/guest/bin/rollsim-sandbox: $(BENCH_DIR)/rollsim-sandbox.c $(BENCH_DIR)/rollsim.h
@@ -48,9 +49,9 @@ $(BENCH_OUT)/noop-lsm.bpf.o: $(BENCH_DIR)/noop-lsm.bpf.c $(B)/lsm/vmlinux.h
 $(BENCH_OUT)/noop-lsm.skel.h: $(BENCH_OUT)/noop-lsm.bpf.o
 	bpftool gen skeleton $< name noop_lsm_bpf > $@
 
-$(B)/guest/bin/bench-vm: $(BENCH_DIR)/bench-vm.c $(BENCH_COMMON) $(LIB_SRCS) $(BENCH_NL) $(BENCH_HDRS) $(BENCH_OUT)/noop-lsm.skel.h
+$(B)/guest/bin/bench-vm: $(BENCH_DIR)/bench-vm.c $(BENCH_COMMON) $(LIB_A) $(BENCH_HDRS) $(BENCH_OUT)/noop-lsm.skel.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_USR) $(CPPFLAGS_USR) -Iselftests/kernel -I$(BENCH_OUT) $< $(BENCH_COMMON) $(LIB_SRCS) $(BENCH_NL) -lsodium -lmnl -lbpf -lelf -lz -lpthread -o $@
+	$(CC) $(CFLAGS_USR) $(CPPFLAGS_USR) -Iselftests/kernel -I$(BENCH_OUT) $< $(BENCH_COMMON) $(LIB_A) -lsodium -lmnl -lbpf -lelf -lz -lpthread -o $@
 
 $(B)/guest/bin/rollsim-check: $(BENCH_DIR)/rollsim-check
 	@mkdir -p $(dir $@)
@@ -60,11 +61,11 @@ $(B)/guest/bin/bench-vm-run: $(BENCH_DIR)/bench-vm-run
 	@mkdir -p $(dir $@)
 	install -m 0755 $< $@
 
-$(BENCH_OUT)/bench-host: $(BENCH_DIR)/bench-host.c $(LIB_SRCS) $(BENCH_HDRS)
+$(BENCH_OUT)/bench-host: $(BENCH_DIR)/bench-host.c $(LIB_A) $(BENCH_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_USR) $(CPPFLAGS_USR) $< $(LIB_SRCS) -lsodium -o $@
+	$(CC) $(CFLAGS_USR) $(CPPFLAGS_USR) $< $(LIB_A) -lsodium -lmnl -lpthread -o $@
 
-.PHONY: rollsim bench bench-check bench-progs bench-hooks-icount
+.PHONY: rollsim bench bench-check bench-progs bench-hooks-icount bench-deleg
 
 bench-progs: $(GUEST_EXTRA) $(BENCH_OUT)/bench-host
 
@@ -117,8 +118,22 @@ bench: $(BENCH_PREREQ) bench-progs
 		cat $(BENCH_OUT)/bench-vm-$$k.txt; \
 		[ $$rc = 0 ] || { tail -20 $(BENCH_OUT)/bench-vm-$$k.log; echo "bench: the VM run failed (exit $$rc)" >&2; exit 1; }; \
 	done
+	@$(MAKE) -s bench-deleg
 	@$(BENCH_DIR)/bench-table $(BENCH_OUT)/bench-host.txt \
-		$(foreach k,$(KERNEL),$(BENCH_OUT)/bench-hooks-$(k).txt $(BENCH_OUT)/bench-vm-$(k).txt) | tee $(BENCH_OUT)/bench.md
+		$(foreach k,$(KERNEL),$(BENCH_OUT)/bench-hooks-$(k).txt $(BENCH_OUT)/bench-vm-$(k).txt \
+			$(BENCH_OUT)/bench-deleg-$(k).txt) | tee $(BENCH_OUT)/bench.md
+
+# Delegations per second, per kernel, all three paths in one boot.
+bench-deleg: $(BENCH_PREREQ) pyroot
+	@mkdir -p $(BENCH_OUT)
+	@for k in $(KERNEL); do \
+		$(VMRUN) --kernel $$k --timeout 900 --overlay $(PYROOT) -- sh /usr/share/capfence/bench/bench-deleg.sh \
+			> $(BENCH_OUT)/bench-deleg-$$k.log 2>&1; rc=$$?; \
+		{ echo "# delegations per second on $$k (TCG wall time)"; \
+		  grep -E '^(bench:|#)' $(BENCH_OUT)/bench-deleg-$$k.log | tr -d '\r' | $(BENCH_TAG); } \
+			> $(BENCH_OUT)/bench-deleg-$$k.txt; cat $(BENCH_OUT)/bench-deleg-$$k.txt; \
+		[ $$rc = 0 ] || { tail -20 $(BENCH_OUT)/bench-deleg-$$k.log; echo "bench: the VM run failed (exit $$rc)" >&2; exit 1; }; \
+	done
 
 bench-hooks-icount: $(BENCH_PREREQ) bench-progs
 	@mkdir -p $(BENCH_OUT)

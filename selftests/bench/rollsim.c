@@ -104,7 +104,7 @@ struct work {
 	pid_t pid;		/* current child */
 	uint64_t epoch;		/* its epoch */
 	bool stale_set;		/* naive: the token chosen at the first try */
-	struct cf_token stale;
+	struct capfence_token stale;
 	uint64_t retry_at;	/* ns, W_BACKOFF */
 };
 
@@ -112,7 +112,7 @@ struct parent {
 	pid_t pid, next_pid;	/* next_pid: replacement being spawned */
 	int in_fd, next_fd;
 	uint64_t epoch;
-	struct cf_token tok, next_tok;
+	struct capfence_token tok, next_tok;
 	bool replaced;
 };
 
@@ -146,10 +146,10 @@ static struct {
 	uint64_t t0, roll_t, roll_end_t;
 	bool rolled;
 	uint64_t e_old, e_new;
-	struct cf_epoch ep_old, ep_new;
-	struct cf_key *key;
-	struct cf_verifier *ver;	/* the orchestrator's memo of its tokens */
-	struct cf_nl nl;
+	struct capfence_epoch ep_old, ep_new;
+	struct capfence_key *key;
+	struct capfence_verifier *ver;	/* the orchestrator's memo of its tokens */
+	struct cft_nl nl;
 	bool have_nl;
 	char rbuf[1 << 16];
 	size_t rlen;
@@ -162,7 +162,7 @@ static struct {
 	size_t nlat, nlat_x;
 	struct tick *tl;
 	size_t ntl;
-	struct cf_status st0, st1;
+	struct capfence_status st0, st1;
 } S;
 
 static uint64_t now_ns(void)
@@ -259,7 +259,7 @@ static void install_filter(uint64_t epoch)
 }
 
 /* Fork a sandbox bound to @epoch (capfence: holding @tok if given). */
-static pid_t spawn(const char *role, uint64_t epoch, const struct cf_token *tok,
+static pid_t spawn(const char *role, uint64_t epoch, const struct capfence_token *tok,
 		   int *in_fd)
 {
 	int in[2];
@@ -282,7 +282,7 @@ static pid_t spawn(const char *role, uint64_t epoch, const struct cf_token *tok,
 		if (opt.mode == M_NAIVE) {
 			install_filter(epoch);
 		} else {
-			struct cf_nl nl;
+			struct cft_nl nl;
 			struct cft_reply r = { .err = -EIO, .reason = -1 };
 
 			if (cft_open(&nl) ||
@@ -291,7 +291,7 @@ static pid_t spawn(const char *role, uint64_t epoch, const struct cf_token *tok,
 					r.reason);
 				_exit(3);
 			}
-			cf_nl_close(&nl);
+			cft_nl_close(&nl);
 		}
 		execv(opt.sandbox, argv);
 		dprintf(1, "E %d %d -1\n", getpid(), errno);
@@ -320,30 +320,30 @@ static void spawn_child(int i, uint64_t epoch)
 	tick()->spawned++;
 }
 
-static int mint(uint64_t epoch, const struct cf_epoch *rules_of,
-		const struct cf_token *like, struct cf_token *out)
+static int mint(uint64_t epoch, const struct capfence_epoch *rules_of,
+		const struct capfence_token *like, struct capfence_token *out)
 {
-	const struct cf_rule *r = &rules_of->rules[CAPFENCE_CLASS_NET_CONNECT];
-	struct cf_constraint cs[CAPFENCE_MAX_CONSTRAINTS];
-	char err[CF_ERR_MAX];
+	const struct capfence_rule *r = &rules_of->rules[CAPFENCE_CLASS_NET_CONNECT];
+	struct capfence_constraint cs[CAPFENCE_MAX_CONSTRAINTS];
+	char err[CAPFENCE_ERR_MAX];
 	size_t n = 0, i;
 
 	/* keep what the epoch's rule admits: the narrowed grant */
 	if (like) {
 		for (i = 0; i < like->n; i++)
-			if (cf_rule_admits_constraints(r, &like->constraints[i], 1))
+			if (capfence_rule_admits_constraints(r, &like->constraints[i], 1))
 				cs[n++] = like->constraints[i];
 	} else {
 		for (i = 0; i < r->n; i++)
 			cs[n++] = r->constraints[i];
 	}
-	if (cf_verifier_mint(S.ver, S.key, CAPFENCE_CLASS_NET_CONNECT, epoch,
+	if (capfence_verifier_mint(S.ver, S.key, CAPFENCE_CLASS_NET_CONNECT, epoch,
 			     cs, n, 0, out, err, sizeof(err)))
 		die("mint: %s", err);
 	return 0;
 }
 
-static const struct cf_epoch *rules(uint64_t epoch)
+static const struct capfence_epoch *rules(uint64_t epoch)
 {
 	return epoch >= S.e_new ? &S.ep_new : &S.ep_old;
 }
@@ -351,7 +351,7 @@ static const struct cf_epoch *rules(uint64_t epoch)
 static void spawn_parent(int j, uint64_t epoch, bool replacement)
 {
 	struct parent *p = &S.p[j];
-	struct cf_token *t = replacement ? &p->next_tok : &p->tok;
+	struct capfence_token *t = replacement ? &p->next_tok : &p->tok;
 	struct proc *pr;
 	pid_t pid;
 	int fd;
@@ -410,7 +410,7 @@ static int deliver(int i, uint64_t *grant_epoch)
 	int ret = 0;
 
 	if (opt.mode == M_NAIVE) {
-		const struct cf_token *tok = &p->tok;
+		const struct capfence_token *tok = &p->tok;
 
 		/* the seed's retry loop re-delegates the same stale token */
 		if (!w->stale_set) {
@@ -428,7 +428,7 @@ static int deliver(int i, uint64_t *grant_epoch)
 		 */
 		S.delegations++;
 		tick()->delegations++;
-		if (cf_verifier_decide(S.ver, tok, rules(tok->epoch_id)) !=
+		if (capfence_verifier_decide(S.ver, tok, rules(tok->epoch_id)) !=
 		    CAPFENCE_R_OK)
 			ret = -1;
 		*grant_epoch = tok->epoch_id;
@@ -437,7 +437,7 @@ static int deliver(int i, uint64_t *grant_epoch)
 	}
 
 	struct cft_reply r;
-	struct cf_token nt;
+	struct capfence_token nt;
 	int err;
 
 	cross = p->tok.epoch_id != w->epoch;
@@ -465,7 +465,7 @@ static int deliver(int i, uint64_t *grant_epoch)
 			ret = -1;
 		if (opt.verbose)
 			fprintf(stderr, "# item %d pid %d: delegate: %s (%s)\n",
-				i, w->pid, cf_reason_name(r.reason), r.ext);
+				i, w->pid, capfence_reason_name(r.reason), r.ext);
 	}
 	*grant_epoch = w->epoch;
 	lat_add(now_ns() - t, cross);
@@ -650,7 +650,7 @@ static void on_line(char *line)
 		S.spawn_err++;
 		if (opt.verbose)
 			fprintf(stderr, "# pid %d: spawn failed: errno %d reason %s\n",
-				pid, a, cf_reason_name(b));
+				pid, a, capfence_reason_name(b));
 	}
 }
 
@@ -754,7 +754,7 @@ static void report(void)
 		       S.delegations, rej);
 		for (r = 0; r < __CAPFENCE_R_MAX; r++)
 			if (S.reject[r])
-				printf(" %s=%" PRIu64, cf_reason_name(r), S.reject[r]);
+				printf(" %s=%" PRIu64, capfence_reason_name(r), S.reject[r]);
 		printf(" ), reminted %" PRIu64 ", respawned %" PRIu64 "\n",
 		       S.reminted, S.respawned);
 		printf("  rpc ok %" PRIu64 ", SIGSYS %" PRIu64 ", lost RPCs %" PRIu64
@@ -774,7 +774,7 @@ static void report(void)
 	for (r = 0, i = 0; r < __CAPFENCE_R_MAX; r++)
 		if (S.reject[r])
 			printf("%s\"%s\":%" PRIu64, i++ ? "," : "",
-			       cf_reason_name(r), S.reject[r]);
+			       capfence_reason_name(r), S.reject[r]);
 	printf("},\"rejected_total\":%" PRIu64 ",\"reminted\":%" PRIu64
 	       ",\"respawned\":%" PRIu64 ",\"sigsys\":%" PRIu64
 	       ",\"lost_rpcs\":%" PRIu64 ",\"unattributable_failures\":%" PRIu64
@@ -786,9 +786,9 @@ static void report(void)
 	       ",\"cross_epoch_p50_us\":%.2f,\"cross_epoch_p99_us\":%.2f",
 	       p50, p99, x50, x99);
 	if (opt.mode == M_NAIVE) {
-		struct cf_verifier_stats vs;
+		struct capfence_verifier_stats vs;
 
-		cf_verifier_get_stats(S.ver, &vs);
+		capfence_verifier_get_stats(S.ver, &vs);
 		printf(",\"check_memo\":{\"hits\":%" PRIu64 ",\"misses\":%" PRIu64 "}",
 		       vs.hits, vs.misses);
 	}
@@ -796,12 +796,12 @@ static void report(void)
 		printf(",\"kernel\":{\"delegate_reject\":{");
 		for (r = 0, i = 0; r < __CAPFENCE_R_MAX; r++)
 			if (S.st1.delegate_reject[r] - S.st0.delegate_reject[r])
-				printf("%s\"%s\":%" PRIu64, i++ ? "," : "", cf_reason_name(r),
+				printf("%s\"%s\":%" PRIu64, i++ ? "," : "", capfence_reason_name(r),
 				       S.st1.delegate_reject[r] - S.st0.delegate_reject[r]);
 		printf("},\"exercise_deny\":{");
 		for (r = 0, i = 0; r < __CAPFENCE_R_MAX; r++)
 			if (S.st1.exercise_deny[r] - S.st0.exercise_deny[r])
-				printf("%s\"%s\":%" PRIu64, i++ ? "," : "", cf_reason_name(r),
+				printf("%s\"%s\":%" PRIu64, i++ ? "," : "", capfence_reason_name(r),
 				       S.st1.exercise_deny[r] - S.st0.exercise_deny[r]);
 		printf("}}");
 	}
@@ -857,7 +857,7 @@ static void setup_epochs(void)
 {
 	const char *old_rules[] = { "net:connect=token:10.0.0.0/8,127.0.0.0/8" };
 	const char *new_rules[] = { "net:connect=token:127.0.0.0/8" };
-	char err[CF_ERR_MAX];
+	char err[CAPFENCE_ERR_MAX];
 
 	if (!opt.epoch) {
 		opt.epoch = 41;
@@ -866,8 +866,8 @@ static void setup_epochs(void)
 	}
 	S.e_old = opt.epoch;
 	S.e_new = opt.epoch + 1;
-	if (cf_epoch_parse_rules(&S.ep_old, S.e_old, old_rules, 1, err, sizeof(err)) ||
-	    cf_epoch_parse_rules(&S.ep_new, S.e_new, new_rules, 1, err, sizeof(err)))
+	if (capfence_epoch_parse_rules(&S.ep_old, S.e_old, old_rules, 1, err, sizeof(err)) ||
+	    capfence_epoch_parse_rules(&S.ep_new, S.e_new, new_rules, 1, err, sizeof(err)))
 		die("rules: %s", err);
 	if (opt.mode == M_CAPFENCE &&
 	    cft_epoch_install(&S.nl, S.e_old, old_rules, 1, err, sizeof(err)))
@@ -877,7 +877,7 @@ static void setup_epochs(void)
 static void roll(void)
 {
 	const char *new_rules[] = { "net:connect=token:127.0.0.0/8" };
-	char err[CF_ERR_MAX];
+	char err[CAPFENCE_ERR_MAX];
 
 	if (opt.mode == M_CAPFENCE &&
 	    cft_epoch_install(&S.nl, S.e_new, new_rules, 1, err, sizeof(err)))
@@ -955,11 +955,11 @@ int main(int argc, char **argv)
 	S.procs = calloc(S.nprocs_cap, sizeof(*S.procs));
 	if (!S.w || !S.p || !S.procs)
 		die("out of memory");
-	if (cf_key_generate(1, &S.key))
+	if (capfence_key_generate(1, &S.key))
 		die("key generate failed");
 
 	if (opt.mode == M_CAPFENCE) {
-		struct cf_key *k;
+		struct capfence_key *k;
 		uint8_t raw[CAPFENCE_KEY_LEN];
 		uint32_t id;
 		int err = -EEXIST;
@@ -967,20 +967,20 @@ int main(int argc, char **argv)
 		if (cft_open(&S.nl))
 			die("capfence.ko is not loaded (netlink family missing)");
 		S.have_nl = true;
-		if (cf_nl_status(&S.nl, &S.st0))
+		if (cft_nl_status(&S.nl, &S.st0))
 			die("status failed");
 		if (!S.st0.attached)
 			die("capfence hooks are not attached");
 		/* a key id of our own: 4100 and up */
-		cf_key_bytes(S.key, raw);
+		capfence_key_bytes(S.key, raw);
 		for (id = 4100; err == -EEXIST && id < 4200; id++) {
-			if (cf_key_from_bytes(id, raw, &k))
+			if (capfence_key_from_bytes(id, raw, &k))
 				die("key");
 			err = cft_key_install(&S.nl, k);
 			if (err) {
-				cf_key_free(k);
+				capfence_key_free(k);
 			} else {
-				cf_key_free(S.key);
+				capfence_key_free(S.key);
 				S.key = k;
 			}
 		}
@@ -989,9 +989,9 @@ int main(int argc, char **argv)
 			die("key install: %s", strerror(-err));
 	}
 	{
-		const struct cf_key *keys[] = { S.key };
+		const struct capfence_key *keys[] = { S.key };
 
-		if (cf_verifier_new(keys, 1, 0, &S.ver))
+		if (capfence_verifier_new(keys, 1, 0, &S.ver))
 			die("verifier");
 	}
 	setup_epochs();
@@ -1085,7 +1085,7 @@ int main(int argc, char **argv)
 	if (S.rolled && !S.roll_end_t)
 		S.roll_end_t = now_ns();
 
-	if (opt.mode == M_CAPFENCE && cf_nl_status(&S.nl, &S.st1))
+	if (opt.mode == M_CAPFENCE && cft_nl_status(&S.nl, &S.st1))
 		die("status failed");
 	report();
 	fflush(stdout);
@@ -1105,10 +1105,10 @@ int main(int argc, char **argv)
 	kill(S.srv_pid, SIGKILL);
 	waitpid(S.srv_pid, NULL, 0);
 	if (opt.mode == M_CAPFENCE) {
-		cft_key_remove(&S.nl, cf_key_id(S.key));
-		cf_nl_close(&S.nl);
+		cft_key_remove(&S.nl, capfence_key_id(S.key));
+		cft_nl_close(&S.nl);
 	}
-	cf_verifier_free(S.ver);
-	cf_key_free(S.key);
+	capfence_verifier_free(S.ver);
+	capfence_key_free(S.key);
 	return 0;
 }

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sodium.h>
-#include "libcapfence.h"
+#include <capfence/capfence.h>
 
 #define FUZZ_ASSERT(cond) do {						\
 	if (!(cond)) {							\

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cf_epoch_parse_text: the first input byte picks the expected epoch id
+ * capfence_epoch_parse_text: the first input byte picks the expected epoch id
  * (0: the text must name it); an accepted table formats to text that
  * parses back to the same text, and narrows no class relative to itself.
  */
@@ -16,8 +16,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static char t1[64 * 1024], t2[64 * 1024];
-	static struct cf_epoch e, f;
-	char err[CF_ERR_MAX] = "";
+	static struct capfence_epoch e, f;
+	char err[CAPFENCE_ERR_MAX] = "";
 	uint64_t want;
 	char *s;
 	int ret, l1, l2, c;
@@ -26,20 +26,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	want = data[0] < 128 ? 0 : data[0];
 	s = fuzz_str(data + 1, size - 1);
-	ret = cf_epoch_parse_text(&e, want, s, err, sizeof(err));
+	ret = capfence_epoch_parse_text(&e, want, s, err, sizeof(err));
 	fuzz_check_err(err, sizeof(err), ret);
 	FUZZ_ASSERT(ret <= 0);
 	if (!ret) {
 		FUZZ_ASSERT(e.epoch_id != 0);
 		FUZZ_ASSERT(!want || e.epoch_id == want);
-		l1 = cf_epoch_format(&e, t1, sizeof(t1));
+		l1 = capfence_epoch_format(&e, t1, sizeof(t1));
 		FUZZ_ASSERT(l1 > 0 && (size_t)l1 == strlen(t1));
-		FUZZ_ASSERT(cf_epoch_parse_text(&f, e.epoch_id, t1, err,
+		FUZZ_ASSERT(capfence_epoch_parse_text(&f, e.epoch_id, t1, err,
 						sizeof(err)) == 0);
-		l2 = cf_epoch_format(&f, t2, sizeof(t2));
+		l2 = capfence_epoch_format(&f, t2, sizeof(t2));
 		FUZZ_ASSERT(l1 == l2 && !strcmp(t1, t2));
 		for (c = 1; c <= CAPFENCE_CLASS_MAX; c++)
-			FUZZ_ASSERT(!cf_epoch_narrows(&e, &f, c));
+			FUZZ_ASSERT(!capfence_epoch_narrows(&e, &f, c));
 	}
 	free(s);
 	return 0;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cf_key_parse: an accepted key file formats back to text that parses to
+ * capfence_key_parse: an accepted key file formats back to text that parses to
  * the same id and bytes. Keys live in sodium_malloc'd memory: a leak or an
  * overrun shows up under ASan or as a guard-page fault.
  */
@@ -16,26 +16,26 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	uint8_t a[CAPFENCE_KEY_LEN], b[CAPFENCE_KEY_LEN];
-	char err[CF_ERR_MAX] = "", text[256];
-	struct cf_key *k = NULL, *k2 = NULL;
+	char err[CAPFENCE_ERR_MAX] = "", text[256];
+	struct capfence_key *k = NULL, *k2 = NULL;
 	char *s = fuzz_str(data, size);
 	int ret, len;
 
-	ret = cf_key_parse(s, &k, err, sizeof(err));
+	ret = capfence_key_parse(s, &k, err, sizeof(err));
 	fuzz_check_err(err, sizeof(err), ret);
 	FUZZ_ASSERT(ret <= 0);
 	FUZZ_ASSERT(!ret == !!k);
 	if (!ret) {
-		FUZZ_ASSERT(cf_key_id(k) != 0);
-		len = cf_key_format(k, text, sizeof(text));
+		FUZZ_ASSERT(capfence_key_id(k) != 0);
+		len = capfence_key_format(k, text, sizeof(text));
 		FUZZ_ASSERT(len > 0);
-		FUZZ_ASSERT(cf_key_parse(text, &k2, err, sizeof(err)) == 0);
-		FUZZ_ASSERT(cf_key_id(k) == cf_key_id(k2));
-		cf_key_bytes(k, a);
-		cf_key_bytes(k2, b);
+		FUZZ_ASSERT(capfence_key_parse(text, &k2, err, sizeof(err)) == 0);
+		FUZZ_ASSERT(capfence_key_id(k) == capfence_key_id(k2));
+		capfence_key_bytes(k, a);
+		capfence_key_bytes(k2, b);
 		FUZZ_ASSERT(!memcmp(a, b, sizeof(a)));
-		cf_key_free(k2);
-		cf_key_free(k);
+		capfence_key_free(k2);
+		capfence_key_free(k);
 	}
 	free(s);
 	return 0;

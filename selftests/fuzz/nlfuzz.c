@@ -61,7 +61,7 @@ struct result {
 static uint64_t rng_state;
 static uint16_t family;
 static uint32_t seq0;
-static struct cf_key *key7;
+static struct capfence_key *key7;
 static uint64_t epoch_e, epoch_max;
 static pid_t agent_pids[2];
 static uint64_t known_caps[4];
@@ -329,7 +329,7 @@ static void token_attr(struct msg *m)
 	static const char *const cons[] = { "127.0.0.0/8", "127.0.0.1:80",
 					    "10.0.0.0/8", "/srv", NULL };
 	uint8_t buf[CAPFENCE_TOKEN_MAX_LEN + 64];
-	struct cf_token t;
+	struct capfence_token t;
 	int c = (int)rn(4), len;
 	const char *k = cons[rn(5)];
 
@@ -339,7 +339,7 @@ static void token_attr(struct msg *m)
 				   pick_epoch(true) ?: 1, k,
 				   known_caps[rn(4)] & (chance(70) ? ~0ull : 0),
 				   &t) ||
-	    (len = cf_token_encode_bin(&t, buf, sizeof(buf))) < 0) {
+	    (len = capfence_token_encode_bin(&t, buf, sizeof(buf))) < 0) {
 		len = (int)rn(sizeof(buf));
 		rand_bytes(buf, (size_t)len);
 	}
@@ -965,31 +965,31 @@ static bool probe_present[4];	/* as the last snapshot saw them */
  * dry runs build a holdings set and free it deferred), so it is read
  * once two reads a quarter second apart agree.
  */
-static int snapshot(struct cf_nl *nl, struct snap *sn)
+static int snapshot(struct cft_nl *nl, struct snap *sn)
 {
-	struct cf_status st, prev;
+	struct capfence_status st, prev;
 	int i, err;
 
 	sn->len = 0;
 	sput(sn, "%s", "");
 	sput(sn, "epochs:\n");
-	err = cf_nl_talk(nl, cf_nl_req(nl, CAPFENCE_CMD_EPOCH_GET, NLM_F_DUMP),
+	err = cft_nl_talk(nl, cft_nl_req(nl, CAPFENCE_CMD_EPOCH_GET, NLM_F_DUMP),
 			 snap_msg_cb, sn);
 	if (err)
 		return err;
 	/* keys: a dry-run delegation of a token of each known key */
 	for (i = 0; i < 4; i++) {
-		struct cf_key *k = NULL;
-		struct cf_token t;
+		struct capfence_key *k = NULL;
+		struct capfence_token t;
 		struct cft_reply rep;
 
-		if (cf_key_from_bytes(probe_ids[i], probe_bytes[i], &k) ||
+		if (capfence_key_from_bytes(probe_ids[i], probe_bytes[i], &k) ||
 		    cft_mint(k, "net:connect", epoch_e, "127.0.0.0/8",
 			     0xf00d0000ull + probe_ids[i], &t)) {
-			cf_key_free(k);
+			capfence_key_free(k);
 			return -EIO;
 		}
-		cf_key_free(k);
+		capfence_key_free(k);
 		cft_delegate(nl, &t, agent_pids[0], 0, true, &rep);
 		sput(sn, "key %u probe: err %d reason %d\n", probe_ids[i],
 		     rep.err, rep.reason);
@@ -997,18 +997,18 @@ static int snapshot(struct cf_nl *nl, struct snap *sn)
 	}
 	for (i = 0; i < 3; i++) {
 		pid_t pid = i < 2 ? agent_pids[i] : getpid();
-		struct nlmsghdr *nlh = cf_nl_req(nl, CAPFENCE_CMD_TASK_GET, 0);
+		struct nlmsghdr *nlh = cft_nl_req(nl, CAPFENCE_CMD_TASK_GET, 0);
 
 		mnl_attr_put_u32(nlh, CAPFENCE_A_PID, (uint32_t)pid);
 		sput(sn, "task %d:\n", i);
-		err = cf_nl_talk(nl, nlh, snap_msg_cb, sn);
+		err = cft_nl_talk(nl, nlh, snap_msg_cb, sn);
 		if (err)
 			return err;
 	}
-	err = cf_nl_status(nl, &prev);
+	err = cft_nl_status(nl, &prev);
 	for (i = 0; !err && i < 40; i++) {
 		usleep(250000);
-		err = cf_nl_status(nl, &st);
+		err = cft_nl_status(nl, &st);
 		if (!err && st.bound == prev.bound && st.held == prev.held)
 			break;
 		prev = st;
@@ -1227,14 +1227,14 @@ static void gen_invalid(struct msg *m)
 		m->what = "revoke cap_id 0";
 		break;
 	case 11: {	/* delegations that must be refused */
-		struct cf_token t;
+		struct capfence_token t;
 		uint8_t b[CAPFENCE_TOKEN_MAX_LEN];
 		int len;
 
 		hdr(m, CAPFENCE_CMD_DELEGATE, 0);
 		cft_mint(key7, "net:connect", epoch_e, "127.0.0.0/8",
 			 0xbad0000ull + rn(1000), &t);
-		len = cf_token_encode_bin(&t, b, sizeof(b));
+		len = capfence_token_encode_bin(&t, b, sizeof(b));
 		switch (rn(4)) {
 		case 0: b[len - 1 - rn(32)] ^= 1; m->what = "forged MAC"; break;
 		case 1: len -= 1 + (int)rn(40); m->what = "truncated token"; break;
@@ -1249,7 +1249,7 @@ static void gen_invalid(struct msg *m)
 		break;
 	}
 	case 12: {	/* exec_set with an unknown epoch or a bad token */
-		struct cf_token t;
+		struct capfence_token t;
 		uint8_t b[CAPFENCE_TOKEN_MAX_LEN];
 		int len;
 
@@ -1261,7 +1261,7 @@ static void gen_invalid(struct msg *m)
 			attr_u64(m, CAPFENCE_A_EPOCH_ID, epoch_e);
 			cft_mint(key7, "net:connect", epoch_e, "127.0.0.0/8",
 				 0xbad1000ull + rn(1000), &t);
-			len = cf_token_encode_bin(&t, b, sizeof(b));
+			len = capfence_token_encode_bin(&t, b, sizeof(b));
 			b[len - 1] ^= 0x80;
 			attr(m, CAPFENCE_A_TOKEN, b, (size_t)len);
 			m->what = "exec_set with a forged token";
@@ -1373,7 +1373,7 @@ static int run_identity(enum ident id, long n, struct result *r)
 				_exit(98);
 			break;
 		case ID_BOUND: {
-			struct cf_nl nl;
+			struct cft_nl nl;
 			struct cft_reply rep;
 			char a1[32], a2[32], a3[32], a4[32], a5[32], a6[32];
 			char *argv[] = { "nlfuzz", "--bound-child", a1, a2, a3,
@@ -1381,7 +1381,7 @@ static int run_identity(enum ident id, long n, struct result *r)
 
 			if (cft_open(&nl) || cft_exec_set(&nl, epoch_e, NULL, 0, &rep))
 				_exit(96);
-			cf_nl_close(&nl);
+			cft_nl_close(&nl);
 			snprintf(a1, sizeof(a1), "%d", p[1]);
 			snprintf(a2, sizeof(a2), "%ld", n);
 			snprintf(a3, sizeof(a3), "%llu", (unsigned long long)rng_state);
@@ -1404,7 +1404,7 @@ static int epoch_cb(const struct nlmsghdr *nlh, void *data)
 {
 	const struct nlattr *tb[CAPFENCE_A_MAX + 1];
 
-	cf_nl_parse(nlh, tb);
+	cft_nl_parse(nlh, tb);
 	if (tb[CAPFENCE_A_EPOCH_ID])
 		*(uint64_t *)data = mnl_attr_get_u64(tb[CAPFENCE_A_EPOCH_ID]);
 	return MNL_CB_OK;
@@ -1417,7 +1417,7 @@ static int bound_child_main(char **argv)
 	uint8_t raw[CAPFENCE_KEY_LEN];
 	struct nlmsghdr *nlh;
 	uint64_t mine = 0;
-	struct cf_nl nl;
+	struct cft_nl nl;
 	int wfd = atoi(argv[2]);
 	long n = atol(argv[3]);
 
@@ -1426,7 +1426,7 @@ static int bound_child_main(char **argv)
 	agent_pids[0] = atoi(argv[6]);
 	agent_pids[1] = atoi(argv[7]);
 	memset(raw, 0x5a, sizeof(raw));
-	if (cft_open(&nl) || cf_key_from_bytes(7, raw, &key7)) {
+	if (cft_open(&nl) || capfence_key_from_bytes(7, raw, &key7)) {
 		note(&r, "bound: cannot open netlink");
 		r.bad++;
 		child_report(wfd, &r);
@@ -1434,16 +1434,16 @@ static int bound_child_main(char **argv)
 	}
 	family = nl.family;
 	seq0 = (uint32_t)getpid() << 12;
-	nlh = cf_nl_req(&nl, CAPFENCE_CMD_TASK_GET, 0);
+	nlh = cft_nl_req(&nl, CAPFENCE_CMD_TASK_GET, 0);
 	mnl_attr_put_u32(nlh, CAPFENCE_A_PID, (uint32_t)getpid());
-	if (cf_nl_talk(&nl, nlh, epoch_cb, &mine) || mine != epoch_e) {
+	if (cft_nl_talk(&nl, nlh, epoch_cb, &mine) || mine != epoch_e) {
 		note(&r, "bound: the child is not bound to %llu (%llu)",
 		     (unsigned long long)epoch_e, (unsigned long long)mine);
 		r.bad++;
 		child_report(wfd, &r);
 		return 0;
 	}
-	cf_nl_close(&nl);
+	cft_nl_close(&nl);
 	return run_child_loop(wfd, n, ID_BOUND);
 }
 
@@ -1541,27 +1541,27 @@ static void print_diff(const struct snap *a, const struct snap *b)
 	}
 }
 
-static int setup(struct cf_nl *nl, struct cft_agent *agents)
+static int setup(struct cft_nl *nl, struct cft_agent *agents)
 {
 	const char *rules[] = { "net:connect=token:127.0.0.0/8", "fs:read=open",
 				"fs:write=token:/tmp" };
-	struct cf_token t;
+	struct capfence_token t;
 	struct cft_reply rep;
 	int i;
 
 	/* known bytes under every probe id, whatever an earlier run left */
 	for (i = 0; i < 4; i++) {
-		struct cf_key *k = NULL;
+		struct capfence_key *k = NULL;
 		int err;
 
 		cft_key_remove(nl, probe_ids[i]);
-		if (cf_key_from_bytes(probe_ids[i], probe_bytes[i], &k))
+		if (capfence_key_from_bytes(probe_ids[i], probe_bytes[i], &k))
 			return -EIO;
 		err = cft_key_install(nl, k);
 		if (i == 0)
 			key7 = k;
 		else
-			cf_key_free(k);
+			capfence_key_free(k);
 		if (err)
 			return err;
 	}
@@ -1598,8 +1598,8 @@ int main(int argc, char **argv)
 	uint64_t seed = 0;
 	bool max_epoch = false;
 	struct cft_agent agents[2];
-	struct cf_nl nl;
-	struct cf_status st;
+	struct cft_nl nl;
+	struct capfence_status st;
 	time_t t0;
 	int i, fd;
 
@@ -1650,7 +1650,7 @@ int main(int argc, char **argv)
 		else
 			run_identity((enum ident)i, n, &res[i]);
 		/* what root may have changed: the highest epoch */
-		if (!cf_nl_status(&nl, &st))
+		if (!cft_nl_status(&nl, &st))
 			epoch_max = st.max_epoch;
 		printf("# after %s: fence %llu, highest epoch %llu, active %llu\n",
 		       ident_name[i], (unsigned long long)st.fence,
@@ -1673,7 +1673,7 @@ int main(int argc, char **argv)
 
 	/* 2. an invalid burst changes nothing */
 	nburst = total / 5 > 1000 ? total / 5 : 1000;
-	if (cf_nl_status(&nl, &st) == 0)
+	if (cft_nl_status(&nl, &st) == 0)
 		epoch_max = st.max_epoch;
 	if (snapshot(&nl, &before)) {
 		report(false, "state snapshot before the burst");
@@ -1756,7 +1756,7 @@ int main(int argc, char **argv)
 		int e1 = cft_epoch_install(&nl, ~0ull, rules, 1, NULL, 0);
 		int e2 = cft_epoch_install(&nl, ~0ull, rules, 1, NULL, 0);
 
-		cf_nl_status(&nl, &st);
+		cft_nl_status(&nl, &st);
 		report(e1 == 0 && e2 != 0 && st.max_epoch == ~0ull,
 		       "epoch id 2^64-1 installs (%d), then nothing above it (%d)",
 		       e1, e2);

@@ -75,10 +75,63 @@ t "unit: oneshot, RemainAfterExit, modprobe + attach at boot" sh -c "
 	grep -q '^WantedBy=' '$U'"
 t "unit passes systemd-analyze verify (when available)" sh -c \
 	"! command -v systemd-analyze >/dev/null || systemd-analyze verify --man=no '$U' >/dev/null 2>&1"
+t "manifest lists every installed file and link" sh -c "
+	cd '$X' && find . -type l | sed 's/^\.//' | sort > '$D/links' &&
+	sed -n 's/^l //p' usr/local/share/capfence/install-manifest | sort | cmp -s - '$D/links'" 
 t "manifest lists every installed file" sh -c "
 	cd '$X' && find . -type f | sed 's/^\.//' | sort > '$D/files' &&
 	sed -n 's/^f //p' usr/local/share/capfence/install-manifest | sort | cmp -s - '$D/files'"
-t "nothing else installed (7 files)" [ "$(find "$X" -type f | wc -l)" -eq 7 ]
+# --- libcapfence and the Python package
+L=$X/usr/local/lib
+PYD=$L/python$(/usr/bin/python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')/dist-packages
+t "libcapfence.so.1.0.0, .so.1 -> it, .so -> .so.1, libcapfence.a" sh -c "
+	cmp -s build/lib/libcapfence.so.1.0.0 '$L/libcapfence.so.1.0.0' &&
+	[ \"\$(readlink '$L/libcapfence.so.1')\" = libcapfence.so.1.0.0 ] &&
+	[ \"\$(readlink '$L/libcapfence.so')\" = libcapfence.so.1 ] &&
+	cmp -s build/lib/libcapfence.a '$L/libcapfence.a'"
+t "installed library's SONAME is libcapfence.so.1" sh -c \
+	"readelf -d '$L/libcapfence.so.1' | grep -q 'SONAME.*\[libcapfence.so.1\]'"
+t "headers: include/capfence/capfence.h and include/linux/capfence.h" sh -c "
+	cmp -s include/capfence/capfence.h '$X/usr/local/include/capfence/capfence.h' &&
+	cmp -s include/uapi/linux/capfence.h '$X/usr/local/include/linux/capfence.h'"
+t "libcapfence(3) /usr/local/share/man/man3/libcapfence.3 renders" sh -c "
+	cmp -s docs/libcapfence.3 '$X/usr/local/share/man/man3/libcapfence.3' &&
+	{ ! command -v man >/dev/null || MANWIDTH=80 man -l '$X/usr/local/share/man/man3/libcapfence.3' 2>/dev/null | grep -q capfence_client_open; }"
+PC="env PKG_CONFIG_PATH=$L/pkgconfig PKG_CONFIG_SYSROOT_DIR=$X pkg-config"
+t "capfence.pc: prefix /usr/local, version $(sed -n 's/^#define CAPFENCE_LIB_VERSION_STRING[[:space:]]*"\(.*\)"/\1/p' include/capfence/capfence.h)" sh -c "
+	grep -qx 'prefix=/usr/local' '$L/pkgconfig/capfence.pc' &&
+	[ \"\$($PC --modversion capfence)\" = \"\$(sed -n 's/^#define CAPFENCE_LIB_VERSION_STRING[[:space:]]*\"\(.*\)\"/\\1/p' include/capfence/capfence.h)\" ]"
+t "pkg-config --cflags --libs capfence names the installed tree" sh -c "
+	$PC --cflags --libs capfence | grep -q -- '-I$X/usr/local/include' &&
+	$PC --libs capfence | grep -q -- '-L$L -lcapfence' &&
+	$PC --static --libs capfence | grep -q -- '-lsodium' &&
+	$PC --static --libs capfence | grep -q -- '-lmnl'"
+E=$D/examples
+cp -r examples "$E"
+t "examples/orchestrator builds outside the tree with pkg-config only (shared and static)" sh -c "
+	$PC --exists capfence && make -s -C '$E' PKG_CONFIG='$PC' all static > '$D/ex.log' 2>&1 ||
+	{ sed 's/^/#   /' '$D/ex.log'; exit 1; }"
+t "orchestrator --local: the design note's decisions, through the installed .so" sh -c "
+	LD_LIBRARY_PATH='$L' ldd '$E/orchestrator' | grep -q '$L/libcapfence.so.1' &&
+	LD_LIBRARY_PATH='$L' '$E/orchestrator' --local > '$D/ex.out' 2>&1 &&
+	grep -q '^libcapfence 1' '$D/ex.out' && [ \"\$(grep -c 'as expected' '$D/ex.out')\" -eq 4 ] ||
+	{ sed 's/^/#   /' '$D/ex.out'; exit 1; }"
+t "orchestrator-static --local: libcapfence.a linked in (no libcapfence.so needed)" sh -c "
+	! ldd '$E/orchestrator-static' | grep -q libcapfence && '$E/orchestrator-static' --local >/dev/null"
+t "orchestrator without the module: one line, exit 1" sh -c "
+	LD_LIBRARY_PATH='$L' '$E/orchestrator' > '$D/ex2.out' 2>&1; [ \$? -eq 1 ] &&
+	grep -qx 'capfence: the capfence module is not loaded (modprobe capfence)' '$D/ex2.out'" 
+t "Python package in $(echo "$PYD" | sed "s|$X||") imports and loads the installed .so" sh -c "
+	[ -f '$PYD/capfence/__init__.py' ] && [ -f '$PYD/capfence/_lib.py' ] && [ -f '$PYD/capfence/py.typed' ] &&
+	CAPFENCE_LIBRARY='$L/libcapfence.so.1' PYTHONPATH='$PYD' /usr/bin/python3 -c '
+import capfence, sys
+sys.exit(capfence.library_version() != capfence.__version__ or not capfence.__file__.startswith(\"$PYD\"))'"
+t "examples/orchestrator.py --local (imports only capfence) through the installed package" sh -c "
+	CAPFENCE_LIBRARY='$L/libcapfence.so.1' PYTHONPATH='$PYD' /usr/bin/python3 examples/orchestrator.py --local > '$D/py.out' 2>&1 &&
+	grep -q 'rejected at boundary' '$D/py.out' && grep -q 'class narrowed out' '$D/py.out' ||
+	{ sed 's/^/#   /' '$D/py.out'; exit 1; }"
+t "nothing else installed (16 files, 2 links; __pycache__ aside)" sh -c "
+	[ \"\$(find '$X' -type f ! -path '*/__pycache__/*' | wc -l)\" -eq 16 ] && [ \"\$(find '$X' -type l | wc -l)\" -eq 2 ]"
 t "make install twice succeeds (reinstall)" mk install DESTDIR="$X"
 t "make uninstall DESTDIR=$X succeeds" mk uninstall DESTDIR="$X"
 t "uninstall leaves nothing in DESTDIR" [ -z "$(find "$X" -mindepth 1 | head -1)" ]
@@ -90,6 +143,9 @@ t "make install PREFIX=/usr DESTDIR=$Y" mk install PREFIX=/usr DESTDIR="$Y"
 t "PREFIX=/usr: /usr/sbin/capfence, man8, completion" sh -c "
 	[ -x '$Y/usr/sbin/capfence' ] && [ -f '$Y/usr/share/man/man8/capfence.8' ] &&
 	[ -f '$Y/usr/share/bash-completion/completions/capfence' ]"
+t "PREFIX=/usr: /usr/lib/libcapfence.so.1, capfence.pc, the package in /usr/lib/python3/dist-packages" sh -c "
+	[ -L '$Y/usr/lib/libcapfence.so.1' ] && grep -qx 'prefix=/usr' '$Y/usr/lib/pkgconfig/capfence.pc' &&
+	[ -f '$Y/usr/lib/python3/dist-packages/capfence/__init__.py' ]"
 t "PREFIX=/usr: modprobe entry and unit call /usr/sbin/capfence" sh -c "
 	grep -q '&& /usr/sbin/capfence attach' '$Y/etc/modprobe.d/capfence.conf' &&
 	grep -qx 'ExecStart=/usr/sbin/capfence attach' '$Y/lib/systemd/system/capfence.service'"

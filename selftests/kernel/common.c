@@ -16,15 +16,98 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <linux/audit.h>
+#include <linux/genetlink.h>
 #include <linux/netlink.h>
 #include <sodium.h>
 #include "common.h"
 
-int cft_open(struct cf_nl *nl)
+int cft_nl_open(struct cft_nl *nl)
 {
-	if (sodium_init() < 0)
-		return -EIO;
-	return cf_nl_open(nl);
+	int err;
+
+	memset(nl, 0, sizeof(*nl));
+	nl->buf = calloc(1, CFT_NL_BUFSZ);
+	if (!nl->buf)
+		return -ENOMEM;
+	err = capfence_client_open(&nl->c, nl->ext, sizeof(nl->ext));
+	if (err) {
+		free(nl->buf);
+		nl->buf = NULL;
+		return err;
+	}
+	nl->family = capfence_client_family(nl->c);
+	nl->fd = capfence_client_fd(nl->c);
+	return 0;
+}
+
+void cft_nl_close(struct cft_nl *nl)
+{
+	capfence_client_close(nl->c);
+	free(nl->buf);
+	nl->c = NULL;
+	nl->buf = NULL;
+}
+
+struct nlmsghdr *cft_nl_req(struct cft_nl *nl, uint8_t cmd, uint16_t flags)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(nl->buf);
+	struct genlmsghdr *g;
+
+	nlh->nlmsg_type = nl->family;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | flags;
+	g = mnl_nlmsg_put_extra_header(nlh, sizeof(*g));
+	g->cmd = cmd;
+	g->version = nl->family == GENL_ID_CTRL ? 1 : CAPFENCE_GENL_VERSION;
+	return nlh;
+}
+
+int cft_nl_talk(struct cft_nl *nl, struct nlmsghdr *nlh, mnl_cb_t cb,
+		void *data)
+{
+	nl->ext[0] = '\0';
+	return capfence_client_request(nl->c, nlh, cb, data, nl->ext,
+				       sizeof(nl->ext));
+}
+
+int cft_nl_status(struct cft_nl *nl, struct capfence_status *s)
+{
+	nl->ext[0] = '\0';
+	return capfence_client_status(nl->c, s, nl->ext, sizeof(nl->ext));
+}
+
+struct cft_parse {
+	const struct nlattr **tb;
+	unsigned int max;
+};
+
+static int parse_attr(const struct nlattr *attr, void *data)
+{
+	struct cft_parse *p = data;
+	unsigned int type = mnl_attr_get_type(attr);
+
+	/* repeated attributes are walked by their users; keep the first */
+	if (type <= p->max && !p->tb[type])
+		p->tb[type] = attr;
+	return MNL_CB_OK;
+}
+
+int cft_nl_parse(const struct nlmsghdr *nlh, const struct nlattr **tb)
+{
+	struct cft_parse p = { tb, CAPFENCE_A_MAX };
+
+	memset(tb, 0, sizeof(*tb) * (CAPFENCE_A_MAX + 1));
+	return mnl_attr_parse(nlh, sizeof(struct genlmsghdr), parse_attr,
+			      &p) == MNL_CB_ERROR ? -EBADMSG : 0;
+}
+
+int cft_nl_parse_nested(const struct nlattr *nest, const struct nlattr **tb,
+			unsigned int max)
+{
+	struct cft_parse p = { tb, max };
+
+	memset(tb, 0, sizeof(*tb) * (max + 1));
+	return mnl_attr_parse_nested(nest, parse_attr, &p) == MNL_CB_ERROR ?
+	       -EBADMSG : 0;
 }
 
 static uint64_t u64_or0(const struct nlattr *a)
@@ -32,112 +115,83 @@ static uint64_t u64_or0(const struct nlattr *a)
 	return a ? mnl_attr_get_u64(a) : 0;
 }
 
-uint64_t cft_next_epoch(struct cf_nl *nl)
+int cft_open(struct cft_nl *nl)
 {
-	struct cf_status s;
+	if (sodium_init() < 0)
+		return -EIO;
+	return cft_nl_open(nl);
+}
 
-	if (cf_nl_status(nl, &s))
+uint64_t cft_next_epoch(struct cft_nl *nl)
+{
+	struct capfence_status s;
+
+	if (cft_nl_status(nl, &s))
 		return 0;
 	return s.max_epoch + 1;
 }
 
-int cft_key_install(struct cf_nl *nl, const struct cf_key *k)
+int cft_key_install(struct cft_nl *nl, const struct capfence_key *k)
 {
-	struct nlmsghdr *nlh = cf_nl_req(nl, CAPFENCE_CMD_KEY_INSTALL, 0);
-	uint8_t raw[CAPFENCE_KEY_LEN];
-	int err;
-
-	cf_key_bytes(k, raw);
-	mnl_attr_put_u32(nlh, CAPFENCE_A_KEY_ID, cf_key_id(k));
-	mnl_attr_put(nlh, CAPFENCE_A_KEY, sizeof(raw), raw);
-	sodium_memzero(raw, sizeof(raw));
-	err = cf_nl_talk(nl, nlh, NULL, NULL);
-	return err;
+	nl->ext[0] = '\0';
+	return capfence_client_key_install(nl->c, k, nl->ext, sizeof(nl->ext));
 }
 
-int cft_key_remove(struct cf_nl *nl, uint32_t id)
+int cft_key_remove(struct cft_nl *nl, uint32_t id)
 {
-	struct nlmsghdr *nlh = cf_nl_req(nl, CAPFENCE_CMD_KEY_REMOVE, 0);
-
-	mnl_attr_put_u32(nlh, CAPFENCE_A_KEY_ID, id);
-	return cf_nl_talk(nl, nlh, NULL, NULL);
+	nl->ext[0] = '\0';
+	return capfence_client_key_remove(nl->c, id, nl->ext, sizeof(nl->ext));
 }
 
 /* Deterministic per boot: every test process derives the same key. */
-struct cf_key *cft_test_key(struct cf_nl *nl)
+struct capfence_key *cft_test_key(struct cft_nl *nl)
 {
 	uint8_t raw[CAPFENCE_KEY_LEN];
-	struct cf_key *k = NULL;
+	struct capfence_key *k = NULL;
 	int err;
 
 	memset(raw, 0x5a, sizeof(raw));
-	if (cf_key_from_bytes(7, raw, &k))
+	if (capfence_key_from_bytes(7, raw, &k))
 		return NULL;
 	err = cft_key_install(nl, k);
 	if (err && err != -EEXIST) {
-		cf_key_free(k);
+		capfence_key_free(k);
 		return NULL;
 	}
 	return k;
 }
 
-static void put_rule(struct nlmsghdr *nlh, const struct cf_rule *r, int c)
-{
-	struct nlattr *nest = mnl_attr_nest_start(nlh, CAPFENCE_A_RULE);
-	uint8_t i;
-
-	mnl_attr_put_u8(nlh, CAPFENCE_RULE_A_CLASS, (uint8_t)c);
-	mnl_attr_put_u8(nlh, CAPFENCE_RULE_A_KIND, r->kind);
-	for (i = 0; i < r->n; i++) {
-		const struct cf_constraint *k = &r->constraints[i];
-
-		if (k->kind == CAPFENCE_CONSTRAINT_NET)
-			mnl_attr_put(nlh, CAPFENCE_RULE_A_NET, sizeof(k->net),
-				     &k->net);
-		else
-			mnl_attr_put_strz(nlh, CAPFENCE_RULE_A_PATH,
-					  k->path.s);
-	}
-	mnl_attr_nest_end(nlh, nest);
-}
-
-int cft_epoch_install(struct cf_nl *nl, uint64_t id, const char *const *rules,
+int cft_epoch_install(struct cft_nl *nl, uint64_t id, const char *const *rules,
 		      int n, char *ext, size_t extlen)
 {
-	struct nlmsghdr *nlh;
-	struct cf_epoch e;
+	struct capfence_epoch e;
 	char err[256];
-	int c, ret;
+	int ret;
 
-	ret = cf_epoch_parse_rules(&e, id, rules, (size_t)n, err, sizeof(err));
+	ret = capfence_epoch_parse_rules(&e, id, rules, (size_t)n, err, sizeof(err));
 	if (ret) {
 		if (ext)
 			snprintf(ext, extlen, "%s", err);
 		return ret;
 	}
-	nlh = cf_nl_req(nl, CAPFENCE_CMD_EPOCH_INSTALL, 0);
-	mnl_attr_put_u64(nlh, CAPFENCE_A_EPOCH_ID, id);
-	for (c = 1; c <= CAPFENCE_CLASS_MAX; c++)
-		if (e.rules[c].kind != CAPFENCE_RULE_DENY)
-			put_rule(nlh, &e.rules[c], c);
-	ret = cf_nl_talk(nl, nlh, NULL, NULL);
+	nl->ext[0] = '\0';
+	ret = capfence_client_epoch_install(nl->c, &e, nl->ext, sizeof(nl->ext));
 	if (ext)
-		snprintf(ext, extlen, "%s", nl->ext);
+		snprintf(ext, extlen, "%s", ret ? nl->ext : "");
 	return ret;
 }
 
-int cft_epoch_activate(struct cf_nl *nl, uint64_t id)
+int cft_epoch_activate(struct cft_nl *nl, uint64_t id)
 {
-	struct nlmsghdr *nlh = cf_nl_req(nl, CAPFENCE_CMD_EPOCH_ACTIVATE, 0);
-
-	mnl_attr_put_u64(nlh, CAPFENCE_A_EPOCH_ID, id);
-	return cf_nl_talk(nl, nlh, NULL, NULL);
+	nl->ext[0] = '\0';
+	return capfence_client_epoch_activate(nl->c, id, nl->ext,
+					      sizeof(nl->ext));
 }
 
-int cft_mint(const struct cf_key *k, const char *class_name, uint64_t epoch,
-	     const char *constraint, uint64_t cap_id, struct cf_token *t)
+int cft_mint(const struct capfence_key *k, const char *class_name, uint64_t epoch,
+	     const char *constraint, uint64_t cap_id, struct capfence_token *t)
 {
-	struct cf_constraint c[CAPFENCE_MAX_CONSTRAINTS];
+	struct capfence_constraint c[CAPFENCE_MAX_CONSTRAINTS];
 	char err[256], buf[1024], *save = NULL, *tok;
 	size_t n = 0;
 
@@ -145,10 +199,10 @@ int cft_mint(const struct cf_key *k, const char *class_name, uint64_t epoch,
 		snprintf(buf, sizeof(buf), "%s", constraint);
 		for (tok = strtok_r(buf, ",", &save); tok && n < 8;
 		     tok = strtok_r(NULL, ",", &save))
-			if (cf_constraint_parse(tok, &c[n++], err, sizeof(err)))
+			if (capfence_constraint_parse(tok, &c[n++], err, sizeof(err)))
 				return -EINVAL;
 	}
-	return cf_token_mint(k, cf_class_from_name(class_name), epoch, c, n,
+	return capfence_token_mint(k, capfence_class_from_name(class_name), epoch, c, n,
 			     cap_id, t, err, sizeof(err));
 }
 
@@ -157,7 +211,7 @@ static int reply_cb(const struct nlmsghdr *nlh, void *data)
 	const struct nlattr *tb[CAPFENCE_A_MAX + 1];
 	struct cft_reply *r = data;
 
-	cf_nl_parse(nlh, tb);
+	cft_nl_parse(nlh, tb);
 	if (tb[CAPFENCE_A_REASON])
 		r->reason = (int)mnl_attr_get_u32(tb[CAPFENCE_A_REASON]);
 	r->cap_id = u64_or0(tb[CAPFENCE_A_CAP_ID]);
@@ -166,67 +220,66 @@ static int reply_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
-static int talk_reply(struct cf_nl *nl, struct nlmsghdr *nlh,
+/* The library's typed result as the tests' reply. */
+static int to_reply(const struct capfence_result *res, struct cft_reply *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->err = res->err;
+	r->reason = res->reason;
+	r->cap_id = res->cap_id;
+	r->epoch_id = res->epoch_id;
+	r->fence = res->fence;
+	snprintf(r->ext, sizeof(r->ext), "%s", res->message);
+	return r->err;
+}
+
+static int talk_reply(struct cft_nl *nl, struct nlmsghdr *nlh,
 		      struct cft_reply *r)
 {
 	memset(r, 0, sizeof(*r));
 	r->reason = -1;
-	r->err = cf_nl_talk(nl, nlh, reply_cb, r);
-	snprintf(r->ext, sizeof(r->ext), "%s", nl->ext);
+	r->err = cft_nl_talk(nl, nlh, reply_cb, r);
+	/* the kernel's extack only, as capfence_result.message has it */
+	if (r->err && strcmp(nl->ext, strerror(-r->err)))
+		snprintf(r->ext, sizeof(r->ext), "%s", nl->ext);
 	return r->err;
 }
 
-int cft_delegate_raw(struct cf_nl *nl, const uint8_t *buf, size_t len,
+int cft_delegate_raw(struct cft_nl *nl, const uint8_t *buf, size_t len,
 		     pid_t pid, struct cft_reply *r)
 {
-	struct nlmsghdr *nlh = cf_nl_req(nl, CAPFENCE_CMD_DELEGATE, 0);
+	struct nlmsghdr *nlh = cft_nl_req(nl, CAPFENCE_CMD_DELEGATE, 0);
 
 	mnl_attr_put(nlh, CAPFENCE_A_TOKEN, len, buf);
 	mnl_attr_put_u32(nlh, CAPFENCE_A_PID, (uint32_t)pid);
 	return talk_reply(nl, nlh, r);
 }
 
-int cft_delegate(struct cf_nl *nl, const struct cf_token *t, pid_t pid,
+int cft_delegate(struct cft_nl *nl, const struct capfence_token *t, pid_t pid,
 		 pid_t from, bool dry_run, struct cft_reply *r)
 {
-	struct nlmsghdr *nlh = cf_nl_req(nl, CAPFENCE_CMD_DELEGATE, 0);
-	uint8_t buf[CAPFENCE_TOKEN_MAX_LEN];
-	int len = cf_token_encode_bin(t, buf, sizeof(buf));
+	struct capfence_result res;
 
-	if (len < 0)
-		return len;
-	mnl_attr_put(nlh, CAPFENCE_A_TOKEN, (size_t)len, buf);
-	mnl_attr_put_u32(nlh, CAPFENCE_A_PID, (uint32_t)pid);
-	if (from)
-		mnl_attr_put_u32(nlh, CAPFENCE_A_FROM_PID, (uint32_t)from);
-	if (dry_run)
-		mnl_attr_put(nlh, CAPFENCE_A_DRY_RUN, 0, NULL);
-	return talk_reply(nl, nlh, r);
+	capfence_client_delegate(nl->c, t, (uint32_t)pid, (uint32_t)from,
+				 dry_run ? CAPFENCE_DELEGATE_DRY_RUN : 0, &res);
+	return to_reply(&res, r);
 }
 
-int cft_revoke(struct cf_nl *nl, uint64_t cap_id, struct cft_reply *r)
+int cft_revoke(struct cft_nl *nl, uint64_t cap_id, struct cft_reply *r)
 {
-	struct nlmsghdr *nlh = cf_nl_req(nl, CAPFENCE_CMD_REVOKE, 0);
+	struct capfence_result res;
 
-	mnl_attr_put_u64(nlh, CAPFENCE_A_CAP_ID, cap_id);
-	return talk_reply(nl, nlh, r);
+	capfence_client_revoke(nl->c, cap_id, &res);
+	return to_reply(&res, r);
 }
 
-int cft_exec_set(struct cf_nl *nl, uint64_t epoch, const struct cf_token *t,
+int cft_exec_set(struct cft_nl *nl, uint64_t epoch, const struct capfence_token *t,
 		 int n, struct cft_reply *r)
 {
-	struct nlmsghdr *nlh = cf_nl_req(nl, CAPFENCE_CMD_EXEC_SET, 0);
-	uint8_t buf[CAPFENCE_TOKEN_MAX_LEN];
-	int i, len;
+	struct capfence_result res;
 
-	mnl_attr_put_u64(nlh, CAPFENCE_A_EPOCH_ID, epoch);
-	for (i = 0; i < n; i++) {
-		len = cf_token_encode_bin(&t[i], buf, sizeof(buf));
-		if (len < 0)
-			return len;
-		mnl_attr_put(nlh, CAPFENCE_A_TOKEN, (size_t)len, buf);
-	}
-	return talk_reply(nl, nlh, r);
+	capfence_client_exec_set(nl->c, epoch, t, (size_t)(n < 0 ? 0 : n), &res);
+	return to_reply(&res, r);
 }
 
 static int read_line(int fd, char *buf, size_t len, int timeout_ms)
@@ -251,7 +304,7 @@ static int read_line(int fd, char *buf, size_t len, int timeout_ms)
 }
 
 int cft_agent_spawn(struct cft_agent *a, uint64_t epoch,
-		    const struct cf_token *t, int n, struct cft_reply *r)
+		    const struct capfence_token *t, int n, struct cft_reply *r)
 {
 	int in[2], out[2], err;
 	char line[128];
@@ -262,7 +315,7 @@ int cft_agent_spawn(struct cft_agent *a, uint64_t epoch,
 	if (a->pid < 0)
 		return -errno;
 	if (!a->pid) {
-		struct cf_nl nl;
+		struct cft_nl nl;
 		struct cft_reply mine;
 		char *argv[] = { "cft-agent", "--agent", NULL };
 
@@ -279,7 +332,7 @@ int cft_agent_spawn(struct cft_agent *a, uint64_t epoch,
 			_exit(0);
 		}
 		if (epoch)
-			cf_nl_close(&nl);
+			cft_nl_close(&nl);
 		execv("/proc/self/exe", argv);
 		dprintf(1, "E %d -1 execv failed\n", errno);
 		_exit(0);
@@ -379,21 +432,21 @@ static int epoch_cb(const struct nlmsghdr *nlh, void *data)
 {
 	const struct nlattr *tb[CAPFENCE_A_MAX + 1];
 
-	cf_nl_parse(nlh, tb);
+	cft_nl_parse(nlh, tb);
 	*(uint64_t *)data = u64_or0(tb[CAPFENCE_A_EPOCH_ID]);
 	return MNL_CB_OK;
 }
 
-int cft_task_epoch(struct cf_nl *nl, pid_t pid, uint64_t *epoch)
+int cft_task_epoch(struct cft_nl *nl, pid_t pid, uint64_t *epoch)
 {
-	struct nlmsghdr *nlh = cf_nl_req(nl, CAPFENCE_CMD_TASK_GET, 0);
+	struct nlmsghdr *nlh = cft_nl_req(nl, CAPFENCE_CMD_TASK_GET, 0);
 
 	*epoch = 0;
 	mnl_attr_put_u32(nlh, CAPFENCE_A_PID, (uint32_t)pid);
-	return cf_nl_talk(nl, nlh, epoch_cb, epoch);
+	return cft_nl_talk(nl, nlh, epoch_cb, epoch);
 }
 
-int cft_wait_bound(struct cf_nl *nl, pid_t pid, uint64_t epoch)
+int cft_wait_bound(struct cft_nl *nl, pid_t pid, uint64_t epoch)
 {
 	uint64_t now;
 	int i;
@@ -461,26 +514,26 @@ static int agent_open(const char *path, const char *mode)
 
 static int agent_mutate(const char *what)
 {
-	struct cf_nl nl;
+	struct cft_nl nl;
 	struct nlmsghdr *nlh;
-	int err = cf_nl_open(&nl);
+	int err = cft_nl_open(&nl);
 
 	if (err)
 		return -err;
 	if (!strcmp(what, "revoke")) {
-		nlh = cf_nl_req(&nl, CAPFENCE_CMD_REVOKE, 0);
+		nlh = cft_nl_req(&nl, CAPFENCE_CMD_REVOKE, 0);
 		mnl_attr_put_u64(nlh, CAPFENCE_A_CAP_ID, 1);
 	} else if (!strcmp(what, "activate")) {
-		nlh = cf_nl_req(&nl, CAPFENCE_CMD_EPOCH_ACTIVATE, 0);
+		nlh = cft_nl_req(&nl, CAPFENCE_CMD_EPOCH_ACTIVATE, 0);
 		mnl_attr_put_u64(nlh, CAPFENCE_A_EPOCH_ID, 1);
 	} else if (!strcmp(what, "exec")) {
-		nlh = cf_nl_req(&nl, CAPFENCE_CMD_EXEC_SET, 0);
+		nlh = cft_nl_req(&nl, CAPFENCE_CMD_EXEC_SET, 0);
 		mnl_attr_put_u64(nlh, CAPFENCE_A_EPOCH_ID, 1);
 	} else {
-		nlh = cf_nl_req(&nl, CAPFENCE_CMD_HOOKS_DETACH, 0);
+		nlh = cft_nl_req(&nl, CAPFENCE_CMD_HOOKS_DETACH, 0);
 	}
-	err = cf_nl_talk(&nl, nlh, NULL, NULL);
-	cf_nl_close(&nl);
+	err = cft_nl_talk(&nl, nlh, NULL, NULL);
+	cft_nl_close(&nl);
 	return -err;
 }
 

@@ -10,8 +10,40 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
-#include "libcapfence.h"
-#include "nl.h"
+#include <libmnl/libmnl.h>
+#include <capfence/capfence.h>
+
+/*
+ * The tests' view of the library's client: the typed calls go through
+ * nl->c; tests that build their own (often malformed) requests start them
+ * in nl->buf with cft_nl_req() and send them with cft_nl_talk(), which is
+ * capfence_client_request(). nl->ext holds the message of the last failed
+ * request ("" after a success).
+ */
+#define CFT_NL_BUFSZ (64 * 1024)
+
+struct cft_nl {
+	struct capfence_client *c;
+	uint16_t family;	/* capfence_client_family() */
+	int fd;			/* capfence_client_fd() */
+	char ext[CAPFENCE_ERR_MAX];
+	char *buf;		/* CFT_NL_BUFSZ */
+};
+
+int cft_nl_open(struct cft_nl *nl);
+void cft_nl_close(struct cft_nl *nl);
+/* Start a request for @cmd in nl->buf; NLM_F_REQUEST|NLM_F_ACK|@flags. */
+struct nlmsghdr *cft_nl_req(struct cft_nl *nl, uint8_t cmd, uint16_t flags);
+/* capfence_client_request(): 0 or -errno, the message in nl->ext. */
+int cft_nl_talk(struct cft_nl *nl, struct nlmsghdr *nlh, mnl_cb_t cb,
+		void *data);
+/* capfence_client_status(). */
+int cft_nl_status(struct cft_nl *nl, struct capfence_status *s);
+/* Parse the attributes of a capfence message into tb[CAPFENCE_A_MAX + 1]. */
+int cft_nl_parse(const struct nlmsghdr *nlh, const struct nlattr **tb);
+/* Parse a nest into tb[max + 1]. */
+int cft_nl_parse_nested(const struct nlattr *nest, const struct nlattr **tb,
+			unsigned int max);
 
 /* The reply to a decision (DELEGATE, EXEC_SET, REVOKE). */
 struct cft_reply {
@@ -21,35 +53,35 @@ struct cft_reply {
 	char ext[256];		/* extack message */
 };
 
-int cft_open(struct cf_nl *nl);
+int cft_open(struct cft_nl *nl);
 /* A fresh epoch id above every installed one. */
-uint64_t cft_next_epoch(struct cf_nl *nl);
-int cft_key_install(struct cf_nl *nl, const struct cf_key *k);
-int cft_key_remove(struct cf_nl *nl, uint32_t id);
+uint64_t cft_next_epoch(struct cft_nl *nl);
+int cft_key_install(struct cft_nl *nl, const struct capfence_key *k);
+int cft_key_remove(struct cft_nl *nl, uint32_t id);
 /* The test key (id 7 unless told otherwise), installed once per boot. */
-struct cf_key *cft_test_key(struct cf_nl *nl);
+struct capfence_key *cft_test_key(struct cft_nl *nl);
 /* Install epoch @id from rule strings ("net:connect=token:127.0.0.0/8"). */
-int cft_epoch_install(struct cf_nl *nl, uint64_t id, const char *const *rules,
+int cft_epoch_install(struct cft_nl *nl, uint64_t id, const char *const *rules,
 		      int n, char *ext, size_t extlen);
-int cft_epoch_activate(struct cf_nl *nl, uint64_t id);
-int cft_mint(const struct cf_key *k, const char *class_name, uint64_t epoch,
-	     const char *constraint, uint64_t cap_id, struct cf_token *t);
-int cft_delegate(struct cf_nl *nl, const struct cf_token *t, pid_t pid,
+int cft_epoch_activate(struct cft_nl *nl, uint64_t id);
+int cft_mint(const struct capfence_key *k, const char *class_name, uint64_t epoch,
+	     const char *constraint, uint64_t cap_id, struct capfence_token *t);
+int cft_delegate(struct cft_nl *nl, const struct capfence_token *t, pid_t pid,
 		 pid_t from, bool dry_run, struct cft_reply *r);
-int cft_delegate_raw(struct cf_nl *nl, const uint8_t *buf, size_t len,
+int cft_delegate_raw(struct cft_nl *nl, const uint8_t *buf, size_t len,
 		     pid_t pid, struct cft_reply *r);
-int cft_revoke(struct cf_nl *nl, uint64_t cap_id, struct cft_reply *r);
-int cft_exec_set(struct cf_nl *nl, uint64_t epoch, const struct cf_token *t,
+int cft_revoke(struct cft_nl *nl, uint64_t cap_id, struct cft_reply *r);
+int cft_exec_set(struct cft_nl *nl, uint64_t epoch, const struct capfence_token *t,
 		 int n, struct cft_reply *r);
 
 /* The epoch @pid is bound to (TASK_GET), 0 when unbound. */
-int cft_task_epoch(struct cf_nl *nl, pid_t pid, uint64_t *epoch);
+int cft_task_epoch(struct cft_nl *nl, pid_t pid, uint64_t *epoch);
 /*
  * Wait until @pid is bound to @epoch: an exec closes its close-on-exec
  * descriptors before it installs the new credential, so a pipe closing at
  * exec does not yet mean "bound". Returns 0 or -ETIMEDOUT (5 s).
  */
-int cft_wait_bound(struct cf_nl *nl, pid_t pid, uint64_t epoch);
+int cft_wait_bound(struct cft_nl *nl, pid_t pid, uint64_t epoch);
 
 /* A bound process driven over pipes; see cft_agent_main(). */
 struct cft_agent {
@@ -60,7 +92,7 @@ struct cft_agent {
 /* Fork, set the pending exec epoch (+ tokens; 0: stay unbound), exec an agent.
  * Returns 0, or the EXEC_SET error (then nothing was exec'd). */
 int cft_agent_spawn(struct cft_agent *a, uint64_t epoch,
-		    const struct cf_token *t, int n, struct cft_reply *r);
+		    const struct capfence_token *t, int n, struct cft_reply *r);
 /* Run one agent command; returns its errno result (0 = success), or
  * -1 when the agent does not answer. */
 int cft_agent_do(struct cft_agent *a, const char *fmt, ...)

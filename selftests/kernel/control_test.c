@@ -15,8 +15,8 @@
 #include "common.h"
 
 FIXTURE(ctl) {
-	struct cf_nl nl;
-	struct cf_key *key;
+	struct cft_nl nl;
+	struct capfence_key *key;
 };
 
 FIXTURE_SETUP(ctl)
@@ -28,15 +28,15 @@ FIXTURE_SETUP(ctl)
 
 FIXTURE_TEARDOWN(ctl)
 {
-	cf_key_free(self->key);
-	cf_nl_close(&self->nl);
+	capfence_key_free(self->key);
+	cft_nl_close(&self->nl);
 }
 
 TEST_F(ctl, status_attached)
 {
-	struct cf_status s;
+	struct capfence_status s;
 
-	ASSERT_EQ(0, cf_nl_status(&self->nl, &s));
+	ASSERT_EQ(0, cft_nl_status(&self->nl, &s));
 	EXPECT_TRUE(s.attached);
 }
 
@@ -50,27 +50,27 @@ TEST_F(ctl, strict_validation)
 	struct nlmsghdr *nlh;
 	struct genlmsghdr *g;
 
-	nlh = cf_nl_req(&self->nl, CAPFENCE_CMD_STATUS_GET, 0);
+	nlh = cft_nl_req(&self->nl, CAPFENCE_CMD_STATUS_GET, 0);
 	g = mnl_nlmsg_get_payload(nlh);
 	g->reserved = 1;
-	EXPECT_EQ(-EINVAL, cf_nl_talk(&self->nl, nlh, NULL, NULL));
+	EXPECT_EQ(-EINVAL, cft_nl_talk(&self->nl, nlh, NULL, NULL));
 
-	nlh = cf_nl_req(&self->nl, CAPFENCE_CMD_TASK_GET, 0);
+	nlh = cft_nl_req(&self->nl, CAPFENCE_CMD_TASK_GET, 0);
 	mnl_attr_put_u32(nlh, CAPFENCE_A_PID, (uint32_t)getpid());
 	mnl_attr_put_u32(nlh, CAPFENCE_A_MAX + 1, 0);
-	EXPECT_EQ(-EINVAL, cf_nl_talk(&self->nl, nlh, NULL, NULL));
+	EXPECT_EQ(-EINVAL, cft_nl_talk(&self->nl, nlh, NULL, NULL));
 
-	nlh = cf_nl_req(&self->nl, CAPFENCE_CMD_TASK_GET, 0);
+	nlh = cft_nl_req(&self->nl, CAPFENCE_CMD_TASK_GET, 0);
 	mnl_attr_put_u32(nlh, CAPFENCE_A_PID, (uint32_t)getpid());
 	/* two bytes that cannot be an attribute */
 	memset((char *)nlh + nlh->nlmsg_len, 0, 4);
 	nlh->nlmsg_len += 2;
-	EXPECT_EQ(-EINVAL, cf_nl_talk(&self->nl, nlh, NULL, NULL));
+	EXPECT_EQ(-EINVAL, cft_nl_talk(&self->nl, nlh, NULL, NULL));
 
 	/* the same requests, well formed, are answered */
-	nlh = cf_nl_req(&self->nl, CAPFENCE_CMD_TASK_GET, 0);
+	nlh = cft_nl_req(&self->nl, CAPFENCE_CMD_TASK_GET, 0);
 	mnl_attr_put_u32(nlh, CAPFENCE_A_PID, (uint32_t)getpid());
-	EXPECT_EQ(0, cf_nl_talk(&self->nl, nlh, NULL, NULL));
+	EXPECT_EQ(0, cft_nl_talk(&self->nl, nlh, NULL, NULL));
 }
 
 TEST_F(ctl, epoch_ids_strictly_increase)
@@ -90,11 +90,11 @@ TEST_F(ctl, epoch_ids_strictly_increase)
 	EXPECT_EQ(e + 2, cft_next_epoch(&self->nl));
 }
 
-static int raw_install(struct cf_nl *nl, uint64_t id, int cls, int kind,
+static int raw_install(struct cft_nl *nl, uint64_t id, int cls, int kind,
 		       const struct capfence_net_range *net, const char *path,
 		       int dup_class)
 {
-	struct nlmsghdr *nlh = cf_nl_req(nl, CAPFENCE_CMD_EPOCH_INSTALL, 0);
+	struct nlmsghdr *nlh = cft_nl_req(nl, CAPFENCE_CMD_EPOCH_INSTALL, 0);
 	struct nlattr *nest;
 
 	mnl_attr_put_u64(nlh, CAPFENCE_A_EPOCH_ID, id);
@@ -112,7 +112,7 @@ static int raw_install(struct cf_nl *nl, uint64_t id, int cls, int kind,
 		mnl_attr_put_u8(nlh, CAPFENCE_RULE_A_KIND, CAPFENCE_RULE_OPEN);
 		mnl_attr_nest_end(nlh, nest);
 	}
-	return cf_nl_talk(nl, nlh, NULL, NULL);
+	return cft_nl_talk(nl, nlh, NULL, NULL);
 }
 
 TEST_F(ctl, bad_install_changes_nothing)
@@ -169,7 +169,7 @@ static int dump_cb(const struct nlmsghdr *nlh, void *data)
 	const struct nlattr *a;
 	struct dump *d = data;
 
-	cf_nl_parse(nlh, tb);
+	cft_nl_parse(nlh, tb);
 	d->n++;
 	d->last = mnl_attr_get_u64(tb[CAPFENCE_A_EPOCH_ID]);
 	d->rules = 0;
@@ -195,19 +195,19 @@ TEST_F(ctl, epoch_dump_and_get)
 	struct dump d = {};
 
 	ASSERT_EQ(0, cft_epoch_install(&self->nl, e, rules, 1, NULL, 0));
-	nlh = cf_nl_req(&self->nl, CAPFENCE_CMD_EPOCH_GET, NLM_F_DUMP);
-	ASSERT_EQ(0, cf_nl_talk(&self->nl, nlh, dump_cb, &d));
+	nlh = cft_nl_req(&self->nl, CAPFENCE_CMD_EPOCH_GET, NLM_F_DUMP);
+	ASSERT_EQ(0, cft_nl_talk(&self->nl, nlh, dump_cb, &d));
 	EXPECT_LE(1, d.n);
 	EXPECT_EQ(e, d.last);
 	EXPECT_EQ(CAPFENCE_CLASS_MAX, d.rules);
 	memset(&d, 0, sizeof(d));
-	nlh = cf_nl_req(&self->nl, CAPFENCE_CMD_EPOCH_GET, 0);
+	nlh = cft_nl_req(&self->nl, CAPFENCE_CMD_EPOCH_GET, 0);
 	mnl_attr_put_u64(nlh, CAPFENCE_A_EPOCH_ID, e);
-	ASSERT_EQ(0, cf_nl_talk(&self->nl, nlh, dump_cb, &d));
+	ASSERT_EQ(0, cft_nl_talk(&self->nl, nlh, dump_cb, &d));
 	EXPECT_EQ(1, d.n);
-	nlh = cf_nl_req(&self->nl, CAPFENCE_CMD_EPOCH_GET, 0);
+	nlh = cft_nl_req(&self->nl, CAPFENCE_CMD_EPOCH_GET, 0);
 	mnl_attr_put_u64(nlh, CAPFENCE_A_EPOCH_ID, e + 100);
-	EXPECT_EQ(-ENOENT, cf_nl_talk(&self->nl, nlh, dump_cb, &d));
+	EXPECT_EQ(-ENOENT, cft_nl_talk(&self->nl, nlh, dump_cb, &d));
 	EXPECT_EQ(-ENOENT, cft_epoch_activate(&self->nl, e + 100));
 	EXPECT_EQ(0, cft_epoch_activate(&self->nl, e));
 	/* activating twice is harmless */
@@ -241,15 +241,15 @@ TEST_F(ctl, largest_epoch_reads_back)
 		}
 	}
 	ASSERT_EQ(0, cft_epoch_install(&self->nl, e, rules, 4, NULL, 0));
-	nlh = cf_nl_req(&self->nl, CAPFENCE_CMD_EPOCH_GET, 0);
+	nlh = cft_nl_req(&self->nl, CAPFENCE_CMD_EPOCH_GET, 0);
 	mnl_attr_put_u64(nlh, CAPFENCE_A_EPOCH_ID, e);
-	ASSERT_EQ(0, cf_nl_talk(&self->nl, nlh, dump_cb, &d));
+	ASSERT_EQ(0, cft_nl_talk(&self->nl, nlh, dump_cb, &d));
 	EXPECT_EQ(1, d.n);
 	EXPECT_EQ(e, d.last);
 	EXPECT_EQ(2 * CAPFENCE_MAX_CONSTRAINTS, d.paths);
 	memset(&d, 0, sizeof(d));
-	nlh = cf_nl_req(&self->nl, CAPFENCE_CMD_EPOCH_GET, NLM_F_DUMP);
-	ASSERT_EQ(0, cf_nl_talk(&self->nl, nlh, dump_cb, &d));
+	nlh = cft_nl_req(&self->nl, CAPFENCE_CMD_EPOCH_GET, NLM_F_DUMP);
+	ASSERT_EQ(0, cft_nl_talk(&self->nl, nlh, dump_cb, &d));
 	EXPECT_EQ(e, d.last);
 	EXPECT_EQ(CAPFENCE_CLASS_MAX, d.rules);
 	EXPECT_EQ(2 * CAPFENCE_MAX_CONSTRAINTS, d.paths);
@@ -260,65 +260,65 @@ TEST_F(ctl, fence_advances)
 {
 	const char *rules[] = { "net:connect=open" };
 	uint8_t raw[CAPFENCE_KEY_LEN] = { 3 };
-	struct cf_status a, b;
+	struct capfence_status a, b;
 	struct cft_reply r;
-	struct cf_key *k;
+	struct capfence_key *k;
 	uint64_t e;
 
-	ASSERT_EQ(0, cf_key_from_bytes(903, raw, &k));
-	ASSERT_EQ(0, cf_nl_status(&self->nl, &a));
+	ASSERT_EQ(0, capfence_key_from_bytes(903, raw, &k));
+	ASSERT_EQ(0, cft_nl_status(&self->nl, &a));
 	ASSERT_EQ(0, cft_key_install(&self->nl, k));
-	ASSERT_EQ(0, cf_nl_status(&self->nl, &b));
+	ASSERT_EQ(0, cft_nl_status(&self->nl, &b));
 	EXPECT_LT(a.fence, b.fence) TH_LOG("key install");
 	a = b;
 	ASSERT_EQ(0, cft_key_remove(&self->nl, 903));
-	ASSERT_EQ(0, cf_nl_status(&self->nl, &b));
+	ASSERT_EQ(0, cft_nl_status(&self->nl, &b));
 	EXPECT_LT(a.fence, b.fence) TH_LOG("key remove");
 	a = b;
 	e = cft_next_epoch(&self->nl);
 	ASSERT_EQ(0, cft_epoch_install(&self->nl, e, rules, 1, NULL, 0));
 	ASSERT_EQ(0, cft_epoch_activate(&self->nl, e));
-	ASSERT_EQ(0, cf_nl_status(&self->nl, &b));
+	ASSERT_EQ(0, cft_nl_status(&self->nl, &b));
 	EXPECT_LT(a.fence, b.fence) TH_LOG("epoch activate");
 	a = b;
 	/* activating it again is a no-op and does not move the fence */
 	ASSERT_EQ(0, cft_epoch_activate(&self->nl, e));
-	ASSERT_EQ(0, cf_nl_status(&self->nl, &b));
+	ASSERT_EQ(0, cft_nl_status(&self->nl, &b));
 	EXPECT_EQ(a.fence, b.fence);
 	ASSERT_EQ(0, cft_revoke(&self->nl, 0x7e5700000000ull + (uint64_t)getpid(),
 				&r));
-	ASSERT_EQ(0, cf_nl_status(&self->nl, &b));
+	ASSERT_EQ(0, cft_nl_status(&self->nl, &b));
 	EXPECT_LT(a.fence, b.fence) TH_LOG("revoke");
 	/* the revoke reply names the fence it took effect at */
 	EXPECT_EQ(b.fence, r.fence);
-	cf_key_free(k);
+	capfence_key_free(k);
 }
 
 TEST_F(ctl, keys)
 {
 	uint8_t raw[CAPFENCE_KEY_LEN] = { 1 };
 	struct nlmsghdr *nlh;
-	struct cf_key *k;
+	struct capfence_key *k;
 
-	ASSERT_EQ(0, cf_key_from_bytes(900, raw, &k));
+	ASSERT_EQ(0, capfence_key_from_bytes(900, raw, &k));
 	EXPECT_EQ(0, cft_key_install(&self->nl, k));
 	EXPECT_EQ(-EEXIST, cft_key_install(&self->nl, k));
 	EXPECT_EQ(0, cft_key_remove(&self->nl, 900));
 	EXPECT_EQ(-ENOENT, cft_key_remove(&self->nl, 900));
-	cf_key_free(k);
+	capfence_key_free(k);
 	/* key id 0 and short keys are refused by the policy */
-	nlh = cf_nl_req(&self->nl, CAPFENCE_CMD_KEY_INSTALL, 0);
+	nlh = cft_nl_req(&self->nl, CAPFENCE_CMD_KEY_INSTALL, 0);
 	mnl_attr_put_u32(nlh, CAPFENCE_A_KEY_ID, 0);
 	mnl_attr_put(nlh, CAPFENCE_A_KEY, sizeof(raw), raw);
-	EXPECT_EQ(-ERANGE, cf_nl_talk(&self->nl, nlh, NULL, NULL));
-	nlh = cf_nl_req(&self->nl, CAPFENCE_CMD_KEY_INSTALL, 0);
+	EXPECT_EQ(-ERANGE, cft_nl_talk(&self->nl, nlh, NULL, NULL));
+	nlh = cft_nl_req(&self->nl, CAPFENCE_CMD_KEY_INSTALL, 0);
 	mnl_attr_put_u32(nlh, CAPFENCE_A_KEY_ID, 901);
 	mnl_attr_put(nlh, CAPFENCE_A_KEY, 16, raw);
-	EXPECT_EQ(-ERANGE, cf_nl_talk(&self->nl, nlh, NULL, NULL));
+	EXPECT_EQ(-ERANGE, cft_nl_talk(&self->nl, nlh, NULL, NULL));
 	/* missing attribute */
-	nlh = cf_nl_req(&self->nl, CAPFENCE_CMD_KEY_INSTALL, 0);
+	nlh = cft_nl_req(&self->nl, CAPFENCE_CMD_KEY_INSTALL, 0);
 	mnl_attr_put_u32(nlh, CAPFENCE_A_KEY_ID, 902);
-	EXPECT_EQ(-EINVAL, cf_nl_talk(&self->nl, nlh, NULL, NULL));
+	EXPECT_EQ(-EINVAL, cft_nl_talk(&self->nl, nlh, NULL, NULL));
 }
 
 /* Try each mutating operation; all must fail with @want. */
@@ -331,20 +331,20 @@ static void try_mutations(struct __test_metadata *_metadata, int want)
 			     CAPFENCE_CMD_HOOKS_DETACH,
 			     CAPFENCE_CMD_HOOKS_ATTACH,
 			     CAPFENCE_CMD_KEY_INSTALL };
-	struct cf_nl nl;
+	struct cft_nl nl;
 	size_t i;
 
-	ASSERT_EQ(0, cf_nl_open(&nl));
+	ASSERT_EQ(0, cft_nl_open(&nl));
 	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
-		struct nlmsghdr *nlh = cf_nl_req(&nl, (uint8_t)cmds[i], 0);
+		struct nlmsghdr *nlh = cft_nl_req(&nl, (uint8_t)cmds[i], 0);
 
-		int res = cf_nl_talk(&nl, nlh, NULL, NULL);
+		int res = cft_nl_talk(&nl, nlh, NULL, NULL);
 
 		if (res != want)
 			TH_LOG("command %d gave %d", cmds[i], res);
 		EXPECT_EQ(want, res);
 	}
-	cf_nl_close(&nl);
+	cft_nl_close(&nl);
 }
 
 TEST(unprivileged_user_refused)
@@ -416,14 +416,14 @@ static int task_cb(const struct nlmsghdr *nlh, void *data)
 	const struct nlattr *tb[CAPFENCE_A_MAX + 1], *a;
 	struct task_info *ti = data;
 
-	cf_nl_parse(nlh, tb);
+	cft_nl_parse(nlh, tb);
 	ti->epoch = mnl_attr_get_u64(tb[CAPFENCE_A_EPOCH_ID]);
 	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr)) {
 		const struct nlattr *c[CAPFENCE_CAP_A_MAX + 1];
 
 		if (mnl_attr_get_type(a) != CAPFENCE_A_CAP || ti->ncaps == 4)
 			continue;
-		cf_nl_parse_nested(a, c, CAPFENCE_CAP_A_MAX);
+		cft_nl_parse_nested(a, c, CAPFENCE_CAP_A_MAX);
 		ti->cap_id[ti->ncaps] = mnl_attr_get_u64(c[CAPFENCE_CAP_A_CAP_ID]);
 		ti->from[ti->ncaps] = mnl_attr_get_u32(c[CAPFENCE_CAP_A_FROM_PID]);
 		ti->state[ti->ncaps] = mnl_attr_get_u32(c[CAPFENCE_CAP_A_STATE]);
@@ -432,13 +432,13 @@ static int task_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
-static int task_get(struct cf_nl *nl, pid_t pid, struct task_info *ti)
+static int task_get(struct cft_nl *nl, pid_t pid, struct task_info *ti)
 {
-	struct nlmsghdr *nlh = cf_nl_req(nl, CAPFENCE_CMD_TASK_GET, 0);
+	struct nlmsghdr *nlh = cft_nl_req(nl, CAPFENCE_CMD_TASK_GET, 0);
 
 	memset(ti, 0, sizeof(*ti));
 	mnl_attr_put_u32(nlh, CAPFENCE_A_PID, (uint32_t)pid);
-	return cf_nl_talk(nl, nlh, task_cb, ti);
+	return cft_nl_talk(nl, nlh, task_cb, ti);
 }
 
 TEST_F(ctl, task_get_and_revoke_cascade)
@@ -449,7 +449,7 @@ TEST_F(ctl, task_get_and_revoke_cascade)
 	struct cft_agent p, c;
 	struct task_info ti;
 	struct cft_reply r;
-	struct cf_token t;
+	struct capfence_token t;
 	uint16_t port;
 	int srv = cft_listen(&port);
 
@@ -482,39 +482,25 @@ TEST_F(ctl, task_get_and_revoke_cascade)
 	close(srv);
 }
 
-struct ev {
-	int n;
-	uint32_t event, reason;
-};
-
-static int ev_cb(const struct nlmsghdr *nlh, void *data)
-{
-	const struct nlattr *tb[CAPFENCE_A_MAX + 1];
-	struct ev *ev = data;
-
-	cf_nl_parse(nlh, tb);
-	ev->event = mnl_attr_get_u32(tb[CAPFENCE_A_EVENT]);
-	ev->reason = mnl_attr_get_u32(tb[CAPFENCE_A_REASON]);
-	ev->n++;
-	return MNL_CB_STOP;
-}
-
 TEST_F(ctl, events_group)
 {
-	struct cf_nl mon;
-	struct ev ev = {};
+	struct capfence_events *mon = NULL;
+	struct capfence_event_info ev;
 	struct cft_reply r;
-	struct cf_token t;
+	struct capfence_token t;
 
-	ASSERT_EQ(0, cf_nl_open(&mon));
-	ASSERT_EQ(0, cf_nl_subscribe(&mon));
+	ASSERT_EQ(0, capfence_events_open(&mon, NULL, 0));
+	/* nothing pending yet: a poll times out */
+	EXPECT_EQ(-ETIMEDOUT, capfence_events_next(mon, &ev, 0));
 	ASSERT_EQ(0, cft_mint(self->key, "net:connect", 1, NULL, 0, &t));
 	EXPECT_EQ(-EINVAL, cft_delegate(&self->nl, &t, getpid(), 0, false, &r));
-	ASSERT_EQ(0, cf_nl_recv_events(&mon, ev_cb, &ev));
-	EXPECT_EQ(1, ev.n);
-	EXPECT_EQ(CAPFENCE_EV_DELEGATE_REJECT, ev.event);
+	ASSERT_EQ(0, capfence_events_next(mon, &ev, 5000));
+	EXPECT_EQ(CAPFENCE_EV_DELEGATE_REJECT, ev.type);
 	EXPECT_EQ(CAPFENCE_R_NOT_BOUND, ev.reason);
-	cf_nl_close(&mon);
+	EXPECT_EQ((uint32_t)getpid(), ev.pid);
+	EXPECT_EQ(t.cap_id, ev.cap_id);
+	EXPECT_STREQ("delegate_reject", capfence_event_name(ev.type));
+	capfence_events_close(mon);
 }
 
 CFT_MAIN

@@ -14,8 +14,8 @@
 #include "common.h"
 
 FIXTURE(deleg) {
-	struct cf_nl nl;
-	struct cf_key *key;
+	struct cft_nl nl;
+	struct capfence_key *key;
 	uint64_t e;
 	struct cft_agent agent;
 };
@@ -40,14 +40,14 @@ FIXTURE_TEARDOWN(deleg)
 {
 	/* no sandboxed task may be ended by a signal */
 	EXPECT_TRUE(cft_agent_stop_clean(&self->agent));
-	cf_key_free(self->key);
-	cf_nl_close(&self->nl);
+	capfence_key_free(self->key);
+	cft_nl_close(&self->nl);
 }
 
 TEST_F(deleg, accepted)
 {
 	struct cft_reply r;
-	struct cf_token t;
+	struct capfence_token t;
 
 	ASSERT_EQ(0, cft_mint(self->key, "net:connect", self->e,
 			      "127.0.0.1/32:80", 0, &t));
@@ -60,7 +60,7 @@ TEST_F(deleg, accepted)
 TEST_F(deleg, target_no_such_task)
 {
 	struct cft_reply r;
-	struct cf_token t;
+	struct capfence_token t;
 
 	ASSERT_EQ(0, cft_mint(self->key, "net:connect", self->e, NULL, 0, &t));
 	EXPECT_EQ(-ESRCH, cft_delegate(&self->nl, &t, 999999, 0, false, &r));
@@ -71,7 +71,7 @@ TEST_F(deleg, target_no_such_task)
 TEST_F(deleg, target_not_bound)
 {
 	struct cft_reply r;
-	struct cf_token t;
+	struct capfence_token t;
 
 	ASSERT_EQ(0, cft_mint(self->key, "net:connect", self->e,
 			      "127.0.0.1/32", 0, &t));
@@ -83,9 +83,9 @@ TEST_F(deleg, target_not_bound)
 TEST_F(deleg, forged_mac_does_not_verify)
 {
 	uint8_t buf[CAPFENCE_TOKEN_MAX_LEN];
-	struct cf_status before, after;
+	struct capfence_status before, after;
 	struct cft_reply r;
-	struct cf_token t;
+	struct capfence_token t;
 	char rec[1024];
 	int fd, len;
 
@@ -93,15 +93,15 @@ TEST_F(deleg, forged_mac_does_not_verify)
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, cft_mint(self->key, "net:connect", self->e,
 			      "127.0.0.1/32", 0, &t));
-	len = cf_token_encode_bin(&t, buf, sizeof(buf));
+	len = capfence_token_encode_bin(&t, buf, sizeof(buf));
 	ASSERT_LT(0, len);
 	buf[len - 1] ^= 1;	/* last MAC byte */
-	ASSERT_EQ(0, cf_nl_status(&self->nl, &before));
+	ASSERT_EQ(0, cft_nl_status(&self->nl, &before));
 	EXPECT_EQ(-EBADMSG, cft_delegate_raw(&self->nl, buf, (size_t)len,
 					     self->agent.pid, &r));
 	EXPECT_EQ(CAPFENCE_R_FORGED, r.reason);
 	EXPECT_NE(NULL, strstr(r.ext, "MAC does not verify"));
-	ASSERT_EQ(0, cf_nl_status(&self->nl, &after));
+	ASSERT_EQ(0, cft_nl_status(&self->nl, &after));
 	EXPECT_EQ(before.delegate_reject[CAPFENCE_R_FORGED] + 1,
 		  after.delegate_reject[CAPFENCE_R_FORGED]);
 	ASSERT_EQ(0, cft_audit_wait(fd, rec, sizeof(rec), 5000,
@@ -113,31 +113,31 @@ TEST_F(deleg, forged_mac_does_not_verify)
 TEST_F(deleg, forged_key_not_installed)
 {
 	uint8_t raw[CAPFENCE_KEY_LEN];
-	struct cf_key *other;
+	struct capfence_key *other;
 	struct cft_reply r;
-	struct cf_token t;
+	struct capfence_token t;
 
 	memset(raw, 0x11, sizeof(raw));
-	ASSERT_EQ(0, cf_key_from_bytes(4242, raw, &other));
+	ASSERT_EQ(0, capfence_key_from_bytes(4242, raw, &other));
 	ASSERT_EQ(0, cft_mint(other, "net:connect", self->e, NULL, 0, &t));
 	EXPECT_EQ(-EBADMSG, cft_delegate(&self->nl, &t, self->agent.pid, 0,
 					 false, &r));
 	EXPECT_EQ(CAPFENCE_R_FORGED, r.reason);
 	EXPECT_NE(NULL, strstr(r.ext, "not installed"));
-	cf_key_free(other);
+	capfence_key_free(other);
 }
 
 TEST_F(deleg, forged_wins_over_epoch_mismatch)
 {
 	uint8_t buf[CAPFENCE_TOKEN_MAX_LEN];
 	struct cft_reply r;
-	struct cf_token t;
+	struct capfence_token t;
 	int len;
 
 	/* wrong epoch AND wrong MAC: forgery wins, never epoch_mismatch */
 	ASSERT_EQ(0, cft_mint(self->key, "net:connect", self->e + 1000,
 			      NULL, 0, &t));
-	len = cf_token_encode_bin(&t, buf, sizeof(buf));
+	len = capfence_token_encode_bin(&t, buf, sizeof(buf));
 	buf[len - 5] ^= 0x80;
 	EXPECT_EQ(-EBADMSG, cft_delegate_raw(&self->nl, buf, (size_t)len,
 					     self->agent.pid, &r));
@@ -147,7 +147,7 @@ TEST_F(deleg, forged_wins_over_epoch_mismatch)
 TEST_F(deleg, token_of_another_epoch_is_epoch_mismatch)
 {
 	struct cft_reply r;
-	struct cf_token t;
+	struct capfence_token t;
 	char rec[1024], want[64];
 	int fd = cft_audit_open();
 
@@ -176,7 +176,7 @@ TEST_F(deleg, token_of_another_epoch_is_epoch_mismatch)
 TEST_F(deleg, class_denied_by_the_receivers_rule)
 {
 	struct cft_reply r;
-	struct cf_token t;
+	struct capfence_token t;
 
 	/* fs:write is open in this epoch: nothing to delegate */
 	ASSERT_EQ(0, cft_mint(self->key, "fs:write", self->e, "/tmp", 0, &t));
@@ -193,7 +193,7 @@ TEST_F(deleg, class_denied_by_the_receivers_rule)
 TEST_F(deleg, class_denied_constraint_outside_rule)
 {
 	struct cft_reply r;
-	struct cf_token t;
+	struct capfence_token t;
 
 	ASSERT_EQ(0, cft_mint(self->key, "net:connect", self->e, "10.0.0.0/8",
 			      0, &t));
@@ -211,7 +211,7 @@ TEST_F(deleg, class_denied_constraint_outside_rule)
 TEST_F(deleg, revoked_capability_refused)
 {
 	struct cft_reply r;
-	struct cf_token t;
+	struct capfence_token t;
 
 	ASSERT_EQ(0, cft_mint(self->key, "net:connect", self->e,
 			      "127.0.0.1/32", 0, &t));
@@ -228,7 +228,7 @@ TEST_F(deleg, fenced_capability_refused)
 				 "fs:read=open", "fs:write=open" };
 	struct cft_agent b;
 	struct cft_reply r;
-	struct cf_token t;
+	struct capfence_token t;
 	uint64_t e2 = cft_next_epoch(&self->nl);
 
 	ASSERT_EQ(0, cft_mint(self->key, "net:connect", self->e,
@@ -247,7 +247,7 @@ TEST_F(deleg, delegator_not_holding_it_refused)
 {
 	struct cft_agent b;
 	struct cft_reply r;
-	struct cf_token t;
+	struct capfence_token t;
 
 	ASSERT_EQ(0, cft_mint(self->key, "net:connect", self->e,
 			      "127.0.0.1/32", 0, &t));
@@ -269,7 +269,7 @@ TEST_F(deleg, dry_run_installs_nothing)
 	uint16_t port;
 	int srv = cft_listen(&port);
 	struct cft_reply r;
-	struct cf_token t;
+	struct capfence_token t;
 
 	ASSERT_LE(0, srv);
 	ASSERT_EQ(0, cft_mint(self->key, "net:connect", self->e,

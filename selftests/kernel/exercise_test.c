@@ -61,8 +61,8 @@ int cft_agent_extra(char *cmd)
 }
 
 FIXTURE(ex) {
-	struct cf_nl nl;
-	struct cf_key *key;
+	struct cft_nl nl;
+	struct capfence_key *key;
 	uint64_t e;
 	struct cft_agent agent;
 	int srv;
@@ -94,13 +94,13 @@ FIXTURE_TEARDOWN(ex)
 	EXPECT_TRUE(cft_agent_stop_clean(&self->agent));
 	cft_audit_close(self->audit);
 	close(self->srv);
-	cf_key_free(self->key);
-	cf_nl_close(&self->nl);
+	capfence_key_free(self->key);
+	cft_nl_close(&self->nl);
 }
 
 static void give(struct __test_metadata *_metadata, FIXTURE_DATA(ex) *self,
 		 const char *class_name, const char *constraint,
-		 struct cf_token *t)
+		 struct capfence_token *t)
 {
 	struct cft_reply r;
 
@@ -139,22 +139,22 @@ static void check_record(struct __test_metadata *_metadata,
 
 TEST_F(ex, unbound_task_is_not_mediated)
 {
-	struct cf_status a, b;
+	struct capfence_status a, b;
 	struct cft_agent u;
 	int r;
 
-	ASSERT_EQ(0, cf_nl_status(&self->nl, &a));
+	ASSERT_EQ(0, cft_nl_status(&self->nl, &a));
 	/* an unbound task needs no token, and no decision is even counted */
 	ASSERT_EQ(0, cft_agent_spawn(&u, 0, NULL, 0, NULL));
 	EXPECT_EQ(0, cft_agent_do(&u, "connect 127.0.0.1 %u", self->port));
 	EXPECT_EQ(0, cft_agent_do(&u, "connect 127.0.0.2 %u", self->port));
 	EXPECT_EQ(0, cft_agent_do(&u, "open /tmp/cft-unbound w"));
 	EXPECT_TRUE(cft_agent_stop_clean(&u));
-	ASSERT_EQ(0, cf_nl_status(&self->nl, &b));
+	ASSERT_EQ(0, cft_nl_status(&self->nl, &b));
 	EXPECT_EQ(a.exercise_allow, b.exercise_allow);
 	for (r = 0; r < __CAPFENCE_R_MAX; r++)
 		EXPECT_EQ(a.exercise_deny[r], b.exercise_deny[r]) TH_LOG("%s",
-			  cf_reason_name(r));
+			  capfence_reason_name(r));
 }
 
 TEST_F(ex, class_denied)
@@ -191,7 +191,7 @@ TEST_F(ex, no_capability)
 
 TEST_F(ex, allowed_with_capability)
 {
-	struct cf_token t;
+	struct capfence_token t;
 
 	give(_metadata, self, "net:connect", "127.0.0.1/32", &t);
 	EXPECT_EQ(0, cft_agent_do(&self->agent, "connect 127.0.0.1 %u",
@@ -203,7 +203,7 @@ TEST_F(ex, allowed_with_capability)
 
 TEST_F(ex, constraint)
 {
-	struct cf_token t;
+	struct capfence_token t;
 
 	give(_metadata, self, "net:connect", "127.0.0.1/32:1-1000", &t);
 	/* inside the rule, outside the capability's ports */
@@ -227,7 +227,7 @@ TEST_F(ex, constraint)
 TEST_F(ex, revoked)
 {
 	struct cft_reply r;
-	struct cf_token t;
+	struct capfence_token t;
 	char target[64];
 
 	give(_metadata, self, "net:connect", "127.0.0.1/32", &t);
@@ -247,7 +247,7 @@ TEST_F(ex, fenced_by_narrowing)
 				 "fs:read=open" };
 	uint64_t e2 = cft_next_epoch(&self->nl);
 	struct cft_agent b;
-	struct cf_token t;
+	struct capfence_token t;
 	char target[64];
 
 	give(_metadata, self, "net:connect", "127.0.0.1/32", &t);
@@ -273,7 +273,7 @@ TEST_F(ex, fenced_by_explicit_activation)
 	const char *fs_only[] = { "net:connect=token:127.0.0.0/8,[::1]/128",
 				  "fs:read=open", "fs:write=token:/tmp/cft/x" };
 	uint64_t e2 = cft_next_epoch(&self->nl), e3;
-	struct cf_token t;
+	struct capfence_token t;
 	char target[64];
 
 	give(_metadata, self, "net:connect", "127.0.0.1/32", &t);
@@ -294,7 +294,7 @@ TEST_F(ex, fenced_by_explicit_activation)
 /* IPv6 targets are judged and named like IPv4 ones. */
 TEST_F(ex, ipv6_connect)
 {
-	struct cf_token t;
+	struct capfence_token t;
 	char target[64];
 
 	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "connect ::1 %u",
@@ -314,7 +314,7 @@ TEST_F(ex, ipv6_connect)
 
 TEST_F(ex, bind)
 {
-	struct cf_token t;
+	struct capfence_token t;
 
 	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "bind 127.0.0.1 20001"));
 	check_record(_metadata, self, "no_capability", "net:bind",
@@ -326,7 +326,7 @@ TEST_F(ex, bind)
 
 TEST_F(ex, fs_write)
 {
-	struct cf_token t;
+	struct capfence_token t;
 
 	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "open /tmp/cft/a w"));
 	check_record(_metadata, self, "no_capability", "fs:write",
@@ -345,7 +345,7 @@ TEST_F(ex, fs_write)
 TEST_F(ex, open_file_revalidated_after_revoke)
 {
 	struct cft_reply r;
-	struct cf_token t;
+	struct capfence_token t;
 
 	give(_metadata, self, "fs:write", "/tmp/cft", &t);
 	ASSERT_EQ(0, cft_agent_do(&self->agent, "hold /tmp/cft/held"));
@@ -362,7 +362,7 @@ TEST_F(ex, open_file_revalidated_after_fence)
 	const char *narrow[] = { "fs:read=open", "fs:write=token:/tmp/cft/x" };
 	uint64_t e2 = cft_next_epoch(&self->nl);
 	struct cft_agent b;
-	struct cf_token t;
+	struct capfence_token t;
 
 	give(_metadata, self, "fs:write", "/tmp/cft", &t);
 	ASSERT_EQ(0, cft_agent_do(&self->agent, "hold /tmp/cft/held2"));
@@ -379,7 +379,7 @@ TEST_F(ex, open_file_revalidated_after_fence)
 TEST_F(ex, many_open_files_revalidated_after_revoke)
 {
 	struct cft_reply r;
-	struct cf_token t;
+	struct capfence_token t;
 
 	mkdir("/tmp/cft/many", 0755);
 	give(_metadata, self, "fs:write", "/tmp/cft", &t);
@@ -406,7 +406,7 @@ TEST_F(ex, read_write_file_rechecks_each_grant)
 	/* reading needs a capability everywhere: the agent's exec reads too */
 	const char *rules[] = { "fs:read=token", "fs:write=token:/tmp/cft" };
 	uint64_t e2 = cft_next_epoch(&self->nl);
-	struct cf_token rt, wt;
+	struct capfence_token rt, wt;
 	struct cft_agent b;
 	struct cft_reply r;
 	pid_t mine;
@@ -436,7 +436,7 @@ TEST_F(ex, read_write_file_rechecks_each_grant)
 
 TEST_F(ex, setuid_keeps_binding)
 {
-	struct cf_token t;
+	struct capfence_token t;
 
 	give(_metadata, self, "net:connect", "127.0.0.1/32", &t);
 	ASSERT_EQ(0, cft_agent_do(&self->agent, "setuid"));
@@ -449,7 +449,7 @@ TEST_F(ex, setuid_keeps_binding)
 
 TEST_F(ex, thread_credential_change_keeps_binding)
 {
-	struct cf_token t;
+	struct capfence_token t;
 
 	EXPECT_EQ(EACCES, cft_agent_do(&self->agent,
 				       "thread-setuid-connect 127.0.0.1 %u",
@@ -462,7 +462,7 @@ TEST_F(ex, thread_credential_change_keeps_binding)
 
 TEST_F(ex, keyctl_session_to_parent_keeps_binding)
 {
-	struct cf_token t;
+	struct capfence_token t;
 
 	give(_metadata, self, "net:connect", "127.0.0.1/32", &t);
 	/* cred_alloc_blank + cred_transfer replace the agent's credentials */
@@ -475,7 +475,7 @@ TEST_F(ex, keyctl_session_to_parent_keeps_binding)
 
 TEST_F(ex, fork_inherits)
 {
-	struct cf_token t;
+	struct capfence_token t;
 
 	EXPECT_EQ(EACCES, cft_agent_do(&self->agent,
 				       "fork connect 127.0.0.1 %u", self->port));
@@ -488,7 +488,7 @@ TEST_F(ex, fork_inherits)
 TEST_F(ex, exec_keeps_epoch_and_caps)
 {
 	char line[64];
-	struct cf_token t;
+	struct capfence_token t;
 	ssize_t n;
 
 	give(_metadata, self, "net:connect", "127.0.0.1/32", &t);

@@ -308,10 +308,10 @@ int cft_agent_extra(char *cmd)
 /* ---- test side ---- */
 
 FIXTURE(fsm) {
-	struct cf_nl nl;
-	struct cf_key *key;
+	struct cft_nl nl;
+	struct capfence_key *key;
 	uint64_t e;
-	struct cf_token rt;		/* the agent's fs:read token */
+	struct capfence_token rt;		/* the agent's fs:read token */
 	struct cft_agent agent;
 	int audit;
 };
@@ -389,14 +389,14 @@ FIXTURE_TEARDOWN(fsm)
 {
 	EXPECT_TRUE(cft_agent_stop_clean(&self->agent));
 	cft_audit_close(self->audit);
-	cf_key_free(self->key);
-	cf_nl_close(&self->nl);
+	capfence_key_free(self->key);
+	cft_nl_close(&self->nl);
 }
 
 /* Give the agent an fs:write token for @constraint. */
 static void give_write(struct __test_metadata *_metadata,
 		       FIXTURE_DATA(fsm) *self, const char *constraint,
-		       struct cf_token *t)
+		       struct capfence_token *t)
 {
 	struct cft_reply r;
 
@@ -473,7 +473,7 @@ TEST_F(fsm, open_creat_needs_write)
 
 TEST_F(fsm, tmpfile_and_linkat)
 {
-	struct cf_token w;
+	struct capfence_token w;
 
 	EXPECT_EQ(EACCES, cft_agent_do(&self->agent,
 				       "tmpfile-link /tmp/fsm/allowed /tmp/fsm/allowed/t"));
@@ -583,7 +583,7 @@ TEST_F(fsm, truncate_needs_write)
 
 TEST_F(fsm, rename_needs_write_on_both_ends)
 {
-	struct cf_token w;
+	struct capfence_token w;
 
 	EXPECT_EQ(EACCES, cft_agent_do(&self->agent,
 				       "rename /tmp/fsm/allowed/a /tmp/fsm/allowed/b"));
@@ -646,7 +646,7 @@ TEST_F(fsm, chmod_chown_xattr_need_write)
 
 TEST_F(fsm, shared_writable_mapping_refused)
 {
-	struct cf_token w;
+	struct capfence_token w;
 
 	give_write(_metadata, self, "/tmp/fsm/allowed", &w);
 	ASSERT_EQ(0, cft_agent_do(&self->agent, "fopen /tmp/fsm/allowed/a"));
@@ -665,7 +665,7 @@ TEST_F(fsm, shared_writable_mapping_refused)
 TEST_F(fsm, revoked_file_ftruncate_and_mmap)
 {
 	struct cft_reply r;
-	struct cf_token w;
+	struct capfence_token w;
 
 	give_write(_metadata, self, "/tmp/fsm/allowed", &w);
 	ASSERT_EQ(0, cft_agent_do(&self->agent, "fopen /tmp/fsm/allowed/a"));
@@ -688,7 +688,7 @@ TEST_F(fsm, revoked_file_ftruncate_and_mmap)
 
 TEST_F(fsm, allowed_inside_the_grant)
 {
-	struct cf_token w;
+	struct capfence_token w;
 
 	give_write(_metadata, self, "/tmp/fsm/allowed", &w);
 	EXPECT_EQ(0, cft_agent_do(&self->agent, "xopen /tmp/fsm/allowed/n wc"));

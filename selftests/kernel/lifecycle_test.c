@@ -21,7 +21,7 @@
  * Hand the module the links of programs that are not capfence's, on every
  * hook it needs: refused, and the hooks stay detached.
  */
-static int attach_foreign(struct cf_nl *nl)
+static int attach_foreign(struct cft_nl *nl)
 {
 	struct noop_lsm_bpf *skel = noop_lsm_bpf__open();
 	struct bpf_program *prog;
@@ -34,7 +34,7 @@ static int attach_foreign(struct cf_nl *nl)
 	cf_lsm_skip_missing_hooks(skel->obj);
 	err = noop_lsm_bpf__load(skel) ?: noop_lsm_bpf__attach(skel);
 	if (!err) {
-		nlh = cf_nl_req(nl, CAPFENCE_CMD_HOOKS_ATTACH, 0);
+		nlh = cft_nl_req(nl, CAPFENCE_CMD_HOOKS_ATTACH, 0);
 		bpf_object__for_each_program(prog, skel->obj) {
 			struct bpf_link *l = ((struct bpf_link **)&skel->links)[i++];
 
@@ -42,7 +42,7 @@ static int attach_foreign(struct cf_nl *nl)
 				mnl_attr_put_u32(nlh, CAPFENCE_A_LINK_FD,
 						 (uint32_t)bpf_link__fd(l));
 		}
-		err = cf_nl_talk(nl, nlh, NULL, NULL);
+		err = cft_nl_talk(nl, nlh, NULL, NULL);
 	}
 	noop_lsm_bpf__destroy(skel);
 	return err;
@@ -56,9 +56,9 @@ static int rmmod(void)
 TEST(lifecycle)
 {
 	const char *rules[] = { "fs:read=open" };
-	struct cf_status s;
+	struct capfence_status s;
 	struct cft_agent a;
-	struct cf_nl nl;
+	struct cft_nl nl;
 	uint64_t e;
 	int i, err = -1;
 
@@ -68,33 +68,33 @@ TEST(lifecycle)
 	ASSERT_EQ(0, cft_agent_spawn(&a, e, NULL, 0, NULL));
 
 	/* bound task: no detach, no unload */
-	EXPECT_EQ(-EBUSY, cf_nl_talk(&nl, cf_nl_req(&nl, CAPFENCE_CMD_HOOKS_DETACH,
+	EXPECT_EQ(-EBUSY, cft_nl_talk(&nl, cft_nl_req(&nl, CAPFENCE_CMD_HOOKS_DETACH,
 						      0), NULL, NULL));
 	EXPECT_NE(NULL, strstr(nl.ext, "tasks are bound"));
 	EXPECT_EQ(-EWOULDBLOCK, rmmod());
 	/* attach while attached */
-	EXPECT_EQ(-EALREADY, cf_nl_talk(&nl, cf_nl_req(&nl, CAPFENCE_CMD_HOOKS_ATTACH,
+	EXPECT_EQ(-EALREADY, cft_nl_talk(&nl, cft_nl_req(&nl, CAPFENCE_CMD_HOOKS_ATTACH,
 							0), NULL, NULL));
 	EXPECT_EQ(0, system("capfence attach >/dev/null"));
-	ASSERT_EQ(0, cf_nl_status(&nl, &s));
+	ASSERT_EQ(0, cft_nl_status(&nl, &s));
 	EXPECT_TRUE(s.attached);
 	EXPECT_TRUE(cft_agent_stop_clean(&a));
 
 	/* credentials are freed after a grace period */
 	for (i = 0; i < 50 && err; i++) {
-		err = cf_nl_talk(&nl, cf_nl_req(&nl, CAPFENCE_CMD_HOOKS_DETACH, 0),
+		err = cft_nl_talk(&nl, cft_nl_req(&nl, CAPFENCE_CMD_HOOKS_DETACH, 0),
 				 NULL, NULL);
 		if (err)
 			usleep(100000);
 	}
 	EXPECT_EQ(0, err);
-	ASSERT_EQ(0, cf_nl_status(&nl, &s));
+	ASSERT_EQ(0, cft_nl_status(&nl, &s));
 	EXPECT_FALSE(s.attached);
 	EXPECT_EQ(0, s.bound);
 	/* only capfence's own programs are accepted as its hooks */
 	EXPECT_EQ(-EINVAL, attach_foreign(&nl));
 	EXPECT_NE(NULL, strstr(nl.ext, "not one of capfence's own programs"));
-	ASSERT_EQ(0, cf_nl_status(&nl, &s));
+	ASSERT_EQ(0, cft_nl_status(&nl, &s));
 	EXPECT_FALSE(s.attached);
 	/* binding fails closed without hooks */
 	{
@@ -104,7 +104,7 @@ TEST(lifecycle)
 	}
 	/* re-attach and detach through the CLI, which also unpins */
 	EXPECT_EQ(0, system("capfence attach >/dev/null && capfence detach >/dev/null"));
-	cf_nl_close(&nl);
+	cft_nl_close(&nl);
 	/* programs hold the module until they are freed */
 	err = -1;
 	for (i = 0; i < 50 && err; i++) {

@@ -707,8 +707,8 @@ static bool sctp_available(void)
  * (connect by token, bind open).
  */
 FIXTURE(net) {
-	struct cf_nl nl;
-	struct cf_key *key;
+	struct cft_nl nl;
+	struct capfence_key *key;
 	uint64_t deny, bind, e;
 	struct cft_agent agent;	/* bound to e, holds nothing */
 	int tcp, udp;
@@ -757,13 +757,13 @@ FIXTURE_TEARDOWN(net)
 	cft_audit_close(self->audit);
 	close(self->tcp);
 	close(self->udp);
-	cf_key_free(self->key);
-	cf_nl_close(&self->nl);
+	capfence_key_free(self->key);
+	cft_nl_close(&self->nl);
 }
 
 static void give(struct __test_metadata *_metadata, FIXTURE_DATA(net) *self,
 		 uint64_t epoch, pid_t pid, const char *class_name,
-		 const char *constraint, uint64_t cap_id, struct cf_token *t)
+		 const char *constraint, uint64_t cap_id, struct capfence_token *t)
 {
 	struct cft_reply r;
 
@@ -793,7 +793,7 @@ static void denied(struct __test_metadata *_metadata, FIXTURE_DATA(net) *self,
 
 TEST_F(net, udp_sendto_needs_connect_capability)
 {
-	struct cf_token t;
+	struct capfence_token t;
 	char target[64];
 
 	snprintf(target, sizeof(target), "127.0.0.1:%u", self->udp_port);
@@ -868,7 +868,7 @@ TEST_F(net, ping_socket_sendto)
 
 TEST_F(net, tcp_fast_open)
 {
-	struct cf_token t;
+	struct capfence_token t;
 	char target[64];
 
 	snprintf(target, sizeof(target), "127.0.0.1:%u", self->tcp_port);
@@ -904,7 +904,7 @@ TEST_F(net, bind_af_unspec_is_af_inet)
 TEST_F(net, listen_autobind)
 {
 	struct cft_agent b;
-	struct cf_token t;
+	struct capfence_token t;
 
 	ASSERT_EQ(0, cft_agent_spawn(&b, self->deny, NULL, 0, NULL));
 	EXPECT_EQ(EACCES, cft_agent_do(&b, "n-listen"));
@@ -924,7 +924,7 @@ TEST_F(net, listen_autobind)
 
 TEST_F(net, source_routes_refused)
 {
-	struct cf_token t;
+	struct capfence_token t;
 
 	give(_metadata, self, self->e, self->agent.pid, "net:connect",
 	     "127.0.0.0/8", 0, &t);
@@ -973,7 +973,7 @@ TEST_F(net, raw_and_packet_sockets_refused)
 TEST_F(net, established_tcp_after_revoke)
 {
 	struct cft_reply r;
-	struct cf_token t;
+	struct capfence_token t;
 	char target[64];
 
 	give(_metadata, self, self->e, self->agent.pid, "net:connect", "127.0.0.0/8",
@@ -1005,7 +1005,7 @@ TEST_F(net, connected_udp_after_fence)
 				 "net:bind=open", "fs:read=open",
 				 "fs:write=open" };
 	uint64_t e2 = cft_next_epoch(&self->nl);
-	struct cf_token t;
+	struct capfence_token t;
 	char target[64];
 
 	give(_metadata, self, self->e, self->agent.pid, "net:connect", "127.0.0.0/8",
@@ -1028,7 +1028,7 @@ TEST_F(net, listener_and_accepted_after_revoke)
 				   .sin_port = htons(20003) };
 	struct cft_agent b;
 	struct cft_reply r;
-	struct cf_token t;
+	struct capfence_token t;
 	int c;
 
 	ASSERT_EQ(0, cft_agent_spawn(&b, self->bind, NULL, 0, NULL));
@@ -1073,7 +1073,7 @@ TEST_F(net, sctp_paths)
 
 TEST_F(net, sctp_extra_destination_addresses)
 {
-	struct cf_token t;
+	struct capfence_token t;
 	uint16_t port;
 	int srv;
 
@@ -1100,7 +1100,7 @@ TEST_F(net, sctp_extra_destination_addresses)
 TEST_F(net, sctp_peeled_off_association_after_revoke)
 {
 	struct cft_reply r;
-	struct cf_token t;
+	struct capfence_token t;
 	uint16_t port;
 	int srv;
 
@@ -1126,7 +1126,7 @@ TEST_F(net, sctp_accepted_association_after_revoke)
 				   .sin_port = htons(20005) };
 	struct cft_agent b;
 	struct cft_reply r;
-	struct cf_token t;
+	struct capfence_token t;
 	int c;
 
 	if (!sctp_available())
@@ -1182,7 +1182,7 @@ TEST_F(net, ptrace_cannot_borrow)
 {
 	struct cft_agent holder, tracer, u;
 	char want[32];
-	struct cf_token t;
+	struct capfence_token t;
 
 	ASSERT_EQ(0, cft_agent_spawn(&holder, self->e, NULL, 0, NULL));
 	give(_metadata, self, self->e, holder.pid, "net:connect", "127.0.0.0/8", 0, &t);
@@ -1244,7 +1244,7 @@ TEST_F(net, ptrace_cannot_borrow)
  */
 TEST_F(net, traceme_cannot_lend)
 {
-	struct cf_token t;
+	struct capfence_token t;
 	int child;
 
 	child = cft_agent_do(&self->agent, "n-tm-fork");
@@ -1260,12 +1260,12 @@ TEST_F(net, traceme_cannot_lend)
 
 TEST_F(net, removed_key_fences_held_grants)
 {
-	struct cf_key *k9 = NULL;
+	struct capfence_key *k9 = NULL;
 	struct cft_reply r;
-	struct cf_token t;
+	struct capfence_token t;
 	char target[64];
 
-	ASSERT_EQ(0, cf_key_generate(9, &k9));
+	ASSERT_EQ(0, capfence_key_generate(9, &k9));
 	ASSERT_EQ(0, cft_key_install(&self->nl, k9));
 	ASSERT_EQ(0, cft_mint(k9, "net:connect", self->e, "127.0.0.0/8", 0x7400,
 			      &t));
@@ -1282,7 +1282,7 @@ TEST_F(net, removed_key_fences_held_grants)
 	denied(_metadata, self, "fenced", "net:connect", target, 0x7400);
 	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "n-sock send"));
 	denied(_metadata, self, "fenced", "net:connect", target, 0x7400);
-	cf_key_free(k9);
+	capfence_key_free(k9);
 }
 
 CFT_MAIN

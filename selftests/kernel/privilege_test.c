@@ -57,7 +57,7 @@ struct ctx {
 	int token_len;
 };
 
-static struct nlmsghdr *build(struct cf_nl *nl, int op, const struct ctx *c)
+static struct nlmsghdr *build(struct cft_nl *nl, int op, const struct ctx *c)
 {
 	static const uint8_t raw[CAPFENCE_KEY_LEN] = { 0x11, 0x22 };
 	struct nlmsghdr *nlh;
@@ -66,16 +66,16 @@ static struct nlmsghdr *build(struct cf_nl *nl, int op, const struct ctx *c)
 
 	switch (op) {
 	case 0:
-		nlh = cf_nl_req(nl, CAPFENCE_CMD_KEY_INSTALL, 0);
+		nlh = cft_nl_req(nl, CAPFENCE_CMD_KEY_INSTALL, 0);
 		mnl_attr_put_u32(nlh, CAPFENCE_A_KEY_ID, c->key_id);
 		mnl_attr_put(nlh, CAPFENCE_A_KEY, sizeof(raw), raw);
 		return nlh;
 	case 1:
-		nlh = cf_nl_req(nl, CAPFENCE_CMD_KEY_REMOVE, 0);
+		nlh = cft_nl_req(nl, CAPFENCE_CMD_KEY_REMOVE, 0);
 		mnl_attr_put_u32(nlh, CAPFENCE_A_KEY_ID, c->key_id);
 		return nlh;
 	case 2:
-		nlh = cf_nl_req(nl, CAPFENCE_CMD_EPOCH_INSTALL, 0);
+		nlh = cft_nl_req(nl, CAPFENCE_CMD_EPOCH_INSTALL, 0);
 		mnl_attr_put_u64(nlh, CAPFENCE_A_EPOCH_ID, c->new_epoch);
 		nest = mnl_attr_nest_start(nlh, CAPFENCE_A_RULE);
 		mnl_attr_put_u8(nlh, CAPFENCE_RULE_A_CLASS, CAPFENCE_CLASS_FS_READ);
@@ -83,30 +83,30 @@ static struct nlmsghdr *build(struct cf_nl *nl, int op, const struct ctx *c)
 		mnl_attr_nest_end(nlh, nest);
 		return nlh;
 	case 3:
-		nlh = cf_nl_req(nl, CAPFENCE_CMD_EPOCH_ACTIVATE, 0);
+		nlh = cft_nl_req(nl, CAPFENCE_CMD_EPOCH_ACTIVATE, 0);
 		mnl_attr_put_u64(nlh, CAPFENCE_A_EPOCH_ID, c->new_epoch);
 		return nlh;
 	case 4:
-		nlh = cf_nl_req(nl, CAPFENCE_CMD_EXEC_SET, 0);
+		nlh = cft_nl_req(nl, CAPFENCE_CMD_EXEC_SET, 0);
 		mnl_attr_put_u64(nlh, CAPFENCE_A_EPOCH_ID, c->epoch);
 		return nlh;
 	case 5:
-		nlh = cf_nl_req(nl, CAPFENCE_CMD_DELEGATE, 0);
+		nlh = cft_nl_req(nl, CAPFENCE_CMD_DELEGATE, 0);
 		mnl_attr_put(nlh, CAPFENCE_A_TOKEN, (size_t)c->token_len, c->token);
 		mnl_attr_put_u32(nlh, CAPFENCE_A_PID, (uint32_t)c->agent);
 		return nlh;
 	case 6:
-		nlh = cf_nl_req(nl, CAPFENCE_CMD_REVOKE, 0);
+		nlh = cft_nl_req(nl, CAPFENCE_CMD_REVOKE, 0);
 		mnl_attr_put_u64(nlh, CAPFENCE_A_CAP_ID, c->cap_id);
 		return nlh;
 	case 7:
 		/* well formed: one link fd per hook (not links: never read) */
-		nlh = cf_nl_req(nl, CAPFENCE_CMD_HOOKS_ATTACH, 0);
+		nlh = cft_nl_req(nl, CAPFENCE_CMD_HOOKS_ATTACH, 0);
 		for (i = 0; i < 10; i++)
 			mnl_attr_put_u32(nlh, CAPFENCE_A_LINK_FD, 0);
 		return nlh;
 	default:
-		return cf_nl_req(nl, CAPFENCE_CMD_HOOKS_DETACH, 0);
+		return cft_nl_req(nl, CAPFENCE_CMD_HOOKS_DETACH, 0);
 	}
 }
 
@@ -116,9 +116,9 @@ static struct nlmsghdr *build(struct cf_nl *nl, int op, const struct ctx *c)
  * an explicit address, as libmnl does, is judged on the sender alone).
  * Returns 0 or -errno of the ack; the extack message goes to nl->ext.
  */
-static int talk_write(struct cf_nl *nl, struct nlmsghdr *nlh)
+static int talk_write(struct cft_nl *nl, struct nlmsghdr *nlh)
 {
-	int fd = mnl_socket_get_fd(nl->sock);
+	int fd = nl->fd;
 	char buf[8192];
 
 	nl->ext[0] = '\0';
@@ -151,13 +151,13 @@ static int talk_write(struct cf_nl *nl, struct nlmsghdr *nlh)
  * Run refused operation @op on @nl; print one line ("op errno extack") to
  * @out.
  */
-static void run_refused(struct cf_nl *nl, const struct ctx *c, FILE *out,
+static void run_refused(struct cft_nl *nl, const struct ctx *c, FILE *out,
 			bool use_write, int op)
 {
 	struct nlmsghdr *nlh = build(nl, op, c);
 	int err;
 
-	err = use_write ? talk_write(nl, nlh) : cf_nl_talk(nl, nlh, NULL, NULL);
+	err = use_write ? talk_write(nl, nlh) : cft_nl_talk(nl, nlh, NULL, NULL);
 	fprintf(out, "%d %d %s\n", op, -err, nl->ext);
 	fflush(out);
 }
@@ -188,7 +188,7 @@ static void check_refused(struct __test_metadata *_metadata, enum who w,
 }
 
 struct snapshot {
-	struct cf_status st;
+	struct capfence_status st;
 	bool key_present, epoch_present;
 	int agent_caps;
 };
@@ -203,30 +203,30 @@ static int caps_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
-static void snap(struct cf_nl *nl, const struct ctx *c, struct snapshot *s)
+static void snap(struct cft_nl *nl, const struct ctx *c, struct snapshot *s)
 {
 	static const uint8_t raw[CAPFENCE_KEY_LEN] = { 0x11, 0x22 };
 	struct nlmsghdr *nlh;
 	struct cft_reply r;
-	struct cf_token t;
-	struct cf_key *k;
+	struct capfence_token t;
+	struct capfence_key *k;
 
 	memset(s, 0, sizeof(*s));
-	cf_nl_status(nl, &s->st);
+	cft_nl_status(nl, &s->st);
 	/* key presence without changing it: a dry-run delegation of a token
 	 * made with it is forged iff the key is not installed */
-	if (!cf_key_from_bytes(c->key_id, raw, &k) &&
+	if (!capfence_key_from_bytes(c->key_id, raw, &k) &&
 	    !cft_mint(k, "net:connect", c->epoch, "127.0.0.0/8", 0x5eed, &t)) {
 		cft_delegate(nl, &t, c->agent, 0, true, &r);
 		s->key_present = r.reason != CAPFENCE_R_FORGED;
 	}
-	cf_key_free(k);
-	nlh = cf_nl_req(nl, CAPFENCE_CMD_EPOCH_GET, 0);
+	capfence_key_free(k);
+	nlh = cft_nl_req(nl, CAPFENCE_CMD_EPOCH_GET, 0);
 	mnl_attr_put_u64(nlh, CAPFENCE_A_EPOCH_ID, c->new_epoch);
-	s->epoch_present = cf_nl_talk(nl, nlh, NULL, NULL) == 0;
-	nlh = cf_nl_req(nl, CAPFENCE_CMD_TASK_GET, 0);
+	s->epoch_present = cft_nl_talk(nl, nlh, NULL, NULL) == 0;
+	nlh = cft_nl_req(nl, CAPFENCE_CMD_TASK_GET, 0);
 	mnl_attr_put_u32(nlh, CAPFENCE_A_PID, (uint32_t)c->agent);
-	cf_nl_talk(nl, nlh, caps_cb, &s->agent_caps);
+	cft_nl_talk(nl, nlh, caps_cb, &s->agent_caps);
 }
 
 /* Run refused operation @op as @w in a child; check its report. */
@@ -241,7 +241,7 @@ static void refused_as(struct __test_metadata *_metadata, enum who w, int op,
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid) {
-		struct cf_nl nl;
+		struct cft_nl nl;
 		FILE *out;
 
 		close(p[0]);
@@ -249,20 +249,20 @@ static void refused_as(struct __test_metadata *_metadata, enum who w, int op,
 		switch (w) {
 		case UNPRIV:
 			if (setresgid(65534, 65534, 65534) ||
-			    setresuid(65534, 65534, 65534) || cf_nl_open(&nl))
+			    setresuid(65534, 65534, 65534) || cft_nl_open(&nl))
 				_exit(90);
 			break;
 		case USERNS:
-			if (unshare(CLONE_NEWUSER) || cf_nl_open(&nl))
+			if (unshare(CLONE_NEWUSER) || cft_nl_open(&nl))
 				_exit(91);
 			break;
 		case DROPPED:	/* opened by root, sent by nobody */
-			if (cf_nl_open(&nl) || setresgid(65534, 65534, 65534) ||
+			if (cft_nl_open(&nl) || setresgid(65534, 65534, 65534) ||
 			    setresuid(65534, 65534, 65534))
 				_exit(92);
 			break;
 		case REGAINED:	/* opened by nobody, written by root */
-			if (setresuid(65534, 65534, 0) || cf_nl_open(&nl) ||
+			if (setresuid(65534, 65534, 0) || cft_nl_open(&nl) ||
 			    setresuid(0, 0, 0))
 				_exit(93);
 			break;
@@ -274,7 +274,7 @@ static void refused_as(struct __test_metadata *_metadata, enum who w, int op,
 
 			if (cft_open(&nl) || cft_exec_set(&nl, c->epoch, NULL, 0, &r))
 				_exit(94);
-			cf_nl_close(&nl);
+			cft_nl_close(&nl);
 			snprintf(fd, sizeof(fd), "%d", p[1]);
 			snprintf(buf, sizeof(buf), "%u %llu %llu %d %llu %d %d",
 				 c->key_id, (unsigned long long)c->epoch,
@@ -303,10 +303,10 @@ static int bound_ops_main(char **argv)
 {
 	struct ctx c = {};
 	unsigned long long e, ne, cap;
-	struct cf_nl nl;
+	struct cft_nl nl;
 	FILE *out = fdopen(atoi(argv[2]), "w");
-	struct cf_key *k;
-	struct cf_token t;
+	struct capfence_key *k;
+	struct capfence_token t;
 	int op;
 
 	if (!out || sscanf(argv[3], "%u %llu %llu %d %llu %d %d", &c.key_id, &e,
@@ -323,26 +323,26 @@ static int bound_ops_main(char **argv)
 		uint8_t raw[CAPFENCE_KEY_LEN];
 
 		memset(raw, 0x5a, sizeof(raw));
-		if (cf_key_from_bytes(7, raw, &k) ||
+		if (capfence_key_from_bytes(7, raw, &k) ||
 		    cft_mint(k, "net:connect", c.epoch, "127.0.0.0/8", c.cap_id, &t))
 			return 3;
-		c.token_len = cf_token_encode_bin(&t, c.token, sizeof(c.token));
-		cf_key_free(k);
+		c.token_len = capfence_token_encode_bin(&t, c.token, sizeof(c.token));
+		capfence_key_free(k);
 	}
 	run_refused(&nl, &c, out, false, op);
 	fclose(out);
-	cf_nl_close(&nl);
+	cft_nl_close(&nl);
 	return 0;
 }
 
 /* What every test acts on: a key, an epoch, a bound agent, a token. */
-static void ctx_setup(struct __test_metadata *_metadata, struct cf_nl *nl,
-		      struct cf_key **key, struct ctx *c,
+static void ctx_setup(struct __test_metadata *_metadata, struct cft_nl *nl,
+		      struct capfence_key **key, struct ctx *c,
 		      struct cft_agent *agent)
 {
 	const char *rules[] = { "net:connect=token:127.0.0.0/8", "fs:read=open",
 				"fs:write=open" };
-	struct cf_token t;
+	struct capfence_token t;
 	int len;
 
 	ASSERT_EQ(0, cft_open(nl));
@@ -357,7 +357,7 @@ static void ctx_setup(struct __test_metadata *_metadata, struct cf_nl *nl,
 	c->cap_id = 0x9e1f0000ull + (uint64_t)getpid();
 	ASSERT_EQ(0, cft_mint(*key, "net:connect", c->epoch, "127.0.0.0/8",
 			      c->cap_id, &t));
-	len = cf_token_encode_bin(&t, c->token, sizeof(c->token));
+	len = capfence_token_encode_bin(&t, c->token, sizeof(c->token));
 	ASSERT_LT(0, len);
 	c->token_len = len;
 }
@@ -367,8 +367,8 @@ static void ctx_setup(struct __test_metadata *_metadata, struct cf_nl *nl,
  * both), each checked to leave everything as it was.
  */
 FIXTURE(refused) {
-	struct cf_nl nl;
-	struct cf_key *key;
+	struct cft_nl nl;
+	struct capfence_key *key;
 	struct ctx c;
 	struct cft_agent agent;
 };
@@ -403,8 +403,8 @@ FIXTURE_SETUP(refused)
 FIXTURE_TEARDOWN(refused)
 {
 	EXPECT_TRUE(cft_agent_stop_clean(&self->agent));
-	cf_key_free(self->key);
-	cf_nl_close(&self->nl);
+	capfence_key_free(self->key);
+	cft_nl_close(&self->nl);
 }
 
 TEST_F(refused, changes_nothing)
@@ -425,8 +425,8 @@ TEST_F(refused, changes_nothing)
 }
 
 FIXTURE(priv) {
-	struct cf_nl nl;
-	struct cf_key *key;
+	struct cft_nl nl;
+	struct capfence_key *key;
 	struct ctx c;
 	struct cft_agent agent;
 };
@@ -439,8 +439,8 @@ FIXTURE_SETUP(priv)
 FIXTURE_TEARDOWN(priv)
 {
 	EXPECT_TRUE(cft_agent_stop_clean(&self->agent));
-	cf_key_free(self->key);
-	cf_nl_close(&self->nl);
+	capfence_key_free(self->key);
+	cft_nl_close(&self->nl);
 }
 
 /* Root, unbound: the same well-formed messages succeed. */
@@ -461,17 +461,17 @@ TEST_F(priv, matrix_root_unbound_succeeds)
 
 			ASSERT_LE(0, pid);
 			if (!pid) {
-				struct cf_nl nl;
+				struct cft_nl nl;
 
-				_exit(cf_nl_open(&nl) ? 99 :
-				      -cf_nl_talk(&nl, build(&nl, op, &self->c),
+				_exit(cft_nl_open(&nl) ? 99 :
+				      -cft_nl_talk(&nl, build(&nl, op, &self->c),
 						  NULL, NULL));
 			}
 			ASSERT_EQ(pid, waitpid(pid, &st, 0));
 			EXPECT_EQ(0, WEXITSTATUS(st));
 			continue;
 		}
-		err = cf_nl_talk(&self->nl, build(&self->nl, op, &self->c), NULL, NULL);
+		err = cft_nl_talk(&self->nl, build(&self->nl, op, &self->c), NULL, NULL);
 		if (err)
 			TH_LOG("%s: %d %s", op_name[op], err, self->nl.ext);
 		EXPECT_EQ(0, err);
@@ -480,15 +480,15 @@ TEST_F(priv, matrix_root_unbound_succeeds)
 	EXPECT_TRUE(s.key_present);
 	EXPECT_TRUE(s.epoch_present);
 	EXPECT_EQ(1, s.agent_caps);
-	EXPECT_EQ(0, cf_nl_talk(&self->nl, build(&self->nl, 1, &self->c), NULL, NULL));
+	EXPECT_EQ(0, cft_nl_talk(&self->nl, build(&self->nl, 1, &self->c), NULL, NULL));
 	snap(&self->nl, &self->c, &s);
 	EXPECT_FALSE(s.key_present);
 	/* attach while attached is harmless; detach while bound refused */
-	EXPECT_EQ(-EALREADY, cf_nl_talk(&self->nl, build(&self->nl, 7, &self->c),
+	EXPECT_EQ(-EALREADY, cft_nl_talk(&self->nl, build(&self->nl, 7, &self->c),
 					 NULL, NULL));
-	EXPECT_EQ(-EBUSY, cf_nl_talk(&self->nl, build(&self->nl, 8, &self->c),
+	EXPECT_EQ(-EBUSY, cft_nl_talk(&self->nl, build(&self->nl, 8, &self->c),
 				      NULL, NULL));
-	ASSERT_EQ(0, cf_nl_status(&self->nl, &s.st));
+	ASSERT_EQ(0, cft_nl_status(&self->nl, &s.st));
 	EXPECT_TRUE(s.st.attached);
 }
 
@@ -501,22 +501,22 @@ TEST_F(priv, inspection_and_events)
 	ASSERT_LE(0, pid);
 	if (!pid) {
 		struct nlmsghdr *nlh;
-		struct cf_nl nl;
+		struct cft_nl nl;
 		int bad = 0;
 
 		if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534) ||
-		    cf_nl_open(&nl))
+		    cft_nl_open(&nl))
 			_exit(90);
 		/* another task: refused */
-		nlh = cf_nl_req(&nl, CAPFENCE_CMD_TASK_GET, 0);
+		nlh = cft_nl_req(&nl, CAPFENCE_CMD_TASK_GET, 0);
 		mnl_attr_put_u32(nlh, CAPFENCE_A_PID, (uint32_t)self->c.agent);
-		bad |= cf_nl_talk(&nl, nlh, NULL, NULL) != -EPERM;
+		bad |= cft_nl_talk(&nl, nlh, NULL, NULL) != -EPERM;
 		/* itself: fine */
-		nlh = cf_nl_req(&nl, CAPFENCE_CMD_TASK_GET, 0);
+		nlh = cft_nl_req(&nl, CAPFENCE_CMD_TASK_GET, 0);
 		mnl_attr_put_u32(nlh, CAPFENCE_A_PID, (uint32_t)getpid());
-		bad |= (cf_nl_talk(&nl, nlh, NULL, NULL) != 0) << 1;
+		bad |= (cft_nl_talk(&nl, nlh, NULL, NULL) != 0) << 1;
 		/* status and epochs: readable */
-		bad |= (cf_nl_talk(&nl, cf_nl_req(&nl, CAPFENCE_CMD_STATUS_GET, 0),
+		bad |= (cft_nl_talk(&nl, cft_nl_req(&nl, CAPFENCE_CMD_STATUS_GET, 0),
 				   NULL, NULL) != 0) << 2;
 		_exit(bad);
 	}
@@ -538,17 +538,16 @@ TEST(events_group_needs_privilege)
 
 	ASSERT_LE(0, pid);
 	if (!pid) {
-		struct cf_nl nl;
-		int grp;
+		struct capfence_events *ev = NULL;
+		int err;
 
-		if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534) ||
-		    cf_nl_open(&nl) || !nl.mcgrp_events)
+		if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534))
 			_exit(90);
-		grp = (int)nl.mcgrp_events;
-		if (mnl_socket_setsockopt(nl.sock, NETLINK_ADD_MEMBERSHIP, &grp,
-					  sizeof(grp)) == 0)
+		/* the library's subscription: resolves the group, then joins */
+		err = capfence_events_open(&ev, NULL, 0);
+		if (!err)
 			_exit(1);
-		_exit(errno == EPERM ? 0 : 2);
+		_exit(err == -EPERM ? 0 : 2);
 	}
 	ASSERT_EQ(pid, waitpid(pid, &st, 0));
 	EXPECT_TRUE(WIFEXITED(st));
@@ -562,13 +561,13 @@ static int rmmod(void)
 	return syscall(__NR_delete_module, "capfence", O_NONBLOCK) ? -errno : 0;
 }
 
-static int wait_unbound(struct cf_nl *nl, struct cf_status *s)
+static int wait_unbound(struct cft_nl *nl, struct capfence_status *s)
 {
 	int i;
 
 	/* credentials are freed after an RCU grace period */
 	for (i = 0; i < 100; i++) {
-		if (cf_nl_status(nl, s))
+		if (cft_nl_status(nl, s))
 			return -EIO;
 		if (!s->bound && !s->held)
 			return 0;
@@ -582,11 +581,11 @@ TEST(lifecycle_pending_rmmod_and_leaks)
 	const char *rules[] = { "net:connect=token:127.0.0.0/8", "fs:read=open",
 				"fs:write=open" };
 	struct cft_agent a[3];
-	struct cf_status s;
+	struct capfence_status s;
 	struct cft_reply r;
-	struct cf_token t[2];
-	struct cf_key *k;
-	struct cf_nl nl;
+	struct capfence_token t[2];
+	struct capfence_key *k;
+	struct cft_nl nl;
 	uint64_t e;
 	int p[2], q[2], i, st;
 	pid_t pending;
@@ -610,7 +609,7 @@ TEST(lifecycle_pending_rmmod_and_leaks)
 	pending = fork();
 	ASSERT_LE(0, pending);
 	if (!pending) {
-		struct cf_nl cnl;
+		struct cft_nl cnl;
 
 		close(p[1]);
 		close(q[0]);
@@ -624,9 +623,9 @@ TEST(lifecycle_pending_rmmod_and_leaks)
 	close(q[1]);
 	ASSERT_EQ(1, read(q[0], &c, 1));
 	close(q[0]);
-	ASSERT_EQ(0, cf_nl_status(&nl, &s));
+	ASSERT_EQ(0, cft_nl_status(&nl, &s));
 	EXPECT_EQ(0, s.bound);
-	EXPECT_EQ(-EBUSY, cf_nl_talk(&nl, cf_nl_req(&nl, CAPFENCE_CMD_HOOKS_DETACH, 0),
+	EXPECT_EQ(-EBUSY, cft_nl_talk(&nl, cft_nl_req(&nl, CAPFENCE_CMD_HOOKS_DETACH, 0),
 				      NULL, NULL));
 	EXPECT_NE(NULL, strstr(nl.ext, "pending exec epoch"));
 	ASSERT_EQ(1, write(p[1], "x", 1));
@@ -648,7 +647,7 @@ TEST(lifecycle_pending_rmmod_and_leaks)
 	EXPECT_EQ(0, cft_agent_do(&a[1], "fork connect 127.0.0.1 9"));
 	EXPECT_EQ(0, cft_revoke(&nl, t[1].cap_id, &r));
 	EXPECT_EQ(0, cft_agent_do(&a[0], "exec"));
-	ASSERT_EQ(0, cf_nl_status(&nl, &s));
+	ASSERT_EQ(0, cft_nl_status(&nl, &s));
 	EXPECT_LE(3, s.bound);
 	EXPECT_LE(3, s.held);
 	/* ... all gone once their tasks are: nothing leaked */
@@ -660,22 +659,22 @@ TEST(lifecycle_pending_rmmod_and_leaks)
 	EXPECT_EQ(0, s.held);
 
 	/* now detach succeeds, binding fails closed, re-attach restores */
-	EXPECT_EQ(0, cf_nl_talk(&nl, cf_nl_req(&nl, CAPFENCE_CMD_HOOKS_DETACH, 0),
+	EXPECT_EQ(0, cft_nl_talk(&nl, cft_nl_req(&nl, CAPFENCE_CMD_HOOKS_DETACH, 0),
 				 NULL, NULL));
-	ASSERT_EQ(0, cf_nl_status(&nl, &s));
+	ASSERT_EQ(0, cft_nl_status(&nl, &s));
 	EXPECT_FALSE(s.attached);
 	EXPECT_EQ(-ENOLINK, cft_exec_set(&nl, e, NULL, 0, &r));
 	EXPECT_NE(NULL, strstr(r.ext, "capfence attach"));
-	EXPECT_EQ(-ENOENT, cf_nl_talk(&nl, cf_nl_req(&nl, CAPFENCE_CMD_HOOKS_DETACH, 0),
+	EXPECT_EQ(-ENOENT, cft_nl_talk(&nl, cft_nl_req(&nl, CAPFENCE_CMD_HOOKS_DETACH, 0),
 				       NULL, NULL));
 	EXPECT_EQ(-EWOULDBLOCK, rmmod());	/* the programs hold the module */
 	EXPECT_EQ(0, system("capfence attach >/dev/null"));
-	ASSERT_EQ(0, cf_nl_status(&nl, &s));
+	ASSERT_EQ(0, cft_nl_status(&nl, &s));
 	EXPECT_TRUE(s.attached);
 	ASSERT_EQ(0, cft_agent_spawn(&a[0], e, NULL, 0, &r));
 	EXPECT_TRUE(cft_agent_stop_clean(&a[0]));
-	cf_key_free(k);
-	cf_nl_close(&nl);
+	capfence_key_free(k);
+	cft_nl_close(&nl);
 }
 
 int main(int argc, char **argv)

@@ -22,7 +22,7 @@
 #define BASE 30000
 
 struct race {
-	struct cf_key *key;
+	struct capfence_key *key;
 	uint64_t e;
 	uint64_t cap_id[NCAPS];
 	uint64_t revoked_ns[NCAPS];	/* 0 = not revoked */
@@ -35,10 +35,10 @@ static void *revoker(void *p)
 {
 	struct race *rc = p;
 	struct cft_reply r;
-	struct cf_nl nl;
+	struct cft_nl nl;
 	int i;
 
-	if (cf_nl_open(&nl)) {
+	if (cft_nl_open(&nl)) {
 		rc->errors++;
 		return NULL;
 	}
@@ -51,7 +51,7 @@ static void *revoker(void *p)
 		rc->revoked_ns[i] = cft_now_ns();
 		usleep(2000);
 	}
-	cf_nl_close(&nl);
+	cft_nl_close(&nl);
 	return NULL;
 }
 
@@ -60,10 +60,10 @@ static void *activator(void *p)
 	const char *rules[] = { "net:connect=token:127.0.0.1/32:30000-39999",
 				"fs:read=open", "fs:write=token:/nowhere" };
 	struct race *rc = p;
-	struct cf_nl nl;
+	struct cft_nl nl;
 	uint64_t e;
 
-	if (cf_nl_open(&nl)) {
+	if (cft_nl_open(&nl)) {
 		rc->errors++;
 		return NULL;
 	}
@@ -77,7 +77,7 @@ static void *activator(void *p)
 		}
 		rc->activations++;
 	}
-	cf_nl_close(&nl);
+	cft_nl_close(&nl);
 	return NULL;
 }
 
@@ -88,7 +88,7 @@ TEST(revoke_and_activate_race_exercise)
 	struct cft_spin_rec rec;
 	struct cft_agent a;
 	struct cft_reply r;
-	struct cf_nl nl;
+	struct cft_nl nl;
 	struct race *rc = calloc(1, sizeof(*rc));
 	pthread_t th[2];
 	size_t total = 0, allowed = 0, denied = 0, violations = 0;
@@ -104,7 +104,7 @@ TEST(revoke_and_activate_race_exercise)
 	ASSERT_EQ(0, cft_epoch_install(&nl, rc->e, rules, 3, NULL, 0));
 	ASSERT_EQ(0, cft_agent_spawn(&a, rc->e, NULL, 0, NULL));
 	for (i = 0; i < NCAPS; i++) {
-		struct cf_token t;
+		struct capfence_token t;
 
 		snprintf(con, sizeof(con), "127.0.0.1/32:%d", BASE + i);
 		ASSERT_EQ(0, cft_mint(rc->key, "net:connect", rc->e, con, 0, &t));
@@ -148,9 +148,9 @@ TEST(revoke_and_activate_race_exercise)
 	/* after the last revoke returned, nothing is allowed any more */
 	EXPECT_EQ(EACCES, cft_agent_do(&a, "connect 127.0.0.1 %d", BASE));
 	EXPECT_TRUE(cft_agent_stop_clean(&a));
-	cf_key_free(rc->key);
+	capfence_key_free(rc->key);
 	free(rc);
-	cf_nl_close(&nl);
+	cft_nl_close(&nl);
 }
 
 CFT_MAIN

@@ -22,10 +22,10 @@ TEST(seed_scenario)
 	const char *e42_rules[] = { "net:connect=token:127.0.0.0/8",
 				    "fs:read=open" };
 	struct cft_agent parent, child;
-	struct cf_token t41, t42;
+	struct capfence_token t41, t42;
 	struct cft_reply r;
-	struct cf_key *key;
-	struct cf_nl nl;
+	struct capfence_key *key;
+	struct cft_nl nl;
 	uint64_t e41, e42;
 	char rec[2048], v[64], want[64];
 	uint16_t port;
@@ -95,8 +95,8 @@ TEST(seed_scenario)
 	EXPECT_TRUE(cft_agent_stop_clean(&parent));
 	cft_audit_close(audit);
 	close(srv);
-	cf_key_free(key);
-	cf_nl_close(&nl);
+	capfence_key_free(key);
+	cft_nl_close(&nl);
 }
 
 CFT_MAIN

@@ -72,7 +72,7 @@ struct gen {
 	pthread_mutex_t lock;
 };
 
-static struct cf_key *key;
+static struct capfence_key *key;
 
 static void gnote(struct gen *g, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -116,9 +116,9 @@ static int counters_cb(const struct nlmsghdr *nlh, void *data)
 	const struct nlattr *st[CAPFENCE_STATS_A_MAX + 1];
 	struct counters *c = data;
 
-	cf_nl_parse(nlh, tb);
+	cft_nl_parse(nlh, tb);
 	if (!tb[CAPFENCE_A_STATS] ||
-	    cf_nl_parse_nested(tb[CAPFENCE_A_STATS], st, CAPFENCE_STATS_A_MAX))
+	    cft_nl_parse_nested(tb[CAPFENCE_A_STATS], st, CAPFENCE_STATS_A_MAX))
 		return MNL_CB_ERROR;
 	c->delegate_ok = u64a(st[CAPFENCE_STATS_A_DELEGATE_OK]);
 	c->exercise_allow = u64a(st[CAPFENCE_STATS_A_EXERCISE_ALLOW]);
@@ -129,10 +129,10 @@ static int counters_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
-static int get_counters(struct cf_nl *nl, struct counters *c)
+static int get_counters(struct cft_nl *nl, struct counters *c)
 {
 	memset(c, 0, sizeof(*c));
-	return cf_nl_talk(nl, cf_nl_req(nl, CAPFENCE_CMD_STATUS_GET, 0),
+	return cft_nl_talk(nl, cft_nl_req(nl, CAPFENCE_CMD_STATUS_GET, 0),
 			  counters_cb, c);
 }
 
@@ -144,7 +144,7 @@ static int rules_for(int g, char *buf, size_t len)
 			lo + 9999);
 }
 
-static int install(struct cf_nl *nl, int g, uint64_t *id)
+static int install(struct cft_nl *nl, int g, uint64_t *id)
 {
 	char net[64];
 	const char *rules[] = { net, "fs:read=open", "fs:write=open" };
@@ -188,7 +188,7 @@ static void *delegator(void *p)
 {
 	struct gen *g = p;
 	struct cft_reply r;
-	struct cf_nl nl;
+	struct cft_nl nl;
 	int order[NPORTS], i, k;
 	unsigned int seed = (unsigned int)g->g * 7919u + 1;
 
@@ -205,7 +205,7 @@ static void *delegator(void *p)
 		order[j] = t;
 	}
 	for (k = 0; cft_now_ns() < g->end_ns; k++) {
-		struct cf_token t;
+		struct capfence_token t;
 		char c[48];
 		uint64_t t0;
 		int pi = order[k % NPORTS];
@@ -240,7 +240,7 @@ static void *delegator(void *p)
 		}
 		usleep(again ? 20000 : 3000);
 	}
-	cf_nl_close(&nl);
+	cft_nl_close(&nl);
 	return NULL;
 }
 
@@ -248,7 +248,7 @@ static void *revoker(void *p)
 {
 	struct gen *g = p;
 	struct cft_reply r;
-	struct cf_nl nl;
+	struct cft_nl nl;
 	unsigned int seed = (unsigned int)g->g * 104729u + 3;
 
 	if (cft_open(&nl)) {
@@ -268,7 +268,7 @@ static void *revoker(void *p)
 		}
 		usleep(1000 + rand_r(&seed) % 8000);
 	}
-	cf_nl_close(&nl);
+	cft_nl_close(&nl);
 	return NULL;
 }
 
@@ -413,7 +413,7 @@ static int gen_finish(struct gen *g)
 static struct gen gens[MAX_GENS];
 
 FIXTURE(stress) {
-	struct cf_nl nl;
+	struct cft_nl nl;
 };
 
 FIXTURE_SETUP(stress)
@@ -425,7 +425,7 @@ FIXTURE_SETUP(stress)
 
 FIXTURE_TEARDOWN(stress)
 {
-	cf_nl_close(&self->nl);
+	cft_nl_close(&self->nl);
 }
 
 TEST_F_TIMEOUT(stress, everything_at_once, 3600)

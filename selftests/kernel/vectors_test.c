@@ -33,12 +33,12 @@ static pid_t bound_sleeper(uint64_t epoch)
 	pid = fork();
 	if (!pid) {
 		struct cft_reply r;
-		struct cf_nl nl;
+		struct cft_nl nl;
 
 		close(p[0]);
 		if (cft_open(&nl) || cft_exec_set(&nl, epoch, NULL, 0, &r))
 			_exit(1);
-		cf_nl_close(&nl);
+		cft_nl_close(&nl);
 		/* the pipe closes at exec; cft_wait_bound() waits for the bind */
 		fcntl(p[1], F_SETFD, FD_CLOEXEC);
 		execl("/bin/busybox", "sleep", "600", NULL);
@@ -85,7 +85,7 @@ static void load(struct __test_metadata *_metadata, struct vec *v)
 
 /* Run every "decide" record of @epoch against a task bound to it. */
 static int decide_all(struct __test_metadata *_metadata, struct vec *v,
-		      struct cf_nl *nl, uint64_t epoch, pid_t target,
+		      struct cft_nl *nl, uint64_t epoch, pid_t target,
 		      int *mismatches)
 {
 	int i, n = 0;
@@ -93,7 +93,7 @@ static int decide_all(struct __test_metadata *_metadata, struct vec *v,
 	for (i = 0; i < v->n; i++) {
 		char copy[4096], *save, *text, *want;
 		struct cft_reply r;
-		struct cf_token t;
+		struct capfence_token t;
 		char err[256];
 
 		snprintf(copy, sizeof(copy), "%s", v->line[i]);
@@ -103,18 +103,18 @@ static int decide_all(struct __test_metadata *_metadata, struct vec *v,
 		if (strtoull(strtok_r(NULL, " ", &save), NULL, 10) != epoch)
 			continue;
 		want = strtok_r(NULL, " ", &save);
-		if (cf_token_from_text(text, &t, err, sizeof(err))) {
+		if (capfence_token_from_text(text, &t, err, sizeof(err))) {
 			TH_LOG("libcapfence cannot decode %s: %s", text, err);
 			(*mismatches)++;
 			continue;
 		}
 		cft_delegate(nl, &t, target, 0, true, &r);
 		n++;
-		if (r.reason < 0 || strcmp(cf_reason_name(r.reason), want)) {
+		if (r.reason < 0 || strcmp(capfence_reason_name(r.reason), want)) {
 			(*mismatches)++;
 			TH_LOG("%s at epoch %llu: kernel says %s, vectors say %s",
 			       text, (unsigned long long)epoch,
-			       r.reason < 0 ? "nothing" : cf_reason_name(r.reason),
+			       r.reason < 0 ? "nothing" : capfence_reason_name(r.reason),
 			       want);
 		}
 	}
@@ -126,7 +126,7 @@ TEST(kernel_agrees_with_vectors)
 	int decided = 0, rejected = 0, mismatches = 0, i;
 	struct vec v = {};
 	pid_t sleeper = -1;
-	struct cf_nl nl;
+	struct cft_nl nl;
 
 	ASSERT_EQ(0, cft_open(&nl));
 	if (cft_next_epoch(&nl) > 41)
@@ -141,13 +141,13 @@ TEST(kernel_agrees_with_vectors)
 			uint8_t raw[CAPFENCE_KEY_LEN];
 			uint32_t id = (uint32_t)strtoul(strtok_r(NULL, " ", &save),
 							NULL, 10);
-			struct cf_key *k;
+			struct capfence_key *k;
 
 			ASSERT_EQ(CAPFENCE_KEY_LEN,
 				  unhex(strtok_r(NULL, " ", &save), raw, sizeof(raw)));
-			ASSERT_EQ(0, cf_key_from_bytes(id, raw, &k));
+			ASSERT_EQ(0, capfence_key_from_bytes(id, raw, &k));
 			ASSERT_EQ(0, cft_key_install(&nl, k));
-			cf_key_free(k);
+			capfence_key_free(k);
 		} else if (!strcmp(tok, "epoch")) {
 			const char *rules[8];
 			uint64_t epoch;
@@ -198,7 +198,7 @@ TEST(kernel_agrees_with_vectors)
 	EXPECT_LT(20, decided);
 	EXPECT_LT(20, rejected);
 	EXPECT_EQ(0, mismatches);
-	cf_nl_close(&nl);
+	cft_nl_close(&nl);
 }
 
 CFT_MAIN

@@ -18,7 +18,7 @@
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 #include "kselftest_harness.h"
 
-#include "libcapfence.h"
+#include <capfence/capfence.h>
 
 #if defined(__SANITIZE_ADDRESS__)
 #define CF_HAVE_LSAN 1

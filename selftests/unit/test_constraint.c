@@ -38,38 +38,38 @@ static const struct {
 
 TEST(parse_good)
 {
-	char err[CF_ERR_MAX], buf[CF_CONSTRAINT_TEXT_MAX];
-	struct cf_constraint c, d;
+	char err[CAPFENCE_ERR_MAX], buf[CAPFENCE_CONSTRAINT_TEXT_MAX];
+	struct capfence_constraint c, d;
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(good); i++) {
 		err[0] = '\0';
-		EXPECT_EQ(0, cf_constraint_parse(good[i].in, &c, err,
+		EXPECT_EQ(0, capfence_constraint_parse(good[i].in, &c, err,
 						 sizeof(err)))
 			TH_LOG("\"%s\": %s", good[i].in, err);
-		EXPECT_EQ(0, cf_constraint_check(&c, err, sizeof(err)))
+		EXPECT_EQ(0, capfence_constraint_check(&c, err, sizeof(err)))
 			TH_LOG("\"%s\": %s", good[i].in, err);
 		EXPECT_EQ((int)strlen(good[i].canon),
-			  cf_constraint_format(&c, buf, sizeof(buf)));
+			  capfence_constraint_format(&c, buf, sizeof(buf)));
 		EXPECT_STREQ(good[i].canon, buf);
 		/* the printed form parses back to the same constraint */
-		EXPECT_EQ(0, cf_constraint_parse(buf, &d, NULL, 0));
-		EXPECT_TRUE(cf_constraint_equal(&c, &d)) TH_LOG("%s", buf);
+		EXPECT_EQ(0, capfence_constraint_parse(buf, &d, NULL, 0));
+		EXPECT_TRUE(capfence_constraint_equal(&c, &d)) TH_LOG("%s", buf);
 	}
 }
 
 TEST(parse_long_path)
 {
-	char p[CAPFENCE_PATH_MAX + 2], buf[CF_CONSTRAINT_TEXT_MAX];
-	struct cf_constraint c;
+	char p[CAPFENCE_PATH_MAX + 2], buf[CAPFENCE_CONSTRAINT_TEXT_MAX];
+	struct capfence_constraint c;
 
 	memset(p, 'x', sizeof(p));
 	p[0] = '/';
 	p[CAPFENCE_PATH_MAX] = '\0';
-	ASSERT_EQ(0, cf_constraint_parse(p, &c, NULL, 0));
+	ASSERT_EQ(0, capfence_constraint_parse(p, &c, NULL, 0));
 	EXPECT_EQ(CAPFENCE_PATH_MAX, c.path.len);
-	EXPECT_EQ(CAPFENCE_PATH_MAX, cf_constraint_format(&c, buf, sizeof(buf)));
-	EXPECT_EQ(-ENOSPC, cf_constraint_format(&c, buf, 10));
+	EXPECT_EQ(CAPFENCE_PATH_MAX, capfence_constraint_format(&c, buf, sizeof(buf)));
+	EXPECT_EQ(-ENOSPC, capfence_constraint_format(&c, buf, 10));
 }
 
 static const struct {
@@ -121,13 +121,13 @@ static const struct {
 
 TEST(parse_bad)
 {
-	char err[CF_ERR_MAX];
-	struct cf_constraint c;
+	char err[CAPFENCE_ERR_MAX];
+	struct capfence_constraint c;
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		err[0] = '\0';
-		EXPECT_EQ(-EINVAL, cf_constraint_parse(bad[i].in, &c, err,
+		EXPECT_EQ(-EINVAL, capfence_constraint_parse(bad[i].in, &c, err,
 							sizeof(err)))
 			TH_LOG("\"%s\" accepted", bad[i].in);
 		EXPECT_NE(NULL, strstr(err, bad[i].msg))
@@ -138,15 +138,15 @@ TEST(parse_bad)
 
 TEST(parse_too_long_path)
 {
-	char p[CAPFENCE_PATH_MAX + 2], err[CF_ERR_MAX];
-	struct cf_constraint c;
+	char p[CAPFENCE_PATH_MAX + 2], err[CAPFENCE_ERR_MAX];
+	struct capfence_constraint c;
 
 	memset(p, 'x', sizeof(p));
 	p[0] = '/';
 	p[CAPFENCE_PATH_MAX + 1] = '\0';
-	EXPECT_EQ(-EINVAL, cf_constraint_parse(p, &c, err, sizeof(err)));
+	EXPECT_EQ(-EINVAL, capfence_constraint_parse(p, &c, err, sizeof(err)));
 	EXPECT_NE(NULL, strstr(err, "path longer than 255 bytes")) TH_LOG("%s", err);
-	EXPECT_EQ(-EINVAL, cf_constraint_parse(NULL, &c, err, sizeof(err)));
+	EXPECT_EQ(-EINVAL, capfence_constraint_parse(NULL, &c, err, sizeof(err)));
 	EXPECT_STREQ("empty constraint", err);
 }
 
@@ -187,98 +187,98 @@ static const struct {
 
 TEST(contains)
 {
-	struct cf_constraint o, i;
+	struct capfence_constraint o, i;
 	size_t k;
 
 	for (k = 0; k < ARRAY_SIZE(cont); k++) {
-		ASSERT_EQ(0, cf_constraint_parse(cont[k].outer, &o, NULL, 0));
-		ASSERT_EQ(0, cf_constraint_parse(cont[k].inner, &i, NULL, 0));
-		EXPECT_EQ(cont[k].contains, cf_constraint_contains(&o, &i))
+		ASSERT_EQ(0, capfence_constraint_parse(cont[k].outer, &o, NULL, 0));
+		ASSERT_EQ(0, capfence_constraint_parse(cont[k].inner, &i, NULL, 0));
+		EXPECT_EQ(cont[k].contains, capfence_constraint_contains(&o, &i))
 			TH_LOG("%s contains %s?", cont[k].outer, cont[k].inner);
 	}
 }
 
 TEST(contained_sets)
 {
-	struct cf_constraint o[2], i[2];
+	struct capfence_constraint o[2], i[2];
 
-	ASSERT_EQ(0, cf_constraint_parse("10.0.0.0/9", &o[0], NULL, 0));
-	ASSERT_EQ(0, cf_constraint_parse("10.128.0.0/9", &o[1], NULL, 0));
-	ASSERT_EQ(0, cf_constraint_parse("10.1.0.0/16", &i[0], NULL, 0));
-	ASSERT_EQ(0, cf_constraint_parse("10.200.0.0/16", &i[1], NULL, 0));
-	EXPECT_TRUE(cf_constraints_contained(o, 2, i, 2));
-	EXPECT_TRUE(cf_constraints_contained(o, 2, i, 1));
-	EXPECT_FALSE(cf_constraints_contained(o, 1, i, 2));
+	ASSERT_EQ(0, capfence_constraint_parse("10.0.0.0/9", &o[0], NULL, 0));
+	ASSERT_EQ(0, capfence_constraint_parse("10.128.0.0/9", &o[1], NULL, 0));
+	ASSERT_EQ(0, capfence_constraint_parse("10.1.0.0/16", &i[0], NULL, 0));
+	ASSERT_EQ(0, capfence_constraint_parse("10.200.0.0/16", &i[1], NULL, 0));
+	EXPECT_TRUE(capfence_constraints_contained(o, 2, i, 2));
+	EXPECT_TRUE(capfence_constraints_contained(o, 2, i, 1));
+	EXPECT_FALSE(capfence_constraints_contained(o, 1, i, 2));
 	/* unconstrained outer holds everything; unconstrained inner only fits it */
-	EXPECT_TRUE(cf_constraints_contained(o, 0, i, 2));
-	EXPECT_TRUE(cf_constraints_contained(o, 0, i, 0));
-	EXPECT_FALSE(cf_constraints_contained(o, 2, i, 0));
+	EXPECT_TRUE(capfence_constraints_contained(o, 0, i, 2));
+	EXPECT_TRUE(capfence_constraints_contained(o, 0, i, 0));
+	EXPECT_FALSE(capfence_constraints_contained(o, 2, i, 0));
 	/* covered only by a union: rejected, fail safe */
-	ASSERT_EQ(0, cf_constraint_parse("10.0.0.0/8", &i[0], NULL, 0));
-	EXPECT_FALSE(cf_constraints_contained(o, 2, i, 1));
+	ASSERT_EQ(0, capfence_constraint_parse("10.0.0.0/8", &i[0], NULL, 0));
+	EXPECT_FALSE(capfence_constraints_contained(o, 2, i, 1));
 }
 
 TEST(admits)
 {
-	struct cf_constraint c;
+	struct capfence_constraint c;
 	unsigned char a[16] = { 0 };
 
-	ASSERT_EQ(0, cf_constraint_parse("10.0.0.0/8:1000-2000", &c, NULL, 0));
+	ASSERT_EQ(0, capfence_constraint_parse("10.0.0.0/8:1000-2000", &c, NULL, 0));
 	ASSERT_EQ(1, inet_pton(AF_INET, "10.255.1.1", a));
-	EXPECT_TRUE(cf_constraint_admits_addr(&c, 4, a));
-	EXPECT_FALSE(cf_constraint_admits_addr(&c, 6, a));
+	EXPECT_TRUE(capfence_constraint_admits_addr(&c, 4, a));
+	EXPECT_FALSE(capfence_constraint_admits_addr(&c, 6, a));
 	ASSERT_EQ(1, inet_pton(AF_INET, "11.0.0.0", a));
-	EXPECT_FALSE(cf_constraint_admits_addr(&c, 4, a));
-	EXPECT_TRUE(cf_constraint_admits_port(&c, 1000));
-	EXPECT_TRUE(cf_constraint_admits_port(&c, 2000));
-	EXPECT_FALSE(cf_constraint_admits_port(&c, 999));
-	EXPECT_FALSE(cf_constraint_admits_port(&c, 2001));
-	EXPECT_FALSE(cf_constraint_admits_path(&c, "/srv"));
+	EXPECT_FALSE(capfence_constraint_admits_addr(&c, 4, a));
+	EXPECT_TRUE(capfence_constraint_admits_port(&c, 1000));
+	EXPECT_TRUE(capfence_constraint_admits_port(&c, 2000));
+	EXPECT_FALSE(capfence_constraint_admits_port(&c, 999));
+	EXPECT_FALSE(capfence_constraint_admits_port(&c, 2001));
+	EXPECT_FALSE(capfence_constraint_admits_path(&c, "/srv"));
 
-	ASSERT_EQ(0, cf_constraint_parse("[::1]/128", &c, NULL, 0));
+	ASSERT_EQ(0, capfence_constraint_parse("[::1]/128", &c, NULL, 0));
 	ASSERT_EQ(1, inet_pton(AF_INET6, "::1", a));
-	EXPECT_TRUE(cf_constraint_admits_addr(&c, 6, a));
-	EXPECT_TRUE(cf_constraint_admits_port(&c, 0));
-	EXPECT_TRUE(cf_constraint_admits_port(&c, 65535));
+	EXPECT_TRUE(capfence_constraint_admits_addr(&c, 6, a));
+	EXPECT_TRUE(capfence_constraint_admits_port(&c, 0));
+	EXPECT_TRUE(capfence_constraint_admits_port(&c, 65535));
 	ASSERT_EQ(1, inet_pton(AF_INET6, "::2", a));
-	EXPECT_FALSE(cf_constraint_admits_addr(&c, 6, a));
+	EXPECT_FALSE(capfence_constraint_admits_addr(&c, 6, a));
 
-	ASSERT_EQ(0, cf_constraint_parse("/srv", &c, NULL, 0));
-	EXPECT_TRUE(cf_constraint_admits_path(&c, "/srv"));
-	EXPECT_TRUE(cf_constraint_admits_path(&c, "/srv/a/b"));
-	EXPECT_FALSE(cf_constraint_admits_path(&c, "/srvx"));
-	EXPECT_FALSE(cf_constraint_admits_path(&c, "/sr"));
-	EXPECT_FALSE(cf_constraint_admits_path(&c, "/"));
-	EXPECT_FALSE(cf_constraint_admits_port(&c, 80));
-	ASSERT_EQ(0, cf_constraint_parse("/", &c, NULL, 0));
-	EXPECT_TRUE(cf_constraint_admits_path(&c, "/etc/passwd"));
-	EXPECT_FALSE(cf_constraint_admits_path(&c, "etc/passwd"));
+	ASSERT_EQ(0, capfence_constraint_parse("/srv", &c, NULL, 0));
+	EXPECT_TRUE(capfence_constraint_admits_path(&c, "/srv"));
+	EXPECT_TRUE(capfence_constraint_admits_path(&c, "/srv/a/b"));
+	EXPECT_FALSE(capfence_constraint_admits_path(&c, "/srvx"));
+	EXPECT_FALSE(capfence_constraint_admits_path(&c, "/sr"));
+	EXPECT_FALSE(capfence_constraint_admits_path(&c, "/"));
+	EXPECT_FALSE(capfence_constraint_admits_port(&c, 80));
+	ASSERT_EQ(0, capfence_constraint_parse("/", &c, NULL, 0));
+	EXPECT_TRUE(capfence_constraint_admits_path(&c, "/etc/passwd"));
+	EXPECT_FALSE(capfence_constraint_admits_path(&c, "etc/passwd"));
 }
 
 TEST(check_rejects_noncanonical_structs)
 {
-	char err[CF_ERR_MAX];
-	struct cf_constraint c;
+	char err[CAPFENCE_ERR_MAX];
+	struct capfence_constraint c;
 
-	ASSERT_EQ(0, cf_constraint_parse("10.0.0.0/8", &c, NULL, 0));
+	ASSERT_EQ(0, capfence_constraint_parse("10.0.0.0/8", &c, NULL, 0));
 	c.net.reserved = 1;
-	EXPECT_EQ(-EINVAL, cf_constraint_check(&c, err, sizeof(err)));
+	EXPECT_EQ(-EINVAL, capfence_constraint_check(&c, err, sizeof(err)));
 	EXPECT_NE(NULL, strstr(err, "reserved field is not zero"));
 	c.net.reserved = 0;
 	c.net.addr[5] = 1;
-	EXPECT_EQ(-EINVAL, cf_constraint_check(&c, err, sizeof(err)));
+	EXPECT_EQ(-EINVAL, capfence_constraint_check(&c, err, sizeof(err)));
 	EXPECT_NE(NULL, strstr(err, "IPv4 address with non-zero bytes"));
 	c.net.addr[5] = 0;
 	c.net.port_min = 0;
 	c.net.port_max = 80;
-	EXPECT_EQ(-EINVAL, cf_constraint_check(&c, err, sizeof(err)));
+	EXPECT_EQ(-EINVAL, capfence_constraint_check(&c, err, sizeof(err)));
 	EXPECT_NE(NULL, strstr(err, "port 0 is only valid as 0-65535"));
-	ASSERT_EQ(0, cf_constraint_parse("/srv", &c, NULL, 0));
+	ASSERT_EQ(0, capfence_constraint_parse("/srv", &c, NULL, 0));
 	c.path.len = 2;
-	EXPECT_EQ(-EINVAL, cf_constraint_check(&c, err, sizeof(err)));
+	EXPECT_EQ(-EINVAL, capfence_constraint_check(&c, err, sizeof(err)));
 	EXPECT_NE(NULL, strstr(err, "length does not match"));
 	c.kind = 7;
-	EXPECT_EQ(-EINVAL, cf_constraint_check(&c, err, sizeof(err)));
+	EXPECT_EQ(-EINVAL, capfence_constraint_check(&c, err, sizeof(err)));
 	EXPECT_NE(NULL, strstr(err, "kind 7 unknown"));
 }
 

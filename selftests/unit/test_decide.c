@@ -10,8 +10,8 @@
 #include "cf_test.h"
 
 FIXTURE(decide) {
-	struct cf_key *k1, *k2, *k1_forger, *k9;
-	struct cf_epoch e41, e42, e43;
+	struct capfence_key *k1, *k2, *k1_forger, *k9;
+	struct capfence_epoch e41, e42, e43;
 };
 
 FIXTURE_SETUP(decide)
@@ -28,28 +28,28 @@ FIXTURE_SETUP(decide)
 	};
 	const char *r43[] = { "net:connect=token" };
 	uint8_t raw[CAPFENCE_KEY_LEN];
-	char err[CF_ERR_MAX];
+	char err[CAPFENCE_ERR_MAX];
 
-	ASSERT_EQ(0, cf_key_generate(1, &self->k1));
-	ASSERT_EQ(0, cf_key_generate(2, &self->k2));
+	ASSERT_EQ(0, capfence_key_generate(1, &self->k1));
+	ASSERT_EQ(0, capfence_key_generate(2, &self->k2));
 	/* a forger who knows id 1 but not its bytes */
-	ASSERT_EQ(0, cf_key_generate(1, &self->k1_forger));
+	ASSERT_EQ(0, capfence_key_generate(1, &self->k1_forger));
 	memset(raw, 9, sizeof(raw));
-	ASSERT_EQ(0, cf_key_from_bytes(9, raw, &self->k9));
-	ASSERT_EQ(0, cf_epoch_parse_rules(&self->e41, 41, r41, 4, err,
+	ASSERT_EQ(0, capfence_key_from_bytes(9, raw, &self->k9));
+	ASSERT_EQ(0, capfence_epoch_parse_rules(&self->e41, 41, r41, 4, err,
 					  sizeof(err))) TH_LOG("%s", err);
-	ASSERT_EQ(0, cf_epoch_parse_rules(&self->e42, 42, r42, 2, err,
+	ASSERT_EQ(0, capfence_epoch_parse_rules(&self->e42, 42, r42, 2, err,
 					  sizeof(err))) TH_LOG("%s", err);
-	ASSERT_EQ(0, cf_epoch_parse_rules(&self->e43, 43, r43, 1, err,
+	ASSERT_EQ(0, capfence_epoch_parse_rules(&self->e43, 43, r43, 1, err,
 					  sizeof(err))) TH_LOG("%s", err);
 }
 
 FIXTURE_TEARDOWN(decide)
 {
-	cf_key_free(self->k1);
-	cf_key_free(self->k2);
-	cf_key_free(self->k1_forger);
-	cf_key_free(self->k9);
+	capfence_key_free(self->k1);
+	capfence_key_free(self->k2);
+	capfence_key_free(self->k1_forger);
+	capfence_key_free(self->k9);
 	/* after the frees: anything still allocated is a leak */
 	CF_NO_LEAKS();
 }
@@ -107,11 +107,11 @@ static const struct {
 
 static int mint(struct __test_metadata *_metadata,
 		FIXTURE_DATA(decide) *self, int key, const char *cname,
-		uint64_t epoch, const char *list, struct cf_token *t)
+		uint64_t epoch, const char *list, struct capfence_token *t)
 {
-	struct cf_key *keys[] = { self->k1, self->k2, self->k1_forger,
+	struct capfence_key *keys[] = { self->k1, self->k2, self->k1_forger,
 				  self->k9 };
-	struct cf_constraint cs[CAPFENCE_MAX_CONSTRAINTS];
+	struct capfence_constraint cs[CAPFENCE_MAX_CONSTRAINTS];
 	char buf[512], *save = NULL, *tok;
 	size_t n = 0;
 
@@ -119,16 +119,16 @@ static int mint(struct __test_metadata *_metadata,
 		snprintf(buf, sizeof(buf), "%s", list);
 		for (tok = strtok_r(buf, ",", &save); tok;
 		     tok = strtok_r(NULL, ",", &save)) {
-			if (cf_constraint_parse(tok, &cs[n++], NULL, 0))
+			if (capfence_constraint_parse(tok, &cs[n++], NULL, 0))
 				return -1;
 		}
 	}
 	(void)_metadata;
-	return cf_token_mint(keys[key], cf_class_from_name(cname), epoch, cs,
+	return capfence_token_mint(keys[key], capfence_class_from_name(cname), epoch, cs,
 			     n, 0, t, NULL, 0);
 }
 
-static const struct cf_epoch *epoch_of(FIXTURE_DATA(decide) *self,
+static const struct capfence_epoch *epoch_of(FIXTURE_DATA(decide) *self,
 				       uint64_t id)
 {
 	return id == 41 ? &self->e41 : id == 42 ? &self->e42 : &self->e43;
@@ -136,8 +136,8 @@ static const struct cf_epoch *epoch_of(FIXTURE_DATA(decide) *self,
 
 TEST_F(decide, table)
 {
-	const struct cf_key *known[] = { self->k1, self->k2 };
-	struct cf_token t;
+	const struct capfence_key *known[] = { self->k1, self->k2 };
+	struct capfence_token t;
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
@@ -146,9 +146,9 @@ TEST_F(decide, table)
 		ASSERT_EQ(0, mint(_metadata, self, cases[i].key,
 				  cases[i].class_name, cases[i].epoch,
 				  cases[i].cs, &t)) TH_LOG("case %zu", i);
-		r = cf_decide_delegation(known, 2, &t,
+		r = capfence_decide_delegation(known, 2, &t,
 					 epoch_of(self, cases[i].receiver));
-		EXPECT_STREQ(cf_reason_name(cases[i].want), cf_reason_name(r))
+		EXPECT_STREQ(capfence_reason_name(cases[i].want), capfence_reason_name(r))
 			TH_LOG("case %zu: %s@%llu [%s] -> epoch %llu", i,
 			       cases[i].class_name,
 			       (unsigned long long)cases[i].epoch,
@@ -159,27 +159,27 @@ TEST_F(decide, table)
 
 TEST_F(decide, key_set)
 {
-	const struct cf_key *none[] = { NULL };
-	const struct cf_key *only2[] = { self->k2 };
-	const struct cf_key *all[] = { self->k2, NULL, self->k1 };
-	struct cf_token t;
+	const struct capfence_key *none[] = { NULL };
+	const struct capfence_key *only2[] = { self->k2 };
+	const struct capfence_key *all[] = { self->k2, NULL, self->k1 };
+	struct capfence_token t;
 
 	ASSERT_EQ(0, mint(_metadata, self, K1, "net:connect", 41,
 			  "10.0.0.0/8", &t));
 	EXPECT_EQ((int)CAPFENCE_R_FORGED,
-		  (int)cf_decide_delegation(NULL, 0, &t, &self->e41));
+		  (int)capfence_decide_delegation(NULL, 0, &t, &self->e41));
 	EXPECT_EQ((int)CAPFENCE_R_FORGED,
-		  (int)cf_decide_delegation(none, 1, &t, &self->e41));
+		  (int)capfence_decide_delegation(none, 1, &t, &self->e41));
 	EXPECT_EQ((int)CAPFENCE_R_FORGED,
-		  (int)cf_decide_delegation(only2, 1, &t, &self->e41));
+		  (int)capfence_decide_delegation(only2, 1, &t, &self->e41));
 	EXPECT_EQ((int)CAPFENCE_R_OK,
-		  (int)cf_decide_delegation(all, 3, &t, &self->e41));
+		  (int)capfence_decide_delegation(all, 3, &t, &self->e41));
 	/* a tampered field is forged even when it would also mismatch */
 	t.epoch_id = 42;
 	EXPECT_EQ((int)CAPFENCE_R_FORGED,
-		  (int)cf_decide_delegation(all, 3, &t, &self->e42));
+		  (int)capfence_decide_delegation(all, 3, &t, &self->e42));
 	EXPECT_EQ((int)CAPFENCE_R_FORGED,
-		  (int)cf_decide_delegation(all, 3, &t, &self->e41));
+		  (int)capfence_decide_delegation(all, 3, &t, &self->e41));
 }
 
 /*
@@ -190,36 +190,36 @@ TEST_F(decide, key_set)
  */
 TEST_F(decide, seed_scenario)
 {
-	const struct cf_key *known[] = { self->k1 };
-	struct cf_token parent, remint, remint_lo;
-	char text[CF_TOKEN_TEXT_MAX + 1];
-	struct cf_token wire;
+	const struct capfence_key *known[] = { self->k1 };
+	struct capfence_token parent, remint, remint_lo;
+	char text[CAPFENCE_TOKEN_TEXT_MAX + 1];
+	struct capfence_token wire;
 
 	ASSERT_EQ(0, mint(_metadata, self, K1, "net:connect", 41, "10.0.0.0/8",
 			  &parent));
 	EXPECT_EQ((int)CAPFENCE_R_OK,
-		  (int)cf_decide_delegation(known, 1, &parent, &self->e41));
-	EXPECT_TRUE(cf_epoch_narrows(&self->e41, &self->e42,
+		  (int)capfence_decide_delegation(known, 1, &parent, &self->e41));
+	EXPECT_TRUE(capfence_epoch_narrows(&self->e41, &self->e42,
 				     CAPFENCE_CLASS_NET_CONNECT));
 
 	/* the orchestrator re-delegates over the wire to the E42 child */
-	ASSERT_LT(0, cf_token_to_text(&parent, text, sizeof(text)));
-	ASSERT_EQ(0, cf_token_from_text(text, &wire, NULL, 0));
+	ASSERT_LT(0, capfence_token_to_text(&parent, text, sizeof(text)));
+	ASSERT_EQ(0, capfence_token_from_text(text, &wire, NULL, 0));
 	EXPECT_EQ((int)CAPFENCE_R_EPOCH_MISMATCH,
-		  (int)cf_decide_delegation(known, 1, &wire, &self->e42));
-	EXPECT_EQ(ESTALE, cf_reason_errno(CAPFENCE_R_EPOCH_MISMATCH));
-	EXPECT_EQ(3, cf_reason_exit(CAPFENCE_R_EPOCH_MISMATCH));
+		  (int)capfence_decide_delegation(known, 1, &wire, &self->e42));
+	EXPECT_EQ(ESTALE, capfence_reason_errno(CAPFENCE_R_EPOCH_MISMATCH));
+	EXPECT_EQ(3, capfence_reason_exit(CAPFENCE_R_EPOCH_MISMATCH));
 
 	/* re-mint the same class and constraint: the narrowing applies */
-	ASSERT_EQ(0, cf_token_mint(self->k1, parent.class_id, 42,
+	ASSERT_EQ(0, capfence_token_mint(self->k1, parent.class_id, 42,
 				   parent.constraints, parent.n, parent.cap_id,
 				   &remint, NULL, 0));
 	EXPECT_EQ((int)CAPFENCE_R_CLASS_DENIED,
-		  (int)cf_decide_delegation(known, 1, &remint, &self->e42));
+		  (int)capfence_decide_delegation(known, 1, &remint, &self->e42));
 	ASSERT_EQ(0, mint(_metadata, self, K1, "net:connect", 42,
 			  "127.0.0.1/32", &remint_lo));
 	EXPECT_EQ((int)CAPFENCE_R_OK,
-		  (int)cf_decide_delegation(known, 1, &remint_lo, &self->e42));
+		  (int)capfence_decide_delegation(known, 1, &remint_lo, &self->e42));
 }
 
 /*
@@ -231,39 +231,39 @@ TEST(seed_reference_semantics)
 {
 	const char *r41[] = { "net:connect=token", "fs:write=token" };
 	const char *r42[] = { "fs:write=token" };
-	struct cf_key *secret, *other;
-	struct cf_epoch e41, e42;
-	struct cf_token tok, bad;
+	struct capfence_key *secret, *other;
+	struct capfence_epoch e41, e42;
+	struct capfence_token tok, bad;
 
-	ASSERT_EQ(0, cf_key_generate(1, &secret));
-	ASSERT_EQ(0, cf_key_generate(1, &other));
-	ASSERT_EQ(0, cf_epoch_parse_rules(&e41, 41, r41, 2, NULL, 0));
-	ASSERT_EQ(0, cf_epoch_parse_rules(&e42, 42, r42, 1, NULL, 0));
-	const struct cf_key *keys[] = { secret };
+	ASSERT_EQ(0, capfence_key_generate(1, &secret));
+	ASSERT_EQ(0, capfence_key_generate(1, &other));
+	ASSERT_EQ(0, capfence_epoch_parse_rules(&e41, 41, r41, 2, NULL, 0));
+	ASSERT_EQ(0, capfence_epoch_parse_rules(&e42, 42, r42, 1, NULL, 0));
+	const struct capfence_key *keys[] = { secret };
 
 	/* parent_token = mint(secret, "cap-7", "net:connect", 41) */
-	ASSERT_EQ(0, cf_token_mint(secret, CAPFENCE_CLASS_NET_CONNECT, 41,
+	ASSERT_EQ(0, capfence_token_mint(secret, CAPFENCE_CLASS_NET_CONNECT, 41,
 				   NULL, 0, 7, &tok, NULL, 0));
 	/* accept_delegation(secret, parent_token, e41): accepted */
 	EXPECT_EQ((int)CAPFENCE_R_OK,
-		  (int)cf_decide_delegation(keys, 1, &tok, &e41));
+		  (int)capfence_decide_delegation(keys, 1, &tok, &e41));
 	/* ... e42: "minted under epoch 41, receiver bound to epoch 42" */
 	EXPECT_EQ((int)CAPFENCE_R_EPOCH_MISMATCH,
-		  (int)cf_decide_delegation(keys, 1, &tok, &e42));
+		  (int)capfence_decide_delegation(keys, 1, &tok, &e42));
 	/* re-mint under 42: "class net:connect not permitted" */
-	ASSERT_EQ(0, cf_token_mint(secret, CAPFENCE_CLASS_NET_CONNECT, 42,
+	ASSERT_EQ(0, capfence_token_mint(secret, CAPFENCE_CLASS_NET_CONNECT, 42,
 				   NULL, 0, 7, &tok, NULL, 0));
 	EXPECT_EQ((int)CAPFENCE_R_CLASS_DENIED,
-		  (int)cf_decide_delegation(keys, 1, &tok, &e42));
+		  (int)capfence_decide_delegation(keys, 1, &tok, &e42));
 	/* "failed MAC verification", checked first */
-	ASSERT_EQ(0, cf_token_mint(other, CAPFENCE_CLASS_NET_CONNECT, 41,
+	ASSERT_EQ(0, capfence_token_mint(other, CAPFENCE_CLASS_NET_CONNECT, 41,
 				   NULL, 0, 7, &bad, NULL, 0));
 	EXPECT_EQ((int)CAPFENCE_R_FORGED,
-		  (int)cf_decide_delegation(keys, 1, &bad, &e42));
+		  (int)capfence_decide_delegation(keys, 1, &bad, &e42));
 	EXPECT_EQ((int)CAPFENCE_R_FORGED,
-		  (int)cf_decide_delegation(keys, 1, &bad, &e41));
-	cf_key_free(secret);
-	cf_key_free(other);
+		  (int)capfence_decide_delegation(keys, 1, &bad, &e41));
+	capfence_key_free(secret);
+	capfence_key_free(other);
 	CF_NO_LEAKS();
 }
 

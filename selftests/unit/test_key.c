@@ -43,63 +43,63 @@ static int write_file(const char *path, const char *text, size_t len)
 TEST_F(keyfile, round_trip)
 {
 	uint8_t a[CAPFENCE_KEY_LEN], b[CAPFENCE_KEY_LEN];
-	struct cf_key *k, *k2, *k3;
-	char err[CF_ERR_MAX], text[128];
+	struct capfence_key *k, *k2, *k3;
+	char err[CAPFENCE_ERR_MAX], text[128];
 	struct stat st;
 	mode_t old;
 	int n;
 
-	ASSERT_EQ(0, cf_key_generate(7, &k));
-	EXPECT_EQ(7u, cf_key_id(k));
+	ASSERT_EQ(0, capfence_key_generate(7, &k));
+	EXPECT_EQ(7u, capfence_key_id(k));
 	old = umask(0);	/* the file must be 0600 whatever the umask */
-	ASSERT_EQ(0, cf_key_save(k, self->path, err, sizeof(err)))
+	ASSERT_EQ(0, capfence_key_save(k, self->path, err, sizeof(err)))
 		TH_LOG("%s", err);
 	umask(old);
 	ASSERT_EQ(0, stat(self->path, &st));
 	EXPECT_EQ(0600u, st.st_mode & 07777);
-	ASSERT_EQ(0, cf_key_load(self->path, &k2, err, sizeof(err)))
+	ASSERT_EQ(0, capfence_key_load(self->path, &k2, err, sizeof(err)))
 		TH_LOG("%s", err);
-	EXPECT_EQ(7u, cf_key_id(k2));
-	cf_key_bytes(k, a);
-	cf_key_bytes(k2, b);
+	EXPECT_EQ(7u, capfence_key_id(k2));
+	capfence_key_bytes(k, a);
+	capfence_key_bytes(k2, b);
 	EXPECT_EQ(0, memcmp(a, b, sizeof(a)));
 
-	n = cf_key_format(k, text, sizeof(text));
+	n = capfence_key_format(k, text, sizeof(text));
 	ASSERT_LT(0, n);
 	EXPECT_EQ(0, strncmp(text, "capfence-key v1\nid 7\nkey ", 25));
 	EXPECT_EQ('\n', text[n - 1]);
 	EXPECT_EQ(25 + 43 + 1, n);
-	EXPECT_EQ(-ENOSPC, cf_key_format(k, text, 20));
+	EXPECT_EQ(-ENOSPC, capfence_key_format(k, text, 20));
 
 	/* saving over an existing file replaces it */
-	ASSERT_EQ(0, cf_key_generate(8, &k3));
-	ASSERT_EQ(0, cf_key_save(k3, self->path, NULL, 0));
-	cf_key_free(k2);
-	ASSERT_EQ(0, cf_key_load(self->path, &k2, NULL, 0));
-	EXPECT_EQ(8u, cf_key_id(k2));
-	cf_key_bytes(k2, b);
+	ASSERT_EQ(0, capfence_key_generate(8, &k3));
+	ASSERT_EQ(0, capfence_key_save(k3, self->path, NULL, 0));
+	capfence_key_free(k2);
+	ASSERT_EQ(0, capfence_key_load(self->path, &k2, NULL, 0));
+	EXPECT_EQ(8u, capfence_key_id(k2));
+	capfence_key_bytes(k2, b);
 	EXPECT_NE(0, memcmp(a, b, sizeof(a)));
-	cf_key_free(k);
-	cf_key_free(k2);
-	cf_key_free(k3);
-	cf_key_free(NULL);
+	capfence_key_free(k);
+	capfence_key_free(k2);
+	capfence_key_free(k3);
+	capfence_key_free(NULL);
 	CF_NO_LEAKS();
 }
 
 TEST(generate)
 {
 	uint8_t a[CAPFENCE_KEY_LEN], b[CAPFENCE_KEY_LEN];
-	struct cf_key *k1, *k2, *k;
+	struct capfence_key *k1, *k2, *k;
 
-	EXPECT_EQ(-EINVAL, cf_key_generate(0, &k));
-	ASSERT_EQ(0, cf_key_generate(1, &k1));
-	ASSERT_EQ(0, cf_key_generate(1, &k2));
-	cf_key_bytes(k1, a);
-	cf_key_bytes(k2, b);
+	EXPECT_EQ(-EINVAL, capfence_key_generate(0, &k));
+	ASSERT_EQ(0, capfence_key_generate(1, &k1));
+	ASSERT_EQ(0, capfence_key_generate(1, &k2));
+	capfence_key_bytes(k1, a);
+	capfence_key_bytes(k2, b);
 	EXPECT_NE(0, memcmp(a, b, sizeof(a)));
-	EXPECT_EQ(-EINVAL, cf_key_from_bytes(0, a, &k));
-	cf_key_free(k1);
-	cf_key_free(k2);
+	EXPECT_EQ(-EINVAL, capfence_key_from_bytes(0, a, &k));
+	capfence_key_free(k1);
+	capfence_key_free(k2);
 	CF_NO_LEAKS();
 }
 
@@ -151,16 +151,16 @@ static const struct {
 
 TEST_F(keyfile, bad_files)
 {
-	char err[CF_ERR_MAX], want[CF_ERR_MAX];
-	struct cf_key *k;
+	char err[CAPFENCE_ERR_MAX], want[CAPFENCE_ERR_MAX];
+	struct capfence_key *k;
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		ASSERT_EQ(0, write_file(self->path, bad[i].text,
 					strlen(bad[i].text)));
 		err[0] = '\0';
-		k = (struct cf_key *)1;
-		EXPECT_EQ(-EBADMSG, cf_key_load(self->path, &k, err,
+		k = (struct capfence_key *)1;
+		EXPECT_EQ(-EBADMSG, capfence_key_load(self->path, &k, err,
 						sizeof(err)))
 			TH_LOG("case %zu accepted", i);
 		EXPECT_EQ(NULL, k);
@@ -170,7 +170,7 @@ TEST_F(keyfile, bad_files)
 			       want);
 	}
 	ASSERT_EQ(0, write_file(self->path, "capfence-key v1\0\nid 1\n", 22));
-	EXPECT_EQ(-EBADMSG, cf_key_load(self->path, &k, err, sizeof(err)));
+	EXPECT_EQ(-EBADMSG, capfence_key_load(self->path, &k, err, sizeof(err)));
 	EXPECT_NE(NULL, strstr(err, "NUL byte in key file"));
 	CF_NO_LEAKS();
 }
@@ -178,35 +178,35 @@ TEST_F(keyfile, bad_files)
 TEST_F(keyfile, good_variants)
 {
 	uint8_t b[CAPFENCE_KEY_LEN];
-	struct cf_key *k;
+	struct capfence_key *k;
 	int i;
 
 	/* the final newline is optional */
-	ASSERT_EQ(0, cf_key_parse("capfence-key v1\nid 4294967295\nkey "
+	ASSERT_EQ(0, capfence_key_parse("capfence-key v1\nid 4294967295\nkey "
 				  KEY43, &k, NULL, 0));
-	EXPECT_EQ(4294967295u, cf_key_id(k));
-	cf_key_bytes(k, b);
+	EXPECT_EQ(4294967295u, capfence_key_id(k));
+	capfence_key_bytes(k, b);
 	for (i = 0; i < CAPFENCE_KEY_LEN; i++)
 		EXPECT_EQ(i, b[i]);
-	cf_key_free(k);
+	capfence_key_free(k);
 	CF_NO_LEAKS();
 }
 
 TEST_F(keyfile, open_errors)
 {
-	char err[CF_ERR_MAX], want[CF_ERR_MAX];
-	struct cf_key *k;
+	char err[CAPFENCE_ERR_MAX], want[CAPFENCE_ERR_MAX];
+	struct capfence_key *k;
 
-	EXPECT_EQ(-ENOENT, cf_key_load(self->path, &k, err, sizeof(err)));
+	EXPECT_EQ(-ENOENT, capfence_key_load(self->path, &k, err, sizeof(err)));
 	snprintf(want, sizeof(want), "%s: No such file or directory",
 		 self->path);
 	EXPECT_STREQ(want, err);
-	EXPECT_EQ(-EBADMSG, cf_key_load(self->dir, &k, err, sizeof(err)));
+	EXPECT_EQ(-EBADMSG, capfence_key_load(self->dir, &k, err, sizeof(err)));
 	EXPECT_NE(NULL, strstr(err, "not a regular file")) TH_LOG("%s", err);
 	ASSERT_EQ(0, write_file(self->path, "x", 1));
 	ASSERT_EQ(0, chmod(self->path, 0));
 	if (geteuid() != 0) {
-		EXPECT_EQ(-EACCES, cf_key_load(self->path, &k, err,
+		EXPECT_EQ(-EACCES, capfence_key_load(self->path, &k, err,
 					       sizeof(err)));
 		EXPECT_NE(NULL, strstr(err, "Permission denied"));
 	}
@@ -215,16 +215,16 @@ TEST_F(keyfile, open_errors)
 
 TEST(save_errors)
 {
-	char err[CF_ERR_MAX];
-	struct cf_key *k;
+	char err[CAPFENCE_ERR_MAX];
+	struct capfence_key *k;
 
-	ASSERT_EQ(0, cf_key_generate(1, &k));
-	EXPECT_EQ(-ENOENT, cf_key_save(k, "/nonexistent-dir/k", err,
+	ASSERT_EQ(0, capfence_key_generate(1, &k));
+	EXPECT_EQ(-ENOENT, capfence_key_save(k, "/nonexistent-dir/k", err,
 				       sizeof(err)));
 	EXPECT_STREQ("/nonexistent-dir/k: No such file or directory", err);
-	EXPECT_EQ(-EINVAL, cf_key_save(k, "", err, sizeof(err)));
-	EXPECT_EQ(-EINVAL, cf_key_save(NULL, "/tmp/x", err, sizeof(err)));
-	cf_key_free(k);
+	EXPECT_EQ(-EINVAL, capfence_key_save(k, "", err, sizeof(err)));
+	EXPECT_EQ(-EINVAL, capfence_key_save(NULL, "/tmp/x", err, sizeof(err)));
+	capfence_key_free(k);
 	CF_NO_LEAKS();
 }
 

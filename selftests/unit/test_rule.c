@@ -30,25 +30,25 @@ static const struct {
 
 TEST(rule_parse_good)
 {
-	char err[CF_ERR_MAX], buf[CF_RULE_TEXT_MAX];
-	struct cf_rule r, r2;
+	char err[CAPFENCE_ERR_MAX], buf[CAPFENCE_RULE_TEXT_MAX];
+	struct capfence_rule r, r2;
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(good); i++) {
 		err[0] = '\0';
-		EXPECT_EQ(0, cf_rule_parse(good[i].in, &r, err, sizeof(err)))
+		EXPECT_EQ(0, capfence_rule_parse(good[i].in, &r, err, sizeof(err)))
 			TH_LOG("\"%s\": %s", good[i].in, err);
 		EXPECT_EQ((int)strlen(good[i].canon),
-			  cf_rule_format(&r, buf, sizeof(buf)));
+			  capfence_rule_format(&r, buf, sizeof(buf)));
 		EXPECT_STREQ(good[i].canon, buf);
-		ASSERT_EQ(0, cf_rule_parse(buf, &r2, NULL, 0));
+		ASSERT_EQ(0, capfence_rule_parse(buf, &r2, NULL, 0));
 		EXPECT_EQ(0, memcmp(&r, &r2, sizeof(r)));
 	}
-	ASSERT_EQ(0, cf_rule_parse("net:connect=token:10.0.0.0/8", &r, NULL, 0));
+	ASSERT_EQ(0, capfence_rule_parse("net:connect=token:10.0.0.0/8", &r, NULL, 0));
 	EXPECT_EQ(CAPFENCE_CLASS_NET_CONNECT, r.class_id);
 	EXPECT_EQ(CAPFENCE_RULE_TOKEN, r.kind);
 	EXPECT_EQ(1, r.n);
-	EXPECT_EQ(-ENOSPC, cf_rule_format(&r, buf, 20));
+	EXPECT_EQ(-ENOSPC, capfence_rule_format(&r, buf, 20));
 }
 
 static const struct {
@@ -89,13 +89,13 @@ static const struct {
 
 TEST(rule_parse_bad)
 {
-	char err[CF_ERR_MAX];
-	struct cf_rule r;
+	char err[CAPFENCE_ERR_MAX];
+	struct capfence_rule r;
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		err[0] = '\0';
-		EXPECT_EQ(-EINVAL, cf_rule_parse(bad[i].in, &r, err,
+		EXPECT_EQ(-EINVAL, capfence_rule_parse(bad[i].in, &r, err,
 						 sizeof(err)))
 			TH_LOG("\"%s\" accepted", bad[i].in);
 		EXPECT_NE(NULL, strstr(err, bad[i].msg))
@@ -111,10 +111,10 @@ TEST(epoch_parse_rules)
 	const char *unknown[] = { "net:connect=open", "net:listen=deny" };
 	const char *dup[] = { "fs:read=open", "net:bind=deny", "fs:read=deny" };
 	const char *badc[] = { "fs:read=open", "fs:write=token:/a/../b" };
-	char err[CF_ERR_MAX];
-	struct cf_epoch e;
+	char err[CAPFENCE_ERR_MAX];
+	struct capfence_epoch e;
 
-	ASSERT_EQ(0, cf_epoch_parse_rules(&e, 42, ok, 2, err, sizeof(err)));
+	ASSERT_EQ(0, capfence_epoch_parse_rules(&e, 42, ok, 2, err, sizeof(err)));
 	EXPECT_EQ(42u, e.epoch_id);
 	EXPECT_EQ(CAPFENCE_RULE_TOKEN, e.rules[CAPFENCE_CLASS_NET_CONNECT].kind);
 	EXPECT_EQ(1, e.rules[CAPFENCE_CLASS_NET_CONNECT].n);
@@ -123,19 +123,19 @@ TEST(epoch_parse_rules)
 	EXPECT_EQ(CAPFENCE_RULE_DENY, e.rules[CAPFENCE_CLASS_NET_BIND].kind);
 	EXPECT_EQ(CAPFENCE_RULE_DENY, e.rules[CAPFENCE_CLASS_FS_WRITE].kind);
 	EXPECT_EQ(CAPFENCE_CLASS_FS_WRITE, e.rules[CAPFENCE_CLASS_FS_WRITE].class_id);
-	ASSERT_EQ(0, cf_epoch_parse_rules(&e, 7, NULL, 0, err, sizeof(err)));
+	ASSERT_EQ(0, capfence_epoch_parse_rules(&e, 7, NULL, 0, err, sizeof(err)));
 	EXPECT_EQ(CAPFENCE_RULE_DENY, e.rules[CAPFENCE_CLASS_NET_CONNECT].kind);
 
-	EXPECT_EQ(-EINVAL, cf_epoch_parse_rules(&e, 42, unknown, 2, err,
+	EXPECT_EQ(-EINVAL, capfence_epoch_parse_rules(&e, 42, unknown, 2, err,
 						sizeof(err)));
 	EXPECT_STREQ("rule 2: unknown class \"net:listen\"", err);
-	EXPECT_EQ(-EINVAL, cf_epoch_parse_rules(&e, 42, dup, 3, err,
+	EXPECT_EQ(-EINVAL, capfence_epoch_parse_rules(&e, 42, dup, 3, err,
 						sizeof(err)));
 	EXPECT_STREQ("rule 3: duplicate class \"fs:read\"", err);
-	EXPECT_EQ(-EINVAL, cf_epoch_parse_rules(&e, 42, badc, 2, err,
+	EXPECT_EQ(-EINVAL, capfence_epoch_parse_rules(&e, 42, badc, 2, err,
 						sizeof(err)));
 	EXPECT_STREQ("rule 2: bad constraint \"/a/../b\": \"..\" component", err);
-	EXPECT_EQ(-EINVAL, cf_epoch_parse_rules(&e, 0, ok, 2, err, sizeof(err)));
+	EXPECT_EQ(-EINVAL, capfence_epoch_parse_rules(&e, 0, ok, 2, err, sizeof(err)));
 	EXPECT_STREQ("epoch id must be greater than 0", err);
 }
 
@@ -149,30 +149,30 @@ static const char rules_text[] =
 
 TEST(epoch_parse_text)
 {
-	char err[CF_ERR_MAX], buf[4096];
-	struct cf_epoch e, e2;
+	char err[CAPFENCE_ERR_MAX], buf[4096];
+	struct capfence_epoch e, e2;
 
-	ASSERT_EQ(0, cf_epoch_parse_text(&e, 0, rules_text, err, sizeof(err)))
+	ASSERT_EQ(0, capfence_epoch_parse_text(&e, 0, rules_text, err, sizeof(err)))
 		TH_LOG("%s", err);
 	EXPECT_EQ(42u, e.epoch_id);
 	EXPECT_EQ(2, e.rules[CAPFENCE_CLASS_NET_CONNECT].n);
 	EXPECT_EQ(CAPFENCE_RULE_OPEN, e.rules[CAPFENCE_CLASS_FS_READ].kind);
 	EXPECT_EQ(CAPFENCE_RULE_DENY, e.rules[CAPFENCE_CLASS_NET_BIND].kind);
-	ASSERT_EQ(0, cf_epoch_parse_text(&e2, 42, rules_text, NULL, 0));
+	ASSERT_EQ(0, capfence_epoch_parse_text(&e2, 42, rules_text, NULL, 0));
 	EXPECT_EQ(0, memcmp(&e, &e2, sizeof(e)));
 
-	ASSERT_LT(0, cf_epoch_format(&e, buf, sizeof(buf)));
+	ASSERT_LT(0, capfence_epoch_format(&e, buf, sizeof(buf)));
 	EXPECT_STREQ("epoch 42\n"
 		     "net:connect=token:127.0.0.0/8,::1/128\n"
 		     "net:bind=deny\n"
 		     "fs:read=open\n"
 		     "fs:write=token:/srv\n", buf);
-	ASSERT_EQ(0, cf_epoch_parse_text(&e2, 0, buf, NULL, 0));
+	ASSERT_EQ(0, capfence_epoch_parse_text(&e2, 0, buf, NULL, 0));
 	EXPECT_EQ(0, memcmp(&e, &e2, sizeof(e)));
-	EXPECT_EQ(-ENOSPC, cf_epoch_format(&e, buf, 30));
+	EXPECT_EQ(-ENOSPC, capfence_epoch_format(&e, buf, 30));
 
 	/* an id from the caller may replace the file's "epoch" line */
-	ASSERT_EQ(0, cf_epoch_parse_text(&e, 9, "fs:read=open\n", NULL, 0));
+	ASSERT_EQ(0, capfence_epoch_parse_text(&e, 9, "fs:read=open\n", NULL, 0));
 	EXPECT_EQ(9u, e.epoch_id);
 	CF_NO_LEAKS();
 }
@@ -203,13 +203,13 @@ static const struct {
 
 TEST(epoch_parse_text_bad)
 {
-	char err[CF_ERR_MAX];
-	struct cf_epoch e;
+	char err[CAPFENCE_ERR_MAX];
+	struct capfence_epoch e;
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(bad_text); i++) {
 		err[0] = '\0';
-		EXPECT_EQ(-EINVAL, cf_epoch_parse_text(&e, bad_text[i].id,
+		EXPECT_EQ(-EINVAL, capfence_epoch_parse_text(&e, bad_text[i].id,
 						       bad_text[i].text, err,
 						       sizeof(err)))
 			TH_LOG("case %zu accepted", i);
@@ -222,31 +222,31 @@ TEST(epoch_parse_text_bad)
 
 TEST(epoch_parse_file)
 {
-	char path[] = "/tmp/cf_rules_XXXXXX", err[CF_ERR_MAX], want[128];
-	struct cf_epoch e;
+	char path[] = "/tmp/cf_rules_XXXXXX", err[CAPFENCE_ERR_MAX], want[128];
+	struct capfence_epoch e;
 	int fd;
 
 	fd = mkstemp(path);
 	ASSERT_LE(0, fd);
 	ASSERT_EQ((ssize_t)strlen(rules_text),
 		  write(fd, rules_text, strlen(rules_text)));
-	ASSERT_EQ(0, cf_epoch_parse_file(&e, 0, path, err, sizeof(err)))
+	ASSERT_EQ(0, capfence_epoch_parse_file(&e, 0, path, err, sizeof(err)))
 		TH_LOG("%s", err);
 	EXPECT_EQ(42u, e.epoch_id);
 	EXPECT_EQ(CAPFENCE_RULE_TOKEN, e.rules[CAPFENCE_CLASS_FS_WRITE].kind);
 	ASSERT_EQ(0, ftruncate(fd, 0));
 	ASSERT_EQ(0, lseek(fd, 0, SEEK_SET));
 	ASSERT_EQ(32, write(fd, "epoch 5\nfs:read=open\nnet:x=open\n", 32));
-	EXPECT_EQ(-EINVAL, cf_epoch_parse_file(&e, 0, path, err, sizeof(err)));
+	EXPECT_EQ(-EINVAL, capfence_epoch_parse_file(&e, 0, path, err, sizeof(err)));
 	snprintf(want, sizeof(want), "%s:3: unknown class \"net:x\"", path);
 	EXPECT_STREQ(want, err);
 	ASSERT_EQ(0, lseek(fd, 0, SEEK_SET));
 	ASSERT_EQ(4, write(fd, "ep\0c", 4));
-	EXPECT_EQ(-EINVAL, cf_epoch_parse_file(&e, 0, path, err, sizeof(err)));
+	EXPECT_EQ(-EINVAL, capfence_epoch_parse_file(&e, 0, path, err, sizeof(err)));
 	EXPECT_NE(NULL, strstr(err, "NUL byte in rules file"));
 	close(fd);
 	unlink(path);
-	EXPECT_EQ(-ENOENT, cf_epoch_parse_file(&e, 0, path, err, sizeof(err)));
+	EXPECT_EQ(-ENOENT, capfence_epoch_parse_file(&e, 0, path, err, sizeof(err)));
 	snprintf(want, sizeof(want), "%s: No such file or directory", path);
 	EXPECT_STREQ(want, err);
 	CF_NO_LEAKS();
@@ -291,13 +291,13 @@ static const struct {
 
 TEST(narrowing)
 {
-	struct cf_rule o, n;
+	struct capfence_rule o, n;
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(narrow); i++) {
-		ASSERT_EQ(0, cf_rule_parse(narrow[i].old_r, &o, NULL, 0));
-		ASSERT_EQ(0, cf_rule_parse(narrow[i].new_r, &n, NULL, 0));
-		EXPECT_EQ(narrow[i].narrows, cf_rule_narrows(&o, &n))
+		ASSERT_EQ(0, capfence_rule_parse(narrow[i].old_r, &o, NULL, 0));
+		ASSERT_EQ(0, capfence_rule_parse(narrow[i].new_r, &n, NULL, 0));
+		EXPECT_EQ(narrow[i].narrows, capfence_rule_narrows(&o, &n))
 			TH_LOG("%s -> %s", narrow[i].old_r, narrow[i].new_r);
 	}
 }
@@ -306,17 +306,17 @@ TEST(epoch_narrows_seed)
 {
 	const char *e41r[] = { "net:connect=token:10.0.0.0/8", "fs:write=open" };
 	const char *e42r[] = { "net:connect=token:127.0.0.0/8", "fs:write=open" };
-	struct cf_epoch e41, e42;
+	struct capfence_epoch e41, e42;
 
-	ASSERT_EQ(0, cf_epoch_parse_rules(&e41, 41, e41r, 2, NULL, 0));
-	ASSERT_EQ(0, cf_epoch_parse_rules(&e42, 42, e42r, 2, NULL, 0));
-	EXPECT_TRUE(cf_epoch_narrows(&e41, &e42, CAPFENCE_CLASS_NET_CONNECT));
-	EXPECT_FALSE(cf_epoch_narrows(&e41, &e42, CAPFENCE_CLASS_FS_WRITE));
-	EXPECT_FALSE(cf_epoch_narrows(&e41, &e42, CAPFENCE_CLASS_NET_BIND));
+	ASSERT_EQ(0, capfence_epoch_parse_rules(&e41, 41, e41r, 2, NULL, 0));
+	ASSERT_EQ(0, capfence_epoch_parse_rules(&e42, 42, e42r, 2, NULL, 0));
+	EXPECT_TRUE(capfence_epoch_narrows(&e41, &e42, CAPFENCE_CLASS_NET_CONNECT));
+	EXPECT_FALSE(capfence_epoch_narrows(&e41, &e42, CAPFENCE_CLASS_FS_WRITE));
+	EXPECT_FALSE(capfence_epoch_narrows(&e41, &e42, CAPFENCE_CLASS_NET_BIND));
 	/* loopback and 10/8 are incomparable: that counts as narrowing */
-	EXPECT_TRUE(cf_epoch_narrows(&e42, &e41, CAPFENCE_CLASS_NET_CONNECT));
-	EXPECT_FALSE(cf_epoch_narrows(&e41, &e42, 0));
-	EXPECT_FALSE(cf_epoch_narrows(&e41, &e42, 99));
+	EXPECT_TRUE(capfence_epoch_narrows(&e42, &e41, CAPFENCE_CLASS_NET_CONNECT));
+	EXPECT_FALSE(capfence_epoch_narrows(&e41, &e42, 0));
+	EXPECT_FALSE(capfence_epoch_narrows(&e41, &e42, 99));
 }
 
 TEST(classes_and_reasons)
@@ -333,33 +333,33 @@ TEST(classes_and_reasons)
 	static const int exits[] = { 0, 8, 8, 5, 3, 4, 6, 7, 9, 4, 4, 4, 4 };
 	int i;
 
-	EXPECT_EQ(CAPFENCE_CLASS_NET_CONNECT, cf_class_from_name("net:connect"));
-	EXPECT_EQ(CAPFENCE_CLASS_NET_BIND, cf_class_from_name("net:bind"));
-	EXPECT_EQ(CAPFENCE_CLASS_FS_READ, cf_class_from_name("fs:read"));
-	EXPECT_EQ(CAPFENCE_CLASS_FS_WRITE, cf_class_from_name("fs:write"));
-	EXPECT_EQ(-EINVAL, cf_class_from_name("net:listen"));
-	EXPECT_EQ(-EINVAL, cf_class_from_name(""));
-	EXPECT_EQ(-EINVAL, cf_class_from_name(NULL));
-	EXPECT_STREQ("fs:write", cf_class_name(CAPFENCE_CLASS_FS_WRITE));
-	EXPECT_EQ(NULL, cf_class_name(0));
-	EXPECT_EQ(NULL, cf_class_name(CAPFENCE_CLASS_MAX + 1));
-	EXPECT_TRUE(cf_class_is_net(CAPFENCE_CLASS_NET_CONNECT));
-	EXPECT_TRUE(cf_class_is_net(CAPFENCE_CLASS_NET_BIND));
-	EXPECT_FALSE(cf_class_is_net(CAPFENCE_CLASS_FS_READ));
-	EXPECT_FALSE(cf_class_is_net(0));
-	EXPECT_FALSE(cf_class_is_net(-1));
+	EXPECT_EQ(CAPFENCE_CLASS_NET_CONNECT, capfence_class_from_name("net:connect"));
+	EXPECT_EQ(CAPFENCE_CLASS_NET_BIND, capfence_class_from_name("net:bind"));
+	EXPECT_EQ(CAPFENCE_CLASS_FS_READ, capfence_class_from_name("fs:read"));
+	EXPECT_EQ(CAPFENCE_CLASS_FS_WRITE, capfence_class_from_name("fs:write"));
+	EXPECT_EQ(-EINVAL, capfence_class_from_name("net:listen"));
+	EXPECT_EQ(-EINVAL, capfence_class_from_name(""));
+	EXPECT_EQ(-EINVAL, capfence_class_from_name(NULL));
+	EXPECT_STREQ("fs:write", capfence_class_name(CAPFENCE_CLASS_FS_WRITE));
+	EXPECT_EQ(NULL, capfence_class_name(0));
+	EXPECT_EQ(NULL, capfence_class_name(CAPFENCE_CLASS_MAX + 1));
+	EXPECT_TRUE(capfence_class_is_net(CAPFENCE_CLASS_NET_CONNECT));
+	EXPECT_TRUE(capfence_class_is_net(CAPFENCE_CLASS_NET_BIND));
+	EXPECT_FALSE(capfence_class_is_net(CAPFENCE_CLASS_FS_READ));
+	EXPECT_FALSE(capfence_class_is_net(0));
+	EXPECT_FALSE(capfence_class_is_net(-1));
 
 	ASSERT_EQ((int)ARRAY_SIZE(names), CAPFENCE_R_MAX + 1);
 	for (i = 0; i <= CAPFENCE_R_MAX; i++) {
-		EXPECT_STREQ(names[i], cf_reason_name(i));
-		EXPECT_EQ(i, cf_reason_from_name(names[i]));
-		EXPECT_EQ(errs[i], cf_reason_errno(i)) TH_LOG("%s", names[i]);
-		EXPECT_EQ(exits[i], cf_reason_exit(i)) TH_LOG("%s", names[i]);
+		EXPECT_STREQ(names[i], capfence_reason_name(i));
+		EXPECT_EQ(i, capfence_reason_from_name(names[i]));
+		EXPECT_EQ(errs[i], capfence_reason_errno(i)) TH_LOG("%s", names[i]);
+		EXPECT_EQ(exits[i], capfence_reason_exit(i)) TH_LOG("%s", names[i]);
 	}
-	EXPECT_STREQ("?", cf_reason_name(CAPFENCE_R_MAX + 1));
-	EXPECT_STREQ("?", cf_reason_name(-1));
-	EXPECT_EQ(-EINVAL, cf_reason_from_name("nope"));
-	EXPECT_EQ(1, cf_reason_exit(99));
+	EXPECT_STREQ("?", capfence_reason_name(CAPFENCE_R_MAX + 1));
+	EXPECT_STREQ("?", capfence_reason_name(-1));
+	EXPECT_EQ(-EINVAL, capfence_reason_from_name("nope"));
+	EXPECT_EQ(1, capfence_reason_exit(99));
 }
 
 TEST_HARNESS_MAIN

@@ -30,7 +30,7 @@ struct vectors {
 	char *buf;
 	int n;
 	struct line l[MAX_LINES];
-	struct cf_key *keys[8];
+	struct capfence_key *keys[8];
 	int nkeys;
 };
 
@@ -94,7 +94,7 @@ static void unload(struct vectors *v)
 	int i;
 
 	for (i = 0; i < v->nkeys; i++)
-		cf_key_free(v->keys[i]);
+		capfence_key_free(v->keys[i]);
 	free(v->buf);
 }
 
@@ -142,7 +142,7 @@ static int load_keys(struct vectors *v)
 			continue;
 		if (l->nw != 3 || v->nkeys == 8 ||
 		    cf_test_unhex(l->w[2], raw, sizeof(raw)) != CAPFENCE_KEY_LEN ||
-		    cf_key_from_bytes((uint32_t)strtoul(l->w[1], NULL, 10), raw,
+		    capfence_key_from_bytes((uint32_t)strtoul(l->w[1], NULL, 10), raw,
 				      &v->keys[v->nkeys]))
 			return -EINVAL;
 		v->nkeys++;
@@ -150,12 +150,12 @@ static int load_keys(struct vectors *v)
 	return 0;
 }
 
-static const struct cf_key *key_by_id(struct vectors *v, uint32_t id)
+static const struct capfence_key *key_by_id(struct vectors *v, uint32_t id)
 {
 	int i;
 
 	for (i = 0; i < v->nkeys; i++)
-		if (cf_key_id(v->keys[i]) == id)
+		if (capfence_key_id(v->keys[i]) == id)
 			return v->keys[i];
 	return NULL;
 }
@@ -204,11 +204,11 @@ TEST_F(vec, tokens_byte_exact)
 
 	for (i = 0; i < self->v.n; i++) {
 		struct line *l = &self->v.l[i], *lb, *lm, *lt;
-		uint8_t body[CF_TOKEN_BODY_MAX], want[CAPFENCE_TOKEN_MAX_LEN];
+		uint8_t body[CAPFENCE_TOKEN_BODY_MAX], want[CAPFENCE_TOKEN_MAX_LEN];
 		uint8_t mac[CAPFENCE_MAC_LEN];
-		char text[CF_TOKEN_TEXT_MAX + 1], err[CF_ERR_MAX];
-		struct cf_token t, d;
-		const struct cf_key *k;
+		char text[CAPFENCE_TOKEN_TEXT_MAX + 1], err[CAPFENCE_ERR_MAX];
+		struct capfence_token t, d;
+		const struct capfence_key *k;
 		const char *name;
 		int j, n, wn;
 
@@ -218,8 +218,8 @@ TEST_F(vec, tokens_byte_exact)
 		name = l->w[1];
 		memset(&t, 0, sizeof(t));
 		t.version = CAPFENCE_TOKEN_VERSION;
-		ASSERT_LT(0, cf_class_from_name(field(l, "class"))) TH_LOG("%s", name);
-		t.class_id = (uint8_t)cf_class_from_name(field(l, "class"));
+		ASSERT_LT(0, capfence_class_from_name(field(l, "class"))) TH_LOG("%s", name);
+		t.class_id = (uint8_t)capfence_class_from_name(field(l, "class"));
 		t.key_id = (uint32_t)strtoul(field(l, "key"), NULL, 10);
 		t.cap_id = strtoull(field(l, "cap"), NULL, 10);
 		t.epoch_id = strtoull(field(l, "epoch"), NULL, 10);
@@ -227,7 +227,7 @@ TEST_F(vec, tokens_byte_exact)
 		for (j = 2; j < l->nw; j++) {
 			if (strncmp(l->w[j], "c=", 2))
 				continue;
-			ASSERT_EQ(0, cf_constraint_parse(l->w[j] + 2,
+			ASSERT_EQ(0, capfence_constraint_parse(l->w[j] + 2,
 					&t.constraints[t.n++], err, sizeof(err)))
 				TH_LOG("%s: %s", name, err);
 		}
@@ -239,19 +239,19 @@ TEST_F(vec, tokens_byte_exact)
 		ASSERT_NE(NULL, lt);
 
 		/* body: byte for byte */
-		n = cf_token_encode_body(&t, body, sizeof(body));
+		n = capfence_token_encode_body(&t, body, sizeof(body));
 		wn = cf_test_unhex(lb->w[2], want, sizeof(want));
 		ASSERT_EQ(wn, n) TH_LOG("%s", name);
 		EXPECT_EQ(0, memcmp(body, want, (size_t)n)) TH_LOG("%s body", name);
 
 		/* text decodes to the same fields and the recorded MAC */
-		ASSERT_EQ(0, cf_token_from_text(lt->w[2], &d, err, sizeof(err)))
+		ASSERT_EQ(0, capfence_token_from_text(lt->w[2], &d, err, sizeof(err)))
 			TH_LOG("%s: %s", name, err);
 		ASSERT_EQ(CAPFENCE_MAC_LEN, cf_test_unhex(lm->w[2], mac,
 							  sizeof(mac)));
 		EXPECT_EQ(0, memcmp(d.mac, mac, sizeof(mac))) TH_LOG("%s", name);
 		memcpy(t.mac, mac, sizeof(mac));
-		n = cf_token_to_text(&t, text, sizeof(text));
+		n = capfence_token_to_text(&t, text, sizeof(text));
 		ASSERT_LT(0, n);
 		EXPECT_STREQ(lt->w[2], text) TH_LOG("%s text", name);
 		EXPECT_EQ(t.cap_id, d.cap_id);
@@ -260,10 +260,10 @@ TEST_F(vec, tokens_byte_exact)
 
 		/* MAC: ours must match unless the file says it is forged */
 		k = key_by_id(&self->v, t.key_id);
-		if (k && !cf_token_compute_mac(k, &t, mac) &&
+		if (k && !capfence_token_compute_mac(k, &t, mac) &&
 		    !memcmp(mac, t.mac, sizeof(mac))) {
 			genuine++;
-			EXPECT_EQ(0, cf_token_verify(k, &d));
+			EXPECT_EQ(0, capfence_token_verify(k, &d));
 		} else {
 			EXPECT_TRUE(only_forged(&self->v, lt->w[2]))
 				TH_LOG("%s: MAC differs but not a forged case",
@@ -277,17 +277,17 @@ TEST_F(vec, tokens_byte_exact)
 
 TEST_F(vec, decisions)
 {
-	struct cf_epoch epochs[16];
+	struct capfence_epoch epochs[16];
 	int i, ne = 0, nd = 0;
 
 	for (i = 0; i < self->v.n; i++) {
 		struct line *l = &self->v.l[i];
-		char err[CF_ERR_MAX];
+		char err[CAPFENCE_ERR_MAX];
 
 		if (strcmp(l->w[0], "epoch"))
 			continue;
 		ASSERT_GT(16, ne);
-		ASSERT_EQ(0, cf_epoch_parse_rules(&epochs[ne],
+		ASSERT_EQ(0, capfence_epoch_parse_rules(&epochs[ne],
 				strtoull(l->w[1], NULL, 10),
 				(const char *const *)&l->w[2],
 				(size_t)(l->nw - 2), err, sizeof(err)))
@@ -297,10 +297,10 @@ TEST_F(vec, decisions)
 	ASSERT_LE(2, ne);
 	for (i = 0; i < self->v.n; i++) {
 		struct line *l = &self->v.l[i];
-		const struct cf_epoch *e = NULL;
+		const struct capfence_epoch *e = NULL;
 		enum capfence_reason r;
-		char err[CF_ERR_MAX];
-		struct cf_token t;
+		char err[CAPFENCE_ERR_MAX];
+		struct capfence_token t;
 		uint64_t id;
 		int j;
 
@@ -312,13 +312,13 @@ TEST_F(vec, decisions)
 			if (epochs[j].epoch_id == id)
 				e = &epochs[j];
 		ASSERT_NE(NULL, e) TH_LOG("no epoch %s", l->w[2]);
-		ASSERT_LE(0, cf_reason_from_name(l->w[3]));
-		ASSERT_EQ(0, cf_token_from_text(l->w[1], &t, err, sizeof(err)))
+		ASSERT_LE(0, capfence_reason_from_name(l->w[3]));
+		ASSERT_EQ(0, capfence_token_from_text(l->w[1], &t, err, sizeof(err)))
 			TH_LOG("%s", err);
-		r = cf_decide_delegation((const struct cf_key *const *)
+		r = capfence_decide_delegation((const struct capfence_key *const *)
 					 self->v.keys, (size_t)self->v.nkeys,
 					 &t, e);
-		EXPECT_STREQ(l->w[3], cf_reason_name(r))
+		EXPECT_STREQ(l->w[3], capfence_reason_name(r))
 			TH_LOG("%s at epoch %s", l->w[1], l->w[2]);
 		nd++;
 	}
@@ -333,8 +333,8 @@ TEST_F(vec, rejects)
 
 	for (i = 0; i < self->v.n; i++) {
 		struct line *l = &self->v.l[i];
-		char err[CF_ERR_MAX];
-		struct cf_token t;
+		char err[CAPFENCE_ERR_MAX];
+		struct capfence_token t;
 		int n;
 
 		if (!strcmp(l->w[0], "reject")) {
@@ -342,7 +342,7 @@ TEST_F(vec, rejects)
 			n = cf_test_unhex(l->w[1], bin, sizeof(bin));
 			ASSERT_LE(0, n) TH_LOG("bad hex on reject %d", nr);
 			err[0] = '\0';
-			EXPECT_EQ(-EBADMSG, cf_token_decode_bin(bin, (size_t)n,
+			EXPECT_EQ(-EBADMSG, capfence_token_decode_bin(bin, (size_t)n,
 						&t, err, sizeof(err)))
 				TH_LOG("accepted: %s", l->rest);
 			EXPECT_NE(NULL, strstr(err, l->rest))
@@ -351,7 +351,7 @@ TEST_F(vec, rejects)
 		} else if (!strcmp(l->w[0], "badtext")) {
 			ASSERT_LE(3, l->nw);
 			err[0] = '\0';
-			EXPECT_EQ(-EBADMSG, cf_token_from_text(l->w[1], &t, err,
+			EXPECT_EQ(-EBADMSG, capfence_token_from_text(l->w[1], &t, err,
 							       sizeof(err)))
 				TH_LOG("accepted: %.60s", l->w[1]);
 			EXPECT_NE(NULL, strstr(err, l->rest))

@@ -3,7 +3,10 @@
 # capfence in the ecosystem, included by the top Makefile:
 #
 #   make install     [DESTDIR=] [PREFIX=/usr/local]   module, CLI, capfence(8),
-#                    bash completion, modprobe.d entry, systemd unit
+#                    bash completion, modprobe.d entry, systemd unit,
+#                    libcapfence (.so, .a, headers, capfence.pc,
+#                    libcapfence(3)) and the Python package; LIBDIR= and
+#                    PYTHONDIR= move those two
 #   make uninstall   [DESTDIR=] [PREFIX=/usr/local]   removes exactly that
 #   make dkms-source [DESTDIR=]   lays out /usr/src/capfence-VERSION for DKMS
 #   make spec-check    docs/netlink/capfence.yaml against the uapi header and
@@ -27,8 +30,9 @@ CF_FINDBIN  = $(firstword $(wildcard /usr/sbin/$(1) /sbin/$(1) /usr/bin/$(1) /bi
 eco-deps:
 	@tools/build/deps.sh
 
-install: $(B)/tools/capfence
-	@tools/build/install.sh install "$(DESTDIR)" "$(PREFIX)" $(call KO,$(INSTALL_KERNEL)) $(B)/tools/capfence
+install: $(B)/tools/capfence $(LIB_SO) $(LIB_A)
+	@LIBDIR="$(LIBDIR)" PYTHONDIR="$(PYTHONDIR)" tools/build/install.sh install "$(DESTDIR)" "$(PREFIX)" \
+		$(call KO,$(INSTALL_KERNEL)) $(B)/tools/capfence $(LIB_OUT)
 
 uninstall:
 	@tools/build/install.sh uninstall "$(DESTDIR)" "$(PREFIX)"
@@ -51,7 +55,7 @@ spec-check:
 		selftests/summary spec $(B)/logs/spec.log
 
 # per kernel of KERNEL: build/logs/install-<series>.log
-install-check: $(B)/tools/capfence
+install-check: $(B)/tools/capfence $(LIB_SO) $(LIB_A)
 	@mkdir -p $(B)/logs
 	@for k in $(KERNEL); do \
 		CAPFENCE_KERNEL=$$k selftests/install/install-test.sh > $(B)/logs/install-$$k.log 2>&1; \
@@ -73,13 +77,13 @@ $(B)/guest/bin/cfaudit: selftests/audit/cfaudit.c | eco-deps
 	$(CC) $(CFLAGS_USR) $< -lauparse -o $@
 
 # CLIs that pretend to be another version / ABI, for the mismatch report
-$(B)/guest/bin/capfence-vtest-ver: $(CLI_SRCS) $(LIB_SRCS) $(wildcard tools/capfence/*.h tools/lib/*.h) $(B)/lsm/capfence.skel.h
+$(B)/guest/bin/capfence-vtest-ver: $(CLI_SRCS) $(LIB_A) $(wildcard tools/capfence/*.h) $(LIB_HDRS) $(B)/lsm/capfence.skel.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_USR) $(CPPFLAGS_USR) -DCF_TEST_CLI_VERSION='"9.9.9-test"' $(CLI_SRCS) $(LIB_SRCS) $(LIBS) -o $@
+	$(CC) $(CFLAGS_USR) $(CPPFLAGS_USR) -DCF_TEST_CLI_VERSION='"9.9.9-test"' $(CLI_SRCS) $(LIB_A) $(LIBS) -o $@
 
-$(B)/guest/bin/capfence-vtest-abi: $(CLI_SRCS) $(LIB_SRCS) $(wildcard tools/capfence/*.h tools/lib/*.h) $(B)/lsm/capfence.skel.h
+$(B)/guest/bin/capfence-vtest-abi: $(CLI_SRCS) $(LIB_A) $(wildcard tools/capfence/*.h) $(LIB_HDRS) $(B)/lsm/capfence.skel.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_USR) $(CPPFLAGS_USR) -DCF_TEST_CLI_ABI=99 $(CLI_SRCS) $(LIB_SRCS) $(LIBS) -o $@
+	$(CC) $(CFLAGS_USR) $(CPPFLAGS_USR) -DCF_TEST_CLI_ABI=99 $(CLI_SRCS) $(LIB_A) $(LIBS) -o $@
 
 $(CF_ECO)/genl-expect: docs/netlink/capfence.yaml selftests/netlink/check-spec.py
 	@mkdir -p $(dir $@)

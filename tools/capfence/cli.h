@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
-#include "nl.h"
+#include <capfence/capfence.h>
 
 #define CAPFENCE_CLI_VERSION "0.1.0"
 
@@ -41,10 +41,13 @@ int cf_usage(const char *usage, const char *fmt, ...)
 /* True when argv[i] is -h/--help; then prints usage. */
 bool cf_want_help(int argc, char **argv, const char *usage);
 
-/* Open the netlink socket or print why not; returns 0 or an exit code. */
-int cf_nl_open_or_die(struct cf_nl *nl);
-/* Report a failed request: extack message if any, else strerror. */
-int cf_nl_fail(struct cf_nl *nl, const char *what, int err);
+/* Open a libcapfence client or print why not; returns 0 or an exit code. */
+int cf_client_open_or_die(struct capfence_client **c);
+/*
+ * Report a failed request: msg is the library's message (the kernel's
+ * extack, or strerror when there was none). Returns the exit code 1.
+ */
+int cf_client_fail(const char *what, int err, const char *msg);
 
 /* Minimal JSON writer for stable machine output. */
 void cf_json_str(FILE *f, const char *s);
@@ -54,7 +57,6 @@ int cf_cmd_detach(int argc, char **argv);
 int cf_cmd_status(int argc, char **argv);
 
 /* ---- helpers shared by the command files (token.c, epoch.c) ---- */
-#include <libcapfence.h>
 
 /* Strict decimal u64 > 0 (epoch ids, key ids); 0 or -EINVAL/-ERANGE. */
 int cf_arg_u64(const char *s, uint64_t *v);
@@ -67,34 +69,14 @@ bool cf_opt_in(const char *a, const char *list);
 /* Symbolic name of a positive errno ("ESTALE"), or its number as text. */
 const char *cf_errno_name(int err);
 /* Decode a text token argument; prints why not. 0 or an exit code. */
-int cf_token_arg(const char *what, const char *text, struct cf_token *t);
+int cf_token_arg(const char *what, const char *text, struct capfence_token *t);
 /* Constraints as "a,b" (or "-" when none) and as a JSON array. */
-void cf_print_constraints(FILE *f, const struct cf_constraint *c, size_t n);
-void cf_json_constraints(FILE *f, const struct cf_constraint *c, size_t n);
-/* A NET (binary range, host-order ports) or PATH (string) attribute. */
-int cf_nl_get_constraint(const struct nlattr *a, bool net,
-			 struct cf_constraint *c);
-
-/* The typed result a DELEGATE or EXEC_SET request carries. */
-struct cf_decision {
-	bool have;		/* a CAPFENCE_A_REASON reply arrived */
-	uint32_t reason;
-	uint64_t cap_id, epoch_id, fence;
-};
-int cf_decision_cb(const struct nlmsghdr *nlh, void *data);
-/* "rejected: REASON (ERRNO): EXTACK" into buf. */
-void cf_decision_text(const struct cf_nl *nl, const struct cf_decision *d,
-		      int err, char *buf, size_t len);
-/* Exit code: per reason when one arrived, else 1 (0 when err == 0). */
-int cf_decision_exit(const struct cf_decision *d, int err);
-
-/* An installed epoch as the kernel reports it (epoch.c). */
-struct cf_epoch_info {
-	struct cf_epoch e;
-	bool active;
-	uint64_t fenced_at[CAPFENCE_CLASS_MAX + 1];
-};
-int cf_epoch_get(struct cf_nl *nl, uint64_t id, struct cf_epoch_info *out);
+void cf_print_constraints(FILE *f, const struct capfence_constraint *c, size_t n);
+void cf_json_constraints(FILE *f, const struct capfence_constraint *c, size_t n);
+/* "rejected: REASON (ERRNO): EXTACK" (or "ok") of a typed result into buf. */
+void cf_decision_text(const struct capfence_result *d, char *buf, size_t len);
+/* Exit code: per reason when one arrived, else 1 (0 when d->err == 0). */
+int cf_decision_exit(const struct capfence_result *d);
 
 int cf_cmd_key(int argc, char **argv);
 int cf_cmd_epoch(int argc, char **argv);

@@ -22,152 +22,28 @@ static const char list_usage[] = "capfence epoch list [--json]";
 static const char show_usage[] = "capfence epoch show ID [--json]";
 static const char activate_usage[] = "capfence epoch activate ID";
 
-/* ---- the kernel's view of an epoch ---------------------------------------- */
-
-static int parse_rule(const struct nlattr *nest, struct cf_epoch_info *info)
-{
-	struct cf_rule r;
-	const struct nlattr *a;
-	uint64_t fenced_at = 0;
-	int class_id = -1;
-
-	memset(&r, 0, sizeof(r));
-	mnl_attr_for_each_nested(a, nest) {
-		switch (mnl_attr_get_type(a)) {
-		case CAPFENCE_RULE_A_CLASS:
-			if (mnl_attr_validate(a, MNL_TYPE_U8))
-				return -EBADMSG;
-			class_id = mnl_attr_get_u8(a);
-			break;
-		case CAPFENCE_RULE_A_KIND:
-			if (mnl_attr_validate(a, MNL_TYPE_U8))
-				return -EBADMSG;
-			r.kind = mnl_attr_get_u8(a);
-			break;
-		case CAPFENCE_RULE_A_FENCED_AT:
-			if (mnl_attr_validate(a, MNL_TYPE_U64))
-				return -EBADMSG;
-			fenced_at = mnl_attr_get_u64(a);
-			break;
-		}
-	}
-	/* a class this CLI does not know yet: skip it, never misprint it */
-	if (!cf_class_valid(class_id))
-		return 0;
-	r.class_id = (uint8_t)class_id;
-	mnl_attr_for_each_nested(a, nest) {
-		int type = mnl_attr_get_type(a);
-
-		if (type != CAPFENCE_RULE_A_NET && type != CAPFENCE_RULE_A_PATH)
-			continue;
-		if (r.n == CAPFENCE_MAX_CONSTRAINTS ||
-		    cf_nl_get_constraint(a, type == CAPFENCE_RULE_A_NET,
-					 &r.constraints[r.n]))
-			return -EBADMSG;
-		r.n++;
-	}
-	info->e.rules[class_id] = r;
-	info->fenced_at[class_id] = fenced_at;
-	return 0;
-}
-
-static int parse_epoch_msg(const struct nlmsghdr *nlh,
-			   struct cf_epoch_info *info)
-{
-	const struct nlattr *a;
-
-	cf_epoch_init(&info->e, 0);
-	memset(info->fenced_at, 0, sizeof(info->fenced_at));
-	info->active = false;
-	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr)) {
-		switch (mnl_attr_get_type(a)) {
-		case CAPFENCE_A_EPOCH_ID:
-			if (mnl_attr_validate(a, MNL_TYPE_U64))
-				return -EBADMSG;
-			info->e.epoch_id = mnl_attr_get_u64(a);
-			break;
-		case CAPFENCE_A_ACTIVE:
-			if (mnl_attr_validate(a, MNL_TYPE_U8))
-				return -EBADMSG;
-			info->active = mnl_attr_get_u8(a);
-			break;
-		case CAPFENCE_A_RULE:
-			if (parse_rule(a, info))
-				return -EBADMSG;
-			break;
-		}
-	}
-	return 0;
-}
-
-static int epoch_get_cb(const struct nlmsghdr *nlh, void *data)
-{
-	if (parse_epoch_msg(nlh, data)) {
-		errno = EBADMSG;
-		return MNL_CB_ERROR;
-	}
-	return MNL_CB_OK;
-}
-
-int cf_epoch_get(struct cf_nl *nl, uint64_t id, struct cf_epoch_info *out)
-{
-	struct nlmsghdr *nlh = cf_nl_req(nl, CAPFENCE_CMD_EPOCH_GET, 0);
-
-	mnl_attr_put_u64(nlh, CAPFENCE_A_EPOCH_ID, id);
-	out->e.epoch_id = 0;
-	return cf_nl_talk(nl, nlh, epoch_get_cb, out);
-}
-
-struct epoch_list {
-	struct cf_epoch_info *v;
-	size_t n, cap;
-};
-
-static int epoch_dump_cb(const struct nlmsghdr *nlh, void *data)
-{
-	struct epoch_list *l = data;
-
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 8;
-		struct cf_epoch_info *v = realloc(l->v, cap * sizeof(*v));
-
-		if (!v) {
-			errno = ENOMEM;
-			return MNL_CB_ERROR;
-		}
-		l->v = v;
-		l->cap = cap;
-	}
-	if (parse_epoch_msg(nlh, &l->v[l->n])) {
-		errno = EBADMSG;
-		return MNL_CB_ERROR;
-	}
-	l->n++;
-	return MNL_CB_OK;
-}
-
 /* ---- output ----------------------------------------------------------- */
 
-static void rule_text(const struct cf_rule *r, char *buf, size_t len)
+static void rule_text(const struct capfence_rule *r, char *buf, size_t len)
 {
-	if (cf_rule_format(r, buf, len) < 0)
-		snprintf(buf, len, "%s=?", cf_class_name(r->class_id) ?: "?");
+	if (capfence_rule_format(r, buf, len) < 0)
+		snprintf(buf, len, "%s=?", capfence_class_name(r->class_id) ?: "?");
 }
 
-static void json_epoch(const struct cf_epoch_info *info)
+static void json_epoch(const struct capfence_epoch_info *info)
 {
 	static const char *const kinds[] = { "deny", "open", "token" };
-	char buf[CF_RULE_TEXT_MAX];
+	char buf[CAPFENCE_RULE_TEXT_MAX];
 	int c;
 
 	printf("{\"epoch_id\":%" PRIu64 ",\"active\":%s,\"rules\":[",
 	       info->e.epoch_id, info->active ? "true" : "false");
 	for (c = 1; c <= CAPFENCE_CLASS_MAX; c++) {
-		const struct cf_rule *r = &info->e.rules[c];
+		const struct capfence_rule *r = &info->e.rules[c];
 
 		rule_text(r, buf, sizeof(buf));
 		printf("%s{\"class\":", c > 1 ? "," : "");
-		cf_json_str(stdout, cf_class_name(c));
+		cf_json_str(stdout, capfence_class_name(c));
 		printf(",\"kind\":");
 		cf_json_str(stdout, r->kind < 3 ? kinds[r->kind] : "?");
 		printf(",\"rule\":");
@@ -179,9 +55,9 @@ static void json_epoch(const struct cf_epoch_info *info)
 	printf("]}");
 }
 
-static void show_epoch(const struct cf_epoch_info *info)
+static void show_epoch(const struct capfence_epoch_info *info)
 {
-	char buf[CF_RULE_TEXT_MAX];
+	char buf[CAPFENCE_RULE_TEXT_MAX];
 	int c;
 
 	/* the output is a valid rules file: `epoch install -f` reads it */
@@ -198,36 +74,6 @@ static void show_epoch(const struct cf_epoch_info *info)
 }
 
 /* ---- commands ------------------------------------------------------------- */
-
-static int put_epoch(struct nlmsghdr *nlh, const struct cf_epoch *e)
-{
-	struct nlattr *nest;
-	int c, i;
-
-	mnl_attr_put_u64(nlh, CAPFENCE_A_EPOCH_ID, e->epoch_id);
-	for (c = 1; c <= CAPFENCE_CLASS_MAX; c++) {
-		const struct cf_rule *r = &e->rules[c];
-
-		nest = mnl_attr_nest_start_check(nlh, CF_NL_BUFSZ, CAPFENCE_A_RULE);
-		if (!nest)
-			return -EMSGSIZE;
-		mnl_attr_put_u8(nlh, CAPFENCE_RULE_A_CLASS, (uint8_t)c);
-		mnl_attr_put_u8(nlh, CAPFENCE_RULE_A_KIND, r->kind);
-		for (i = 0; i < r->n; i++) {
-			const struct cf_constraint *k = &r->constraints[i];
-
-			/* ports are host order in netlink, as in cf_constraint */
-			if (k->kind == CAPFENCE_CONSTRAINT_NET)
-				mnl_attr_put(nlh, CAPFENCE_RULE_A_NET,
-					     sizeof(k->net), &k->net);
-			else
-				mnl_attr_put_strz(nlh, CAPFENCE_RULE_A_PATH,
-						  k->path.s);
-		}
-		mnl_attr_nest_end(nlh, nest);
-	}
-	return 0;
-}
 
 static char *read_stdin(void)
 {
@@ -266,12 +112,12 @@ static int epoch_install(int argc, char **argv)
 {
 	const char *file = NULL;
 	const char **rules;
-	char err[CF_ERR_MAX] = "";
-	struct cf_epoch *e;
-	struct nlmsghdr *nlh;
+	char err[CAPFENCE_ERR_MAX] = "";
+	struct capfence_epoch *e;
 	uint64_t id = 0;
 	size_t n = 0;
-	struct cf_nl nl;
+	struct capfence_client *nl = NULL;
+	char msg[CAPFENCE_ERR_MAX] = "";
 	int i, ret;
 
 	if (cf_want_help(argc, argv, install_usage))
@@ -326,7 +172,7 @@ static int epoch_install(int argc, char **argv)
 			ret = CF_EXIT_SYSTEM;
 			goto out;
 		}
-		ret = cf_epoch_parse_text(e, id, text, err, sizeof(err));
+		ret = capfence_epoch_parse_text(e, id, text, err, sizeof(err));
 		free(text);
 		if (ret) {
 			cf_err("epoch install: stdin: %s", err);
@@ -334,36 +180,33 @@ static int epoch_install(int argc, char **argv)
 			goto out;
 		}
 	} else if (file) {
-		ret = cf_epoch_parse_file(e, id, file, err, sizeof(err));
+		ret = capfence_epoch_parse_file(e, id, file, err, sizeof(err));
 		if (ret) {
 			cf_err("epoch install: %s", err);
 			ret = ret == -EINVAL ? CF_EXIT_USAGE : CF_EXIT_SYSTEM;
 			goto out;
 		}
-	} else if (cf_epoch_parse_rules(e, id, rules, n, err, sizeof(err))) {
+	} else if (capfence_epoch_parse_rules(e, id, rules, n, err, sizeof(err))) {
 		cf_err("epoch install: %s", err);
 		ret = CF_EXIT_USAGE;
 		goto out;
 	}
-	ret = cf_nl_open_or_die(&nl);
+	ret = cf_client_open_or_die(&nl);
 	if (ret)
 		goto out;
-	nlh = cf_nl_req(&nl, CAPFENCE_CMD_EPOCH_INSTALL, 0);
-	if (put_epoch(nlh, e)) {
+	ret = capfence_client_epoch_install(nl, e, msg, sizeof(msg));
+	if (ret == -EMSGSIZE) {
 		cf_err("epoch install: the epoch does not fit in one message");
 		ret = CF_EXIT_SYSTEM;
+	} else if (ret == -ERANGE) {
+		cf_client_fail("epoch install", ret, msg);
+		ret = CF_EXIT_NOT_MONOTONIC;
+	} else if (ret) {
+		ret = cf_client_fail("epoch install", ret, msg);
 	} else {
-		ret = cf_nl_talk(&nl, nlh, NULL, NULL);
-		if (ret == -ERANGE) {
-			cf_nl_fail(&nl, "epoch install", ret);
-			ret = CF_EXIT_NOT_MONOTONIC;
-		} else if (ret) {
-			ret = cf_nl_fail(&nl, "epoch install", ret);
-		} else {
-			printf("epoch %" PRIu64 " installed\n", e->epoch_id);
-		}
+		printf("epoch %" PRIu64 " installed\n", e->epoch_id);
 	}
-	cf_nl_close(&nl);
+	capfence_client_close(nl);
 out:
 	free(rules);
 	free(e);
@@ -372,10 +215,11 @@ out:
 
 static int epoch_list(int argc, char **argv)
 {
-	struct epoch_list l = { NULL, 0, 0 };
-	char buf[CF_RULE_TEXT_MAX];
+	struct { struct capfence_epoch_info *v; size_t n; } l = { NULL, 0 };
+	char buf[CAPFENCE_RULE_TEXT_MAX];
 	bool json = false;
-	struct cf_nl nl;
+	struct capfence_client *nl = NULL;
+	char msg[CAPFENCE_ERR_MAX] = "";
 	size_t i;
 	int c, ret;
 
@@ -387,16 +231,15 @@ static int epoch_list(int argc, char **argv)
 		else
 			return cf_usage(list_usage, "epoch list: unknown argument '%s'", argv[c]);
 	}
-	ret = cf_nl_open_or_die(&nl);
+	ret = cf_client_open_or_die(&nl);
 	if (ret)
 		return ret;
-	ret = cf_nl_talk(&nl, cf_nl_req(&nl, CAPFENCE_CMD_EPOCH_GET, NLM_F_DUMP),
-			 epoch_dump_cb, &l);
+	ret = capfence_client_epoch_list(nl, &l.v, &l.n, msg, sizeof(msg));
 	if (ret) {
 		if (ret == -EINTR)
 			cf_err("epoch list: the epoch table changed during the dump; try again");
 		else
-			cf_nl_fail(&nl, "epoch list", ret);
+			cf_client_fail("epoch list", ret, msg);
 		ret = CF_EXIT_SYSTEM;
 		goto out;
 	}
@@ -420,7 +263,7 @@ static int epoch_list(int argc, char **argv)
 				continue;
 			off += (size_t)snprintf(fenced + off, sizeof(fenced) - off,
 						"%s%s@%" PRIu64, off ? "," : "",
-						cf_class_name(c), l.v[i].fenced_at[c]);
+						capfence_class_name(c), l.v[i].fenced_at[c]);
 		}
 		printf("%-8" PRIu64 " %-6s %-20s", l.v[i].e.epoch_id,
 		       l.v[i].active ? "yes" : "no", off ? fenced : "-");
@@ -433,17 +276,18 @@ static int epoch_list(int argc, char **argv)
 	if (!l.n)
 		printf("(no epochs installed)\n");
 out:
-	free(l.v);
-	cf_nl_close(&nl);
+	capfence_free(l.v);
+	capfence_client_close(nl);
 	return ret;
 }
 
 static int epoch_show(int argc, char **argv)
 {
-	struct cf_epoch_info *info;
+	struct capfence_epoch_info *info;
 	bool json = false;
 	uint64_t id = 0;
-	struct cf_nl nl;
+	struct capfence_client *nl = NULL;
+	char msg[CAPFENCE_ERR_MAX] = "";
 	int i, ret;
 
 	if (cf_want_help(argc, argv, show_usage))
@@ -464,30 +308,30 @@ static int epoch_show(int argc, char **argv)
 	info = calloc(1, sizeof(*info));
 	if (!info)
 		return CF_EXIT_SYSTEM;
-	ret = cf_nl_open_or_die(&nl);
+	ret = cf_client_open_or_die(&nl);
 	if (ret) {
 		free(info);
 		return ret;
 	}
-	ret = cf_epoch_get(&nl, id, info);
+	ret = capfence_client_epoch_get(nl, id, info, msg, sizeof(msg));
 	if (ret) {
-		ret = cf_nl_fail(&nl, "epoch show", ret);
+		ret = cf_client_fail("epoch show", ret, msg);
 	} else if (json) {
 		json_epoch(info);
 		putchar('\n');
 	} else {
 		show_epoch(info);
 	}
-	cf_nl_close(&nl);
+	capfence_client_close(nl);
 	free(info);
 	return ret;
 }
 
 static int epoch_activate(int argc, char **argv)
 {
-	struct nlmsghdr *nlh;
 	uint64_t id = 0;
-	struct cf_nl nl;
+	struct capfence_client *nl = NULL;
+	char msg[CAPFENCE_ERR_MAX] = "";
 	int ret;
 
 	if (cf_want_help(argc, argv, activate_usage))
@@ -499,17 +343,15 @@ static int epoch_activate(int argc, char **argv)
 	if (cf_arg_u64(argv[1], &id))
 		return cf_usage(activate_usage, "epoch activate: bad epoch id '%s' (a decimal > 0)",
 				argv[1]);
-	ret = cf_nl_open_or_die(&nl);
+	ret = cf_client_open_or_die(&nl);
 	if (ret)
 		return ret;
-	nlh = cf_nl_req(&nl, CAPFENCE_CMD_EPOCH_ACTIVATE, 0);
-	mnl_attr_put_u64(nlh, CAPFENCE_A_EPOCH_ID, id);
-	ret = cf_nl_talk(&nl, nlh, NULL, NULL);
+	ret = capfence_client_epoch_activate(nl, id, msg, sizeof(msg));
 	if (ret)
-		ret = cf_nl_fail(&nl, "epoch activate", ret);
+		ret = cf_client_fail("epoch activate", ret, msg);
 	else
 		printf("epoch %" PRIu64 " active\n", id);
-	cf_nl_close(&nl);
+	capfence_client_close(nl);
 	return ret;
 }
 

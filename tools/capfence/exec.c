@@ -20,14 +20,12 @@ static const char exec_usage[] =
 
 int cf_cmd_exec(int argc, char **argv)
 {
-	uint8_t bin[CAPFENCE_TOKEN_MAX_LEN];
-	struct cf_token *toks;
-	struct cf_decision d = { 0 };
-	struct nlmsghdr *nlh;
+	struct capfence_token *toks;
+	struct capfence_result d;
 	uint64_t epoch = 0;
-	char line[512], why[CF_ERR_MAX];
-	struct cf_nl nl;
-	int i, cmd = 0, ntok = 0, ret, len, e;
+	char line[512], why[CAPFENCE_ERR_MAX];
+	struct capfence_client *nl = NULL;
+	int i, cmd = 0, ntok = 0, ret, e;
 
 	toks = calloc(CAPFENCE_MAX_TOKENS, sizeof(*toks));
 	if (!toks) {
@@ -58,7 +56,7 @@ int cf_cmd_exec(int argc, char **argv)
 				return cf_usage(exec_usage, "exec: more than %d tokens",
 						CAPFENCE_MAX_TOKENS);
 			}
-			if (cf_token_from_text(argv[++i], &toks[ntok], why,
+			if (capfence_token_from_text(argv[++i], &toks[ntok], why,
 					       sizeof(why))) {
 				/* as the kernel would: a token that does not
 				 * decode is forged */
@@ -86,39 +84,27 @@ int cf_cmd_exec(int argc, char **argv)
 		free(toks);
 		return cf_usage(exec_usage, "exec: missing COMMAND");
 	}
-	ret = cf_nl_open_or_die(&nl);
+	ret = cf_client_open_or_die(&nl);
 	if (ret) {
 		free(toks);
 		return ret;
 	}
-	nlh = cf_nl_req(&nl, CAPFENCE_CMD_EXEC_SET, 0);
-	mnl_attr_put_u64(nlh, CAPFENCE_A_EPOCH_ID, epoch);
-	for (i = 0; i < ntok; i++) {
-		len = cf_token_encode_bin(&toks[i], bin, sizeof(bin));
-		if (len < 0) {
-			cf_err("exec: cannot encode token %d; nothing was run", i + 1);
-			cf_nl_close(&nl);
-			free(toks);
-			return CF_EXIT_SYSTEM;
-		}
-		mnl_attr_put(nlh, CAPFENCE_A_TOKEN, (size_t)len, bin);
-	}
+	ret = capfence_client_exec_set(nl, epoch, toks, (size_t)ntok, &d);
 	free(toks);
-	ret = cf_nl_talk(&nl, nlh, cf_decision_cb, &d);
 	if (ret) {
-		if (d.have) {
-			cf_decision_text(&nl, &d, ret, line, sizeof(line));
+		if (d.reason >= 0) {
+			cf_decision_text(&d, line, sizeof(line));
 			cf_err("exec: token cap_id %016" PRIx64 " for epoch %" PRIu64 ": %s; nothing was run",
 			       d.cap_id, epoch, line);
 		} else {
 			snprintf(line, sizeof(line), "exec: epoch %" PRIu64 " (nothing was run)",
 				 epoch);
-			cf_nl_fail(&nl, line, ret);
+			cf_client_fail(line, ret, d.message);
 		}
-		cf_nl_close(&nl);
-		return cf_decision_exit(&d, ret);
+		capfence_client_close(nl);
+		return cf_decision_exit(&d);
 	}
-	cf_nl_close(&nl);
+	capfence_client_close(nl);
 	fflush(NULL);
 	execvp(argv[cmd], argv + cmd);
 	e = errno;

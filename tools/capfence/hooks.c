@@ -35,9 +35,9 @@ static void print_reasons(const char *key, const uint64_t *v, int from,
 	for (r = from; r < __CAPFENCE_R_MAX; r++) {
 		if (json) {
 			printf("%s\"%s\":%llu", first ? "" : ",",
-			       cf_reason_name(r), (unsigned long long)v[r]);
+			       capfence_reason_name(r), (unsigned long long)v[r]);
 		} else if (v[r]) {
-			printf("%s%s=%llu", first ? "" : " ", cf_reason_name(r),
+			printf("%s%s=%llu", first ? "" : " ", capfence_reason_name(r),
 			       (unsigned long long)v[r]);
 		} else {
 			continue;
@@ -52,8 +52,9 @@ static void print_reasons(const char *key, const uint64_t *v, int from,
 
 int cf_cmd_status(int argc, char **argv)
 {
-	struct cf_status s;
-	struct cf_nl nl;
+	struct capfence_status s;
+	struct capfence_client *nl = NULL;
+	char msg[CAPFENCE_ERR_MAX] = "";
 	bool json = false;
 	int i, err;
 
@@ -66,16 +67,16 @@ int cf_cmd_status(int argc, char **argv)
 			return cf_usage(status_usage, "unknown argument '%s'",
 					argv[i]);
 	}
-	err = cf_nl_open_or_die(&nl);
+	err = cf_client_open_or_die(&nl);
 	if (err)
 		return err;
-	err = cf_nl_status(&nl, &s);
+	err = capfence_client_status(nl, &s, msg, sizeof(msg));
 	if (err) {
-		err = cf_nl_fail(&nl, "status", err);
-		cf_nl_close(&nl);
+		err = cf_client_fail("status", err, msg);
+		capfence_client_close(nl);
 		return err;
 	}
-	cf_nl_close(&nl);
+	capfence_client_close(nl);
 	if (json) {
 		printf("{\"module_version\":");
 		cf_json_str(stdout, s.version);
@@ -189,25 +190,30 @@ static void unpin_links(void)
 	capfence_bpf__destroy(skel);
 }
 
+/* more than the programs capfence.bpf.c has */
+#define CF_MAX_LINKS 64
+
 int cf_cmd_attach(int argc, char **argv)
 {
 	struct capfence_bpf *skel = NULL;
 	struct bpf_program *prog;
-	struct nlmsghdr *nlh;
-	struct cf_status s;
-	struct cf_nl nl;
+	int fds[CF_MAX_LINKS];
+	size_t nfds = 0;
+	struct capfence_status s;
+	struct capfence_client *nl = NULL;
+	char msg[CAPFENCE_ERR_MAX] = "";
 	int err, i = 0, n_skipped = 0;
 
 	if (cf_want_help(argc, argv, attach_usage))
 		return 0;
 	if (argc > 1)
 		return cf_usage(attach_usage, "unknown argument '%s'", argv[1]);
-	err = cf_nl_open_or_die(&nl);
+	err = cf_client_open_or_die(&nl);
 	if (err)
 		return err;
-	err = cf_nl_status(&nl, &s);
+	err = capfence_client_status(nl, &s, msg, sizeof(msg));
 	if (err) {
-		err = cf_nl_fail(&nl, "status", err);
+		err = cf_client_fail("status", err, msg);
 		goto out;
 	}
 	if (s.attached) {
@@ -227,24 +233,22 @@ int cf_cmd_attach(int argc, char **argv)
 		err = CF_EXIT_SYSTEM;
 		goto out;
 	}
-	nlh = cf_nl_req(&nl, CAPFENCE_CMD_HOOKS_ATTACH, 0);
 	bpf_object__for_each_program(prog, skel->obj) {
 		struct bpf_link *link = prog_link(skel, i++);
 
-		if (link)
-			mnl_attr_put_u32(nlh, CAPFENCE_A_LINK_FD,
-					 (uint32_t)bpf_link__fd(link));
+		if (link && nfds < CF_MAX_LINKS)
+			fds[nfds++] = bpf_link__fd(link);
 		else
 			n_skipped++;
 	}
-	err = cf_nl_talk(&nl, nlh, NULL, NULL);
+	err = capfence_client_hooks_attach(nl, fds, nfds, msg, sizeof(msg));
 	if (err == -EALREADY) {
 		printf("hooks already attached\n");
 		err = 0;
 		goto out;
 	}
 	if (err) {
-		err = cf_nl_fail(&nl, "attach", err);
+		err = cf_client_fail("attach", err, msg);
 		goto out;
 	}
 	pin_links(skel);
@@ -252,7 +256,7 @@ int cf_cmd_attach(int argc, char **argv)
 out:
 	if (skel)
 		capfence_bpf__destroy(skel);
-	cf_nl_close(&nl);
+	capfence_client_close(nl);
 	return err;
 }
 
@@ -282,24 +286,24 @@ static void wait_programs_freed(void)
 
 int cf_cmd_detach(int argc, char **argv)
 {
-	struct cf_nl nl;
+	struct capfence_client *nl = NULL;
+	char msg[CAPFENCE_ERR_MAX] = "";
 	int err;
 
 	if (cf_want_help(argc, argv, detach_usage))
 		return 0;
 	if (argc > 1)
 		return cf_usage(detach_usage, "unknown argument '%s'", argv[1]);
-	err = cf_nl_open_or_die(&nl);
+	err = cf_client_open_or_die(&nl);
 	if (err)
 		return err;
-	err = cf_nl_talk(&nl, cf_nl_req(&nl, CAPFENCE_CMD_HOOKS_DETACH, 0),
-			 NULL, NULL);
+	err = capfence_client_hooks_detach(nl, msg, sizeof(msg));
 	if (err && err != -ENOENT) {
-		err = cf_nl_fail(&nl, "detach", err);
-		cf_nl_close(&nl);
+		err = cf_client_fail("detach", err, msg);
+		capfence_client_close(nl);
 		return err;
 	}
-	cf_nl_close(&nl);
+	capfence_client_close(nl);
 	unpin_links();
 	wait_programs_freed();
 	printf(err ? "hooks were not attached\n" : "hooks detached\n");

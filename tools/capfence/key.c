@@ -29,9 +29,9 @@ static int parse_key_id(const char *s, uint32_t *id)
 
 static int key_generate(int argc, char **argv)
 {
-	char err[CF_ERR_MAX] = "", text[256];
+	char err[CAPFENCE_ERR_MAX] = "", text[256];
 	const char *out = NULL;
-	struct cf_key *k = NULL;
+	struct capfence_key *k = NULL;
 	uint32_t id = 1;
 	int i, n, ret;
 
@@ -51,14 +51,14 @@ static int key_generate(int argc, char **argv)
 			return cf_usage(generate_usage, "key generate: unknown argument '%s'", argv[i]);
 		}
 	}
-	ret = cf_key_generate(id, &k);
+	ret = capfence_key_generate(id, &k);
 	if (ret) {
 		cf_err("key generate: %s", strerror(-ret));
 		return CF_EXIT_SYSTEM;
 	}
 	if (out) {
-		ret = cf_key_save(k, out, err, sizeof(err));
-		cf_key_free(k);
+		ret = capfence_key_save(k, out, err, sizeof(err));
+		capfence_key_free(k);
 		if (ret) {
 			cf_err("key generate: %s", err);
 			return CF_EXIT_SYSTEM;
@@ -66,8 +66,8 @@ static int key_generate(int argc, char **argv)
 		printf("key %u written to %s (mode 0600)\n", id, out);
 		return 0;
 	}
-	n = cf_key_format(k, text, sizeof(text));
-	cf_key_free(k);
+	n = capfence_key_format(k, text, sizeof(text));
+	capfence_key_free(k);
 	if (n < 0) {
 		cf_err("key generate: cannot format the key");
 		return CF_EXIT_SYSTEM;
@@ -82,11 +82,10 @@ static int key_generate(int argc, char **argv)
 
 static int key_install(int argc, char **argv)
 {
-	uint8_t raw[CAPFENCE_KEY_LEN];
-	char err[CF_ERR_MAX] = "";
-	struct cf_key *k = NULL;
-	struct nlmsghdr *nlh;
-	struct cf_nl nl;
+	char err[CAPFENCE_ERR_MAX] = "";
+	struct capfence_key *k = NULL;
+	struct capfence_client *nl = NULL;
+	char msg[CAPFENCE_ERR_MAX] = "";
 	uint32_t id;
 	int ret;
 
@@ -96,37 +95,31 @@ static int key_install(int argc, char **argv)
 		return cf_usage(install_usage, "key install: missing key FILE");
 	if (argc > 2)
 		return cf_usage(install_usage, "key install: unknown argument '%s'", argv[2]);
-	if (cf_key_load(argv[1], &k, err, sizeof(err))) {
+	if (capfence_key_load(argv[1], &k, err, sizeof(err))) {
 		cf_err("key install: %s", err);
 		return CF_EXIT_SYSTEM;
 	}
-	ret = cf_nl_open_or_die(&nl);
+	ret = cf_client_open_or_die(&nl);
 	if (ret) {
-		cf_key_free(k);
+		capfence_key_free(k);
 		return ret;
 	}
-	id = cf_key_id(k);
-	cf_key_bytes(k, raw);
-	cf_key_free(k);
-	nlh = cf_nl_req(&nl, CAPFENCE_CMD_KEY_INSTALL, 0);
-	mnl_attr_put_u32(nlh, CAPFENCE_A_KEY_ID, id);
-	mnl_attr_put(nlh, CAPFENCE_A_KEY, sizeof(raw), raw);
-	sodium_memzero(raw, sizeof(raw));
-	ret = cf_nl_talk(&nl, nlh, NULL, NULL);
-	/* the request was built in nl.buf: leave no key bytes behind */
-	sodium_memzero(nl.buf, CF_NL_BUFSZ);
+	id = capfence_key_id(k);
+	/* the library wipes the request it built from the key bytes */
+	ret = capfence_client_key_install(nl, k, msg, sizeof(msg));
+	capfence_key_free(k);
 	if (ret)
-		ret = cf_nl_fail(&nl, "key install", ret);
+		ret = cf_client_fail("key install", ret, msg);
 	else
 		printf("key %u installed\n", id);
-	cf_nl_close(&nl);
+	capfence_client_close(nl);
 	return ret;
 }
 
 static int key_remove(int argc, char **argv)
 {
-	struct nlmsghdr *nlh;
-	struct cf_nl nl;
+	struct capfence_client *nl = NULL;
+	char msg[CAPFENCE_ERR_MAX] = "";
 	uint32_t id;
 	int ret;
 
@@ -139,17 +132,15 @@ static int key_remove(int argc, char **argv)
 	if (parse_key_id(argv[1], &id))
 		return cf_usage(remove_usage, "key remove: bad key id '%s' (a decimal in 1..4294967295)",
 				argv[1]);
-	ret = cf_nl_open_or_die(&nl);
+	ret = cf_client_open_or_die(&nl);
 	if (ret)
 		return ret;
-	nlh = cf_nl_req(&nl, CAPFENCE_CMD_KEY_REMOVE, 0);
-	mnl_attr_put_u32(nlh, CAPFENCE_A_KEY_ID, id);
-	ret = cf_nl_talk(&nl, nlh, NULL, NULL);
+	ret = capfence_client_key_remove(nl, id, msg, sizeof(msg));
 	if (ret)
-		ret = cf_nl_fail(&nl, "key remove", ret);
+		ret = cf_client_fail("key remove", ret, msg);
 	else
 		printf("key %u removed\n", id);
-	cf_nl_close(&nl);
+	capfence_client_close(nl);
 	return ret;
 }
 

@@ -65,9 +65,10 @@ bool cf_want_help(int argc, char **argv, const char *usage)
 	return false;
 }
 
-int cf_nl_open_or_die(struct cf_nl *nl)
+int cf_client_open_or_die(struct capfence_client **c)
 {
-	int err = cf_nl_open(nl);
+	char msg[CAPFENCE_ERR_MAX];
+	int err = capfence_client_open(c, msg, sizeof(msg));
 
 	if (!err)
 		return 0;
@@ -78,10 +79,10 @@ int cf_nl_open_or_die(struct cf_nl *nl)
 	return CF_EXIT_SYSTEM;
 }
 
-int cf_nl_fail(struct cf_nl *nl, const char *what, int err)
+int cf_client_fail(const char *what, int err, const char *msg)
 {
-	if (nl->ext[0])
-		cf_err("%s: %s (%s)", what, nl->ext, strerror(-err));
+	if (msg && msg[0] && strcmp(msg, strerror(-err)))
+		cf_err("%s: %s (%s)", what, msg, strerror(-err));
 	else if (err == -EPERM)
 		cf_err("%s: %s (needs CAP_MAC_ADMIN and an unbound caller)",
 		       what, strerror(-err));
@@ -135,12 +136,13 @@ static const struct cf_cmd cmds[] = {
  */
 static int print_version(void)
 {
-	struct cf_status m;
-	struct cf_nl nl;
+	struct capfence_status m;
+	struct capfence_client *nl = NULL;
+	char msg[CAPFENCE_ERR_MAX] = "";
 	int err;
 
 	printf("capfence %s (abi %d)\n", CAPFENCE_CLI_VERSION, CF_CLI_ABI);
-	err = cf_nl_open(&nl);
+	err = capfence_client_open(&nl, NULL, 0);
 	if (err == -ENOENT) {
 		printf("module not loaded\n");
 		return 0;
@@ -150,8 +152,8 @@ static int print_version(void)
 		cf_err("cannot ask the module for its version: %s", strerror(-err));
 		return 0;
 	}
-	err = cf_nl_status(&nl, &m);
-	cf_nl_close(&nl);
+	err = capfence_client_status(nl, &m, msg, sizeof(msg));
+	capfence_client_close(nl);
 	if (err || !m.version[0] || !m.abi) {
 		printf("module unknown\n");
 		cf_err("the module did not report its version: %s",

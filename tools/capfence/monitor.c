@@ -21,78 +21,44 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
-static const char *const event_names[] = {
-	[CAPFENCE_EV_NONE] = "none",
-	[CAPFENCE_EV_DELEGATE_REJECT] = "delegate_reject",
-	[CAPFENCE_EV_DELEGATE_OK] = "delegate_ok",
-	[CAPFENCE_EV_EPOCH_ACTIVATE] = "epoch_activate",
-	[CAPFENCE_EV_REVOKE] = "revoke",
-	[CAPFENCE_EV_KEY_CHANGE] = "key_change",
-	[CAPFENCE_EV_EPOCH_INSTALL] = "epoch_install",
-};
-
-static uint64_t u64_of(const struct nlattr *a)
+static void print_event(const struct capfence_event_info *e, bool json)
 {
-	return a && !mnl_attr_validate(a, MNL_TYPE_U64) ? mnl_attr_get_u64(a) : 0;
-}
-
-static uint32_t u32_of(const struct nlattr *a)
-{
-	return a && !mnl_attr_validate(a, MNL_TYPE_U32) ? mnl_attr_get_u32(a) : 0;
-}
-
-static int event_cb(const struct nlmsghdr *nlh, void *data)
-{
-	const struct nlattr *tb[CAPFENCE_A_MAX + 1];
-	const bool *json = data;
+	const char *ev = capfence_event_name(e->type);
 	char evbuf[24];
-	const char *ev;
-	uint32_t e, r, pid;
-	uint64_t epoch, cap_id, fence;
+	int r = e->reason;
 
-	if (cf_nl_parse(nlh, tb))
-		return MNL_CB_OK;	/* skip what we cannot read */
-	if (!tb[CAPFENCE_A_EVENT])
-		return MNL_CB_OK;
-	e = u32_of(tb[CAPFENCE_A_EVENT]);
-	r = u32_of(tb[CAPFENCE_A_REASON]);
-	pid = u32_of(tb[CAPFENCE_A_PID]);
-	epoch = u64_of(tb[CAPFENCE_A_EPOCH_ID]);
-	cap_id = u64_of(tb[CAPFENCE_A_CAP_ID]);
-	fence = u64_of(tb[CAPFENCE_A_FENCE]);
-	if (e < sizeof(event_names) / sizeof(event_names[0])) {
-		ev = event_names[e];
-	} else {
-		snprintf(evbuf, sizeof(evbuf), "event_%u", e);
+	if (!strcmp(ev, "?")) {
+		snprintf(evbuf, sizeof(evbuf), "event_%d", e->type);
 		ev = evbuf;
 	}
-	if (*json) {
+	if (json) {
 		printf("{\"event\":\"%s\",\"reason\":", ev);
-		cf_json_str(stdout, cf_reason_name((int)r));
+		cf_json_str(stdout, capfence_reason_name(r));
 		printf(",\"errno\":");
 		if (r)
-			cf_json_str(stdout, cf_errno_name(cf_reason_errno((int)r)));
+			cf_json_str(stdout, cf_errno_name(capfence_reason_errno(r)));
 		else
 			printf("null");
 		printf(",\"epoch_id\":%" PRIu64 ",\"cap_id\":\"%016" PRIx64
 		       "\",\"pid\":%u,\"fence\":%" PRIu64 "}\n",
-		       epoch, cap_id, pid, fence);
+		       e->epoch_id, e->cap_id, e->pid, e->fence);
 	} else {
-		printf("%-16s reason=%s", ev, cf_reason_name((int)r));
+		printf("%-16s reason=%s", ev, capfence_reason_name(r));
 		if (r)
-			printf(" errno=%s", cf_errno_name(cf_reason_errno((int)r)));
+			printf(" errno=%s", cf_errno_name(capfence_reason_errno(r)));
 		printf(" epoch_id=%" PRIu64 " cap_id=%016" PRIx64 " pid=%u fence=%" PRIu64 "\n",
-		       epoch, cap_id, pid, fence);
+		       e->epoch_id, e->cap_id, e->pid, e->fence);
 	}
 	fflush(stdout);
-	return MNL_CB_OK;
 }
 
 int cf_cmd_monitor(int argc, char **argv)
 {
 	struct sigaction sa;
 	bool json = false;
-	struct cf_nl nl;
+	struct capfence_events *ev = NULL;
+	struct capfence_event_info e;
+	char msg[CAPFENCE_ERR_MAX] = "";
 	int i, ret;
 
 	if (cf_want_help(argc, argv, monitor_usage))
@@ -103,14 +69,12 @@ int cf_cmd_monitor(int argc, char **argv)
 		else
 			return cf_usage(monitor_usage, "monitor: unknown argument '%s'", argv[i]);
 	}
-	ret = cf_nl_open_or_die(&nl);
-	if (ret)
-		return ret;
-	ret = cf_nl_subscribe(&nl);
+	ret = capfence_events_open(&ev, msg, sizeof(msg));
 	if (ret) {
-		cf_err("monitor: cannot join the \"%s\" group: %s",
-		       CAPFENCE_GENL_MCGRP_EVENTS, strerror(-ret));
-		cf_nl_close(&nl);
+		if (ret == -ENOENT && strstr(msg, "not loaded"))
+			cf_err("the capfence module is not loaded (modprobe capfence)");
+		else
+			cf_err("monitor: %s", msg);
 		return CF_EXIT_SYSTEM;
 	}
 	/* no SA_RESTART: a signal ends the blocking receive */
@@ -122,7 +86,11 @@ int cf_cmd_monitor(int argc, char **argv)
 	sigaction(SIGHUP, &sa, NULL);
 	ret = 0;
 	while (!stop) {
-		ret = cf_nl_recv_events(&nl, event_cb, &json);
+		ret = capfence_events_next(ev, &e, -1);
+		if (!ret) {
+			print_event(&e, json);
+			continue;
+		}
 		if (ret == -EINTR || stop) {
 			ret = 0;
 			continue;
@@ -138,6 +106,6 @@ int cf_cmd_monitor(int argc, char **argv)
 			break;
 		}
 	}
-	cf_nl_close(&nl);
+	capfence_events_close(ev);
 	return ret;
 }

@@ -113,11 +113,11 @@ const char *cf_errno_name(int err)
 	return num;
 }
 
-int cf_token_arg(const char *what, const char *text, struct cf_token *t)
+int cf_token_arg(const char *what, const char *text, struct capfence_token *t)
 {
-	char err[CF_ERR_MAX] = "";
+	char err[CAPFENCE_ERR_MAX] = "";
 
-	if (cf_token_from_text(text, t, err, sizeof(err))) {
+	if (capfence_token_from_text(text, t, err, sizeof(err))) {
 		/* the kernel too calls a token that does not decode forged */
 		cf_err("%s: malformed token: %s", what, err);
 		return CF_EXIT_FORGED;
@@ -125,9 +125,9 @@ int cf_token_arg(const char *what, const char *text, struct cf_token *t)
 	return 0;
 }
 
-void cf_print_constraints(FILE *f, const struct cf_constraint *c, size_t n)
+void cf_print_constraints(FILE *f, const struct capfence_constraint *c, size_t n)
 {
-	char buf[CF_CONSTRAINT_TEXT_MAX];
+	char buf[CAPFENCE_CONSTRAINT_TEXT_MAX];
 	size_t i;
 
 	if (!n) {
@@ -135,20 +135,20 @@ void cf_print_constraints(FILE *f, const struct cf_constraint *c, size_t n)
 		return;
 	}
 	for (i = 0; i < n; i++) {
-		if (cf_constraint_format(&c[i], buf, sizeof(buf)) < 0)
+		if (capfence_constraint_format(&c[i], buf, sizeof(buf)) < 0)
 			snprintf(buf, sizeof(buf), "?");
 		fprintf(f, "%s%s", i ? "," : "", buf);
 	}
 }
 
-void cf_json_constraints(FILE *f, const struct cf_constraint *c, size_t n)
+void cf_json_constraints(FILE *f, const struct capfence_constraint *c, size_t n)
 {
-	char buf[CF_CONSTRAINT_TEXT_MAX];
+	char buf[CAPFENCE_CONSTRAINT_TEXT_MAX];
 	size_t i;
 
 	fputc('[', f);
 	for (i = 0; i < n; i++) {
-		if (cf_constraint_format(&c[i], buf, sizeof(buf)) < 0)
+		if (capfence_constraint_format(&c[i], buf, sizeof(buf)) < 0)
 			snprintf(buf, sizeof(buf), "?");
 		if (i)
 			fputc(',', f);
@@ -157,95 +157,51 @@ void cf_json_constraints(FILE *f, const struct cf_constraint *c, size_t n)
 	fputc(']', f);
 }
 
-int cf_nl_get_constraint(const struct nlattr *a, bool net,
-			 struct cf_constraint *c)
+void cf_decision_text(const struct capfence_result *d, char *buf, size_t len)
 {
-	memset(c, 0, sizeof(*c));
-	if (net) {
-		if (mnl_attr_get_payload_len(a) != sizeof(c->net))
-			return -EBADMSG;
-		c->kind = CAPFENCE_CONSTRAINT_NET;
-		memcpy(&c->net, mnl_attr_get_payload(a), sizeof(c->net));
-		return 0;
-	}
-	if (mnl_attr_validate(a, MNL_TYPE_NUL_STRING) ||
-	    strlen(mnl_attr_get_str(a)) > CAPFENCE_PATH_MAX)
-		return -EBADMSG;
-	c->kind = CAPFENCE_CONSTRAINT_PATH;
-	c->path.len = (uint8_t)strlen(mnl_attr_get_str(a));
-	memcpy(c->path.s, mnl_attr_get_str(a), c->path.len + 1U);
-	return 0;
-}
+	const char *ext = d->message;
 
-int cf_decision_cb(const struct nlmsghdr *nlh, void *data)
-{
-	const struct nlattr *tb[CAPFENCE_A_MAX + 1];
-	struct cf_decision *d = data;
-
-	if (cf_nl_parse(nlh, tb))
-		return MNL_CB_ERROR;
-	if (tb[CAPFENCE_A_REASON] &&
-	    !mnl_attr_validate(tb[CAPFENCE_A_REASON], MNL_TYPE_U32)) {
-		d->have = true;
-		d->reason = mnl_attr_get_u32(tb[CAPFENCE_A_REASON]);
-	}
-	if (tb[CAPFENCE_A_CAP_ID] &&
-	    !mnl_attr_validate(tb[CAPFENCE_A_CAP_ID], MNL_TYPE_U64))
-		d->cap_id = mnl_attr_get_u64(tb[CAPFENCE_A_CAP_ID]);
-	if (tb[CAPFENCE_A_EPOCH_ID] &&
-	    !mnl_attr_validate(tb[CAPFENCE_A_EPOCH_ID], MNL_TYPE_U64))
-		d->epoch_id = mnl_attr_get_u64(tb[CAPFENCE_A_EPOCH_ID]);
-	if (tb[CAPFENCE_A_FENCE] &&
-	    !mnl_attr_validate(tb[CAPFENCE_A_FENCE], MNL_TYPE_U64))
-		d->fence = mnl_attr_get_u64(tb[CAPFENCE_A_FENCE]);
-	return MNL_CB_OK;
-}
-
-void cf_decision_text(const struct cf_nl *nl, const struct cf_decision *d,
-		      int err, char *buf, size_t len)
-{
-	if (d->have && d->reason == CAPFENCE_R_OK && !err) {
+	if (d->reason == CAPFENCE_R_OK && !d->err) {
 		snprintf(buf, len, "ok");
 		return;
 	}
-	if (d->have)
+	if (d->reason >= 0)
 		snprintf(buf, len, "rejected: %s (%s)%s%s",
-			 cf_reason_name((int)d->reason),
-			 cf_errno_name(cf_reason_errno((int)d->reason)),
-			 nl->ext[0] ? ": " : "", nl->ext);
+			 capfence_reason_name(d->reason),
+			 cf_errno_name(capfence_reason_errno(d->reason)),
+			 ext[0] ? ": " : "", ext);
 	else
-		snprintf(buf, len, "%s%s%s", nl->ext, nl->ext[0] ? " " : "",
-			 strerror(-err));
+		snprintf(buf, len, "%s%s%s", ext, ext[0] ? " " : "",
+			 strerror(-d->err));
 }
 
-int cf_decision_exit(const struct cf_decision *d, int err)
+int cf_decision_exit(const struct capfence_result *d)
 {
-	if (d->have)
-		return cf_reason_exit((int)d->reason);
-	return err ? CF_EXIT_SYSTEM : CF_EXIT_OK;
+	if (d->reason >= 0)
+		return capfence_reason_exit(d->reason);
+	return d->err ? CF_EXIT_SYSTEM : CF_EXIT_OK;
 }
 
 /* JSON members of a decision, after "{": no leading comma. */
-static void json_decision(const struct cf_nl *nl, const struct cf_decision *d,
-			  int err)
+static void json_decision(const struct capfence_result *d)
 {
-	int r = d->have ? (int)d->reason : -1;
+	int r = d->reason;
 
 	printf("\"reason\":");
 	if (r >= 0)
-		cf_json_str(stdout, cf_reason_name(r));
+		cf_json_str(stdout, capfence_reason_name(r));
 	else
 		printf("null");
 	printf(",\"errno\":");
 	if (r > 0)
-		cf_json_str(stdout, cf_errno_name(cf_reason_errno(r)));
-	else if (err)
-		cf_json_str(stdout, cf_errno_name(-err));
+		cf_json_str(stdout, cf_errno_name(capfence_reason_errno(r)));
+	else if (d->err)
+		cf_json_str(stdout, cf_errno_name(-d->err));
 	else
 		printf("null");
 	printf(",\"message\":");
-	if (nl->ext[0])
-		cf_json_str(stdout, nl->ext);
+	if (d->message[0])
+		cf_json_str(stdout, d->message);
 	else
 		printf("null");
 	printf(",\"cap_id\":\"%016" PRIx64 "\",\"epoch_id\":%" PRIu64
@@ -264,11 +220,11 @@ bool cf_opt_in(const char *a, const char *list)
 	return false;
 }
 
-static int load_key(const char *what, const char *path, struct cf_key **k)
+static int load_key(const char *what, const char *path, struct capfence_key **k)
 {
-	char err[CF_ERR_MAX] = "";
+	char err[CAPFENCE_ERR_MAX] = "";
 
-	if (cf_key_load(path, k, err, sizeof(err))) {
+	if (capfence_key_load(path, k, err, sizeof(err))) {
 		cf_err("%s: key file %s", what, err);
 		return CF_EXIT_SYSTEM;
 	}
@@ -277,9 +233,9 @@ static int load_key(const char *what, const char *path, struct cf_key **k)
 
 /* Split "a,b,c" into constraints appended to cs[*n]. */
 static int parse_constraints(const char *what, const char *arg,
-			     struct cf_constraint *cs, size_t *n)
+			     struct capfence_constraint *cs, size_t *n)
 {
-	char err[CF_ERR_MAX] = "", *dup, *p, *save = NULL;
+	char err[CAPFENCE_ERR_MAX] = "", *dup, *p, *save = NULL;
 	int ret = 0;
 
 	dup = strdup(arg);
@@ -292,7 +248,7 @@ static int parse_constraints(const char *what, const char *arg,
 			ret = CF_EXIT_USAGE;
 			break;
 		}
-		if (cf_constraint_parse(p, &cs[*n], err, sizeof(err))) {
+		if (capfence_constraint_parse(p, &cs[*n], err, sizeof(err))) {
 			cf_err("%s: --constraint: %s", what, err);
 			ret = CF_EXIT_USAGE;
 			break;
@@ -305,12 +261,12 @@ static int parse_constraints(const char *what, const char *arg,
 
 /* ---- mint --------------------------------------------------------------- */
 
-static void print_token_json(const struct cf_token *t, const char *text)
+static void print_token_json(const struct capfence_token *t, const char *text)
 {
 	printf("{\"token\":");
 	cf_json_str(stdout, text);
 	printf(",\"cap_id\":\"%016" PRIx64 "\",\"class\":", t->cap_id);
-	cf_json_str(stdout, cf_class_name(t->class_id) ?: "?");
+	cf_json_str(stdout, capfence_class_name(t->class_id) ?: "?");
 	printf(",\"epoch_id\":%" PRIu64 ",\"key_id\":%u,\"constraint\":",
 	       t->epoch_id, t->key_id);
 	cf_json_constraints(stdout, t->constraints, t->n);
@@ -319,12 +275,12 @@ static void print_token_json(const struct cf_token *t, const char *text)
 
 int cf_cmd_mint(int argc, char **argv)
 {
-	struct cf_constraint cs[CAPFENCE_MAX_CONSTRAINTS];
+	struct capfence_constraint cs[CAPFENCE_MAX_CONSTRAINTS];
 	const char *keyfile = NULL, *cls = NULL;
-	char err[CF_ERR_MAX] = "", text[CF_TOKEN_TEXT_MAX + 1];
+	char err[CAPFENCE_ERR_MAX] = "", text[CAPFENCE_TOKEN_TEXT_MAX + 1];
 	uint64_t epoch = 0, cap_id = 0;
-	struct cf_key *k = NULL;
-	struct cf_token t;
+	struct capfence_key *k = NULL;
+	struct capfence_token t;
 	bool json = false;
 	size_t n = 0;
 	int i, class_id, ret;
@@ -365,21 +321,21 @@ int cf_cmd_mint(int argc, char **argv)
 		return cf_usage(mint_usage, "mint: missing --class CLASS");
 	if (!epoch)
 		return cf_usage(mint_usage, "mint: missing --epoch ID");
-	class_id = cf_class_from_name(cls);
+	class_id = capfence_class_from_name(cls);
 	if (class_id < 0)
 		return cf_usage(mint_usage, "mint: unknown class \"%s\" (net:connect, net:bind, fs:read, fs:write)",
 				cls);
 	ret = load_key("mint", keyfile, &k);
 	if (ret)
 		return ret;
-	if (cf_token_mint(k, class_id, epoch, cs, n, cap_id, &t, err,
+	if (capfence_token_mint(k, class_id, epoch, cs, n, cap_id, &t, err,
 			  sizeof(err))) {
 		cf_err("mint: %s", err);
-		cf_key_free(k);
+		capfence_key_free(k);
 		return CF_EXIT_USAGE;
 	}
-	cf_key_free(k);
-	if (cf_token_to_text(&t, text, sizeof(text)) < 0) {
+	capfence_key_free(k);
+	if (capfence_token_to_text(&t, text, sizeof(text)) < 0) {
 		cf_err("mint: cannot encode the token");
 		return CF_EXIT_SYSTEM;
 	}
@@ -395,9 +351,9 @@ int cf_cmd_mint(int argc, char **argv)
 int cf_cmd_inspect(int argc, char **argv)
 {
 	const char *text = NULL, *keyfile = NULL;
-	char why[CF_ERR_MAX] = "";
-	struct cf_key *k = NULL;
-	struct cf_token t;
+	char why[CAPFENCE_ERR_MAX] = "";
+	struct capfence_key *k = NULL;
+	struct capfence_token t;
 	bool json = false;
 	int verified = -1;	/* -1 not checked, 0 forged, 1 ok */
 	int i, ret;
@@ -426,19 +382,19 @@ int cf_cmd_inspect(int argc, char **argv)
 		ret = load_key("inspect", keyfile, &k);
 		if (ret)
 			return ret;
-		if (cf_key_id(k) != t.key_id)
+		if (capfence_key_id(k) != t.key_id)
 			snprintf(why, sizeof(why), "token names key %u, the key file holds key %u",
-				 t.key_id, cf_key_id(k));
-		else if (cf_token_verify(k, &t))
+				 t.key_id, capfence_key_id(k));
+		else if (capfence_token_verify(k, &t))
 			snprintf(why, sizeof(why), "MAC does not verify under key %u",
 				 t.key_id);
 		verified = !why[0];
-		cf_key_free(k);
+		capfence_key_free(k);
 	}
 	if (json) {
 		printf("{\"version\":%u,\"cap_id\":\"%016" PRIx64 "\",\"class\":",
 		       t.version, t.cap_id);
-		cf_json_str(stdout, cf_class_name(t.class_id) ?: "?");
+		cf_json_str(stdout, capfence_class_name(t.class_id) ?: "?");
 		printf(",\"epoch_id\":%" PRIu64 ",\"key_id\":%u,\"flags\":%u,\"constraint\":",
 		       t.epoch_id, t.key_id, t.flags);
 		cf_json_constraints(stdout, t.constraints, t.n);
@@ -450,7 +406,7 @@ int cf_cmd_inspect(int argc, char **argv)
 		       verified < 0 ? "null" : verified ? "\"ok\"" : "\"forged\"");
 	} else {
 		printf("version     %u\n", t.version);
-		printf("class       %s\n", cf_class_name(t.class_id) ?: "?");
+		printf("class       %s\n", capfence_class_name(t.class_id) ?: "?");
 		printf("cap_id      %016" PRIx64 "\n", t.cap_id);
 		printf("epoch_id    %" PRIu64 "\n", t.epoch_id);
 		printf("key_id      %u\n", t.key_id);
@@ -473,14 +429,15 @@ int cf_cmd_inspect(int argc, char **argv)
 
 /* ---- check (local) ------------------------------------------------------- */
 
-static int check_local(const struct cf_token *t, uint64_t epoch,
+static int check_local(const struct capfence_token *t, uint64_t epoch,
 		       const char *keyfile, bool json)
 {
-	const char *cls = cf_class_name(t->class_id) ?: "?";
-	char msg[CF_ERR_MAX + CF_RULE_TEXT_MAX] = "";
-	struct cf_epoch_info *info;
-	struct cf_key *k = NULL;
-	struct cf_nl nl;
+	const char *cls = capfence_class_name(t->class_id) ?: "?";
+	char msg[CAPFENCE_ERR_MAX + CAPFENCE_RULE_TEXT_MAX] = "";
+	struct capfence_epoch_info *info;
+	struct capfence_key *k = NULL;
+	struct capfence_client *nl = NULL;
+	char why[CAPFENCE_ERR_MAX] = "";
 	int r, ret;
 
 	if (keyfile) {
@@ -490,10 +447,10 @@ static int check_local(const struct cf_token *t, uint64_t epoch,
 	}
 	info = calloc(1, sizeof(*info));
 	if (!info) {
-		cf_key_free(k);
+		capfence_key_free(k);
 		return CF_EXIT_SYSTEM;
 	}
-	ret = cf_nl_open(&nl);
+	ret = capfence_client_open(&nl, NULL, 0);
 	if (ret) {
 		if (ret == -ENOENT)
 			cf_err("check: the capfence module is not loaded, so epoch %" PRIu64 " cannot be fetched (modprobe capfence)",
@@ -503,25 +460,25 @@ static int check_local(const struct cf_token *t, uint64_t epoch,
 		ret = CF_EXIT_SYSTEM;
 		goto out;
 	}
-	ret = cf_epoch_get(&nl, epoch, info);
+	ret = capfence_client_epoch_get(nl, epoch, info, why, sizeof(why));
 	if (ret) {
-		ret = cf_nl_fail(&nl, "check: epoch get", ret);
-		cf_nl_close(&nl);
+		ret = cf_client_fail("check: epoch get", ret, why);
+		capfence_client_close(nl);
 		goto out;
 	}
-	cf_nl_close(&nl);
+	capfence_client_close(nl);
 	if (k) {
-		const struct cf_key *keys[1] = { k };
+		const struct capfence_key *keys[1] = { k };
 
-		r = (int)cf_decide_delegation(keys, 1, t, &info->e);
+		r = (int)capfence_decide_delegation(keys, 1, t, &info->e);
 		if (r == CAPFENCE_R_FORGED)
-			snprintf(msg, sizeof(msg), cf_key_id(k) != t->key_id ?
+			snprintf(msg, sizeof(msg), capfence_key_id(k) != t->key_id ?
 				 "token names key %u, the key file holds another key" :
 				 "token MAC does not verify under key %u",
 				 t->key_id);
 	} else if (t->epoch_id != info->e.epoch_id) {
 		r = CAPFENCE_R_EPOCH_MISMATCH;
-	} else if (!cf_rule_admits_constraints(&info->e.rules[t->class_id],
+	} else if (!capfence_rule_admits_constraints(&info->e.rules[t->class_id],
 					       t->constraints, t->n)) {
 		r = CAPFENCE_R_CLASS_DENIED;
 	} else {
@@ -531,9 +488,9 @@ static int check_local(const struct cf_token *t, uint64_t epoch,
 		snprintf(msg, sizeof(msg), "token minted under epoch %" PRIu64 ", the receiver's epoch is %" PRIu64 "; re-mint required",
 			 t->epoch_id, epoch);
 	} else if (r == CAPFENCE_R_CLASS_DENIED) {
-		char rule[CF_RULE_TEXT_MAX];
+		char rule[CAPFENCE_RULE_TEXT_MAX];
 
-		if (cf_rule_format(&info->e.rules[t->class_id], rule,
+		if (capfence_rule_format(&info->e.rules[t->class_id], rule,
 				   sizeof(rule)) < 0)
 			snprintf(rule, sizeof(rule), "%s=?", cls);
 		snprintf(msg, sizeof(msg), "%s: epoch %" PRIu64 " has %s",
@@ -548,10 +505,10 @@ static int check_local(const struct cf_token *t, uint64_t epoch,
 	}
 	if (json) {
 		printf("{\"mode\":\"local\",\"reason\":");
-		cf_json_str(stdout, cf_reason_name(r));
+		cf_json_str(stdout, capfence_reason_name(r));
 		printf(",\"errno\":");
 		if (r)
-			cf_json_str(stdout, cf_errno_name(cf_reason_errno(r)));
+			cf_json_str(stdout, cf_errno_name(capfence_reason_errno(r)));
 		else
 			printf("null");
 		printf(",\"message\":");
@@ -565,62 +522,39 @@ static int check_local(const struct cf_token *t, uint64_t epoch,
 		       ",\"mac_verified\":%s}\n", t->epoch_id, epoch,
 		       k && r != CAPFENCE_R_FORGED ? "true" : "false");
 	} else if (r) {
-		printf("rejected: %s (%s): %s\n", cf_reason_name(r),
-		       cf_errno_name(cf_reason_errno(r)), msg);
+		printf("rejected: %s (%s): %s\n", capfence_reason_name(r),
+		       cf_errno_name(capfence_reason_errno(r)), msg);
 	} else {
 		printf("ok%s\n", k ? "" : " (MAC not verified: no --key; revocation not checked)");
 	}
-	ret = cf_reason_exit(r);
+	ret = capfence_reason_exit(r);
 out:
 	free(info);
-	cf_key_free(k);
+	capfence_key_free(k);
 	return ret;
 }
 
 /* ---- delegate and check --pid (kernel) ------------------------------------ */
 
-/* One DELEGATE request; the decision is in d, the return is cf_nl_talk's. */
-static int do_delegate(struct cf_nl *nl, const struct cf_token *t,
-		       uint32_t pid, uint32_t from, bool dry_run,
-		       struct cf_decision *d)
-{
-	uint8_t bin[CAPFENCE_TOKEN_MAX_LEN];
-	struct nlmsghdr *nlh;
-	int len;
-
-	memset(d, 0, sizeof(*d));
-	len = cf_token_encode_bin(t, bin, sizeof(bin));
-	if (len < 0)
-		return len;
-	nlh = cf_nl_req(nl, CAPFENCE_CMD_DELEGATE, 0);
-	mnl_attr_put(nlh, CAPFENCE_A_TOKEN, (size_t)len, bin);
-	mnl_attr_put_u32(nlh, CAPFENCE_A_PID, pid);
-	if (from)
-		mnl_attr_put_u32(nlh, CAPFENCE_A_FROM_PID, from);
-	if (dry_run)
-		mnl_attr_put(nlh, CAPFENCE_A_DRY_RUN, 0, NULL);
-	return cf_nl_talk(nl, nlh, cf_decision_cb, d);
-}
-
-static int check_kernel(const struct cf_token *t, uint32_t pid, uint32_t from,
+static int check_kernel(const struct capfence_token *t, uint32_t pid, uint32_t from,
 			const char *keyfile, bool json)
 {
-	struct cf_decision d;
+	struct capfence_result d;
 	char line[512];
-	struct cf_nl nl;
+	struct capfence_client *nl = NULL;
 	int err;
 
 	if (keyfile) {
-		struct cf_key *k = NULL;
+		struct capfence_key *k = NULL;
 
 		err = load_key("check", keyfile, &k);
 		if (err)
 			return err;
-		if (cf_key_id(k) != t->key_id || cf_token_verify(k, t)) {
+		if (capfence_key_id(k) != t->key_id || capfence_token_verify(k, t)) {
 			snprintf(line, sizeof(line), "token %s under key file %s (local check)",
-				 cf_key_id(k) != t->key_id ? "names another key than the one" :
+				 capfence_key_id(k) != t->key_id ? "names another key than the one" :
 				 "MAC does not verify", keyfile);
-			cf_key_free(k);
+			capfence_key_free(k);
 			if (json) {
 				printf("{\"mode\":\"local\",\"reason\":\"forged\",\"errno\":\"EBADMSG\",\"message\":");
 				cf_json_str(stdout, line);
@@ -631,27 +565,28 @@ static int check_kernel(const struct cf_token *t, uint32_t pid, uint32_t from,
 			}
 			return CF_EXIT_FORGED;
 		}
-		cf_key_free(k);
+		capfence_key_free(k);
 	}
-	err = cf_nl_open_or_die(&nl);
+	err = cf_client_open_or_die(&nl);
 	if (err)
 		return err;
-	err = do_delegate(&nl, t, pid, from, true, &d);
-	if (err && !d.have) {
-		err = cf_nl_fail(&nl, "check", err);
-		cf_nl_close(&nl);
+	err = capfence_client_delegate(nl, t, pid, from,
+				       CAPFENCE_DELEGATE_DRY_RUN, &d);
+	if (err && d.reason < 0) {
+		err = cf_client_fail("check", err, d.message);
+		capfence_client_close(nl);
 		return err;
 	}
 	if (json) {
 		printf("{\"mode\":\"kernel\",\"pid\":%u,", pid);
-		json_decision(&nl, &d, err);
+		json_decision(&d);
 		printf("}\n");
 	} else {
-		cf_decision_text(&nl, &d, err, line, sizeof(line));
+		cf_decision_text(&d, line, sizeof(line));
 		printf("%s\n", line);
 	}
-	cf_nl_close(&nl);
-	return cf_decision_exit(&d, err);
+	capfence_client_close(nl);
+	return cf_decision_exit(&d);
 }
 
 int cf_cmd_check(int argc, char **argv)
@@ -659,7 +594,7 @@ int cf_cmd_check(int argc, char **argv)
 	const char *text = NULL, *keyfile = NULL;
 	uint32_t pid = 0, from = 0;
 	uint64_t epoch = 0;
-	struct cf_token t;
+	struct capfence_token t;
 	bool json = false;
 	int i, ret;
 
@@ -705,26 +640,24 @@ int cf_cmd_check(int argc, char **argv)
 	return check_kernel(&t, pid, from, keyfile, json);
 }
 
-static void json_step(const struct cf_nl *nl, const struct cf_decision *d,
-		      int err, uint32_t pid)
+static void json_step(const struct capfence_result *d, uint32_t pid)
 {
 	printf("{\"action\":\"delegate\",\"pid\":%u,", pid);
-	json_decision(nl, d, err);
+	json_decision(d);
 	printf("}");
 }
 
 int cf_cmd_delegate(int argc, char **argv)
 {
 	const char *text = NULL, *keyfile = NULL;
-	char line[512], ext1[sizeof(((struct cf_nl *)0)->ext)];
-	char ntext[CF_TOKEN_TEXT_MAX + 1], err_s[CF_ERR_MAX];
-	struct cf_decision d, d1;
+	char line[512], ntext[CAPFENCE_TOKEN_TEXT_MAX + 1];
+	struct capfence_result d, d1;
 	uint32_t pid = 0, from = 0;
-	struct cf_key *k = NULL;
-	struct cf_token t, nt;
+	struct capfence_key *k = NULL;
+	struct capfence_token t, nt;
 	bool json = false, remint = false;
-	struct cf_nl nl;
-	int i, err, err1, ret;
+	struct capfence_client *nl = NULL;
+	int i, err, ret;
 
 	if (cf_want_help(argc, argv, delegate_usage))
 		return 0;
@@ -768,73 +701,70 @@ int cf_cmd_delegate(int argc, char **argv)
 		if (ret)
 			return ret;
 	}
-	ret = cf_nl_open_or_die(&nl);
+	ret = cf_client_open_or_die(&nl);
 	if (ret) {
-		cf_key_free(k);
+		capfence_key_free(k);
 		return ret;
 	}
-	err = do_delegate(&nl, &t, pid, from, false, &d);
-	if (err && !d.have) {
-		ret = cf_nl_fail(&nl, "delegate", err);
+	if (remint)
+		err = capfence_client_delegate_remint(nl, k, &t, pid, from, &d1,
+						      &nt, &d);
+	else
+		err = capfence_client_delegate(nl, &t, pid, from, 0, &d);
+	if (!remint)
+		d1 = d;
+	if (d1.err && d1.reason < 0) {
+		ret = cf_client_fail("delegate", d1.err, d1.message);
 		goto out;
 	}
-	if (!remint || !d.have || d.reason != CAPFENCE_R_EPOCH_MISMATCH) {
-		ret = cf_decision_exit(&d, err);
+	if (!remint || d1.reason != CAPFENCE_R_EPOCH_MISMATCH) {
+		ret = cf_decision_exit(&d1);
 		if (json) {
-			json_step(&nl, &d, err, pid);
+			json_step(&d1, pid);
 			printf("\n");
 		} else if (!ret) {
 			printf("ok: cap_id %016" PRIx64 " delegated to pid %u (epoch %" PRIu64 ", fence %" PRIu64 ")\n",
-			       d.cap_id, pid, d.epoch_id, d.fence);
+			       d1.cap_id, pid, d1.epoch_id, d1.fence);
 		}
 		if (ret) {
-			cf_decision_text(&nl, &d, err, line, sizeof(line));
+			cf_decision_text(&d1, line, sizeof(line));
 			cf_err("delegate: %s", line);
 		}
 		goto out;
 	}
 
-	/* --remint: the receiver's epoch is in the rejection's EPOCH_ID */
-	d1 = d;
-	err1 = err;
-	snprintf(ext1, sizeof(ext1), "%s", nl.ext);
-	cf_decision_text(&nl, &d1, err1, line, sizeof(line));
+	/* --remint: the library re-minted under the receiver's epoch */
+	cf_decision_text(&d1, line, sizeof(line));
 	if (!json)
 		printf("step 1: delegate cap_id %016" PRIx64 " (epoch %" PRIu64 ") to pid %u: %s\n",
 		       t.cap_id, t.epoch_id, pid, line);
-	if (cf_token_mint(k, t.class_id, d1.epoch_id, t.constraints, t.n, 0,
-			  &nt, err_s, sizeof(err_s)) ||
-	    cf_token_to_text(&nt, ntext, sizeof(ntext)) < 0) {
+	if (!nt.cap_id || capfence_token_to_text(&nt, ntext, sizeof(ntext)) < 0) {
 		cf_err("delegate: re-mint under epoch %" PRIu64 " failed: %s",
-		       d1.epoch_id, err_s);
+		       d1.epoch_id, d.message);
 		ret = CF_EXIT_SYSTEM;
 		goto out;
 	}
-	err = do_delegate(&nl, &nt, pid, 0, false, &d);
-	if (err && !d.have) {
-		ret = cf_nl_fail(&nl, "delegate (after re-mint)", err);
+	if (err && d.reason < 0) {
+		ret = cf_client_fail("delegate (after re-mint)", err, d.message);
 		goto out;
 	}
-	ret = cf_decision_exit(&d, err);
-	cf_decision_text(&nl, &d, err, line, sizeof(line));
+	ret = cf_decision_exit(&d);
+	cf_decision_text(&d, line, sizeof(line));
 	if (json) {
-		struct cf_nl n1 = nl;
-
-		snprintf(n1.ext, sizeof(n1.ext), "%s", ext1);
 		printf("{\"steps\":[");
-		json_step(&n1, &d1, err1, pid);
+		json_step(&d1, pid);
 		printf(",{\"action\":\"remint\",\"old_cap_id\":\"%016" PRIx64 "\",\"token\":",
 		       t.cap_id);
 		cf_json_str(stdout, ntext);
 		printf(",\"cap_id\":\"%016" PRIx64 "\",\"class\":", nt.cap_id);
-		cf_json_str(stdout, cf_class_name(nt.class_id) ?: "?");
+		cf_json_str(stdout, capfence_class_name(nt.class_id) ?: "?");
 		printf(",\"epoch_id\":%" PRIu64 ",\"key_id\":%u,\"constraint\":",
 		       nt.epoch_id, nt.key_id);
 		cf_json_constraints(stdout, nt.constraints, nt.n);
 		printf("},");
-		json_step(&nl, &d, err, pid);
+		json_step(&d, pid);
 		printf("],\"reason\":");
-		cf_json_str(stdout, d.have ? cf_reason_name((int)d.reason) : "?");
+		cf_json_str(stdout, d.reason >= 0 ? capfence_reason_name(d.reason) : "?");
 		printf(",\"token\":");
 		if (!ret)
 			cf_json_str(stdout, ntext);
@@ -842,7 +772,7 @@ int cf_cmd_delegate(int argc, char **argv)
 			printf("null");
 		printf("}\n");
 	} else {
-		printf("step 2: re-minted %s ", cf_class_name(nt.class_id) ?: "?");
+		printf("step 2: re-minted %s ", capfence_class_name(nt.class_id) ?: "?");
 		cf_print_constraints(stdout, nt.constraints, nt.n);
 		printf(" under epoch %" PRIu64 " (key %u) as new random cap_id %016" PRIx64 " (was %016" PRIx64 "); delegate to pid %u: %s\n",
 		       nt.epoch_id, nt.key_id, nt.cap_id, t.cap_id, pid, line);
@@ -853,8 +783,8 @@ int cf_cmd_delegate(int argc, char **argv)
 		cf_err("delegate: after re-mint under epoch %" PRIu64 ": %s",
 		       nt.epoch_id, line);
 out:
-	cf_nl_close(&nl);
-	cf_key_free(k);
+	capfence_client_close(nl);
+	capfence_key_free(k);
 	return ret;
 }
 
@@ -862,11 +792,10 @@ out:
 
 int cf_cmd_revoke(int argc, char **argv)
 {
-	struct cf_decision d = { 0 };
-	struct nlmsghdr *nlh;
+	struct capfence_result d;
 	uint64_t cap_id = 0;
 	bool json = false;
-	struct cf_nl nl;
+	struct capfence_client *nl = NULL;
 	int i, err;
 
 	if (cf_want_help(argc, argv, revoke_usage))
@@ -884,18 +813,16 @@ int cf_cmd_revoke(int argc, char **argv)
 	}
 	if (!cap_id)
 		return cf_usage(revoke_usage, "revoke: missing CAP_ID");
-	err = cf_nl_open_or_die(&nl);
+	err = cf_client_open_or_die(&nl);
 	if (err)
 		return err;
-	nlh = cf_nl_req(&nl, CAPFENCE_CMD_REVOKE, 0);
-	mnl_attr_put_u64(nlh, CAPFENCE_A_CAP_ID, cap_id);
-	err = cf_nl_talk(&nl, nlh, cf_decision_cb, &d);
+	err = capfence_client_revoke(nl, cap_id, &d);
 	if (err) {
-		err = cf_nl_fail(&nl, "revoke", err);
-		cf_nl_close(&nl);
+		err = cf_client_fail("revoke", err, d.message);
+		capfence_client_close(nl);
 		return err;
 	}
-	cf_nl_close(&nl);
+	capfence_client_close(nl);
 	if (json)
 		printf("{\"cap_id\":\"%016" PRIx64 "\",\"fence\":%" PRIu64 "}\n",
 		       cap_id, d.fence);

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * libcapfence: classes, reasons, constraints, rules and epochs. Pure
  * parsing and set logic; no crypto and no kernel.
@@ -15,10 +15,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "libcapfence.h"
+#include <capfence/capfence.h>
 #include "cf_internal.h"
 
-void cf_seterr(char *err, size_t errlen, const char *fmt, ...)
+void capfence__seterr(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -48,12 +48,12 @@ static const struct {
 _Static_assert(sizeof(classes) / sizeof(classes[0]) == CAPFENCE_CLASS_MAX + 1,
 	       "every uapi class needs a name");
 
-bool cf_class_valid(int class_id)
+bool capfence_class_valid(int class_id)
 {
 	return class_id > CAPFENCE_CLASS_NONE && class_id <= CAPFENCE_CLASS_MAX;
 }
 
-int cf_class_from_name(const char *name)
+int capfence_class_from_name(const char *name)
 {
 	int i;
 
@@ -65,14 +65,14 @@ int cf_class_from_name(const char *name)
 	return -EINVAL;
 }
 
-const char *cf_class_name(int class_id)
+const char *capfence_class_name(int class_id)
 {
-	return cf_class_valid(class_id) ? classes[class_id].name : NULL;
+	return capfence_class_valid(class_id) ? classes[class_id].name : NULL;
 }
 
-bool cf_class_is_net(int class_id)
+bool capfence_class_is_net(int class_id)
 {
-	return cf_class_valid(class_id) && classes[class_id].net;
+	return capfence_class_valid(class_id) && classes[class_id].net;
 }
 
 /* ---- reasons ------------------------------------------------------------- */
@@ -106,12 +106,12 @@ static bool reason_valid(int r)
 	return r >= 0 && r <= CAPFENCE_R_MAX;
 }
 
-const char *cf_reason_name(int reason)
+const char *capfence_reason_name(int reason)
 {
 	return reason_valid(reason) ? reasons[reason].name : "?";
 }
 
-int cf_reason_from_name(const char *name)
+int capfence_reason_from_name(const char *name)
 {
 	int i;
 
@@ -123,12 +123,12 @@ int cf_reason_from_name(const char *name)
 	return -EINVAL;
 }
 
-int cf_reason_errno(int reason)
+int capfence_reason_errno(int reason)
 {
 	return reason_valid(reason) ? reasons[reason].err : EINVAL;
 }
 
-int cf_reason_exit(int reason)
+int capfence_reason_exit(int reason)
 {
 	return reason_valid(reason) ? reasons[reason].exit : 1;
 }
@@ -298,7 +298,7 @@ static int parse_ports(const char *s, struct capfence_net_range *nr,
 	return 0;
 }
 
-static int parse_net(const char *s, struct cf_constraint *c,
+static int parse_net(const char *s, struct capfence_constraint *c,
 		     char *err, size_t errlen)
 {
 	struct capfence_net_range *nr = &c->net;
@@ -376,24 +376,24 @@ static int parse_net(const char *s, struct cf_constraint *c,
 		goto bad;
 	}
 	if (host_bits_set(nr->addr, nr->prefix_len, bits)) {
-		struct cf_constraint canon = *c;
-		char cbuf[CF_CONSTRAINT_TEXT_MAX];
+		struct capfence_constraint canon = *c;
+		char cbuf[CAPFENCE_CONSTRAINT_TEXT_MAX];
 
 		canon.kind = CAPFENCE_CONSTRAINT_NET;
 		clear_host_bits(canon.net.addr, nr->prefix_len, bits);
-		cf_constraint_format(&canon, cbuf, sizeof(cbuf));
-		cf_seterr(err, errlen, "bad constraint \"" ECHO_FMT "\": host bits "
+		capfence_constraint_format(&canon, cbuf, sizeof(cbuf));
+		capfence__seterr(err, errlen, "bad constraint \"" ECHO_FMT "\": host bits "
 		       "set (did you mean %s?)", ECHO(s), cbuf);
 		return -EINVAL;
 	}
 	c->kind = CAPFENCE_CONSTRAINT_NET;
 	return 0;
 bad:
-	cf_seterr(err, errlen, "bad constraint \"" ECHO_FMT "\": %s", ECHO(s), why);
+	capfence__seterr(err, errlen, "bad constraint \"" ECHO_FMT "\": %s", ECHO(s), why);
 	return -EINVAL;
 }
 
-int cf_constraint_parse(const char *s, struct cf_constraint *c,
+int capfence_constraint_parse(const char *s, struct capfence_constraint *c,
 			char *err, size_t errlen)
 {
 	const char *why;
@@ -403,7 +403,7 @@ int cf_constraint_parse(const char *s, struct cf_constraint *c,
 		return -EINVAL;
 	memset(c, 0, sizeof(*c));
 	if (!s || !*s) {
-		cf_seterr(err, errlen, "empty constraint");
+		capfence__seterr(err, errlen, "empty constraint");
 		return -EINVAL;
 	}
 	if (s[0] != '/')
@@ -411,7 +411,7 @@ int cf_constraint_parse(const char *s, struct cf_constraint *c,
 	len = strlen(s);
 	why = path_problem(s, len);
 	if (why) {
-		cf_seterr(err, errlen, "bad constraint \"" ECHO_FMT "\": %s",
+		capfence__seterr(err, errlen, "bad constraint \"" ECHO_FMT "\": %s",
 		       ECHO(s), why);
 		return -EINVAL;
 	}
@@ -421,7 +421,7 @@ int cf_constraint_parse(const char *s, struct cf_constraint *c,
 	return 0;
 }
 
-int cf_constraint_format(const struct cf_constraint *c, char *buf, size_t len)
+int capfence_constraint_format(const struct capfence_constraint *c, char *buf, size_t len)
 {
 	const struct capfence_net_range *nr;
 	char a[INET6_ADDRSTRLEN], ports[16] = "";
@@ -457,7 +457,7 @@ int cf_constraint_format(const struct cf_constraint *c, char *buf, size_t len)
 	return n;
 }
 
-int cf_constraint_check(const struct cf_constraint *c, char *err,
+int capfence_constraint_check(const struct capfence_constraint *c, char *err,
 			size_t errlen)
 {
 	const struct capfence_net_range *nr = &c->net;
@@ -468,38 +468,38 @@ int cf_constraint_check(const struct cf_constraint *c, char *err,
 	case CAPFENCE_CONSTRAINT_NET:
 		bits = family_bits(nr->family);
 		if (!bits) {
-			cf_seterr(err, errlen, "net constraint: address family %u "
+			capfence__seterr(err, errlen, "net constraint: address family %u "
 			       "(expected 4 or 6)", nr->family);
 			return -EINVAL;
 		}
 		if (nr->prefix_len > bits) {
-			cf_seterr(err, errlen, "net constraint: prefix length %u > %u",
+			capfence__seterr(err, errlen, "net constraint: prefix length %u > %u",
 			       nr->prefix_len, bits);
 			return -EINVAL;
 		}
 		if (nr->reserved) {
-			cf_seterr(err, errlen, "net constraint: reserved field is "
+			capfence__seterr(err, errlen, "net constraint: reserved field is "
 			       "not zero");
 			return -EINVAL;
 		}
 		if (nr->family == 4 && host_bits_set(nr->addr, 32, 128)) {
-			cf_seterr(err, errlen, "net constraint: IPv4 address with "
+			capfence__seterr(err, errlen, "net constraint: IPv4 address with "
 			       "non-zero bytes 4..15");
 			return -EINVAL;
 		}
 		if (host_bits_set(nr->addr, nr->prefix_len, bits)) {
-			cf_seterr(err, errlen, "net constraint: non-canonical "
+			capfence__seterr(err, errlen, "net constraint: non-canonical "
 			       "CIDR (host bits set)");
 			return -EINVAL;
 		}
 		if (nr->port_min > nr->port_max) {
-			cf_seterr(err, errlen, "net constraint: port range "
+			capfence__seterr(err, errlen, "net constraint: port range "
 			       "%u-%u reversed", nr->port_min, nr->port_max);
 			return -EINVAL;
 		}
 		/* port 0 only as part of "any port", which has no text form */
 		if (nr->port_min == 0 && nr->port_max != 65535) {
-			cf_seterr(err, errlen, "net constraint: port range "
+			capfence__seterr(err, errlen, "net constraint: port range "
 			       "0-%u (port 0 is only valid as 0-65535)",
 			       nr->port_max);
 			return -EINVAL;
@@ -510,18 +510,18 @@ int cf_constraint_check(const struct cf_constraint *c, char *err,
 		if (!why && strnlen(c->path.s, sizeof(c->path.s)) != c->path.len)
 			why = "length does not match the string";
 		if (why) {
-			cf_seterr(err, errlen, "path constraint: %s", why);
+			capfence__seterr(err, errlen, "path constraint: %s", why);
 			return -EINVAL;
 		}
 		return 0;
 	default:
-		cf_seterr(err, errlen, "constraint kind %u unknown", c->kind);
+		capfence__seterr(err, errlen, "constraint kind %u unknown", c->kind);
 		return -EINVAL;
 	}
 }
 
-bool cf_constraint_equal(const struct cf_constraint *c,
-			 const struct cf_constraint *d)
+bool capfence_constraint_equal(const struct capfence_constraint *c,
+			 const struct capfence_constraint *d)
 {
 	const struct capfence_net_range *a = &c->net, *b = &d->net;
 
@@ -539,8 +539,8 @@ bool cf_constraint_equal(const struct cf_constraint *c,
 	return false;
 }
 
-bool cf_constraint_contains(const struct cf_constraint *outer,
-			    const struct cf_constraint *inner)
+bool capfence_constraint_contains(const struct capfence_constraint *outer,
+			    const struct capfence_constraint *inner)
 {
 	const struct capfence_net_range *o = &outer->net, *i = &inner->net;
 
@@ -562,7 +562,7 @@ bool cf_constraint_contains(const struct cf_constraint *outer,
 	}
 }
 
-bool cf_constraint_admits_addr(const struct cf_constraint *c, int family,
+bool capfence_constraint_admits_addr(const struct capfence_constraint *c, int family,
 			       const uint8_t *addr)
 {
 	return c->kind == CAPFENCE_CONSTRAINT_NET && addr &&
@@ -570,22 +570,22 @@ bool cf_constraint_admits_addr(const struct cf_constraint *c, int family,
 	       prefix_match(c->net.addr, addr, c->net.prefix_len);
 }
 
-bool cf_constraint_admits_port(const struct cf_constraint *c,
+bool capfence_constraint_admits_port(const struct capfence_constraint *c,
 			       unsigned int port)
 {
 	return c->kind == CAPFENCE_CONSTRAINT_NET &&
 	       port >= c->net.port_min && port <= c->net.port_max;
 }
 
-bool cf_constraint_admits_path(const struct cf_constraint *c,
+bool capfence_constraint_admits_path(const struct capfence_constraint *c,
 			       const char *path)
 {
 	return c->kind == CAPFENCE_CONSTRAINT_PATH && path &&
 	       path_prefix(c->path.s, c->path.len, path);
 }
 
-bool cf_constraints_contained(const struct cf_constraint *outer, size_t nout,
-			      const struct cf_constraint *inner, size_t nin)
+bool capfence_constraints_contained(const struct capfence_constraint *outer, size_t nout,
+			      const struct capfence_constraint *inner, size_t nin)
 {
 	size_t i, j;
 
@@ -600,7 +600,7 @@ bool cf_constraints_contained(const struct cf_constraint *outer, size_t nout,
 	 */
 	for (i = 0; i < nin; i++) {
 		for (j = 0; j < nout; j++)
-			if (cf_constraint_contains(&outer[j], &inner[i]))
+			if (capfence_constraint_contains(&outer[j], &inner[i]))
 				break;
 		if (j == nout)
 			return false;
@@ -610,9 +610,9 @@ bool cf_constraints_contained(const struct cf_constraint *outer, size_t nout,
 
 /* ---- rules ----------------------------------------------------------------- */
 
-int cf_rule_parse(const char *s, struct cf_rule *r, char *err, size_t errlen)
+int capfence_rule_parse(const char *s, struct capfence_rule *r, char *err, size_t errlen)
 {
-	char cname[32], cbuf[CF_CONSTRAINT_TEXT_MAX + 64];
+	char cname[32], cbuf[CAPFENCE_CONSTRAINT_TEXT_MAX + 64];
 	const char *eq, *kind, *list;
 	bool net;
 	int cls;
@@ -621,28 +621,28 @@ int cf_rule_parse(const char *s, struct cf_rule *r, char *err, size_t errlen)
 		return -EINVAL;
 	memset(r, 0, sizeof(*r));
 	if (!s || !*s) {
-		cf_seterr(err, errlen, "empty rule");
+		capfence__seterr(err, errlen, "empty rule");
 		return -EINVAL;
 	}
 	eq = strchr(s, '=');
 	if (!eq) {
-		cf_seterr(err, errlen, "bad rule \"" ECHO_FMT "\": expected "
+		capfence__seterr(err, errlen, "bad rule \"" ECHO_FMT "\": expected "
 		       "CLASS=open|deny|token[:CONSTRAINT,...]", ECHO(s));
 		return -EINVAL;
 	}
 	if ((size_t)(eq - s) >= sizeof(cname)) {
-		cf_seterr(err, errlen, "unknown class \"%.*s...\"", 31, s);
+		capfence__seterr(err, errlen, "unknown class \"%.*s...\"", 31, s);
 		return -EINVAL;
 	}
 	memcpy(cname, s, (size_t)(eq - s));
 	cname[eq - s] = '\0';
-	cls = cf_class_from_name(cname);
+	cls = capfence_class_from_name(cname);
 	if (cls < 0) {
-		cf_seterr(err, errlen, "unknown class \"%s\"", cname);
+		capfence__seterr(err, errlen, "unknown class \"%s\"", cname);
 		return -EINVAL;
 	}
 	r->class_id = (uint8_t)cls;
-	net = cf_class_is_net(cls);
+	net = capfence_class_is_net(cls);
 	kind = eq + 1;
 	if (!strcmp(kind, "open")) {
 		r->kind = CAPFENCE_RULE_OPEN;
@@ -654,10 +654,10 @@ int cf_rule_parse(const char *s, struct cf_rule *r, char *err, size_t errlen)
 	}
 	if (strncmp(kind, "token", 5) || (kind[5] && kind[5] != ':')) {
 		if (!strncmp(kind, "open:", 5) || !strncmp(kind, "deny:", 5))
-			cf_seterr(err, errlen, "%s: \"%.4s\" takes no constraints",
+			capfence__seterr(err, errlen, "%s: \"%.4s\" takes no constraints",
 			       cname, kind);
 		else
-			cf_seterr(err, errlen, "%s: unknown rule \"" ECHO_FMT
+			capfence__seterr(err, errlen, "%s: unknown rule \"" ECHO_FMT
 			       "\" (expected open, deny or token[:...])",
 			       cname, ECHO(kind));
 		return -EINVAL;
@@ -667,44 +667,44 @@ int cf_rule_parse(const char *s, struct cf_rule *r, char *err, size_t errlen)
 		return 0;
 	list = kind + 6;
 	if (!*list) {
-		cf_seterr(err, errlen, "%s: empty constraint list after "
+		capfence__seterr(err, errlen, "%s: empty constraint list after "
 		       "\"token:\"", cname);
 		return -EINVAL;
 	}
 	for (;;) {
 		size_t len = strcspn(list, ",");
-		struct cf_constraint *c;
+		struct capfence_constraint *c;
 		size_t i;
 
 		if (r->n == CAPFENCE_MAX_CONSTRAINTS) {
-			cf_seterr(err, errlen, "%s: more than %d constraints",
+			capfence__seterr(err, errlen, "%s: more than %d constraints",
 			       cname, CAPFENCE_MAX_CONSTRAINTS);
 			return -EINVAL;
 		}
 		if (!len) {
-			cf_seterr(err, errlen, "%s: empty constraint in list",
+			capfence__seterr(err, errlen, "%s: empty constraint in list",
 			       cname);
 			return -EINVAL;
 		}
 		if (len >= sizeof(cbuf)) {
-			cf_seterr(err, errlen, "bad constraint \"%.40s...\": "
+			capfence__seterr(err, errlen, "bad constraint \"%.40s...\": "
 			       "too long", list);
 			return -EINVAL;
 		}
 		memcpy(cbuf, list, len);
 		cbuf[len] = '\0';
 		c = &r->constraints[r->n];
-		if (cf_constraint_parse(cbuf, c, err, errlen))
+		if (capfence_constraint_parse(cbuf, c, err, errlen))
 			return -EINVAL;
 		if (net != (c->kind == CAPFENCE_CONSTRAINT_NET)) {
-			cf_seterr(err, errlen, "%s takes %s constraints, not "
+			capfence__seterr(err, errlen, "%s takes %s constraints, not "
 			       "\"" ECHO_FMT "\"", cname,
 			       net ? "CIDR" : "path", ECHO(cbuf));
 			return -EINVAL;
 		}
 		for (i = 0; i < r->n; i++) {
-			if (cf_constraint_equal(&r->constraints[i], c)) {
-				cf_seterr(err, errlen, "%s: duplicate constraint "
+			if (capfence_constraint_equal(&r->constraints[i], c)) {
+				capfence__seterr(err, errlen, "%s: duplicate constraint "
 				       "\"" ECHO_FMT "\"", cname, ECHO(cbuf));
 				return -EINVAL;
 			}
@@ -718,9 +718,9 @@ int cf_rule_parse(const char *s, struct cf_rule *r, char *err, size_t errlen)
 	return 0;
 }
 
-int cf_rule_format(const struct cf_rule *r, char *buf, size_t len)
+int capfence_rule_format(const struct capfence_rule *r, char *buf, size_t len)
 {
-	const char *cname = cf_class_name(r->class_id);
+	const char *cname = capfence_class_name(r->class_id);
 	size_t off;
 	int n, i;
 
@@ -749,7 +749,7 @@ int cf_rule_format(const struct cf_rule *r, char *buf, size_t len)
 			return -ENOSPC;
 		buf[off++] = i ? ',' : ':';
 		buf[off] = '\0';
-		n = cf_constraint_format(&r->constraints[i], buf + off,
+		n = capfence_constraint_format(&r->constraints[i], buf + off,
 					 len - off);
 		if (n < 0)
 			return n;
@@ -758,8 +758,8 @@ int cf_rule_format(const struct cf_rule *r, char *buf, size_t len)
 	return (int)off;
 }
 
-bool cf_rule_narrows(const struct cf_rule *old_rule,
-		     const struct cf_rule *new_rule)
+bool capfence_rule_narrows(const struct capfence_rule *old_rule,
+		     const struct capfence_rule *new_rule)
 {
 	if (old_rule->kind == CAPFENCE_RULE_DENY)
 		return false;
@@ -768,20 +768,20 @@ bool cf_rule_narrows(const struct cf_rule *old_rule,
 	if (new_rule->kind != CAPFENCE_RULE_TOKEN ||
 	    old_rule->kind != CAPFENCE_RULE_TOKEN)
 		return true;	/* open -> token/deny, token -> deny, junk */
-	return !cf_constraints_contained(new_rule->constraints, new_rule->n,
+	return !capfence_constraints_contained(new_rule->constraints, new_rule->n,
 					 old_rule->constraints, old_rule->n);
 }
 
-bool cf_rule_admits_constraints(const struct cf_rule *r,
-				const struct cf_constraint *cs, size_t n)
+bool capfence_rule_admits_constraints(const struct capfence_rule *r,
+				const struct capfence_constraint *cs, size_t n)
 {
 	return r->kind == CAPFENCE_RULE_TOKEN &&
-	       cf_constraints_contained(r->constraints, r->n, cs, n);
+	       capfence_constraints_contained(r->constraints, r->n, cs, n);
 }
 
 /* ---- epochs ------------------------------------------------------------ */
 
-void cf_epoch_init(struct cf_epoch *e, uint64_t epoch_id)
+void capfence_epoch_init(struct capfence_epoch *e, uint64_t epoch_id)
 {
 	int i;
 
@@ -794,16 +794,16 @@ void cf_epoch_init(struct cf_epoch *e, uint64_t epoch_id)
 }
 
 /* Parse one rule into e, refusing a class seen before. */
-static int epoch_add_rule(struct cf_epoch *e, bool *seen, const char *s,
+static int epoch_add_rule(struct capfence_epoch *e, bool *seen, const char *s,
 			  char *err, size_t errlen)
 {
-	struct cf_rule r;
+	struct capfence_rule r;
 
-	if (cf_rule_parse(s, &r, err, errlen))
+	if (capfence_rule_parse(s, &r, err, errlen))
 		return -EINVAL;
 	if (seen[r.class_id]) {
-		cf_seterr(err, errlen, "duplicate class \"%s\"",
-		       cf_class_name(r.class_id));
+		capfence__seterr(err, errlen, "duplicate class \"%s\"",
+		       capfence_class_name(r.class_id));
 		return -EINVAL;
 	}
 	seen[r.class_id] = true;
@@ -811,22 +811,22 @@ static int epoch_add_rule(struct cf_epoch *e, bool *seen, const char *s,
 	return 0;
 }
 
-int cf_epoch_parse_rules(struct cf_epoch *e, uint64_t epoch_id,
+int capfence_epoch_parse_rules(struct capfence_epoch *e, uint64_t epoch_id,
 			 const char *const *rules, size_t n,
 			 char *err, size_t errlen)
 {
 	bool seen[CAPFENCE_CLASS_MAX + 1] = { false };
-	char msg[CF_ERR_MAX];
+	char msg[CAPFENCE_ERR_MAX];
 	size_t i;
 
-	cf_epoch_init(e, epoch_id);
+	capfence_epoch_init(e, epoch_id);
 	if (!epoch_id) {
-		cf_seterr(err, errlen, "epoch id must be greater than 0");
+		capfence__seterr(err, errlen, "epoch id must be greater than 0");
 		return -EINVAL;
 	}
 	for (i = 0; i < n; i++) {
 		if (epoch_add_rule(e, seen, rules[i], msg, sizeof(msg))) {
-			cf_seterr(err, errlen, "rule %zu: %s", i + 1, msg);
+			capfence__seterr(err, errlen, "rule %zu: %s", i + 1, msg);
 			return -EINVAL;
 		}
 	}
@@ -850,17 +850,17 @@ static int parse_u64(const char *s, uint64_t *out)
 	return 0;
 }
 
-static int epoch_parse(struct cf_epoch *e, uint64_t epoch_id, const char *text,
+static int epoch_parse(struct capfence_epoch *e, uint64_t epoch_id, const char *text,
 		       const char *label, char *err, size_t errlen)
 {
 	bool seen[CAPFENCE_CLASS_MAX + 1] = { false };
 	uint64_t file_id = 0;
-	char msg[CF_ERR_MAX];
+	char msg[CAPFENCE_ERR_MAX];
 	const char *p = text;
 	unsigned int lineno = 0;
 	int ret = 0;
 
-	cf_epoch_init(e, epoch_id);
+	capfence_epoch_init(e, epoch_id);
 	while (*p) {
 		size_t len = strcspn(p, "\n");
 		char *line, *s, *end, *hash;
@@ -924,17 +924,17 @@ static int epoch_parse(struct cf_epoch *e, uint64_t epoch_id, const char *text,
 	return 0;
 fail:
 	if (label && lineno)
-		cf_seterr(err, errlen, "%s:%u: %s", label, lineno, msg);
+		capfence__seterr(err, errlen, "%s:%u: %s", label, lineno, msg);
 	else if (label)
-		cf_seterr(err, errlen, "%s: %s", label, msg);
+		capfence__seterr(err, errlen, "%s: %s", label, msg);
 	else if (lineno)
-		cf_seterr(err, errlen, "line %u: %s", lineno, msg);
+		capfence__seterr(err, errlen, "line %u: %s", lineno, msg);
 	else
-		cf_seterr(err, errlen, "%s", msg);
+		capfence__seterr(err, errlen, "%s", msg);
 	return ret;
 }
 
-int cf_epoch_parse_text(struct cf_epoch *e, uint64_t epoch_id,
+int capfence_epoch_parse_text(struct capfence_epoch *e, uint64_t epoch_id,
 			const char *text, char *err, size_t errlen)
 {
 	if (!e || !text)
@@ -944,7 +944,7 @@ int cf_epoch_parse_text(struct cf_epoch *e, uint64_t epoch_id,
 
 #define CF_RULES_FILE_MAX	(1 << 20)
 
-int cf_epoch_parse_file(struct cf_epoch *e, uint64_t epoch_id,
+int capfence_epoch_parse_file(struct capfence_epoch *e, uint64_t epoch_id,
 			const char *path, char *err, size_t errlen)
 {
 	size_t len = 0, cap = 4096;
@@ -957,7 +957,7 @@ int cf_epoch_parse_file(struct cf_epoch *e, uint64_t epoch_id,
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		ret = -errno;
-		cf_seterr(err, errlen, "%s: %s", path, strerror(-ret));
+		capfence__seterr(err, errlen, "%s: %s", path, strerror(-ret));
 		return ret;
 	}
 	buf = malloc(cap);
@@ -970,7 +970,7 @@ int cf_epoch_parse_file(struct cf_epoch *e, uint64_t epoch_id,
 			char *nb;
 
 			if (cap >= CF_RULES_FILE_MAX) {
-				cf_seterr(err, errlen, "%s: larger than 1 MiB",
+				capfence__seterr(err, errlen, "%s: larger than 1 MiB",
 				       path);
 				ret = -EFBIG;
 				goto out;
@@ -988,7 +988,7 @@ int cf_epoch_parse_file(struct cf_epoch *e, uint64_t epoch_id,
 			continue;
 		if (n < 0) {
 			ret = -errno;
-			cf_seterr(err, errlen, "%s: %s", path, strerror(-ret));
+			capfence__seterr(err, errlen, "%s: %s", path, strerror(-ret));
 			goto out;
 		}
 		if (!n)
@@ -997,7 +997,7 @@ int cf_epoch_parse_file(struct cf_epoch *e, uint64_t epoch_id,
 	}
 	buf[len] = '\0';
 	if (strlen(buf) != len) {
-		cf_seterr(err, errlen, "%s: NUL byte in rules file", path);
+		capfence__seterr(err, errlen, "%s: NUL byte in rules file", path);
 		ret = -EINVAL;
 		goto out;
 	}
@@ -1008,7 +1008,7 @@ out:
 	return ret;
 }
 
-int cf_epoch_format(const struct cf_epoch *e, char *buf, size_t len)
+int capfence_epoch_format(const struct capfence_epoch *e, char *buf, size_t len)
 {
 	size_t off;
 	int n, i;
@@ -1018,7 +1018,7 @@ int cf_epoch_format(const struct cf_epoch *e, char *buf, size_t len)
 		return -ENOSPC;
 	off = (size_t)n;
 	for (i = 1; i <= CAPFENCE_CLASS_MAX; i++) {
-		n = cf_rule_format(&e->rules[i], buf + off, len - off);
+		n = capfence_rule_format(&e->rules[i], buf + off, len - off);
 		if (n < 0)
 			return n;
 		off += (size_t)n;
@@ -1030,11 +1030,23 @@ int cf_epoch_format(const struct cf_epoch *e, char *buf, size_t len)
 	return (int)off;
 }
 
-bool cf_epoch_narrows(const struct cf_epoch *old_e,
-		      const struct cf_epoch *new_e, int class_id)
+bool capfence_epoch_narrows(const struct capfence_epoch *old_e,
+		      const struct capfence_epoch *new_e, int class_id)
 {
-	if (!cf_class_valid(class_id))
+	if (!capfence_class_valid(class_id))
 		return false;
-	return cf_rule_narrows(&old_e->rules[class_id],
+	return capfence_rule_narrows(&old_e->rules[class_id],
 			       &new_e->rules[class_id]);
+}
+
+/* ---- version ---------------------------------------------------------------- */
+
+const char *capfence_version(void)
+{
+	return CAPFENCE_LIB_VERSION_STRING;
+}
+
+unsigned int capfence_version_number(void)
+{
+	return CAPFENCE_LIB_VERSION;
 }

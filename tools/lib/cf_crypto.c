@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * libcapfence: keys, the token encoding, mint/verify and the delegation-time
  * decision. Every primitive (randomness, HMAC-SHA256, base64url, constant
@@ -16,7 +16,7 @@
 
 #include <sodium.h>
 
-#include "libcapfence.h"
+#include <capfence/capfence.h>
 #include "cf_internal.h"
 
 static int sodium_ready(void)
@@ -34,7 +34,7 @@ static int sodium_ready(void)
 
 /* ---- keys ---------------------------------------------------------------- */
 
-struct cf_key {
+struct capfence_key {
 	/* keyed HMAC state first: it needs 8-byte alignment */
 	crypto_auth_hmacsha256_state st;
 	uint32_t id;
@@ -42,11 +42,11 @@ struct cf_key {
 };
 
 /* sodium_malloc puts the object at the end of a page: keep it aligned. */
-#define CF_KEY_ALLOC	((sizeof(struct cf_key) + 15) & ~(size_t)15)
+#define CF_KEY_ALLOC	((sizeof(struct capfence_key) + 15) & ~(size_t)15)
 
-int cf_key_from_bytes(uint32_t id, const uint8_t *bytes, struct cf_key **out)
+int capfence_key_from_bytes(uint32_t id, const uint8_t *bytes, struct capfence_key **out)
 {
-	struct cf_key *k;
+	struct capfence_key *k;
 	int ret;
 
 	if (!out || !bytes || !id)
@@ -68,7 +68,7 @@ int cf_key_from_bytes(uint32_t id, const uint8_t *bytes, struct cf_key **out)
 	return 0;
 }
 
-int cf_key_generate(uint32_t id, struct cf_key **out)
+int capfence_key_generate(uint32_t id, struct capfence_key **out)
 {
 	uint8_t raw[CAPFENCE_KEY_LEN];
 	int ret;
@@ -79,22 +79,22 @@ int cf_key_generate(uint32_t id, struct cf_key **out)
 	if (ret)
 		return ret;
 	randombytes_buf(raw, sizeof(raw));
-	ret = cf_key_from_bytes(id, raw, out);
+	ret = capfence_key_from_bytes(id, raw, out);
 	sodium_memzero(raw, sizeof(raw));
 	return ret;
 }
 
-uint32_t cf_key_id(const struct cf_key *k)
+uint32_t capfence_key_id(const struct capfence_key *k)
 {
 	return k ? k->id : 0;
 }
 
-void cf_key_bytes(const struct cf_key *k, uint8_t out[CAPFENCE_KEY_LEN])
+void capfence_key_bytes(const struct capfence_key *k, uint8_t out[CAPFENCE_KEY_LEN])
 {
 	memcpy(out, k->key, CAPFENCE_KEY_LEN);
 }
 
-void cf_key_free(struct cf_key *k)
+void capfence_key_free(struct capfence_key *k)
 {
 	/* sodium_free makes the pages writable and wipes them */
 	if (k)
@@ -106,7 +106,7 @@ void cf_key_free(struct cf_key *k)
 				sodium_base64_VARIANT_URLSAFE_NO_PADDING)
 #define CF_KEY_FILE_MAX	4096
 
-int cf_key_format(const struct cf_key *k, char *buf, size_t len)
+int capfence_key_format(const struct capfence_key *k, char *buf, size_t len)
 {
 	char b64[CF_KEY_B64_LEN];
 	int n;
@@ -140,31 +140,31 @@ static int write_all(int fd, const char *p, size_t len)
 	return 0;
 }
 
-int cf_key_save(const struct cf_key *k, const char *path,
+int capfence_key_save(const struct capfence_key *k, const char *path,
 		char *err, size_t errlen)
 {
 	char text[128], *tmp;
 	int fd, n, ret;
 
 	if (!k || !path || !*path) {
-		cf_seterr(err, errlen, "no key file path given");
+		capfence__seterr(err, errlen, "no key file path given");
 		return -EINVAL;
 	}
-	n = cf_key_format(k, text, sizeof(text));
+	n = capfence_key_format(k, text, sizeof(text));
 	if (n < 0) {
-		cf_seterr(err, errlen, "cannot format the key: %s", strerror(-n));
+		capfence__seterr(err, errlen, "cannot format the key: %s", strerror(-n));
 		return n;
 	}
 	/* write a sibling and rename: a reader never sees half a key */
 	if (asprintf(&tmp, "%s.XXXXXX", path) < 0) {
 		ret = -ENOMEM;
-		cf_seterr(err, errlen, "%s: %s", path, strerror(-ret));
+		capfence__seterr(err, errlen, "%s: %s", path, strerror(-ret));
 		goto out_wipe;
 	}
 	fd = mkstemp(tmp);	/* creates with mode 0600 */
 	if (fd < 0) {
 		ret = -errno;
-		cf_seterr(err, errlen, "%s: %s", path, strerror(-ret));
+		capfence__seterr(err, errlen, "%s: %s", path, strerror(-ret));
 		goto out_free;
 	}
 	ret = fchmod(fd, 0600) ? -errno : 0;
@@ -177,7 +177,7 @@ int cf_key_save(const struct cf_key *k, const char *path,
 	if (!ret && rename(tmp, path))
 		ret = -errno;
 	if (ret) {
-		cf_seterr(err, errlen, "%s: %s", path, strerror(-ret));
+		capfence__seterr(err, errlen, "%s: %s", path, strerror(-ret));
 		unlink(tmp);
 	}
 out_free:
@@ -200,7 +200,7 @@ static bool next_line(const char **p, const char **line, size_t *len)
 	return true;
 }
 
-int cf_key_parse(const char *text, struct cf_key **out,
+int capfence_key_parse(const char *text, struct capfence_key **out,
 		 char *err, size_t errlen)
 {
 	uint8_t raw[CAPFENCE_KEY_LEN + 8];
@@ -222,26 +222,26 @@ int cf_key_parse(const char *text, struct cf_key **out,
 
 		for (line = text; line < cr; line++)
 			lineno += *line == '\n';
-		cf_seterr(err, errlen, "line %u: carriage return (CRLF line "
+		capfence__seterr(err, errlen, "line %u: carriage return (CRLF line "
 		       "ends are not accepted)", lineno);
 		return -EBADMSG;
 	}
 	if (!next_line(&p, &line, &len) || len != strlen(CF_KEY_MAGIC) ||
 	    memcmp(line, CF_KEY_MAGIC, len)) {
 		if (!strncmp(text, CF_KEY_MAGIC, strlen(CF_KEY_MAGIC)))
-			cf_seterr(err, errlen, "line 1: unexpected characters "
+			capfence__seterr(err, errlen, "line 1: unexpected characters "
 			       "after \"" CF_KEY_MAGIC "\"");
 		else if (!strncmp(text, "capfence-key ", 13))
-			cf_seterr(err, errlen, "line 1: unsupported key file "
+			capfence__seterr(err, errlen, "line 1: unsupported key file "
 			       "version (expected \"" CF_KEY_MAGIC "\")");
 		else
-			cf_seterr(err, errlen, "line 1: not a capfence key file "
+			capfence__seterr(err, errlen, "line 1: not a capfence key file "
 			       "(expected \"" CF_KEY_MAGIC "\")");
 		return -EBADMSG;
 	}
 	if (!next_line(&p, &line, &len) || len < 4 || len - 3 >= sizeof(num) ||
 	    memcmp(line, "id ", 3)) {
-		cf_seterr(err, errlen, "line 2: expected \"id N\"");
+		capfence__seterr(err, errlen, "line 2: expected \"id N\"");
 		return -EBADMSG;
 	}
 	memcpy(num, line + 3, len - 3);
@@ -249,44 +249,44 @@ int cf_key_parse(const char *text, struct cf_key **out,
 	if (num[0] < '1' || num[0] > '9' ||
 	    strspn(num, "0123456789") != len - 3 ||
 	    (id = strtoull(num, NULL, 10)) > UINT32_MAX) {
-		cf_seterr(err, errlen, "line 2: key id \"%s\" is not a decimal "
+		capfence__seterr(err, errlen, "line 2: key id \"%s\" is not a decimal "
 		       "in 1..4294967295", num);
 		return -EBADMSG;
 	}
 	if (!next_line(&p, &line, &len) || len < 5 || memcmp(line, "key ", 4)) {
-		cf_seterr(err, errlen, "line 3: expected \"key BASE64URL\"");
+		capfence__seterr(err, errlen, "line 3: expected \"key BASE64URL\"");
 		return -EBADMSG;
 	}
 	if (sodium_base642bin(raw, sizeof(raw), line + 4, len - 4, NULL,
 			      &rawlen, &end,
 			      sodium_base64_VARIANT_URLSAFE_NO_PADDING) ||
 	    end != line + len) {
-		cf_seterr(err, errlen, "line 3: key is not base64url without "
+		capfence__seterr(err, errlen, "line 3: key is not base64url without "
 		       "padding");
 		ret = -EBADMSG;
 		goto out;
 	}
 	if (rawlen != CAPFENCE_KEY_LEN) {
-		cf_seterr(err, errlen, "line 3: key is %zu bytes, expected %d",
+		capfence__seterr(err, errlen, "line 3: key is %zu bytes, expected %d",
 		       rawlen, CAPFENCE_KEY_LEN);
 		ret = -EBADMSG;
 		goto out;
 	}
 	if (*p) {
-		cf_seterr(err, errlen, "line 4: unexpected content after the key");
+		capfence__seterr(err, errlen, "line 4: unexpected content after the key");
 		ret = -EBADMSG;
 		goto out;
 	}
-	ret = cf_key_from_bytes((uint32_t)id, raw, out);
+	ret = capfence_key_from_bytes((uint32_t)id, raw, out);
 out:
 	sodium_memzero(raw, sizeof(raw));
 	return ret;
 }
 
-int cf_key_load(const char *path, struct cf_key **out,
+int capfence_key_load(const char *path, struct capfence_key **out,
 		char *err, size_t errlen)
 {
-	char text[CF_KEY_FILE_MAX + 1], msg[CF_ERR_MAX];
+	char text[CF_KEY_FILE_MAX + 1], msg[CAPFENCE_ERR_MAX];
 	size_t len = 0;
 	struct stat st;
 	int fd, ret;
@@ -297,16 +297,16 @@ int cf_key_load(const char *path, struct cf_key **out,
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0) {
 		ret = -errno;
-		cf_seterr(err, errlen, "%s: %s", path, strerror(-ret));
+		capfence__seterr(err, errlen, "%s: %s", path, strerror(-ret));
 		return ret;
 	}
 	if (fstat(fd, &st)) {
 		ret = -errno;
-		cf_seterr(err, errlen, "%s: %s", path, strerror(-ret));
+		capfence__seterr(err, errlen, "%s: %s", path, strerror(-ret));
 		goto out_close;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		cf_seterr(err, errlen, "%s: not a regular file", path);
+		capfence__seterr(err, errlen, "%s: not a regular file", path);
 		ret = -EBADMSG;
 		goto out_close;
 	}
@@ -317,14 +317,14 @@ int cf_key_load(const char *path, struct cf_key **out,
 			continue;
 		if (n < 0) {
 			ret = -errno;
-			cf_seterr(err, errlen, "%s: %s", path, strerror(-ret));
+			capfence__seterr(err, errlen, "%s: %s", path, strerror(-ret));
 			goto out_wipe;
 		}
 		if (!n)
 			break;
 		len += (size_t)n;
 		if (len == sizeof(text) - 1) {
-			cf_seterr(err, errlen, "%s: too large for a key file",
+			capfence__seterr(err, errlen, "%s: too large for a key file",
 			       path);
 			ret = -EBADMSG;
 			goto out_wipe;
@@ -332,13 +332,13 @@ int cf_key_load(const char *path, struct cf_key **out,
 	}
 	text[len] = '\0';
 	if (strlen(text) != len) {
-		cf_seterr(err, errlen, "%s: NUL byte in key file", path);
+		capfence__seterr(err, errlen, "%s: NUL byte in key file", path);
 		ret = -EBADMSG;
 		goto out_wipe;
 	}
-	ret = cf_key_parse(text, out, msg, sizeof(msg));
+	ret = capfence_key_parse(text, out, msg, sizeof(msg));
 	if (ret)
-		cf_seterr(err, errlen, "%s: %s", path, msg);
+		capfence__seterr(err, errlen, "%s: %s", path, msg);
 out_wipe:
 	sodium_memzero(text, sizeof(text));
 out_close:
@@ -388,7 +388,7 @@ static inline uint64_t get64(const uint8_t *p)
  * Encode the MAC input without validating the fields: the hot path of
  * verify. Only bounds are checked; a bad token then simply fails its MAC.
  */
-static int encode_body(const struct cf_token *t, uint8_t *buf, size_t len)
+static int encode_body(const struct capfence_token *t, uint8_t *buf, size_t len)
 {
 	size_t off = CF_HDR_LEN + 1;
 	unsigned int i;
@@ -403,7 +403,7 @@ static int encode_body(const struct cf_token *t, uint8_t *buf, size_t len)
 	put64(buf + 16, t->epoch_id);
 	buf[24] = t->n;
 	for (i = 0; i < t->n; i++) {
-		const struct cf_constraint *c = &t->constraints[i];
+		const struct capfence_constraint *c = &t->constraints[i];
 		const struct capfence_net_range *nr = &c->net;
 
 		if (c->kind == CAPFENCE_CONSTRAINT_NET) {
@@ -430,77 +430,77 @@ static int encode_body(const struct cf_token *t, uint8_t *buf, size_t len)
 }
 
 /* Everything a decoder would refuse, as one message. */
-int cf_token_check(const struct cf_token *t, char *err, size_t errlen)
+int capfence_token_check(const struct capfence_token *t, char *err, size_t errlen)
 {
-	char msg[CF_ERR_MAX];
+	char msg[CAPFENCE_ERR_MAX];
 	bool net;
 	int i;
 
 	if (t->version != CAPFENCE_TOKEN_VERSION) {
-		cf_seterr(err, errlen, "unsupported token version %u (expected %d)",
+		capfence__seterr(err, errlen, "unsupported token version %u (expected %d)",
 		       t->version, CAPFENCE_TOKEN_VERSION);
 		return -EBADMSG;
 	}
-	if (!cf_class_valid(t->class_id)) {
-		cf_seterr(err, errlen, "unknown class id %u", t->class_id);
+	if (!capfence_class_valid(t->class_id)) {
+		capfence__seterr(err, errlen, "unknown class id %u", t->class_id);
 		return -EBADMSG;
 	}
 	if (t->flags & ~CAPFENCE_TOKEN_F_MASK) {
-		cf_seterr(err, errlen, "unknown flag bits 0x%04x",
+		capfence__seterr(err, errlen, "unknown flag bits 0x%04x",
 		       t->flags & ~CAPFENCE_TOKEN_F_MASK);
 		return -EBADMSG;
 	}
 	if (!t->key_id) {
-		cf_seterr(err, errlen, "key id is 0");
+		capfence__seterr(err, errlen, "key id is 0");
 		return -EBADMSG;
 	}
 	if (!t->cap_id) {
-		cf_seterr(err, errlen, "cap id is 0");
+		capfence__seterr(err, errlen, "cap id is 0");
 		return -EBADMSG;
 	}
 	if (!t->epoch_id) {
-		cf_seterr(err, errlen, "epoch id is 0");
+		capfence__seterr(err, errlen, "epoch id is 0");
 		return -EBADMSG;
 	}
 	if (t->n > CAPFENCE_MAX_CONSTRAINTS) {
-		cf_seterr(err, errlen, "%u constraints (max %d)", t->n,
+		capfence__seterr(err, errlen, "%u constraints (max %d)", t->n,
 		       CAPFENCE_MAX_CONSTRAINTS);
 		return -EBADMSG;
 	}
-	net = cf_class_is_net(t->class_id);
+	net = capfence_class_is_net(t->class_id);
 	for (i = 0; i < t->n; i++) {
-		const struct cf_constraint *c = &t->constraints[i];
+		const struct capfence_constraint *c = &t->constraints[i];
 
 		if (c->kind != CAPFENCE_CONSTRAINT_NET &&
 		    c->kind != CAPFENCE_CONSTRAINT_PATH) {
-			cf_seterr(err, errlen, "constraint %d: unknown kind %u",
+			capfence__seterr(err, errlen, "constraint %d: unknown kind %u",
 			       i + 1, c->kind);
 			return -EBADMSG;
 		}
 		if (net != (c->kind == CAPFENCE_CONSTRAINT_NET)) {
-			cf_seterr(err, errlen, "constraint %d: %s constraint in "
+			capfence__seterr(err, errlen, "constraint %d: %s constraint in "
 			       "a %s token", i + 1,
-			       net ? "path" : "net", cf_class_name(t->class_id));
+			       net ? "path" : "net", capfence_class_name(t->class_id));
 			return -EBADMSG;
 		}
-		if (cf_constraint_check(c, msg, sizeof(msg))) {
-			cf_seterr(err, errlen, "constraint %d: %s", i + 1, msg);
+		if (capfence_constraint_check(c, msg, sizeof(msg))) {
+			capfence__seterr(err, errlen, "constraint %d: %s", i + 1, msg);
 			return -EBADMSG;
 		}
 	}
 	return 0;
 }
 
-int cf_token_encode_body(const struct cf_token *t, uint8_t *buf, size_t len)
+int capfence_token_encode_body(const struct capfence_token *t, uint8_t *buf, size_t len)
 {
-	if (!t || !buf || cf_token_check(t, NULL, 0))
+	if (!t || !buf || capfence_token_check(t, NULL, 0))
 		return -EINVAL;
 	return encode_body(t, buf, len);
 }
 
-int cf_token_encode_bin(const struct cf_token *t, uint8_t *buf, size_t len)
+int capfence_token_encode_bin(const struct capfence_token *t, uint8_t *buf, size_t len)
 {
-	int n = cf_token_encode_body(t, buf, len);
+	int n = capfence_token_encode_body(t, buf, len);
 
 	if (n < 0)
 		return n;
@@ -510,7 +510,7 @@ int cf_token_encode_bin(const struct cf_token *t, uint8_t *buf, size_t len)
 	return n + CAPFENCE_MAC_LEN;
 }
 
-int cf_token_decode_bin(const uint8_t *buf, size_t len, struct cf_token *t,
+int capfence_token_decode_bin(const uint8_t *buf, size_t len, struct capfence_token *t,
 			char *err, size_t errlen)
 {
 	size_t off = CF_HDR_LEN + 1;
@@ -520,12 +520,12 @@ int cf_token_decode_bin(const uint8_t *buf, size_t len, struct cf_token *t,
 		return -EINVAL;
 	memset(t, 0, sizeof(*t));
 	if (len > CAPFENCE_TOKEN_MAX_LEN) {
-		cf_seterr(err, errlen, "token too long: %zu bytes (max %d)", len,
+		capfence__seterr(err, errlen, "token too long: %zu bytes (max %d)", len,
 		       CAPFENCE_TOKEN_MAX_LEN);
 		return -EBADMSG;
 	}
 	if (len < off) {
-		cf_seterr(err, errlen, "token truncated: %zu bytes, the header "
+		capfence__seterr(err, errlen, "token truncated: %zu bytes, the header "
 		       "needs %zu", len, off);
 		return -EBADMSG;
 	}
@@ -538,20 +538,20 @@ int cf_token_decode_bin(const uint8_t *buf, size_t len, struct cf_token *t,
 	t->n = buf[24];
 	/* the layout below is version 1's: say so before judging it */
 	if (t->version != CAPFENCE_TOKEN_VERSION) {
-		cf_seterr(err, errlen, "unsupported token version %u (expected %d)",
+		capfence__seterr(err, errlen, "unsupported token version %u (expected %d)",
 		       t->version, CAPFENCE_TOKEN_VERSION);
 		return -EBADMSG;
 	}
 	if (t->n > CAPFENCE_MAX_CONSTRAINTS) {
-		cf_seterr(err, errlen, "%u constraints (max %d)", t->n,
+		capfence__seterr(err, errlen, "%u constraints (max %d)", t->n,
 		       CAPFENCE_MAX_CONSTRAINTS);
 		return -EBADMSG;
 	}
 	for (i = 0; i < t->n; i++) {
-		struct cf_constraint *c = &t->constraints[i];
+		struct capfence_constraint *c = &t->constraints[i];
 
 		if (off >= len) {
-			cf_seterr(err, errlen, "token truncated in constraint %u",
+			capfence__seterr(err, errlen, "token truncated in constraint %u",
 			       i + 1);
 			return -EBADMSG;
 		}
@@ -560,7 +560,7 @@ int cf_token_decode_bin(const uint8_t *buf, size_t len, struct cf_token *t,
 			const uint8_t *p = buf + off + 1;
 
 			if (len - off < 1 + CF_NET_LEN) {
-				cf_seterr(err, errlen, "token truncated in "
+				capfence__seterr(err, errlen, "token truncated in "
 				       "constraint %u", i + 1);
 				return -EBADMSG;
 			}
@@ -576,7 +576,7 @@ int cf_token_decode_bin(const uint8_t *buf, size_t len, struct cf_token *t,
 
 			if (len - off < 2 ||
 			    len - off - 2 < (plen = buf[off + 1])) {
-				cf_seterr(err, errlen, "token truncated in "
+				capfence__seterr(err, errlen, "token truncated in "
 				       "constraint %u", i + 1);
 				return -EBADMSG;
 			}
@@ -585,26 +585,26 @@ int cf_token_decode_bin(const uint8_t *buf, size_t len, struct cf_token *t,
 			c->path.s[plen] = '\0';
 			off += 2 + plen;
 		} else {
-			cf_seterr(err, errlen, "constraint %u: unknown kind %u",
+			capfence__seterr(err, errlen, "constraint %u: unknown kind %u",
 			       i + 1, c->kind);
 			return -EBADMSG;
 		}
 	}
 	if (len - off < CAPFENCE_MAC_LEN) {
-		cf_seterr(err, errlen, "token truncated: MAC is %zu bytes, "
+		capfence__seterr(err, errlen, "token truncated: MAC is %zu bytes, "
 		       "expected %d", len - off, CAPFENCE_MAC_LEN);
 		return -EBADMSG;
 	}
 	if (len - off > CAPFENCE_MAC_LEN) {
-		cf_seterr(err, errlen, "%zu trailing bytes after the MAC",
+		capfence__seterr(err, errlen, "%zu trailing bytes after the MAC",
 		       len - off - CAPFENCE_MAC_LEN);
 		return -EBADMSG;
 	}
 	memcpy(t->mac, buf + off, CAPFENCE_MAC_LEN);
-	return cf_token_check(t, err, errlen);
+	return capfence_token_check(t, err, errlen);
 }
 
-int cf_token_to_text(const struct cf_token *t, char *buf, size_t len)
+int capfence_token_to_text(const struct capfence_token *t, char *buf, size_t len)
 {
 	uint8_t bin[CAPFENCE_TOKEN_MAX_LEN];
 	size_t plen = strlen(CAPFENCE_TOKEN_PREFIX), need;
@@ -612,7 +612,7 @@ int cf_token_to_text(const struct cf_token *t, char *buf, size_t len)
 
 	if (!buf)
 		return -EINVAL;
-	n = cf_token_encode_bin(t, bin, sizeof(bin));
+	n = capfence_token_encode_bin(t, bin, sizeof(bin));
 	if (n < 0)
 		return n;
 	need = sodium_base64_ENCODED_LEN((size_t)n,
@@ -625,7 +625,7 @@ int cf_token_to_text(const struct cf_token *t, char *buf, size_t len)
 	return (int)(plen + need - 1);
 }
 
-int cf_token_from_text(const char *s, struct cf_token *t,
+int capfence_token_from_text(const char *s, struct capfence_token *t,
 		       char *err, size_t errlen)
 {
 	uint8_t bin[CAPFENCE_TOKEN_MAX_LEN];
@@ -636,17 +636,17 @@ int cf_token_from_text(const char *s, struct cf_token *t,
 		return -EINVAL;
 	memset(t, 0, sizeof(*t));
 	if (!s || !*s) {
-		cf_seterr(err, errlen, "empty token");
+		capfence__seterr(err, errlen, "empty token");
 		return -EBADMSG;
 	}
-	len = strnlen(s, CF_TOKEN_TEXT_MAX + 1);
-	if (len > CF_TOKEN_TEXT_MAX) {
-		cf_seterr(err, errlen, "token text too long (max %zu characters)",
-		       (size_t)CF_TOKEN_TEXT_MAX);
+	len = strnlen(s, CAPFENCE_TOKEN_TEXT_MAX + 1);
+	if (len > CAPFENCE_TOKEN_TEXT_MAX) {
+		capfence__seterr(err, errlen, "token text too long (max %zu characters)",
+		       (size_t)CAPFENCE_TOKEN_TEXT_MAX);
 		return -EBADMSG;
 	}
 	if (len < plen || memcmp(s, CAPFENCE_TOKEN_PREFIX, plen)) {
-		cf_seterr(err, errlen, "token must start with \"%s\"",
+		capfence__seterr(err, errlen, "token must start with \"%s\"",
 		       CAPFENCE_TOKEN_PREFIX);
 		return -EBADMSG;
 	}
@@ -658,13 +658,13 @@ int cf_token_from_text(const char *s, struct cf_token *t,
 		    (ch >= '0' && ch <= '9') || ch == '-' || ch == '_')
 			continue;
 		if (ch == '=')
-			cf_seterr(err, errlen, "padding '=' in token (base64url "
+			capfence__seterr(err, errlen, "padding '=' in token (base64url "
 			       "without padding expected)");
 		else if (ch == ' ' || (ch >= '\t' && ch <= '\r'))
-			cf_seterr(err, errlen, "whitespace in token at offset %zu",
+			capfence__seterr(err, errlen, "whitespace in token at offset %zu",
 			       plen + i);
 		else
-			cf_seterr(err, errlen, "invalid character 0x%02x in "
+			capfence__seterr(err, errlen, "invalid character 0x%02x in "
 			       "token at offset %zu", ch, plen + i);
 		return -EBADMSG;
 	}
@@ -672,15 +672,15 @@ int cf_token_from_text(const char *s, struct cf_token *t,
 			      &binlen, &end,
 			      sodium_base64_VARIANT_URLSAFE_NO_PADDING) ||
 	    end != b64 + (len - plen)) {
-		cf_seterr(err, errlen, "token is not canonical base64url");
+		capfence__seterr(err, errlen, "token is not canonical base64url");
 		return -EBADMSG;
 	}
-	return cf_token_decode_bin(bin, binlen, t, err, errlen);
+	return capfence_token_decode_bin(bin, binlen, t, err, errlen);
 }
 
 /* ---- MAC, mint, verify ----------------------------------------------------- */
 
-void cf_mac_body(const struct cf_key *k, const uint8_t *body, size_t n,
+void capfence__mac_body(const struct capfence_key *k, const uint8_t *body, size_t n,
 		 uint8_t mac[CAPFENCE_MAC_LEN])
 {
 	crypto_auth_hmacsha256_state st;
@@ -692,10 +692,10 @@ void cf_mac_body(const struct cf_key *k, const uint8_t *body, size_t n,
 	sodium_memzero(&st, sizeof(st));
 }
 
-int cf_token_compute_mac(const struct cf_key *k, const struct cf_token *t,
+int capfence_token_compute_mac(const struct capfence_key *k, const struct capfence_token *t,
 			 uint8_t mac[CAPFENCE_MAC_LEN])
 {
-	uint8_t body[CF_TOKEN_BODY_MAX];
+	uint8_t body[CAPFENCE_TOKEN_BODY_MAX];
 	int n;
 
 	if (!k || !t || !mac)
@@ -703,17 +703,17 @@ int cf_token_compute_mac(const struct cf_key *k, const struct cf_token *t,
 	n = encode_body(t, body, sizeof(body));
 	if (n < 0)
 		return n;
-	cf_mac_body(k, body, (size_t)n, mac);
+	capfence__mac_body(k, body, (size_t)n, mac);
 	return 0;
 }
 
 /*
  * Copy what a constraint uses, not its whole ~260-byte slot: a full copy of
  * two constraints cost mint more than its own checks. Anything unexpected
- * is copied whole, so that cf_token_check() judges exactly the input.
+ * is copied whole, so that capfence_token_check() judges exactly the input.
  */
-static void copy_constraint(struct cf_constraint *d,
-			    const struct cf_constraint *c)
+static void copy_constraint(struct capfence_constraint *d,
+			    const struct capfence_constraint *c)
 {
 	if (c->kind == CAPFENCE_CONSTRAINT_NET) {
 		d->kind = c->kind;
@@ -728,32 +728,32 @@ static void copy_constraint(struct cf_constraint *d,
 	}
 }
 
-int cf_token_mint(const struct cf_key *k, int class_id, uint64_t epoch_id,
-		  const struct cf_constraint *cs, size_t n, uint64_t cap_id,
-		  struct cf_token *out, char *err, size_t errlen)
+int capfence_token_mint(const struct capfence_key *k, int class_id, uint64_t epoch_id,
+		  const struct capfence_constraint *cs, size_t n, uint64_t cap_id,
+		  struct capfence_token *out, char *err, size_t errlen)
 {
 	size_t i;
 	int ret;
 
-	/* a key exists only once libsodium is initialised (cf_key_from_bytes) */
+	/* a key exists only once libsodium is initialised (capfence_key_from_bytes) */
 	if (!k || !out || (n && !cs)) {
-		cf_seterr(err, errlen, "mint: missing key, token or constraints");
+		capfence__seterr(err, errlen, "mint: missing key, token or constraints");
 		return -EINVAL;
 	}
-	if (!cf_class_valid(class_id)) {
-		cf_seterr(err, errlen, "unknown class id %d", class_id);
+	if (!capfence_class_valid(class_id)) {
+		capfence__seterr(err, errlen, "unknown class id %d", class_id);
 		return -EINVAL;
 	}
 	if (n > CAPFENCE_MAX_CONSTRAINTS) {
-		cf_seterr(err, errlen, "%zu constraints (max %d)", n,
+		capfence__seterr(err, errlen, "%zu constraints (max %d)", n,
 		       CAPFENCE_MAX_CONSTRAINTS);
 		return -EINVAL;
 	}
 	/*
-	 * Built in place: a cf_token is ~2 KiB of constraint slots, and
+	 * Built in place: a capfence_token is ~2 KiB of constraint slots, and
 	 * clearing and copying all of it would cost as much as the checks.
 	 */
-	memset(out, 0, offsetof(struct cf_token, constraints));
+	memset(out, 0, offsetof(struct capfence_token, constraints));
 	out->version = CAPFENCE_TOKEN_VERSION;
 	out->class_id = (uint8_t)class_id;
 	out->key_id = k->id;
@@ -765,24 +765,24 @@ int cf_token_mint(const struct cf_key *k, int class_id, uint64_t epoch_id,
 	out->cap_id = cap_id;
 	while (!out->cap_id)
 		randombytes_buf(&out->cap_id, sizeof(out->cap_id));
-	ret = cf_token_check(out, err, errlen);
+	ret = capfence_token_check(out, err, errlen);
 	if (ret)
 		return -EINVAL;
-	ret = cf_token_compute_mac(k, out, out->mac);
+	ret = capfence_token_compute_mac(k, out, out->mac);
 	if (ret)
-		cf_seterr(err, errlen, "mint: cannot encode the token: %s",
+		capfence__seterr(err, errlen, "mint: cannot encode the token: %s",
 			  strerror(-ret));
 	return ret;
 }
 
-int cf_token_verify(const struct cf_key *k, const struct cf_token *t)
+int capfence_token_verify(const struct capfence_key *k, const struct capfence_token *t)
 {
 	uint8_t mac[CAPFENCE_MAC_LEN];
 	int ret;
 
 	if (!k || !t || t->key_id != k->id)
 		return -EBADMSG;
-	if (cf_token_compute_mac(k, t, mac))
+	if (capfence_token_compute_mac(k, t, mac))
 		return -EBADMSG;
 	ret = sodium_memcmp(mac, t->mac, CAPFENCE_MAC_LEN) ? -EBADMSG : 0;
 	sodium_memzero(mac, sizeof(mac));
@@ -791,12 +791,12 @@ int cf_token_verify(const struct cf_key *k, const struct cf_token *t)
 
 /* ---- the delegation-time decision ---------------------------------------- */
 
-enum capfence_reason cf_decide_delegation(const struct cf_key *const keys[],
+enum capfence_reason capfence_decide_delegation(const struct capfence_key *const keys[],
 					  size_t nkeys,
-					  const struct cf_token *t,
-					  const struct cf_epoch *receiver)
+					  const struct capfence_token *t,
+					  const struct capfence_epoch *receiver)
 {
-	const struct cf_key *k = NULL;
+	const struct capfence_key *k = NULL;
 	size_t i;
 
 	if (!t || !receiver)
@@ -808,18 +808,18 @@ enum capfence_reason cf_decide_delegation(const struct cf_key *const keys[],
 		}
 	}
 	/* authenticity first: a forgery must never read as epoch skew */
-	if (!k || cf_token_verify(k, t))
+	if (!k || capfence_token_verify(k, t))
 		return CAPFENCE_R_FORGED;
-	return cf_decide_authentic(t, receiver);
+	return capfence__decide_authentic(t, receiver);
 }
 
-enum capfence_reason cf_decide_authentic(const struct cf_token *t,
-					 const struct cf_epoch *receiver)
+enum capfence_reason capfence__decide_authentic(const struct capfence_token *t,
+					 const struct capfence_epoch *receiver)
 {
 	if (t->epoch_id != receiver->epoch_id)
 		return CAPFENCE_R_EPOCH_MISMATCH;
-	if (!cf_class_valid(t->class_id) ||
-	    !cf_rule_admits_constraints(&receiver->rules[t->class_id],
+	if (!capfence_class_valid(t->class_id) ||
+	    !capfence_rule_admits_constraints(&receiver->rules[t->class_id],
 					t->constraints, t->n))
 		return CAPFENCE_R_CLASS_DENIED;
 	return CAPFENCE_R_OK;

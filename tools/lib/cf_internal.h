@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * libcapfence internals shared between its source files; not installed and
  * not part of the library's interface.
@@ -6,21 +6,26 @@
 #ifndef CF_INTERNAL_H
 #define CF_INTERNAL_H
 
-#include "libcapfence.h"
+#include <capfence/capfence.h>
+
+/* internal: not exported from the shared library, hidden in the archive */
+#pragma GCC visibility push(hidden)
 
 /*
- * Write one error line for the caller (libcapfence.h conventions): control
+ * Write one error line for the caller (capfence.h conventions): control
  * bytes echoed from the input become '?', so the line stays one line.
  */
-void cf_seterr(char *err, size_t errlen, const char *fmt, ...)
+void capfence__seterr(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 /* HMAC-SHA256 of n canonical body bytes under k (the key's keyed state). */
-void cf_mac_body(const struct cf_key *k, const uint8_t *body, size_t n,
+void capfence__mac_body(const struct capfence_key *k, const uint8_t *body, size_t n,
 		 uint8_t mac[CAPFENCE_MAC_LEN]);
 
 /* SPEC §4 rows 3-4 for a token already known to be authentic. */
-enum capfence_reason cf_decide_authentic(const struct cf_token *t,
-					 const struct cf_epoch *receiver);
+enum capfence_reason capfence__decide_authentic(const struct capfence_token *t,
+					 const struct capfence_epoch *receiver);
+
+#pragma GCC visibility pop
 
 #endif /* CF_INTERNAL_H */

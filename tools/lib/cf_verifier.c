@@ -1,6 +1,6 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * libcapfence: the verified-token memo (struct cf_verifier).
+ * libcapfence: the verified-token memo (struct capfence_verifier).
  *
  * A 4-way set-associative table of canonical token bytes (MAC included)
  * that the library authenticated, or minted, under the verifier's keys. A
@@ -19,7 +19,7 @@
 
 #include <sodium.h>
 
-#include "libcapfence.h"
+#include <capfence/capfence.h>
 #include "cf_internal.h"
 
 #define CF_MEMO_DEFAULT_SLOTS	1024
@@ -42,18 +42,18 @@ struct cf_memo_set {
 	unsigned int next;	/* round-robin victim once the set is full */
 };
 
-struct cf_verifier {
-	const struct cf_key **keys;
+struct capfence_verifier {
+	const struct capfence_key **keys;
 	size_t nkeys;
 	size_t mask;		/* sets - 1 */
 	struct cf_memo_set *sets;
-	struct cf_verifier_stats st;
+	struct capfence_verifier_stats st;
 };
 
-int cf_verifier_new(const struct cf_key *const keys[], size_t nkeys,
-		    size_t slots, struct cf_verifier **out)
+int capfence_verifier_new(const struct capfence_key *const keys[], size_t nkeys,
+		    size_t slots, struct capfence_verifier **out)
 {
-	struct cf_verifier *v;
+	struct capfence_verifier *v;
 	size_t n = CF_MEMO_WAYS, i;
 
 	if (!out)
@@ -86,7 +86,7 @@ int cf_verifier_new(const struct cf_key *const keys[], size_t nkeys,
 	return 0;
 }
 
-void cf_verifier_free(struct cf_verifier *v)
+void capfence_verifier_free(struct capfence_verifier *v)
 {
 	size_t i, w;
 
@@ -107,18 +107,18 @@ void cf_verifier_free(struct cf_verifier *v)
 	free(v);
 }
 
-/* The key cf_decide_delegation() would use: the first with the id. */
-static const struct cf_key *find_key(const struct cf_verifier *v, uint32_t id)
+/* The key capfence_decide_delegation() would use: the first with the id. */
+static const struct capfence_key *find_key(const struct capfence_verifier *v, uint32_t id)
 {
 	size_t i;
 
 	for (i = 0; i < v->nkeys; i++)
-		if (cf_key_id(v->keys[i]) == id)
+		if (capfence_key_id(v->keys[i]) == id)
 			return v->keys[i];
 	return NULL;
 }
 
-static struct cf_memo_set *set_of(const struct cf_verifier *v,
+static struct cf_memo_set *set_of(const struct capfence_verifier *v,
 				  const uint8_t mac[CAPFENCE_MAC_LEN],
 				  uint64_t *tag)
 {
@@ -160,7 +160,7 @@ static bool recalled(const struct cf_memo_set *set, uint64_t tag,
  * Remember len authenticated bytes, zero-padded like the encoding buffer;
  * a failed allocation only forgets.
  */
-static void remember(struct cf_verifier *v, struct cf_memo_set *set,
+static void remember(struct capfence_verifier *v, struct cf_memo_set *set,
 		     uint64_t tag, const uint8_t *bytes, int len)
 {
 	struct cf_memo_slot *s = NULL;
@@ -191,19 +191,19 @@ static void remember(struct cf_verifier *v, struct cf_memo_set *set,
 }
 
 /* Canonical bytes with the MAC, zero-padded to CF_MEMO_PAD(length). */
-static int encode_padded(const struct cf_token *t, uint8_t buf[CF_MEMO_BUF])
+static int encode_padded(const struct capfence_token *t, uint8_t buf[CF_MEMO_BUF])
 {
-	int len = cf_token_encode_bin(t, buf, CF_MEMO_BUF);
+	int len = capfence_token_encode_bin(t, buf, CF_MEMO_BUF);
 
 	if (len > 0)
 		memset(buf + len, 0, CF_MEMO_PAD((size_t)len) - (size_t)len);
 	return len;
 }
 
-int cf_verifier_verify(struct cf_verifier *v, const struct cf_token *t)
+int capfence_verifier_verify(struct capfence_verifier *v, const struct capfence_token *t)
 {
 	uint8_t buf[CF_MEMO_BUF], mac[CAPFENCE_MAC_LEN];
-	const struct cf_key *k;
+	const struct capfence_key *k;
 	struct cf_memo_set *set;
 	uint64_t tag;
 	int len, ret;
@@ -222,7 +222,7 @@ int cf_verifier_verify(struct cf_verifier *v, const struct cf_token *t)
 		return 0;
 	}
 	v->st.misses++;
-	cf_mac_body(k, buf, (size_t)len - CAPFENCE_MAC_LEN, mac);
+	capfence__mac_body(k, buf, (size_t)len - CAPFENCE_MAC_LEN, mac);
 	ret = crypto_verify_32(mac, t->mac) ? -EBADMSG : 0;
 	if (!ret)
 		remember(v, set, tag, buf, len);
@@ -230,22 +230,22 @@ int cf_verifier_verify(struct cf_verifier *v, const struct cf_token *t)
 	return ret;
 }
 
-enum capfence_reason cf_verifier_decide(struct cf_verifier *v,
-					const struct cf_token *t,
-					const struct cf_epoch *receiver)
+enum capfence_reason capfence_verifier_decide(struct capfence_verifier *v,
+					const struct capfence_token *t,
+					const struct capfence_epoch *receiver)
 {
 	if (!t || !receiver)
 		return CAPFENCE_R_FORGED;
 	/* authenticity first: a forgery must never read as epoch skew */
-	if (cf_verifier_verify(v, t))
+	if (capfence_verifier_verify(v, t))
 		return CAPFENCE_R_FORGED;
-	return cf_decide_authentic(t, receiver);
+	return capfence__decide_authentic(t, receiver);
 }
 
-int cf_verifier_mint(struct cf_verifier *v, const struct cf_key *k,
+int capfence_verifier_mint(struct capfence_verifier *v, const struct capfence_key *k,
 		     int class_id, uint64_t epoch_id,
-		     const struct cf_constraint *cs, size_t n, uint64_t cap_id,
-		     struct cf_token *out, char *err, size_t errlen)
+		     const struct capfence_constraint *cs, size_t n, uint64_t cap_id,
+		     struct capfence_token *out, char *err, size_t errlen)
 {
 	uint8_t buf[CF_MEMO_BUF];
 	struct cf_memo_set *set;
@@ -254,12 +254,12 @@ int cf_verifier_mint(struct cf_verifier *v, const struct cf_key *k,
 
 	if (!v)
 		return -EINVAL;
-	ret = cf_token_mint(k, class_id, epoch_id, cs, n, cap_id, out, err,
+	ret = capfence_token_mint(k, class_id, epoch_id, cs, n, cap_id, out, err,
 			    errlen);
 	if (ret)
 		return ret;
 	/* only if a check of this token would use this very key */
-	if (find_key(v, cf_key_id(k)) != k)
+	if (find_key(v, capfence_key_id(k)) != k)
 		return 0;
 	len = encode_padded(out, buf);
 	if (len > 0) {
@@ -269,8 +269,8 @@ int cf_verifier_mint(struct cf_verifier *v, const struct cf_key *k,
 	return 0;
 }
 
-void cf_verifier_get_stats(const struct cf_verifier *v,
-			   struct cf_verifier_stats *st)
+void capfence_verifier_get_stats(const struct capfence_verifier *v,
+			   struct capfence_verifier_stats *st)
 {
 	if (v && st)
 		*st = v->st;

@@ -1,0 +1,827 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""capfence: capability delegation fenced by syscall-policy epochs.
+
+A pure-Python package over libcapfence.so.1 (ctypes, no compiler needed):
+
+* :class:`Key`, :func:`mint`, :class:`Token` -- keys and tokens, minted and
+  checked by the same C code the kernel module's tokens are made with;
+* :class:`Epoch` and :func:`accept_delegation` -- the delegation-time check
+  of the design note (SPEC section 4 rows 2-4) without a kernel;
+* :class:`Client` -- the kernel's decision: ``delegate()``, ``revoke()``,
+  ``install_epoch()``, ``activate_epoch()``, ``spawn_bound()``,
+  ``events()`` and the rest of the control plane of capfence.ko.
+
+A rejected delegation raises the :class:`PolicyEpochMismatch` subclass of
+its reason (:class:`EpochMismatch`, :class:`ClassDenied`, :class:`Forged`,
+:class:`Revoked`, :class:`Fenced`, :class:`NotHeld`, :class:`NotBound`,
+:class:`NoTask`), which carries the reason, errno, cap_id and epochs.
+Other failures raise :class:`CapfenceError` (an :class:`OSError`).
+"""
+from __future__ import annotations
+
+import ctypes
+import errno as _errno
+import os
+import threading
+from dataclasses import dataclass, field
+from typing import (Dict, Iterable, Iterator, List, Optional, Sequence,
+                    Tuple, Union)
+
+from . import _lib
+from ._lib import lib as _c
+
+__all__ = [
+    "__version__", "library_version", "CLASSES", "Key", "Token", "Epoch",
+    "mint", "accept_delegation", "Client", "Events", "Event", "Decision",
+    "Status", "Capability", "TaskInfo", "CapfenceError",
+    "PolicyEpochMismatch", "EpochMismatch", "ClassDenied", "Forged",
+    "Revoked", "Fenced", "NotHeld", "NotBound", "NoTask",
+]
+
+__version__ = "1.0.0"
+
+#: The capability classes, by name, in class id order.
+CLASSES: Tuple[str, ...] = tuple(
+    _c.capfence_class_name(i).decode() for i in range(1, _lib.CLASS_MAX + 1))
+
+
+def library_version() -> str:
+    """The version of the libcapfence.so.1 actually loaded ("1.0.0")."""
+    return _c.capfence_version().decode()
+
+
+def _err() -> ctypes.Array:
+    return _lib.ERRBUF()
+
+
+def _text(buf: ctypes.Array) -> str:
+    return buf.value.decode(errors="replace")
+
+
+# ---- errors ------------------------------------------------------------------
+
+
+class CapfenceError(OSError):
+    """A request failed before any decision (no module, no privilege, bad
+    input): ``errno`` and a one-line ``strerror`` as for :class:`OSError`."""
+
+    def __init__(self, err: int, message: str) -> None:
+        super().__init__(err, message)
+
+
+class PolicyEpochMismatch(RuntimeError):
+    """A delegation was rejected at the boundary (never deferred to the
+    syscall). The subclass names the reason; the attributes say why:
+
+    ``reason``          the reason's name ("epoch_mismatch", ...)
+    ``errno``           the errno the kernel reports it with (ESTALE, ...)
+    ``cap_id``          the token's cap_id
+    ``token_epoch``     the epoch the token was minted under (or None)
+    ``receiver_epoch``  the receiver's epoch: re-mint under it (or None)
+    ``fence``           the module's fence at the decision (kernel only)
+    ``message``         the kernel's (or library's) explanation
+    """
+
+    reason: str = "?"
+    reason_id: int = -1
+
+    def __init__(self, message: str, *, cap_id: int = 0,
+                 token_epoch: Optional[int] = None,
+                 receiver_epoch: Optional[int] = None,
+                 fence: Optional[int] = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.cap_id = cap_id
+        self.token_epoch = token_epoch
+        self.receiver_epoch = receiver_epoch
+        self.fence = fence
+        self.errno = (_c.capfence_reason_errno(self.reason_id)
+                      if self.reason_id >= 0 else 0)
+
+    def __reduce__(self):  # picklable across processes
+        return (_rebuild, (type(self), self.message, self.cap_id,
+                           self.token_epoch, self.receiver_epoch, self.fence))
+
+
+def _rebuild(cls, message, cap_id, token_epoch, receiver_epoch, fence):
+    return cls(message, cap_id=cap_id, token_epoch=token_epoch,
+               receiver_epoch=receiver_epoch, fence=fence)
+
+
+def _reason_class(name: str, rid: int, doc: str) -> type:
+    return type(name, (PolicyEpochMismatch,),
+                {"reason": _c.capfence_reason_name(rid).decode(),
+                 "reason_id": rid, "__doc__": doc,
+                 "__module__": __name__})
+
+
+# enum capfence_reason
+_R_OK, _R_NO_TASK, _R_NOT_BOUND, _R_FORGED, _R_EPOCH_MISMATCH = 0, 1, 2, 3, 4
+_R_CLASS_DENIED, _R_REVOKED, _R_FENCED, _R_NOT_HELD = 5, 6, 7, 8
+
+NoTask = _reason_class("NoTask", _R_NO_TASK, "No such receiving task (ESRCH).")
+NotBound = _reason_class("NotBound", _R_NOT_BOUND,
+                         "The receiver is not bound to an epoch (EINVAL).")
+Forged = _reason_class("Forged", _R_FORGED,
+                       "Unknown key or wrong MAC (EBADMSG): not epoch skew.")
+EpochMismatch = _reason_class(
+    "EpochMismatch", _R_EPOCH_MISMATCH,
+    "Minted under another epoch than the receiver's (ESTALE): re-mint "
+    "under ``receiver_epoch``.")
+ClassDenied = _reason_class(
+    "ClassDenied", _R_CLASS_DENIED,
+    "The class (or its constraints) is not permitted under the receiver's "
+    "epoch (EACCES).")
+Revoked = _reason_class("Revoked", _R_REVOKED,
+                        "The capability was revoked (EKEYREVOKED).")
+Fenced = _reason_class(
+    "Fenced", _R_FENCED,
+    "The token's epoch was fenced by a narrowing activation (EKEYEXPIRED).")
+NotHeld = _reason_class(
+    "NotHeld", _R_NOT_HELD,
+    "The delegating task does not hold the capability (ENOKEY).")
+
+_BY_REASON: Dict[int, type] = {c.reason_id: c for c in (
+    NoTask, NotBound, Forged, EpochMismatch, ClassDenied, Revoked, Fenced,
+    NotHeld)}
+
+
+def _rejection(rid: int, message: str, **kw) -> PolicyEpochMismatch:
+    cls = _BY_REASON.get(rid)
+    if cls is None:
+        cls = _reason_class(f"Reason{rid}", rid, "A reason this package "
+                            "does not know yet.")
+    return cls(message, **kw)
+
+
+# ---- keys ----------------------------------------------------------------------
+
+
+class Key:
+    """A MAC key (id + 32 secret bytes) in libsodium's guarded memory.
+
+    ``Key.generate(id)``, ``Key.from_bytes(id, raw)``, ``Key.load(path)``
+    or ``Key.parse(text)``; ``save(path)`` writes the key file (mode 0600).
+    Close it (or use ``with``) to wipe it; it is also wiped when collected.
+    """
+
+    __slots__ = ("_p",)
+
+    def __init__(self, _ptr: ctypes.c_void_p) -> None:
+        self._p = _ptr
+
+    @classmethod
+    def generate(cls, key_id: int) -> "Key":
+        """A new random key with id ``key_id`` (1..2**32-1)."""
+        p = ctypes.c_void_p()
+        _check(_c.capfence_key_generate(key_id, ctypes.byref(p)),
+               f"cannot generate key {key_id}")
+        return cls(p)
+
+    @classmethod
+    def from_bytes(cls, key_id: int, raw: bytes) -> "Key":
+        """A key from its 32 raw bytes (tests, vectors)."""
+        if len(raw) != _lib.KEY_LEN:
+            raise ValueError(f"a key is {_lib.KEY_LEN} bytes, not {len(raw)}")
+        p = ctypes.c_void_p()
+        _check(_c.capfence_key_from_bytes(key_id, raw, ctypes.byref(p)),
+               f"bad key {key_id}")
+        return cls(p)
+
+    @classmethod
+    def load(cls, path: Union[str, os.PathLike]) -> "Key":
+        """Read a key file ("capfence-key v1")."""
+        p, err = ctypes.c_void_p(), _err()
+        _check(_c.capfence_key_load(os.fsencode(path), ctypes.byref(p), err,
+                                    len(err)), err)
+        return cls(p)
+
+    @classmethod
+    def parse(cls, text: str) -> "Key":
+        """A key from the text of a key file."""
+        p, err = ctypes.c_void_p(), _err()
+        _check(_c.capfence_key_parse(text.encode(), ctypes.byref(p), err,
+                                     len(err)), err)
+        return cls(p)
+
+    def save(self, path: Union[str, os.PathLike]) -> None:
+        """Write the key file (mode 0600, replaced atomically)."""
+        err = _err()
+        _check(_c.capfence_key_save(self._ptr, os.fsencode(path), err,
+                                    len(err)), err)
+
+    @property
+    def id(self) -> int:
+        """The key id tokens name."""
+        return int(_c.capfence_key_id(self._ptr))
+
+    @property
+    def _ptr(self) -> ctypes.c_void_p:
+        if not self._p:
+            raise ValueError("the key is closed")
+        return self._p
+
+    def close(self) -> None:
+        """Wipe and free the key; using it afterwards raises ValueError."""
+        if self._p:
+            _c.capfence_key_free(self._p)
+            self._p = None
+
+    def __enter__(self) -> "Key":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:  # interpreter shutdown
+            pass
+
+    def __repr__(self) -> str:
+        return f"Key(id={self.id})" if self._p else "Key(closed)"
+
+
+# ---- tokens -------------------------------------------------------------------
+
+
+def _constraints(cs: Union[None, str, Iterable[str]]) -> Tuple[ctypes.Array,
+                                                               int]:
+    arr = (_lib.Constraint * _lib.MAX_CONSTRAINTS)()
+    if cs is None:
+        return arr, 0
+    if isinstance(cs, str):
+        cs = [c for c in cs.split(",") if c]
+    cs = list(cs)
+    if len(cs) > _lib.MAX_CONSTRAINTS:
+        raise ValueError(f"more than {_lib.MAX_CONSTRAINTS} constraints")
+    for i, text in enumerate(cs):
+        err = _err()
+        if _c.capfence_constraint_parse(text.encode(), ctypes.byref(arr[i]),
+                                        err, len(err)):
+            raise ValueError(_text(err))
+    return arr, len(cs)
+
+
+def _constraint_text(c: _lib.Constraint) -> str:
+    buf = ctypes.create_string_buffer(_lib.PATH_MAX + 2)
+    if _c.capfence_constraint_format(ctypes.byref(c), buf, len(buf)) < 0:
+        return "?"
+    return buf.value.decode()
+
+
+class Token:
+    """A capability token: class, epoch, key id, cap_id, constraints, MAC.
+
+    ``Token.parse("cf1_...")`` decodes the text form strictly;
+    ``str(token)`` gives it back; ``Token.from_bytes()`` / ``bytes(token)``
+    are the canonical binary encoding. Tokens are immutable.
+    """
+
+    __slots__ = ("_s",)
+
+    def __init__(self, _s: _lib.TokenS) -> None:
+        self._s = _s
+
+    @classmethod
+    def parse(cls, text: str) -> "Token":
+        """Decode the text form; ValueError with the decoder's reason."""
+        s, err = _lib.TokenS(), _err()
+        if _c.capfence_token_from_text(text.encode(), ctypes.byref(s), err,
+                                       len(err)):
+            raise ValueError(_text(err))
+        return cls(s)
+
+    @classmethod
+    def from_bytes(cls, raw: bytes) -> "Token":
+        """Decode the canonical binary form (MAC included)."""
+        s, err = _lib.TokenS(), _err()
+        if _c.capfence_token_decode_bin(raw, len(raw), ctypes.byref(s), err,
+                                        len(err)):
+            raise ValueError(_text(err))
+        return cls(s)
+
+    def __str__(self) -> str:
+        buf = ctypes.create_string_buffer(_lib.TOKEN_TEXT_MAX + 1)
+        n = _c.capfence_token_to_text(ctypes.byref(self._s), buf, len(buf))
+        if n < 0:
+            raise ValueError("the token is not well formed")
+        return buf.value.decode()
+
+    def __bytes__(self) -> bytes:
+        buf = ctypes.create_string_buffer(_lib.TOKEN_MAX_LEN)
+        n = _c.capfence_token_encode_bin(ctypes.byref(self._s), buf, len(buf))
+        if n < 0:
+            raise ValueError("the token is not well formed")
+        return buf.raw[:n]
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Token) and bytes(self) == bytes(other)
+
+    def __hash__(self) -> int:
+        return hash(bytes(self))
+
+    def __repr__(self) -> str:
+        return (f"Token(class={self.cls!r}, epoch_id={self.epoch_id}, "
+                f"cap_id={self.cap_id:#018x}, key_id={self.key_id}, "
+                f"constraints={self.constraints!r})")
+
+    @property
+    def cls(self) -> str:
+        """The capability class ("net:connect", ...)."""
+        name = _c.capfence_class_name(self._s.class_id)
+        return name.decode() if name else "?"
+
+    @property
+    def class_id(self) -> int:
+        return int(self._s.class_id)
+
+    @property
+    def epoch_id(self) -> int:
+        """The policy epoch the token was minted under."""
+        return int(self._s.epoch_id)
+
+    @property
+    def cap_id(self) -> int:
+        return int(self._s.cap_id)
+
+    @property
+    def key_id(self) -> int:
+        return int(self._s.key_id)
+
+    @property
+    def constraints(self) -> List[str]:
+        return [_constraint_text(self._s.constraints[i])
+                for i in range(self._s.n)]
+
+    def verify(self, key: Key) -> bool:
+        """True iff the token names ``key`` and its MAC verifies under it."""
+        return _c.capfence_token_verify(key._ptr, ctypes.byref(self._s)) == 0
+
+
+def mint(key: Key, cls: str, epoch_id: int,
+         constraints: Union[None, str, Iterable[str]] = None,
+         cap_id: int = 0) -> Token:
+    """Mint a token of class ``cls`` under ``epoch_id`` with ``key``.
+
+    ``constraints``: CIDRs with ports for net:* classes ("10.0.0.0/8:443",
+    "127.0.0.1"), absolute paths for fs:* ("/srv/data"); a comma-separated
+    string or a list; none = unconstrained. ``cap_id`` 0 draws a random one.
+    """
+    class_id = _c.capfence_class_from_name(cls.encode())
+    if class_id < 0:
+        raise ValueError(f"unknown class {cls!r} ({', '.join(CLASSES)})")
+    arr, n = _constraints(constraints)
+    s, err = _lib.TokenS(), _err()
+    if _c.capfence_token_mint(key._ptr, class_id, epoch_id, arr, n, cap_id,
+                              ctypes.byref(s), err, len(err)):
+        raise ValueError(_text(err))
+    return Token(s)
+
+
+# ---- epochs -------------------------------------------------------------------
+
+
+class Epoch:
+    """A policy epoch: an id and one rule per class (absent = deny).
+
+    Rules are the CLI's: "net:connect=token:127.0.0.0/8:8080",
+    "fs:write=open", "net:bind=deny". ``Epoch.from_classes(42,
+    {"fs:write"})`` is the design note's ``PolicyEpoch``: the classes given
+    need an (unconstrained) token, the others are denied.
+    """
+
+    __slots__ = ("_s",)
+
+    def __init__(self, epoch_id: int, rules: Iterable[str] = ()) -> None:
+        rules = [r.encode() for r in rules]
+        arr = (ctypes.c_char_p * max(len(rules), 1))(*rules)
+        self._s, err = _lib.EpochS(), _err()
+        if _c.capfence_epoch_parse_rules(ctypes.byref(self._s), epoch_id, arr,
+                                         len(rules), err, len(err)):
+            raise ValueError(_text(err))
+
+    @classmethod
+    def from_classes(cls, epoch_id: int, allowed: Iterable[str]) -> "Epoch":
+        """Each allowed class needs a token, unconstrained; others deny."""
+        return cls(epoch_id, [f"{c}=token" for c in sorted(set(allowed))])
+
+    @classmethod
+    def parse(cls, text: str, epoch_id: int = 0) -> "Epoch":
+        """A rules file's text (one rule a line, '#' comments, optional
+        "epoch ID" line; epoch_id 0 means the text must name it)."""
+        e = cls.__new__(cls)
+        e._s, err = _lib.EpochS(), _err()
+        if _c.capfence_epoch_parse_text(ctypes.byref(e._s), epoch_id,
+                                        text.encode(), err, len(err)):
+            raise ValueError(_text(err))
+        return e
+
+    @property
+    def epoch_id(self) -> int:
+        return int(self._s.epoch_id)
+
+    @property
+    def rules(self) -> List[str]:
+        """The canonical rule of every class ("fs:read=deny", ...)."""
+        buf = ctypes.create_string_buffer(64 * 1024)
+        if _c.capfence_epoch_format(ctypes.byref(self._s), buf, len(buf)) < 0:
+            raise ValueError("the epoch does not format")
+        return buf.value.decode().splitlines()[1:]
+
+    def __repr__(self) -> str:
+        return f"Epoch({self.epoch_id}, {self.rules!r})"
+
+
+def _keys_array(keys: Union[Key, Sequence[Key]]) -> Tuple[ctypes.Array, int]:
+    if isinstance(keys, Key):
+        keys = [keys]
+    keys = list(keys)
+    return (ctypes.c_void_p * max(len(keys), 1))(*[k._ptr for k in keys]), \
+        len(keys)
+
+
+def accept_delegation(secret: Union[Key, Sequence[Key]], token: Token,
+                      receiver_epoch: Epoch) -> Token:
+    """Validate a delegated capability against the receiver's bound epoch.
+
+    The design note's interface, decided by libcapfence (SPEC section 4
+    rows 2-4, without a kernel): returns ``token`` unchanged iff it is
+    authentic under ``secret`` (a :class:`Key` or several) AND minted under
+    ``receiver_epoch`` AND its class and constraints fit that epoch's rule.
+    Otherwise raises :class:`Forged`, :class:`EpochMismatch` or
+    :class:`ClassDenied` -- all :class:`PolicyEpochMismatch` -- so the
+    orchestrator re-mints under ``exc.receiver_epoch``.
+    """
+    if isinstance(token, str):
+        token = Token.parse(token)
+    keys, n = _keys_array(secret)
+    rid = _c.capfence_decide_delegation(keys, n, ctypes.byref(token._s),
+                                        ctypes.byref(receiver_epoch._s))
+    if rid == _R_OK:
+        return token
+    recv = receiver_epoch.epoch_id
+    if rid == _R_FORGED:
+        msg = (f"capability {token.cap_id:016x} failed MAC verification "
+               f"(key {token.key_id})")
+    elif rid == _R_EPOCH_MISMATCH:
+        msg = (f"capability {token.cap_id:016x} minted under epoch "
+               f"{token.epoch_id}, receiver bound to epoch {recv}; re-mint "
+               f"required before delegation")
+    else:
+        msg = (f"capability class {token.cls} not permitted under epoch "
+               f"{recv}")
+    raise _rejection(rid, msg, cap_id=token.cap_id,
+                     token_epoch=token.epoch_id, receiver_epoch=recv)
+
+
+# ---- the kernel client -----------------------------------------------------------
+
+
+def _check(ret: int, what: Union[str, ctypes.Array]) -> int:
+    if ret < 0:
+        msg = what if isinstance(what, str) else _text(what)
+        raise CapfenceError(-ret, msg or os.strerror(-ret))
+    return ret
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The kernel's answer to an accepted request (delegate, revoke, exec):
+    ``cap_id``, the receiver's ``epoch_id`` and the module's ``fence``."""
+    cap_id: int
+    epoch_id: int
+    fence: int
+    token: Optional[Token] = None   # the token delegated (after a re-mint)
+
+
+@dataclass(frozen=True)
+class Status:
+    """The module's state and counters (``capfence status``)."""
+    version: str
+    abi: int
+    attached: bool
+    fence: int
+    max_epoch: int
+    active_epoch: int
+    bound: int
+    held: int
+    delegate_ok: int
+    delegate_reject: Dict[str, int]
+    exercise_allow: int
+    exercise_deny: Dict[str, int]
+
+
+@dataclass(frozen=True)
+class Capability:
+    """A capability a task holds (``Client.task()``)."""
+    cap_id: int
+    cls: str
+    epoch_id: int
+    key_id: int
+    from_pid: int
+    state: str                      # "valid" or a reason name
+    constraints: List[str]
+
+
+@dataclass(frozen=True)
+class TaskInfo:
+    """A task's binding: ``epoch_id`` 0 = not bound."""
+    pid: int
+    epoch_id: int
+    pending_epoch_id: int
+    fence: int
+    caps: List[Capability] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Event:
+    """One event of the module's "events" group."""
+    type: str                       # "delegate_ok", "epoch_activate", ...
+    reason: str                     # "ok" or the rejection's reason
+    pid: int
+    epoch_id: int
+    cap_id: int
+    fence: int
+
+
+def _reasons(arr) -> Dict[str, int]:
+    out = {}
+    for i, v in enumerate(arr):
+        if v:
+            out[_c.capfence_reason_name(i).decode()] = int(v)
+    return out
+
+
+class Events:
+    """A subscription to the module's events (``Client.events()``):
+    iterate it, or call :meth:`next` with a timeout. ``fileno()`` is
+    readable when an event waits (``select``/``poll``)."""
+
+    def __init__(self) -> None:
+        p, err = ctypes.c_void_p(), _err()
+        _check(_c.capfence_events_open(ctypes.byref(p), err, len(err)), err)
+        self._p = p
+        self._ev = _lib.EventInfo()
+
+    def next(self, timeout: Optional[float] = None) -> Optional[Event]:
+        """The next event; None after ``timeout`` seconds (None: wait)."""
+        if not self._p:
+            raise ValueError("the subscription is closed")
+        ms = -1 if timeout is None else int(timeout * 1000)
+        while True:
+            r = _c.capfence_events_next(self._p, ctypes.byref(self._ev), ms)
+            if r == -_errno.ETIMEDOUT:
+                return None
+            if r == -_errno.EINTR:
+                continue
+            _check(r, "events")
+            e = self._ev
+            return Event(_c.capfence_event_name(e.type).decode(),
+                         _c.capfence_reason_name(e.reason).decode(),
+                         int(e.pid), int(e.epoch_id), int(e.cap_id),
+                         int(e.fence))
+
+    def __iter__(self) -> Iterator[Event]:
+        while True:
+            ev = self.next()
+            if ev is not None:
+                yield ev
+
+    def fileno(self) -> int:
+        return _c.capfence_events_fd(self._p)
+
+    def close(self) -> None:
+        if self._p:
+            _c.capfence_events_close(self._p)
+            self._p = None
+
+    def __enter__(self) -> "Events":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:
+            pass
+
+
+def _tokens(tokens: Iterable[Union[Token, str]]) -> Tuple[ctypes.Array, int]:
+    toks = [Token.parse(t) if isinstance(t, str) else t for t in tokens]
+    if len(toks) > _lib.MAX_TOKENS:
+        raise ValueError(f"more than {_lib.MAX_TOKENS} tokens")
+    arr = (_lib.TokenS * max(len(toks), 1))()
+    for i, t in enumerate(toks):
+        arr[i] = t._s
+    return arr, len(toks)
+
+
+class Client:
+    """A handle on capfence.ko (generic netlink). Needs CAP_MAC_ADMIN for
+    the changing requests. Safe to share between threads; use ``with`` or
+    :meth:`close`. Raises :class:`CapfenceError` (errno ENOENT) when the
+    module is not loaded."""
+
+    def __init__(self) -> None:
+        p, err = ctypes.c_void_p(), _err()
+        _check(_c.capfence_client_open(ctypes.byref(p), err, len(err)), err)
+        self._p = p
+        # one result buffer per thread: the handle is shared, this is not
+        self._tls = threading.local()
+
+    @property
+    def _r(self) -> _lib.Result:
+        r = getattr(self._tls, "r", None)
+        if r is None:
+            r = self._tls.r = _lib.Result()
+        return r
+
+    @property
+    def _ptr(self) -> ctypes.c_void_p:
+        if not self._p:
+            raise ValueError("the client is closed")
+        return self._p
+
+    def close(self) -> None:
+        if self._p:
+            _c.capfence_client_close(self._p)
+            self._p = None
+
+    def __enter__(self) -> "Client":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    # -- state
+
+    def status(self) -> Status:
+        """The module's version, fence, epochs and counters."""
+        s, err = _lib.StatusS(), _err()
+        _check(_c.capfence_client_status(self._ptr, ctypes.byref(s), err,
+                                         len(err)), err)
+        return Status(s.version.decode(), s.abi, bool(s.attached), s.fence,
+                      s.max_epoch, s.active_epoch, s.bound, s.held,
+                      s.delegate_ok, _reasons(s.delegate_reject),
+                      s.exercise_allow, _reasons(s.exercise_deny))
+
+    def install_key(self, key: Key) -> None:
+        """Install ``key`` in the module (tokens naming its id verify)."""
+        err = _err()
+        _check(_c.capfence_client_key_install(self._ptr, key._ptr, err,
+                                              len(err)), err)
+
+    def remove_key(self, key_id: int) -> None:
+        err = _err()
+        _check(_c.capfence_client_key_remove(self._ptr, key_id, err,
+                                             len(err)), err)
+
+    def install_epoch(self, epoch: Union[Epoch, int],
+                      rules: Optional[Iterable[str]] = None) -> Epoch:
+        """Install an epoch: an :class:`Epoch`, or an id and its rules.
+        Ids only grow (ERANGE otherwise). Returns the epoch installed."""
+        if not isinstance(epoch, Epoch):
+            epoch = Epoch(epoch, rules or ())
+        elif rules is not None:
+            raise TypeError("rules are given with an epoch id, not an Epoch")
+        err = _err()
+        _check(_c.capfence_client_epoch_install(self._ptr,
+                                                ctypes.byref(epoch._s), err,
+                                                len(err)), err)
+        return epoch
+
+    def activate_epoch(self, epoch_id: int) -> None:
+        """Activate an installed epoch: classes it narrows are fenced."""
+        err = _err()
+        _check(_c.capfence_client_epoch_activate(self._ptr, epoch_id, err,
+                                                 len(err)), err)
+
+    def epoch(self, epoch_id: int) -> Epoch:
+        """An installed epoch as the module holds it (ENOENT if absent)."""
+        info, err = _lib.EpochInfo(), _err()
+        _check(_c.capfence_client_epoch_get(self._ptr, epoch_id,
+                                            ctypes.byref(info), err,
+                                            len(err)), err)
+        e = Epoch.__new__(Epoch)
+        e._s = info.e
+        return e
+
+    def task(self, pid: int) -> TaskInfo:
+        """A task's binding and held capabilities (ESRCH if no task)."""
+        ti, err = _lib.TaskInfo(), _err()
+        _check(_c.capfence_client_task_get(self._ptr, pid, ctypes.byref(ti),
+                                           err, len(err)), err)
+        try:
+            caps = []
+            for i in range(ti.n):
+                c = ti.caps[i]
+                name = _c.capfence_class_name(c.class_id)
+                caps.append(Capability(
+                    int(c.cap_id), name.decode() if name else "?",
+                    int(c.epoch_id), int(c.key_id), int(c.from_pid),
+                    "valid" if not c.state
+                    else _c.capfence_reason_name(c.state).decode(),
+                    [_constraint_text(c.constraints[j])
+                     for j in range(c.n)]))
+            return TaskInfo(int(ti.pid), int(ti.epoch_id),
+                            int(ti.pending_epoch_id), int(ti.fence), caps)
+        finally:
+            _c.capfence_task_release(ctypes.byref(ti))
+
+    # -- decisions
+
+    def _decided(self, ret: int, r: _lib.Result, token_epoch: Optional[int],
+                 token: Optional[Token] = None) -> Decision:
+        if ret == 0:
+            return Decision(int(r.cap_id), int(r.epoch_id), int(r.fence),
+                            token)
+        msg = r.message.decode(errors="replace")
+        if r.reason > 0:
+            raise _rejection(
+                r.reason,
+                msg or _c.capfence_reason_name(r.reason).decode(),
+                cap_id=int(r.cap_id), token_epoch=token_epoch,
+                receiver_epoch=int(r.epoch_id) or None, fence=int(r.fence))
+        raise CapfenceError(-ret, msg or os.strerror(-ret))
+
+    def delegate(self, token: Union[Token, str], pid: int, from_pid: int = 0,
+                 dry_run: bool = False) -> Decision:
+        """Delegate ``token`` to task ``pid`` (``from_pid``: the delegating
+        task, 0 = the orchestrator). The kernel decides now: a rejection
+        raises the :class:`PolicyEpochMismatch` subclass of its reason;
+        ``dry_run`` only checks."""
+        if isinstance(token, str):
+            token = Token.parse(token)
+        r = self._r
+        ret = _c.capfence_client_delegate(
+            self._ptr, ctypes.byref(token._s), pid, from_pid,
+            _lib.DELEGATE_DRY_RUN if dry_run else 0, ctypes.byref(r))
+        return self._decided(ret, r, token.epoch_id, token)
+
+    def delegate_remint(self, key: Key, token: Union[Token, str], pid: int,
+                        from_pid: int = 0) -> Decision:
+        """:meth:`delegate`, and on :class:`EpochMismatch` re-mint under
+        the receiver's epoch with ``key`` (same class and constraints, new
+        cap_id) and delegate that: the design note's recovery in one call.
+        ``Decision.token`` is the token the receiver holds."""
+        if isinstance(token, str):
+            token = Token.parse(token)
+        first, r, nt = _lib.Result(), self._r, _lib.TokenS()
+        ret = _c.capfence_client_delegate_remint(
+            self._ptr, key._ptr, ctypes.byref(token._s), pid, from_pid,
+            ctypes.byref(first), ctypes.byref(nt), ctypes.byref(r))
+        used = Token(nt) if nt.cap_id else token
+        return self._decided(ret, r, used.epoch_id, used)
+
+    def revoke(self, cap_id: int) -> int:
+        """Revoke ``cap_id`` everywhere; returns the new fence."""
+        r = self._r
+        ret = _c.capfence_client_revoke(self._ptr, cap_id, ctypes.byref(r))
+        return self._decided(ret, r, None).fence
+
+    def exec_set(self, epoch_id: int,
+                 tokens: Iterable[Union[Token, str]] = ()) -> None:
+        """Bind *this* process's next execve() to ``epoch_id`` holding
+        ``tokens`` (the caller must be unbound)."""
+        arr, n = _tokens(tokens)
+        r = self._r
+        ret = _c.capfence_client_exec_set(self._ptr, epoch_id, arr, n,
+                                          ctypes.byref(r))
+        self._decided(ret, r, None)
+
+    def spawn_bound(self, epoch_id: int, argv: Sequence[str],
+                    tokens: Iterable[Union[Token, str]] = (),
+                    env: Optional[Dict[str, str]] = None) -> int:
+        """Run ``argv`` as a child bound to ``epoch_id`` holding ``tokens``;
+        returns its pid once it has exec'd (reap it with ``os.waitpid``).
+        A refused binding raises before anything runs."""
+        if not argv:
+            raise ValueError("argv is empty")
+        arr, n = _tokens(tokens)
+        args = [os.fsencode(a) for a in argv]
+        cargv = (ctypes.c_char_p * (len(args) + 1))(*args, None)
+        cenv = None
+        if env is not None:
+            envs = [os.fsencode(f"{k}={v}") for k, v in env.items()]
+            cenv = (ctypes.c_char_p * (len(envs) + 1))(*envs, None)
+        pid, r = ctypes.c_int(-1), _lib.Result()
+        ret = _c.capfence_client_spawn_bound(self._ptr, epoch_id, arr, n,
+                                             args[0], cargv, cenv,
+                                             ctypes.byref(pid),
+                                             ctypes.byref(r))
+        self._decided(ret, r, None)
+        return pid.value
+
+    def events(self) -> Events:
+        """Subscribe to the module's events (a new socket)."""
+        return Events()

@@ -1,0 +1,216 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""ctypes bindings of libcapfence.so.1 (include/capfence/capfence.h).
+
+Private to the package: the structures mirror the C header field by field
+and the prototypes of every function the package calls are declared here,
+so a mismatch fails loudly at import time instead of corrupting memory.
+"""
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import os
+from ctypes import (POINTER, Structure, Union, c_bool, c_char, c_char_p,
+                    c_int, c_size_t, c_uint, c_uint8, c_uint16, c_uint32,
+                    c_uint64, c_void_p)
+
+# uapi constants (include/uapi/linux/capfence.h)
+PATH_MAX = 255
+MAX_CONSTRAINTS = 8
+MAX_TOKENS = 16
+MAC_LEN = 32
+KEY_LEN = 32
+CLASS_MAX = 4
+TOKEN_MAX_LEN = 24 + 1 + MAX_CONSTRAINTS * (1 + 1 + PATH_MAX) + MAC_LEN
+TOKEN_TEXT_MAX = 4 + (TOKEN_MAX_LEN * 4 + 2) // 3
+ERR_MAX = 256
+STATUS_REASONS = 32
+DELEGATE_DRY_RUN = 0x1
+SONAME = "libcapfence.so.1"
+
+
+class NetRange(Structure):
+    _fields_ = [("family", c_uint8), ("prefix_len", c_uint8),
+                ("port_min", c_uint16), ("port_max", c_uint16),
+                ("reserved", c_uint16), ("addr", c_uint8 * 16)]
+
+
+class _Path(Structure):
+    _fields_ = [("len", c_uint8), ("s", c_char * (PATH_MAX + 1))]
+
+
+class _CU(Union):
+    _fields_ = [("net", NetRange), ("path", _Path)]
+
+
+class Constraint(Structure):
+    _anonymous_ = ("u",)
+    _fields_ = [("kind", c_uint8), ("u", _CU)]
+
+
+class TokenS(Structure):
+    _fields_ = [("version", c_uint8), ("class_id", c_uint8),
+                ("flags", c_uint16), ("key_id", c_uint32),
+                ("cap_id", c_uint64), ("epoch_id", c_uint64),
+                ("n", c_uint8), ("constraints", Constraint * MAX_CONSTRAINTS),
+                ("mac", c_uint8 * MAC_LEN)]
+
+
+class Rule(Structure):
+    _fields_ = [("class_id", c_uint8), ("kind", c_uint8), ("n", c_uint8),
+                ("constraints", Constraint * MAX_CONSTRAINTS)]
+
+
+class EpochS(Structure):
+    _fields_ = [("epoch_id", c_uint64), ("rules", Rule * (CLASS_MAX + 1))]
+
+
+class Result(Structure):
+    _fields_ = [("err", c_int), ("reason", c_int), ("cap_id", c_uint64),
+                ("epoch_id", c_uint64), ("fence", c_uint64),
+                ("message", c_char * ERR_MAX)]
+
+
+class EventInfo(Structure):
+    _fields_ = [("type", c_int), ("reason", c_int), ("pid", c_uint32),
+                ("epoch_id", c_uint64), ("cap_id", c_uint64),
+                ("fence", c_uint64)]
+
+
+class StatusS(Structure):
+    _fields_ = [("version", c_char * 32), ("abi", c_uint32),
+                ("attached", c_bool), ("fence", c_uint64),
+                ("max_epoch", c_uint64), ("active_epoch", c_uint64),
+                ("bound", c_uint64), ("held", c_uint64),
+                ("delegate_ok", c_uint64), ("exercise_allow", c_uint64),
+                ("delegate_reject", c_uint64 * STATUS_REASONS),
+                ("exercise_deny", c_uint64 * STATUS_REASONS),
+                ("cred_bytes", c_uint64), ("cap_bytes", c_uint64)]
+
+
+class CapInfo(Structure):
+    _fields_ = [("cap_id", c_uint64), ("epoch_id", c_uint64),
+                ("key_id", c_uint32), ("from_pid", c_uint32),
+                ("state", c_uint32), ("class_id", c_int), ("n", c_size_t),
+                ("constraints", Constraint * MAX_CONSTRAINTS)]
+
+
+class TaskInfo(Structure):
+    _fields_ = [("pid", c_uint32), ("epoch_id", c_uint64),
+                ("pending_epoch_id", c_uint64), ("fence", c_uint64),
+                ("n", c_size_t), ("caps", POINTER(CapInfo))]
+
+
+class EpochInfo(Structure):
+    _fields_ = [("e", EpochS), ("active", c_bool),
+                ("fenced_at", c_uint64 * (CLASS_MAX + 1))]
+
+
+# the C sizes on x86_64/aarch64 (LP64); checked at import
+_SIZES = {NetRange: 24, Constraint: 260, TokenS: 2144, Rule: 2084,
+          EpochS: 10432, Result: 288, EventInfo: 40, StatusS: 624,
+          TaskInfo: 48, CapInfo: 2120, EpochInfo: 10480}
+for _t, _n in _SIZES.items():
+    if ctypes.sizeof(_t) != _n:  # pragma: no cover - a port to a new ABI
+        raise ImportError(f"capfence: struct {_t.__name__} is "
+                          f"{ctypes.sizeof(_t)} bytes here, {_n} in C")
+
+
+def _load() -> ctypes.CDLL:
+    """Load libcapfence.so.1: $CAPFENCE_LIBRARY, else the dynamic loader's
+    search path (ldconfig's cache, LD_LIBRARY_PATH)."""
+    path = os.environ.get("CAPFENCE_LIBRARY")
+    names = [path] if path else [SONAME]
+    if not path:
+        found = ctypes.util.find_library("capfence")
+        if found and found != SONAME:
+            names.append(found)
+    last: OSError | None = None
+    for name in names:
+        try:
+            return ctypes.CDLL(name, use_errno=True)
+        except OSError as exc:
+            last = exc
+    raise ImportError(f"capfence: cannot load {names[0]} ({last}); install "
+                      "libcapfence or set CAPFENCE_LIBRARY to its path")
+
+
+lib = _load()
+ERRBUF = c_char * ERR_MAX
+_pp = POINTER(c_void_p)
+
+
+def _proto(name: str, restype, *argtypes) -> None:
+    f = getattr(lib, name)
+    f.restype = restype
+    f.argtypes = list(argtypes)
+
+
+_K = c_void_p          # struct capfence_key *
+_C = c_void_p          # struct capfence_client *
+_E = c_void_p          # struct capfence_events *
+_T = POINTER(TokenS)
+_R = POINTER(Result)
+
+_proto("capfence_version", c_char_p)
+_proto("capfence_version_number", c_uint)
+_proto("capfence_class_from_name", c_int, c_char_p)
+_proto("capfence_class_name", c_char_p, c_int)
+_proto("capfence_reason_name", c_char_p, c_int)
+_proto("capfence_reason_errno", c_int, c_int)
+_proto("capfence_event_name", c_char_p, c_int)
+_proto("capfence_constraint_parse", c_int, c_char_p, POINTER(Constraint),
+       c_char_p, c_size_t)
+_proto("capfence_constraint_format", c_int, POINTER(Constraint), c_char_p,
+       c_size_t)
+_proto("capfence_epoch_parse_rules", c_int, POINTER(EpochS), c_uint64,
+       POINTER(c_char_p), c_size_t, c_char_p, c_size_t)
+_proto("capfence_epoch_parse_text", c_int, POINTER(EpochS), c_uint64,
+       c_char_p, c_char_p, c_size_t)
+_proto("capfence_epoch_format", c_int, POINTER(EpochS), c_char_p, c_size_t)
+_proto("capfence_key_generate", c_int, c_uint32, _pp)
+_proto("capfence_key_from_bytes", c_int, c_uint32, c_char_p, _pp)
+_proto("capfence_key_id", c_uint32, _K)
+_proto("capfence_key_bytes", None, _K, c_char_p)
+_proto("capfence_key_format", c_int, _K, c_char_p, c_size_t)
+_proto("capfence_key_save", c_int, _K, c_char_p, c_char_p, c_size_t)
+_proto("capfence_key_load", c_int, c_char_p, _pp, c_char_p, c_size_t)
+_proto("capfence_key_parse", c_int, c_char_p, _pp, c_char_p, c_size_t)
+_proto("capfence_key_free", None, _K)
+_proto("capfence_token_to_text", c_int, _T, c_char_p, c_size_t)
+_proto("capfence_token_from_text", c_int, c_char_p, _T, c_char_p, c_size_t)
+_proto("capfence_token_encode_bin", c_int, _T, c_char_p, c_size_t)
+_proto("capfence_token_decode_bin", c_int, c_char_p, c_size_t, _T, c_char_p,
+       c_size_t)
+_proto("capfence_token_mint", c_int, _K, c_int, c_uint64,
+       POINTER(Constraint), c_size_t, c_uint64, _T, c_char_p, c_size_t)
+_proto("capfence_token_verify", c_int, _K, _T)
+_proto("capfence_decide_delegation", c_int, POINTER(c_void_p), c_size_t, _T,
+       POINTER(EpochS))
+_proto("capfence_client_open", c_int, _pp, c_char_p, c_size_t)
+_proto("capfence_client_close", None, _C)
+_proto("capfence_client_status", c_int, _C, POINTER(StatusS), c_char_p,
+       c_size_t)
+_proto("capfence_client_key_install", c_int, _C, _K, c_char_p, c_size_t)
+_proto("capfence_client_key_remove", c_int, _C, c_uint32, c_char_p, c_size_t)
+_proto("capfence_client_epoch_install", c_int, _C, POINTER(EpochS), c_char_p,
+       c_size_t)
+_proto("capfence_client_epoch_activate", c_int, _C, c_uint64, c_char_p,
+       c_size_t)
+_proto("capfence_client_epoch_get", c_int, _C, c_uint64, POINTER(EpochInfo),
+       c_char_p, c_size_t)
+_proto("capfence_client_delegate", c_int, _C, _T, c_uint32, c_uint32, c_uint,
+       _R)
+_proto("capfence_client_delegate_remint", c_int, _C, _K, _T, c_uint32,
+       c_uint32, _R, _T, _R)
+_proto("capfence_client_revoke", c_int, _C, c_uint64, _R)
+_proto("capfence_client_exec_set", c_int, _C, c_uint64, _T, c_size_t, _R)
+_proto("capfence_client_spawn_bound", c_int, _C, c_uint64, _T, c_size_t,
+       c_char_p, POINTER(c_char_p), POINTER(c_char_p), POINTER(c_int), _R)
+_proto("capfence_client_task_get", c_int, _C, c_uint32, POINTER(TaskInfo),
+       c_char_p, c_size_t)
+_proto("capfence_task_release", None, POINTER(TaskInfo))
+_proto("capfence_events_open", c_int, _pp, c_char_p, c_size_t)
+_proto("capfence_events_close", None, _E)
+_proto("capfence_events_fd", c_int, _E)
+_proto("capfence_events_next", c_int, _E, POINTER(EventInfo), c_int)

@@ -1,0 +1,65 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# The capfence Python package (python/capfence, ctypes over
+# libcapfence.so.1), included by the top Makefile:
+#
+#   make pytest      its host tests (no kernel), with Debian's python3-pytest
+#   (make vmtest)    one more boot per kernel: the host tests and the tests
+#                    against the module, in the guest (build/logs/py-*.log)
+
+PY_SRCS    := $(wildcard python/capfence/*.py) python/capfence/py.typed
+PY_TESTS   := $(wildcard python/tests/*.py) python/tests/run-vm-tests
+PYROOT     := $(B)/pyroot
+HOST_PY    := /usr/bin/python3
+
+.PHONY: pytest
+
+pytest: $(LIB_SO)
+	@mkdir -p $(B)/logs
+	@CAPFENCE_LIBRARY=$(CURDIR)/$(LIB_SO) PYTHONPATH=$(CURDIR)/python \
+		$(HOST_PY) -m pytest -q -p no:cacheprovider python/tests/test_host.py \
+		> $(B)/logs/pytest.log 2>&1; rc=$$?; \
+	tail -n 1 $(B)/logs/pytest.log; \
+	p=$$(tail -n 1 $(B)/logs/pytest.log | grep -o '[0-9]* passed' | cut -d' ' -f1); \
+	f=$$(tail -n 1 $(B)/logs/pytest.log | grep -o '[0-9]* failed' | cut -d' ' -f1); \
+	[ $$rc -ne 0 ] && [ -z "$$f" ] && f=1; \
+	echo "# Totals: pass:$${p:-0} fail:$${f:-0} xfail:0 xpass:0 skip:0 error:0" >> $(B)/logs/pytest.log; \
+	exit $$rc
+
+# An install as a distribution would make it (PREFIX=/usr) in build/sdk,
+# the examples built against it with pkg-config only, and the guest
+# overlay: python3, pytest, the installed libcapfence.so.1 and package,
+# the tests and the examples.
+SDK        := $(B)/sdk
+SDK_KO      = $(call KO,$(firstword $(KERNEL)))
+
+$(SDK)/.stamp: $(LIB_SO) $(LIB_A) $(LIB_HDRS) $(PY_SRCS) tools/lib/capfence.pc.in docs/libcapfence.3 \
+		tools/build/install.sh $(B)/tools/capfence $(SDK_KO)
+	@rm -rf $(SDK)
+	@tools/build/install.sh install $(SDK) /usr $(SDK_KO) $(B)/tools/capfence $(LIB_OUT) > /dev/null
+	@touch $@
+
+$(B)/examples/orchestrator: examples/orchestrator.c examples/Makefile $(SDK)/.stamp
+	@rm -rf $(B)/examples && mkdir -p $(B)/examples
+	@cp examples/orchestrator.c examples/Makefile $(B)/examples/
+	PKG_CONFIG_PATH=$(CURDIR)/$(SDK)/usr/lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$(CURDIR)/$(SDK) \
+		$(MAKE) -s -C $(B)/examples orchestrator
+
+# make bench's delegation rates, built the same way
+$(B)/examples/bench-deleg: selftests/bench/bench-deleg.c $(SDK)/.stamp
+	@mkdir -p $(dir $@)
+	PKG_CONFIG_PATH=$(CURDIR)/$(SDK)/usr/lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$(CURDIR)/$(SDK) sh -c \
+		'$(CC) $(CFLAGS_USR) $$(pkg-config --cflags capfence) $< $$(pkg-config --libs capfence) -o $@'
+
+$(PYROOT)/.stamp: $(PY_TESTS) $(SDK)/.stamp $(B)/examples/orchestrator examples/orchestrator.py examples/tutorial.py tools/build/pyroot.sh \
+		$(B)/examples/bench-deleg selftests/bench/bench_deleg.py selftests/bench/bench-deleg.sh
+	@tools/build/pyroot.sh $(PYROOT) $(SDK)
+	@mkdir -p $(PYROOT)/usr/share/capfence/python-tests $(PYROOT)/usr/share/capfence/examples
+	@cp python/tests/*.py python/tests/run-vm-tests $(PYROOT)/usr/share/capfence/python-tests/
+	@cp $(B)/examples/orchestrator examples/orchestrator.py examples/tutorial.py $(PYROOT)/usr/share/capfence/examples/
+	@mkdir -p $(PYROOT)/usr/share/capfence/bench
+	@cp $(B)/examples/bench-deleg selftests/bench/bench_deleg.py selftests/bench/bench-deleg.sh \
+		$(PYROOT)/usr/share/capfence/bench/
+	@touch $@
+
+pyroot: $(PYROOT)/.stamp
