@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Audit records (audit.c).
+ */
+#ifndef _CAPFENCE_AUDIT_H
+#define _CAPFENCE_AUDIT_H
+
+#include <linux/types.h>
+#include "constraint.h"
+
+void cf_audit_exercise(const struct cf_target *t, u64 epoch,
+		       enum capfence_reason r, u64 cap_id, u64 fence);
+void cf_audit_delegate(pid_t pid, u64 epoch, u64 token_epoch, u8 class_id,
+		       enum capfence_reason r, u64 cap_id, u64 fence);
+int cf_reason_errno(enum capfence_reason r);
+
+#endif /* _CAPFENCE_AUDIT_H */

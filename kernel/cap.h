@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The capability graph (cap.c): revocation cells, grants, holdings.
+ */
+#ifndef _CAPFENCE_CAP_H
+#define _CAPFENCE_CAP_H
+
+#include <linux/rcupdate.h>
+#include <linux/refcount.h>
+#include <linux/types.h>
+#include "epoch.h"
+#include "key.h"
+#include "token.h"
+
+/* Revocation state of one cap_id; shared by every grant of that id. */
+struct cf_capid {
+	struct hlist_node node;		/* cf_capids, RCU */
+	u64 cap_id;
+	u64 revoked_at;			/* fence lock; 0 = live */
+	refcount_t ref;
+	struct rcu_head rcu;
+};
+
+/* An accepted token: immutable once created. */
+struct cf_grant {
+	refcount_t ref;
+	struct cf_capid *capid;
+	struct cf_keycell *key;		/* the key that authenticated it */
+	struct cf_epoch *epoch;		/* the token's (= holder's) epoch */
+	u8 class_id;
+	u8 n;
+	u32 key_id;
+	pid_t from_pid;			/* delegator, 0 for the orchestrator */
+	struct rcu_head rcu;
+	struct cf_constraint c[];
+};
+
+/* An immutable set of grants held by a credential (copy on write). */
+struct cf_holdings {
+	refcount_t ref;
+	u32 n;
+	struct rcu_head rcu;
+	struct cf_grant *g[];
+};
+
+void cf_cap_exit(void);
+void cf_cap_drain(void);
+struct cf_grant *cf_grant_from_token(const struct cf_token *t,
+				     struct cf_epoch *e, pid_t from,
+				     gfp_t gfp);
+void cf_grant_put(struct cf_grant *g);
+struct cf_holdings *cf_holdings_add(const struct cf_holdings *old,
+				    struct cf_grant *g, gfp_t gfp);
+void cf_holdings_put(struct cf_holdings *h);
+struct cf_holdings *cf_holdings_get(struct cf_holdings *h);
+
+/**
+ * cf_grant_state() - is a grant valid under the current fence?
+ * @g: grant
+ *
+ * Call inside a fence read section (or under the fence lock) to get a
+ * consistent answer together with other fence-protected state. Inline:
+ * every allowed exercise asks it.
+ *
+ * Return: CAPFENCE_R_OK, CAPFENCE_R_REVOKED or CAPFENCE_R_FENCED.
+ */
+static inline enum capfence_reason cf_grant_state(const struct cf_grant *g)
+{
+	if (READ_ONCE(g->capid->revoked_at))
+		return CAPFENCE_R_REVOKED;
+	if (READ_ONCE(g->epoch->fenced_at[g->class_id]) ||
+	    READ_ONCE(g->key->removed_at))
+		return CAPFENCE_R_FENCED;
+	return CAPFENCE_R_OK;
+}
+
+int cf_revoke(u64 cap_id, u64 *fence);
+u64 cf_nr_held(void);
+
+#endif /* _CAPFENCE_CAP_H */

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Per-credential state (cred.c) and the counting filter in front of it.
+ */
+#ifndef _CAPFENCE_CRED_H
+#define _CAPFENCE_CRED_H
+
+#include <linux/atomic.h>
+#include <linux/cred.h>
+#include <linux/hash.h>
+#include <linux/rhashtable.h>
+#include "cap.h"
+
+/* Per-credential state; exists only for bound or pending credentials. */
+struct cf_cred {
+	struct rhash_head node;
+	const struct cred *cred;	/* key */
+	struct cf_epoch *epoch;		/* bound epoch; NULL = unbound */
+	struct cf_epoch *pending;	/* epoch the next execve binds */
+	struct cf_holdings __rcu *held;
+	struct cf_holdings *pending_held;	/* fixed once pending is set */
+	spinlock_t lock;		/* orders writers of held */
+	struct rcu_head rcu;
+};
+
+/*
+ * Counting filter in front of the credential table: counter
+ * hash_ptr(cred) counts the entries whose key hashes there. It is raised
+ * before an entry is inserted and lowered after it is removed, so a zero
+ * counter means @cred has no entry.
+ */
+#define CF_CRED_HINT_BITS	14
+extern atomic_t cf_cred_hint[1 << CF_CRED_HINT_BITS];
+
+static inline atomic_t *cf_cred_hint_of(const struct cred *cred)
+{
+	return &cf_cred_hint[hash_ptr(cred, CF_CRED_HINT_BITS)];
+}
+
+/* false: @cred certainly has no entry (nearly every unbound credential) */
+static inline bool cf_cred_maybe(const struct cred *cred)
+{
+	return atomic_read(cf_cred_hint_of(cred));
+}
+
+int cf_cred_init(void);
+void cf_cred_exit(void);
+struct cf_cred *cf_cred_find(const struct cred *cred);
+struct cf_cred *cf_cred_lookup(const struct cred *cred);
+int cf_cred_prepare(struct cred *new, const struct cred *old, gfp_t gfp);
+int cf_cred_alloc_blank(struct cred *cred);
+void cf_cred_transfer(struct cred *new, const struct cred *old);
+void cf_cred_free(struct cred *cred);
+int cf_cred_bind_exec(struct linux_binprm *bprm);
+int cf_cred_set_pending(const struct cred *cred, struct cf_epoch *e,
+			struct cf_holdings *h);
+bool cf_current_bound(void);
+
+/**
+ * cf_subject() - the bound state of a credential the filter may know
+ * @cred: a credential cf_cred_maybe() did not rule out
+ *
+ * Caller holds RCU.
+ *
+ * Return: the state when @cred is bound, else NULL.
+ */
+static inline struct cf_cred *cf_subject(const struct cred *cred)
+{
+	struct cf_cred *e = cf_cred_find(cred);
+
+	return e && e->epoch ? e : NULL;
+}
+
+long cf_nr_creds(void);
+long cf_nr_bound(void);
+
+#endif /* _CAPFENCE_CRED_H */

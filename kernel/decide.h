@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Every decision (decide.c): delegation, exec binding, exercise.
+ */
+#ifndef _CAPFENCE_DECIDE_H
+#define _CAPFENCE_DECIDE_H
+
+#include <linux/netlink.h>
+#include "cred.h"
+#include "token.h"
+
+struct cf_delegation {
+	const u8 *tok;			/* canonical token bytes */
+	size_t len;
+	pid_t pid;			/* target */
+	pid_t from;			/* delegator, 0 = none */
+	bool dry_run;			/* check only */
+	/* results */
+	enum capfence_reason reason;
+	bool already_held;		/* the target holds this very token */
+	struct cf_token token;
+	u64 target_epoch;
+	u64 fence;
+};
+
+/* an exec binding: the epoch and tokens the caller's next exec binds */
+struct cf_exec_binding {
+	u64 epoch_id;
+	u32 n;				/* tokens */
+	const u8 *tok[CAPFENCE_MAX_TOKENS];	/* canonical token bytes */
+	size_t len[CAPFENCE_MAX_TOKENS];
+	/* results */
+	enum capfence_reason reason;
+	struct cf_token token;		/* the token rejected, if any */
+	u64 fence;
+};
+
+const struct cred *cf_get_task_cred(pid_t pid);
+int cf_delegate(struct cf_delegation *d, struct netlink_ext_ack *extack);
+int cf_exec_bind(struct cf_exec_binding *b, struct netlink_ext_ack *extack);
+void cf_decision_publish(enum capfence_reason r, const struct cf_token *t,
+			 pid_t pid, u64 epoch, u64 fence, bool dry_run);
+int cf_exercise(struct cf_cred *e, struct cf_target *t,
+		struct cf_grant **admitted);
+int cf_refuse_mediated(struct cf_cred *e, u8 class_id, const char *what);
+bool cf_admits(const struct cf_cred *e, const struct cf_target *t);
+
+#endif /* _CAPFENCE_DECIDE_H */

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Revalidation of files opened under a capability (file.c).
+ */
+#ifndef _CAPFENCE_FILE_H
+#define _CAPFENCE_FILE_H
+
+#include <linux/atomic.h>
+#include <linux/types.h>
+#include "cap.h"
+
+struct file;
+
+int cf_file_init(void);
+void cf_file_exit(void);
+int cf_file_track(struct file *file, struct cf_grant *rg, struct cf_grant *wg);
+int cf_file_revalidate(struct file *file, int mask);
+void cf_file_free(struct file *file);
+int cf_file_map(struct file *file, unsigned long prot, bool shared,
+		const char *what);
+
+extern atomic_long_t cf_nr_files;
+
+/**
+ * cf_nr_tracked_files() - files whose grant is rechecked on use
+ *
+ * Inline: the file hooks (kfunc.c) test it before calling into file.c,
+ * which relies on that.
+ *
+ * Return: the count; hooks stay attached while it is non-zero.
+ */
+static inline long cf_nr_tracked_files(void)
+{
+	return atomic_long_read(&cf_nr_files);
+}
+
+#endif /* _CAPFENCE_FILE_H */
