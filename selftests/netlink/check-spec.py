@@ -646,6 +646,25 @@ def compare(spec, hdr, nl, puts, tap):
     tap.check('mcast-groups: %s' % ', '.join(g[0] for g in sg), p)
 
 
+def class_lists(spec, top, tap):
+    """The hand-kept lists of class names match the spec's class enum."""
+    ent = [e['name'] for e in next(d for d in spec['definitions']
+                                   if d['name'] == 'class')['entries']]
+    want = [n.replace('-', ':', 1) for n in ent if n != 'none']
+    found = {
+        'kernel/class.c': re.findall(r'\.name = "([a-z]+:[a-z]+)"',
+                                     open(os.path.join(top, 'kernel/class.c')).read()),
+        'tools/lib/cf_core.c': re.findall(r'\{ "([a-z]+:[a-z]+)",',
+                                          open(os.path.join(top, 'tools/lib/cf_core.c')).read()),
+    }
+    m = re.search(r'^_capfence_classes="([^"]*)"', open(os.path.join(
+        top, 'tools/capfence/capfence.bash-completion')).read(), re.M)
+    found['bash completion'] = m.group(1).split() if m else []
+    for where, names in found.items():
+        p = [] if names == want else ['%s lists %s, spec %s' % (where, names, want)]
+        tap.check('class names in %s' % where, p)
+
+
 def genl_expect(spec, out):
     """Lines: family NAME VERSION / op ID NAME CAPS / mcgrp NAME."""
     ops = spec['operations']['list']
@@ -679,6 +698,7 @@ def main():
         puts = kernel_puts(os.path.join(top, 'kernel'))
         tap = Tap()
         compare(spec, hdr, nl, puts, tap)
+        class_lists(spec, top, tap)
     except (SpecError, KeyError, OSError) as e:
         print('TAP version 13\n1..1\n# %s: %s\nnot ok 1 - read the spec and the sources' %
               (type(e).__name__, e))

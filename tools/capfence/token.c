@@ -322,9 +322,17 @@ int cf_cmd_mint(int argc, char **argv)
 	if (!epoch)
 		return cf_usage(mint_usage, "mint: missing --epoch ID");
 	class_id = capfence_class_from_name(cls);
-	if (class_id < 0)
-		return cf_usage(mint_usage, "mint: unknown class \"%s\" (net:connect, net:bind, fs:read, fs:write)",
-				cls);
+	if (class_id < 0) {
+		char names[128] = "";
+		int c;
+
+		/* the library's class table, not a second list */
+		for (c = CAPFENCE_CLASS_NONE + 1; c <= CAPFENCE_CLASS_MAX; c++)
+			snprintf(names + strlen(names), sizeof(names) - strlen(names),
+				 "%s%s", c > 1 ? ", " : "", capfence_class_name(c));
+		return cf_usage(mint_usage, "mint: unknown class \"%s\" (%s)",
+				cls, names);
+	}
 	ret = load_key("mint", keyfile, &k);
 	if (ret)
 		return ret;
