@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Decisions: delegation (SPEC order: target, MAC, epoch, class, revoked or
- * fenced, delegator) atomically with installing the held capability, and
- * exercise at the LSM hooks.
+ * Decisions: delegation (in the order of the table in docs/errors.md:
+ * target, MAC, epoch, class, revoked or fenced, delegator) atomically with
+ * installing the held capability, exec bindings, and exercise at the LSM
+ * hooks.
  *
  * Locking: delegation runs in process context under cf_mutex; rows 5 and 6
  * and the publication of the new holdings happen under the fence lock, so

@@ -3,7 +3,8 @@
  * libcapfence - the library an orchestrator links to drive capfence:
  *
  *   - the pure part: classes, constraints, epoch rules, keys, tokens and
- *     the delegation-time decision of SPEC section 4 rows 2-4 (libsodium
+ *     the delegation-time decision of rows 2-4 of the delegation table
+ *     (docs/errors.md, "Delegation"; libsodium
  *     for every cryptographic primitive);
  *   - the kernel client (struct capfence_client): every control operation
  *     of the capfence generic netlink family, typed, over libmnl;
@@ -178,7 +179,8 @@ bool capfence_rule_narrows(const struct capfence_rule *old_rule,
 		     const struct capfence_rule *new_rule);
 /*
  * True iff a token of rule r's class with constraints cs[n] fits rule r
- * (SPEC §4 row 4): r is TOKEN and the set is contained in r's set.
+ * (row 4 of the delegation table, docs/errors.md): r is TOKEN and the set
+ * is contained in r's set.
  */
 bool capfence_rule_admits_constraints(const struct capfence_rule *r,
 				const struct capfence_constraint *cs, size_t n);
@@ -310,7 +312,8 @@ int capfence_token_verify(const struct capfence_key *k, const struct capfence_to
 /* ---- the delegation-time decision ---------------------------------------- */
 
 /*
- * SPEC §4 rows 2-4 for token t delegated to a task bound to receiver:
+ * Rows 2-4 of the delegation table (docs/errors.md) for token t delegated
+ * to a task bound to receiver:
  * FORGED (key unknown or MAC wrong), EPOCH_MISMATCH, CLASS_DENIED, or OK.
  * Rows 1, 5 and 6 need kernel state and are not decided here.
  */

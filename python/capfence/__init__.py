@@ -6,7 +6,7 @@ A pure-Python package over libcapfence.so.1 (ctypes, no compiler needed):
 * :class:`Key`, :func:`mint`, :class:`Token` -- keys and tokens, minted and
   checked by the same C code the kernel module's tokens are made with;
 * :class:`Epoch` and :func:`accept_delegation` -- the delegation-time check
-  of the design note (SPEC section 4 rows 2-4) without a kernel;
+  of the design note (rows 2-4 of the delegation table, docs/errors.md) without a kernel;
 * :class:`Client` -- the kernel's decision: ``delegate()``, ``revoke()``,
   ``install_epoch()``, ``activate_epoch()``, ``spawn_bound()``,
   ``events()`` and the rest of the control plane of capfence.ko.
@@ -446,8 +446,8 @@ def accept_delegation(secret: Union[Key, Sequence[Key]], token: Token,
                       receiver_epoch: Epoch) -> Token:
     """Validate a delegated capability against the receiver's bound epoch.
 
-    The design note's interface, decided by libcapfence (SPEC section 4
-    rows 2-4, without a kernel): returns ``token`` unchanged iff it is
+    The design note's interface, decided by libcapfence (rows 2-4 of the
+    delegation table in docs/errors.md, without a kernel): returns ``token`` unchanged iff it is
     authentic under ``secret`` (a :class:`Key` or several) AND minted under
     ``receiver_epoch`` AND its class and constraints fit that epoch's rule.
     Otherwise raises :class:`Forged`, :class:`EpochMismatch` or

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """The capfence package without a kernel: keys, tokens, epochs and
-accept_delegation() (SPEC section 4 rows 2-4), over libcapfence.so.1."""
+accept_delegation() (rows 2-4 of the delegation table, docs/errors.md), over libcapfence.so.1."""
 import errno
 import os
 import pickle

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Delegation: every row of the SPEC section 4 table (target, MAC, epoch,
+ * Delegation: every row of the delegation table of docs/errors.md (target, MAC, epoch,
  * class, revoked or fenced, delegator), in order, through the
  * real module: errno, reason attribute, extack text, counters, and the
  * audit record of forged and cross-epoch rejections.

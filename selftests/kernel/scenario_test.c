@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The seed scenario (SPEC section 8), end to end through the public
+ * The seed scenario (the one `make demo` plays), end to end through the public
  * interface: epoch 41 grants net:connect to a CIDR by token, epoch 42
  * narrows it to loopback; a parent under 41 holds a 41 token; a child is
  * spawned under 42; re-delegation is rejected as epoch_mismatch; a re-mint

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libcapfence: the delegation-time decision (SPEC §4 rows 2-4), including
+ * libcapfence: the delegation-time decision (rows 2-4 of the delegation table, docs/errors.md), including
  * the seed's scenario and its reference semantics.
  */
 #include <errno.h>
@@ -183,7 +183,7 @@ TEST_F(decide, key_set)
 }
 
 /*
- * SPEC §8 / the seed: E41 allows net:connect to a restricted CIDR, E42
+ * The seed scenario: E41 allows net:connect to a restricted CIDR, E42
  * narrows it to loopback. The parent's E41 token is rejected for a child
  * under E42 as epoch_mismatch; the re-mint under E42 is accepted only
  * within loopback.

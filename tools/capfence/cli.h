@@ -10,7 +10,7 @@
 
 #define CAPFENCE_CLI_VERSION "0.1.0"
 
-/* Exit codes (SPEC section 4). */
+/* Exit codes (docs/errors.md, "Delegation"). */
 enum {
 	CF_EXIT_OK = 0,
 	CF_EXIT_SYSTEM = 1,

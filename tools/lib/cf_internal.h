@@ -22,7 +22,7 @@ void capfence__seterr(char *err, size_t errlen, const char *fmt, ...)
 void capfence__mac_body(const struct capfence_key *k, const uint8_t *body, size_t n,
 		 uint8_t mac[CAPFENCE_MAC_LEN]);
 
-/* SPEC §4 rows 3-4 for a token already known to be authentic. */
+/* Rows 3-4 of the delegation table (docs/errors.md) for a token already known to be authentic. */
 enum capfence_reason capfence__decide_authentic(const struct capfence_token *t,
 					 const struct capfence_epoch *receiver);
 
