@@ -40,7 +40,8 @@ enum capfence_rule_kind {
 /*
  * Typed decision results. Delegation uses the CAPFENCE_R_* values listed in
  * the order of the delegation table in docs/errors.md; exercise
- * (syscall-time) denials use a subset plus NO_CAPABILITY and CONSTRAINT. The value is carried in CAPFENCE_A_REASON.
+ * (syscall-time) denials use a subset plus NO_CAPABILITY and CONSTRAINT.
+ * The value is carried in CAPFENCE_A_REASON.
  */
 enum capfence_reason {
 	CAPFENCE_R_OK,
