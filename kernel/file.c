@@ -9,12 +9,15 @@
  * hooks (kfunc.c) do not call in here at all.
  *
  * Mappings: a new mapping of a tracked file reads it, so it is checked
- * against the read grant like a read. Stores through a shared writable
- * mapping reach the file without any hook, and a mapping made before a
- * revocation cannot be stopped after it; so a file whose writes are
- * admitted by a grant is never mapped shared and writable (mmap and
- * mprotect are refused, reason "bypass"). Private mappings never reach the
- * file.
+ * against the read grant like a read. Stores through a shared mapping
+ * reach the file without any hook, and a mapping made before a revocation
+ * cannot be stopped after it; a shared mapping need not even be writable
+ * for that: userfaultfd's UFFDIO_COPY fills a hole of a shmem file through
+ * a read-only shared mapping of a file open for writing. So a file whose
+ * writes are admitted by a grant is never mapped shared (mmap and mprotect
+ * are refused, reason "bypass"). Private mappings never reach the file.
+ * Truncation through the file (ftruncate, and on 6.1 any setattr that
+ * carries the file) rechecks its write grant, whoever calls it.
  *
  * Locking: a fixed table of small buckets keyed by the file pointer, and
  * an rhashtable for files whose bucket is full. A slot is claimed with
@@ -232,10 +235,11 @@ int cf_file_revalidate(struct file *file, int mask)
  * @shared: stores through the mapping reach the file (MAP_SHARED)
  * @what: "mmap" or "mprotect", for the audit record
  *
- * The caller has tested cf_nr_tracked_files(). A shared writable mapping
- * of a file whose writes a grant admitted is refused outright: a later
- * revocation could not stop its stores. Any other mapping reads the file
- * and rechecks the read grant.
+ * The caller has tested cf_nr_tracked_files(). A shared mapping of a file
+ * whose writes a grant admitted is refused outright, writable or not: a
+ * later revocation could not stop stores through it (mprotect, or
+ * userfaultfd's UFFDIO_COPY on a read-only one). Any other mapping reads
+ * the file and rechecks the read grant.
  *
  * Return: 0 or -EACCES (audited).
  */
@@ -248,7 +252,7 @@ int cf_file_map(struct file *file, unsigned long prot, bool shared,
 
 	if (!f)
 		return 0;
-	if (shared && (prot & PROT_WRITE) && f->write) {
+	if (shared && f->write) {
 		cf_stats_exercise(CAPFENCE_R_BYPASS);
 		cf_audit_exercise(&t, f->write->epoch->id, CAPFENCE_R_BYPASS,
 				  f->write->capid->cap_id, cf_fence_value());

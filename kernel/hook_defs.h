@@ -45,6 +45,7 @@ CF_KFUNC_UNTRUSTED(file_free_security)
 CF_KFUNC(path_entry)
 CF_KFUNC(path_attr)
 CF_KFUNC(file_truncate)
+CF_KFUNC(inode_setattr)
 CF_KFUNC(path_link)
 CF_KFUNC(path_rename)
 CF_KFUNC(path_chroot)
@@ -89,6 +90,8 @@ CF_HOOK(path_symlink, path_entry)
 CF_HOOK(path_truncate, path_attr)
 #ifdef CF_HAVE_FILE_TRUNCATE
 CF_HOOK(file_truncate, file_truncate)
+#else
+CF_HOOK(inode_setattr, inode_setattr)
 #endif
 CF_HOOK(path_chmod, path_attr)
 CF_HOOK(path_chown, path_attr)

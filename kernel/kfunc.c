@@ -356,14 +356,35 @@ noinline int capfence_path_attr(const struct path *path)
 	return cf_fs_attr(cred, path);
 }
 
-/* ftruncate() and open(O_TRUNC) since 6.2 (CF_HAVE_FILE_TRUNCATE): as path_truncate */
+/*
+ * ftruncate() and open(O_TRUNC) since 6.2 (CF_HAVE_FILE_TRUNCATE): a file
+ * opened under a capability rechecks its write grant whoever truncates it
+ * (a passed descriptor), then the caller is judged as at path_truncate.
+ */
 noinline int capfence_file_truncate(struct file *file)
 {
 	const struct cred *cred = current_cred();
+	int err = 0;
 
-	if (!cf_cred_maybe(cred))
-		return 0;
+	if (cf_nr_tracked_files())
+		err = cf_file_revalidate(file, MAY_WRITE);
+	if (err || !cf_cred_maybe(cred))
+		return err;
 	return cf_fs_attr(cred, &file->f_path);
+}
+
+/*
+ * Before 6.2 ftruncate() reaches only path_truncate, which has no file:
+ * the file comes with the attribute change (ATTR_FILE) at inode_setattr.
+ * A file opened under a capability rechecks its write grant, whoever
+ * truncates it. No call while no file is tracked.
+ */
+noinline int capfence_inode_setattr(struct iattr *attr)
+{
+	if (!cf_nr_tracked_files() || !(attr->ia_valid & ATTR_FILE) ||
+	    !attr->ia_file)
+		return 0;
+	return cf_file_revalidate(attr->ia_file, MAY_WRITE);
 }
 
 noinline int capfence_path_link(struct dentry *old_dentry,

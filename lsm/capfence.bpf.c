@@ -50,6 +50,7 @@ extern void capfence_file_free_security(struct file *file) __ksym;
 extern int capfence_path_entry(const struct path *dir, struct dentry *dentry) __ksym;
 extern int capfence_path_attr(const struct path *path) __ksym;
 extern int capfence_file_truncate(struct file *file) __ksym;
+extern int capfence_inode_setattr(struct iattr *attr) __ksym;
 extern int capfence_path_link(struct dentry *old_dentry, const struct path *new_dir,
 			      struct dentry *new_dentry) __ksym;
 extern int capfence_path_rename(const struct path *old_dir, struct dentry *old_dentry,
@@ -337,6 +338,19 @@ SEC("lsm/file_truncate")
 int BPF_PROG(cf_file_truncate, struct file *file, int ret)
 {
 	return cf_verdict(ret ?: capfence_file_truncate(file));
+}
+
+/*
+ * Before 6.2 the file of an ftruncate() is seen only here (ATTR_FILE).
+ * This is 6.1's signature; from 6.3 the hook takes an idmap first, and
+ * there ftruncate() reaches file_truncate: the CLI loads this program only
+ * where the kernel has no file_truncate.
+ */
+SEC("lsm/inode_setattr")
+int BPF_PROG(cf_inode_setattr, struct dentry *dentry, struct iattr *attr,
+	     int ret)
+{
+	return cf_verdict(ret ?: capfence_inode_setattr(attr));
 }
 
 SEC("lsm/path_chmod")

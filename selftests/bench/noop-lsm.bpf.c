@@ -177,6 +177,14 @@ int BPF_PROG(noop_file_truncate, struct file *file, int ret)
 	return noop_verdict(ret);
 }
 
+/* before 6.2 only: left out where file_truncate exists (lsm_hooks.h) */
+SEC("lsm/inode_setattr")
+int BPF_PROG(noop_inode_setattr, struct dentry *dentry, struct iattr *attr,
+	     int ret)
+{
+	return noop_verdict(ret);
+}
+
 SEC("lsm/file_free_security")
 int BPF_PROG(noop_file_free_security, struct file *file)
 {

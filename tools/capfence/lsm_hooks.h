@@ -4,6 +4,8 @@
  * once for every supported kernel may carry programs for hooks only newer
  * kernels have (file_truncate: 6.2); before loading, turn off autoload of
  * every "lsm/<hook>" program whose bpf_lsm_<hook> the kernel's BTF lacks.
+ * The inode_setattr program is written for the signature before 6.3 and
+ * only needed before 6.2: it is left out where file_truncate exists.
  * Their skeleton links then stay NULL. Header-only: used by the CLI and by
  * the test and benchmark programs that load BPF-LSM objects (libbpf).
  */
@@ -31,7 +33,10 @@ static inline int cf_lsm_skip_missing_hooks(struct bpf_object *obj)
 		if (strncmp(sec, "lsm/", 4))
 			continue;
 		snprintf(fn, sizeof(fn), "bpf_lsm_%s", sec + 4);
-		if (btf__find_by_name_kind(vmlinux, fn, BTF_KIND_FUNC) < 0) {
+		if (btf__find_by_name_kind(vmlinux, fn, BTF_KIND_FUNC) < 0 ||
+		    (!strcmp(sec, "lsm/inode_setattr") &&
+		     btf__find_by_name_kind(vmlinux, "bpf_lsm_file_truncate",
+					    BTF_KIND_FUNC) >= 0)) {
 			bpf_program__set_autoload(prog, false);
 			skipped++;
 		}
