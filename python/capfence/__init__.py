@@ -25,7 +25,7 @@ import os
 import threading
 from dataclasses import dataclass, field
 from typing import (Dict, Iterable, Iterator, List, Optional, Sequence,
-                    Tuple, Union)
+                    Tuple, TypeVar, Union)
 
 from . import _lib
 from ._lib import lib as _c
@@ -154,10 +154,51 @@ def _rejection(rid: int, message: str, **kw) -> PolicyEpochMismatch:
     return cls(message, **kw)
 
 
+# ---- handles -------------------------------------------------------------------
+
+_H = TypeVar("_H", bound="_Handle")
+
+
+class _Handle:
+    """An object of the library, freed by ``_free``: by :meth:`close`, at
+    the end of a ``with`` block, or when it is collected."""
+
+    __slots__ = ("_p",)
+    _what = "handle"
+
+    def _free(self, p: ctypes.c_void_p) -> None:
+        raise NotImplementedError
+
+    @property
+    def _ptr(self) -> ctypes.c_void_p:
+        if not self._p:
+            raise ValueError(f"the {self._what} is closed")
+        return self._p
+
+    def close(self) -> None:
+        """Free it (a key is wiped first); using it afterwards raises
+        ValueError."""
+        if self._p:
+            self._free(self._p)
+            self._p = None
+
+    def __enter__(self: _H) -> _H:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:  # interpreter shutdown
+            pass
+
+
 # ---- keys ----------------------------------------------------------------------
 
 
-class Key:
+class Key(_Handle):
     """A MAC key (id + 32 secret bytes) in libsodium's guarded memory.
 
     ``Key.generate(id)``, ``Key.from_bytes(id, raw)``, ``Key.load(path)``
@@ -165,10 +206,14 @@ class Key:
     Close it (or use ``with``) to wipe it; it is also wiped when collected.
     """
 
-    __slots__ = ("_p",)
+    __slots__ = ()
+    _what = "key"
 
     def __init__(self, _ptr: ctypes.c_void_p) -> None:
         self._p = _ptr
+
+    def _free(self, p: ctypes.c_void_p) -> None:
+        _c.capfence_key_free(p)
 
     @classmethod
     def generate(cls, key_id: int) -> "Key":
@@ -214,30 +259,6 @@ class Key:
     def id(self) -> int:
         """The key id tokens name."""
         return int(_c.capfence_key_id(self._ptr))
-
-    @property
-    def _ptr(self) -> ctypes.c_void_p:
-        if not self._p:
-            raise ValueError("the key is closed")
-        return self._p
-
-    def close(self) -> None:
-        """Wipe and free the key; using it afterwards raises ValueError."""
-        if self._p:
-            _c.capfence_key_free(self._p)
-            self._p = None
-
-    def __enter__(self) -> "Key":
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
-
-    def __del__(self) -> None:
-        try:
-            self.close()
-        except Exception:  # interpreter shutdown
-            pass
 
     def __repr__(self) -> str:
         return f"Key(id={self.id})" if self._p else "Key(closed)"
@@ -554,10 +575,16 @@ def _reasons(arr) -> Dict[str, int]:
     return out
 
 
-class Events:
+class Events(_Handle):
     """A subscription to the module's events (``Client.events()``):
     iterate it, or call :meth:`next` with a timeout. ``fileno()`` is
     readable when an event waits (``select``/``poll``)."""
+
+    __slots__ = ("_ev",)
+    _what = "subscription"
+
+    def _free(self, p: ctypes.c_void_p) -> None:
+        _c.capfence_events_close(p)
 
     def __init__(self) -> None:
         p, err = ctypes.c_void_p(), _err()
@@ -567,11 +594,10 @@ class Events:
 
     def next(self, timeout: Optional[float] = None) -> Optional[Event]:
         """The next event; None after ``timeout`` seconds (None: wait)."""
-        if not self._p:
-            raise ValueError("the subscription is closed")
+        ptr = self._ptr
         ms = -1 if timeout is None else int(timeout * 1000)
         while True:
-            r = _c.capfence_events_next(self._p, ctypes.byref(self._ev), ms)
+            r = _c.capfence_events_next(ptr, ctypes.byref(self._ev), ms)
             if r == -_errno.ETIMEDOUT:
                 return None
             if r == -_errno.EINTR:
@@ -590,24 +616,7 @@ class Events:
                 yield ev
 
     def fileno(self) -> int:
-        return _c.capfence_events_fd(self._p)
-
-    def close(self) -> None:
-        if self._p:
-            _c.capfence_events_close(self._p)
-            self._p = None
-
-    def __enter__(self) -> "Events":
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
-
-    def __del__(self) -> None:
-        try:
-            self.close()
-        except Exception:
-            pass
+        return _c.capfence_events_fd(self._ptr)
 
 
 def _tokens(tokens: Iterable[Union[Token, str]]) -> Tuple[ctypes.Array, int]:
@@ -620,11 +629,17 @@ def _tokens(tokens: Iterable[Union[Token, str]]) -> Tuple[ctypes.Array, int]:
     return arr, len(toks)
 
 
-class Client:
+class Client(_Handle):
     """A handle on capfence.ko (generic netlink). Needs CAP_MAC_ADMIN for
     the changing requests. Safe to share between threads; use ``with`` or
     :meth:`close`. Raises :class:`CapfenceError` (errno ENOENT) when the
     module is not loaded."""
+
+    __slots__ = ("_tls",)
+    _what = "client"
+
+    def _free(self, p: ctypes.c_void_p) -> None:
+        _c.capfence_client_close(p)
 
     def __init__(self) -> None:
         p, err = ctypes.c_void_p(), _err()
@@ -639,29 +654,6 @@ class Client:
         if r is None:
             r = self._tls.r = _lib.Result()
         return r
-
-    @property
-    def _ptr(self) -> ctypes.c_void_p:
-        if not self._p:
-            raise ValueError("the client is closed")
-        return self._p
-
-    def close(self) -> None:
-        if self._p:
-            _c.capfence_client_close(self._p)
-            self._p = None
-
-    def __enter__(self) -> "Client":
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
-
-    def __del__(self) -> None:
-        try:
-            self.close()
-        except Exception:
-            pass
 
     # -- state
 

@@ -362,6 +362,15 @@ static void ctx_setup(struct __test_metadata *_metadata, struct cft_nl *nl,
 	c->token_len = len;
 }
 
+static void ctx_teardown(struct __test_metadata *_metadata,
+			 struct cft_nl *nl, struct capfence_key *key,
+			 struct cft_agent *agent)
+{
+	EXPECT_TRUE(cft_agent_stop_clean(agent));
+	capfence_key_free(key);
+	cft_nl_close(nl);
+}
+
 /*
  * The refusals: one result per identity and operation (the variant names
  * both), each checked to leave everything as it was.
@@ -402,9 +411,7 @@ FIXTURE_SETUP(refused)
 
 FIXTURE_TEARDOWN(refused)
 {
-	EXPECT_TRUE(cft_agent_stop_clean(&self->agent));
-	capfence_key_free(self->key);
-	cft_nl_close(&self->nl);
+	ctx_teardown(_metadata, &self->nl, self->key, &self->agent);
 }
 
 TEST_F(refused, changes_nothing)
@@ -438,9 +445,7 @@ FIXTURE_SETUP(priv)
 
 FIXTURE_TEARDOWN(priv)
 {
-	EXPECT_TRUE(cft_agent_stop_clean(&self->agent));
-	capfence_key_free(self->key);
-	cft_nl_close(&self->nl);
+	ctx_teardown(_metadata, &self->nl, self->key, &self->agent);
 }
 
 /* Root, unbound: the same well-formed messages succeed. */
