@@ -452,6 +452,7 @@ int cf_reason_errno(enum capfence_reason r);
 /* stats.c */
 void cf_stats_delegate(enum capfence_reason r);
 void cf_stats_exercise(enum capfence_reason r);
+void cf_stats_exercise_failed(void);
 int cf_stats_fill(struct sk_buff *skb);
 
 /* hooks.c */
