@@ -24,7 +24,7 @@
  * (selftests/faults/guest-faults) configures
  * failslab and fail_page_alloc, runs this, then scans kmemleak.
  *
- *   cf-faults [--only NAME]... [--max N] [--plant]
+ *   cf-faults [--only NAME]... [--max N] [-v]   (CF_FAULTS_RAW=1: raw traces)
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -1246,19 +1246,21 @@ static int op_agent(struct op *op, unsigned int n, struct attempt *a)
 	int res;
 
 	if (!strcmp(op->name, "write after revoke")) {
+		static bool ready;
 		uint64_t cap = 0x1003;
 		struct cft_reply r;
 		struct cf_token t;
 
 		/* once: a held file whose grant is revoked */
-		if (n == 1 && (cft_mint(key, "fs:write", e1, FI_DIR, cap, &t) ||
+		if (!ready && (cft_mint(key, "fs:write", e1, FI_DIR, cap, &t) ||
 			       cft_delegate(&snl, &t, agent_b.pid, 0, false, &r) ||
 			       cft_agent_do(&agent_b, "fhold " FI_DIR "/revoked") ||
 			       cft_revoke(&snl, cap, &r)))
 			return -EIO;
 		ag = &agent_b;
-		if (n == 1 && settle(&snl, &before))
+		if (!ready && settle(&snl, &before))
 			return -EIO;
+		ready = true;
 	}
 	snprintf(cmd, sizeof(cmd), "fi %s", op->arg);
 	res = agent_step(ag, cmd, n, a);
