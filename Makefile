@@ -67,6 +67,7 @@ BENCH_SRCS := $(wildcard selftests/bench/*.c)
 -include selftests/fuzz/fuzz.mk
 -include tools/build/install.mk
 -include selftests/debug/debug.mk
+-include selftests/faults/faults.mk
 
 .PHONY: all deps module bpf lib pyroot cli tests check check-fresh unit vmtest demo checkpatch clean distclean
 

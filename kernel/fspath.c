@@ -151,8 +151,8 @@ int cf_fs_file_open(const struct cred *cred, struct file *file)
 	struct cf_grant *rg = NULL, *wg = NULL;
 	struct cf_target t = {};
 	struct cf_cred *e = cf_subject(cred);
+	int err = 0, allowed;
 	bool rd, wr;
-	int err = 0;
 
 	if (!e)
 		return 0;
@@ -179,11 +179,17 @@ int cf_fs_file_open(const struct cred *cred, struct file *file)
 		t.class_id = CAPFENCE_CLASS_FS_WRITE;
 		err = cf_exercise(e, &t, &wg);
 	}
+	/* each grant here stands for an allowed exercise, counted */
+	allowed = !!rg + !!wg;
 	/* only a file that can be written carries its write grant along */
 	if (!(file->f_mode & FMODE_WRITE))
 		wg = NULL;
-	if (!err && (wg || rg))
+	if (!err && (wg || rg)) {
 		err = cf_file_track(file, rg, wg);
+		/* the open fails: what was counted allowed was not */
+		while (err && allowed--)
+			cf_stats_exercise_failed();
+	}
 out:
 	put_cpu_ptr(&cf_path_buf);
 	return err;

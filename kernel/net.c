@@ -141,7 +141,11 @@ static int cf_net_judge(struct cf_cred *e, struct sock *sk,
 	err = cf_exercise(e, t, &g);
 	if (err || !track)
 		return err;
-	return cf_sock_track(sk, g);
+	err = cf_sock_track(sk, g);
+	/* the operation fails: the exercise counted allowed was not */
+	if (err && g)
+		cf_stats_exercise_failed();
+	return err;
 }
 
 /**

@@ -476,15 +476,23 @@ static int cf_nl_epoch_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	return count ? skb->len : 0;
 }
 
-static int cf_reply_reason(struct genl_info *info, u8 cmd,
+/*
+ * The reply of a decision is allocated before the decision is taken: once a
+ * delegation or a revocation is applied, nothing may fail and report an
+ * error for a change that was made.
+ */
+static struct sk_buff *cf_reply_new(void)
+{
+	return genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+}
+
+/* Fill and send @msg (consumed). Queueing it fails only on a full socket. */
+static int cf_reply_reason(struct sk_buff *msg, struct genl_info *info, u8 cmd,
 			   enum capfence_reason r, u64 cap_id, u64 epoch,
 			   u64 fence)
 {
-	struct sk_buff *msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	void *hdr;
 
-	if (!msg)
-		return -ENOMEM;
 	hdr = cf_put_hdr(msg, info, cmd);
 	if (!hdr ||
 	    nla_put_u32(msg, CAPFENCE_A_REASON, r) ||
@@ -498,29 +506,42 @@ static int cf_reply_reason(struct genl_info *info, u8 cmd,
 	return genlmsg_reply(msg, info);
 }
 
-/* Publish one delegation-style decision and answer it. */
-static int cf_finish_decision(struct genl_info *info, u8 cmd,
-			      enum capfence_reason r, const struct cf_token *t,
-			      pid_t pid, u64 epoch, u64 fence, bool dry_run)
+/*
+ * Publish one delegation-style decision and answer it; @msg is the reply
+ * from cf_reply_new() (consumed), or NULL for a rejection, whose reply is
+ * then allocated here (it changes nothing, so it may fail). An applied
+ * decision returns 0 even when its reply cannot be queued: the change was
+ * made, and the ACK says so.
+ */
+static int cf_finish_decision(struct genl_info *info, struct sk_buff *msg,
+			      u8 cmd, enum capfence_reason r,
+			      const struct cf_token *t, pid_t pid, u64 epoch,
+			      u64 fence, bool dry_run)
 {
-	int err;
-
 	cf_decision_publish(r, t, pid, epoch, fence, dry_run);
-	err = cf_reply_reason(info, cmd, r, t->cap_id, epoch, fence);
-	return r ? cf_reason_errno(r) : err;
+	if (!msg)
+		msg = cf_reply_new();
+	if (msg)
+		cf_reply_reason(msg, info, cmd, r, t->cap_id, epoch, fence);
+	return r ? cf_reason_errno(r) : 0;
 }
 
 static int cf_nl_delegate(struct sk_buff *skb, struct genl_info *info)
 {
 	struct cf_delegation *d;
+	struct sk_buff *msg;
 	int err;
 
 	if (GENL_REQ_ATTR_CHECK(info, CAPFENCE_A_TOKEN) ||
 	    GENL_REQ_ATTR_CHECK(info, CAPFENCE_A_PID))
 		return -EINVAL;
 	d = kzalloc(sizeof(*d), GFP_KERNEL);
-	if (!d)
+	msg = cf_reply_new();
+	if (!d || !msg) {
+		kfree(d);
+		nlmsg_free(msg);
 		return -ENOMEM;
+	}
 	d->tok = nla_data(info->attrs[CAPFENCE_A_TOKEN]);
 	d->len = nla_len(info->attrs[CAPFENCE_A_TOKEN]);
 	d->pid = nla_get_u32(info->attrs[CAPFENCE_A_PID]);
@@ -531,9 +552,11 @@ static int cf_nl_delegate(struct sk_buff *skb, struct genl_info *info)
 	err = cf_delegate(d, info->extack);
 	mutex_unlock(&cf_mutex);
 	if (!err)
-		err = cf_finish_decision(info, CAPFENCE_CMD_DELEGATE, d->reason,
-					 &d->token, d->pid, d->target_epoch,
-					 d->fence, d->dry_run);
+		err = cf_finish_decision(info, msg, CAPFENCE_CMD_DELEGATE,
+					 d->reason, &d->token, d->pid,
+					 d->target_epoch, d->fence, d->dry_run);
+	else
+		nlmsg_free(msg);
 	kfree(d);
 	return err;
 }
@@ -565,9 +588,10 @@ static int cf_nl_exec_set(struct sk_buff *skb, struct genl_info *info)
 	err = cf_exec_bind(b, info->extack);
 	mutex_unlock(&cf_mutex);
 	if (!err && b->reason)
-		err = cf_finish_decision(info, CAPFENCE_CMD_EXEC_SET, b->reason,
-					 &b->token, task_tgid_nr(current),
-					 b->epoch_id, b->fence, false);
+		err = cf_finish_decision(info, NULL, CAPFENCE_CMD_EXEC_SET,
+					 b->reason, &b->token,
+					 task_tgid_nr(current), b->epoch_id,
+					 b->fence, false);
 	kfree(b);
 	return err;
 }
@@ -575,6 +599,7 @@ static int cf_nl_exec_set(struct sk_buff *skb, struct genl_info *info)
 static int cf_nl_revoke(struct sk_buff *skb, struct genl_info *info)
 {
 	u64 cap_id, fence = 0;
+	struct sk_buff *msg;
 	int err;
 
 	if (GENL_REQ_ATTR_CHECK(info, CAPFENCE_A_CAP_ID))
@@ -584,14 +609,21 @@ static int cf_nl_revoke(struct sk_buff *skb, struct genl_info *info)
 		NL_SET_ERR_MSG_MOD(info->extack, "cap_id 0 is never issued");
 		return -EINVAL;
 	}
+	msg = cf_reply_new();
+	if (!msg)
+		return -ENOMEM;
 	mutex_lock(&cf_mutex);
 	err = cf_revoke(cap_id, &fence);
 	mutex_unlock(&cf_mutex);
-	if (err)
+	if (err) {
+		nlmsg_free(msg);
 		return err;
+	}
 	cf_event(CAPFENCE_EV_REVOKE, 0, cap_id, CAPFENCE_R_OK, 0);
-	return cf_reply_reason(info, CAPFENCE_CMD_REVOKE, CAPFENCE_R_OK, cap_id,
-			       0, fence);
+	/* revoked: a reply that cannot be queued does not undo that */
+	cf_reply_reason(msg, info, CAPFENCE_CMD_REVOKE, CAPFENCE_R_OK, cap_id, 0,
+			fence);
+	return 0;
 }
 
 static int cf_fill_caps(struct sk_buff *skb, struct cf_holdings *h)

@@ -2,7 +2,8 @@
 /*
  * Per-reason counters for delegation and exercise.
  *
- * Locking: per-CPU counters bumped with this_cpu_inc(), safe from BPF
+ * Locking: per-CPU counters bumped with this_cpu_inc() (and lowered with
+ * this_cpu_dec() to take an allowed exercise back), safe from BPF
  * program context; readers sum them without a lock (a snapshot may be a
  * few events stale, never torn per counter).
  */
@@ -35,6 +36,19 @@ void cf_stats_exercise(enum capfence_reason r)
 {
 	if (r <= CAPFENCE_R_MAX)
 		this_cpu_inc(cf_counters.exercise[r]);
+}
+
+/**
+ * cf_stats_exercise_failed() - take back an allowed exercise
+ *
+ * For an operation whose exercise was allowed and counted but that then
+ * failed because its file or socket could not be tracked: it was not
+ * allowed after all. Per-CPU counters are summed, so the CPU that lowers
+ * the count need not be the one that raised it.
+ */
+void cf_stats_exercise_failed(void)
+{
+	this_cpu_dec(cf_counters.exercise[CAPFENCE_R_OK]);
 }
 
 static u64 cf_sum(size_t off)

@@ -11,6 +11,7 @@ struct sk_buff;
 
 void cf_stats_delegate(enum capfence_reason r);
 void cf_stats_exercise(enum capfence_reason r);
+void cf_stats_exercise_failed(void);
 int cf_stats_fill(struct sk_buff *skb);
 
 #endif /* _CAPFENCE_STATS_H */
