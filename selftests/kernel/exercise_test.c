@@ -376,7 +376,7 @@ TEST_F(ex, open_file_revalidated_after_fence)
 }
 
 /* Every tracked file is rechecked, also those beyond the table's slots. */
-TEST_F(ex, many_open_files_revalidated_after_revoke)
+TEST_F_TIMEOUT(ex, many_open_files_revalidated_after_revoke, 300)
 {
 	struct cft_reply r;
 	struct capfence_token t;
