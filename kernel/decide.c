@@ -320,14 +320,14 @@ out:
 void cf_decision_publish(enum capfence_reason r, const struct cf_token *t,
 			 pid_t pid, u64 epoch, u64 fence, bool dry_run)
 {
-	if (!dry_run)
+	if (!dry_run) {
 		cf_stats_delegate(r);
+		cf_event(r ? CAPFENCE_EV_DELEGATE_REJECT : CAPFENCE_EV_DELEGATE_OK,
+			 epoch, t->cap_id, r, pid);
+	}
 	if (r == CAPFENCE_R_FORGED || r == CAPFENCE_R_EPOCH_MISMATCH)
 		cf_audit_delegate(pid, epoch, t->epoch_id, t->class_id, r,
 				  t->cap_id, fence);
-	if (!dry_run)
-		cf_event(r ? CAPFENCE_EV_DELEGATE_REJECT : CAPFENCE_EV_DELEGATE_OK,
-			 epoch, t->cap_id, r, pid);
 }
 
 /*

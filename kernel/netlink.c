@@ -479,9 +479,10 @@ static int cf_nl_epoch_dump(struct sk_buff *skb, struct netlink_callback *cb)
 /*
  * The reply of a decision is allocated before the decision is taken: once a
  * delegation or a revocation is applied, nothing may fail and report an
- * error for a change that was made.
+ * error for a change that was made. Out of line, so that an allocation
+ * failure injected here (make check-faults) is seen at this call site.
  */
-static struct sk_buff *cf_reply_new(void)
+static noinline struct sk_buff *cf_reply_new(void)
 {
 	return genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 }
