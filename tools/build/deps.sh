@@ -6,7 +6,7 @@
 # minimal Debian 12 root): libclang-rt-dev is clang's sanitizer and
 # libFuzzer runtime, which clang only recommends.
 set -eu
-PKGS="make gcc-12 gcc clang libclang-rt-dev llvm lld libbpf-dev bpftool dwarves libelf-dev zlib1g-dev
+PKGS="make gcc-12 gcc g++ clang libclang-rt-dev llvm lld libbpf-dev bpftool dwarves libelf-dev zlib1g-dev
 libsodium-dev libmnl-dev liburing-dev python3-pytest qemu-system-x86 busybox-static cpio lz4 xz-utils
 linux-source-6.1 debootstrap kmod bc bison flex libssl-dev pkg-config python3 iproute2
 auditd libauparse-dev"
