@@ -1097,27 +1097,6 @@ static int op_exec_set(struct op *op, unsigned int n, struct attempt *a)
 	return 1;
 }
 
-static int read_line_t(int fd, char *buf, size_t len, int ms)
-{
-	size_t n = 0;
-
-	while (n + 1 < len) {
-		struct pollfd pf = { .fd = fd, .events = POLLIN };
-		ssize_t r;
-
-		if (poll(&pf, 1, ms) <= 0)
-			return -ETIMEDOUT;
-		r = read(fd, buf + n, 1);
-		if (r <= 0)
-			return -EPIPE;
-		if (buf[n] == '\n')
-			break;
-		n++;
-	}
-	buf[n] = '\0';
-	return (int)n;
-}
-
 /* An execve that binds: a launcher with a pending epoch execs the probe. */
 static int op_exec_bind(struct op *op, unsigned int n, struct attempt *a)
 {
@@ -1159,14 +1138,14 @@ static int op_exec_bind(struct op *op, unsigned int n, struct attempt *a)
 	close(p[1]);
 	close(q[0]);
 	tracked[ntracked++] = pid;
-	if (read_line_t(p[0], line, sizeof(line), 20000) < 0 ||
+	if (cft_read_line(p[0], line, sizeof(line), 20000) < 0 ||
 	    strcmp(line, "R") || settle(&snl, &before) ||
 	    write(q[1], &go, 1) != 1) {
 		a->bad = true;
 		snprintf(a->why, sizeof(a->why), "the launcher failed");
 		goto out;
 	}
-	if (read_line_t(p[0], line, sizeof(line), 20000) < 0) {
+	if (cft_read_line(p[0], line, sizeof(line), 20000) < 0) {
 		/* killed past the point of no return: nothing runs unbound */
 		a->killed = true;
 		a->inj = 1;
@@ -1216,14 +1195,14 @@ static int agent_step(struct cft_agent *ag, const char *cmd, unsigned int n,
 	int tid, fd, res;
 
 	dprintf(ag->in, "%s\n", cmd);
-	if (read_line_t(ag->out, line, sizeof(line), 20000) < 0)
+	if (cft_read_line(ag->out, line, sizeof(line), 20000) < 0)
 		return -1;
 	if (sscanf(line, "A %d", &tid) != 1)
 		return sscanf(line, "R %d", &res) == 1 ? res : -1;
 	snprintf(path, sizeof(path), "/proc/%d/fail-nth", tid);
 	fd = open(path, O_RDWR | O_CLOEXEC);
 	if (fd < 0 || fi_arm(fd, n) || write(ag->in, "g", 1) != 1 ||
-	    read_line_t(ag->out, line, sizeof(line), 60000) < 0 ||
+	    cft_read_line(ag->out, line, sizeof(line), 60000) < 0 ||
 	    sscanf(line, "D %d", &a->err) != 1) {
 		if (fd >= 0)
 			close(fd);
@@ -1232,7 +1211,7 @@ static int agent_step(struct cft_agent *ag, const char *cmd, unsigned int n,
 	a->inj = fi_disarm(fd);
 	close(fd);
 	if (write(ag->in, "c", 1) != 1 ||
-	    read_line_t(ag->out, line, sizeof(line), 20000) < 0 ||
+	    cft_read_line(ag->out, line, sizeof(line), 20000) < 0 ||
 	    sscanf(line, "R %d", &res) != 1)
 		return -1;
 	return res;

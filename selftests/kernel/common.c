@@ -282,7 +282,7 @@ int cft_exec_set(struct cft_nl *nl, uint64_t epoch, const struct capfence_token 
 	return to_reply(&res, r);
 }
 
-static int read_line(int fd, char *buf, size_t len, int timeout_ms)
+int cft_read_line(int fd, char *buf, size_t len, int timeout_ms)
 {
 	size_t n = 0;
 
@@ -341,7 +341,7 @@ int cft_agent_spawn(struct cft_agent *a, uint64_t epoch,
 	close(out[1]);
 	a->in = in[1];
 	a->out = out[0];
-	err = read_line(a->out, line, sizeof(line), 10000);
+	err = cft_read_line(a->out, line, sizeof(line), 10000);
 	if (err < 0) {
 		int st = cft_agent_stop(a);
 
@@ -375,7 +375,7 @@ int cft_agent_do(struct cft_agent *a, const char *fmt, ...)
 	line[n++] = '\n';
 	if (write(a->in, line, (size_t)n) != n)
 		return -1;
-	if (read_line(a->out, line, sizeof(line), 20000) < 0)
+	if (cft_read_line(a->out, line, sizeof(line), 20000) < 0)
 		return -1;
 	if (sscanf(line, "R %d", &res) != 1)
 		return -1;
@@ -735,7 +735,7 @@ int cft_agent_main(void)
 	signal(SIGPIPE, SIG_IGN);
 	printf("ready %d\n", getpid());
 	fflush(stdout);
-	while (read_line(0, line, sizeof(line), -1) >= 0) {
+	while (cft_read_line(0, line, sizeof(line), -1) >= 0) {
 		int res;
 
 		if (!strncmp(line, "fork ", 5)) {

@@ -106,6 +106,9 @@ int cft_agent_stop(struct cft_agent *a);
  */
 bool cft_agent_stop_clean(struct cft_agent *a);
 int cft_agent_main(void);
+/* One line from @fd (without its newline), waiting at most @timeout_ms for
+ * each byte: its length, -ETIMEDOUT or -EPIPE. */
+int cft_read_line(int fd, char *buf, size_t len, int timeout_ms);
 /*
  * Agent commands of one test program: a program may define this (a weak
  * default answers EINVAL) to run attack steps inside its bound agents.
