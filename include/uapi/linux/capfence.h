@@ -62,6 +62,11 @@ enum capfence_reason {
 	CAPFENCE_R_BORROW,		/* exercise only: EACCES; acting through
 					 * another task (ptrace and friends)
 					 */
+	CAPFENCE_R_FLEET_STALE,		/* ENOLINK at delegation, EACCES at
+					 * exercise: the host has not confirmed
+					 * it is current with its fleet within
+					 * the configured bound
+					 */
 	__CAPFENCE_R_MAX
 };
 
@@ -147,6 +152,7 @@ enum capfence_cmd {
 	CAPFENCE_CMD_REVOKE,
 	CAPFENCE_CMD_TASK_GET,
 	CAPFENCE_CMD_EVENT,		/* multicast notifications only */
+	CAPFENCE_CMD_FLEET_SET,		/* fleet revision, bounds, freshness */
 	__CAPFENCE_CMD_MAX
 };
 
@@ -180,6 +186,8 @@ enum capfence_attr {
 	CAPFENCE_A_ACTIVE_EPOCH_ID,	/* u64: highest activated epoch */
 	CAPFENCE_A_PAD,
 	CAPFENCE_A_PENDING_EPOCH_ID,	/* u64: TASK_GET, epoch the next execve binds */
+	CAPFENCE_A_FLEET_REV,		/* u64: fleet revision; see below */
+	CAPFENCE_A_FLEET,		/* nest capfence_fleet_attr */
 	__CAPFENCE_A_MAX
 };
 
@@ -211,6 +219,7 @@ enum capfence_cap_attr {
 	CAPFENCE_CAP_A_NET,		/* binary capfence_net_range, repeated */
 	CAPFENCE_CAP_A_PATH,		/* string, repeated */
 	CAPFENCE_CAP_A_PAD,
+	CAPFENCE_CAP_A_FLEET_REV,	/* u64: fleet revision it was accepted at */
 	__CAPFENCE_CAP_A_MAX
 };
 
@@ -242,8 +251,54 @@ enum capfence_event {
 	CAPFENCE_EV_REVOKE,
 	CAPFENCE_EV_KEY_CHANGE,
 	CAPFENCE_EV_EPOCH_INSTALL,
+	CAPFENCE_EV_FLEET_APPLY,	/* CAPFENCE_A_FLEET_REV applied */
+	CAPFENCE_EV_FLEET_STATE,	/* the fleet state changed (CAPFENCE_A_FLEET) */
 	__CAPFENCE_EV_MAX
 };
+
+/*
+ * Fleet. A host agent applies the changes of a fleet-wide store (etcd) in
+ * the store's revision order. Each change command (KEY_INSTALL,
+ * KEY_REMOVE, EPOCH_INSTALL, EPOCH_ACTIVATE, REVOKE) may carry
+ * CAPFENCE_A_FLEET_REV: the change and the new revision are applied
+ * together, and only if the revision is above the module's (else
+ * EALREADY), so a change is never applied twice. FLEET_SET advances the
+ * revision alone (not below the module's: EALREADY), sets the bounds and
+ * renews freshness (CAPFENCE_FLEET_A_FRESH: every change committed in the
+ * store when the agent asked, CAPFENCE_FLEET_A_AGE_MS ago, is applied).
+ *
+ * While STALE_MS is non-zero the host is in fleet mode: STALE_MS after the
+ * last confirmation, delegations and exec tokens are refused with
+ * CAPFENCE_R_FLEET_STALE; DENY_MS after it, exercises of grants accepted
+ * at a revision below the module's are denied (EACCES, reason
+ * fleet_stale). A new confirmation ends both at once.
+ */
+enum capfence_fleet_attr {
+	CAPFENCE_FLEET_A_UNSPEC,
+	CAPFENCE_FLEET_A_STALE_MS,	/* u32: 0 = fleet mode off */
+	CAPFENCE_FLEET_A_DENY_MS,	/* u32: >= STALE_MS */
+	CAPFENCE_FLEET_A_FRESH,		/* flag, FLEET_SET only */
+	CAPFENCE_FLEET_A_AGE_MS,	/* u32: in FLEET_SET, the confirmation's
+					 * age; in STATUS_GET, time since the
+					 * last one (absent before the first)
+					 */
+	CAPFENCE_FLEET_A_STATE,		/* u32 enum capfence_fleet_state, output */
+	CAPFENCE_FLEET_A_APPLIED,	/* u64 output: changes applied at a revision */
+	CAPFENCE_FLEET_A_PAD,
+	__CAPFENCE_FLEET_A_MAX
+};
+
+#define CAPFENCE_FLEET_A_MAX (__CAPFENCE_FLEET_A_MAX - 1)
+
+enum capfence_fleet_state {
+	CAPFENCE_FLEET_OFF,		/* not in fleet mode */
+	CAPFENCE_FLEET_CURRENT,		/* confirmed within STALE_MS */
+	CAPFENCE_FLEET_STALE,		/* delegations refused */
+	CAPFENCE_FLEET_DENY,		/* old grants denied too */
+};
+
+/* bounds accepted by FLEET_SET (ms) */
+#define CAPFENCE_FLEET_MAX_MS		(24U * 3600 * 1000)
 
 /*
  * Audit record type of capfence denials and delegation rejections. In the
