@@ -38,15 +38,15 @@ extern "C" {
 
 /* The version of the library this header belongs to. */
 #define CAPFENCE_LIB_VERSION_MAJOR	1
-#define CAPFENCE_LIB_VERSION_MINOR	0
+#define CAPFENCE_LIB_VERSION_MINOR	1
 #define CAPFENCE_LIB_VERSION_PATCH	0
-#define CAPFENCE_LIB_VERSION_STRING	"1.0.0"
+#define CAPFENCE_LIB_VERSION_STRING	"1.1.0"
 /* MAJOR * 10000 + MINOR * 100 + PATCH, for #if comparisons. */
 #define CAPFENCE_LIB_VERSION		(CAPFENCE_LIB_VERSION_MAJOR * 10000 + \
 					 CAPFENCE_LIB_VERSION_MINOR * 100 + \
 					 CAPFENCE_LIB_VERSION_PATCH)
 
-/* The version of the library actually loaded: "1.0.0". */
+/* The version of the library actually loaded: "1.1.0". */
 const char *capfence_version(void);
 /* The same as a number (CAPFENCE_LIB_VERSION of the loaded library). */
 unsigned int capfence_version_number(void);
@@ -568,6 +568,66 @@ int capfence_client_request(struct capfence_client *c, struct nlmsghdr *msg,
 			    size_t errlen);
 /* The socket's fd (for tests that send malformed frames); never close it. */
 int capfence_client_fd(const struct capfence_client *c);
+
+/* ---- fleet: the kernel side (since 1.1) ------------------------------------- */
+
+/*
+ * A host of a fleet applies the fleet store's changes in revision order
+ * (the "Fleet" block of <linux/capfence.h>, docs/design.md "Fleet"). The
+ * _at variants of the change commands carry the fleet revision rev: the
+ * change and the revision are applied together, only if rev is above the
+ * module's (else -EALREADY). rev 0 sends no revision (the plain call).
+ */
+int capfence_client_key_install_at(struct capfence_client *c,
+				   const struct capfence_key *k, uint64_t rev,
+				   char *err, size_t errlen);
+int capfence_client_key_remove_at(struct capfence_client *c, uint32_t key_id,
+				  uint64_t rev, char *err, size_t errlen);
+int capfence_client_epoch_install_at(struct capfence_client *c,
+				     const struct capfence_epoch *e,
+				     uint64_t rev, char *err, size_t errlen);
+int capfence_client_epoch_activate_at(struct capfence_client *c,
+				      uint64_t epoch_id, uint64_t rev,
+				      char *err, size_t errlen);
+int capfence_client_revoke_at(struct capfence_client *c, uint64_t cap_id,
+			      uint64_t rev, struct capfence_result *r);
+
+/* The module's fleet state (from CAPFENCE_CMD_STATUS_GET). */
+struct capfence_fleet_status {
+	bool supported;		/* the module reports a fleet nest */
+	uint64_t rev;		/* the module's fleet revision */
+	uint32_t stale_ms;	/* 0 = fleet mode off */
+	uint32_t deny_ms;
+	bool confirmed;		/* a confirmation was received: age_ms valid */
+	uint32_t age_ms;	/* time since the last confirmation */
+	int state;		/* enum capfence_fleet_state */
+	uint64_t applied;	/* changes applied at a revision */
+};
+
+int capfence_client_fleet_status(struct capfence_client *c,
+				 struct capfence_fleet_status *out, char *err,
+				 size_t errlen);
+/* "off", "current", "stale", "deny"; "?" if unknown. */
+const char *capfence_fleet_state_name(int state);
+
+/* What capfence_client_fleet_set() sends: the fields its flags name. */
+#define CAPFENCE_FLEET_SET_REV		0x1u	/* rev (not below the module's) */
+#define CAPFENCE_FLEET_SET_BOUNDS	0x2u	/* stale_ms, deny_ms */
+#define CAPFENCE_FLEET_SET_FRESH	0x4u	/* a confirmation age_ms old */
+struct capfence_fleet_set {
+	unsigned int flags;
+	uint64_t rev;
+	uint32_t stale_ms, deny_ms;	/* ms, <= CAPFENCE_FLEET_MAX_MS */
+	uint32_t age_ms;
+};
+
+/*
+ * CAPFENCE_CMD_FLEET_SET: advance the revision, set the bounds, renew the
+ * freshness, in one request. -EALREADY when rev is below the module's.
+ */
+int capfence_client_fleet_set(struct capfence_client *c,
+			      const struct capfence_fleet_set *fs, char *err,
+			      size_t errlen);
 
 /* ---- events ---------------------------------------------------------------- */
 

@@ -481,15 +481,117 @@ int capfence_client_status(struct capfence_client *c,
 		      err, errlen);
 }
 
+/* ---- fleet ------------------------------------------------------------------------ */
+
+static int fleet_status_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlattr *tb[CAPFENCE_A_MAX + 1];
+	const struct nlattr *fl[CAPFENCE_FLEET_A_MAX + 1];
+	struct capfence_fleet_status *f = data;
+	struct cf_parse p = { fl, CAPFENCE_FLEET_A_MAX };
+
+	if (parse_top(nlh, tb)) {
+		errno = EBADMSG;
+		return MNL_CB_ERROR;
+	}
+	f->rev = get_u64(tb[CAPFENCE_A_FLEET_REV]);
+	if (!tb[CAPFENCE_A_FLEET])
+		return MNL_CB_OK;
+	f->supported = true;
+	memset(fl, 0, sizeof(fl));
+	if (mnl_attr_parse_nested(tb[CAPFENCE_A_FLEET], parse_attr, &p) ==
+	    MNL_CB_ERROR) {
+		errno = EBADMSG;
+		return MNL_CB_ERROR;
+	}
+	f->stale_ms = get_u32(fl[CAPFENCE_FLEET_A_STALE_MS]);
+	f->deny_ms = get_u32(fl[CAPFENCE_FLEET_A_DENY_MS]);
+	f->confirmed = fl[CAPFENCE_FLEET_A_AGE_MS] != NULL;
+	f->age_ms = get_u32(fl[CAPFENCE_FLEET_A_AGE_MS]);
+	f->state = (int)get_u32(fl[CAPFENCE_FLEET_A_STATE]);
+	f->applied = get_u64(fl[CAPFENCE_FLEET_A_APPLIED]);
+	return MNL_CB_OK;
+}
+
+int capfence_client_fleet_status(struct capfence_client *c,
+				 struct capfence_fleet_status *out, char *err,
+				 size_t errlen)
+{
+	memset(out, 0, sizeof(*out));
+	return simple(c, begin(c, CAPFENCE_CMD_STATUS_GET, 0), fleet_status_cb,
+		      out, err, errlen);
+}
+
+static const char *const fleet_state_names[] = {
+	[CAPFENCE_FLEET_OFF] = "off",
+	[CAPFENCE_FLEET_CURRENT] = "current",
+	[CAPFENCE_FLEET_STALE] = "stale",
+	[CAPFENCE_FLEET_DENY] = "deny",
+};
+
+const char *capfence_fleet_state_name(int state)
+{
+	if (state < 0 || (size_t)state >= sizeof(fleet_state_names) /
+					  sizeof(fleet_state_names[0]))
+		return "?";
+	return fleet_state_names[state];
+}
+
+int capfence_client_fleet_set(struct capfence_client *c,
+			      const struct capfence_fleet_set *fs, char *err,
+			      size_t errlen)
+{
+	struct nlmsghdr *nlh;
+	struct nlattr *nest;
+
+	if (fs->flags & ~(CAPFENCE_FLEET_SET_REV | CAPFENCE_FLEET_SET_BOUNDS |
+			  CAPFENCE_FLEET_SET_FRESH)) {
+		capfence__seterr(err, errlen, "unknown fleet set flags 0x%x",
+				 fs->flags);
+		return -EINVAL;
+	}
+	nlh = begin(c, CAPFENCE_CMD_FLEET_SET, 0);
+	if (fs->flags & CAPFENCE_FLEET_SET_REV)
+		mnl_attr_put_u64(nlh, CAPFENCE_A_FLEET_REV, fs->rev);
+	if (fs->flags & (CAPFENCE_FLEET_SET_BOUNDS | CAPFENCE_FLEET_SET_FRESH)) {
+		nest = mnl_attr_nest_start(nlh, CAPFENCE_A_FLEET);
+		if (fs->flags & CAPFENCE_FLEET_SET_BOUNDS) {
+			mnl_attr_put_u32(nlh, CAPFENCE_FLEET_A_STALE_MS, fs->stale_ms);
+			mnl_attr_put_u32(nlh, CAPFENCE_FLEET_A_DENY_MS, fs->deny_ms);
+		}
+		if (fs->flags & CAPFENCE_FLEET_SET_FRESH) {
+			mnl_attr_put(nlh, CAPFENCE_FLEET_A_FRESH, 0, NULL);
+			mnl_attr_put_u32(nlh, CAPFENCE_FLEET_A_AGE_MS, fs->age_ms);
+		}
+		mnl_attr_nest_end(nlh, nest);
+	}
+	return simple(c, nlh, NULL, NULL, err, errlen);
+}
+
 /* ---- keys ------------------------------------------------------------------------ */
+
+/* A change applied at a fleet revision carries it (0: no revision). */
+static void put_rev(struct nlmsghdr *nlh, uint64_t rev)
+{
+	if (rev)
+		mnl_attr_put_u64(nlh, CAPFENCE_A_FLEET_REV, rev);
+}
 
 int capfence_client_key_install(struct capfence_client *c,
 				const struct capfence_key *k, char *err,
 				size_t errlen)
 {
+	return capfence_client_key_install_at(c, k, 0, err, errlen);
+}
+
+int capfence_client_key_install_at(struct capfence_client *c,
+				   const struct capfence_key *k, uint64_t rev,
+				   char *err, size_t errlen)
+{
 	uint8_t raw[CAPFENCE_KEY_LEN];
 	struct nlmsghdr *nlh = begin(c, CAPFENCE_CMD_KEY_INSTALL, 0);
 
+	put_rev(nlh, rev);
 	mnl_attr_put_u32(nlh, CAPFENCE_A_KEY_ID, capfence_key_id(k));
 	capfence_key_bytes(k, raw);
 	mnl_attr_put(nlh, CAPFENCE_A_KEY, sizeof(raw), raw);
@@ -500,8 +602,15 @@ int capfence_client_key_install(struct capfence_client *c,
 int capfence_client_key_remove(struct capfence_client *c, uint32_t key_id,
 			       char *err, size_t errlen)
 {
+	return capfence_client_key_remove_at(c, key_id, 0, err, errlen);
+}
+
+int capfence_client_key_remove_at(struct capfence_client *c, uint32_t key_id,
+				  uint64_t rev, char *err, size_t errlen)
+{
 	struct nlmsghdr *nlh = begin(c, CAPFENCE_CMD_KEY_REMOVE, 0);
 
+	put_rev(nlh, rev);
 	mnl_attr_put_u32(nlh, CAPFENCE_A_KEY_ID, key_id);
 	return simple(c, nlh, NULL, NULL, err, errlen);
 }
@@ -512,10 +621,18 @@ int capfence_client_epoch_install(struct capfence_client *c,
 				  const struct capfence_epoch *e, char *err,
 				  size_t errlen)
 {
+	return capfence_client_epoch_install_at(c, e, 0, err, errlen);
+}
+
+int capfence_client_epoch_install_at(struct capfence_client *c,
+				     const struct capfence_epoch *e,
+				     uint64_t rev, char *err, size_t errlen)
+{
 	struct nlmsghdr *nlh = begin(c, CAPFENCE_CMD_EPOCH_INSTALL, 0);
 	struct nlattr *nest;
 	int cls, i;
 
+	put_rev(nlh, rev);
 	mnl_attr_put_u64(nlh, CAPFENCE_A_EPOCH_ID, e->epoch_id);
 	for (cls = 1; cls <= CAPFENCE_CLASS_MAX; cls++) {
 		const struct capfence_rule *r = &e->rules[cls];
@@ -559,8 +676,16 @@ int capfence_client_epoch_activate(struct capfence_client *c,
 				   uint64_t epoch_id, char *err,
 				   size_t errlen)
 {
+	return capfence_client_epoch_activate_at(c, epoch_id, 0, err, errlen);
+}
+
+int capfence_client_epoch_activate_at(struct capfence_client *c,
+				      uint64_t epoch_id, uint64_t rev,
+				      char *err, size_t errlen)
+{
 	struct nlmsghdr *nlh = begin(c, CAPFENCE_CMD_EPOCH_ACTIVATE, 0);
 
+	put_rev(nlh, rev);
 	mnl_attr_put_u64(nlh, CAPFENCE_A_EPOCH_ID, epoch_id);
 	return simple(c, nlh, NULL, NULL, err, errlen);
 }
@@ -829,11 +954,17 @@ int capfence_client_delegate_remint(struct capfence_client *c,
 int capfence_client_revoke(struct capfence_client *c, uint64_t cap_id,
 			   struct capfence_result *r)
 {
+	return capfence_client_revoke_at(c, cap_id, 0, r);
+}
+
+int capfence_client_revoke_at(struct capfence_client *c, uint64_t cap_id,
+			      uint64_t rev, struct capfence_result *r)
+{
 	struct nlmsghdr *nlh;
 
 	result_init(r);
 	nlh = begin(c, CAPFENCE_CMD_REVOKE, 0);
-	mnl_attr_put_u64(nlh, CAPFENCE_A_CAP_ID, cap_id);
+	put_rev(nlh, rev);	mnl_attr_put_u64(nlh, CAPFENCE_A_CAP_ID, cap_id);
 	return decide(c, nlh, r);
 }
 
@@ -1174,6 +1305,8 @@ static const char *const event_names[] = {
 	[CAPFENCE_EV_REVOKE] = "revoke",
 	[CAPFENCE_EV_KEY_CHANGE] = "key_change",
 	[CAPFENCE_EV_EPOCH_INSTALL] = "epoch_install",
+	[CAPFENCE_EV_FLEET_APPLY] = "fleet_apply",
+	[CAPFENCE_EV_FLEET_STATE] = "fleet_state",
 };
 
 const char *capfence_event_name(int type)
