@@ -42,13 +42,15 @@ CLANG      ?= clang
 CFLAGS_USR := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g
 CPPFLAGS_USR := -Iinclude -Iinclude/uapi -Itools/lib -Itools/capfence -I$(B)/lsm -isystem $(B)/ksft
 SAN        := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
-LIBS       := -lsodium -lmnl -lbpf -lelf -lz -lpthread
+# the library's fleet client (cf_etcd.c, cf_fleet.c): libcurl and json-c
+NET_LIBS   := -lcurl -ljson-c
+LIBS       := -lsodium -lmnl $(NET_LIBS) -lbpf -lelf -lz -lpthread
 VMRUN      := selftests/vm/run
 export CAPFENCE_BUILD := $(CURDIR)/$(B)
 
 LIB_SRCS   := $(wildcard tools/lib/*.c)
 # the part of the library that never talks to the kernel (fuzzers)
-LIB_PURE_SRCS := $(filter-out tools/lib/cf_client.c,$(LIB_SRCS))
+LIB_PURE_SRCS := $(filter-out tools/lib/cf_client.c tools/lib/cf_etcd.c tools/lib/cf_fleet.c,$(LIB_SRCS))
 LIB_HDRS   := include/capfence/capfence.h include/uapi/linux/capfence.h $(wildcard tools/lib/*.h)
 CLI_SRCS   := $(wildcard tools/capfence/*.c)
 KSRCS      := $(wildcard kernel/*.c kernel/*.h) Kbuild include/uapi/linux/capfence.h
@@ -123,7 +125,7 @@ cli: $(B)/tools/capfence
 # Host unit tests: libcapfence under AddressSanitizer and UBSan.
 $(B)/unit/%: selftests/unit/%.c $(LIB_SRCS) $(LIB_HDRS) $(wildcard selftests/unit/*.h) $(B)/ksft/kselftest_harness.h
 	@mkdir -p $(B)/unit
-	$(CC) $(CFLAGS_USR) -O1 $(SAN) $(CPPFLAGS_USR) -DCF_VECTORS='"$(CURDIR)/selftests/vectors/tokens.txt"' $< $(LIB_SRCS) -lsodium -lmnl -lpthread -o $@
+	$(CC) $(CFLAGS_USR) -O1 $(SAN) $(CPPFLAGS_USR) -DCF_VECTORS='"$(CURDIR)/selftests/vectors/tokens.txt"' $< $(LIB_SRCS) -lsodium -lmnl $(NET_LIBS) -lpthread -o $@
 
 # VM tests: kselftest-harness programs run in the guest.
 $(B)/guest/bin/%: selftests/kernel/%.c $(VMT_COMMON) $(wildcard selftests/kernel/*.h) $(LIB_A) $(LIB_HDRS) $(B)/ksft/kselftest_harness.h

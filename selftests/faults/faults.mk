@@ -19,7 +19,7 @@ GUEST_EXTRA += $(B)/guest/bin/cf-faults $(B)/guest/bin/cf-faults-probe
 
 $(B)/guest/bin/cf-faults: selftests/faults/faults.c $(VMT_COMMON) $(wildcard selftests/kernel/*.h) $(LIB_SRCS) $(NL_SRCS) $(B)/ksft/kselftest_harness.h
 	@mkdir -p $(B)/guest/bin
-	$(CC) $(CFLAGS_USR) $(CPPFLAGS_USR) -Iselftests/kernel -DCF_VECTORS='"/usr/share/capfence/tokens.txt"' $< $(VMT_COMMON) $(LIB_SRCS) $(NL_SRCS) -lsodium -lmnl -lpthread -o $@
+	$(CC) $(CFLAGS_USR) $(CPPFLAGS_USR) -Iselftests/kernel -DCF_VECTORS='"/usr/share/capfence/tokens.txt"' $< $(VMT_COMMON) $(LIB_SRCS) $(NL_SRCS) -lsodium -lmnl $(NET_LIBS) -lpthread -o $@
 
 # static: as little as possible happens between its execve and its report
 $(B)/guest/bin/cf-faults-probe: selftests/faults/probe.c

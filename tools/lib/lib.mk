@@ -20,7 +20,7 @@ LIB_A       := $(LIB_OUT)/libcapfence.a
 LIB_PC      := $(LIB_OUT)/capfence.pc
 LIB_MAP     := tools/lib/libcapfence.map
 LIB_OBJS    := $(patsubst tools/lib/%.c,$(LIB_OUT)/obj/%.o,$(LIB_SRCS))
-LIB_REQUIRES := libsodium libmnl
+LIB_REQUIRES := libsodium libmnl libcurl json-c
 
 .PHONY: abi-check
 
@@ -32,7 +32,7 @@ $(LIB_OUT)/obj/%.o: tools/lib/%.c $(LIB_HDRS) tools/lib/lib.mk | deps
 $(LIB_SO): $(LIB_OBJS) $(LIB_MAP)
 	$(CC) -shared -Wl,-soname,$(LIB_SONAME) -Wl,--version-script=$(LIB_MAP) \
 		-Wl,-z,defs -Wl,-z,relro -Wl,-z,now \
-		$(LIB_OBJS) -lsodium -lmnl -lpthread -o $@
+		$(LIB_OBJS) -lsodium -lmnl $(NET_LIBS) -lpthread -o $@
 	ln -sf $(notdir $@) $(LIB_OUT)/$(LIB_SONAME)
 	ln -sf $(LIB_SONAME) $(LIB_OUT)/libcapfence.so
 

@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * libcapfence internals: a client of etcd's v3 JSON gateway (libcurl,
+ * json-c, libsodium's base64). Not installed, not exported; the CLI and
+ * capfenced link it from libcapfence.a.
+ *
+ * Every request has a connect and a total timeout; a request goes to the
+ * endpoint that answered last and fails over to the next ones in turn.
+ * Functions return 0 or a negative errno with one line in err.
+ */
+#ifndef CF_ETCD_H
+#define CF_ETCD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct json_object;
+
+#pragma GCC visibility push(hidden)
+
+#define CF_ETCD_MAX_ENDPOINTS	16
+#define CF_ETCD_CONNECT_MS	2000	/* default connect timeout */
+#define CF_ETCD_TIMEOUT_MS	5000	/* default total timeout */
+
+struct cf_etcd;
+
+/*
+ * endpoints: "URL[,URL...]", each http:// or https:// with a host; -EINVAL
+ * and a message naming the bad one.
+ */
+int cf_etcd_open(struct cf_etcd **out, const char *endpoints, char *err,
+		 size_t errlen);
+void cf_etcd_close(struct cf_etcd *e);
+void cf_etcd_set_timeouts(struct cf_etcd *e, long connect_ms, long total_ms);
+/* The endpoint that answered last (for messages). */
+const char *cf_etcd_endpoint(const struct cf_etcd *e);
+
+/*
+ * POST the JSON object req to path ("/v3/kv/range") and parse the reply
+ * into *resp (json_object_put() it). idempotent: a request that may have
+ * reached a server is retried on the next endpoint (else only requests
+ * that never connected are). An etcd error reply is -EIO (-ERANGE for a
+ * compacted revision) with its message.
+ */
+int cf_etcd_call(struct cf_etcd *e, const char *path, struct json_object *req,
+		 bool idempotent, struct json_object **resp, char *err,
+		 size_t errlen);
+
+/* base64 (the gateway's bytes) of n bytes; malloc'd, NULL on ENOMEM. */
+char *cf_etcd_b64(const void *p, size_t n);
+/* The key just past every key with prefix p (a range_end); malloc'd. */
+char *cf_etcd_prefix_end(const char *p);
+/* An int64 field that the gateway writes as a string (or a number); 0 if absent. */
+int64_t cf_etcd_int(struct json_object *o, const char *name);
+
+struct cf_etcd_kv {
+	char *key;		/* NUL-terminated (keys are text here) */
+	char *value;		/* NUL-terminated, value_len bytes */
+	size_t value_len;
+	int64_t create_rev, mod_rev, version, lease;
+};
+
+struct cf_etcd_range_opts {
+	int64_t revision;	/* 0 = newest */
+	int64_t limit;		/* 0 = all */
+	bool prefix;		/* key is a prefix */
+	bool keys_only;
+	bool sort_mod_desc;	/* newest change first */
+	bool sort_mod_asc;	/* oldest change first */
+};
+
+struct cf_etcd_range {
+	int64_t rev;		/* the store's revision the read saw */
+	size_t n;
+	struct cf_etcd_kv *kvs;
+	bool more;
+};
+
+int cf_etcd_range(struct cf_etcd *e, const char *key,
+		  const struct cf_etcd_range_opts *o, struct cf_etcd_range *out,
+		  char *err, size_t errlen);
+void cf_etcd_range_release(struct cf_etcd_range *r);
+
+/* A guard of cf_etcd_txn_put(). */
+enum cf_etcd_cmp_kind {
+	CF_ETCD_ABSENT,		/* key does not exist */
+	CF_ETCD_PRESENT,	/* key exists */
+	CF_ETCD_VALUE,		/* key's value is value */
+	CF_ETCD_NOT_VALUE,	/* key exists and its value is not value */
+};
+
+struct cf_etcd_cmp {
+	const char *key;
+	enum cf_etcd_cmp_kind kind;
+	const char *value;
+};
+
+/*
+ * One transaction: if every cmp holds, put value at key. *rev: the
+ * revision of the put (the store's revision when it failed);
+ * *succeeded: whether it did.
+ */
+int cf_etcd_txn_put(struct cf_etcd *e, const struct cf_etcd_cmp *cmps,
+		    size_t ncmp, const char *key, const char *value,
+		    int64_t *rev, bool *succeeded, char *err, size_t errlen);
+/* Put (lease 0: none); *rev (may be NULL) the put's revision. */
+int cf_etcd_put(struct cf_etcd *e, const char *key, const char *value,
+		int64_t lease, int64_t *rev, char *err, size_t errlen);
+int cf_etcd_lease_grant(struct cf_etcd *e, int64_t ttl_s, int64_t *id,
+			char *err, size_t errlen);
+/* One keepalive; *ttl 0 when the lease has expired (grant a new one). */
+int cf_etcd_lease_keepalive(struct cf_etcd *e, int64_t id, int64_t *ttl,
+			    char *err, size_t errlen);
+
+/* One watch event. */
+struct cf_etcd_event {
+	bool deleted;
+	const struct cf_etcd_kv *kv;
+};
+
+/*
+ * Called for each event, in revision order; a non-zero return ends the
+ * watch with that value.
+ */
+typedef int (*cf_etcd_event_cb)(const struct cf_etcd_event *ev, void *arg);
+/* Polled about once a second; true ends the watch (return 0). */
+typedef bool (*cf_etcd_stop_cb)(void *arg);
+
+/*
+ * Watch every key with prefix from start_rev on, on a stream of its own
+ * (no total timeout; stop ends it). Returns 0 when stop said so,
+ * -ECANCELED with *compact_rev when start_rev was compacted, the
+ * callback's value, or a negative errno when the stream failed or ended.
+ */
+int cf_etcd_watch(struct cf_etcd *e, const char *prefix, int64_t start_rev,
+		  cf_etcd_event_cb cb, cf_etcd_stop_cb stop, void *arg,
+		  int64_t *compact_rev, char *err, size_t errlen);
+
+#pragma GCC visibility pop
+
+#endif /* CF_ETCD_H */

@@ -1,0 +1,593 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * libcapfence: the fleet schema in etcd, its changes as one transaction
+ * each, host reports, and applying a change to the local module
+ * (cf_fleet.h; docs/design.md, "Fleet").
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <json-c/json.h>
+#include "cf_internal.h"
+#include "cf_fleet.h"
+
+static const struct {
+	const char *name;	/* the value's "kind" */
+	const char *dir;	/* the key's directory under <prefix>fleet/ */
+	const char *field;	/* the id's field */
+} kinds[] = {
+	[CF_FLEET_NONE]			= { "?", NULL, NULL },
+	[CF_FLEET_EPOCH_INSTALL]	= { "epoch_install", "epoch", "epoch" },
+	[CF_FLEET_EPOCH_ACTIVATE]	= { "epoch_activate", "activate", "epoch" },
+	[CF_FLEET_KEY_ADD]		= { "key_add", "key", "key_id" },
+	[CF_FLEET_KEY_REMOVE]		= { "key_remove", "key", "key_id" },
+	[CF_FLEET_REVOKE]		= { "revoke", "revoke", "cap_id" },
+};
+
+#define NKINDS	(sizeof(kinds) / sizeof(kinds[0]))
+
+const char *cf_fleet_kind_name(enum cf_fleet_kind kind)
+{
+	return (size_t)kind < NKINDS ? kinds[kind].name : "?";
+}
+
+int cf_fleet_check_prefix(const char *p, char *err, size_t errlen)
+{
+	size_t l = p ? strlen(p) : 0;
+
+	if (l < 1 || p[0] != '/' || p[l - 1] != '/' || l > CF_FLEET_PREFIX_MAX ||
+	    strspn(p, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/._-") != l ||
+	    strstr(p, "//")) {
+		capfence__seterr(err, errlen,
+				 "bad fleet prefix '%.60s': expected /NAME/.../ (letters, digits, '.', '_', '-'; at most %d bytes)",
+				 p ? p : "", CF_FLEET_PREFIX_MAX);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int cf_fleet_check_host(const char *n, char *err, size_t errlen)
+{
+	size_t l = n ? strlen(n) : 0;
+
+	if (l < 1 || l > CF_FLEET_HOST_MAX || n[0] == '.' ||
+	    strspn(n, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") != l) {
+		capfence__seterr(err, errlen,
+				 "bad host name '%.60s': expected 1-%d letters, digits, '.', '_' or '-'",
+				 n ? n : "", CF_FLEET_HOST_MAX);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* ---- encoding -------------------------------------------------------------------- */
+
+static void add_u64(struct json_object *o, const char *name, uint64_t v)
+{
+	char b[24];
+
+	snprintf(b, sizeof(b), "%" PRIu64, v);
+	json_object_object_add(o, name, json_object_new_string(b));
+}
+
+/* A canonical decimal u64 (no sign, no leading zero, no overflow). */
+static int parse_u64(const char *s, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (!s || !*s || (s[0] == '0' && s[1]))
+		return -EINVAL;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9' || v > (UINT64_MAX - (uint64_t)(*s - '0')) / 10)
+			return -EINVAL;
+		v = v * 10 + (uint64_t)(*s - '0');
+	}
+	*out = v;
+	return 0;
+}
+
+static int get_u64(struct json_object *o, const char *name, uint64_t *v)
+{
+	struct json_object *f;
+
+	if (!json_object_object_get_ex(o, name, &f) ||
+	    !json_object_is_type(f, json_type_string))
+		return -EINVAL;
+	return parse_u64(json_object_get_string(f), v);
+}
+
+int cf_fleet_encode(const char *prefix, const struct cf_fleet_change *ch,
+		    char **key, char **value, char *err, size_t errlen)
+{
+	struct json_object *o, *rules;
+	char rule[CAPFENCE_RULE_TEXT_MAX];
+	int cls;
+
+	*key = *value = NULL;
+	if (ch->kind <= CF_FLEET_NONE || (size_t)ch->kind >= NKINDS || !ch->id) {
+		capfence__seterr(err, errlen, "not a fleet change");
+		return -EINVAL;
+	}
+	if (ch->kind == CF_FLEET_EPOCH_INSTALL && ch->epoch.epoch_id != ch->id) {
+		capfence__seterr(err, errlen, "the epoch's id is not the change's");
+		return -EINVAL;
+	}
+	if ((ch->kind == CF_FLEET_KEY_ADD || ch->kind == CF_FLEET_KEY_REMOVE) &&
+	    ch->id > UINT32_MAX) {
+		capfence__seterr(err, errlen, "key id %" PRIu64 " is out of range", ch->id);
+		return -EINVAL;
+	}
+	o = json_object_new_object();
+	if (!o)
+		goto nomem;
+	json_object_object_add(o, "kind", json_object_new_string(kinds[ch->kind].name));
+	add_u64(o, kinds[ch->kind].field, ch->id);
+	if (ch->kind == CF_FLEET_EPOCH_INSTALL) {
+		rules = json_object_new_array();
+		if (!rules)
+			goto nomem;
+		json_object_object_add(o, "rules", rules);
+		for (cls = 1; cls <= CAPFENCE_CLASS_MAX; cls++) {
+			if (capfence_rule_format(&ch->epoch.rules[cls], rule, sizeof(rule)) < 0) {
+				json_object_put(o);
+				capfence__seterr(err, errlen, "epoch %" PRIu64 ": a rule cannot be printed", ch->id);
+				return -EINVAL;
+			}
+			json_object_array_add(rules, json_object_new_string(rule));
+		}
+	}
+	*value = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+	if (asprintf(key, "%sfleet/%s/%" PRIu64, prefix, kinds[ch->kind].dir, ch->id) < 0)
+		*key = NULL;
+	json_object_put(o);
+	if (*key && *value)
+		return 0;
+	free(*key);
+	free(*value);
+	*key = *value = NULL;
+	o = NULL;
+nomem:
+	json_object_put(o);
+	capfence__seterr(err, errlen, "out of memory");
+	return -ENOMEM;
+}
+
+int cf_fleet_decode(const char *prefix, const char *key, const char *value,
+		    struct cf_fleet_change *ch, char *err, size_t errlen)
+{
+	size_t pl = strlen(prefix);
+	struct json_object *o = NULL, *f, *rules;
+	const char *rel, *slash, *kname;
+	char dir[16];
+	uint64_t kid, vid;
+	size_t k, i, n;
+	int ret = -EBADMSG;
+
+	memset(ch, 0, sizeof(*ch));
+	if (strncmp(key, prefix, pl) || strncmp(key + pl, "fleet/", 6)) {
+		capfence__seterr(err, errlen, "key '%.80s' is not under %sfleet/", key, prefix);
+		return -EBADMSG;
+	}
+	rel = key + pl + 6;
+	slash = strchr(rel, '/');
+	if (!slash || (size_t)(slash - rel) >= sizeof(dir) ||
+	    parse_u64(slash + 1, &kid) || !kid) {
+		capfence__seterr(err, errlen, "key '%.80s' is not a fleet change (<prefix>fleet/KIND/ID)", key);
+		return -EBADMSG;
+	}
+	memcpy(dir, rel, (size_t)(slash - rel));
+	dir[slash - rel] = '\0';
+	o = json_tokener_parse(value);
+	if (!o || !json_object_is_type(o, json_type_object) ||
+	    !json_object_object_get_ex(o, "kind", &f) ||
+	    !json_object_is_type(f, json_type_string)) {
+		capfence__seterr(err, errlen, "%.80s: the value is not a fleet change (no \"kind\")", key);
+		goto out;
+	}
+	kname = json_object_get_string(f);
+	for (k = 1; k < NKINDS; k++)
+		if (!strcmp(kinds[k].name, kname))
+			break;
+	if (k == NKINDS) {
+		capfence__seterr(err, errlen, "%.80s: unknown change kind '%.40s'", key, kname);
+		goto out;
+	}
+	if (strcmp(kinds[k].dir, dir)) {
+		capfence__seterr(err, errlen, "%.80s: a %s change under %s/", key, kname, dir);
+		goto out;
+	}
+	if (get_u64(o, kinds[k].field, &vid) || vid != kid) {
+		capfence__seterr(err, errlen, "%.80s: \"%s\" is missing or not the key's id", key,
+				 kinds[k].field);
+		goto out;
+	}
+	if ((k == CF_FLEET_KEY_ADD || k == CF_FLEET_KEY_REMOVE) && kid > UINT32_MAX) {
+		capfence__seterr(err, errlen, "%.80s: key id out of range", key);
+		goto out;
+	}
+	ch->kind = (enum cf_fleet_kind)k;
+	ch->id = kid;
+	if (k == CF_FLEET_EPOCH_INSTALL) {
+		const char *r[CAPFENCE_CLASS_MAX];
+		char msg[CAPFENCE_ERR_MAX];
+
+		if (!json_object_object_get_ex(o, "rules", &rules) ||
+		    !json_object_is_type(rules, json_type_array) ||
+		    (n = json_object_array_length(rules)) > CAPFENCE_CLASS_MAX) {
+			capfence__seterr(err, errlen, "%.80s: \"rules\" is missing or too long", key);
+			goto out;
+		}
+		for (i = 0; i < n; i++) {
+			struct json_object *x = json_object_array_get_idx(rules, i);
+
+			if (!json_object_is_type(x, json_type_string)) {
+				capfence__seterr(err, errlen, "%.80s: rule %zu is not a string", key, i + 1);
+				goto out;
+			}
+			r[i] = json_object_get_string(x);
+		}
+		if (capfence_epoch_parse_rules(&ch->epoch, kid, r, n, msg, sizeof(msg))) {
+			capfence__seterr(err, errlen, "%.80s: %s", key, msg);
+			goto out;
+		}
+	}
+	ret = 0;
+out:
+	if (ret)
+		memset(ch, 0, sizeof(*ch));
+	json_object_put(o);
+	return ret;
+}
+
+/* ---- the store ------------------------------------------------------------------- */
+
+int cf_fleet_open(struct cf_fleet **out, const char *endpoints,
+		  const char *prefix, char *err, size_t errlen)
+{
+	struct cf_fleet *f;
+	int ret;
+
+	*out = NULL;
+	if (!prefix)
+		prefix = CF_FLEET_PREFIX;
+	ret = cf_fleet_check_prefix(prefix, err, errlen);
+	if (ret)
+		return ret;
+	f = calloc(1, sizeof(*f));
+	if (!f) {
+		capfence__seterr(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	ret = cf_etcd_open(&f->etcd, endpoints, err, errlen);
+	if (ret) {
+		free(f);
+		return ret;
+	}
+	snprintf(f->prefix, sizeof(f->prefix), "%s", prefix);
+	snprintf(f->fleet, sizeof(f->fleet), "%sfleet/", prefix);
+	snprintf(f->hosts, sizeof(f->hosts), "%shosts/", prefix);
+	*out = f;
+	return 0;
+}
+
+void cf_fleet_close(struct cf_fleet *f)
+{
+	if (!f)
+		return;
+	cf_etcd_close(f->etcd);
+	free(f);
+}
+
+/* The fleet's current value at key, or NULL (absent); *err_ret on failure. */
+static char *get_value(struct cf_fleet *f, const char *key, int *err_ret,
+		       char *err, size_t errlen)
+{
+	struct cf_etcd_range_opts o = { 0 };
+	struct cf_etcd_range r;
+	char *v = NULL;
+
+	*err_ret = cf_etcd_range(f->etcd, key, &o, &r, err, errlen);
+	if (*err_ret)
+		return NULL;
+	if (r.n)
+		v = strdup(r.kvs[0].value);
+	cf_etcd_range_release(&r);
+	return v;
+}
+
+static char *key_of(struct cf_fleet *f, enum cf_fleet_kind kind, uint64_t id)
+{
+	char *k;
+
+	return asprintf(&k, "%s%s/%" PRIu64, f->fleet, kinds[kind].dir, id) < 0 ? NULL : k;
+}
+
+int cf_fleet_commit(struct cf_fleet *f, const struct cf_fleet_change *ch,
+		    uint64_t *rev, char *err, size_t errlen)
+{
+	struct cf_etcd_cmp cmp[2];
+	char *key = NULL, *value = NULL, *other = NULL, *added = NULL, *cur = NULL;
+	struct cf_fleet_change add;
+	size_t ncmp = 0;
+	int64_t r = 0;
+	bool ok = false;
+	int ret;
+
+	*rev = 0;
+	ret = cf_fleet_encode(f->prefix, ch, &key, &value, err, errlen);
+	if (ret)
+		return ret;
+	switch (ch->kind) {
+	case CF_FLEET_EPOCH_INSTALL:
+	case CF_FLEET_KEY_ADD:
+	case CF_FLEET_REVOKE:
+		cmp[ncmp++] = (struct cf_etcd_cmp){ key, CF_ETCD_ABSENT, NULL };
+		break;
+	case CF_FLEET_EPOCH_ACTIVATE:
+		other = key_of(f, CF_FLEET_EPOCH_INSTALL, ch->id);
+		if (!other)
+			goto nomem;
+		cmp[ncmp++] = (struct cf_etcd_cmp){ other, CF_ETCD_PRESENT, NULL };
+		cmp[ncmp++] = (struct cf_etcd_cmp){ key, CF_ETCD_ABSENT, NULL };
+		break;
+	case CF_FLEET_KEY_REMOVE:
+		/* only a key id the fleet has, and has not removed yet */
+		memset(&add, 0, sizeof(add));
+		add.kind = CF_FLEET_KEY_ADD;
+		add.id = ch->id;
+		ret = cf_fleet_encode(f->prefix, &add, &other, &added, err, errlen);
+		if (ret)
+			goto out;
+		cmp[ncmp++] = (struct cf_etcd_cmp){ key, CF_ETCD_VALUE, added };
+		break;
+	default:
+		break;
+	}
+	ret = cf_etcd_txn_put(f->etcd, cmp, ncmp, key, value, &r, &ok, err, errlen);
+	if (ret)
+		goto out;
+	if (ok) {
+		*rev = (uint64_t)r;
+		goto out;
+	}
+	/* the guard failed: say which way */
+	ret = -EEXIST;
+	switch (ch->kind) {
+	case CF_FLEET_EPOCH_INSTALL:
+		capfence__seterr(err, errlen, "epoch %" PRIu64 " is already in the fleet", ch->id);
+		break;
+	case CF_FLEET_KEY_ADD:
+		capfence__seterr(err, errlen, "key %" PRIu64 " is already in the fleet", ch->id);
+		break;
+	case CF_FLEET_REVOKE:
+		capfence__seterr(err, errlen, "cap %" PRIu64 " is already revoked in the fleet", ch->id);
+		break;
+	case CF_FLEET_EPOCH_ACTIVATE:
+		cur = get_value(f, other, &ret, err, errlen);
+		if (ret)
+			break;
+		if (!cur) {
+			ret = -ENOENT;
+			capfence__seterr(err, errlen, "epoch %" PRIu64 " is not in the fleet (fleet epoch install first)",
+					 ch->id);
+		} else {
+			ret = -EEXIST;
+			capfence__seterr(err, errlen, "epoch %" PRIu64 " is already activated in the fleet", ch->id);
+		}
+		break;
+	case CF_FLEET_KEY_REMOVE:
+		cur = get_value(f, key, &ret, err, errlen);
+		if (ret)
+			break;
+		if (!cur) {
+			ret = -ENOENT;
+			capfence__seterr(err, errlen, "key %" PRIu64 " is not in the fleet (fleet key add first)",
+					 ch->id);
+		} else {
+			ret = -EEXIST;
+			capfence__seterr(err, errlen, "key %" PRIu64 " is already removed from the fleet", ch->id);
+		}
+		break;
+	default:
+		break;
+	}
+	goto out;
+nomem:
+	ret = -ENOMEM;
+	capfence__seterr(err, errlen, "out of memory");
+out:
+	free(key);
+	free(value);
+	free(other);
+	free(added);
+	free(cur);
+	return ret;
+}
+
+int cf_fleet_latest(struct cf_fleet *f, uint64_t *rev, uint64_t *store_rev,
+		    char *err, size_t errlen)
+{
+	struct cf_etcd_range_opts o = { .limit = 1, .prefix = true, .keys_only = true,
+					.sort_mod_desc = true };
+	struct cf_etcd_range r;
+	int ret;
+
+	*rev = 0;
+	ret = cf_etcd_range(f->etcd, f->fleet, &o, &r, err, errlen);
+	if (ret)
+		return ret;
+	if (r.n)
+		*rev = (uint64_t)r.kvs[0].mod_rev;
+	if (store_rev)
+		*store_rev = (uint64_t)r.rev;
+	cf_etcd_range_release(&r);
+	return 0;
+}
+
+/* ---- hosts ----------------------------------------------------------------------- */
+
+char *cf_fleet_host_encode(const struct cf_fleet_host *h)
+{
+	struct json_object *o = json_object_new_object();
+	char *s;
+
+	if (!o)
+		return NULL;
+	json_object_object_add(o, "host", json_object_new_string(h->name));
+	add_u64(o, "applied", h->applied);
+	json_object_object_add(o, "state", json_object_new_string(h->state));
+	json_object_object_add(o, "stale_ms", json_object_new_int64(h->stale_ms));
+	json_object_object_add(o, "deny_ms", json_object_new_int64(h->deny_ms));
+	json_object_object_add(o, "time_ms", json_object_new_int64(h->time_ms));
+	s = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+	json_object_put(o);
+	return s;
+}
+
+int cf_fleet_host_decode(const char *value, struct cf_fleet_host *h, char *err,
+			 size_t errlen)
+{
+	struct json_object *o = json_tokener_parse(value), *f;
+	int ret = -EBADMSG;
+
+	memset(h, 0, sizeof(*h));
+	if (!o || !json_object_is_type(o, json_type_object) ||
+	    !json_object_object_get_ex(o, "host", &f) ||
+	    !json_object_is_type(f, json_type_string) ||
+	    cf_fleet_check_host(json_object_get_string(f), NULL, 0) ||
+	    get_u64(o, "applied", &h->applied)) {
+		capfence__seterr(err, errlen, "a host report is malformed");
+		goto out;
+	}
+	snprintf(h->name, sizeof(h->name), "%s", json_object_get_string(f));
+	if (json_object_object_get_ex(o, "state", &f) && json_object_is_type(f, json_type_string))
+		snprintf(h->state, sizeof(h->state), "%s", json_object_get_string(f));
+	if (json_object_object_get_ex(o, "stale_ms", &f))
+		h->stale_ms = (uint32_t)json_object_get_int64(f);
+	if (json_object_object_get_ex(o, "deny_ms", &f))
+		h->deny_ms = (uint32_t)json_object_get_int64(f);
+	if (json_object_object_get_ex(o, "time_ms", &f))
+		h->time_ms = json_object_get_int64(f);
+	ret = 0;
+out:
+	json_object_put(o);
+	return ret;
+}
+
+int cf_fleet_report(struct cf_fleet *f, const struct cf_fleet_host *h,
+		    int64_t lease, char *err, size_t errlen)
+{
+	char *key = NULL, *value = cf_fleet_host_encode(h);
+	int ret;
+
+	if (!value || asprintf(&key, "%s%s", f->hosts, h->name) < 0) {
+		free(value);
+		capfence__seterr(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	ret = cf_etcd_put(f->etcd, key, value, lease, NULL, err, errlen);
+	free(key);
+	free(value);
+	return ret;
+}
+
+static int host_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct cf_fleet_host *)a)->name,
+		      ((const struct cf_fleet_host *)b)->name);
+}
+
+int cf_fleet_hosts(struct cf_fleet *f, struct cf_fleet_host **out, size_t *n,
+		   char *err, size_t errlen)
+{
+	struct cf_etcd_range_opts o = { .prefix = true };
+	struct cf_etcd_range r;
+	size_t i;
+	int ret;
+
+	*out = NULL;
+	*n = 0;
+	ret = cf_etcd_range(f->etcd, f->hosts, &o, &r, err, errlen);
+	if (ret)
+		return ret;
+	*out = calloc(r.n ? r.n : 1, sizeof(**out));
+	if (!*out) {
+		cf_etcd_range_release(&r);
+		capfence__seterr(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	for (i = 0; i < r.n; i++)
+		if (!cf_fleet_host_decode(r.kvs[i].value, &(*out)[*n], NULL, 0))
+			(*n)++;	/* a malformed report is no live host */
+	cf_etcd_range_release(&r);
+	qsort(*out, *n, sizeof(**out), host_cmp);
+	return 0;
+}
+
+int cf_fleet_snapshot(struct cf_fleet *f, uint64_t at,
+		      struct cf_fleet_change **out, size_t *n, uint64_t *rev,
+		      char *err, size_t errlen)
+{
+	struct cf_etcd_range_opts o = { .revision = (int64_t)at, .prefix = true,
+					.sort_mod_asc = true };
+	struct cf_etcd_range r;
+	size_t i;
+	int ret;
+
+	*out = NULL;
+	*n = 0;
+	ret = cf_etcd_range(f->etcd, f->fleet, &o, &r, err, errlen);
+	if (ret)
+		return ret;
+	*rev = (uint64_t)r.rev;
+	*out = calloc(r.n ? r.n : 1, sizeof(**out));
+	if (!*out) {
+		cf_etcd_range_release(&r);
+		capfence__seterr(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	for (i = 0; i < r.n; i++) {
+		struct cf_fleet_change *ch = &(*out)[*n];
+
+		/* a key the schema does not have is left out, as the watch does */
+		if (cf_fleet_decode(f->prefix, r.kvs[i].key, r.kvs[i].value, ch, NULL, 0))
+			continue;
+		ch->rev = (uint64_t)r.kvs[i].mod_rev;
+		(*n)++;
+	}
+	cf_etcd_range_release(&r);
+	return 0;
+}
+
+/* ---- the local module ------------------------------------------------------------ */
+
+int cf_fleet_apply(struct capfence_client *c, const struct cf_fleet_change *ch,
+		   char *err, size_t errlen)
+{
+	struct capfence_fleet_set fs = { .flags = CAPFENCE_FLEET_SET_REV, .rev = ch->rev };
+	struct capfence_result r;
+	int ret;
+
+	switch (ch->kind) {
+	case CF_FLEET_EPOCH_INSTALL:
+		return capfence_client_epoch_install_at(c, &ch->epoch, ch->rev, err, errlen);
+	case CF_FLEET_EPOCH_ACTIVATE:
+		return capfence_client_epoch_activate_at(c, ch->id, ch->rev, err, errlen);
+	case CF_FLEET_KEY_REMOVE:
+		return capfence_client_key_remove_at(c, (uint32_t)ch->id, ch->rev, err, errlen);
+	case CF_FLEET_REVOKE:
+		ret = capfence_client_revoke_at(c, ch->id, ch->rev, &r);
+		if (ret)
+			capfence__seterr(err, errlen, "%s", r.message[0] ? r.message :
+					 r.reason > 0 ? capfence_reason_name(r.reason) : strerror(-ret));
+		return ret;
+	case CF_FLEET_KEY_ADD:
+		/* the key itself is installed on each host by hand: the revision only */
+		return capfence_client_fleet_set(c, &fs, err, errlen);
+	default:
+		capfence__seterr(err, errlen, "not a fleet change");
+		return -EINVAL;
+	}
+}

@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * libcapfence internals: the fleet schema in etcd and its operations
+ * (docs/design.md, "Fleet"). Not installed, not exported; the CLI and
+ * capfenced link it from libcapfence.a.
+ *
+ *   <prefix>fleet/epoch/<id>      {"kind":"epoch_install","epoch":"ID","rules":[RULE...]}
+ *   <prefix>fleet/activate/<id>   {"kind":"epoch_activate","epoch":"ID"}
+ *   <prefix>fleet/key/<id>        {"kind":"key_add","key_id":"ID"}
+ *                                 {"kind":"key_remove","key_id":"ID"}
+ *   <prefix>fleet/revoke/<cap>    {"kind":"revoke","cap_id":"ID"}
+ *   <prefix>hosts/<name>          {"host":NAME,"applied":"REV","state":S,...}
+ *                                 (under the host agent's lease)
+ *
+ * Each change is one etcd transaction (a guarded put of one key); its
+ * revision is the fleet revision the hosts apply it at. Key material never
+ * goes to etcd: keys are installed on each host by hand; the fleet records
+ * key ids and orders their removal.
+ */
+#ifndef CF_FLEET_H
+#define CF_FLEET_H
+
+#include <capfence/capfence.h>
+#include "cf_etcd.h"
+
+#pragma GCC visibility push(hidden)
+
+#define CF_FLEET_PREFIX		"/capfence/"
+#define CF_FLEET_PREFIX_MAX	128
+#define CF_FLEET_HOST_MAX	64	/* bytes of a host name */
+
+enum cf_fleet_kind {
+	CF_FLEET_NONE,
+	CF_FLEET_EPOCH_INSTALL,
+	CF_FLEET_EPOCH_ACTIVATE,
+	CF_FLEET_KEY_ADD,
+	CF_FLEET_KEY_REMOVE,
+	CF_FLEET_REVOKE,
+};
+
+/* One fleet change. id: the epoch, key or cap id. */
+struct cf_fleet_change {
+	enum cf_fleet_kind kind;
+	uint64_t id;
+	uint64_t rev;			/* its etcd mod revision (decoded) */
+	struct capfence_epoch epoch;	/* EPOCH_INSTALL */
+};
+
+/* "epoch_install", ...; "?" if unknown. */
+const char *cf_fleet_kind_name(enum cf_fleet_kind kind);
+/* A prefix is "/" ... "/", printable, no spaces, at most CF_FLEET_PREFIX_MAX. */
+int cf_fleet_check_prefix(const char *prefix, char *err, size_t errlen);
+/* A host name: 1..64 of [A-Za-z0-9._-], not starting with '.'. */
+int cf_fleet_check_host(const char *name, char *err, size_t errlen);
+
+/* The key and value of a change (malloc'd, both freed by the caller). */
+int cf_fleet_encode(const char *prefix, const struct cf_fleet_change *ch,
+		    char **key, char **value, char *err, size_t errlen);
+/*
+ * A change from its key and value; -EBADMSG (message says why) for a key
+ * or value the schema does not have, or a value that disagrees with its key.
+ */
+int cf_fleet_decode(const char *prefix, const char *key, const char *value,
+		    struct cf_fleet_change *ch, char *err, size_t errlen);
+
+struct cf_fleet {
+	struct cf_etcd *etcd;
+	char prefix[CF_FLEET_PREFIX_MAX + 1];
+	char fleet[CF_FLEET_PREFIX_MAX + 16];	/* <prefix>fleet/ */
+	char hosts[CF_FLEET_PREFIX_MAX + 16];	/* <prefix>hosts/ */
+};
+
+int cf_fleet_open(struct cf_fleet **out, const char *endpoints,
+		  const char *prefix, char *err, size_t errlen);
+void cf_fleet_close(struct cf_fleet *f);
+
+/*
+ * Commit a change as one guarded transaction; *rev its revision.
+ * -EEXIST: the epoch (key id, revocation, activation) is already in the
+ * fleet; -ENOENT: what it refers to is not (activating an epoch, removing
+ * a key id the fleet does not have). The message says which.
+ */
+int cf_fleet_commit(struct cf_fleet *f, const struct cf_fleet_change *ch,
+		    uint64_t *rev, char *err, size_t errlen);
+
+/*
+ * The revision of the newest fleet change (0: none yet), by a linearizable
+ * read; *store_rev (may be NULL): the store's revision at that read.
+ */
+int cf_fleet_latest(struct cf_fleet *f, uint64_t *rev, uint64_t *store_rev,
+		    char *err, size_t errlen);
+
+/* A host's report. */
+struct cf_fleet_host {
+	char name[CF_FLEET_HOST_MAX + 1];
+	uint64_t applied;		/* the module's fleet revision */
+	char state[16];			/* capfence_fleet_state_name() */
+	uint32_t stale_ms, deny_ms;
+	int64_t time_ms;		/* the agent's clock at the report */
+};
+
+/* The report's JSON (malloc'd). */
+char *cf_fleet_host_encode(const struct cf_fleet_host *h);
+int cf_fleet_host_decode(const char *value, struct cf_fleet_host *h,
+			 char *err, size_t errlen);
+/* Put the report under lease; *rev (may be NULL) its revision. */
+int cf_fleet_report(struct cf_fleet *f, const struct cf_fleet_host *h,
+		    int64_t lease, char *err, size_t errlen);
+/* Every live host's report, sorted by name (free *out). */
+int cf_fleet_hosts(struct cf_fleet *f, struct cf_fleet_host **out, size_t *n,
+		   char *err, size_t errlen);
+
+/*
+ * Every change at one revision: *out (free it) holds the newest value of
+ * each fleet key, oldest change first; *rev the revision read (0 = now).
+ */
+int cf_fleet_snapshot(struct cf_fleet *f, uint64_t at,
+		      struct cf_fleet_change **out, size_t *n, uint64_t *rev,
+		      char *err, size_t errlen);
+
+/*
+ * Apply a change to the local module at its revision ch->rev. A key id the
+ * host does not have, an epoch already installed (a snapshot replayed),
+ * and the like are failures of that change; the caller skips them by
+ * advancing the revision (capfence_client_fleet_set). -EALREADY: the
+ * module is already past ch->rev.
+ */
+int cf_fleet_apply(struct capfence_client *c, const struct cf_fleet_change *ch,
+		   char *err, size_t errlen);
+
+#pragma GCC visibility pop
+
+#endif /* CF_FLEET_H */
