@@ -2,7 +2,8 @@
 #
 # capfence: top-level build.
 #
-#   make            modules, BPF programs, libcapfence, CLI, test programs
+#   make            modules, BPF programs, libcapfence, CLI, the fleet agent
+#                   capfenced, test programs
 #   make check      host unit tests (ASan/UBSan, and the Python package's),
 #                   ABI, spec, install and fuzz checks, then the VM, CLI,
 #                   Python and ecosystem tests on each kernel
@@ -71,9 +72,9 @@ BENCH_SRCS := $(wildcard selftests/bench/*.c)
 -include selftests/debug/debug.mk
 -include selftests/faults/faults.mk
 
-.PHONY: all deps module bpf lib pyroot cli tests check check-fresh unit vmtest demo checkpatch clean distclean
+.PHONY: all deps module bpf lib pyroot cli agent tests check check-fresh unit vmtest demo checkpatch clean distclean
 
-all: module lib cli tests pyroot
+all: module lib cli agent tests pyroot
 
 deps:
 	@tools/build/deps.sh
@@ -122,6 +123,20 @@ $(B)/tools/capfence: $(CLI_SRCS) $(LIB_A) $(wildcard tools/capfence/*.h) $(LIB_H
 
 cli: $(B)/tools/capfence
 
+# the fleet agent; the guest gets it too (multi-host tests)
+AGENT_SRCS := $(wildcard tools/capfenced/*.c)
+$(B)/tools/capfenced: $(AGENT_SRCS) $(LIB_A) $(LIB_HDRS) | deps
+	@mkdir -p $(B)/tools
+	$(CC) $(CFLAGS_USR) $(CPPFLAGS_USR) $(AGENT_SRCS) $(LIB_A) -lsodium -lmnl $(NET_LIBS) -lpthread -o $@
+
+$(B)/guest/bin/capfenced: $(B)/tools/capfenced
+	@mkdir -p $(B)/guest/bin
+	cp $< $@
+
+GUEST_EXTRA += $(B)/guest/bin/capfenced
+
+agent: $(B)/tools/capfenced
+
 # Host unit tests: libcapfence under AddressSanitizer and UBSan.
 $(B)/unit/%: selftests/unit/%.c $(LIB_SRCS) $(LIB_HDRS) $(wildcard selftests/unit/*.h) $(B)/ksft/kselftest_harness.h
 	@mkdir -p $(B)/unit
@@ -144,7 +159,7 @@ $(B)/guest/share/capfence/cli-tests.sh: selftests/cli/cli-tests.sh
 	install -m 0755 $< $@
 
 # Every program built from the shared ABI is rebuilt when it changes.
-$(B)/tools/capfence $(UNIT_BINS) $(VMT_BINS) $(GUEST_EXTRA): include/uapi/linux/capfence.h
+$(B)/tools/capfence $(B)/tools/capfenced $(UNIT_BINS) $(VMT_BINS) $(GUEST_EXTRA): include/uapi/linux/capfence.h
 
 $(B)/guest/bin/run-vm-tests: selftests/kernel/run-vm-tests
 	@mkdir -p $(B)/guest/bin

@@ -605,6 +605,23 @@ int cf_etcd_lease_keepalive(struct cf_etcd *e, int64_t id, int64_t *ttl,
 	return ret;
 }
 
+int cf_etcd_lease_revoke(struct cf_etcd *e, int64_t id, char *err,
+			 size_t errlen)
+{
+	struct json_object *req = json_object_new_object(), *resp = NULL;
+	int ret;
+
+	if (!req) {
+		capfence__seterr(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	add_int(req, "ID", id);
+	ret = cf_etcd_call(e, "/v3/lease/revoke", req, true, &resp, err, errlen);
+	json_object_put(req);
+	json_object_put(resp);
+	return ret;
+}
+
 /* ---- watch --------------------------------------------------------------------------- */
 
 struct watch {

@@ -113,6 +113,10 @@ int cf_etcd_lease_grant(struct cf_etcd *e, int64_t ttl_s, int64_t *id,
 int cf_etcd_lease_keepalive(struct cf_etcd *e, int64_t id, int64_t *ttl,
 			    char *err, size_t errlen);
 
+/* Revoke a lease (its keys go at once). */
+int cf_etcd_lease_revoke(struct cf_etcd *e, int64_t id, char *err,
+			 size_t errlen);
+
 /* One watch event. */
 struct cf_etcd_event {
 	bool deleted;

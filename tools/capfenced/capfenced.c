@@ -1,0 +1,516 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * capfenced: the fleet agent of one host (docs/design.md, "Fleet").
+ *
+ *   capfenced --endpoints URL[,URL...] --host NAME [--prefix P]
+ *             [--max-staleness MS] [--deny-after MS] [--heartbeat MS]
+ *             [--lease-ttl S] [--foreground] [--log FILE]
+ *
+ * It applies the fleet's changes (etcd, under <prefix>fleet/) to the local
+ * capfence module in revision order, each with its revision; confirms
+ * freshness to the module on every heartbeat; and reports the module's
+ * revision under <prefix>hosts/NAME, under a lease it keeps alive.
+ *
+ * Two threads: the watch applies; the heartbeat confirms, reports, and
+ * restarts a watch that stopped delivering.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <time.h>
+#include <unistd.h>
+#include <capfence/capfence.h>
+#include "cf_fleet.h"
+
+#define DEF_STALE_MS	10000
+#define DEF_DENY_MS	30000
+#define DEF_HEARTBEAT_MS 1000
+#define DEF_LEASE_TTL	10
+/* heartbeats that see the watch behind the store without progress */
+#define WATCH_LAG_BEATS	3
+
+struct agent {
+	struct cf_fleet *fleet;
+	struct capfence_client *cf;
+	const char *host;
+	uint32_t stale_ms, deny_ms, heartbeat_ms;
+	int64_t lease_ttl, lease;
+	atomic_bool stop, restart;
+	FILE *log;
+	bool use_syslog;
+	pthread_mutex_t log_lock;
+	pthread_mutex_t report_lock;	/* the lease, one report at a time */
+};
+
+static struct agent A;
+
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (A.use_syslog) {
+		vsyslog(LOG_INFO, fmt, ap);
+	} else {
+		pthread_mutex_lock(&A.log_lock);
+		fputs("capfenced: ", A.log);
+		vfprintf(A.log, fmt, ap);
+		fputc('\n', A.log);
+		fflush(A.log);
+		pthread_mutex_unlock(&A.log_lock);
+	}
+	va_end(ap);
+}
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int64_t wall_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Sleep ms, waking early when asked to stop. */
+static void nap(uint32_t ms)
+{
+	while (ms && !atomic_load(&A.stop)) {
+		uint32_t step = ms < 100 ? ms : 100;
+		struct timespec ts = { 0, (long)step * 1000000L };
+
+		nanosleep(&ts, NULL);
+		ms -= step;
+	}
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	atomic_store(&A.stop, true);
+}
+
+static uint64_t module_rev(void)
+{
+	struct capfence_fleet_status fs;
+	char err[CAPFENCE_ERR_MAX];
+
+	if (capfence_client_fleet_status(A.cf, &fs, err, sizeof(err))) {
+		say("cannot read the module's fleet state: %s", err);
+		return 0;
+	}
+	return fs.rev;
+}
+
+/* Advance the module to rev without a change (a skipped one). */
+static void skip_to(uint64_t rev)
+{
+	struct capfence_fleet_set fs = { .flags = CAPFENCE_FLEET_SET_REV, .rev = rev };
+	char err[CAPFENCE_ERR_MAX];
+	int ret = capfence_client_fleet_set(A.cf, &fs, err, sizeof(err));
+
+	if (ret && ret != -EALREADY)
+		say("cannot advance the module to rev=%" PRIu64 ": %s", rev, err);
+}
+
+/* Apply one change at its revision; a failure is logged and skipped. */
+static void apply(const struct cf_fleet_change *ch)
+{
+	char err[CAPFENCE_ERR_MAX];
+	int ret = cf_fleet_apply(A.cf, ch, err, sizeof(err));
+
+	if (!ret) {
+		say("applied rev=%" PRIu64 " %s %" PRIu64, ch->rev,
+		    cf_fleet_kind_name(ch->kind), ch->id);
+		return;
+	}
+	if (ret == -EALREADY)
+		return;		/* the module is past it already */
+	say("skipped rev=%" PRIu64 " %s %" PRIu64 ": %s", ch->rev,
+	    cf_fleet_kind_name(ch->kind), ch->id, err);
+	skip_to(ch->rev);
+}
+
+/* ---- host report ------------------------------------------------------------------ */
+
+static void report_locked(void);
+
+static void report(void)
+{
+	pthread_mutex_lock(&A.report_lock);
+	report_locked();
+	pthread_mutex_unlock(&A.report_lock);
+}
+
+static void report_locked(void)
+{
+	struct capfence_fleet_status st;
+	struct cf_fleet_host h;
+	char err[CAPFENCE_ERR_MAX];
+	int64_t ttl = 0;
+	int ret;
+
+	if (capfence_client_fleet_status(A.cf, &st, err, sizeof(err))) {
+		say("cannot read the module's fleet state: %s", err);
+		return;
+	}
+	if (A.lease) {
+		ret = cf_etcd_lease_keepalive(A.fleet->etcd, A.lease, &ttl, err, sizeof(err));
+		if (ret) {
+			say("lease keepalive: %s", err);
+			return;
+		}
+		if (!ttl)
+			A.lease = 0;	/* expired: a new one */
+	}
+	if (!A.lease &&
+	    cf_etcd_lease_grant(A.fleet->etcd, A.lease_ttl, &A.lease, err, sizeof(err))) {
+		say("lease grant: %s", err);
+		A.lease = 0;
+		return;
+	}
+	memset(&h, 0, sizeof(h));
+	snprintf(h.name, sizeof(h.name), "%s", A.host);
+	h.applied = st.rev;
+	snprintf(h.state, sizeof(h.state), "%s", capfence_fleet_state_name(st.state));
+	h.stale_ms = st.stale_ms;
+	h.deny_ms = st.deny_ms;
+	h.time_ms = wall_ms();
+	if (cf_fleet_report(A.fleet, &h, A.lease, err, sizeof(err)))
+		say("host report: %s", err);
+}
+
+/* ---- the watch ------------------------------------------------------------------- */
+
+static int on_event(const struct cf_etcd_event *ev, void *arg)
+{
+	struct cf_fleet_change ch;
+	char err[CAPFENCE_ERR_MAX];
+	uint64_t rev = (uint64_t)ev->kv->mod_rev;
+
+	(void)arg;
+	if (ev->deleted) {
+		/* the fleet's keys are never deleted: nothing to apply */
+		say("skipped rev=%" PRIu64 " delete of %s", rev, ev->kv->key);
+		skip_to(rev);
+		return 0;
+	}
+	if (cf_fleet_decode(A.fleet->prefix, ev->kv->key, ev->kv->value, &ch, err, sizeof(err))) {
+		say("skipped rev=%" PRIu64 ": %s", rev, err);
+		skip_to(rev);
+		return 0;
+	}
+	ch.rev = rev;
+	apply(&ch);
+	report();
+	return 0;
+}
+
+static bool watch_stop(void *arg)
+{
+	(void)arg;
+	return atomic_load(&A.stop) || atomic_exchange(&A.restart, false);
+}
+
+/* After a compaction: every change at one revision S, then the module at S. */
+static int rebuild(void)
+{
+	struct cf_fleet_change *chs;
+	char err[CAPFENCE_ERR_MAX];
+	uint64_t s, r0 = module_rev();
+	size_t i, n, applied = 0;
+
+	if (cf_fleet_snapshot(A.fleet, 0, &chs, &n, &s, err, sizeof(err))) {
+		say("snapshot: %s", err);
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		if (chs[i].rev <= r0)
+			continue;	/* applied before */
+		apply(&chs[i]);
+		applied++;
+	}
+	free(chs);
+	skip_to(s);
+	say("rebuilt from a snapshot at rev=%" PRIu64 " (%zu changes past rev=%" PRIu64 ")",
+	    s, applied, r0);
+	report();
+	return 0;
+}
+
+static void *watch_main(void *arg)
+{
+	char err[CAPFENCE_ERR_MAX];
+	uint32_t backoff = 200;
+
+	(void)arg;
+	while (!atomic_load(&A.stop)) {
+		uint64_t from = module_rev() + 1;
+		int64_t compact = 0;
+		int ret;
+
+		atomic_store(&A.restart, false);
+		ret = cf_etcd_watch(A.fleet->etcd, A.fleet->fleet, (int64_t)from, on_event,
+				    watch_stop, NULL, &compact, err, sizeof(err));
+		if (atomic_load(&A.stop))
+			break;
+		if (ret == -ECANCELED && compact) {
+			say("watch from rev=%" PRIu64 ": compacted at rev=%" PRId64 ", rebuilding",
+			    from, compact);
+			if (rebuild())
+				nap(backoff);
+			continue;
+		}
+		if (!ret) {
+			say("restarting the watch from rev=%" PRIu64, module_rev() + 1);
+			backoff = 200;
+			continue;
+		}
+		say("watch from rev=%" PRIu64 ": %s", from, err);
+		nap(backoff);
+		backoff = backoff < 5000 ? backoff * 2 : 5000;
+	}
+	return NULL;
+}
+
+/* ---- the heartbeat ------------------------------------------------------------------ */
+
+static void heartbeat_loop(void)
+{
+	uint64_t last_applied = 0, lag_beats = 0;
+	char err[CAPFENCE_ERR_MAX], last_err[CAPFENCE_ERR_MAX] = "";
+
+	while (!atomic_load(&A.stop)) {
+		int64_t t0 = now_ms(), spent;
+		uint64_t f = 0, applied;
+
+		if (cf_fleet_latest(A.fleet, &f, NULL, err, sizeof(err))) {
+			if (strcmp(err, last_err))	/* once per distinct failure */
+				say("heartbeat: %s", err);
+			snprintf(last_err, sizeof(last_err), "%s", err);
+			goto next;
+		}
+		if (last_err[0])
+			say("heartbeat: etcd answers again");
+		last_err[0] = '\0';
+		applied = module_rev();
+		if (applied >= f) {
+			struct capfence_fleet_set fs = {
+				.flags = CAPFENCE_FLEET_SET_FRESH,
+				.age_ms = (uint32_t)(now_ms() - t0),
+			};
+
+			if (capfence_client_fleet_set(A.cf, &fs, err, sizeof(err)))
+				say("cannot confirm freshness: %s", err);
+			lag_beats = 0;
+		} else if (applied == last_applied && ++lag_beats >= WATCH_LAG_BEATS) {
+			/* the store has rev=f, the watch delivers nothing: a dead stream */
+			say("the module is at rev=%" PRIu64 ", the fleet at rev=%" PRIu64
+			    ": restarting the watch", applied, f);
+			atomic_store(&A.restart, true);
+			lag_beats = 0;
+		} else if (applied != last_applied) {
+			lag_beats = 0;
+		}
+		last_applied = applied;
+		report();
+next:
+		spent = now_ms() - t0;
+		if (spent < A.heartbeat_ms)
+			nap((uint32_t)(A.heartbeat_ms - spent));
+	}
+}
+
+/* ---- options -------------------------------------------------------------------------- */
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: capfenced --endpoints URL[,URL...] --host NAME [--prefix P]\n"
+		"                 [--max-staleness MS] [--deny-after MS] [--heartbeat MS]\n"
+		"                 [--lease-ttl S] [--foreground] [--log FILE]\n");
+}
+
+static int num(const char *opt, const char *s, unsigned long min, unsigned long max,
+	       uint32_t *out)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (!*s || *end || errno || s[0] == '-' || v < min || v > max) {
+		fprintf(stderr, "capfenced: %s: '%s' is not a number from %lu to %lu\n",
+			opt, s, min, max);
+		return -1;
+	}
+	*out = (uint32_t)v;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "endpoints", required_argument, NULL, 'e' },
+		{ "host", required_argument, NULL, 'H' },
+		{ "prefix", required_argument, NULL, 'p' },
+		{ "max-staleness", required_argument, NULL, 's' },
+		{ "deny-after", required_argument, NULL, 'd' },
+		{ "heartbeat", required_argument, NULL, 'b' },
+		{ "lease-ttl", required_argument, NULL, 'l' },
+		{ "foreground", no_argument, NULL, 'f' },
+		{ "log", required_argument, NULL, 'L' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *endpoints = getenv("CAPFENCE_ETCD_ENDPOINTS"), *prefix = CF_FLEET_PREFIX;
+	const char *logpath = NULL;
+	uint32_t ttl = DEF_LEASE_TTL;
+	bool fg = false, deny_set = false;
+	char err[CAPFENCE_ERR_MAX];
+	struct capfence_fleet_set fs;
+	pthread_t watcher;
+	struct sigaction sa;
+	int c, ret;
+
+	A.stale_ms = DEF_STALE_MS;
+	A.deny_ms = DEF_DENY_MS;
+	A.heartbeat_ms = DEF_HEARTBEAT_MS;
+	pthread_mutex_init(&A.log_lock, NULL);
+	pthread_mutex_init(&A.report_lock, NULL);
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'e': endpoints = optarg; break;
+		case 'H': A.host = optarg; break;
+		case 'p': prefix = optarg; break;
+		case 's':
+			if (num("--max-staleness", optarg, 0, CAPFENCE_FLEET_MAX_MS, &A.stale_ms))
+				return 2;
+			break;
+		case 'd':
+			if (num("--deny-after", optarg, 0, CAPFENCE_FLEET_MAX_MS, &A.deny_ms))
+				return 2;
+			deny_set = true;
+			break;
+		case 'b':
+			if (num("--heartbeat", optarg, 10, 3600000, &A.heartbeat_ms))
+				return 2;
+			break;
+		case 'l':
+			if (num("--lease-ttl", optarg, 1, 3600, &ttl))
+				return 2;
+			break;
+		case 'f': fg = true; break;
+		case 'L': logpath = optarg; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "capfenced: unexpected argument '%s'\n", argv[optind]);
+		return 2;
+	}
+	if (!endpoints || !*endpoints) {
+		fprintf(stderr, "capfenced: --endpoints is required (or CAPFENCE_ETCD_ENDPOINTS)\n");
+		return 2;
+	}
+	if (!A.host) {
+		fprintf(stderr, "capfenced: --host is required\n");
+		return 2;
+	}
+	if (cf_fleet_check_host(A.host, err, sizeof(err))) {
+		fprintf(stderr, "capfenced: --host: %s\n", err);
+		return 2;
+	}
+	if (!deny_set && A.deny_ms < A.stale_ms)
+		A.deny_ms = A.stale_ms;
+	if (A.deny_ms < A.stale_ms) {
+		fprintf(stderr, "capfenced: --deny-after (%u) must not be below --max-staleness (%u)\n",
+			A.deny_ms, A.stale_ms);
+		return 2;
+	}
+	if (A.stale_ms && A.heartbeat_ms >= A.stale_ms) {
+		fprintf(stderr, "capfenced: --heartbeat (%u) must be below --max-staleness (%u)\n",
+			A.heartbeat_ms, A.stale_ms);
+		return 2;
+	}
+	A.lease_ttl = ttl;
+	A.log = stderr;
+	if (logpath) {
+		A.log = fopen(logpath, "ae");
+		if (!A.log) {
+			fprintf(stderr, "capfenced: --log %s: %s\n", logpath, strerror(errno));
+			return 2;
+		}
+	}
+	ret = cf_fleet_open(&A.fleet, endpoints, prefix, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "capfenced: %s\n", err);
+		return 2;
+	}
+	/* a partition must never hold a heartbeat for long */
+	cf_etcd_set_timeouts(A.fleet->etcd, 1000,
+			     A.heartbeat_ms * 2 > 3000 ? (long)A.heartbeat_ms * 2 : 3000);
+	ret = capfence_client_open(&A.cf, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "capfenced: %s\n", err);
+		cf_fleet_close(A.fleet);
+		return 1;
+	}
+	fs = (struct capfence_fleet_set){ .flags = CAPFENCE_FLEET_SET_BOUNDS,
+					  .stale_ms = A.stale_ms, .deny_ms = A.deny_ms };
+	if (capfence_client_fleet_set(A.cf, &fs, err, sizeof(err))) {
+		fprintf(stderr, "capfenced: cannot set the fleet bounds: %s\n", err);
+		capfence_client_close(A.cf);
+		cf_fleet_close(A.fleet);
+		return 1;
+	}
+	if (!fg) {
+		if (daemon(0, logpath != NULL) < 0) {
+			fprintf(stderr, "capfenced: daemon: %s\n", strerror(errno));
+			return 1;
+		}
+		if (!logpath) {
+			openlog("capfenced", LOG_PID, LOG_DAEMON);
+			A.use_syslog = true;
+		}
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	say("host %s, fleet %s at %s, module at rev=%" PRIu64 ", stale after %u ms, deny after %u ms",
+	    A.host, A.fleet->fleet, endpoints, module_rev(), A.stale_ms, A.deny_ms);
+	if (pthread_create(&watcher, NULL, watch_main, NULL)) {
+		say("cannot start the watch thread");
+		return 1;
+	}
+	heartbeat_loop();
+	pthread_join(watcher, NULL);
+	if (A.lease && cf_etcd_lease_revoke(A.fleet->etcd, A.lease, err, sizeof(err)))
+		say("lease revoke: %s", err);
+	say("stopped at rev=%" PRIu64, module_rev());
+	capfence_client_close(A.cf);
+	cf_fleet_close(A.fleet);
+	if (A.log != stderr)
+		fclose(A.log);
+	pthread_mutex_destroy(&A.log_lock);
+	return 0;
+}
