@@ -73,6 +73,11 @@ t "unit: oneshot, RemainAfterExit, modprobe + attach at boot" sh -c "
 	grep -qx 'ExecStart=/sbin/modprobe --ignore-install capfence' '$U' &&
 	grep -qx 'ExecStart=/usr/local/sbin/capfence attach' '$U' &&
 	grep -q '^WantedBy=' '$U'"
+G=$X/lib/systemd/system/capfenced.service
+t "fleet agent /usr/local/sbin/capfenced and its unit (not enabled)" sh -c "
+	[ -x '$X/usr/local/sbin/capfenced' ] && [ -f '$G' ] &&
+	grep -q '^ExecStart=/usr/local/sbin/capfenced --foreground ' '$G' &&
+	grep -qx 'EnvironmentFile=-/etc/default/capfenced' '$G'"
 t "unit passes systemd-analyze verify (when available)" sh -c \
 	"! command -v systemd-analyze >/dev/null || systemd-analyze verify --man=no '$U' >/dev/null 2>&1"
 t "manifest lists every installed file and link" sh -c "

@@ -2,7 +2,8 @@
 #
 # capfence in the ecosystem, included by the top Makefile:
 #
-#   make install     [DESTDIR=] [PREFIX=/usr/local]   module, CLI, capfence(8),
+#   make install     [DESTDIR=] [PREFIX=/usr/local]   module, CLI, capfenced
+#                    (the fleet agent) and its unit (not enabled), capfence(8),
 #                    bash completion, modprobe.d entry, systemd unit,
 #                    libcapfence (.so, .a, headers, capfence.pc,
 #                    libcapfence(3)) and the Python package; LIBDIR= and
@@ -30,9 +31,9 @@ CF_FINDBIN  = $(firstword $(wildcard /usr/sbin/$(1) /sbin/$(1) /usr/bin/$(1) /bi
 eco-deps:
 	@tools/build/deps.sh
 
-install: $(B)/tools/capfence $(LIB_SO) $(LIB_A)
+install: $(B)/tools/capfence $(B)/tools/capfenced $(LIB_SO) $(LIB_A)
 	@LIBDIR="$(LIBDIR)" PYTHONDIR="$(PYTHONDIR)" tools/build/install.sh install "$(DESTDIR)" "$(PREFIX)" \
-		$(call KO,$(INSTALL_KERNEL)) $(B)/tools/capfence $(LIB_OUT)
+		$(call KO,$(INSTALL_KERNEL)) $(B)/tools/capfence $(LIB_OUT) $(B)/tools/capfenced
 
 uninstall:
 	@tools/build/install.sh uninstall "$(DESTDIR)" "$(PREFIX)"
@@ -55,7 +56,7 @@ spec-check:
 		selftests/summary spec $(B)/logs/spec.log
 
 # per kernel of KERNEL: build/logs/install-<series>.log
-install-check: $(B)/tools/capfence $(LIB_SO) $(LIB_A)
+install-check: $(B)/tools/capfence $(B)/tools/capfenced $(LIB_SO) $(LIB_A)
 	@mkdir -p $(B)/logs
 	@for k in $(KERNEL); do \
 		CAPFENCE_KERNEL=$$k selftests/install/install-test.sh > $(B)/logs/install-$$k.log 2>&1; \

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make install / make uninstall (tools/build/install.mk):
-#   install.sh install   DESTDIR PREFIX KO CLI LIBOUT
+#   install.sh install   DESTDIR PREFIX KO CLI LIBOUT [AGENT]
 #   install.sh uninstall DESTDIR PREFIX
 # LIBOUT is the build's lib directory (libcapfence.so.N.N.N, .a). LIBDIR
 # (default PREFIX/lib) and PYTHONDIR (default: the dist-packages directory
@@ -48,8 +48,10 @@ fi
 ko=$4
 cli=$5
 libout=$6
+agent=${7:-}
 [ -f "$ko" ] || die "$ko is missing: build the module first (make module)"
 [ -x "$cli" ] || die "$cli is missing: build the CLI first (make cli)"
+[ -z "$agent" ] || [ -x "$agent" ] || die "$agent is missing: build the agent first (make agent)"
 so=$(ls "$libout"/libcapfence.so.*.*.* 2>/dev/null | head -n1)
 [ -f "$so" ] && [ -f "$libout/libcapfence.a" ] || die "libcapfence is missing in $libout: build it first (make lib)"
 soname=$(readelf -d "$so" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
@@ -111,6 +113,11 @@ put 0644 "$top/tools/capfence/capfence.bash-completion" \
 	"$prefix/share/bash-completion/completions/capfence"
 put 0644 "$top/tools/build/capfence-modprobe.conf.in" /etc/modprobe.d/capfence.conf "$subst"
 put 0644 "$top/tools/build/capfence.service.in" /lib/systemd/system/capfence.service "$subst"
+# the fleet agent and its unit (not enabled: it needs the endpoints)
+if [ -n "$agent" ]; then
+	put 0755 "$agent" "$sbindir/capfenced"
+	put 0644 "$top/tools/build/capfenced.service.in" /lib/systemd/system/capfenced.service "$subst"
+fi
 # libcapfence: shared and static library, headers, pkg-config, man page
 put 0755 "$so" "$libdir/$(basename "$so")"
 link "$(basename "$so")" "$libdir/$soname"
@@ -120,7 +127,7 @@ put 0644 "$top/include/capfence/capfence.h" "$includedir/capfence/capfence.h"
 put 0644 "$top/include/uapi/linux/capfence.h" "$includedir/linux/capfence.h"
 libversion=$(sed -n 's/^#define CAPFENCE_LIB_VERSION_STRING[[:space:]]*"\(.*\)"/\1/p' "$top/include/capfence/capfence.h")
 put 0644 "$top/tools/lib/capfence.pc.in" "$libdir/pkgconfig/capfence.pc" \
-	"s|@PREFIX@|$prefix|; s|@LIBDIR@|$libdir|; s|@VERSION@|$libversion|; s|@REQUIRES@|libsodium libmnl|"
+	"s|@PREFIX@|$prefix|; s|@LIBDIR@|$libdir|; s|@VERSION@|$libversion|; s|@REQUIRES@|libsodium libmnl libcurl json-c|"
 put 0644 "$top/docs/libcapfence.3" "$prefix/share/man/man3/libcapfence.3"
 # the Python package (pure Python: it loads $soname)
 for f in "$top"/python/capfence/*.py "$top"/python/capfence/py.typed; do
