@@ -23,6 +23,8 @@ enum {
 	CF_EXIT_NOT_BOUND = 8,
 	CF_EXIT_NOT_HELD = 9,
 	CF_EXIT_NOT_MONOTONIC = 10,
+	CF_EXIT_FLEET_STALE = 11,	/* the host is not current with its fleet */
+	CF_EXIT_FLEET_WAIT = 12,	/* fleet --wait: a live host lags */
 };
 
 struct cf_cmd {
@@ -78,6 +80,9 @@ void cf_decision_text(const struct capfence_result *d, char *buf, size_t len);
 /* Exit code: per reason when one arrived, else 1 (0 when d->err == 0). */
 int cf_decision_exit(const struct capfence_result *d);
 
+/* All of stdin (at most 1 MiB) as a string, or NULL; free() it. */
+char *cf_read_stdin(void);
+
 int cf_cmd_key(int argc, char **argv);
 int cf_cmd_epoch(int argc, char **argv);
 int cf_cmd_mint(int argc, char **argv);
@@ -88,5 +93,6 @@ int cf_cmd_revoke(int argc, char **argv);
 int cf_cmd_exec(int argc, char **argv);
 int cf_cmd_task(int argc, char **argv);
 int cf_cmd_monitor(int argc, char **argv);
+int cf_cmd_fleet(int argc, char **argv);
 
 #endif

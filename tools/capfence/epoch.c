@@ -75,7 +75,7 @@ static void show_epoch(const struct capfence_epoch_info *info)
 
 /* ---- commands ------------------------------------------------------------- */
 
-static char *read_stdin(void)
+char *cf_read_stdin(void)
 {
 	size_t len = 0, cap = 4096;
 	char *buf = malloc(cap), *nb;
@@ -165,7 +165,7 @@ static int epoch_install(int argc, char **argv)
 		goto out;
 	}
 	if (file && !strcmp(file, "-")) {
-		char *text = read_stdin();
+		char *text = cf_read_stdin();
 
 		if (!text) {
 			cf_err("epoch install: cannot read the rules from stdin");

@@ -127,6 +127,8 @@ static const struct cf_cmd cmds[] = {
 	  "capfence exec --epoch ID [--token TOKEN]... -- COMMAND [ARG]..." },
 	{ "task", cf_cmd_task, "capfence task PID [--json]" },
 	{ "monitor", cf_cmd_monitor, "capfence monitor [--json]" },
+	{ "fleet", cf_cmd_fleet,
+	  "capfence fleet [--endpoints URLS] [--prefix P] epoch install ID RULE... | epoch install [ID] -f FILE | epoch activate ID | key add ID | key remove ID | revoke CAP_ID | status [--json]   (changes: [--wait [--timeout S]] [--json])" },
 };
 
 /*

@@ -138,7 +138,7 @@ int cf_fleet_encode(const char *prefix, const struct cf_fleet_change *ch,
 			json_object_array_add(rules, json_object_new_string(rule));
 		}
 	}
-	*value = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+	*value = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
 	if (asprintf(key, "%sfleet/%s/%" PRIu64, prefix, kinds[ch->kind].dir, ch->id) < 0)
 		*key = NULL;
 	json_object_put(o);
@@ -441,7 +441,7 @@ char *cf_fleet_host_encode(const struct cf_fleet_host *h)
 	json_object_object_add(o, "stale_ms", json_object_new_int64(h->stale_ms));
 	json_object_object_add(o, "deny_ms", json_object_new_int64(h->deny_ms));
 	json_object_object_add(o, "time_ms", json_object_new_int64(h->time_ms));
-	s = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+	s = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(o);
 	return s;
 }

@@ -1,0 +1,418 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * capfence fleet ...: fleet-wide changes in etcd (docs/design.md,
+ * "Fleet"). Each change is one etcd transaction; its revision (rev=R) is
+ * the fleet revision every host's capfenced applies it at. --wait waits
+ * until every live host (a host key under <prefix>hosts/) reports
+ * applied >= R.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "cli.h"
+#include "cf_fleet.h"
+
+#define DEF_ENDPOINTS	"http://127.0.0.1:2379"
+#define DEF_WAIT_S	30
+
+static const char fleet_usage[] =
+	"capfence fleet [--endpoints URLS] [--prefix P] epoch install ID RULE... | epoch install [ID] -f FILE | "
+	"epoch activate ID | key add ID | key remove ID | revoke CAP_ID | status [--json]   "
+	"(changes: [--wait [--timeout S]] [--json]; URLS default $CAPFENCE_ETCD_ENDPOINTS or " DEF_ENDPOINTS ")";
+
+struct fleet_opts {
+	const char *endpoints, *prefix;
+	bool json, wait;
+	unsigned long timeout_s;
+	bool timeout_set;
+};
+
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int open_fleet(const struct fleet_opts *o, struct cf_fleet **f)
+{
+	char err[CAPFENCE_ERR_MAX];
+	int ret = cf_fleet_open(f, o->endpoints, o->prefix, err, sizeof(err));
+
+	if (ret) {
+		cf_err("fleet: %s", err);
+		return ret == -EINVAL ? CF_EXIT_USAGE : CF_EXIT_SYSTEM;
+	}
+	return 0;
+}
+
+/* Every live host has applied rev: 0; else 12 on timeout with the laggards. */
+static int wait_hosts(struct cf_fleet *f, const struct fleet_opts *o,
+		      const char *what, uint64_t rev)
+{
+	double deadline = mono_s() + (double)o->timeout_s;
+	struct cf_fleet_host *h = NULL;
+	char err[CAPFENCE_ERR_MAX];
+	size_t n = 0, i, lag;
+	int ret;
+
+	for (;;) {
+		free(h);
+		h = NULL;
+		ret = cf_fleet_hosts(f, &h, &n, err, sizeof(err));
+		lag = 0;
+		if (!ret)
+			for (i = 0; i < n; i++)
+				lag += h[i].applied < rev;
+		if (!ret && !lag)
+			break;
+		if (mono_s() >= deadline)
+			break;
+		struct timespec ts = { 0, 200 * 1000000L };
+		nanosleep(&ts, NULL);
+	}
+	if (ret) {
+		cf_err("fleet %s: rev=%" PRIu64 " committed; cannot read the hosts: %s", what, rev, err);
+		if (o->json)
+			printf("{\"rev\":%" PRIu64 ",\"applied\":false,\"error\":", rev), cf_json_str(stdout, err),
+			printf("}\n");
+		free(h);
+		return CF_EXIT_FLEET_WAIT;
+	}
+	if (!n)
+		cf_err("fleet %s: no live host (nothing under %s)", what, f->hosts);
+	if (o->json) {
+		printf("{\"rev\":%" PRIu64 ",\"applied\":%s,\"hosts\":%zu,\"lagging\":[", rev,
+		       lag ? "false" : "true", n);
+		for (i = 0, lag = 0; i < n; i++) {
+			if (h[i].applied >= rev)
+				continue;
+			printf("%s{\"host\":", lag++ ? "," : "");
+			cf_json_str(stdout, h[i].name);
+			printf(",\"applied\":%" PRIu64 "}", h[i].applied);
+		}
+		printf("]}\n");
+	} else if (!lag) {
+		printf("rev=%" PRIu64 " applied by %zu host%s\n", rev, n, n == 1 ? "" : "s");
+	}
+	if (lag) {
+		char line[1024] = "";
+		size_t off = 0;
+
+		for (i = 0; i < n && off < sizeof(line) - 80; i++)
+			if (h[i].applied < rev)
+				off += (size_t)snprintf(line + off, sizeof(line) - off, "%s%s (rev=%" PRIu64 ")",
+							off ? ", " : "", h[i].name, h[i].applied);
+		cf_err("fleet %s: rev=%" PRIu64 " not applied after %lu s by: %s", what, rev,
+		       o->timeout_s, line);
+		free(h);
+		return CF_EXIT_FLEET_WAIT;
+	}
+	free(h);
+	return 0;
+}
+
+/* Commit one change, print rev=R (or JSON), and wait when asked. */
+static int change(const struct fleet_opts *o, const char *what,
+		  const struct cf_fleet_change *ch)
+{
+	struct cf_fleet *f;
+	char err[CAPFENCE_ERR_MAX];
+	uint64_t rev;
+	int ret = open_fleet(o, &f);
+
+	if (ret)
+		return ret;
+	ret = cf_fleet_commit(f, ch, &rev, err, sizeof(err));
+	if (ret) {
+		cf_err("fleet %s: %s", what, err);
+		cf_fleet_close(f);
+		return CF_EXIT_SYSTEM;
+	}
+	if (o->wait) {
+		if (!o->json)
+			printf("rev=%" PRIu64 "\n", rev);
+		fflush(stdout);
+		ret = wait_hosts(f, o, what, rev);
+	} else if (o->json) {
+		printf("{\"rev\":%" PRIu64 ",\"kind\":", rev);
+		cf_json_str(stdout, cf_fleet_kind_name(ch->kind));
+		printf(",\"id\":%" PRIu64 "}\n", ch->id);
+	} else {
+		printf("rev=%" PRIu64 "\n", rev);
+	}
+	cf_fleet_close(f);
+	return ret;
+}
+
+static int epoch_install(const struct fleet_opts *o, int argc, char **argv)
+{
+	static const char usage[] =
+		"capfence fleet epoch install ID RULE... | capfence fleet epoch install [ID] -f FILE   (RULE: CLASS=open|deny|token[:C[,C]...]; FILE '-' is stdin)";
+	struct cf_fleet_change *ch = calloc(1, sizeof(*ch));
+	const char **rules = calloc((size_t)argc + 1, sizeof(*rules));
+	const char *file = NULL;
+	char err[CAPFENCE_ERR_MAX];
+	uint64_t id = 0;
+	size_t n = 0;
+	int i, ret;
+
+	if (!ch || !rules) {
+		free(ch);
+		free(rules);
+		cf_err("fleet epoch install: out of memory");
+		return CF_EXIT_SYSTEM;
+	}
+	for (i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "-f") || !strcmp(argv[i], "--file")) {
+			if (i + 1 >= argc) {
+				ret = cf_usage(usage, "fleet epoch install: option '%s' needs a FILE", argv[i]);
+				goto out;
+			}
+			if (file) {
+				ret = cf_usage(usage, "fleet epoch install: only one -f FILE");
+				goto out;
+			}
+			file = argv[++i];
+		} else if (i == 0 && !strchr(argv[i], '=')) {
+			if (cf_arg_u64(argv[i], &id)) {
+				ret = cf_usage(usage, "fleet epoch install: bad epoch id '%s' (a decimal > 0)",
+					       argv[i]);
+				goto out;
+			}
+		} else if (argv[i][0] == '-') {
+			ret = cf_usage(usage, "fleet epoch install: unknown option '%s'", argv[i]);
+			goto out;
+		} else {
+			rules[n++] = argv[i];
+		}
+	}
+	if (file && n) {
+		ret = cf_usage(usage, "fleet epoch install: give rules either as arguments or with -f, not both ('%s')",
+			       rules[0]);
+		goto out;
+	}
+	if (!file && !id) {
+		ret = cf_usage(usage, "fleet epoch install: missing epoch ID");
+		goto out;
+	}
+	if (file && !strcmp(file, "-")) {
+		char *text = cf_read_stdin();
+
+		if (!text) {
+			cf_err("fleet epoch install: cannot read the rules from stdin");
+			ret = CF_EXIT_SYSTEM;
+			goto out;
+		}
+		ret = capfence_epoch_parse_text(&ch->epoch, id, text, err, sizeof(err));
+		free(text);
+		if (ret) {
+			cf_err("fleet epoch install: stdin: %s", err);
+			ret = CF_EXIT_USAGE;
+			goto out;
+		}
+	} else if (file) {
+		ret = capfence_epoch_parse_file(&ch->epoch, id, file, err, sizeof(err));
+		if (ret) {
+			cf_err("fleet epoch install: %s", err);
+			ret = ret == -EINVAL ? CF_EXIT_USAGE : CF_EXIT_SYSTEM;
+			goto out;
+		}
+	} else if (capfence_epoch_parse_rules(&ch->epoch, id, rules, n, err, sizeof(err))) {
+		cf_err("fleet epoch install: %s", err);
+		ret = CF_EXIT_USAGE;
+		goto out;
+	}
+	ch->kind = CF_FLEET_EPOCH_INSTALL;
+	ch->id = ch->epoch.epoch_id;
+	ret = change(o, "epoch install", ch);
+out:
+	free(ch);
+	free(rules);
+	return ret;
+}
+
+/* A change named by one id argument: epoch activate, key add/remove, revoke. */
+static int id_change(const struct fleet_opts *o, const char *what, const char *usage,
+		     enum cf_fleet_kind kind, int argc, char **argv)
+{
+	struct cf_fleet_change ch;
+	uint64_t id;
+
+	if (argc < 1)
+		return cf_usage(usage, "fleet %s: missing ID", what);
+	if (argc > 1)
+		return cf_usage(usage, "fleet %s: unexpected argument '%s'", what, argv[1]);
+	if (kind == CF_FLEET_REVOKE) {
+		if (cf_arg_cap_id(argv[0], &id))
+			return cf_usage(usage, "fleet %s: bad cap id '%s' (decimal, 0xHEX or 16 hex digits; > 0)",
+					what, argv[0]);
+	} else if (cf_arg_u64(argv[0], &id) ||
+		   ((kind == CF_FLEET_KEY_ADD || kind == CF_FLEET_KEY_REMOVE) && id > UINT32_MAX)) {
+		return cf_usage(usage, "fleet %s: bad %s id '%s' (a decimal from 1 to %s)", what,
+				kind == CF_FLEET_EPOCH_ACTIVATE ? "epoch" : "key", argv[0],
+				kind == CF_FLEET_EPOCH_ACTIVATE ? "2^64-1" : "4294967295");
+	}
+	memset(&ch, 0, sizeof(ch));
+	ch.kind = kind;
+	ch.id = id;
+	return change(o, what, &ch);
+}
+
+static int status(const struct fleet_opts *o, int argc, char **argv)
+{
+	static const char usage[] = "capfence fleet status [--json]";
+	struct cf_fleet_host *h = NULL;
+	struct cf_fleet *f;
+	char err[CAPFENCE_ERR_MAX];
+	uint64_t latest, store;
+	size_t n, i;
+	int ret;
+
+	if (argc > 0)
+		return cf_usage(usage, "fleet status: unexpected argument '%s'", argv[0]);
+	ret = open_fleet(o, &f);
+	if (ret)
+		return ret;
+	ret = cf_fleet_latest(f, &latest, &store, err, sizeof(err));
+	if (!ret)
+		ret = cf_fleet_hosts(f, &h, &n, err, sizeof(err));
+	if (ret) {
+		cf_err("fleet status: %s", err);
+		cf_fleet_close(f);
+		return CF_EXIT_SYSTEM;
+	}
+	if (o->json) {
+		printf("{\"fleet_rev\":%" PRIu64 ",\"store_rev\":%" PRIu64 ",\"prefix\":", latest, store);
+		cf_json_str(stdout, f->prefix);
+		printf(",\"hosts\":[");
+		for (i = 0; i < n; i++) {
+			printf("%s{\"host\":", i ? "," : "");
+			cf_json_str(stdout, h[i].name);
+			printf(",\"applied\":%" PRIu64 ",\"current\":%s,\"state\":", h[i].applied,
+			       h[i].applied >= latest ? "true" : "false");
+			cf_json_str(stdout, h[i].state);
+			printf(",\"stale_ms\":%u,\"deny_ms\":%u,\"time_ms\":%" PRId64 "}",
+			       h[i].stale_ms, h[i].deny_ms, h[i].time_ms);
+		}
+		printf("]}\n");
+	} else {
+		printf("fleet rev             %" PRIu64 "\n", latest);
+		printf("store rev             %" PRIu64 "\n", store);
+		printf("live hosts            %zu\n", n);
+		if (n)
+			printf("%-24s %12s %-8s %s\n", "HOST", "APPLIED", "STATE", "BEHIND");
+		for (i = 0; i < n; i++)
+			printf("%-24s %12" PRIu64 " %-8s %s\n", h[i].name, h[i].applied,
+			       h[i].state[0] ? h[i].state : "?",
+			       h[i].applied >= latest ? "no" : "yes");
+	}
+	free(h);
+	cf_fleet_close(f);
+	return 0;
+}
+
+int cf_cmd_fleet(int argc, char **argv)
+{
+	struct fleet_opts o = { getenv("CAPFENCE_ETCD_ENDPOINTS"), CF_FLEET_PREFIX, false, false,
+				DEF_WAIT_S, false };
+	char **pos = calloc((size_t)argc + 1, sizeof(*pos));
+	int i, n = 0, ret;
+
+	if (!pos) {
+		cf_err("fleet: out of memory");
+		return CF_EXIT_SYSTEM;
+	}
+	if (cf_want_help(argc, argv, fleet_usage)) {
+		free(pos);
+		return 0;
+	}
+	if (!o.endpoints || !*o.endpoints)
+		o.endpoints = DEF_ENDPOINTS;
+	/* the options may stand anywhere; -f FILE belongs to epoch install */
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "--endpoints") || !strcmp(a, "--prefix") || !strcmp(a, "--timeout")) {
+			if (i + 1 >= argc) {
+				ret = cf_usage(fleet_usage, "fleet: option '%s' needs a value", a);
+				goto out;
+			}
+			if (!strcmp(a, "--endpoints")) {
+				o.endpoints = argv[++i];
+			} else if (!strcmp(a, "--prefix")) {
+				o.prefix = argv[++i];
+			} else {
+				char *end;
+				const char *v = argv[++i];
+
+				errno = 0;
+				o.timeout_s = strtoul(v, &end, 10);
+				if (!*v || *end || errno || v[0] == '-' || !o.timeout_s || o.timeout_s > 86400) {
+					ret = cf_usage(fleet_usage, "fleet: --timeout: '%s' is not a number of seconds from 1 to 86400", v);
+					goto out;
+				}
+				o.timeout_set = true;
+			}
+		} else if (!strcmp(a, "--json")) {
+			o.json = true;
+		} else if (!strcmp(a, "--wait")) {
+			o.wait = true;
+		} else if (!strcmp(a, "-f") || !strcmp(a, "--file")) {
+			pos[n++] = argv[i];
+			if (i + 1 < argc)
+				pos[n++] = argv[++i];
+		} else if (a[0] == '-' && a[1] == '-') {
+			ret = cf_usage(fleet_usage, "fleet: unknown option '%s'", a);
+			goto out;
+		} else {
+			pos[n++] = argv[i];
+		}
+	}
+	if (o.timeout_set && !o.wait) {
+		ret = cf_usage(fleet_usage, "fleet: --timeout goes with --wait");
+		goto out;
+	}
+	if (!n) {
+		ret = cf_usage(fleet_usage, "fleet: missing subcommand (epoch, key, revoke, status)");
+		goto out;
+	}
+	if (o.wait && !strcmp(pos[0], "status")) {
+		ret = cf_usage(fleet_usage, "fleet status: --wait goes with a change");
+		goto out;
+	}
+	if (!strcmp(pos[0], "epoch") && n >= 2 && !strcmp(pos[1], "install")) {
+		ret = epoch_install(&o, n - 2, pos + 2);
+	} else if (!strcmp(pos[0], "epoch") && n >= 2 && !strcmp(pos[1], "activate")) {
+		ret = id_change(&o, "epoch activate", "capfence fleet epoch activate ID",
+				CF_FLEET_EPOCH_ACTIVATE, n - 2, pos + 2);
+	} else if (!strcmp(pos[0], "epoch")) {
+		ret = cf_usage("capfence fleet epoch install ID RULE... | fleet epoch install [ID] -f FILE | fleet epoch activate ID",
+			       n >= 2 ? "fleet epoch: unknown subcommand '%s'" : "fleet epoch: missing subcommand%s",
+			       n >= 2 ? pos[1] : " (install, activate)");
+	} else if (!strcmp(pos[0], "key") && n >= 2 && !strcmp(pos[1], "add")) {
+		ret = id_change(&o, "key add", "capfence fleet key add ID", CF_FLEET_KEY_ADD,
+				n - 2, pos + 2);
+	} else if (!strcmp(pos[0], "key") && n >= 2 && !strcmp(pos[1], "remove")) {
+		ret = id_change(&o, "key remove", "capfence fleet key remove ID", CF_FLEET_KEY_REMOVE,
+				n - 2, pos + 2);
+	} else if (!strcmp(pos[0], "key")) {
+		ret = cf_usage("capfence fleet key add ID | fleet key remove ID",
+			       n >= 2 ? "fleet key: unknown subcommand '%s'" : "fleet key: missing subcommand%s",
+			       n >= 2 ? pos[1] : " (add, remove)");
+	} else if (!strcmp(pos[0], "revoke")) {
+		ret = id_change(&o, "revoke", "capfence fleet revoke CAP_ID [--wait [--timeout S]] [--json]",
+				CF_FLEET_REVOKE, n - 1, pos + 1);
+	} else if (!strcmp(pos[0], "status")) {
+		ret = status(&o, n - 1, pos + 1);
+	} else {
+		ret = cf_usage(fleet_usage, "fleet: unknown subcommand '%s'", pos[0]);
+	}
+out:
+	free(pos);
+	return ret;
+}
