@@ -319,7 +319,7 @@ int cf_etcd_call(struct cf_etcd *e, const char *path, struct json_object *req,
 		curl_easy_getinfo(e->curl, CURLINFO_RESPONSE_CODE, &http);
 		curl_easy_getinfo(e->curl, CURLINFO_CONNECT_TIME_T, &connected);
 		if (cc != CURLE_OK) {
-			snprintf(why, sizeof(why), "%s: %s", e->urls[i],
+			snprintf(why, sizeof(why), "%.100s: %.120s", e->urls[i],
 				 cerr[0] ? cerr : curl_easy_strerror(cc));
 			ret = cc == CURLE_OPERATION_TIMEDOUT ? -ETIMEDOUT : -EHOSTUNREACH;
 			free(b.p);
@@ -803,7 +803,7 @@ int cf_etcd_watch(struct cf_etcd *e, const char *prefix, int64_t start_rev,
 			ret = -ECONNRESET;
 			goto out;
 		}
-		snprintf(why, sizeof(why), "%s: %s", e->urls[i],
+		snprintf(why, sizeof(why), "%.100s: %.120s", e->urls[i],
 			 cerr[0] ? cerr : curl_easy_strerror(cc));
 	}
 	capfence__seterr(err, errlen, "etcd unreachable (%s)", why);

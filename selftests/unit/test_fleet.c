@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The fleet schema (tools/lib/cf_fleet.c) without a store: every change
+ * kind encodes to its key and value and decodes back; malformed keys and
+ * values are refused with a message; prefixes, host names, host reports;
+ * the fleet reason and the fleet state names.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cf_test.h"
+#include "cf_fleet.h"
+
+static void roundtrip(struct __test_metadata *_metadata,
+		      const struct cf_fleet_change *ch, const char *want_key)
+{
+	struct cf_fleet_change back;
+	char *key, *value, err[CAPFENCE_ERR_MAX];
+
+	ASSERT_EQ(0, cf_fleet_encode("/capfence/", ch, &key, &value, err, sizeof(err)));
+	EXPECT_STREQ(want_key, key);
+	ASSERT_EQ(0, cf_fleet_decode("/capfence/", key, value, &back, err, sizeof(err))) {
+		TH_LOG("%s", err);
+	}
+	EXPECT_EQ(ch->kind, back.kind);
+	EXPECT_EQ(ch->id, back.id);
+	if (ch->kind == CF_FLEET_EPOCH_INSTALL)
+		EXPECT_EQ(0, memcmp(&ch->epoch, &back.epoch, sizeof(back.epoch)));
+	free(key);
+	free(value);
+}
+
+TEST(every_kind_roundtrips)
+{
+	static const char *const rules[] = {
+		"net:connect=token:10.0.0.0/8:443,[fd00::]/8", "fs:read=token:/srv/data",
+		"fs:write=open",
+	};
+	struct cf_fleet_change ch;
+
+	memset(&ch, 0, sizeof(ch));
+	ch.kind = CF_FLEET_EPOCH_INSTALL;
+	ch.id = 41;
+	ASSERT_EQ(0, capfence_epoch_parse_rules(&ch.epoch, 41, rules, 3, NULL, 0));
+	roundtrip(_metadata, &ch, "/capfence/fleet/epoch/41");
+	memset(&ch, 0, sizeof(ch));
+	ch.kind = CF_FLEET_EPOCH_ACTIVATE;
+	ch.id = 18446744073709551615ULL;
+	roundtrip(_metadata, &ch, "/capfence/fleet/activate/18446744073709551615");
+	ch.kind = CF_FLEET_KEY_ADD;
+	ch.id = 4294967295ULL;
+	roundtrip(_metadata, &ch, "/capfence/fleet/key/4294967295");
+	ch.kind = CF_FLEET_KEY_REMOVE;
+	ch.id = 7;
+	roundtrip(_metadata, &ch, "/capfence/fleet/key/7");
+	ch.kind = CF_FLEET_REVOKE;
+	ch.id = 0x1234abcdULL;
+	roundtrip(_metadata, &ch, "/capfence/fleet/revoke/305441741");
+	CF_NO_LEAKS();
+}
+
+TEST(value_is_stable_json)
+{
+	struct cf_fleet_change ch;
+	char *key, *value;
+
+	memset(&ch, 0, sizeof(ch));
+	ch.kind = CF_FLEET_REVOKE;
+	ch.id = 5;
+	ASSERT_EQ(0, cf_fleet_encode("/p/", &ch, &key, &value, NULL, 0));
+	EXPECT_STREQ("/p/fleet/revoke/5", key);
+	EXPECT_STREQ("{\"kind\":\"revoke\",\"cap_id\":\"5\"}", value);
+	free(key);
+	free(value);
+	ch.kind = CF_FLEET_EPOCH_INSTALL;
+	ch.id = 2;
+	capfence_epoch_init(&ch.epoch, 2);
+	ASSERT_EQ(0, cf_fleet_encode("/p/", &ch, &key, &value, NULL, 0));
+	EXPECT_STREQ("{\"kind\":\"epoch_install\",\"epoch\":\"2\",\"rules\":"
+		     "[\"net:connect=deny\",\"net:bind=deny\",\"fs:read=deny\",\"fs:write=deny\"]}",
+		     value);
+	free(key);
+	free(value);
+	CF_NO_LEAKS();
+}
+
+TEST(encode_refuses_bad_changes)
+{
+	struct cf_fleet_change ch;
+	char *key = (char *)1, *value = (char *)1, err[CAPFENCE_ERR_MAX];
+
+	memset(&ch, 0, sizeof(ch));
+	EXPECT_EQ(-EINVAL, cf_fleet_encode("/p/", &ch, &key, &value, err, sizeof(err)));
+	EXPECT_STREQ("not a fleet change", err);
+	EXPECT_EQ(NULL, key);
+	ch.kind = CF_FLEET_KEY_REMOVE;
+	ch.id = 1ULL << 32;
+	EXPECT_EQ(-EINVAL, cf_fleet_encode("/p/", &ch, &key, &value, err, sizeof(err)));
+	EXPECT_STREQ("key id 4294967296 is out of range", err);
+	ch.kind = CF_FLEET_EPOCH_INSTALL;
+	ch.id = 3;
+	capfence_epoch_init(&ch.epoch, 4);
+	EXPECT_EQ(-EINVAL, cf_fleet_encode("/p/", &ch, &key, &value, err, sizeof(err)));
+	EXPECT_STREQ("the epoch's id is not the change's", err);
+	CF_NO_LEAKS();
+}
+
+static const struct {
+	const char *key, *value, *msg;
+} bad[] = {
+	{ "/other/fleet/revoke/5", "{\"kind\":\"revoke\",\"cap_id\":\"5\"}",
+	  "key '/other/fleet/revoke/5' is not under /p/fleet/" },
+	{ "/p/hosts/a", "{}", "key '/p/hosts/a' is not under /p/fleet/" },
+	{ "/p/fleet/revoke", "{}",
+	  "key '/p/fleet/revoke' is not a fleet change (<prefix>fleet/KIND/ID)" },
+	{ "/p/fleet/revoke/05", "{\"kind\":\"revoke\",\"cap_id\":\"05\"}",
+	  "key '/p/fleet/revoke/05' is not a fleet change (<prefix>fleet/KIND/ID)" },
+	{ "/p/fleet/revoke/0", "{\"kind\":\"revoke\",\"cap_id\":\"0\"}",
+	  "key '/p/fleet/revoke/0' is not a fleet change (<prefix>fleet/KIND/ID)" },
+	{ "/p/fleet/revoke/5", "not json",
+	  "/p/fleet/revoke/5: the value is not a fleet change (no \"kind\")" },
+	{ "/p/fleet/revoke/5", "[1]",
+	  "/p/fleet/revoke/5: the value is not a fleet change (no \"kind\")" },
+	{ "/p/fleet/revoke/5", "{\"kind\":\"explode\"}",
+	  "/p/fleet/revoke/5: unknown change kind 'explode'" },
+	{ "/p/fleet/key/5", "{\"kind\":\"revoke\",\"cap_id\":\"5\"}",
+	  "/p/fleet/key/5: a revoke change under key/" },
+	{ "/p/fleet/revoke/5", "{\"kind\":\"revoke\",\"cap_id\":\"6\"}",
+	  "/p/fleet/revoke/5: \"cap_id\" is missing or not the key's id" },
+	{ "/p/fleet/revoke/5", "{\"kind\":\"revoke\",\"cap_id\":5}",
+	  "/p/fleet/revoke/5: \"cap_id\" is missing or not the key's id" },
+	{ "/p/fleet/key/4294967296", "{\"kind\":\"key_add\",\"key_id\":\"4294967296\"}",
+	  "/p/fleet/key/4294967296: key id out of range" },
+	{ "/p/fleet/epoch/9", "{\"kind\":\"epoch_install\",\"epoch\":\"9\"}",
+	  "/p/fleet/epoch/9: \"rules\" is missing or too long" },
+	{ "/p/fleet/epoch/9", "{\"kind\":\"epoch_install\",\"epoch\":\"9\",\"rules\":[\"net:connect=maybe\"]}",
+	  NULL },	/* the rule parser's message, prefixed */
+	{ "/p/fleet/epoch/9", "{\"kind\":\"epoch_install\",\"epoch\":\"9\",\"rules\":[1]}",
+	  "/p/fleet/epoch/9: rule 1 is not a string" },
+};
+
+TEST(decode_refuses_what_the_schema_lacks)
+{
+	struct cf_fleet_change ch;
+	char err[CAPFENCE_ERR_MAX];
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = '\0';
+		EXPECT_EQ(-EBADMSG, cf_fleet_decode("/p/", bad[i].key, bad[i].value, &ch,
+						    err, sizeof(err))) {
+			TH_LOG("case %zu: %s", i, bad[i].key);
+		}
+		if (bad[i].msg) {
+			EXPECT_STREQ(bad[i].msg, err);
+		} else {
+			EXPECT_EQ(0, strncmp(err, "/p/fleet/epoch/9: rule 1: ", 26)) {
+				TH_LOG("%s", err);
+			}
+		}
+		EXPECT_EQ(CF_FLEET_NONE, ch.kind);
+	}
+	CF_NO_LEAKS();
+}
+
+TEST(prefixes_and_host_names)
+{
+	static const char *const good_prefix[] = { "/", "/capfence/", "/a/b-c_d.e/" };
+	static const char *const bad_prefix[] = { "", "capfence/", "/capfence", "//", "/a b/",
+						  "/a//b/", "/\xc3\xa9/" };
+	static const char *const good_host[] = { "a", "web-1", "h.example.com", "A_9" };
+	static const char *const bad_host[] = { "", ".hidden", "a/b", "a b", "a\n",
+		"01234567890123456789012345678901234567890123456789012345678901234" };
+	char err[CAPFENCE_ERR_MAX];
+	size_t i;
+
+	for (i = 0; i < sizeof(good_prefix) / sizeof(good_prefix[0]); i++)
+		EXPECT_EQ(0, cf_fleet_check_prefix(good_prefix[i], err, sizeof(err)));
+	for (i = 0; i < sizeof(bad_prefix) / sizeof(bad_prefix[0]); i++)
+		EXPECT_EQ(-EINVAL, cf_fleet_check_prefix(bad_prefix[i], err, sizeof(err)));
+	EXPECT_EQ(0, strncmp(err, "bad fleet prefix '", 18));
+	for (i = 0; i < sizeof(good_host) / sizeof(good_host[0]); i++)
+		EXPECT_EQ(0, cf_fleet_check_host(good_host[i], err, sizeof(err)));
+	for (i = 0; i < sizeof(bad_host) / sizeof(bad_host[0]); i++)
+		EXPECT_EQ(-EINVAL, cf_fleet_check_host(bad_host[i], err, sizeof(err)));
+	EXPECT_EQ(0, strncmp(err, "bad host name '", 15));
+}
+
+TEST(host_report_roundtrips)
+{
+	struct cf_fleet_host h = { "web-1", 18446744073709551615ULL, "current", 10000, 30000,
+				   1700000000123LL }, back;
+	char *v = cf_fleet_host_encode(&h), err[CAPFENCE_ERR_MAX];
+
+	ASSERT_NE(NULL, v);
+	ASSERT_EQ(0, cf_fleet_host_decode(v, &back, err, sizeof(err)));
+	EXPECT_STREQ("web-1", back.name);
+	EXPECT_EQ(h.applied, back.applied);
+	EXPECT_STREQ("current", back.state);
+	EXPECT_EQ(10000u, back.stale_ms);
+	EXPECT_EQ(30000u, back.deny_ms);
+	EXPECT_EQ(h.time_ms, back.time_ms);
+	free(v);
+	EXPECT_EQ(-EBADMSG, cf_fleet_host_decode("{\"host\":\"a/b\",\"applied\":\"1\"}", &back,
+						 err, sizeof(err)));
+	EXPECT_STREQ("a host report is malformed", err);
+	EXPECT_EQ(-EBADMSG, cf_fleet_host_decode("{\"host\":\"a\",\"applied\":\"x\"}", &back,
+						 err, sizeof(err)));
+	CF_NO_LEAKS();
+}
+
+TEST(names)
+{
+	EXPECT_STREQ("fleet_stale", capfence_reason_name(CAPFENCE_R_FLEET_STALE));
+	EXPECT_EQ((int)CAPFENCE_R_FLEET_STALE, capfence_reason_from_name("fleet_stale"));
+	EXPECT_EQ(ENOLINK, capfence_reason_errno(CAPFENCE_R_FLEET_STALE));
+	EXPECT_EQ(11, capfence_reason_exit(CAPFENCE_R_FLEET_STALE));
+	EXPECT_STREQ("off", capfence_fleet_state_name(CAPFENCE_FLEET_OFF));
+	EXPECT_STREQ("current", capfence_fleet_state_name(CAPFENCE_FLEET_CURRENT));
+	EXPECT_STREQ("stale", capfence_fleet_state_name(CAPFENCE_FLEET_STALE));
+	EXPECT_STREQ("deny", capfence_fleet_state_name(CAPFENCE_FLEET_DENY));
+	EXPECT_STREQ("?", capfence_fleet_state_name(4));
+	EXPECT_STREQ("fleet_apply", capfence_event_name(CAPFENCE_EV_FLEET_APPLY));
+	EXPECT_STREQ("fleet_state", capfence_event_name(CAPFENCE_EV_FLEET_STATE));
+	EXPECT_STREQ("epoch_install", cf_fleet_kind_name(CF_FLEET_EPOCH_INSTALL));
+	EXPECT_STREQ("revoke", cf_fleet_kind_name(CF_FLEET_REVOKE));
+}
+
+TEST_HARNESS_MAIN
