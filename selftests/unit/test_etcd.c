@@ -1,0 +1,419 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libcapfence's etcd client (tools/lib/cf_etcd.c) and the fleet
+ * operations (cf_fleet.c) against a real etcd, which each test starts on
+ * free loopback ports in a fresh data directory. Skipped with a message
+ * when there is no etcd binary (Debian: etcd-server, tools/build/deps.sh).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+
+#include "cf_test.h"
+#include <json-c/json.h>
+#include "cf_fleet.h"
+
+static const char *etcd_binary(void)
+{
+	static const char *const paths[] = { "/usr/bin/etcd", "/usr/local/bin/etcd",
+					     "/usr/sbin/etcd" };
+	const char *env = getenv("CAPFENCE_TEST_ETCD");
+	size_t i;
+
+	if (env)
+		return access(env, X_OK) ? NULL : env;
+	for (i = 0; i < sizeof(paths) / sizeof(paths[0]); i++)
+		if (!access(paths[i], X_OK))
+			return paths[i];
+	return NULL;
+}
+
+/* A loopback port nobody listens on now (the kernel's choice). */
+static int free_port(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(a);
+	int fd = socket(AF_INET, SOCK_STREAM, 0), port = -1;
+
+	if (fd >= 0 && !bind(fd, (struct sockaddr *)&a, sizeof(a)) &&
+	    !getsockname(fd, (struct sockaddr *)&a, &len))
+		port = ntohs(a.sin_port);
+	if (fd >= 0)
+		close(fd);
+	return port;
+}
+
+static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st; (void)flag; (void)ftw;
+	return remove(p);
+}
+
+static void msleep(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+FIXTURE(etcd) {
+	pid_t pid;
+	char dir[64];
+	char url[64];
+	struct cf_fleet *f;
+};
+
+FIXTURE_SETUP(etcd)
+{
+	const char *bin = etcd_binary();
+	char peer[64], cluster[96], err[CAPFENCE_ERR_MAX];
+	struct cf_etcd_range r;
+	struct cf_etcd_range_opts o = { 0 };
+	int i, cport, pport;
+
+	self->pid = 0;
+	self->f = NULL;
+	if (!bin)
+		SKIP(return, "no etcd binary (apt-get install etcd-server)");
+	snprintf(self->dir, sizeof(self->dir), "/tmp/cf-etcd-test.XXXXXX");
+	ASSERT_NE(NULL, mkdtemp(self->dir));
+	cport = free_port();
+	pport = free_port();
+	ASSERT_LT(0, cport);
+	ASSERT_LT(0, pport);
+	snprintf(self->url, sizeof(self->url), "http://127.0.0.1:%d", cport);
+	snprintf(peer, sizeof(peer), "http://127.0.0.1:%d", pport);
+	snprintf(cluster, sizeof(cluster), "t=%s", peer);
+	self->pid = fork();
+	ASSERT_LE(0, self->pid);
+	if (!self->pid) {
+		int null = open("/dev/null", O_RDWR);
+		char data[96];
+
+		snprintf(data, sizeof(data), "%s/data", self->dir);
+		dup2(null, 1);
+		dup2(null, 2);
+		execl(bin, "etcd", "--name", "t", "--data-dir", data,
+		      "--listen-client-urls", self->url, "--advertise-client-urls", self->url,
+		      "--listen-peer-urls", peer, "--initial-advertise-peer-urls", peer,
+		      "--initial-cluster", cluster, (char *)NULL);
+		_exit(127);
+	}
+	ASSERT_EQ(0, cf_fleet_open(&self->f, self->url, "/t/", err, sizeof(err)));
+	cf_etcd_set_timeouts(self->f->etcd, 500, 2000);
+	for (i = 0; i < 100; i++) {	/* up to 10 s */
+		if (!cf_etcd_range(self->f->etcd, "/t/x", &o, &r, NULL, 0)) {
+			cf_etcd_range_release(&r);
+			return;
+		}
+		msleep(100);
+	}
+	ASSERT_TRUE(false) {
+		TH_LOG("etcd did not start on %s", self->url);
+	}
+}
+
+FIXTURE_TEARDOWN(etcd)
+{
+	cf_fleet_close(self->f);
+	if (self->pid > 0) {
+		kill(self->pid, SIGTERM);
+		waitpid(self->pid, NULL, 0);
+		nftw(self->dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	}
+}
+
+static uint64_t commit(struct __test_metadata *_metadata, struct cf_fleet *f,
+		       enum cf_fleet_kind kind, uint64_t id, int want)
+{
+	struct cf_fleet_change ch;
+	char err[CAPFENCE_ERR_MAX] = "";
+	uint64_t rev = 0;
+
+	memset(&ch, 0, sizeof(ch));
+	ch.kind = kind;
+	ch.id = id;
+	if (kind == CF_FLEET_EPOCH_INSTALL) {
+		const char *rules[] = { "net:connect=token:10.0.0.0/8", "fs:read=open" };
+
+		capfence_epoch_parse_rules(&ch.epoch, id, rules, 2, NULL, 0);
+	}
+	EXPECT_EQ(want, cf_fleet_commit(f, &ch, &rev, err, sizeof(err))) {
+		TH_LOG("%s %llu: %s", cf_fleet_kind_name(kind), (unsigned long long)id, err);
+	}
+	return rev;
+}
+
+TEST_F(etcd, changes_are_guarded_transactions)
+{
+	struct cf_fleet_change ch;
+	char err[CAPFENCE_ERR_MAX];
+	uint64_t r1, r2, r3, r4, r5, latest, store;
+
+	r1 = commit(_metadata, self->f, CF_FLEET_EPOCH_INSTALL, 41, 0);
+	r2 = commit(_metadata, self->f, CF_FLEET_EPOCH_ACTIVATE, 41, 0);
+	r3 = commit(_metadata, self->f, CF_FLEET_KEY_ADD, 3, 0);
+	r4 = commit(_metadata, self->f, CF_FLEET_KEY_REMOVE, 3, 0);
+	r5 = commit(_metadata, self->f, CF_FLEET_REVOKE, 99, 0);
+	EXPECT_LT(0, r1);
+	EXPECT_LT(r1, r2);
+	EXPECT_LT(r2, r3);
+	EXPECT_LT(r3, r4);
+	EXPECT_LT(r4, r5);
+	/* each guard, and its message */
+	memset(&ch, 0, sizeof(ch));
+	ch.kind = CF_FLEET_REVOKE;
+	ch.id = 99;
+	EXPECT_EQ(-EEXIST, cf_fleet_commit(self->f, &ch, &r1, err, sizeof(err)));
+	EXPECT_STREQ("cap 99 is already revoked in the fleet", err);
+	ch.kind = CF_FLEET_EPOCH_ACTIVATE;
+	ch.id = 42;
+	EXPECT_EQ(-ENOENT, cf_fleet_commit(self->f, &ch, &r1, err, sizeof(err)));
+	EXPECT_STREQ("epoch 42 is not in the fleet (fleet epoch install first)", err);
+	ch.id = 41;
+	EXPECT_EQ(-EEXIST, cf_fleet_commit(self->f, &ch, &r1, err, sizeof(err)));
+	EXPECT_STREQ("epoch 41 is already activated in the fleet", err);
+	ch.kind = CF_FLEET_KEY_REMOVE;
+	ch.id = 3;
+	EXPECT_EQ(-EEXIST, cf_fleet_commit(self->f, &ch, &r1, err, sizeof(err)));
+	EXPECT_STREQ("key 3 is already removed from the fleet", err);
+	ch.id = 4;
+	EXPECT_EQ(-ENOENT, cf_fleet_commit(self->f, &ch, &r1, err, sizeof(err)));
+	EXPECT_STREQ("key 4 is not in the fleet (fleet key add first)", err);
+	commit(_metadata, self->f, CF_FLEET_EPOCH_INSTALL, 41, -EEXIST);
+	commit(_metadata, self->f, CF_FLEET_KEY_ADD, 3, -EEXIST);
+	/* the newest change's revision, by a linearizable read */
+	ASSERT_EQ(0, cf_fleet_latest(self->f, &latest, &store, err, sizeof(err)));
+	EXPECT_EQ(r5, latest);
+	EXPECT_LE(r5, store);
+	CF_NO_LEAKS();
+}
+
+TEST_F(etcd, snapshot_holds_the_newest_value_of_each_key)
+{
+	struct cf_fleet_change *chs;
+	char err[CAPFENCE_ERR_MAX];
+	uint64_t r1, r2, r3, rev;
+	size_t n;
+
+	r1 = commit(_metadata, self->f, CF_FLEET_KEY_ADD, 7, 0);
+	r2 = commit(_metadata, self->f, CF_FLEET_EPOCH_INSTALL, 5, 0);
+	r3 = commit(_metadata, self->f, CF_FLEET_KEY_REMOVE, 7, 0);
+	/* a key the schema does not have is left out */
+	ASSERT_EQ(0, cf_etcd_put(self->f->etcd, "/t/fleet/junk/1", "x", 0, NULL, err, sizeof(err)));
+	ASSERT_EQ(0, cf_fleet_snapshot(self->f, 0, &chs, &n, &rev, err, sizeof(err)));
+	ASSERT_EQ(2u, n);
+	EXPECT_EQ(CF_FLEET_EPOCH_INSTALL, chs[0].kind);
+	EXPECT_EQ(r2, chs[0].rev);
+	EXPECT_EQ(CF_FLEET_KEY_REMOVE, chs[1].kind);
+	EXPECT_EQ(r3, chs[1].rev);
+	EXPECT_LT(r3, rev);
+	free(chs);
+	/* at an older revision */
+	ASSERT_EQ(0, cf_fleet_snapshot(self->f, r1, &chs, &n, &rev, err, sizeof(err)));
+	ASSERT_EQ(1u, n);
+	EXPECT_EQ(CF_FLEET_KEY_ADD, chs[0].kind);
+	free(chs);
+	CF_NO_LEAKS();
+}
+
+struct seen {
+	uint64_t revs[16];
+	enum cf_fleet_kind kinds[16];
+	size_t n, want;
+};
+
+static int on_event(const struct cf_etcd_event *ev, void *arg)
+{
+	struct seen *s = arg;
+	struct cf_fleet_change ch;
+
+	if (s->n < 16 && !cf_fleet_decode("/t/", ev->kv->key, ev->kv->value, &ch, NULL, 0)) {
+		s->revs[s->n] = (uint64_t)ev->kv->mod_rev;
+		s->kinds[s->n++] = ch.kind;
+	}
+	return 0;
+}
+
+static bool enough(void *arg)
+{
+	struct seen *s = arg;
+
+	return s->n >= s->want;
+}
+
+TEST_F(etcd, watch_delivers_in_revision_order_and_reports_compaction)
+{
+	char err[CAPFENCE_ERR_MAX];
+	struct seen s = { .want = 3 };
+	uint64_t r1, r2, r3;
+	int64_t compact = 0;
+	double t0;
+
+	r1 = commit(_metadata, self->f, CF_FLEET_EPOCH_INSTALL, 1, 0);
+	r2 = commit(_metadata, self->f, CF_FLEET_EPOCH_ACTIVATE, 1, 0);
+	r3 = commit(_metadata, self->f, CF_FLEET_REVOKE, 12, 0);
+	t0 = now_s();
+	EXPECT_EQ(0, cf_etcd_watch(self->f->etcd, self->f->fleet, (int64_t)r1, on_event, enough,
+				   &s, &compact, err, sizeof(err))) {
+		TH_LOG("%s", err);
+	}
+	EXPECT_GT(5.0, now_s() - t0);	/* the stop callback is polled */
+	ASSERT_EQ(3u, s.n);
+	EXPECT_EQ(r1, s.revs[0]);
+	EXPECT_EQ(r2, s.revs[1]);
+	EXPECT_EQ(r3, s.revs[2]);
+	EXPECT_EQ(CF_FLEET_EPOCH_INSTALL, s.kinds[0]);
+	EXPECT_EQ(CF_FLEET_EPOCH_ACTIVATE, s.kinds[1]);
+	EXPECT_EQ(CF_FLEET_REVOKE, s.kinds[2]);
+	/* compact, then watch from before it */
+	{
+		struct json_object *req = json_object_new_object(), *resp = NULL;
+		char rev[24];
+
+		snprintf(rev, sizeof(rev), "%llu", (unsigned long long)r3);
+		json_object_object_add(req, "revision", json_object_new_string(rev));
+		ASSERT_EQ(0, cf_etcd_call(self->f->etcd, "/v3/kv/compaction", req, true, &resp,
+					  err, sizeof(err)));
+		json_object_put(req);
+		json_object_put(resp);
+	}
+	s.n = 0;
+	EXPECT_EQ(-ECANCELED, cf_etcd_watch(self->f->etcd, self->f->fleet, (int64_t)r1, on_event,
+					    enough, &s, &compact, err, sizeof(err)));
+	EXPECT_EQ((int64_t)r3, compact);
+	EXPECT_EQ(0u, s.n);
+	CF_NO_LEAKS();
+}
+
+TEST_F(etcd, host_reports_live_under_a_lease)
+{
+	struct cf_fleet_host h = { "b-host", 12, "current", 100, 200, 1 }, *hs;
+	char err[CAPFENCE_ERR_MAX];
+	int64_t lease, ttl;
+	size_t n;
+
+	ASSERT_EQ(0, cf_etcd_lease_grant(self->f->etcd, 30, &lease, err, sizeof(err)));
+	ASSERT_EQ(0, cf_fleet_report(self->f, &h, lease, err, sizeof(err)));
+	snprintf(h.name, sizeof(h.name), "a-host");
+	h.applied = 3;
+	ASSERT_EQ(0, cf_fleet_report(self->f, &h, lease, err, sizeof(err)));
+	ASSERT_EQ(0, cf_etcd_lease_keepalive(self->f->etcd, lease, &ttl, err, sizeof(err)));
+	EXPECT_LT(0, ttl);
+	ASSERT_EQ(0, cf_fleet_hosts(self->f, &hs, &n, err, sizeof(err)));
+	ASSERT_EQ(2u, n);
+	EXPECT_STREQ("a-host", hs[0].name);
+	EXPECT_EQ(3u, hs[0].applied);
+	EXPECT_STREQ("b-host", hs[1].name);
+	EXPECT_EQ(12u, hs[1].applied);
+	free(hs);
+	/* the lease gone, the hosts are gone */
+	ASSERT_EQ(0, cf_etcd_lease_revoke(self->f->etcd, lease, err, sizeof(err)));
+	ASSERT_EQ(0, cf_fleet_hosts(self->f, &hs, &n, err, sizeof(err)));
+	EXPECT_EQ(0u, n);
+	free(hs);
+	ASSERT_EQ(0, cf_etcd_lease_keepalive(self->f->etcd, lease, &ttl, err, sizeof(err)));
+	EXPECT_EQ(0, ttl);
+	CF_NO_LEAKS();
+}
+
+TEST_F(etcd, fails_over_to_the_next_endpoint)
+{
+	struct cf_fleet *f;
+	char eps[160], err[CAPFENCE_ERR_MAX];
+	uint64_t rev, store;
+	int dead = free_port();
+
+	snprintf(eps, sizeof(eps), "http://127.0.0.1:%d,%s", dead, self->url);
+	ASSERT_EQ(0, cf_fleet_open(&f, eps, "/t/", err, sizeof(err)));
+	EXPECT_EQ(0, cf_fleet_latest(f, &rev, &store, err, sizeof(err))) {
+		TH_LOG("%s", err);
+	}
+	EXPECT_STREQ(self->url, cf_etcd_endpoint(f->etcd));
+	cf_fleet_close(f);
+	CF_NO_LEAKS();
+}
+
+/* No etcd needed: bad endpoints, nobody listening, a server that never answers. */
+TEST(bad_endpoints)
+{
+	static const char *const bad[] = { "", "127.0.0.1:2379", "ftp://h:1", "http://",
+					   "http://:2379", "http://h:1,", "http://h 1" };
+	struct cf_etcd *e;
+	char err[CAPFENCE_ERR_MAX];
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		if (!strcmp(bad[i], "http://h:1,")) {
+			/* a trailing comma is no endpoint: fine */
+			ASSERT_EQ(0, cf_etcd_open(&e, bad[i], err, sizeof(err)));
+			cf_etcd_close(e);
+			continue;
+		}
+		EXPECT_EQ(-EINVAL, cf_etcd_open(&e, bad[i], err, sizeof(err))) {
+			TH_LOG("'%s'", bad[i]);
+		}
+		EXPECT_EQ(NULL, e);
+	}
+	EXPECT_EQ(-EINVAL, cf_etcd_open(&e, "ftp://h:1", err, sizeof(err)));
+	EXPECT_STREQ("bad etcd endpoint 'ftp://h:1': expected http://HOST:PORT or https://HOST:PORT",
+		     err);
+	EXPECT_EQ(-EINVAL, cf_etcd_open(&e, "", err, sizeof(err)));
+	EXPECT_STREQ("no etcd endpoint given", err);
+	CF_NO_LEAKS();
+}
+
+TEST(a_partition_never_hangs_a_caller)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(a);
+	struct cf_etcd_range_opts o = { 0 };
+	struct cf_etcd_range r;
+	struct cf_etcd *e;
+	char url[64], err[CAPFENCE_ERR_MAX];
+	int fd = socket(AF_INET, SOCK_STREAM, 0), dead = free_port();
+	double t0;
+
+	/* listens, never answers: connects, then the total timeout */
+	ASSERT_EQ(0, bind(fd, (struct sockaddr *)&a, sizeof(a)));
+	ASSERT_EQ(0, listen(fd, 4));
+	ASSERT_EQ(0, getsockname(fd, (struct sockaddr *)&a, &len));
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d", ntohs(a.sin_port));
+	ASSERT_EQ(0, cf_etcd_open(&e, url, err, sizeof(err)));
+	cf_etcd_set_timeouts(e, 200, 500);
+	t0 = now_s();
+	EXPECT_EQ(-ETIMEDOUT, cf_etcd_range(e, "/k", &o, &r, err, sizeof(err)));
+	EXPECT_GT(2.0, now_s() - t0);
+	EXPECT_EQ(0, strncmp(err, "etcd unreachable (", 18)) {
+		TH_LOG("%s", err);
+	}
+	cf_etcd_close(e);
+	close(fd);
+	/* nobody listens: refused at once */
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d", dead);
+	ASSERT_EQ(0, cf_etcd_open(&e, url, err, sizeof(err)));
+	t0 = now_s();
+	EXPECT_EQ(-EHOSTUNREACH, cf_etcd_range(e, "/k", &o, &r, err, sizeof(err)));
+	EXPECT_GT(2.0, now_s() - t0);
+	cf_etcd_close(e);
+	CF_NO_LEAKS();
+}
+
+TEST_HARNESS_MAIN
