@@ -53,6 +53,7 @@ static void print_reasons(const char *key, const uint64_t *v, int from,
 int cf_cmd_status(int argc, char **argv)
 {
 	struct capfence_status s;
+	struct capfence_fleet_status fl;
 	struct capfence_client *nl = NULL;
 	char msg[CAPFENCE_ERR_MAX] = "";
 	bool json = false;
@@ -71,6 +72,8 @@ int cf_cmd_status(int argc, char **argv)
 	if (err)
 		return err;
 	err = capfence_client_status(nl, &s, msg, sizeof(msg));
+	if (!err)
+		err = capfence_client_fleet_status(nl, &fl, msg, sizeof(msg));
 	if (err) {
 		err = cf_client_fail("status", err, msg);
 		capfence_client_close(nl);
@@ -97,7 +100,15 @@ int cf_cmd_status(int argc, char **argv)
 		       (unsigned long long)s.cap_bytes);
 		print_reasons("delegate_reject", s.delegate_reject, 1, true);
 		print_reasons("exercise_deny", s.exercise_deny, 1, true);
-		printf("}\n");
+		printf(",\"fleet_rev\":%llu,\"fleet\":{\"state\":",
+		       (unsigned long long)fl.rev);
+		cf_json_str(stdout, capfence_fleet_state_name(fl.state));
+		printf(",\"stale_ms\":%u,\"deny_ms\":%u,\"age_ms\":", fl.stale_ms, fl.deny_ms);
+		if (fl.confirmed)
+			printf("%u", fl.age_ms);
+		else
+			printf("null");
+		printf(",\"applied\":%llu}}\n", (unsigned long long)fl.applied);
 		return 0;
 	}
 	printf("module version        %s (abi %u)\n", s.version, s.abi);
@@ -111,6 +122,18 @@ int cf_cmd_status(int argc, char **argv)
 	print_reasons("delegations rejected", s.delegate_reject, 1, false);
 	printf("exercises allowed     %llu\n", (unsigned long long)s.exercise_allow);
 	print_reasons("exercises denied", s.exercise_deny, 1, false);
+	printf("fleet rev             %llu\n", (unsigned long long)fl.rev);
+	if (fl.state == CAPFENCE_FLEET_OFF) {
+		printf("fleet                 off\n");
+		return 0;
+	}
+	printf("fleet                 %s", capfence_fleet_state_name(fl.state));
+	if (fl.confirmed)
+		printf(", confirmed %u ms ago", fl.age_ms);
+	else
+		printf(", never confirmed");
+	printf(" (stale after %u ms, deny after %u ms)\n", fl.stale_ms, fl.deny_ms);
+	printf("fleet changes applied %llu\n", (unsigned long long)fl.applied);
 	return 0;
 }
 
