@@ -141,7 +141,12 @@ static int change(const struct fleet_opts *o, const char *what,
 	} else if (o->json) {
 		printf("{\"rev\":%" PRIu64 ",\"kind\":", rev);
 		cf_json_str(stdout, cf_fleet_kind_name(ch->kind));
-		printf(",\"id\":%" PRIu64 "}\n", ch->id);
+		if (ch->kind == CF_FLEET_REVOKE)
+			printf(",\"cap_id\":\"%016" PRIx64 "\"}\n", ch->id);
+		else
+			printf(",\"%s\":%" PRIu64 "}\n",
+			       ch->kind == CF_FLEET_EPOCH_INSTALL || ch->kind == CF_FLEET_EPOCH_ACTIVATE ?
+			       "epoch_id" : "key_id", ch->id);
 	} else {
 		printf("rev=%" PRIu64 "\n", rev);
 	}

@@ -135,15 +135,17 @@ static void apply(const struct cf_fleet_change *ch)
 	char err[CAPFENCE_ERR_MAX];
 	int ret = cf_fleet_apply(A.cf, ch, err, sizeof(err));
 
+	char id[24];
+
+	/* cap ids as the CLI prints them (16 hex digits), other ids decimal */
+	snprintf(id, sizeof(id), ch->kind == CF_FLEET_REVOKE ? "%016" PRIx64 : "%" PRIu64, ch->id);
 	if (!ret) {
-		say("applied rev=%" PRIu64 " %s %" PRIu64, ch->rev,
-		    cf_fleet_kind_name(ch->kind), ch->id);
+		say("applied rev=%" PRIu64 " %s %s", ch->rev, cf_fleet_kind_name(ch->kind), id);
 		return;
 	}
 	if (ret == -EALREADY)
 		return;		/* the module is past it already */
-	say("skipped rev=%" PRIu64 " %s %" PRIu64 ": %s", ch->rev,
-	    cf_fleet_kind_name(ch->kind), ch->id, err);
+	say("skipped rev=%" PRIu64 " %s %s: %s", ch->rev, cf_fleet_kind_name(ch->kind), id, err);
 	skip_to(ch->rev);
 }
 
