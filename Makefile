@@ -137,7 +137,9 @@ GUEST_EXTRA += $(B)/guest/bin/capfenced
 
 agent: $(B)/tools/capfenced
 
-# Host unit tests: libcapfence under AddressSanitizer and UBSan.
+# Host unit tests: libcapfence under AddressSanitizer and UBSan (the etcd
+# client against an etcd each test starts), and the fleet CLI and agent's
+# input checks (selftests/cli/fleet-tests.sh).
 $(B)/unit/%: selftests/unit/%.c $(LIB_SRCS) $(LIB_HDRS) $(wildcard selftests/unit/*.h) $(B)/ksft/kselftest_harness.h
 	@mkdir -p $(B)/unit
 	$(CC) $(CFLAGS_USR) -O1 $(SAN) $(CPPFLAGS_USR) -DCF_VECTORS='"$(CURDIR)/selftests/vectors/tokens.txt"' $< $(LIB_SRCS) -lsodium -lmnl $(NET_LIBS) -lpthread -o $@
@@ -170,12 +172,14 @@ GUEST_FILES := $(B)/guest/bin/run-vm-tests $(B)/guest/share/capfence/tokens.txt 
 
 tests: $(UNIT_BINS) $(VMT_BINS) $(GUEST_FILES) $(GUEST_EXTRA)
 
-unit: $(UNIT_BINS)
+unit: $(UNIT_BINS) $(B)/tools/capfence $(B)/tools/capfenced
 	@mkdir -p $(B)/logs
 	@rm -f $(B)/logs/unit.log
 	@for t in $(UNIT_BINS); do \
 		ASAN_OPTIONS=detect_leaks=1 $$t >> $(B)/logs/unit.log 2>&1 || echo "FAIL: $$t" >> $(B)/logs/unit.log; \
 	done; \
+	CAPFENCE=$(B)/tools/capfence CAPFENCED=$(B)/tools/capfenced sh selftests/cli/fleet-tests.sh \
+		>> $(B)/logs/unit.log 2>&1 || echo "FAIL: selftests/cli/fleet-tests.sh" >> $(B)/logs/unit.log; \
 	$(MAKE) -s pytest >/dev/null 2>&1; cat $(B)/logs/pytest.log >> $(B)/logs/unit.log; \
 	selftests/summary unit $(B)/logs/unit.log
 

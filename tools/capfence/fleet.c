@@ -50,9 +50,22 @@ static int open_fleet(const struct fleet_opts *o, struct cf_fleet **f)
 	return 0;
 }
 
+/* {"rev":R,"kind":K,"<id key>":ID  (the caller closes the object) */
+static void json_change(const struct cf_fleet_change *ch, uint64_t rev)
+{
+	printf("{\"rev\":%" PRIu64 ",\"kind\":", rev);
+	cf_json_str(stdout, cf_fleet_kind_name(ch->kind));
+	if (ch->kind == CF_FLEET_REVOKE)
+		printf(",\"cap_id\":\"%016" PRIx64 "\"", ch->id);
+	else
+		printf(",\"%s\":%" PRIu64,
+		       ch->kind == CF_FLEET_EPOCH_INSTALL || ch->kind == CF_FLEET_EPOCH_ACTIVATE ?
+		       "epoch_id" : "key_id", ch->id);
+}
+
 /* Every live host has applied rev: 0; else 12 on timeout with the laggards. */
 static int wait_hosts(struct cf_fleet *f, const struct fleet_opts *o,
-		      const char *what, uint64_t rev)
+		      const char *what, const struct cf_fleet_change *ch, uint64_t rev)
 {
 	double deadline = mono_s() + (double)o->timeout_s;
 	struct cf_fleet_host *h = NULL;
@@ -77,17 +90,20 @@ static int wait_hosts(struct cf_fleet *f, const struct fleet_opts *o,
 	}
 	if (ret) {
 		cf_err("fleet %s: rev=%" PRIu64 " committed; cannot read the hosts: %s", what, rev, err);
-		if (o->json)
-			printf("{\"rev\":%" PRIu64 ",\"applied\":false,\"error\":", rev), cf_json_str(stdout, err),
+		if (o->json) {
+			json_change(ch, rev);
+			printf(",\"applied\":false,\"error\":");
+			cf_json_str(stdout, err);
 			printf("}\n");
+		}
 		free(h);
 		return CF_EXIT_FLEET_WAIT;
 	}
 	if (!n)
 		cf_err("fleet %s: no live host (nothing under %s)", what, f->hosts);
 	if (o->json) {
-		printf("{\"rev\":%" PRIu64 ",\"applied\":%s,\"hosts\":%zu,\"lagging\":[", rev,
-		       lag ? "false" : "true", n);
+		json_change(ch, rev);
+		printf(",\"applied\":%s,\"hosts\":%zu,\"lagging\":[", lag ? "false" : "true", n);
 		for (i = 0, lag = 0; i < n; i++) {
 			if (h[i].applied >= rev)
 				continue;
@@ -137,16 +153,10 @@ static int change(const struct fleet_opts *o, const char *what,
 		if (!o->json)
 			printf("rev=%" PRIu64 "\n", rev);
 		fflush(stdout);
-		ret = wait_hosts(f, o, what, rev);
+		ret = wait_hosts(f, o, what, ch, rev);
 	} else if (o->json) {
-		printf("{\"rev\":%" PRIu64 ",\"kind\":", rev);
-		cf_json_str(stdout, cf_fleet_kind_name(ch->kind));
-		if (ch->kind == CF_FLEET_REVOKE)
-			printf(",\"cap_id\":\"%016" PRIx64 "\"}\n", ch->id);
-		else
-			printf(",\"%s\":%" PRIu64 "}\n",
-			       ch->kind == CF_FLEET_EPOCH_INSTALL || ch->kind == CF_FLEET_EPOCH_ACTIVATE ?
-			       "epoch_id" : "key_id", ch->id);
+		json_change(ch, rev);
+		printf("}\n");
 	} else {
 		printf("rev=%" PRIu64 "\n", rev);
 	}

@@ -396,6 +396,7 @@ int main(int argc, char **argv)
 	A.heartbeat_ms = DEF_HEARTBEAT_MS;
 	pthread_mutex_init(&A.log_lock, NULL);
 	pthread_mutex_init(&A.report_lock, NULL);
+	opterr = 0;	/* our own one-line messages */
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'e': endpoints = optarg; break;
@@ -421,7 +422,13 @@ int main(int argc, char **argv)
 		case 'f': fg = true; break;
 		case 'L': logpath = optarg; break;
 		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		case ':':
+		default:
+			fprintf(stderr, "capfenced: %s '%s'\n",
+				optopt && c == ':' ? "missing value of" : "unknown option or missing value:",
+				argv[optind - 1]);
+			usage(stderr);
+			return 2;
 		}
 	}
 	if (optind < argc) {

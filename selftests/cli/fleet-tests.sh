@@ -1,0 +1,181 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# capfence fleet and capfenced on the host (make unit): every bad input is
+# one clear line and its exit code; then, against an etcd this script
+# starts on free loopback ports, the changes print their revisions, the
+# guards refuse repeats, `--wait` waits for the live hosts and exits 12
+# naming the ones that lag, and `fleet status` lists the hosts. The etcd
+# part is skipped when there is no etcd binary (Debian: etcd-server).
+#
+#   CAPFENCE=build/tools/capfence CAPFENCED=build/tools/capfenced \
+#       sh selftests/cli/fleet-tests.sh
+#
+# Prints "ok N - name" / "not ok N - name" and a kselftest Totals line.
+
+CF=${CAPFENCE:-capfence}
+CFD=${CAPFENCED:-capfenced}
+W=$(mktemp -d "${TMPDIR:-/tmp}/cf-fleet.XXXXXX") || exit 1
+n=0 pass=0 fail=0 skip=0
+EPID=
+
+ok() { n=$((n + 1)); pass=$((pass + 1)); echo "ok $n - $1"; }
+nok() {
+	n=$((n + 1)); fail=$((fail + 1)); echo "not ok $n - $1"
+	[ -s "$W/out" ] && sed 's/^/#   out: /' "$W/out" | head -n 8
+	[ -s "$W/err" ] && sed 's/^/#   err: /' "$W/err" | head -n 8
+}
+skipt() { n=$((n + 1)); skip=$((skip + 1)); echo "ok $n - $1 # SKIP $2"; }
+
+# tg NAME RC PATTERN CMD...: exits with RC, PATTERN is in stdout+stderr,
+# and a failure says so in exactly one line on stderr
+tg() {
+	name=$1 want=$2 pat=$3; shift 3
+	"$@" >"$W/out" 2>"$W/err"; rc=$?
+	if [ "$rc" -ne "$want" ]; then
+		nok "$name (exit $rc, want $want)"
+	elif ! cat "$W/out" "$W/err" | grep -q -e "$pat"; then
+		nok "$name (no '$pat' in output)"
+	elif [ "$want" -ne 0 ] && [ "$(grep -c '^capfence' "$W/err")" -ne 1 ]; then
+		nok "$name (not one error line)"
+	else
+		ok "$name"
+	fi
+}
+
+finish() {
+	[ -n "$EPID" ] && kill "$EPID" 2>/dev/null && wait "$EPID" 2>/dev/null
+	rm -rf "$W"
+	echo "1..$n"
+	echo "# Totals: pass:$pass fail:$fail xfail:0 xpass:0 skip:$skip error:0"
+	[ "$fail" -eq 0 ]
+	exit $?
+}
+
+echo "TAP version 13"
+# a port nothing listens on
+DEAD=http://127.0.0.1:1
+
+# ---- bad input: no store needed ------------------------------------------------------
+tg "fleet --help" 0 "usage: capfence fleet" "$CF" fleet --help
+tg "fleet: no subcommand" 2 "missing subcommand" "$CF" fleet
+tg "fleet: unknown subcommand" 2 "unknown subcommand 'frob'" "$CF" fleet frob
+tg "fleet: unknown option" 2 "unknown option '--frob'" "$CF" fleet status --frob
+tg "fleet: --endpoints needs a value" 2 "option '--endpoints' needs a value" "$CF" fleet status --endpoints
+tg "fleet: bad endpoint" 2 "bad etcd endpoint 'localhost:2379'" "$CF" fleet --endpoints localhost:2379 status
+tg "fleet: bad endpoint from the environment" 2 "bad etcd endpoint 'ftp://x'" \
+	env CAPFENCE_ETCD_ENDPOINTS=ftp://x "$CF" fleet status
+tg "fleet: bad prefix" 2 "bad fleet prefix 'capfence'" "$CF" fleet --prefix capfence --endpoints $DEAD status
+tg "fleet: --timeout without --wait" 2 "--timeout goes with --wait" "$CF" fleet revoke 1 --timeout 3
+tg "fleet: --timeout 0" 2 "is not a number of seconds" "$CF" fleet revoke 1 --wait --timeout 0
+tg "fleet: --timeout x" 2 "is not a number of seconds" "$CF" fleet revoke 1 --wait --timeout x
+tg "fleet status --wait" 2 "--wait goes with a change" "$CF" fleet status --wait
+tg "fleet status: extra argument" 2 "unexpected argument 'x'" "$CF" fleet status x
+tg "fleet epoch: no subcommand" 2 "fleet epoch: missing subcommand" "$CF" fleet epoch
+tg "fleet epoch: unknown subcommand" 2 "fleet epoch: unknown subcommand 'list'" "$CF" fleet epoch list
+tg "fleet epoch install: no id" 2 "missing epoch ID" "$CF" fleet epoch install
+tg "fleet epoch install: bad id" 2 "bad epoch id '0'" "$CF" fleet epoch install 0 fs:read=open
+tg "fleet epoch install: bad rule" 2 "rule 1: " "$CF" fleet epoch install 5 fs:read=maybe
+tg "fleet epoch install: duplicate class" 2 "rule 2: " "$CF" fleet epoch install 5 fs:read=open fs:read=deny
+tg "fleet epoch install: rules and -f" 2 "either as arguments or with -f" \
+	"$CF" fleet epoch install 5 -f /dev/null fs:read=open
+tg "fleet epoch install: -f without FILE" 2 "needs a FILE" "$CF" fleet epoch install 5 -f
+tg "fleet epoch install: missing file" 1 "No such file" "$CF" fleet epoch install 5 -f "$W/none"
+printf 'fs:read=open\n' > "$W/noid"
+tg "fleet epoch install -f: file without an epoch id" 2 "" "$CF" fleet epoch install -f "$W/noid"
+tg "fleet epoch activate: no id" 2 "missing ID" "$CF" fleet epoch activate
+tg "fleet epoch activate: bad id" 2 "bad epoch id 'x'" "$CF" fleet epoch activate x
+tg "fleet epoch activate: two ids" 2 "unexpected argument '2'" "$CF" fleet epoch activate 1 2
+tg "fleet key: no subcommand" 2 "fleet key: missing subcommand" "$CF" fleet key
+tg "fleet key install: refused (key material never goes to the fleet)" 2 \
+	"fleet key: unknown subcommand 'install'" "$CF" fleet key install /etc/passwd
+tg "fleet key add: bad id" 2 "bad key id '4294967296'" "$CF" fleet key add 4294967296
+tg "fleet key remove: bad id" 2 "bad key id '-1'" "$CF" fleet key remove -1
+tg "fleet revoke: no id" 2 "missing ID" "$CF" fleet revoke
+tg "fleet revoke: bad cap id" 2 "bad cap id 'xyz'" "$CF" fleet revoke xyz
+tg "fleet: store unreachable is one line, exit 1" 1 "etcd unreachable" \
+	"$CF" fleet --endpoints $DEAD revoke 5
+tg "fleet status: store unreachable" 1 "etcd unreachable" "$CF" fleet --endpoints $DEAD status
+
+# ---- capfenced: bad input --------------------------------------------------------------
+tg "capfenced: no --endpoints" 2 "--endpoints is required" env -u CAPFENCE_ETCD_ENDPOINTS "$CFD" --host a
+tg "capfenced: no --host" 2 "--host is required" "$CFD" --endpoints $DEAD
+tg "capfenced: bad --host" 2 "bad host name 'a/b'" "$CFD" --endpoints $DEAD --host a/b
+tg "capfenced: bad endpoint" 2 "bad etcd endpoint" "$CFD" --endpoints nope --host a
+tg "capfenced: bad prefix" 2 "bad fleet prefix" "$CFD" --endpoints $DEAD --host a --prefix x
+tg "capfenced: deny below stale" 2 "must not be below --max-staleness" \
+	"$CFD" --endpoints $DEAD --host a --max-staleness 5000 --deny-after 1000
+tg "capfenced: heartbeat above stale" 2 "must be below --max-staleness" \
+	"$CFD" --endpoints $DEAD --host a --max-staleness 1000 --heartbeat 1000
+tg "capfenced: stale above the module's bound" 2 "not a number from 0 to 86400000" \
+	"$CFD" --endpoints $DEAD --host a --max-staleness 86400001
+tg "capfenced: bad --lease-ttl" 2 "--lease-ttl: 'x'" "$CFD" --endpoints $DEAD --host a --lease-ttl x
+tg "capfenced: unknown option" 2 "unknown option or missing value: .--frob." "$CFD" --frob
+tg "capfenced: option without its value" 2 "unknown option or missing value: .--host." "$CFD" --endpoints $DEAD --host
+tg "capfenced: extra argument" 2 "unexpected argument 'x'" "$CFD" --endpoints $DEAD --host a x
+tg "capfenced: --log to a bad path" 2 "--log /nonexistent/x" "$CFD" --endpoints $DEAD --host a --log /nonexistent/x
+
+# ---- against a real etcd ---------------------------------------------------------------------
+ETCD=$(command -v etcd || ls /usr/bin/etcd 2>/dev/null)
+ETCDCTL=$(command -v etcdctl || ls /usr/bin/etcdctl 2>/dev/null)
+if [ -z "$ETCD" ] || [ -z "$ETCDCTL" ]; then
+	skipt "fleet against etcd" "no etcd/etcdctl binary (apt-get install etcd-server etcd-client)"
+	finish
+fi
+port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+CP=$(port) PP=$(port)
+E=http://127.0.0.1:$CP
+"$ETCD" --name f --data-dir "$W/etcd" --listen-client-urls "$E" --advertise-client-urls "$E" \
+	--listen-peer-urls "http://127.0.0.1:$PP" --initial-advertise-peer-urls "http://127.0.0.1:$PP" \
+	--initial-cluster "f=http://127.0.0.1:$PP" >"$W/etcd.log" 2>&1 &
+EPID=$!
+i=0
+until "$CF" fleet --endpoints "$E" status >/dev/null 2>&1; do
+	i=$((i + 1))
+	[ $i -lt 100 ] || { nok "etcd starts"; finish; }
+	sleep 0.1
+done
+export CAPFENCE_ETCD_ENDPOINTS="$DEAD,$E"	# the first one fails over
+
+tg "fleet epoch install prints rev=R" 0 "^rev=[0-9][0-9]*$" "$CF" fleet epoch install 41 'net:connect=token:10.0.0.0/8' fs:read=open
+tg "fleet epoch install again: already in the fleet" 1 "epoch 41 is already in the fleet" \
+	"$CF" fleet epoch install 41 fs:read=open
+printf 'epoch 42\nfs:read=open # comment\n\nnet:bind=deny\n' > "$W/e42"
+tg "fleet epoch install -f FILE" 0 "^rev=" "$CF" fleet epoch install -f "$W/e42"
+printf 'fs:write=open\n' | "$CF" fleet epoch install 43 -f - >"$W/out" 2>"$W/err" &&
+	grep -q '^rev=' "$W/out" && ok "fleet epoch install ID -f - (stdin)" || nok "fleet epoch install ID -f - (stdin)"
+tg "fleet epoch activate --json" 0 '^{"rev":[0-9]*,"kind":"epoch_activate","epoch_id":41}$' \
+	"$CF" fleet epoch activate 41 --json
+tg "fleet epoch activate: not in the fleet" 1 "epoch 44 is not in the fleet" "$CF" fleet epoch activate 44
+tg "fleet key add" 0 "^rev=" "$CF" fleet key add 1
+tg "fleet key remove: not in the fleet" 1 "key 2 is not in the fleet" "$CF" fleet key remove 2
+tg "fleet key remove" 0 "^rev=" "$CF" fleet key remove 1
+tg "fleet key remove again" 1 "key 1 is already removed" "$CF" fleet key remove 1
+tg "fleet revoke --json" 0 '"cap_id":"00000000000000ff"' "$CF" fleet revoke 0xff --json
+tg "fleet revoke again" 1 "cap 255 is already revoked" "$CF" fleet revoke 0xff
+tg "fleet --prefix keeps fleets apart" 0 "^rev=" "$CF" fleet --prefix /other/ revoke 0xff
+tg "fleet --wait without live hosts" 0 "applied by 0 hosts" "$CF" fleet revoke 0x100 --wait --timeout 1
+
+# two live hosts, one lagging (reports written as capfenced writes them)
+R=$("$CF" fleet status --json | sed -n 's/.*"fleet_rev":\([0-9]*\).*/\1/p')
+"$ETCDCTL" --endpoints "$E" put /capfence/hosts/fast "{\"host\":\"fast\",\"applied\":\"$((R + 100))\",\"state\":\"current\"}" >/dev/null
+"$ETCDCTL" --endpoints "$E" put /capfence/hosts/slow '{"host":"slow","applied":"1","state":"current"}' >/dev/null
+tg "fleet --wait: a lagging host is exit 12 and named" 12 "not applied after 1 s by: slow (rev=1)" \
+	"$CF" fleet revoke 0x101 --wait --timeout 1
+if grep -q "^rev=" "$W/out" && ! grep -q fast "$W/err"; then ok "fleet --wait: the revision first, only the laggard named"
+else nok "fleet --wait: the revision first, only the laggard named"; fi
+tg "fleet --wait --json: lagging hosts in the JSON" 12 '"applied":false,"hosts":2,"lagging":\[{"host":"slow","applied":1}\]' \
+	"$CF" fleet revoke 0x102 --wait --timeout 1 --json
+tg "fleet status: the hosts" 0 "^slow  *1 current  yes$" "$CF" fleet status
+tg "fleet status --json" 0 '"hosts":\[{"host":"fast",' "$CF" fleet status --json
+"$ETCDCTL" --endpoints "$E" put /capfence/hosts/slow "{\"host\":\"slow\",\"applied\":\"$((R + 100))\"}" >/dev/null
+tg "fleet --wait: every live host applied" 0 "applied by 2 hosts" "$CF" fleet revoke 0x103 --wait --timeout 5
+
+# capfenced without the module: one line, exit 1 (the etcd side is fine)
+if [ ! -e /sys/module/capfence ]; then
+	tg "capfenced: module not loaded" 1 "the capfence module is not loaded" \
+		"$CFD" --endpoints "$E" --host h1 --foreground
+else
+	skipt "capfenced: module not loaded" "capfence.ko is loaded here"
+fi
+finish
