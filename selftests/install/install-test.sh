@@ -135,8 +135,8 @@ t "examples/orchestrator.py --local (imports only capfence) through the installe
 	CAPFENCE_LIBRARY='$L/libcapfence.so.1' PYTHONPATH='$PYD' /usr/bin/python3 examples/orchestrator.py --local > '$D/py.out' 2>&1 &&
 	grep -q 'rejected at boundary' '$D/py.out' && grep -q 'class narrowed out' '$D/py.out' ||
 	{ sed 's/^/#   /' '$D/py.out'; exit 1; }"
-t "nothing else installed (16 files, 2 links; __pycache__ aside)" sh -c "
-	[ \"\$(find '$X' -type f ! -path '*/__pycache__/*' | wc -l)\" -eq 16 ] && [ \"\$(find '$X' -type l | wc -l)\" -eq 2 ]"
+t "nothing else installed (18 files, 2 links; __pycache__ aside)" sh -c "
+	[ \"\$(find '$X' -type f ! -path '*/__pycache__/*' | wc -l)\" -eq 18 ] && [ \"\$(find '$X' -type l | wc -l)\" -eq 2 ]"
 t "make install twice succeeds (reinstall)" mk install DESTDIR="$X"
 t "make uninstall DESTDIR=$X succeeds" mk uninstall DESTDIR="$X"
 t "uninstall leaves nothing in DESTDIR" [ -z "$(find "$X" -mindepth 1 | head -1)" ]

@@ -127,7 +127,7 @@ put 0644 "$top/include/capfence/capfence.h" "$includedir/capfence/capfence.h"
 put 0644 "$top/include/uapi/linux/capfence.h" "$includedir/linux/capfence.h"
 libversion=$(sed -n 's/^#define CAPFENCE_LIB_VERSION_STRING[[:space:]]*"\(.*\)"/\1/p' "$top/include/capfence/capfence.h")
 put 0644 "$top/tools/lib/capfence.pc.in" "$libdir/pkgconfig/capfence.pc" \
-	"s|@PREFIX@|$prefix|; s|@LIBDIR@|$libdir|; s|@VERSION@|$libversion|; s|@REQUIRES@|libsodium libmnl libcurl json-c|"
+	"s|@PREFIX@|$prefix|; s|@LIBDIR@|$libdir|; s|@VERSION@|$libversion|; s|@REQUIRES@|libsodium libmnl|"
 put 0644 "$top/docs/libcapfence.3" "$prefix/share/man/man3/libcapfence.3"
 # the Python package (pure Python: it loads $soname)
 for f in "$top"/python/capfence/*.py "$top"/python/capfence/py.typed; do

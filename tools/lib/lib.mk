@@ -20,7 +20,7 @@ LIB_A       := $(LIB_OUT)/libcapfence.a
 LIB_PC      := $(LIB_OUT)/capfence.pc
 LIB_MAP     := tools/lib/libcapfence.map
 LIB_OBJS    := $(patsubst tools/lib/%.c,$(LIB_OUT)/obj/%.o,$(LIB_SRCS))
-LIB_REQUIRES := libsodium libmnl libcurl json-c
+LIB_REQUIRES := libsodium libmnl
 
 .PHONY: abi-check
 
