@@ -260,6 +260,7 @@ static void *watch_main(void *arg)
 {
 	char err[CAPFENCE_ERR_MAX];
 	uint32_t backoff = 200;
+	bool failing = false;
 
 	(void)arg;
 	while (!atomic_load(&A.stop)) {
@@ -282,9 +283,12 @@ static void *watch_main(void *arg)
 		if (!ret) {
 			say("restarting the watch from rev=%" PRIu64, module_rev() + 1);
 			backoff = 200;
+			failing = false;
 			continue;
 		}
-		say("watch from rev=%" PRIu64 ": %s", from, err);
+		if (!failing || backoff >= 5000)	/* not every retry */
+			say("watch from rev=%" PRIu64 ": %s", from, err);
+		failing = true;
 		nap(backoff);
 		backoff = backoff < 5000 ? backoff * 2 : 5000;
 	}
@@ -296,21 +300,22 @@ static void *watch_main(void *arg)
 static void heartbeat_loop(void)
 {
 	uint64_t last_applied = 0, lag_beats = 0;
-	char err[CAPFENCE_ERR_MAX], last_err[CAPFENCE_ERR_MAX] = "";
+	char err[CAPFENCE_ERR_MAX];
+	bool down = false;
 
 	while (!atomic_load(&A.stop)) {
 		int64_t t0 = now_ms(), spent;
 		uint64_t f = 0, applied;
 
 		if (cf_fleet_latest(A.fleet, &f, NULL, err, sizeof(err))) {
-			if (strcmp(err, last_err))	/* once per distinct failure */
-				say("heartbeat: %s", err);
-			snprintf(last_err, sizeof(last_err), "%s", err);
+			if (!down)	/* once per outage */
+				say("heartbeat: %s; no confirmations until it answers", err);
+			down = true;
 			goto next;
 		}
-		if (last_err[0])
+		if (down)
 			say("heartbeat: etcd answers again");
-		last_err[0] = '\0';
+		down = false;
 		applied = module_rev();
 		if (applied >= f) {
 			struct capfence_fleet_set fs = {
