@@ -265,7 +265,7 @@ static void *watch_main(void *arg)
 	(void)arg;
 	while (!atomic_load(&A.stop)) {
 		uint64_t from = module_rev() + 1;
-		int64_t compact = 0;
+		int64_t compact = 0, t0 = now_ms();
 		int ret;
 
 		atomic_store(&A.restart, false);
@@ -273,6 +273,10 @@ static void *watch_main(void *arg)
 				    watch_stop, NULL, &compact, err, sizeof(err));
 		if (atomic_load(&A.stop))
 			break;
+		if (now_ms() - t0 > 10000) {	/* it was up: a new failure */
+			backoff = 200;
+			failing = false;
+		}
 		if (ret == -ECANCELED && compact) {
 			say("watch from rev=%" PRIu64 ": compacted at rev=%" PRId64 ", rebuilding",
 			    from, compact);
