@@ -11,6 +11,7 @@
 #   make check-fresh make demo and make check in a fresh minimal Debian 12 root
 #   make bench      benchmarks (figures, side by side)
 #   make checkpatch checkpatch.pl --strict on kernel/ and lsm/
+#   make agent-check capfenced against the module, etcd in the guest
 #
 # Kernels: Debian 12's stock cloud kernel (6.1) and Debian 13's (6.12),
 # each fetched into build/kernel-<series> (never installed). KERNEL picks
@@ -71,6 +72,7 @@ BENCH_SRCS := $(wildcard selftests/bench/*.c)
 -include tools/build/install.mk
 -include selftests/debug/debug.mk
 -include selftests/faults/faults.mk
+-include selftests/agent/agent.mk
 
 .PHONY: all deps module bpf lib pyroot cli agent tests check check-fresh unit vmtest demo checkpatch clean distclean
 
@@ -218,13 +220,13 @@ check: all
 	@stage() { local s=$$(date +%s); $(MAKE) -s $$1; \
 		echo "$$1 $$(( $$(date +%s) - s )) s" >> $(B)/logs/times.txt; }; \
 		stage unit; stage abi-check; stage spec-check; stage install-check; \
-		stage fuzz-check; stage vmtest; stage ecotest; \
+		stage fuzz-check; stage vmtest; stage ecotest; stage agent-check; \
 		echo "# time: $$(paste -sd, $(B)/logs/times.txt | sed 's/,/, /g')"; \
 		cd $(B)/logs && for k in $(KERNEL); do \
-			$(CURDIR)/selftests/summary "kernel $$k" vm-$$k.log cli-$$k.log py-$$k.log eco-$$k.log nlfuzz-$$k.log; \
+			$(CURDIR)/selftests/summary "kernel $$k" vm-$$k.log cli-$$k.log py-$$k.log eco-$$k.log nlfuzz-$$k.log agent-$$k.log; \
 		done; \
 		$(CURDIR)/selftests/summary total unit.log abi.log spec.log install*.log fuzz.log \
-			$(foreach k,$(KERNEL),vm-$(k).log cli-$(k).log py-$(k).log eco-$(k).log)
+			$(foreach k,$(KERNEL),vm-$(k).log cli-$(k).log py-$(k).log eco-$(k).log agent-$(k).log)
 
 # The README's quick start (make demo, make check) in a fresh minimal
 # Debian 12 root built with debootstrap; as root.

@@ -267,10 +267,17 @@ static void set_common(CURL *c, const char *url, struct curl_slist *hdr,
 static int etcd_error(struct json_object *o, long http, char *err,
 		      size_t errlen)
 {
-	struct json_object *m;
+	struct json_object *m, *inner;
 	const char *msg = "?";
-	int64_t code = cf_etcd_int(o, "code");
+	int64_t code;
 
+	/* a stream's error is an object: {"error":{"grpc_code":14,"message":...}} */
+	if (o && json_object_object_get_ex(o, "error", &inner) &&
+	    json_object_is_type(inner, json_type_object))
+		o = inner;
+	code = cf_etcd_int(o, "code");
+	if (!code)
+		code = cf_etcd_int(o, "grpc_code");
 	if (o && (json_object_object_get_ex(o, "message", &m) ||
 		  json_object_object_get_ex(o, "error", &m)) &&
 	    json_object_is_type(m, json_type_string))

@@ -1,0 +1,25 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# capfenced against the real module in one VM, included by the top Makefile:
+#
+#   make agent-check   per kernel of KERNEL: selftests/agent/agent-vm-test.sh
+#                      with the host's etcd binary staged into the guest
+#                      (etcd on the guest's loopback); build/logs/agent-<series>.log
+#
+# The multi-host scenarios (several VMs, one etcd on the host) are not here.
+
+AGENT_ETCD = $(firstword $(wildcard /usr/bin/etcd /usr/local/bin/etcd))
+
+.PHONY: agent-check
+
+agent-check: $(B)/tools/capfence $(B)/guest/bin/capfenced module
+	@mkdir -p $(B)/logs
+	@[ -n "$(AGENT_ETCD)" ] || { echo "agent-check: no etcd binary (apt-get install etcd-server)"; exit 1; }
+	-@for k in $(KERNEL); do \
+		$(VMRUN) --kernel $$k --timeout 300 --add $(AGENT_ETCD):/usr/bin/etcd \
+			--add selftests/agent/agent-vm-test.sh:/root/agent-vm-test.sh \
+			-- sh /root/agent-vm-test.sh > $(B)/logs/agent-$$k.log 2>&1; \
+		rc=$$?; grep -E '^(not ok|# Totals)|^run:' $(B)/logs/agent-$$k.log; \
+		[ $$rc -lt 125 ] || echo "FAIL: the VM failed (exit $$rc)" >> $(B)/logs/agent-$$k.log; \
+		selftests/summary "agent $$k" $(B)/logs/agent-$$k.log; \
+	done
