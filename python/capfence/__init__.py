@@ -33,9 +33,9 @@ from ._lib import lib as _c
 __all__ = [
     "__version__", "library_version", "CLASSES", "Key", "Token", "Epoch",
     "mint", "accept_delegation", "Client", "Events", "Event", "Decision",
-    "Status", "Capability", "TaskInfo", "CapfenceError",
+    "Status", "FleetStatus", "Capability", "TaskInfo", "CapfenceError",
     "PolicyEpochMismatch", "EpochMismatch", "ClassDenied", "Forged",
-    "Revoked", "Fenced", "NotHeld", "NotBound", "NoTask",
+    "Revoked", "Fenced", "NotHeld", "NotBound", "NoTask", "FleetStale",
 ]
 
 __version__ = "1.1.0"
@@ -118,6 +118,7 @@ def _reason_class(name: str, rid: int, doc: str) -> type:
 # enum capfence_reason
 _R_OK, _R_NO_TASK, _R_NOT_BOUND, _R_FORGED, _R_EPOCH_MISMATCH = 0, 1, 2, 3, 4
 _R_CLASS_DENIED, _R_REVOKED, _R_FENCED, _R_NOT_HELD = 5, 6, 7, 8
+_R_FLEET_STALE = 13
 
 NoTask = _reason_class("NoTask", _R_NO_TASK, "No such receiving task (ESRCH).")
 NotBound = _reason_class("NotBound", _R_NOT_BOUND,
@@ -140,10 +141,14 @@ Fenced = _reason_class(
 NotHeld = _reason_class(
     "NotHeld", _R_NOT_HELD,
     "The delegating task does not hold the capability (ENOKEY).")
+FleetStale = _reason_class(
+    "FleetStale", _R_FLEET_STALE,
+    "The host has not confirmed it is current with its fleet within the "
+    "stale bound (ENOLINK): retry once its agent confirms again.")
 
 _BY_REASON: Dict[int, type] = {c.reason_id: c for c in (
     NoTask, NotBound, Forged, EpochMismatch, ClassDenied, Revoked, Fenced,
-    NotHeld)}
+    NotHeld, FleetStale)}
 
 
 def _rejection(rid: int, message: str, **kw) -> PolicyEpochMismatch:
@@ -535,6 +540,20 @@ class Status:
 
 
 @dataclass(frozen=True)
+class FleetStatus:
+    """The module's fleet state (``capfence status``, fleet lines):
+    ``rev`` the fleet revision applied, ``state`` "off", "current",
+    "stale" or "deny", ``age_ms`` the time since the last confirmation
+    (None before the first)."""
+    rev: int
+    state: str
+    stale_ms: int
+    deny_ms: int
+    age_ms: Optional[int]
+    applied: int
+
+
+@dataclass(frozen=True)
 class Capability:
     """A capability a task holds (``Client.task()``)."""
     cap_id: int
@@ -666,6 +685,15 @@ class Client(_Handle):
                       s.max_epoch, s.active_epoch, s.bound, s.held,
                       s.delegate_ok, _reasons(s.delegate_reject),
                       s.exercise_allow, _reasons(s.exercise_deny))
+
+    def fleet_status(self) -> FleetStatus:
+        """The module's fleet revision, state, bounds and confirmation age."""
+        s, err = _lib.FleetStatusS(), _err()
+        _check(_c.capfence_client_fleet_status(self._ptr, ctypes.byref(s),
+                                               err, len(err)), err)
+        return FleetStatus(s.rev, _c.capfence_fleet_state_name(s.state).decode(),
+                           s.stale_ms, s.deny_ms,
+                           s.age_ms if s.confirmed else None, s.applied)
 
     def install_key(self, key: Key) -> None:
         """Install ``key`` in the module (tokens naming its id verify)."""

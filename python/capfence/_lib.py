@@ -88,6 +88,13 @@ class StatusS(Structure):
                 ("cred_bytes", c_uint64), ("cap_bytes", c_uint64)]
 
 
+class FleetStatusS(Structure):
+    _fields_ = [("supported", c_bool), ("rev", c_uint64),
+                ("stale_ms", c_uint32), ("deny_ms", c_uint32),
+                ("confirmed", c_bool), ("age_ms", c_uint32),
+                ("state", c_int), ("applied", c_uint64)]
+
+
 class CapInfo(Structure):
     _fields_ = [("cap_id", c_uint64), ("epoch_id", c_uint64),
                 ("key_id", c_uint32), ("from_pid", c_uint32),
@@ -109,7 +116,7 @@ class EpochInfo(Structure):
 # the C sizes on x86_64/aarch64 (LP64); checked at import
 _SIZES = {NetRange: 24, Constraint: 260, TokenS: 2144, Rule: 2084,
           EpochS: 10432, Result: 288, EventInfo: 40, StatusS: 624,
-          TaskInfo: 48, CapInfo: 2120, EpochInfo: 10480}
+          TaskInfo: 48, CapInfo: 2120, EpochInfo: 10480, FleetStatusS: 48}
 for _t, _n in _SIZES.items():
     if ctypes.sizeof(_t) != _n:  # pragma: no cover - a port to a new ABI
         raise ImportError(f"capfence: struct {_t.__name__} is "
@@ -191,6 +198,9 @@ _proto("capfence_client_open", c_int, _pp, c_char_p, c_size_t)
 _proto("capfence_client_close", None, _C)
 _proto("capfence_client_status", c_int, _C, POINTER(StatusS), c_char_p,
        c_size_t)
+_proto("capfence_client_fleet_status", c_int, _C, POINTER(FleetStatusS),
+       c_char_p, c_size_t)
+_proto("capfence_fleet_state_name", c_char_p, c_int)
 _proto("capfence_client_key_install", c_int, _C, _K, c_char_p, c_size_t)
 _proto("capfence_client_key_remove", c_int, _C, c_uint32, c_char_p, c_size_t)
 _proto("capfence_client_epoch_install", c_int, _C, POINTER(EpochS), c_char_p,

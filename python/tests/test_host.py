@@ -177,7 +177,8 @@ def test_every_reason_has_its_class():
                cf.ClassDenied: ("class_denied", errno.EACCES),
                cf.Revoked: ("revoked", errno.EKEYREVOKED),
                cf.Fenced: ("fenced", errno.EKEYEXPIRED),
-               cf.NotHeld: ("not_held", errno.ENOKEY)}
+               cf.NotHeld: ("not_held", errno.ENOKEY),
+               cf.FleetStale: ("fleet_stale", errno.ENOLINK)}
     for cls, (reason, err) in classes.items():
         assert issubclass(cls, cf.PolicyEpochMismatch)
         exc = cls("x", cap_id=5, token_epoch=1, receiver_epoch=2, fence=3)

@@ -57,6 +57,16 @@ def test_status(client):
     assert st.abi == 1 and st.version and st.attached
 
 
+def test_fleet_status(client):
+    """Outside fleet mode (no agent in this boot): off, never confirmed."""
+    fs = client.fleet_status()
+    assert fs.state in ("off", "current", "stale", "deny")
+    assert fs.rev >= 0 and fs.applied >= 0
+    if fs.stale_ms == 0:
+        assert fs.state == "off"
+    assert fs.age_ms is None or fs.age_ms >= 0
+
+
 def test_design_note_scenario(client, key, children):
     """E41 allows net:connect and fs:write; E42 narrows net:connect away.
     A parent under E41 delegates its net:connect token to a child spawned
