@@ -252,6 +252,10 @@ NLA_TYPE = {'NLA_U8': 'u8', 'NLA_U16': 'u16', 'NLA_U32': 'u32', 'NLA_U64': 'u64'
             'NLA_FLAG': 'flag', 'NLA_NESTED': 'nest', 'NLA_NESTED_ARRAY': 'nest'}
 
 
+# struct netlink_range_validation NAME = { .min = X, .max = Y } of netlink.c
+RANGES = {}
+
+
 def parse_policy_value(v, hdr):
     """-> (yaml type, checks{}, nested policy name or None)"""
     v = v.strip()
@@ -270,6 +274,11 @@ def parse_policy_value(v, hdr):
             return 'binary', {'min-len': hdr.eval(args[0])}, None
         if macro == 'NLA_POLICY_NESTED':
             return 'nest', {}, args[0]
+        if macro == 'NLA_POLICY_FULL_RANGE':
+            rng = RANGES.get(args[1].lstrip('&').strip())
+            if rng is None:
+                raise SpecError('no range validation %s' % args[1])
+            return NLA_TYPE[args[0]], {k: hdr.eval(x) for k, x in rng.items()}, None
         raise SpecError('unknown policy macro %s' % macro)
     m = re.fullmatch(r'\{(.*)\}', v, re.S)
     if not m:
@@ -290,6 +299,10 @@ class NetlinkC:
         src = strip_c_comments(open(path).read())
         self.defines = dict(re.findall(r'^\s*#\s*define\s+(\w+)\s+(\S+)', src, re.M))
         self.policies = {}	# name -> (size expr, {attr const: (type, checks, nested)})
+        for m in re.finditer(r'struct\s+netlink_range_validation\s+(\w+)\s*=\s*\{(.*?)\}\s*;',
+                             src, re.S):
+            RANGES[m.group(1)] = {k: v.strip() for k, v in
+                                  re.findall(r'\.(min|max)\s*=\s*([^,]+)', m.group(2))}
         for m in re.finditer(r'struct\s+nla_policy\s+(\w+)\s*\[([^\]]*)\]\s*=\s*\{(.*?)\n\}\s*;',
                              src, re.S):
             ents = {}
