@@ -4,8 +4,8 @@
  * carrying a fleet revision is applied once (a replay is EALREADY), the
  * revision only moves forward, a host past its stale bound refuses
  * delegations and exec tokens with fleet_stale (ENOLINK), and past its
- * deny bound denies exercises of grants older than its revision with
- * EACCES and an audit record saying fleet_stale and fleet_rev. A new
+ * deny bound denies the exercise of every grant with EACCES and an audit
+ * record saying fleet_stale and fleet_rev. A new
  * confirmation ends both. Fleet mode is switched off again after each test.
  */
 #include <errno.h>
@@ -280,7 +280,7 @@ TEST_F(fleet, stale_host_refuses_delegations)
 					 true, &r));
 }
 
-TEST_F(fleet, past_the_deny_bound_old_grants_are_denied)
+TEST_F(fleet, past_the_deny_bound_every_grant_is_denied)
 {
 	char rec[2048], v[256], want[64];
 	struct capfence_token old, cur;
@@ -315,12 +315,22 @@ TEST_F(fleet, past_the_deny_bound_old_grants_are_denied)
 	ASSERT_EQ(0, cft_nl_status(&self->nl, &b));
 	EXPECT_EQ(a.exercise_deny[CAPFENCE_R_FLEET_STALE] + 1,
 		  b.exercise_deny[CAPFENCE_R_FLEET_STALE]);
-	/* a grant accepted at the host's revision is not older than it */
-	EXPECT_EQ(0, cft_agent_do(&self->agent, "connect 127.0.0.2 %u",
-				  self->port));
+	/*
+	 * A grant accepted at the host's own revision is denied too: a
+	 * revision the host has not seen may have revoked it.
+	 */
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "connect 127.0.0.2 %u",
+				       self->port));
+	snprintf(want, sizeof(want), "cap_id=%016llx",
+		 (unsigned long long)cur.cap_id);
+	ASSERT_EQ(0, cft_audit_wait(self->audit, rec, sizeof(rec), 5000,
+				    "op=exercise", "reason=fleet_stale", want,
+				    NULL));
 
 	ASSERT_EQ(0, fleet_set(&self->nl, 0, -1, 0, true, 0));
 	EXPECT_EQ(0, cft_agent_do(&self->agent, "connect 127.0.0.1 %u",
+				  self->port));
+	EXPECT_EQ(0, cft_agent_do(&self->agent, "connect 127.0.0.2 %u",
 				  self->port));
 }
 
