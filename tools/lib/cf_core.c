@@ -96,6 +96,7 @@ static const struct {
 	[CAPFENCE_R_CONSTRAINT]		= { "constraint", EACCES, 4 },
 	[CAPFENCE_R_BYPASS]		= { "bypass", EACCES, 4 },
 	[CAPFENCE_R_BORROW]		= { "borrow", EACCES, 4 },
+	[CAPFENCE_R_FLEET_STALE]	= { "fleet_stale", ENOLINK, 11 },
 };
 
 _Static_assert(sizeof(reasons) / sizeof(reasons[0]) == CAPFENCE_R_MAX + 1,
