@@ -31,6 +31,7 @@ static const char *const cf_reason_names[] = {
 	[CAPFENCE_R_CONSTRAINT] = "constraint",
 	[CAPFENCE_R_BYPASS] = "bypass",
 	[CAPFENCE_R_BORROW] = "borrow",
+	[CAPFENCE_R_FLEET_STALE] = "fleet_stale",
 };
 
 static const int cf_reason_errnos[] = {
@@ -47,6 +48,7 @@ static const int cf_reason_errnos[] = {
 	[CAPFENCE_R_CONSTRAINT] = EACCES,
 	[CAPFENCE_R_BYPASS] = EACCES,
 	[CAPFENCE_R_BORROW] = EACCES,
+	[CAPFENCE_R_FLEET_STALE] = ENOLINK,
 };
 
 /**
@@ -147,7 +149,8 @@ void cf_audit_exercise(const struct cf_target *t, u64 epoch,
 	audit_log_format(ab, " epoch=%llu class=%s", epoch,
 			 cf_class(t->class_id)->name);
 	cf_audit_target(ab, t);
-	audit_log_format(ab, " cap_id=%016llx fence=%llu", cap_id, fence);
+	audit_log_format(ab, " cap_id=%016llx fence=%llu fleet_rev=%llu",
+			 cap_id, fence, cf_fleet_rev());
 	audit_log_end(ab);
 }
 
@@ -179,7 +182,7 @@ void cf_audit_delegate(pid_t pid, u64 epoch, u64 token_epoch, u8 class_id,
 	cf_audit_str(ab, "comm", comm, strnlen(comm, sizeof(comm)));
 	audit_log_format(ab, " target_pid=%d epoch=%llu token_epoch=%llu",
 			 pid, epoch, token_epoch);
-	audit_log_format(ab, " class=%s cap_id=%016llx fence=%llu",
-			 cf_class(class_id)->name, cap_id, fence);
+	audit_log_format(ab, " class=%s cap_id=%016llx fence=%llu fleet_rev=%llu",
+			 cf_class(class_id)->name, cap_id, fence, cf_fleet_rev());
 	audit_log_end(ab);
 }

@@ -118,6 +118,7 @@ struct cf_grant *cf_grant_from_token(const struct cf_token *t,
 	g->class_id = t->class_id;
 	g->key_id = t->key_id;
 	g->from_pid = from;
+	g->fleet_rev = cf_fleet_rev();
 	g->n = t->n;
 	memcpy(g->c, t->c, t->n * sizeof(t->c[0]));
 	atomic_long_inc(&cf_held_count);

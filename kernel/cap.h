@@ -9,6 +9,7 @@
 #include <linux/refcount.h>
 #include <linux/types.h>
 #include "epoch.h"
+#include "fleet.h"
 #include "key.h"
 #include "token.h"
 
@@ -31,6 +32,7 @@ struct cf_grant {
 	u8 n;
 	u32 key_id;
 	pid_t from_pid;			/* delegator, 0 for the orchestrator */
+	u64 fleet_rev;			/* fleet revision when accepted */
 	struct rcu_head rcu;
 	struct cf_constraint c[];
 };
@@ -62,7 +64,9 @@ struct cf_holdings *cf_holdings_get(struct cf_holdings *h);
  * consistent answer together with other fence-protected state. Inline:
  * every allowed exercise asks it.
  *
- * Return: CAPFENCE_R_OK, CAPFENCE_R_REVOKED or CAPFENCE_R_FENCED.
+ * Return: CAPFENCE_R_OK, CAPFENCE_R_REVOKED, CAPFENCE_R_FENCED or, on a
+ * host out of touch with its fleet past the deny bound, for a grant older
+ * than the host's fleet revision, CAPFENCE_R_FLEET_STALE.
  */
 static inline enum capfence_reason cf_grant_state(const struct cf_grant *g)
 {
@@ -71,6 +75,8 @@ static inline enum capfence_reason cf_grant_state(const struct cf_grant *g)
 	if (READ_ONCE(g->epoch->fenced_at[g->class_id]) ||
 	    READ_ONCE(g->key->removed_at))
 		return CAPFENCE_R_FENCED;
+	if (cf_fleet_denies(g->fleet_rev))
+		return CAPFENCE_R_FLEET_STALE;
 	return CAPFENCE_R_OK;
 }
 

@@ -15,6 +15,8 @@
  *   pointer; lookups run under RCU, which BPF programs already hold. A
  *   counting filter (atomic counters) in front of it lets a credential
  *   without state skip the lookup.
+ * - The fleet revision and its deadlines (fleet.c) are written under
+ *   cf_mutex and read locklessly, one u64 at a time.
  * - Objects reachable from RCU readers (epochs, keys, grants, holdings) are
  *   freed only after a grace period.
  */
@@ -24,6 +26,7 @@
 #define CAPFENCE_VERSION "0.1.0"
 
 #include "fence.h"
+#include "fleet.h"
 #include "constraint.h"
 #include "class.h"
 #include "epoch.h"

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Decisions: delegation (in the order of the table in docs/errors.md:
- * target, MAC, epoch, class, revoked or fenced, delegator) atomically with
+ * target, fleet freshness, MAC, epoch, class, revoked or fenced,
+ * delegator) atomically with
  * installing the held capability, exec bindings, and exercise at the LSM
  * hooks.
  *
@@ -164,6 +165,12 @@ int cf_delegate(struct cf_delegation *d, struct netlink_ext_ack *extack)
 		goto out;
 	}
 	d->target_epoch = target->epoch->id;
+	if (cf_fleet_stale()) {
+		NL_SET_ERR_MSG(extack,
+			       "fleet_stale: this host has not confirmed it is current with its fleet within the bound");
+		d->reason = CAPFENCE_R_FLEET_STALE;
+		goto out;
+	}
 	err = cf_check_token(&d->token, fault, d->tok, target->epoch,
 			     &d->reason, extack);
 	if (err || d->reason != CAPFENCE_R_OK)
@@ -234,7 +241,8 @@ out:
  * @extack: netlink extended ack, carries the message
  *
  * The caller's next exec binds it to epoch @b->epoch_id holding @b's
- * tokens. Each token passes rows 2 to 4 against that epoch and must be
+ * tokens. None is accepted on a host that is stale with its fleet; each
+ * token passes rows 2 to 4 against that epoch and must be
  * neither revoked nor fenced now; the first that does not is the typed
  * result and nothing becomes pending. Caller holds cf_mutex (which detach
  * takes too, so the hooks stay attached until the binding is pending).
@@ -263,6 +271,13 @@ int cf_exec_bind(struct cf_exec_binding *b, struct netlink_ext_ack *extack)
 	if (!e) {
 		NL_SET_ERR_MSG_MOD(extack, "epoch is not installed");
 		return -ENOENT;
+	}
+	if (b->n && cf_fleet_stale()) {
+		cf_token_decode(&b->token, b->tok[0], b->len[0]);
+		NL_SET_ERR_MSG(extack,
+			       "fleet_stale: this host has not confirmed it is current with its fleet within the bound");
+		b->reason = CAPFENCE_R_FLEET_STALE;
+		return 0;
 	}
 	for (i = 0; i < b->n; i++) {
 		fault = cf_token_decode(&b->token, b->tok[i], b->len[i]);

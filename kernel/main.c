@@ -57,6 +57,7 @@ static void __exit capfence_exit(void)
 {
 	/* no activation event may be sent to an unregistered family */
 	cf_epoch_events_stop();
+	cf_fleet_exit();
 	cf_netlink_exit();
 	cf_hooks_exit();
 	cf_sock_exit();

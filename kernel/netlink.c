@@ -44,6 +44,17 @@ static const struct nla_policy cf_rule_policy[CAPFENCE_RULE_A_MAX + 1] = {
 				   .len = CAPFENCE_PATH_MAX },
 };
 
+static struct netlink_range_validation cf_fleet_ms = {
+	.max = CAPFENCE_FLEET_MAX_MS,
+};
+
+static const struct nla_policy cf_fleet_policy[CAPFENCE_FLEET_A_MAX + 1] = {
+	[CAPFENCE_FLEET_A_STALE_MS] = NLA_POLICY_FULL_RANGE(NLA_U32, &cf_fleet_ms),
+	[CAPFENCE_FLEET_A_DENY_MS] = NLA_POLICY_FULL_RANGE(NLA_U32, &cf_fleet_ms),
+	[CAPFENCE_FLEET_A_FRESH] = { .type = NLA_FLAG },
+	[CAPFENCE_FLEET_A_AGE_MS] = NLA_POLICY_FULL_RANGE(NLA_U32, &cf_fleet_ms),
+};
+
 static const struct nla_policy cf_policy[CAPFENCE_A_MAX + 1] = {
 	[CAPFENCE_A_LINK_FD] = { .type = NLA_U32 },
 	[CAPFENCE_A_KEY_ID] = NLA_POLICY_MIN(NLA_U32, 1),
@@ -56,6 +67,8 @@ static const struct nla_policy cf_policy[CAPFENCE_A_MAX + 1] = {
 	[CAPFENCE_A_FROM_PID] = NLA_POLICY_MIN(NLA_U32, 1),
 	[CAPFENCE_A_DRY_RUN] = { .type = NLA_FLAG },
 	[CAPFENCE_A_CAP_ID] = { .type = NLA_U64 },
+	[CAPFENCE_A_FLEET_REV] = NLA_POLICY_MIN(NLA_U64, 1),
+	[CAPFENCE_A_FLEET] = NLA_POLICY_NESTED(cf_fleet_policy),
 };
 
 static const struct genl_multicast_group cf_mcgrps[] = {
@@ -90,6 +103,7 @@ static int cf_nl_status(struct sk_buff *skb, struct genl_info *info)
 	    cf_put_u64(msg, CAPFENCE_A_MAX_EPOCH_ID, cf_epoch_max_id()) ||
 	    cf_put_u64(msg, CAPFENCE_A_ACTIVE_EPOCH_ID, cf_epoch_active_id()) ||
 	    cf_put_u64(msg, CAPFENCE_A_GENERATION, cf_generation()) ||
+	    cf_fleet_fill(msg) ||
 	    cf_stats_fill(msg)) {
 		nlmsg_free(msg);
 		return -EMSGSIZE;
@@ -157,7 +171,9 @@ void cf_event(enum capfence_event ev, u64 epoch, u64 cap_id,
 	    cf_put_u64(msg, CAPFENCE_A_EPOCH_ID, epoch) ||
 	    cf_put_u64(msg, CAPFENCE_A_CAP_ID, cap_id) ||
 	    nla_put_u32(msg, CAPFENCE_A_PID, pid) ||
-	    cf_put_u64(msg, CAPFENCE_A_FENCE, cf_fence_value())) {
+	    cf_put_u64(msg, CAPFENCE_A_FENCE, cf_fence_value()) ||
+	    (ev == CAPFENCE_EV_FLEET_STATE ? cf_fleet_fill(msg) :
+	     cf_put_u64(msg, CAPFENCE_A_FLEET_REV, cf_fleet_rev()))) {
 		nlmsg_free(msg);
 		return;
 	}
@@ -165,17 +181,30 @@ void cf_event(enum capfence_event ev, u64 epoch, u64 cap_id,
 	genlmsg_multicast(&cf_family, msg, 0, 0, GFP_KERNEL);
 }
 
+/* the fleet revision a change command carries, 0 for none */
+static u64 cf_nl_fleet_rev(struct genl_info *info)
+{
+	struct nlattr *nla = info->attrs[CAPFENCE_A_FLEET_REV];
+
+	return nla ? nla_get_u64(nla) : 0;
+}
+
 static int cf_nl_key_install(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *key = info->attrs[CAPFENCE_A_KEY];
 	int err = -EINVAL;
+	u64 rev;
 
 	if (GENL_REQ_ATTR_CHECK(info, CAPFENCE_A_KEY_ID) ||
 	    GENL_REQ_ATTR_CHECK(info, CAPFENCE_A_KEY))
 		goto out;
+	rev = cf_nl_fleet_rev(info);
 	mutex_lock(&cf_mutex);
-	err = cf_key_install(nla_get_u32(info->attrs[CAPFENCE_A_KEY_ID]),
+	err = cf_fleet_begin(rev, info->extack) ?:
+	      cf_key_install(nla_get_u32(info->attrs[CAPFENCE_A_KEY_ID]),
 			     nla_data(key), info->extack);
+	if (!err)
+		cf_fleet_commit(rev);
 	mutex_unlock(&cf_mutex);
 	if (!err)
 		cf_event(CAPFENCE_EV_KEY_CHANGE, 0, 0, CAPFENCE_R_OK, 0);
@@ -188,13 +217,17 @@ out:
 
 static int cf_nl_key_remove(struct sk_buff *skb, struct genl_info *info)
 {
+	u64 rev = cf_nl_fleet_rev(info);
 	int err;
 
 	if (GENL_REQ_ATTR_CHECK(info, CAPFENCE_A_KEY_ID))
 		return -EINVAL;
 	mutex_lock(&cf_mutex);
-	err = cf_key_remove(nla_get_u32(info->attrs[CAPFENCE_A_KEY_ID]),
+	err = cf_fleet_begin(rev, info->extack) ?:
+	      cf_key_remove(nla_get_u32(info->attrs[CAPFENCE_A_KEY_ID]),
 			    info->extack);
+	if (!err)
+		cf_fleet_commit(rev);
 	mutex_unlock(&cf_mutex);
 	if (!err)
 		cf_event(CAPFENCE_EV_KEY_CHANGE, 0, 0, CAPFENCE_R_OK, 0);
@@ -310,7 +343,10 @@ static int cf_nl_epoch_install(struct sk_buff *skb, struct genl_info *info)
 			goto fail;
 	}
 	mutex_lock(&cf_mutex);
-	err = cf_epoch_install(e, info->extack);
+	err = cf_fleet_begin(cf_nl_fleet_rev(info), info->extack) ?:
+	      cf_epoch_install(e, info->extack);
+	if (!err)
+		cf_fleet_commit(cf_nl_fleet_rev(info));
 	mutex_unlock(&cf_mutex);
 	if (err)
 		goto fail;
@@ -330,7 +366,12 @@ static int cf_nl_epoch_activate(struct sk_buff *skb, struct genl_info *info)
 		return -EINVAL;
 	id = nla_get_u64(info->attrs[CAPFENCE_A_EPOCH_ID]);
 	mutex_lock(&cf_mutex);
-	err = cf_epoch_activate(id, info->extack);
+	err = cf_fleet_begin(cf_nl_fleet_rev(info), info->extack);
+	if (!err) {
+		err = cf_epoch_activate(id, info->extack);
+		if (err >= 0)
+			cf_fleet_commit(cf_nl_fleet_rev(info));
+	}
 	mutex_unlock(&cf_mutex);
 	if (err > 0)
 		cf_event(CAPFENCE_EV_EPOCH_ACTIVATE, id, 0, CAPFENCE_R_OK, 0);
@@ -614,7 +655,10 @@ static int cf_nl_revoke(struct sk_buff *skb, struct genl_info *info)
 	if (!msg)
 		return -ENOMEM;
 	mutex_lock(&cf_mutex);
-	err = cf_revoke(cap_id, &fence);
+	err = cf_fleet_begin(cf_nl_fleet_rev(info), info->extack) ?:
+	      cf_revoke(cap_id, &fence);
+	if (!err)
+		cf_fleet_commit(cf_nl_fleet_rev(info));
 	mutex_unlock(&cf_mutex);
 	if (err) {
 		nlmsg_free(msg);
@@ -625,6 +669,43 @@ static int cf_nl_revoke(struct sk_buff *skb, struct genl_info *info)
 	cf_reply_reason(msg, info, CAPFENCE_CMD_REVOKE, CAPFENCE_R_OK, cap_id, 0,
 			fence);
 	return 0;
+}
+
+static int cf_nl_fleet_set(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *tb[CAPFENCE_FLEET_A_MAX + 1] = {};
+	struct cf_fleet_req req = { .rev = cf_nl_fleet_rev(info) };
+	struct nlattr *nest = info->attrs[CAPFENCE_A_FLEET];
+	int err;
+
+	if (nest) {
+		err = nla_parse_nested(tb, CAPFENCE_FLEET_A_MAX, nest,
+				       cf_fleet_policy, info->extack);
+		if (err)
+			return err;
+	}
+	if (!!tb[CAPFENCE_FLEET_A_STALE_MS] != !!tb[CAPFENCE_FLEET_A_DENY_MS]) {
+		NL_SET_ERR_MSG_ATTR(info->extack, nest,
+				    "STALE_MS and DENY_MS come together");
+		return -EINVAL;
+	}
+	if (tb[CAPFENCE_FLEET_A_AGE_MS] && !tb[CAPFENCE_FLEET_A_FRESH]) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[CAPFENCE_FLEET_A_AGE_MS],
+				    "AGE_MS is the age of a FRESH confirmation");
+		return -EINVAL;
+	}
+	if (tb[CAPFENCE_FLEET_A_STALE_MS]) {
+		req.bounds = true;
+		req.stale_ms = nla_get_u32(tb[CAPFENCE_FLEET_A_STALE_MS]);
+		req.deny_ms = nla_get_u32(tb[CAPFENCE_FLEET_A_DENY_MS]);
+	}
+	req.fresh = nla_get_flag(tb[CAPFENCE_FLEET_A_FRESH]);
+	if (tb[CAPFENCE_FLEET_A_AGE_MS])
+		req.age_ms = nla_get_u32(tb[CAPFENCE_FLEET_A_AGE_MS]);
+	mutex_lock(&cf_mutex);
+	err = cf_fleet_set(&req, info->extack);
+	mutex_unlock(&cf_mutex);
+	return err;
 }
 
 static int cf_fill_caps(struct sk_buff *skb, struct cf_holdings *h)
@@ -651,6 +732,8 @@ static int cf_fill_caps(struct sk_buff *skb, struct cf_holdings *h)
 		    nla_put_u32(skb, CAPFENCE_CAP_A_KEY_ID, g->key_id) ||
 		    nla_put_u32(skb, CAPFENCE_CAP_A_FROM_PID, g->from_pid) ||
 		    nla_put_u32(skb, CAPFENCE_CAP_A_STATE, st) ||
+		    nla_put_u64_64bit(skb, CAPFENCE_CAP_A_FLEET_REV, g->fleet_rev,
+				      CAPFENCE_CAP_A_PAD) ||
 		    cf_put_constraints(skb, g->c, g->n, CAPFENCE_CAP_A_NET,
 				       CAPFENCE_CAP_A_PATH))
 			return -EMSGSIZE;
@@ -750,6 +833,8 @@ static const struct genl_ops cf_ops[] = {
 	{ .cmd = CAPFENCE_CMD_REVOKE, .doit = cf_nl_revoke,
 	  .internal_flags = CF_NL_ADMIN },
 	{ .cmd = CAPFENCE_CMD_TASK_GET, .doit = cf_nl_task_get },
+	{ .cmd = CAPFENCE_CMD_FLEET_SET, .doit = cf_nl_fleet_set,
+	  .internal_flags = CF_NL_ADMIN },
 };
 
 static struct genl_family cf_family __ro_after_init = {

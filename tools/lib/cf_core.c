@@ -96,6 +96,7 @@ static const struct {
 	[CAPFENCE_R_CONSTRAINT]		= { "constraint", EACCES, 4 },
 	[CAPFENCE_R_BYPASS]		= { "bypass", EACCES, 4 },
 	[CAPFENCE_R_BORROW]		= { "borrow", EACCES, 4 },
+	/* delegation on a host out of touch with its fleet */
 	[CAPFENCE_R_FLEET_STALE]	= { "fleet_stale", ENOLINK, 11 },
 };
 

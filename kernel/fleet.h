@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The fleet revision and its freshness bounds (fleet.c).
+ */
+#ifndef _CAPFENCE_FLEET_H
+#define _CAPFENCE_FLEET_H
+
+#include <linux/jump_label.h>
+#include <linux/ktime.h>
+#include <linux/timekeeping.h>
+#include <linux/types.h>
+#include <uapi/linux/capfence.h>
+
+struct netlink_ext_ack;
+struct sk_buff;
+
+/* a parsed FLEET_SET request */
+struct cf_fleet_req {
+	u64 rev;			/* 0: leave the revision */
+	bool bounds;			/* set stale_ms and deny_ms */
+	u32 stale_ms;
+	u32 deny_ms;
+	bool fresh;			/* a confirmation, age_ms old */
+	u32 age_ms;
+};
+
+DECLARE_STATIC_KEY_FALSE(cf_fleet_mode);
+extern u64 cf_fleet_rev_val;
+extern u64 cf_fleet_deny_at;
+
+/**
+ * cf_fleet_rev() - the fleet revision the module has applied
+ *
+ * Written under cf_mutex; read anywhere.
+ *
+ * Return: the revision, 0 before the first.
+ */
+static inline u64 cf_fleet_rev(void)
+{
+	return READ_ONCE(cf_fleet_rev_val);
+}
+
+/**
+ * cf_fleet_denies() - does a stale host deny a grant of revision @rev?
+ * @rev: the fleet revision the grant was accepted at
+ *
+ * Past the deny bound, a grant accepted before the module's revision may
+ * have been revoked elsewhere in the fleet. Inline and lockless: every
+ * exercise asks it; outside fleet mode it is one patched-out branch.
+ * Never sleeps.
+ *
+ * Return: true to deny.
+ */
+static inline bool cf_fleet_denies(u64 rev)
+{
+	if (!static_branch_unlikely(&cf_fleet_mode))
+		return false;
+	return rev < READ_ONCE(cf_fleet_rev_val) &&
+	       ktime_get_boot_fast_ns() >= READ_ONCE(cf_fleet_deny_at);
+}
+
+bool cf_fleet_stale(void);
+int cf_fleet_begin(u64 rev, struct netlink_ext_ack *extack);
+void cf_fleet_commit(u64 rev);
+int cf_fleet_set(const struct cf_fleet_req *req, struct netlink_ext_ack *extack);
+int cf_fleet_fill(struct sk_buff *skb);
+void cf_fleet_exit(void);
+
+#endif /* _CAPFENCE_FLEET_H */
