@@ -22,3 +22,10 @@ check-fleet: $(FLEET_PREREQ)
 		grep -E '^(not ok|FAIL|# Totals)' $(B)/logs/fleet.log; \
 		echo "# time: fleet $$(( $$(date +%s) - t0 )) s" >> $(B)/logs/fleet.log
 	@selftests/summary fleet $(B)/logs/fleet.log
+
+# Fleet figures (part of make bench): revoke-to-enforced on every host,
+# fleet against single host, agent apply rate, 2 and 3 hosts;
+# build/bench/fleet.md.
+.PHONY: bench-fleet
+bench-fleet: $(FLEET_PREREQ)
+	@selftests/fleet/fleet-bench --kernel 6.1 --hosts 2,3
