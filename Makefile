@@ -6,7 +6,8 @@
 #                   capfenced, test programs
 #   make check      host unit tests (ASan/UBSan, and the Python package's),
 #                   ABI, spec, install and fuzz checks, then the VM, CLI,
-#                   Python and ecosystem tests on each kernel
+#                   Python and ecosystem tests on each kernel, and the
+#                   fleet tests (etcd and several VMs, on 6.1)
 #   make demo       boot the VM (newest kernel) and play the seed scenario
 #   make check-fresh make demo and make check in a fresh minimal Debian 12 root
 #   make bench      benchmarks (figures, side by side)
@@ -73,6 +74,7 @@ BENCH_SRCS := $(wildcard selftests/bench/*.c)
 -include selftests/debug/debug.mk
 -include selftests/faults/faults.mk
 -include selftests/agent/agent.mk
+-include selftests/fleet/fleet.mk
 
 .PHONY: all deps module bpf lib pyroot cli agent tests check check-fresh unit vmtest demo checkpatch clean distclean
 
@@ -221,12 +223,14 @@ check: all
 		echo "$$1 $$(( $$(date +%s) - s )) s" >> $(B)/logs/times.txt; }; \
 		stage unit; stage abi-check; stage spec-check; stage install-check; \
 		stage fuzz-check; stage vmtest; stage ecotest; stage agent-check; \
+		$(if $(filter 6.1,$(KERNEL)),stage check-fleet;) \
 		echo "# time: $$(paste -sd, $(B)/logs/times.txt | sed 's/,/, /g')"; \
 		cd $(B)/logs && for k in $(KERNEL); do \
 			$(CURDIR)/selftests/summary "kernel $$k" vm-$$k.log cli-$$k.log py-$$k.log eco-$$k.log nlfuzz-$$k.log agent-$$k.log; \
 		done; \
 		$(CURDIR)/selftests/summary total unit.log abi.log spec.log install*.log fuzz.log \
-			$(foreach k,$(KERNEL),vm-$(k).log cli-$(k).log py-$(k).log eco-$(k).log agent-$(k).log)
+			$(foreach k,$(KERNEL),vm-$(k).log cli-$(k).log py-$(k).log eco-$(k).log agent-$(k).log) \
+			$(if $(filter 6.1,$(KERNEL)),fleet.log)
 
 # The README's quick start (make demo, make check) in a fresh minimal
 # Debian 12 root built with debootstrap; as root.

@@ -65,8 +65,8 @@ struct cf_holdings *cf_holdings_get(struct cf_holdings *h);
  * every allowed exercise asks it.
  *
  * Return: CAPFENCE_R_OK, CAPFENCE_R_REVOKED, CAPFENCE_R_FENCED or, on a
- * host out of touch with its fleet past the deny bound, for a grant older
- * than the host's fleet revision, CAPFENCE_R_FLEET_STALE.
+ * host out of touch with its fleet past the deny bound,
+ * CAPFENCE_R_FLEET_STALE.
  */
 static inline enum capfence_reason cf_grant_state(const struct cf_grant *g)
 {
@@ -75,7 +75,7 @@ static inline enum capfence_reason cf_grant_state(const struct cf_grant *g)
 	if (READ_ONCE(g->epoch->fenced_at[g->class_id]) ||
 	    READ_ONCE(g->key->removed_at))
 		return CAPFENCE_R_FENCED;
-	if (cf_fleet_denies(g->fleet_rev))
+	if (cf_fleet_denies())
 		return CAPFENCE_R_FLEET_STALE;
 	return CAPFENCE_R_OK;
 }

@@ -10,7 +10,9 @@
  * FLEET_SET moves the revision alone, sets the bounds and records the
  * agent's confirmations. From the last confirmation on, STALE_MS later
  * delegations and exec tokens are refused (fleet_stale) and DENY_MS later
- * exercises of grants accepted below the module's revision are denied.
+ * exercises of every grant are denied: each was accepted at or below the
+ * module's revision, and a later revision the host has not seen may have
+ * revoked it.
  * Decisions read the deadlines, not a state, so no timer is needed for
  * enforcement; a delayed work only announces state changes.
  *

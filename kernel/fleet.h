@@ -41,21 +41,19 @@ static inline u64 cf_fleet_rev(void)
 }
 
 /**
- * cf_fleet_denies() - does a stale host deny a grant of revision @rev?
- * @rev: the fleet revision the grant was accepted at
+ * cf_fleet_denies() - does a host out of touch with its fleet deny grants?
  *
- * Past the deny bound, a grant accepted before the module's revision may
- * have been revoked elsewhere in the fleet. Inline and lockless: every
- * exercise asks it; outside fleet mode it is one patched-out branch.
- * Never sleeps.
+ * Past the deny bound every grant the host holds was accepted at or below
+ * its last applied revision, and any of them may have been revoked at a
+ * revision the host has not seen: none admits anything until the agent
+ * confirms again. Inline and lockless: every exercise asks it; outside
+ * fleet mode it is one patched-out branch. Never sleeps.
  *
  * Return: true to deny.
  */
-static inline bool cf_fleet_denies(u64 rev)
+static inline bool cf_fleet_denies(void)
 {
-	if (!static_branch_unlikely(&cf_fleet_mode))
-		return false;
-	return rev < READ_ONCE(cf_fleet_rev_val) &&
+	return static_branch_unlikely(&cf_fleet_mode) &&
 	       ktime_get_boot_fast_ns() >= READ_ONCE(cf_fleet_deny_at);
 }
 

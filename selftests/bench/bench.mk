@@ -9,7 +9,8 @@
 #                      -icount) and the netlink, activation and memory
 #                      figures (another boot), and delegations per second
 #                      through libcapfence, the Python package and the CLI
-#                      (a third boot, with the Python overlay)
+#                      (a third boot, with the Python overlay), and the
+#                      fleet figures (make bench-fleet: etcd and 2-3 VMs)
 #   make bench-check   rollsim at reduced scale in the VM, kselftest output
 #   make bench-hooks-icount  the hook figures and the activation figure
 #                      (part of make bench), per kernel of KERNEL (6.1, 6.12):
@@ -119,6 +120,7 @@ bench: $(BENCH_PREREQ) bench-progs
 		[ $$rc = 0 ] || { tail -20 $(BENCH_OUT)/bench-vm-$$k.log; echo "bench: the VM run failed (exit $$rc)" >&2; exit 1; }; \
 	done
 	@$(MAKE) -s bench-deleg
+	@$(MAKE) -s bench-fleet
 	@$(BENCH_DIR)/bench-table $(BENCH_OUT)/bench-host.txt \
 		$(foreach k,$(KERNEL),$(BENCH_OUT)/bench-hooks-$(k).txt $(BENCH_OUT)/bench-vm-$(k).txt \
 			$(BENCH_OUT)/bench-deleg-$(k).txt) | tee $(BENCH_OUT)/bench.md

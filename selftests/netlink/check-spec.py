@@ -252,8 +252,7 @@ NLA_TYPE = {'NLA_U8': 'u8', 'NLA_U16': 'u16', 'NLA_U32': 'u32', 'NLA_U64': 'u64'
             'NLA_FLAG': 'flag', 'NLA_NESTED': 'nest', 'NLA_NESTED_ARRAY': 'nest'}
 
 
-# struct netlink_range_validation NAME = { .min = A, .max = B } of
-# kernel/netlink.c, for NLA_POLICY_FULL_RANGE(TYPE, &NAME)
+# struct netlink_range_validation NAME = { .min = X, .max = Y } of netlink.c
 RANGES = {}
 
 
@@ -276,10 +275,10 @@ def parse_policy_value(v, hdr):
         if macro == 'NLA_POLICY_NESTED':
             return 'nest', {}, args[0]
         if macro == 'NLA_POLICY_FULL_RANGE':
-            name = args[1].strip().lstrip('&')
-            if name not in RANGES:
-                raise SpecError('no netlink_range_validation %s' % name)
-            return NLA_TYPE[args[0]], {k: hdr.eval(x) for k, x in RANGES[name].items()}, None
+            rng = RANGES.get(args[1].lstrip('&').strip())
+            if rng is None:
+                raise SpecError('no range validation %s' % args[1])
+            return NLA_TYPE[args[0]], {k: hdr.eval(x) for k, x in rng.items()}, None
         raise SpecError('unknown policy macro %s' % macro)
     m = re.fullmatch(r'\{(.*)\}', v, re.S)
     if not m:
@@ -299,11 +298,11 @@ class NetlinkC:
     def __init__(self, path, hdr):
         src = strip_c_comments(open(path).read())
         self.defines = dict(re.findall(r'^\s*#\s*define\s+(\w+)\s+(\S+)', src, re.M))
-        RANGES.clear()
-        for m in re.finditer(r'struct\s+netlink_range_validation\s+(\w+)\s*=\s*\{(.*?)\}\s*;', src, re.S):
-            RANGES[m.group(1)] = dict((k.strip().lstrip('.'), x.strip()) for k, x in
-                                      (f.split('=', 1) for f in split_top(m.group(2)) if '=' in f))
         self.policies = {}	# name -> (size expr, {attr const: (type, checks, nested)})
+        for m in re.finditer(r'struct\s+netlink_range_validation\s+(\w+)\s*=\s*\{(.*?)\}\s*;',
+                             src, re.S):
+            RANGES[m.group(1)] = {k: v.strip() for k, v in
+                                  re.findall(r'\.(min|max)\s*=\s*([^,]+)', m.group(2))}
         for m in re.finditer(r'struct\s+nla_policy\s+(\w+)\s*\[([^\]]*)\]\s*=\s*\{(.*?)\n\}\s*;',
                              src, re.S):
             ents = {}

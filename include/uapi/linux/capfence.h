@@ -269,9 +269,10 @@ enum capfence_event {
  *
  * While STALE_MS is non-zero the host is in fleet mode: STALE_MS after the
  * last confirmation, delegations and exec tokens are refused with
- * CAPFENCE_R_FLEET_STALE; DENY_MS after it, exercises of grants accepted
- * at a revision below the module's are denied (EACCES, reason
- * fleet_stale). A new confirmation ends both at once.
+ * CAPFENCE_R_FLEET_STALE; DENY_MS after it, exercises of every grant are
+ * denied (EACCES, reason fleet_stale): each was accepted at or below the
+ * module's revision, and a revision the host has not seen may have revoked
+ * it. A new confirmation ends both at once.
  */
 enum capfence_fleet_attr {
 	CAPFENCE_FLEET_A_UNSPEC,

@@ -1,0 +1,306 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The host side of the fleet tests: an etcd cluster on loopback, test VMs
+with a network to it, a control channel and a monitor, and the history of
+what the test did (for lincheck)."""
+
+import base64
+import json
+import os
+import signal
+import socket
+import subprocess
+import threading
+import time
+import urllib.request
+
+TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+BUILD = os.environ.get("CAPFENCE_BUILD", os.path.join(TOP, "build"))
+
+
+class FleetError(Exception):
+    pass
+
+
+def free_ports(n):
+    socks, ports = [], []
+    for _ in range(n):
+        s = socket.socket()
+        s.bind(("127.0.0.1", 0))
+        socks.append(s)
+        ports.append(s.getsockname()[1])
+    for s in socks:
+        s.close()
+    return ports
+
+
+def now():
+    """The host clock every interval of the history is measured on."""
+    return time.monotonic()
+
+
+class EtcdCluster:
+    """N etcd members on loopback, each with its data dir and log under
+    workdir; the test starts, kills, restarts and stops them."""
+
+    def __init__(self, workdir, n=3):
+        self.workdir = workdir
+        self.n = n
+        ports = free_ports(2 * n)
+        self.client = ports[:n]
+        self.peer = ports[n:]
+        self.procs = [None] * n
+        self.token = "capfence-fleet-%d" % os.getpid()
+        self.names = ["m%d" % i for i in range(n)]
+
+    @property
+    def hostports(self):
+        return ["127.0.0.1:%d" % p for p in self.client]
+
+    @property
+    def endpoints(self):
+        return ",".join("http://" + h for h in self.hostports)
+
+    def _cmd(self, i, state):
+        initial = ",".join("%s=http://127.0.0.1:%d" % (self.names[j], self.peer[j])
+                           for j in range(self.n))
+        return ["etcd", "--name", self.names[i],
+                "--data-dir", os.path.join(self.workdir, self.names[i]),
+                "--listen-client-urls", "http://127.0.0.1:%d" % self.client[i],
+                "--advertise-client-urls", "http://127.0.0.1:%d" % self.client[i],
+                "--listen-peer-urls", "http://127.0.0.1:%d" % self.peer[i],
+                "--initial-advertise-peer-urls", "http://127.0.0.1:%d" % self.peer[i],
+                "--initial-cluster", initial,
+                "--initial-cluster-state", state,
+                "--initial-cluster-token", self.token,
+                "--heartbeat-interval", "100", "--election-timeout", "1000",
+                "--snapshot-count", "1000"]
+
+    def _spawn(self, i, state):
+        log = open(os.path.join(self.workdir, self.names[i] + ".log"), "ab")
+        self.procs[i] = subprocess.Popen(self._cmd(i, state), stdout=log, stderr=log,
+                                         stdin=subprocess.DEVNULL)
+        log.close()
+
+    def start(self, timeout=30):
+        os.makedirs(self.workdir, exist_ok=True)
+        for i in range(self.n):
+            self._spawn(i, "new")
+        self.wait_healthy(range(self.n), timeout)
+
+    def healthy(self, i):
+        try:
+            with urllib.request.urlopen("http://127.0.0.1:%d/health" % self.client[i],
+                                        timeout=2) as r:
+                return json.load(r).get("health") == "true"
+        except Exception:
+            return False
+
+    def wait_healthy(self, members, timeout=30):
+        end = time.time() + timeout
+        for i in members:
+            while not self.healthy(i):
+                if self.procs[i] is None or self.procs[i].poll() is not None:
+                    raise FleetError("etcd member %s exited; see %s.log" %
+                                     (self.names[i], self.names[i]))
+                if time.time() > end:
+                    raise FleetError("etcd member %s not healthy within %ds" %
+                                     (self.names[i], timeout))
+                time.sleep(0.2)
+
+    def kill(self, i):
+        p = self.procs[i]
+        if p and p.poll() is None:
+            p.send_signal(signal.SIGKILL)
+            p.wait()
+        self.procs[i] = None
+
+    def restart(self, i, timeout=30):
+        self.kill(i)
+        self._spawn(i, "existing")
+        self.wait_healthy([i], timeout)
+
+    def stop(self):
+        for i, p in enumerate(self.procs):
+            if p and p.poll() is None:
+                p.terminate()
+        for i, p in enumerate(self.procs):
+            if p:
+                try:
+                    p.wait(10)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+                    p.wait()
+            self.procs[i] = None
+
+    def ctl(self, *args, timeout=20, endpoints=None):
+        """etcdctl (API v3) against the live members; its output."""
+        env = dict(os.environ, ETCDCTL_API="3")
+        eps = endpoints or ",".join("http://127.0.0.1:%d" % self.client[i]
+                                    for i in range(self.n) if self.procs[i])
+        r = subprocess.run(["etcdctl", "--endpoints", eps, "--command-timeout=%ds" % timeout]
+                           + list(args), capture_output=True, text=True, env=env,
+                           timeout=timeout + 5)
+        if r.returncode != 0:
+            raise FleetError("etcdctl %s: %s" % (" ".join(args), r.stderr.strip()))
+        return r.stdout
+
+    def revision(self):
+        out = json.loads(self.ctl("endpoint", "status", "-w", "json"))
+        return max(int(e["Status"]["header"]["revision"]) for e in out)
+
+
+class Guest:
+    """One test VM: selftests/vm/run in the background with --etcd, --ctl
+    and --monitor; the guest runs `fleet-guest serve`."""
+
+    def __init__(self, name, workdir, cluster, kernel="6.1", adds=(), timeout=900):
+        self.name = name
+        self.workdir = workdir
+        self.ctl_path = os.path.join(workdir, name + ".ctl")
+        self.mon_path = os.path.join(workdir, name + ".mon")
+        self.log_path = os.path.join(workdir, name + ".console")
+        self.cluster = cluster
+        self.kernel = kernel
+        self.adds = list(adds)
+        self.timeout = timeout
+        self.proc = None
+        self.sock = None
+        self.buf = b""
+        self.seq = 0
+        self.lock = threading.Lock()
+
+    def start(self):
+        cmd = [os.path.join(TOP, "selftests/vm/run"), "--kernel", self.kernel,
+               "--timeout", str(self.timeout),
+               "--etcd", ",".join(self.cluster.hostports),
+               "--ctl", self.ctl_path, "--monitor", self.mon_path,
+               "--add", os.path.join(TOP, "selftests/fleet/fleet-guest") + ":/usr/bin/fleet-guest"]
+        for a in self.adds:
+            cmd += ["--add", a]
+        cmd += ["--", "fleet-guest", "serve"]
+        env = dict(os.environ)
+        env.setdefault("CAPFENCE_VM_SMP", "1")
+        env.setdefault("CAPFENCE_VM_MEM", "1024")
+        log = open(self.log_path, "wb")
+        self.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT,
+                                     stdin=subprocess.DEVNULL, env=env,
+                                     start_new_session=True)
+        log.close()
+
+    def connect(self, timeout=300):
+        """Wait for the guest's server: the first answered request."""
+        end = time.time() + timeout
+        while True:
+            if self.proc.poll() is not None:
+                raise FleetError("%s: the VM exited (%d) before serving; see %s" %
+                                 (self.name, self.proc.returncode, self.log_path))
+            if time.time() > end:
+                raise FleetError("%s: no control channel within %ds" % (self.name, timeout))
+            try:
+                s = socket.socket(socket.AF_UNIX)
+                s.connect(self.ctl_path)
+                self.sock = s
+                self.buf = b""
+                rc, _, _, _ = self.run("true", timeout=5)
+                if rc == 0:
+                    return
+            except (OSError, FleetError):
+                self.sock = None
+            time.sleep(1)
+
+    def _readline(self, deadline):
+        while b"\n" not in self.buf:
+            left = deadline - time.time()
+            if left <= 0:
+                raise FleetError("%s: control channel timeout" % self.name)
+            self.sock.settimeout(left)
+            try:
+                d = self.sock.recv(65536)
+            except socket.timeout:
+                continue
+            if not d:
+                raise FleetError("%s: control channel closed" % self.name)
+            self.buf += d
+        line, self.buf = self.buf.split(b"\n", 1)
+        return line.decode(errors="replace")
+
+    def run(self, command, timeout=60):
+        """Run a shell command in the guest: (rc, output, t_invoke, t_return)
+        in host time."""
+        with self.lock:
+            self.seq += 1
+            sid = "%d" % self.seq
+            msg = "%s %s\n" % (sid, base64.b64encode(command.encode()).decode())
+            t0 = now()
+            self.sock.sendall(msg.encode())
+            deadline = time.time() + timeout
+            out = []
+            while True:
+                line = self._readline(deadline)
+                if line.startswith(sid + "| "):
+                    out.append(line[len(sid) + 2:])
+                elif line.startswith(sid + " rc="):
+                    t1 = now()
+                    return int(line.split("=", 1)[1]), "\n".join(out), t0, t1
+                # replies to an earlier request that timed out are skipped
+
+    def check(self, command, timeout=60):
+        rc, out, _, _ = self.run(command, timeout)
+        if rc != 0:
+            raise FleetError("%s: `%s` exited %d: %s" % (self.name, command, rc, out[-500:]))
+        return out
+
+    def monitor(self, command):
+        s = socket.socket(socket.AF_UNIX)
+        s.settimeout(10)
+        s.connect(self.mon_path)
+        data = b""
+        while not data.endswith(b"(qemu) "):
+            data += s.recv(4096)
+        s.sendall(command.encode() + b"\n")
+        data = b""
+        while not data.endswith(b"(qemu) "):
+            data += s.recv(4096)
+        s.close()
+        return data.decode(errors="replace")
+
+    def link(self, up):
+        self.monitor("set_link net0 %s" % ("on" if up else "off"))
+
+    def stop(self, rc=0, timeout=60):
+        if self.sock:
+            try:
+                with self.lock:
+                    self.sock.sendall(("0 exit %d\n" % rc).encode())
+            except OSError:
+                pass
+        if self.proc:
+            try:
+                self.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGTERM)
+                try:
+                    self.proc.wait(10)
+                except subprocess.TimeoutExpired:
+                    os.killpg(self.proc.pid, signal.SIGKILL)
+                    self.proc.wait()
+        return self.proc.returncode if self.proc else None
+
+
+class History:
+    """Operations with host-time intervals, for lincheck. An entry is a dict:
+    {"op": "revoke", "cap": C, "t0": .., "t1": .., "ok": bool}
+    {"op": "exercise", "host": H, "cap": C, "t0": .., "t1": .., "allowed": bool}
+    """
+
+    def __init__(self):
+        self.ops = []
+        self.lock = threading.Lock()
+
+    def add(self, **op):
+        with self.lock:
+            self.ops.append(op)
+
+    def dump(self, path):
+        with open(path, "w") as f:
+            json.dump(self.ops, f, indent=1)

@@ -1,0 +1,398 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The fleet revision and its bounds, through the real module: a change
+ * carrying a fleet revision is applied once (a replay is EALREADY), the
+ * revision only moves forward, a host past its stale bound refuses
+ * delegations and exec tokens with fleet_stale (ENOLINK), and past its
+ * deny bound denies the exercise of every grant with EACCES and an audit
+ * record saying fleet_stale and fleet_rev. A new
+ * confirmation ends both. Fleet mode is switched off again after each test.
+ */
+#include <errno.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "kselftest_harness.h"
+#include "common.h"
+
+struct fleet_status {
+	uint64_t rev, applied;
+	uint32_t stale_ms, deny_ms, state;
+	int64_t age_ms;		/* -1: never confirmed */
+};
+
+static int status_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlattr *tb[CAPFENCE_A_MAX + 1] = {};
+	const struct nlattr *fb[CAPFENCE_FLEET_A_MAX + 1] = {};
+	struct fleet_status *s = data;
+
+	if (cft_nl_parse(nlh, tb) || !tb[CAPFENCE_A_FLEET_REV] ||
+	    !tb[CAPFENCE_A_FLEET] ||
+	    cft_nl_parse_nested(tb[CAPFENCE_A_FLEET], fb, CAPFENCE_FLEET_A_MAX))
+		return MNL_CB_ERROR;
+	s->rev = mnl_attr_get_u64(tb[CAPFENCE_A_FLEET_REV]);
+	s->stale_ms = mnl_attr_get_u32(fb[CAPFENCE_FLEET_A_STALE_MS]);
+	s->deny_ms = mnl_attr_get_u32(fb[CAPFENCE_FLEET_A_DENY_MS]);
+	s->state = mnl_attr_get_u32(fb[CAPFENCE_FLEET_A_STATE]);
+	s->applied = mnl_attr_get_u64(fb[CAPFENCE_FLEET_A_APPLIED]);
+	s->age_ms = fb[CAPFENCE_FLEET_A_AGE_MS] ?
+		    (int64_t)mnl_attr_get_u32(fb[CAPFENCE_FLEET_A_AGE_MS]) : -1;
+	return MNL_CB_OK;
+}
+
+static int fleet_status(struct cft_nl *nl, struct fleet_status *s)
+{
+	memset(s, 0, sizeof(*s));
+	return cft_nl_talk(nl, cft_nl_req(nl, CAPFENCE_CMD_STATUS_GET, 0),
+			   status_cb, s);
+}
+
+/* FLEET_SET; rev 0 leaves the revision, stale_ms < 0 leaves the bounds. */
+static int fleet_set(struct cft_nl *nl, uint64_t rev, int stale_ms,
+		     uint32_t deny_ms, bool fresh, uint32_t age_ms)
+{
+	struct nlmsghdr *nlh = cft_nl_req(nl, CAPFENCE_CMD_FLEET_SET, 0);
+	struct nlattr *nest;
+
+	if (rev)
+		mnl_attr_put_u64(nlh, CAPFENCE_A_FLEET_REV, rev);
+	nest = mnl_attr_nest_start(nlh, CAPFENCE_A_FLEET);
+	if (stale_ms >= 0) {
+		mnl_attr_put_u32(nlh, CAPFENCE_FLEET_A_STALE_MS, stale_ms);
+		mnl_attr_put_u32(nlh, CAPFENCE_FLEET_A_DENY_MS, deny_ms);
+	}
+	if (fresh) {
+		mnl_attr_put(nlh, CAPFENCE_FLEET_A_FRESH, 0, NULL);
+		mnl_attr_put_u32(nlh, CAPFENCE_FLEET_A_AGE_MS, age_ms);
+	}
+	mnl_attr_nest_end(nlh, nest);
+	return cft_nl_talk(nl, nlh, NULL, NULL);
+}
+
+/* REVOKE carrying a fleet revision */
+static int revoke_at(struct cft_nl *nl, uint64_t cap_id, uint64_t rev)
+{
+	struct nlmsghdr *nlh = cft_nl_req(nl, CAPFENCE_CMD_REVOKE, 0);
+
+	mnl_attr_put_u64(nlh, CAPFENCE_A_CAP_ID, cap_id);
+	mnl_attr_put_u64(nlh, CAPFENCE_A_FLEET_REV, rev);
+	return cft_nl_talk(nl, nlh, NULL, NULL);
+}
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+FIXTURE(fleet) {
+	struct cft_nl nl;
+	struct capfence_key *key;
+	uint64_t e, rev;
+	struct cft_agent agent;
+	int srv, audit;
+	uint16_t port;
+};
+
+FIXTURE_SETUP(fleet)
+{
+	const char *rules[] = { "net:connect=token:127.0.0.0/8",
+				"net:bind=open", "fs:read=open",
+				"fs:write=open" };
+	struct fleet_status s;
+
+	ASSERT_EQ(0, cft_open(&self->nl));
+	self->key = cft_test_key(&self->nl);
+	ASSERT_NE(NULL, self->key);
+	self->e = cft_next_epoch(&self->nl);
+	ASSERT_EQ(0, cft_epoch_install(&self->nl, self->e, rules, 4, NULL, 0));
+	self->srv = cft_listen(&self->port);
+	ASSERT_LE(0, self->srv);
+	self->audit = cft_audit_open();
+	ASSERT_LE(0, self->audit);
+	ASSERT_EQ(0, cft_agent_spawn(&self->agent, self->e, NULL, 0, NULL));
+	ASSERT_EQ(0, fleet_status(&self->nl, &s));
+	self->rev = s.rev;
+}
+
+FIXTURE_TEARDOWN(fleet)
+{
+	struct fleet_status s;
+
+	EXPECT_EQ(0, fleet_set(&self->nl, 0, 0, 0, false, 0)) TH_LOG("%s",
+		  self->nl.ext);
+	EXPECT_EQ(0, fleet_status(&self->nl, &s));
+	EXPECT_EQ(CAPFENCE_FLEET_OFF, s.state);
+	EXPECT_TRUE(cft_agent_stop_clean(&self->agent));
+	cft_audit_close(self->audit);
+	close(self->srv);
+	capfence_key_free(self->key);
+	cft_nl_close(&self->nl);
+}
+
+static void give(struct __test_metadata *_metadata, FIXTURE_DATA(fleet) *self,
+		 struct capfence_token *t)
+{
+	struct cft_reply r;
+
+	ASSERT_EQ(0, cft_mint(self->key, "net:connect", self->e, "127.0.0.1/32",
+			      0, t));
+	ASSERT_EQ(0, cft_delegate(&self->nl, t, self->agent.pid, 0, false, &r))
+		TH_LOG("%s", r.ext);
+}
+
+TEST_F(fleet, revision_only_moves_forward)
+{
+	struct fleet_status s;
+
+	ASSERT_EQ(0, fleet_set(&self->nl, self->rev + 5, -1, 0, false, 0));
+	ASSERT_EQ(0, fleet_status(&self->nl, &s));
+	EXPECT_EQ(self->rev + 5, s.rev);
+	EXPECT_EQ(CAPFENCE_FLEET_OFF, s.state);
+	/* the same revision again changes nothing and is no error */
+	EXPECT_EQ(0, fleet_set(&self->nl, self->rev + 5, -1, 0, false, 0));
+	EXPECT_EQ(-EALREADY, fleet_set(&self->nl, self->rev + 4, -1, 0, false, 0));
+	EXPECT_NE(NULL, strstr(self->nl.ext, "below the module's"));
+	ASSERT_EQ(0, fleet_status(&self->nl, &s));
+	EXPECT_EQ(self->rev + 5, s.rev);
+}
+
+TEST_F(fleet, change_at_a_revision_is_applied_once)
+{
+	struct capfence_token t;
+	struct fleet_status a, b;
+	struct cft_reply r;
+	uint64_t rev = self->rev + 1;
+
+	give(_metadata, self, &t);
+	ASSERT_EQ(0, fleet_status(&self->nl, &a));
+	ASSERT_EQ(0, revoke_at(&self->nl, t.cap_id, rev)) TH_LOG("%s",
+		  self->nl.ext);
+	ASSERT_EQ(0, fleet_status(&self->nl, &b));
+	EXPECT_EQ(rev, b.rev);
+	EXPECT_EQ(a.applied + 1, b.applied);
+	/* a replay of the same change, or of any older one, is refused */
+	EXPECT_EQ(-EALREADY, revoke_at(&self->nl, t.cap_id, rev));
+	EXPECT_NE(NULL, strstr(self->nl.ext, "applied this fleet revision"));
+	EXPECT_EQ(-EALREADY, revoke_at(&self->nl, t.cap_id + 1, rev - 1));
+	ASSERT_EQ(0, fleet_status(&self->nl, &b));
+	EXPECT_EQ(a.applied + 1, b.applied);
+	/* the revoke itself took effect */
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "connect 127.0.0.1 %u",
+				       self->port));
+	/* a revision of 0 is never issued */
+	{
+		struct nlmsghdr *nlh = cft_nl_req(&self->nl, CAPFENCE_CMD_REVOKE, 0);
+
+		mnl_attr_put_u64(nlh, CAPFENCE_A_CAP_ID, t.cap_id);
+		mnl_attr_put_u64(nlh, CAPFENCE_A_FLEET_REV, 0);
+		EXPECT_EQ(-ERANGE, cft_nl_talk(&self->nl, nlh, NULL, NULL));
+	}
+	/* the local (revision-less) revoke still works */
+	EXPECT_EQ(0, cft_revoke(&self->nl, t.cap_id, &r));
+}
+
+TEST_F(fleet, bad_requests)
+{
+	struct nlmsghdr *nlh;
+	struct nlattr *nest;
+
+	/* DENY_MS below STALE_MS */
+	EXPECT_EQ(-EINVAL, fleet_set(&self->nl, 0, 500, 400, false, 0));
+	EXPECT_NE(NULL, strstr(self->nl.ext, "DENY_MS must be at least"));
+	/* a deny bound without fleet mode */
+	EXPECT_EQ(-EINVAL, fleet_set(&self->nl, 0, 0, 400, false, 0));
+	/* a confirmation outside fleet mode */
+	EXPECT_EQ(-EINVAL, fleet_set(&self->nl, 0, -1, 0, true, 0));
+	EXPECT_NE(NULL, strstr(self->nl.ext, "needs fleet mode"));
+	/* a bound above a day */
+	EXPECT_EQ(-ERANGE, fleet_set(&self->nl, 0, 1000,
+				     CAPFENCE_FLEET_MAX_MS + 1, false, 0));
+	/* one bound alone */
+	nlh = cft_nl_req(&self->nl, CAPFENCE_CMD_FLEET_SET, 0);
+	nest = mnl_attr_nest_start(nlh, CAPFENCE_A_FLEET);
+	mnl_attr_put_u32(nlh, CAPFENCE_FLEET_A_STALE_MS, 100);
+	mnl_attr_nest_end(nlh, nest);
+	EXPECT_EQ(-EINVAL, cft_nl_talk(&self->nl, nlh, NULL, NULL));
+	EXPECT_NE(NULL, strstr(self->nl.ext, "come together"));
+	/* an age without a confirmation */
+	nlh = cft_nl_req(&self->nl, CAPFENCE_CMD_FLEET_SET, 0);
+	nest = mnl_attr_nest_start(nlh, CAPFENCE_A_FLEET);
+	mnl_attr_put_u32(nlh, CAPFENCE_FLEET_A_AGE_MS, 100);
+	mnl_attr_nest_end(nlh, nest);
+	EXPECT_EQ(-EINVAL, cft_nl_talk(&self->nl, nlh, NULL, NULL));
+	/* output-only attributes are refused */
+	nlh = cft_nl_req(&self->nl, CAPFENCE_CMD_FLEET_SET, 0);
+	nest = mnl_attr_nest_start(nlh, CAPFENCE_A_FLEET);
+	mnl_attr_put_u32(nlh, CAPFENCE_FLEET_A_STATE, CAPFENCE_FLEET_CURRENT);
+	mnl_attr_nest_end(nlh, nest);
+	EXPECT_EQ(-EINVAL, cft_nl_talk(&self->nl, nlh, NULL, NULL));
+}
+
+TEST_F(fleet, stale_host_refuses_delegations)
+{
+	struct capfence_status a, b;
+	struct capfence_token t, u;
+	struct fleet_status s;
+	struct cft_agent x;
+	struct cft_reply r;
+
+	give(_metadata, self, &t);
+	ASSERT_EQ(0, fleet_set(&self->nl, 0, 400, 60000, true, 0));
+	ASSERT_EQ(0, fleet_status(&self->nl, &s));
+	EXPECT_EQ(CAPFENCE_FLEET_CURRENT, s.state);
+	EXPECT_LE(0, s.age_ms);
+	EXPECT_EQ(400, s.stale_ms);
+	EXPECT_EQ(60000, s.deny_ms);
+	ASSERT_EQ(0, cft_mint(self->key, "net:connect", self->e, "127.0.0.2/32",
+			      0, &u));
+	EXPECT_EQ(0, cft_delegate(&self->nl, &u, self->agent.pid, 0, true, &r));
+
+	sleep_ms(600);
+	ASSERT_EQ(0, fleet_status(&self->nl, &s));
+	EXPECT_EQ(CAPFENCE_FLEET_STALE, s.state);
+	EXPECT_LE(600, s.age_ms);
+	ASSERT_EQ(0, cft_nl_status(&self->nl, &a));
+	EXPECT_EQ(-ENOLINK, cft_delegate(&self->nl, &u, self->agent.pid, 0,
+					 false, &r));
+	EXPECT_EQ(CAPFENCE_R_FLEET_STALE, r.reason);
+	EXPECT_NE(NULL, strstr(r.ext, "fleet_stale"));
+	EXPECT_EQ(u.cap_id, r.cap_id);
+	ASSERT_EQ(0, cft_nl_status(&self->nl, &b));
+	EXPECT_EQ(a.delegate_reject[CAPFENCE_R_FLEET_STALE] + 1,
+		  b.delegate_reject[CAPFENCE_R_FLEET_STALE]);
+	/* an exec binding with tokens is a delegation too */
+	EXPECT_EQ(-ENOLINK, cft_agent_spawn(&x, self->e, &u, 1, &r));
+	EXPECT_EQ(CAPFENCE_R_FLEET_STALE, r.reason);
+	/* what the host already holds, at its revision, still works */
+	EXPECT_EQ(0, cft_agent_do(&self->agent, "connect 127.0.0.1 %u",
+				  self->port));
+
+	/* a confirmation, 0 ms old, ends it */
+	ASSERT_EQ(0, fleet_set(&self->nl, 0, -1, 0, true, 0));
+	EXPECT_EQ(0, cft_delegate(&self->nl, &u, self->agent.pid, 0, false, &r))
+		TH_LOG("%s", r.ext);
+	/* one that is already older than the bound does not */
+	ASSERT_EQ(0, fleet_set(&self->nl, 0, -1, 0, true, 500));
+	EXPECT_EQ(-ENOLINK, cft_delegate(&self->nl, &u, self->agent.pid, 0,
+					 true, &r));
+}
+
+TEST_F(fleet, past_the_deny_bound_every_grant_is_denied)
+{
+	char rec[2048], v[256], want[64];
+	struct capfence_token old, cur;
+	struct capfence_status a, b;
+	struct fleet_status s;
+	struct cft_reply r;
+
+	give(_metadata, self, &old);		/* at revision self->rev */
+	ASSERT_EQ(0, fleet_set(&self->nl, self->rev + 10, 300, 600, true, 0));
+	ASSERT_EQ(0, cft_mint(self->key, "net:connect", self->e,
+			      "127.0.0.2/32", 0, &cur));
+	ASSERT_EQ(0, cft_delegate(&self->nl, &cur, self->agent.pid, 0, false,
+				  &r));	/* at revision self->rev + 10 */
+	EXPECT_EQ(0, cft_agent_do(&self->agent, "connect 127.0.0.1 %u",
+				  self->port));
+
+	sleep_ms(800);
+	ASSERT_EQ(0, fleet_status(&self->nl, &s));
+	EXPECT_EQ(CAPFENCE_FLEET_DENY, s.state);
+	ASSERT_EQ(0, cft_nl_status(&self->nl, &a));
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "connect 127.0.0.1 %u",
+				       self->port));
+	snprintf(want, sizeof(want), "cap_id=%016llx",
+		 (unsigned long long)old.cap_id);
+	ASSERT_EQ(0, cft_audit_wait(self->audit, rec, sizeof(rec), 5000,
+				    "op=exercise", "reason=fleet_stale", want,
+				    NULL));
+	EXPECT_STREQ("13", cft_field(rec, "errno", v, sizeof(v)));
+	EXPECT_STREQ("net:connect", cft_field(rec, "class", v, sizeof(v)));
+	snprintf(want, sizeof(want), "%llu", (unsigned long long)self->rev + 10);
+	EXPECT_STREQ(want, cft_field(rec, "fleet_rev", v, sizeof(v)));
+	ASSERT_EQ(0, cft_nl_status(&self->nl, &b));
+	EXPECT_EQ(a.exercise_deny[CAPFENCE_R_FLEET_STALE] + 1,
+		  b.exercise_deny[CAPFENCE_R_FLEET_STALE]);
+	/*
+	 * A grant accepted at the host's own revision is denied too: a
+	 * revision the host has not seen may have revoked it.
+	 */
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "connect 127.0.0.2 %u",
+				       self->port));
+	snprintf(want, sizeof(want), "cap_id=%016llx",
+		 (unsigned long long)cur.cap_id);
+	ASSERT_EQ(0, cft_audit_wait(self->audit, rec, sizeof(rec), 5000,
+				    "op=exercise", "reason=fleet_stale", want,
+				    NULL));
+
+	ASSERT_EQ(0, fleet_set(&self->nl, 0, -1, 0, true, 0));
+	EXPECT_EQ(0, cft_agent_do(&self->agent, "connect 127.0.0.1 %u",
+				  self->port));
+	EXPECT_EQ(0, cft_agent_do(&self->agent, "connect 127.0.0.2 %u",
+				  self->port));
+}
+
+TEST_F(fleet, fleet_mode_off_restores_everything)
+{
+	struct capfence_token t;
+
+	give(_metadata, self, &t);
+	ASSERT_EQ(0, fleet_set(&self->nl, self->rev + 1, 100, 100, false, 0));
+	sleep_ms(150);
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "connect 127.0.0.1 %u",
+				       self->port));
+	ASSERT_EQ(0, fleet_set(&self->nl, 0, 0, 0, false, 0));
+	EXPECT_EQ(0, cft_agent_do(&self->agent, "connect 127.0.0.1 %u",
+				  self->port));
+}
+
+/* the next event of @type within @ms, or -ETIMEDOUT */
+static int next_of(struct capfence_events *ev, int type, int ms,
+		   struct capfence_event_info *out)
+{
+	uint64_t end = cft_now_ns() + (uint64_t)ms * 1000000;
+	int err;
+
+	for (;;) {
+		int64_t left = (int64_t)(end - cft_now_ns()) / 1000000;
+
+		if (left <= 0)
+			return -ETIMEDOUT;
+		err = capfence_events_next(ev, out, (int)left);
+		if (err)
+			return err;
+		if (out->type == type)
+			return 0;
+	}
+}
+
+TEST_F(fleet, state_changes_are_events)
+{
+	struct capfence_event_info in;
+	struct capfence_events *ev;
+	char err[256];
+	uint64_t t0;
+
+	ASSERT_EQ(0, capfence_events_open(&ev, err, sizeof(err))) TH_LOG("%s", err);
+	t0 = cft_now_ns();
+	ASSERT_EQ(0, fleet_set(&self->nl, self->rev + 1, 200, 400, true, 0));
+	ASSERT_EQ(0, next_of(ev, CAPFENCE_EV_FLEET_APPLY, 2000, &in));
+	ASSERT_EQ(0, next_of(ev, CAPFENCE_EV_FLEET_STATE, 2000, &in));
+	EXPECT_EQ(CAPFENCE_R_OK, in.reason);		/* current */
+	/* stale at 200 ms, denying at 400 ms, each announced by itself */
+	ASSERT_EQ(0, next_of(ev, CAPFENCE_EV_FLEET_STATE, 3000, &in));
+	EXPECT_EQ(CAPFENCE_R_FLEET_STALE, in.reason);
+	EXPECT_LE(200, (cft_now_ns() - t0) / 1000000);
+	ASSERT_EQ(0, next_of(ev, CAPFENCE_EV_FLEET_STATE, 3000, &in));
+	EXPECT_EQ(CAPFENCE_R_FLEET_STALE, in.reason);
+	EXPECT_LE(400, (cft_now_ns() - t0) / 1000000);
+	/* and a confirmation brings the host back */
+	ASSERT_EQ(0, fleet_set(&self->nl, 0, -1, 0, true, 0));
+	ASSERT_EQ(0, next_of(ev, CAPFENCE_EV_FLEET_STATE, 2000, &in));
+	EXPECT_EQ(CAPFENCE_R_OK, in.reason);
+	capfence_events_close(ev);
+}
+
+CFT_MAIN
