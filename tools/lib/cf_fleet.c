@@ -435,8 +435,9 @@ char *cf_fleet_host_encode(const struct cf_fleet_host *h)
 
 	if (!o)
 		return NULL;
-	json_object_object_add(o, "host", json_object_new_string(h->name));
+	/* the revision first: a reader that takes the first number gets it */
 	add_u64(o, "applied", h->applied);
+	json_object_object_add(o, "host", json_object_new_string(h->name));
 	json_object_object_add(o, "state", json_object_new_string(h->state));
 	json_object_object_add(o, "stale_ms", json_object_new_int64(h->stale_ms));
 	json_object_object_add(o, "deny_ms", json_object_new_int64(h->deny_ms));

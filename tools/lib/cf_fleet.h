@@ -9,7 +9,7 @@
  *   <prefix>fleet/key/<id>        {"kind":"key_add","key_id":"ID"}
  *                                 {"kind":"key_remove","key_id":"ID"}
  *   <prefix>fleet/revoke/<cap>    {"kind":"revoke","cap_id":"ID"}
- *   <prefix>hosts/<name>          {"host":NAME,"applied":"REV","state":S,...}
+ *   <prefix>hosts/<name>          {"applied":"REV","host":NAME,"state":S,...}
  *                                 (under the host agent's lease)
  *
  * Each change is one etcd transaction (a guarded put of one key); its
