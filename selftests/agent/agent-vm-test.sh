@@ -41,7 +41,7 @@ R=$(capfence fleet revoke 0x77 | sed 's/rev=//')
 S=$(capfence fleet status --json | sed -n 's/.*"store_rev":\([0-9]*\).*/\1/p')
 wget -q -O /dev/null --post-data "{\"revision\":\"$S\"}" $E/v3/kv/compaction
 capfenced --endpoints $E --host vm1 --max-staleness 2000 --deny-after 4000 --heartbeat 300 \
-	--lease-ttl 5 --foreground --log "$W/agent.log" &
+	--lease-ttl 5 --foreground --log "$W/agent.log" 2>"$W/agent.out" &
 AG=$!
 sleep 3
 check "compacted history: rebuilt from a snapshot" grep -q "rebuilt from a snapshot at rev=" "$W/agent.log"
@@ -74,11 +74,16 @@ check "store back: current again" [ "$(state)" = current ]
 capfence fleet revoke 0x78 --wait --timeout 10 --json > "$W/out"
 check "fleet revoke --wait after the outage" grep -q '"applied":true,"hosts":1' "$W/out"
 
-# a clean stop revokes the lease: no live host left
+# a clean stop leaves the lease to expire: the host stays live until its
+# module denies (the lease was raised to the deny bound + heartbeat + 1 s)
+check "--lease-ttl raised to outlive the deny bound" grep -q "lease-ttl 5 raised to 6 s" "$W/agent.out"
 kill $AG; wait $AG
-capfence fleet status --json > "$W/st"
-check "clean stop: the host key is gone" grep -q '"hosts":\[\]' "$W/st"
 check "clean stop logged" grep -q "^capfenced: stopped at rev=" "$W/agent.log"
+capfence fleet status --json > "$W/st"
+check "clean stop: the host is still live until its lease expires" grep -q '"host":"vm1"' "$W/st"
+sleep 9
+capfence fleet status --json > "$W/st"
+check "the lease expired: no live host" grep -q '"hosts":\[\]' "$W/st"
 kill $EP 2>/dev/null
 echo "1..$n"
 echo "# Totals: pass:$pass fail:$fail xfail:0 xpass:0 skip:0 error:0"

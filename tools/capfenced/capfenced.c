@@ -468,6 +468,21 @@ int main(int argc, char **argv)
 			A.heartbeat_ms, A.stale_ms);
 		return 2;
 	}
+	/*
+	 * A host leaves the live set (its key goes with the lease) only once
+	 * its module denies every grant: the lease outlives the deny bound by
+	 * a heartbeat and a second, so `fleet revoke --wait` never counts a
+	 * cut-off host out while it still allows what was revoked.
+	 */
+	if (A.deny_ms) {
+		uint32_t min_ttl = (A.deny_ms + A.heartbeat_ms + 999) / 1000 + 1;
+
+		if (ttl < min_ttl) {
+			fprintf(stderr, "capfenced: --lease-ttl %u raised to %u s: a host must stay live until it denies (--deny-after %u ms)\n",
+				ttl, min_ttl, A.deny_ms);
+			ttl = min_ttl;
+		}
+	}
 	A.lease_ttl = ttl;
 	A.log = stderr;
 	if (logpath) {
@@ -522,8 +537,12 @@ int main(int argc, char **argv)
 	}
 	heartbeat_loop();
 	pthread_join(watcher, NULL);
-	if (A.lease && cf_etcd_lease_revoke(A.fleet->etcd, A.lease, err, sizeof(err)))
-		say("lease revoke: %s", err);
+	/*
+	 * The lease is left to expire, not revoked: the module keeps allowing
+	 * grants until its deny bound, so the host stays in the live set (and
+	 * `fleet revoke --wait` waits for it) until then. A restarted agent
+	 * puts the key under its new lease.
+	 */
 	say("stopped at rev=%" PRIu64, module_rev());
 	capfence_client_close(A.cf);
 	cf_fleet_close(A.fleet);
