@@ -309,9 +309,10 @@ static void heartbeat_loop(void)
 
 	while (!atomic_load(&A.stop)) {
 		int64_t t0 = now_ms(), spent;
-		uint64_t f = 0, applied;
+		uint64_t f = 0, store = 0, applied;
+		int ret;
 
-		if (cf_fleet_latest(A.fleet, &f, NULL, err, sizeof(err))) {
+		if (cf_fleet_latest(A.fleet, &f, &store, err, sizeof(err))) {
 			if (!down)	/* once per outage */
 				say("heartbeat: %s; no confirmations until it answers", err);
 			down = true;
@@ -322,12 +323,26 @@ static void heartbeat_loop(void)
 		down = false;
 		applied = module_rev();
 		if (applied >= f) {
+			/*
+			 * No fleet change lies in (f, store]: the module is
+			 * current as of the store's revision, which becomes its
+			 * revision (as after a snapshot) with the confirmation.
+			 */
 			struct capfence_fleet_set fs = {
-				.flags = CAPFENCE_FLEET_SET_FRESH,
+				.flags = CAPFENCE_FLEET_SET_FRESH |
+					 (store > applied ? CAPFENCE_FLEET_SET_REV : 0),
+				.rev = store,
 				.age_ms = (uint32_t)(now_ms() - t0),
 			};
 
-			if (capfence_client_fleet_set(A.cf, &fs, err, sizeof(err)))
+			ret = capfence_client_fleet_set(A.cf, &fs, err, sizeof(err));
+			if (ret == -EALREADY && (fs.flags & CAPFENCE_FLEET_SET_REV)) {
+				/* the watch applied a newer change meanwhile */
+				fs.flags = CAPFENCE_FLEET_SET_FRESH;
+				fs.age_ms = (uint32_t)(now_ms() - t0);
+				ret = capfence_client_fleet_set(A.cf, &fs, err, sizeof(err));
+			}
+			if (ret)
 				say("cannot confirm freshness: %s", err);
 			lag_beats = 0;
 		} else if (applied == last_applied && ++lag_beats >= WATCH_LAG_BEATS) {
