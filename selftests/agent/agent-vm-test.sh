@@ -76,7 +76,7 @@ check "fleet revoke --wait after the outage" grep -q '"applied":true,"hosts":1' 
 
 # a clean stop leaves the lease to expire: the host stays live until its
 # module denies (the lease was raised to the deny bound + heartbeat + 1 s)
-check "--lease-ttl raised to outlive the deny bound" grep -q "lease-ttl 5 raised to 6 s" "$W/agent.out"
+check "--lease-ttl raised to outlive the deny bound" grep -q "^capfenced: --lease-ttl 5 raised to 6 s" "$W/agent.log"
 kill $AG; wait $AG
 check "clean stop logged" grep -q "^capfenced: stopped at rev=" "$W/agent.log"
 capfence fleet status --json > "$W/st"

@@ -351,6 +351,37 @@ TEST_F(etcd, fails_over_to_the_next_endpoint)
 	CF_NO_LEAKS();
 }
 
+TEST_F(etcd, a_change_fails_over_past_a_member_that_holds_it)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(a);
+	struct cf_fleet_change ch;
+	struct cf_fleet *f;
+	char eps[160], err[CAPFENCE_ERR_MAX];
+	uint64_t rev = 0;
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	/* a member that takes the request and never answers (no leader) */
+	ASSERT_EQ(0, bind(fd, (struct sockaddr *)&a, sizeof(a)));
+	ASSERT_EQ(0, listen(fd, 4));
+	ASSERT_EQ(0, getsockname(fd, (struct sockaddr *)&a, &len));
+	snprintf(eps, sizeof(eps), "http://127.0.0.1:%d,%s", ntohs(a.sin_port), self->url);
+	ASSERT_EQ(0, cf_fleet_open(&f, eps, "/t/", err, sizeof(err)));
+	cf_etcd_set_timeouts(f->etcd, 300, 700);
+	memset(&ch, 0, sizeof(ch));
+	ch.kind = CF_FLEET_REVOKE;
+	ch.id = 77;
+	EXPECT_EQ(0, cf_fleet_commit(f, &ch, &rev, err, sizeof(err))) {
+		TH_LOG("%s", err);
+	}
+	EXPECT_LT(0, rev);
+	/* a second revoke of it is refused as before */
+	EXPECT_EQ(-EEXIST, cf_fleet_commit(self->f, &ch, &rev, err, sizeof(err)));
+	cf_fleet_close(f);
+	close(fd);
+	CF_NO_LEAKS();
+}
+
 /* No etcd needed: bad endpoints, nobody listening, a server that never answers. */
 TEST(bad_endpoints)
 {

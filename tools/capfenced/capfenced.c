@@ -407,7 +407,7 @@ int main(int argc, char **argv)
 	};
 	const char *endpoints = getenv("CAPFENCE_ETCD_ENDPOINTS"), *prefix = CF_FLEET_PREFIX;
 	const char *logpath = NULL;
-	uint32_t ttl = DEF_LEASE_TTL;
+	uint32_t ttl = DEF_LEASE_TTL, ttl_asked = 0;
 	bool fg = false, deny_set = false;
 	char err[CAPFENCE_ERR_MAX];
 	struct capfence_fleet_set fs;
@@ -493,8 +493,7 @@ int main(int argc, char **argv)
 		uint32_t min_ttl = (A.deny_ms + A.heartbeat_ms + 999) / 1000 + 1;
 
 		if (ttl < min_ttl) {
-			fprintf(stderr, "capfenced: --lease-ttl %u raised to %u s: a host must stay live until it denies (--deny-after %u ms)\n",
-				ttl, min_ttl, A.deny_ms);
+			ttl_asked = ttl;	/* said once running */
 			ttl = min_ttl;
 		}
 	}
@@ -546,6 +545,9 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	say("host %s, fleet %s at %s, module at rev=%" PRIu64 ", stale after %u ms, deny after %u ms",
 	    A.host, A.fleet->fleet, endpoints, module_rev(), A.stale_ms, A.deny_ms);
+	if (ttl_asked)
+		say("--lease-ttl %u raised to %u s: a host must stay live until it denies (--deny-after %u ms)",
+		    ttl_asked, ttl, A.deny_ms);
 	if (pthread_create(&watcher, NULL, watch_main, NULL)) {
 		say("cannot start the watch thread");
 		return 1;

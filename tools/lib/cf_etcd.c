@@ -290,9 +290,13 @@ static int etcd_error(struct json_object *o, long http, char *err,
 	return -EIO;
 }
 
-int cf_etcd_call(struct cf_etcd *e, const char *path, struct json_object *req,
-		 bool idempotent, struct json_object **resp, char *err,
-		 size_t errlen)
+/*
+ * One request, failing over. *ambiguous (may be NULL): an attempt that
+ * reached a server failed before the answer (it may have been applied).
+ */
+static int call(struct cf_etcd *e, const char *path, struct json_object *req,
+		bool idempotent, struct json_object **resp, bool *ambiguous,
+		char *err, size_t errlen)
 {
 	const char *body = json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN);
 	struct curl_slist *hdr = curl_slist_append(NULL, "Content-Type: application/json");
@@ -330,6 +334,8 @@ int cf_etcd_call(struct cf_etcd *e, const char *path, struct json_object *req,
 				 cerr[0] ? cerr : curl_easy_strerror(cc));
 			ret = cc == CURLE_OPERATION_TIMEDOUT ? -ETIMEDOUT : -EHOSTUNREACH;
 			free(b.p);
+			if (connected > 0 && ambiguous)
+				*ambiguous = true;
 			if (!idempotent && connected > 0)
 				break;	/* it may have been applied */
 			continue;
@@ -356,6 +362,13 @@ out:
 	pthread_mutex_unlock(&e->lock);
 	curl_slist_free_all(hdr);
 	return ret;
+}
+
+int cf_etcd_call(struct cf_etcd *e, const char *path, struct json_object *req,
+		 bool idempotent, struct json_object **resp, char *err,
+		 size_t errlen)
+{
+	return call(e, path, req, idempotent, resp, NULL, err, errlen);
 }
 
 /* ---- kv ---------------------------------------------------------------------------- */
@@ -503,7 +516,8 @@ int cf_etcd_put(struct cf_etcd *e, const char *key, const char *value,
 
 int cf_etcd_txn_put(struct cf_etcd *e, const struct cf_etcd_cmp *cmps,
 		    size_t ncmp, const char *key, const char *value,
-		    int64_t *rev, bool *succeeded, char *err, size_t errlen)
+		    int64_t *rev, bool *succeeded, bool *retried, char *err,
+		    size_t errlen)
 {
 	struct json_object *req = json_object_new_object(), *resp = NULL;
 	struct json_object *cmp = json_object_new_array(), *succ = json_object_new_array();
@@ -512,6 +526,7 @@ int cf_etcd_txn_put(struct cf_etcd *e, const struct cf_etcd_cmp *cmps,
 	size_t i;
 
 	*succeeded = false;
+	*retried = false;
 	*rev = 0;
 	if (!req || !cmp || !succ || !op || !put) {
 		json_object_put(cmp);
@@ -550,8 +565,12 @@ int cf_etcd_txn_put(struct cf_etcd *e, const struct cf_etcd_cmp *cmps,
 			break;
 		}
 	}
-	/* not idempotent: a retry after a timeout could apply it twice */
-	ret = cf_etcd_call(e, "/v3/kv/txn", req, false, &resp, err, errlen);
+	/*
+	 * Retried on the next endpoint even after a server took it (a member
+	 * without a leader holds requests until the timeout): the guards make
+	 * a second application fail, and *retried tells the caller to look.
+	 */
+	ret = call(e, "/v3/kv/txn", req, true, &resp, retried, err, errlen);
 	if (!ret) {
 		*rev = header_rev(resp);
 		*succeeded = json_object_object_get_ex(resp, "succeeded", &s) &&

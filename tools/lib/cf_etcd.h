@@ -99,11 +99,14 @@ struct cf_etcd_cmp {
 /*
  * One transaction: if every cmp holds, put value at key. *rev: the
  * revision of the put (the store's revision when it failed);
- * *succeeded: whether it did.
+ * *succeeded: whether it did; *retried: an earlier attempt reached a
+ * server and got no answer, so it may have been applied (a failed guard
+ * may then be this very put).
  */
 int cf_etcd_txn_put(struct cf_etcd *e, const struct cf_etcd_cmp *cmps,
 		    size_t ncmp, const char *key, const char *value,
-		    int64_t *rev, bool *succeeded, char *err, size_t errlen);
+		    int64_t *rev, bool *succeeded, bool *retried, char *err,
+		    size_t errlen);
 /* Put (lease 0: none); *rev (may be NULL) the put's revision. */
 int cf_etcd_put(struct cf_etcd *e, const char *key, const char *value,
 		int64_t lease, int64_t *rev, char *err, size_t errlen);

@@ -312,7 +312,7 @@ int cf_fleet_commit(struct cf_fleet *f, const struct cf_fleet_change *ch,
 	struct cf_fleet_change add;
 	size_t ncmp = 0;
 	int64_t r = 0;
-	bool ok = false;
+	bool ok = false, retried = false;
 	int ret;
 
 	*rev = 0;
@@ -345,12 +345,27 @@ int cf_fleet_commit(struct cf_fleet *f, const struct cf_fleet_change *ch,
 	default:
 		break;
 	}
-	ret = cf_etcd_txn_put(f->etcd, cmp, ncmp, key, value, &r, &ok, err, errlen);
+	ret = cf_etcd_txn_put(f->etcd, cmp, ncmp, key, value, &r, &ok, &retried, err, errlen);
 	if (ret)
 		goto out;
 	if (ok) {
 		*rev = (uint64_t)r;
 		goto out;
+	}
+	if (retried) {
+		/* the guard may have failed on our own first attempt */
+		struct cf_etcd_range_opts o = { 0 };
+		struct cf_etcd_range rr;
+
+		ret = cf_etcd_range(f->etcd, key, &o, &rr, err, errlen);
+		if (ret)
+			goto out;
+		if (rr.n && !strcmp(rr.kvs[0].value, value)) {
+			*rev = (uint64_t)rr.kvs[0].mod_rev;
+			cf_etcd_range_release(&rr);
+			goto out;
+		}
+		cf_etcd_range_release(&rr);
 	}
 	/* the guard failed: say which way */
 	ret = -EEXIST;
