@@ -96,6 +96,8 @@ static const struct {
 	[CAPFENCE_R_CONSTRAINT]		= { "constraint", EACCES, 4 },
 	[CAPFENCE_R_BYPASS]		= { "bypass", EACCES, 4 },
 	[CAPFENCE_R_BORROW]		= { "borrow", EACCES, 4 },
+	/* the fleet uapi's reason; its CLI exit is the fleet work's to choose */
+	[CAPFENCE_R_FLEET_STALE]	= { "fleet_stale", ENOLINK, 1 },
 };
 
 _Static_assert(sizeof(reasons) / sizeof(reasons[0]) == CAPFENCE_R_MAX + 1,
