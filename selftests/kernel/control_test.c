@@ -95,10 +95,11 @@ static int raw_install(struct cft_nl *nl, uint64_t id, int cls, int kind,
 		       int dup_class)
 {
 	struct nlmsghdr *nlh = cft_nl_req(nl, CAPFENCE_CMD_EPOCH_INSTALL, 0);
-	struct nlattr *nest;
+	struct nlattr *arr, *nest;
 
 	mnl_attr_put_u64(nlh, CAPFENCE_A_EPOCH_ID, id);
-	nest = mnl_attr_nest_start(nlh, CAPFENCE_A_RULE);
+	arr = mnl_attr_nest_start(nlh, CAPFENCE_A_RULES);
+	nest = mnl_attr_nest_start(nlh, 1);
 	mnl_attr_put_u8(nlh, CAPFENCE_RULE_A_CLASS, (uint8_t)cls);
 	mnl_attr_put_u8(nlh, CAPFENCE_RULE_A_KIND, (uint8_t)kind);
 	if (net)
@@ -107,11 +108,12 @@ static int raw_install(struct cft_nl *nl, uint64_t id, int cls, int kind,
 		mnl_attr_put_strz(nlh, CAPFENCE_RULE_A_PATH, path);
 	mnl_attr_nest_end(nlh, nest);
 	if (dup_class) {
-		nest = mnl_attr_nest_start(nlh, CAPFENCE_A_RULE);
+		nest = mnl_attr_nest_start(nlh, 2);
 		mnl_attr_put_u8(nlh, CAPFENCE_RULE_A_CLASS, (uint8_t)dup_class);
 		mnl_attr_put_u8(nlh, CAPFENCE_RULE_A_KIND, CAPFENCE_RULE_OPEN);
 		mnl_attr_nest_end(nlh, nest);
 	}
+	mnl_attr_nest_end(nlh, arr);
 	return cft_nl_talk(nl, nlh, NULL, NULL);
 }
 
@@ -175,14 +177,16 @@ static int dump_cb(const struct nlmsghdr *nlh, void *data)
 	d->rules = 0;
 	d->paths = 0;
 	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr)) {
-		const struct nlattr *c;
+		const struct nlattr *r, *c;
 
-		if (mnl_attr_get_type(a) != CAPFENCE_A_RULE)
+		if (mnl_attr_get_type(a) != CAPFENCE_A_RULES)
 			continue;
-		d->rules++;
-		mnl_attr_for_each_nested(c, a)
-			if (mnl_attr_get_type(c) == CAPFENCE_RULE_A_PATH)
-				d->paths++;
+		mnl_attr_for_each_nested(r, a) {
+			d->rules++;
+			mnl_attr_for_each_nested(c, r)
+				if (mnl_attr_get_type(c) == CAPFENCE_RULE_A_PATH)
+					d->paths++;
+		}
 	}
 	return MNL_CB_OK;
 }
@@ -405,6 +409,7 @@ TEST_F(ctl, bound_root_refused)
 
 struct task_info {
 	uint64_t epoch;
+	bool has_caps;		/* CAPFENCE_A_CAPS present, even empty */
 	int ncaps;
 	uint64_t cap_id[4];
 	uint32_t from[4];
@@ -418,16 +423,22 @@ static int task_cb(const struct nlmsghdr *nlh, void *data)
 
 	cft_nl_parse(nlh, tb);
 	ti->epoch = mnl_attr_get_u64(tb[CAPFENCE_A_EPOCH_ID]);
+	if (tb[CAPFENCE_A_CAPS])
+		ti->has_caps = true;
 	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr)) {
-		const struct nlattr *c[CAPFENCE_CAP_A_MAX + 1];
+		const struct nlattr *c[CAPFENCE_CAP_A_MAX + 1], *m;
 
-		if (mnl_attr_get_type(a) != CAPFENCE_A_CAP || ti->ncaps == 4)
+		if (mnl_attr_get_type(a) != CAPFENCE_A_CAPS)
 			continue;
-		cft_nl_parse_nested(a, c, CAPFENCE_CAP_A_MAX);
-		ti->cap_id[ti->ncaps] = mnl_attr_get_u64(c[CAPFENCE_CAP_A_CAP_ID]);
-		ti->from[ti->ncaps] = mnl_attr_get_u32(c[CAPFENCE_CAP_A_FROM_PID]);
-		ti->state[ti->ncaps] = mnl_attr_get_u32(c[CAPFENCE_CAP_A_STATE]);
-		ti->ncaps++;
+		mnl_attr_for_each_nested(m, a) {
+			if (ti->ncaps == 4)
+				break;
+			cft_nl_parse_nested(m, c, CAPFENCE_CAP_A_MAX);
+			ti->cap_id[ti->ncaps] = mnl_attr_get_u64(c[CAPFENCE_CAP_A_CAP_ID]);
+			ti->from[ti->ncaps] = mnl_attr_get_u32(c[CAPFENCE_CAP_A_FROM_PID]);
+			ti->state[ti->ncaps] = mnl_attr_get_u32(c[CAPFENCE_CAP_A_STATE]);
+			ti->ncaps++;
+		}
 	}
 	return MNL_CB_OK;
 }
