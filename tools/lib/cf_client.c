@@ -513,14 +513,18 @@ int capfence_client_epoch_install(struct capfence_client *c,
 				  size_t errlen)
 {
 	struct nlmsghdr *nlh = begin(c, CAPFENCE_CMD_EPOCH_INSTALL, 0);
-	struct nlattr *nest;
+	struct nlattr *arr, *nest;
 	int cls, i;
 
 	mnl_attr_put_u64(nlh, CAPFENCE_A_EPOCH_ID, e->epoch_id);
+	/* one nested array of rules; a member's type is its index */
+	arr = mnl_attr_nest_start_check(nlh, CF_NL_BUFSZ, CAPFENCE_A_RULES);
+	if (!arr)
+		goto too_big;
 	for (cls = 1; cls <= CAPFENCE_CLASS_MAX; cls++) {
 		const struct capfence_rule *r = &e->rules[cls];
 
-		nest = mnl_attr_nest_start_check(nlh, CF_NL_BUFSZ, CAPFENCE_A_RULE);
+		nest = mnl_attr_nest_start_check(nlh, CF_NL_BUFSZ, (uint16_t)cls);
 		if (!nest)
 			goto too_big;
 		if (!mnl_attr_put_u8_check(nlh, CF_NL_BUFSZ, CAPFENCE_RULE_A_CLASS,
@@ -546,6 +550,7 @@ int capfence_client_epoch_install(struct capfence_client *c,
 		}
 		mnl_attr_nest_end(nlh, nest);
 	}
+	mnl_attr_nest_end(nlh, arr);
 	return simple(c, nlh, NULL, NULL, err, errlen);
 too_big:
 	sodium_memzero(c->s.wbuf, CF_NL_BUFSZ);
@@ -616,7 +621,7 @@ static int parse_rule(const struct nlattr *nest,
 static int parse_epoch_msg(const struct nlmsghdr *nlh,
 			   struct capfence_epoch_info *info)
 {
-	const struct nlattr *a;
+	const struct nlattr *a, *r;
 
 	memset(info, 0, sizeof(*info));
 	capfence_epoch_init(&info->e, 0);
@@ -632,9 +637,12 @@ static int parse_epoch_msg(const struct nlmsghdr *nlh,
 				return -EBADMSG;
 			info->active = mnl_attr_get_u8(a);
 			break;
-		case CAPFENCE_A_RULE:
-			if (parse_rule(a, info))
+		case CAPFENCE_A_RULES:
+			if (mnl_attr_validate(a, MNL_TYPE_NESTED))
 				return -EBADMSG;
+			mnl_attr_for_each_nested(r, a)
+				if (parse_rule(r, info))
+					return -EBADMSG;
 			break;
 		}
 	}
@@ -749,15 +757,15 @@ static int decide(struct capfence_client *c, struct nlmsghdr *nlh,
 	return r->err;
 }
 
-static int put_token(struct nlmsghdr *nlh, const struct capfence_token *t)
+static int put_token(struct nlmsghdr *nlh, uint16_t type,
+		     const struct capfence_token *t)
 {
 	uint8_t bin[CAPFENCE_TOKEN_MAX_LEN];
 	int len = capfence_token_encode_bin(t, bin, sizeof(bin));
 
 	if (len < 0)
 		return len;
-	if (!mnl_attr_put_check(nlh, CF_NL_BUFSZ, CAPFENCE_A_TOKEN,
-				(size_t)len, bin))
+	if (!mnl_attr_put_check(nlh, CF_NL_BUFSZ, type, (size_t)len, bin))
 		return -EMSGSIZE;
 	return 0;
 }
@@ -781,7 +789,7 @@ int capfence_client_delegate(struct capfence_client *c,
 
 	result_init(r);
 	nlh = begin(c, CAPFENCE_CMD_DELEGATE, 0);
-	if (put_token(nlh, t))
+	if (put_token(nlh, CAPFENCE_A_TOKEN, t))
 		return abandon(c, r, -EINVAL, "the token is not well formed");
 	mnl_attr_put_u32(nlh, CAPFENCE_A_PID, pid);
 	if (from_pid)
@@ -840,12 +848,20 @@ int capfence_client_revoke(struct capfence_client *c, uint64_t cap_id,
 static int put_exec_set(struct nlmsghdr *nlh, uint64_t epoch_id,
 			const struct capfence_token *tokens, size_t n)
 {
+	struct nlattr *arr;
 	size_t i;
 
 	mnl_attr_put_u64(nlh, CAPFENCE_A_EPOCH_ID, epoch_id);
+	if (!n)
+		return 0;
+	/* one nested array of tokens; a member's type is its index */
+	arr = mnl_attr_nest_start_check(nlh, CF_NL_BUFSZ, CAPFENCE_A_TOKENS);
+	if (!arr)
+		return -EINVAL;
 	for (i = 0; i < n; i++)
-		if (put_token(nlh, &tokens[i]))
+		if (put_token(nlh, (uint16_t)(i + 1), &tokens[i]))
 			return -EINVAL;
+	mnl_attr_nest_end(nlh, arr);
 	return 0;
 }
 
@@ -1077,6 +1093,34 @@ struct task_acc {
 	size_t cap;
 };
 
+/* the members of CAPFENCE_A_CAPS, one held capability each */
+static int task_caps(struct task_acc *acc, const struct nlattr *arr)
+{
+	struct capfence_task_info *ti = acc->ti;
+	const struct nlattr *a;
+
+	mnl_attr_for_each_nested(a, arr) {
+		if (ti->n == acc->cap) {
+			size_t cap = acc->cap ? acc->cap * 2 : 8;
+			struct capfence_cap_info *v =
+				realloc(ti->caps, cap * sizeof(*v));
+
+			if (!v) {
+				errno = ENOMEM;
+				return -1;
+			}
+			ti->caps = v;
+			acc->cap = cap;
+		}
+		if (parse_cap(a, &ti->caps[ti->n])) {
+			errno = EBADMSG;
+			return -1;
+		}
+		ti->n++;
+	}
+	return 0;
+}
+
 static int task_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct task_acc *acc = data;
@@ -1086,24 +1130,13 @@ static int task_cb(const struct nlmsghdr *nlh, void *data)
 	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr)) {
 		int type = mnl_attr_get_type(a);
 
-		if (type == CAPFENCE_A_CAP) {
-			if (ti->n == acc->cap) {
-				size_t cap = acc->cap ? acc->cap * 2 : 8;
-				struct capfence_cap_info *v =
-					realloc(ti->caps, cap * sizeof(*v));
-
-				if (!v) {
-					errno = ENOMEM;
-					return MNL_CB_ERROR;
-				}
-				ti->caps = v;
-				acc->cap = cap;
-			}
-			if (parse_cap(a, &ti->caps[ti->n])) {
+		if (type == CAPFENCE_A_CAPS) {
+			if (mnl_attr_validate(a, MNL_TYPE_NESTED)) {
 				errno = EBADMSG;
 				return MNL_CB_ERROR;
 			}
-			ti->n++;
+			if (task_caps(acc, a))
+				return MNL_CB_ERROR;
 		} else if (type == CAPFENCE_A_PID) {
 			ti->pid = get_u32(a);
 		} else if (type == CAPFENCE_A_EPOCH_ID) {
@@ -1150,10 +1183,14 @@ int capfence_client_hooks_attach(struct capfence_client *c,
 				 size_t errlen)
 {
 	struct nlmsghdr *nlh = begin(c, CAPFENCE_CMD_HOOKS_ATTACH, 0);
+	struct nlattr *arr;
 	size_t i;
 
+	/* one nested array of link fds; a member's type is its index */
+	arr = mnl_attr_nest_start(nlh, CAPFENCE_A_LINK_FDS);
 	for (i = 0; i < n; i++)
-		mnl_attr_put_u32(nlh, CAPFENCE_A_LINK_FD, (uint32_t)link_fds[i]);
+		mnl_attr_put_u32(nlh, (uint16_t)(i + 1), (uint32_t)link_fds[i]);
+	mnl_attr_nest_end(nlh, arr);
 	return simple(c, nlh, NULL, NULL, err, errlen);
 }
 
