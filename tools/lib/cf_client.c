@@ -941,6 +941,32 @@ static int abandon_nolock(struct capfence_result *r, int err,
 	return err;
 }
 
+/*
+ * An exec closes its close-on-exec descriptors before it installs the new
+ * credential: the pipe closing says the child is past the point of no
+ * return, not yet that it is bound. Wait (at most 5 s) until the module
+ * says so, so that the caller's next request sees the child bound.
+ */
+static void wait_bound(struct capfence_client *c, pid_t child, uint64_t epoch_id)
+{
+	struct capfence_task_info ti;
+	char err[CAPFENCE_ERR_MAX];
+	uint64_t now;
+	int i;
+
+	for (i = 0; i < 5000; i++) {
+		memset(&ti, 0, sizeof(ti));
+		if (capfence_client_task_get(c, (uint32_t)child, &ti, err,
+					     sizeof(err)))
+			return;		/* gone: the caller learns it by waiting */
+		now = ti.epoch_id;
+		capfence_task_release(&ti);
+		if (now == epoch_id)
+			return;
+		usleep(1000);
+	}
+}
+
 int capfence_client_spawn_bound(struct capfence_client *c, uint64_t epoch_id,
 				const struct capfence_token *tokens, size_t n,
 				const char *path, char *const argv[],
@@ -1016,6 +1042,7 @@ int capfence_client_spawn_bound(struct capfence_client *c, uint64_t epoch_id,
 		r->epoch_id = epoch_id;
 		r->reason = CAPFENCE_R_OK;
 		*pid = child;
+		wait_bound(c, child, epoch_id);
 		return 0;
 	}
 	while (waitpid(child, &status, 0) < 0 && errno == EINTR)
