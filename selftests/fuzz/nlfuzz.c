@@ -536,8 +536,12 @@ static void gen_random(struct msg *m, bool root_safe)
 	if (chance(3))
 		flags |= (uint16_t)(rnd() & 0x0f00);
 	hdr(m, cmd, flags);
-	/* no detach from the root fuzzer: later phases need the hooks */
-	if (root_safe && cmd == CAPFENCE_CMD_HOOKS_DETACH)
+	/*
+	 * no detach from the root fuzzer: later phases need the hooks; and no
+	 * fleet bounds, which would deny the later phases' exercises
+	 */
+	if (root_safe && (cmd == CAPFENCE_CMD_HOOKS_DETACH ||
+			  cmd == CAPFENCE_CMD_FLEET_SET))
 		m->buf[sizeof(struct nlmsghdr)] = CAPFENCE_CMD_STATUS_GET;
 	cmd_attrs(m, cmd, root_safe);
 	extra = chance(40) ? (int)rn(4) : 0;
@@ -937,7 +941,8 @@ static void fuzz_loop(int fd, long n, enum ident id, struct result *r)
 			b.len = 0;
 			for (k = 0; k < cnt; k++) {
 				hdr(&m, (uint8_t)(1 + rn(CAPFENCE_CMD_MAX)), 0);
-				if (m.buf[sizeof(struct nlmsghdr)] == CAPFENCE_CMD_HOOKS_DETACH)
+				if (m.buf[sizeof(struct nlmsghdr)] == CAPFENCE_CMD_HOOKS_DETACH ||
+				    m.buf[sizeof(struct nlmsghdr)] == CAPFENCE_CMD_FLEET_SET)
 					m.buf[sizeof(struct nlmsghdr)] = CAPFENCE_CMD_TASK_GET;
 				cmd_attrs(&m, m.buf[sizeof(struct nlmsghdr)], true);
 				finish(&m);
@@ -1086,7 +1091,7 @@ static void gen_invalid(struct msg *m)
 		CAPFENCE_CMD_EPOCH_INSTALL, CAPFENCE_CMD_EPOCH_ACTIVATE,
 		CAPFENCE_CMD_EXEC_SET, CAPFENCE_CMD_DELEGATE,
 		CAPFENCE_CMD_REVOKE, CAPFENCE_CMD_HOOKS_ATTACH,
-		CAPFENCE_CMD_HOOKS_DETACH };
+		CAPFENCE_CMD_HOOKS_DETACH, CAPFENCE_CMD_FLEET_SET };
 	uint8_t cmd = admin_cmds[rn(sizeof(admin_cmds))];
 	uint8_t junk[64];
 	size_t arr;
@@ -1094,7 +1099,7 @@ static void gen_invalid(struct msg *m)
 
 	switch (rn(16)) {
 	case 0:
-		hdr(m, chance(50) ? (uint8_t)(CAPFENCE_CMD_MAX + rn(200)) :
+		hdr(m, chance(50) ? (uint8_t)(CAPFENCE_CMD_MAX + 1 + rn(200)) :
 		    (chance(50) ? CAPFENCE_CMD_EVENT : CAPFENCE_CMD_UNSPEC), 0);
 		cmd_attrs(m, (uint8_t)(1 + rn(CAPFENCE_CMD_MAX)), true);
 		m->what = "unknown command";
