@@ -1303,22 +1303,22 @@ TEST_F(net, memo_goes_stale_between_identical_connects)
 	snprintf(target, sizeof(target), "127.0.0.1:%u", self->tcp_port);
 	/* a revoke */
 	give(_metadata, self, self->e, self->agent.pid, "net:connect",
-	     "127.0.0.0/8", 0x7500, &t);
+	     "127.0.0.0/8", 0x7a00, &t);
 	EXPECT_EQ(0, cft_agent_do(&self->agent, "connect 127.0.0.1 %u",
 				  self->tcp_port));
 	EXPECT_EQ(0, cft_agent_do(&self->agent, "connect 127.0.0.1 %u",
 				  self->tcp_port));
-	ASSERT_EQ(0, cft_revoke(&self->nl, 0x7500, &r));
+	ASSERT_EQ(0, cft_revoke(&self->nl, 0x7a00, &r));
 	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "connect 127.0.0.1 %u",
 				       self->tcp_port));
-	denied(_metadata, self, "revoked", "net:connect", target, 0x7500);
+	denied(_metadata, self, "revoked", "net:connect", target, 0x7a00);
 	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "connect 127.0.0.1 %u",
 				       self->tcp_port));
-	denied(_metadata, self, "revoked", "net:connect", target, 0x7500);
+	denied(_metadata, self, "revoked", "net:connect", target, 0x7a00);
 
 	/* a new grant is judged, then remembered; an activation fences it */
 	give(_metadata, self, self->e, self->agent.pid, "net:connect",
-	     "127.0.0.0/8", 0x7501, &u);
+	     "127.0.0.0/8", 0x7a01, &u);
 	EXPECT_EQ(0, cft_agent_do(&self->agent, "connect 127.0.0.1 %u",
 				  self->tcp_port));
 	EXPECT_EQ(0, cft_agent_do(&self->agent, "connect 127.0.0.1 %u",
@@ -1327,7 +1327,7 @@ TEST_F(net, memo_goes_stale_between_identical_connects)
 	ASSERT_EQ(0, cft_epoch_activate(&self->nl, e2));
 	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "connect 127.0.0.1 %u",
 				       self->tcp_port));
-	denied(_metadata, self, "fenced", "net:connect", target, 0x7501);
+	denied(_metadata, self, "fenced", "net:connect", target, 0x7a01);
 }
 
 /*
@@ -1342,7 +1342,7 @@ TEST_F(net, memo_never_answers_another_target)
 	snprintf(grant, sizeof(grant), "127.0.0.1/32:%u-%u", self->tcp_port,
 		 self->tcp_port);
 	give(_metadata, self, self->e, self->agent.pid, "net:connect", grant,
-	     0x7510, &t);
+	     0x7a10, &t);
 	EXPECT_EQ(0, cft_agent_do(&self->agent, "connect 127.0.0.1 %u",
 				  self->tcp_port));
 	EXPECT_EQ(0, cft_agent_do(&self->agent, "connect 127.0.0.1 %u",
@@ -1351,12 +1351,12 @@ TEST_F(net, memo_never_answers_another_target)
 	snprintf(target, sizeof(target), "127.0.0.2:%u", self->tcp_port);
 	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "connect 127.0.0.2 %u",
 				       self->tcp_port));
-	denied(_metadata, self, "constraint", "net:connect", target, 0x7510);
+	denied(_metadata, self, "constraint", "net:connect", target, 0x7a10);
 	/* another port */
 	snprintf(target, sizeof(target), "127.0.0.1:%u", self->udp_port);
 	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "connect 127.0.0.1 %u",
 				       self->udp_port));
-	denied(_metadata, self, "constraint", "net:connect", target, 0x7510);
+	denied(_metadata, self, "constraint", "net:connect", target, 0x7a10);
 	/* a datagram to the remembered address and port is the same target */
 	EXPECT_EQ(0, cft_agent_do(&self->agent, "n-udp 127.0.0.1 %u",
 				  self->tcp_port));
@@ -1364,7 +1364,7 @@ TEST_F(net, memo_never_answers_another_target)
 	snprintf(target, sizeof(target), "[::1]:%u", self->tcp_port);
 	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "connect ::1 %u",
 				       self->tcp_port));
-	denied(_metadata, self, "constraint", "net:connect", target, 0x7510);
+	denied(_metadata, self, "constraint", "net:connect", target, 0x7a10);
 	/* and the remembered target is still allowed */
 	EXPECT_EQ(0, cft_agent_do(&self->agent, "connect 127.0.0.1 %u",
 				  self->tcp_port));
