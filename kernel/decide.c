@@ -14,12 +14,12 @@
  * decision memo of a credential (cf_net_memo, cred.h) is a seqcount whose
  * writers take it with one cmpxchg() or skip it: neither side ever waits.
  */
-#include <asm/unaligned.h>
 #include <linux/cred.h>
 #include <linux/pid.h>
 #include <linux/sched.h>
 #include <linux/sched/task.h>
 #include "capfence.h"
+#include "compat.h"
 
 /**
  * cf_get_task_cred() - referenced credential of the task @pid
