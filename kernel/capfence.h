@@ -15,6 +15,9 @@
  *   pointer; lookups run under RCU, which BPF programs already hold. A
  *   counting filter (atomic counters) in front of it lets a credential
  *   without state skip the lookup.
+ * - A bound credential's net decision memo (decide.c) is a seqcount
+ *   taken by writers with one cmpxchg() or skipped; readers retry nothing,
+ *   they miss. It is valid only at the fence value it remembers.
  * - The fleet revision and its deadlines (fleet.c) are written under
  *   cf_mutex and read locklessly, one u64 at a time.
  * - Objects reachable from RCU readers (epochs, keys, grants, holdings) are

@@ -11,7 +11,9 @@
  * from cred hooks (atomic context, GFP_ATOMIC) and from netlink (cf_mutex),
  * removed from cred_free (an RCU callback, softirq) and freed after a
  * grace period. e->lock orders writers of e->held and of the pending
- * fields; readers copy the holdings pointer under RCU.
+ * fields; readers copy the holdings pointer under RCU. e->memo, the net
+ * decision memo, is decide.c's: a seqcount whose writers take it with
+ * cmpxchg() or skip it, never under e->lock; a new entry starts empty.
  *
  * cf_cred_hint (capfence.h) filters lookups: an entry's counter is raised
  * (atomic_inc) before the entry is inserted, and the insert publishes the

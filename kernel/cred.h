@@ -11,6 +11,23 @@
 #include <linux/rhashtable.h>
 #include "cap.h"
 
+/*
+ * The last net decision a bound credential was allowed (decide.c): the
+ * target, the fence value and holdings it was judged at, and the grant
+ * that admitted it. A seqcount with a try-lock for writers: seq is odd
+ * while one writes, and a reader that sees it odd or changed misses.
+ */
+struct cf_net_memo {
+	unsigned int seq;
+	u8 class_id;
+	u8 family;
+	u16 port;
+	u8 addr[16];
+	u64 fence;
+	const struct cf_holdings *held;
+	struct cf_grant *grant;
+};
+
 /* Per-credential state; exists only for bound or pending credentials. */
 struct cf_cred {
 	struct rhash_head node;
@@ -20,6 +37,7 @@ struct cf_cred {
 	struct cf_holdings __rcu *held;
 	struct cf_holdings *pending_held;	/* fixed once pending is set */
 	spinlock_t lock;		/* orders writers of held */
+	struct cf_net_memo memo;	/* lock-free, see cf_net_memo */
 	struct rcu_head rcu;
 };
 

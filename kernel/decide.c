@@ -10,13 +10,16 @@
  * and the publication of the new holdings happen under the fence lock, so
  * a delegation is ordered against every revocation and activation.
  * Exercise runs in BPF program context (RCU held, must not sleep) and reads
- * revocation and fencing state inside one fence read section.
+ * revocation and fencing state inside one fence read section. The net
+ * decision memo of a credential (cf_net_memo, cred.h) is a seqcount whose
+ * writers take it with one cmpxchg() or skip it: neither side ever waits.
  */
 #include <linux/cred.h>
 #include <linux/pid.h>
 #include <linux/sched.h>
 #include <linux/sched/task.h>
 #include "capfence.h"
+#include "compat.h"
 
 /**
  * cf_get_task_cred() - referenced credential of the task @pid
@@ -352,8 +355,9 @@ void cf_decision_publish(enum capfence_reason r, const struct cf_token *t,
  */
 static enum capfence_reason cf_judge(const struct cf_cred *e,
 				     const struct cf_target *t,
-				     struct cf_grant **admitted, u64 *cap_id,
-				     u64 *fence)
+				     struct cf_grant **admitted,
+				     const struct cf_holdings **held,
+				     u64 *cap_id, u64 *fence)
 {
 	const struct cf_rule *rule = &e->epoch->rules[t->class_id];
 	enum capfence_reason r;
@@ -362,6 +366,7 @@ static enum capfence_reason cf_judge(const struct cf_cred *e,
 	u32 i;
 
 	*admitted = NULL;
+	*held = NULL;
 	*cap_id = 0;
 	if (rule->kind == CAPFENCE_RULE_OPEN)
 		return CAPFENCE_R_OK;
@@ -379,6 +384,7 @@ static enum capfence_reason cf_judge(const struct cf_cred *e,
 		*fence = cf_fence_value_locked();
 		r = CAPFENCE_R_NO_CAPABILITY;
 		h = rcu_dereference(e->held);
+		*held = h;
 		for (i = 0; h && i < h->n; i++) {
 			struct cf_grant *g = h->g[i];
 			enum capfence_reason st;
@@ -416,10 +422,92 @@ static enum capfence_reason cf_judge(const struct cf_cred *e,
  */
 bool cf_admits(const struct cf_cred *e, const struct cf_target *t)
 {
+	const struct cf_holdings *h;
 	struct cf_grant *g;
 	u64 cap_id, fence;
 
-	return cf_judge(e, t, &g, &cap_id, &fence) == CAPFENCE_R_OK;
+	return cf_judge(e, t, &g, &h, &cap_id, &fence) == CAPFENCE_R_OK;
+}
+
+/*
+ * The net decision memo: a bound credential remembers the last net target
+ * (class, family, address, port) a grant admitted, with the fence value and
+ * the holdings it was judged at, and answers the same target again without
+ * judging it, as long as the fence has not moved and the holdings are the
+ * same. That is sound because an allowed net decision depends on nothing
+ * else the fence does not cover: the credential's epoch never changes once
+ * bound and its rules are immutable, holdings are immutable arrays replaced
+ * on change (compared by pointer), a grant's constraints are immutable, and
+ * each of a grant's states (revoked_at, fenced_at, removed_at) is written
+ * only under the fence lock in a section that advances the fence. Two
+ * things are not fenced and are tested on every use instead: a host past
+ * its fleet deny bound (a deadline, cf_fleet_denies()) and a tracer (per
+ * task, current->ptrace); a traced task neither uses nor fills the memo.
+ * Denials are never remembered. Names (fs classes) are not memoized: a
+ * rename or a mount change moves a name without moving the fence.
+ */
+static bool cf_memo_same(const struct cf_net_memo *m,
+			 const struct cf_target *t)
+{
+	const u8 *a = m->addr, *b = t->addr;
+
+	return m->class_id == t->class_id && m->family == t->family &&
+	       m->port == t->port &&
+	       get_unaligned((const u32 *)a) == get_unaligned((const u32 *)b) &&
+	       (t->family == 4 ||
+		(get_unaligned((const u32 *)(a + 4)) ==
+		 get_unaligned((const u32 *)(b + 4)) &&
+		 get_unaligned((const u64 *)(a + 8)) ==
+		 get_unaligned((const u64 *)(b + 8))));
+}
+
+/* The grant the memo of @e remembers for @t, or NULL: judge it. */
+static struct cf_grant *cf_memo_find(const struct cf_cred *e,
+				     const struct cf_target *t)
+{
+	const struct cf_net_memo *m = &e->memo;
+	struct cf_grant *g;
+	unsigned int seq;
+
+	/* pairs with the release in cf_memo_fill() */
+	seq = smp_load_acquire(&m->seq);
+	if ((seq & 1) || !cf_memo_same(m, t))
+		return NULL;
+	/*
+	 * The fence is read once, outside a read section: a value equal to
+	 * the remembered one means no section that changes a grant's state
+	 * has advanced it yet, and the decision is ordered before it.
+	 */
+	if (m->fence != cf_fence_value_locked() ||
+	    m->held != rcu_access_pointer(e->held))
+		return NULL;
+	g = m->grant;
+	/* the fields above were one writer's */
+	smp_rmb();
+	return READ_ONCE(m->seq) == seq ? g : NULL;
+}
+
+/* Remember that @g in holdings @h admitted @t at fence @fence. */
+static void cf_memo_fill(struct cf_cred *e, const struct cf_target *t,
+			 const struct cf_holdings *h, struct cf_grant *g,
+			 u64 fence)
+{
+	struct cf_net_memo *m = &e->memo;
+	unsigned int seq = READ_ONCE(m->seq);
+
+	/* another task of the credential is writing it: leave it */
+	if ((seq & 1) || cmpxchg(&m->seq, seq, seq + 1) != seq)
+		return;
+	/* the full barrier of cmpxchg() orders the stores below after it */
+	m->class_id = t->class_id;
+	m->family = t->family;
+	m->port = t->port;
+	memcpy(m->addr, t->addr, sizeof(m->addr));
+	m->fence = fence;
+	m->held = h;
+	m->grant = g;
+	/* pairs with the acquire in cf_memo_find(): the fields, then even */
+	smp_store_release(&m->seq, seq + 2);
 }
 
 /**
@@ -430,31 +518,47 @@ bool cf_admits(const struct cf_cred *e, const struct cf_target *t)
  *	      rule is open); valid while the caller holds RCU
  *
  * A task traced by a bound tracer is allowed only what the tracer would
- * be allowed too (borrow.c). BPF program context: never sleeps. A denial
- * is counted and audited.
+ * be allowed too (borrow.c). A net target the credential was allowed last,
+ * at the same fence value and holdings, is answered from its memo (see
+ * cf_memo_find()), counted like any allowed exercise. BPF program context:
+ * never sleeps. A denial is counted and audited.
  *
  * Return: 0 to allow, -EACCES to deny.
  */
 int cf_exercise(struct cf_cred *e, struct cf_target *t,
 		struct cf_grant **admitted)
 {
+	const struct cf_holdings *h;
 	enum capfence_reason r;
 	struct cf_grant *ok;
 	u64 cap_id, fence = 0;
+	bool traced;
 
 	if (admitted)
 		*admitted = NULL;
 	if (e->epoch->rules[t->class_id].kind == CAPFENCE_RULE_OPEN)
 		return 0;
-	r = cf_judge(e, t, &ok, &cap_id, &fence);
-	if (r == CAPFENCE_R_OK && unlikely(current->ptrace) &&
-	    cf_borrow_denied(t)) {
+	traced = READ_ONCE(current->ptrace);
+	/* a net target allowed before, nothing moved since: the memo */
+	if (t->family && likely(!traced) && !cf_fleet_denies()) {
+		ok = cf_memo_find(e, t);
+		if (ok) {
+			cf_stats_exercise(CAPFENCE_R_OK);
+			if (admitted)
+				*admitted = ok;
+			return 0;
+		}
+	}
+	r = cf_judge(e, t, &ok, &h, &cap_id, &fence);
+	if (r == CAPFENCE_R_OK && unlikely(traced) && cf_borrow_denied(t)) {
 		r = CAPFENCE_R_BORROW;
 		cap_id = ok ? ok->capid->cap_id : 0;
 		fence = cf_fence_value();
 	}
 	cf_stats_exercise(r);
 	if (r == CAPFENCE_R_OK) {
+		if (ok && t->family && !traced)
+			cf_memo_fill(e, t, h, ok, fence);
 		if (admitted)
 			*admitted = ok;
 		return 0;

@@ -11,7 +11,12 @@
  *
  * Every command is validated strictly (resv_start_op 0): unknown
  * attributes, trailing bytes and a non-zero reserved header field are
- * refused with EINVAL.
+ * refused with EINVAL. No attribute is repeated at the top level: lists are
+ * nested arrays (WireGuard style: a member's type is its index, ignored on
+ * input). The policy checks an array of nests member by member
+ * (NLA_POLICY_NESTED_ARRAY); the members of an array of scalars, which a
+ * policy cannot describe, are checked by cf_scalar_array(). The ids of
+ * ABI 1's repeated attributes are NLA_REJECT.
  *
  * Locking: the family runs its handlers in parallel (parallel_ops), not
  * under the genetlink mutex: mutating handlers take cf_mutex, which orders
@@ -56,11 +61,13 @@ static const struct nla_policy cf_fleet_policy[CAPFENCE_FLEET_A_MAX + 1] = {
 };
 
 static const struct nla_policy cf_policy[CAPFENCE_A_MAX + 1] = {
-	[CAPFENCE_A_LINK_FD] = { .type = NLA_U32 },
+	[CAPFENCE_A_LINK_FD] = { .type = NLA_REJECT,
+				 .reject_message = "ABI 1 attribute: use CAPFENCE_A_LINK_FDS" },
 	[CAPFENCE_A_KEY_ID] = NLA_POLICY_MIN(NLA_U32, 1),
 	[CAPFENCE_A_KEY] = NLA_POLICY_EXACT_LEN(CAPFENCE_KEY_LEN),
 	[CAPFENCE_A_EPOCH_ID] = { .type = NLA_U64 },
-	[CAPFENCE_A_RULE] = NLA_POLICY_NESTED(cf_rule_policy),
+	[CAPFENCE_A_RULE] = { .type = NLA_REJECT,
+			      .reject_message = "ABI 1 attribute: use CAPFENCE_A_RULES" },
 	[CAPFENCE_A_TOKEN] = { .type = NLA_BINARY,
 			       .len = CAPFENCE_TOKEN_MAX_LEN },
 	[CAPFENCE_A_PID] = NLA_POLICY_MIN(NLA_U32, 1),
@@ -69,6 +76,11 @@ static const struct nla_policy cf_policy[CAPFENCE_A_MAX + 1] = {
 	[CAPFENCE_A_CAP_ID] = { .type = NLA_U64 },
 	[CAPFENCE_A_FLEET_REV] = NLA_POLICY_MIN(NLA_U64, 1),
 	[CAPFENCE_A_FLEET] = NLA_POLICY_NESTED(cf_fleet_policy),
+	[CAPFENCE_A_CAP] = { .type = NLA_REJECT,
+			     .reject_message = "ABI 1 attribute: CAPFENCE_A_CAPS is output only" },
+	[CAPFENCE_A_LINK_FDS] = { .type = NLA_NESTED_ARRAY },
+	[CAPFENCE_A_RULES] = NLA_POLICY_NESTED_ARRAY(cf_rule_policy),
+	[CAPFENCE_A_TOKENS] = { .type = NLA_NESTED_ARRAY },
 };
 
 static const struct genl_multicast_group cf_mcgrps[] = {
@@ -112,20 +124,55 @@ static int cf_nl_status(struct sk_buff *skb, struct genl_info *info)
 	return genlmsg_reply(msg, info);
 }
 
+/*
+ * Check the nested array of scalars @arr as its policy would check one
+ * attribute: each member not nested, of exactly @len bytes (else EINVAL, as
+ * a fixed-size type) or, if !@exact, of at most @len (else ERANGE, as
+ * NLA_BINARY); at most @limit members (E2BIG), no trailing bytes (EINVAL).
+ * Return: the number of members, or a negative errno.
+ */
+static int cf_scalar_array(const struct nlattr *arr, int len, bool exact,
+			   int limit, struct netlink_ext_ack *extack)
+{
+	const struct nlattr *m;
+	int rem, n = 0;
+
+	nla_for_each_nested(m, arr, rem) {
+		if ((m->nla_type & NLA_F_NESTED) ||
+		    (exact && nla_len(m) != len)) {
+			NL_SET_ERR_MSG_ATTR(extack, m, "array member of the wrong type");
+			return -EINVAL;
+		}
+		if (nla_len(m) > len) {
+			NL_SET_ERR_MSG_ATTR(extack, m, "array member too long");
+			return -ERANGE;
+		}
+		if (++n > limit) {
+			NL_SET_ERR_MSG_ATTR(extack, m, "too many array members");
+			return -E2BIG;
+		}
+	}
+	if (rem) {
+		NL_SET_ERR_MSG_ATTR(extack, arr, "trailing bytes in array");
+		return -EINVAL;
+	}
+	return n;
+}
+
 static int cf_nl_hooks_attach(struct sk_buff *skb, struct genl_info *info)
 {
+	struct nlattr *arr = info->attrs[CAPFENCE_A_LINK_FDS];
 	u32 fds[CF_NR_HOOKS];
 	struct nlattr *nla;
 	int n = 0, rem, err;
 
-	nlmsg_for_each_attr(nla, info->nlhdr, GENL_HDRLEN, rem) {
-		if (nla_type(nla) != CAPFENCE_A_LINK_FD)
-			continue;
-		if (n == ARRAY_SIZE(fds)) {
-			NL_SET_ERR_MSG_ATTR(info->extack, nla, "too many link fds");
-			return -E2BIG;
-		}
-		fds[n++] = nla_get_u32(nla);
+	if (arr) {
+		err = cf_scalar_array(arr, sizeof(u32), true, ARRAY_SIZE(fds),
+				      info->extack);
+		if (err < 0)
+			return err;
+		nla_for_each_nested(nla, arr, rem)
+			fds[n++] = nla_get_u32(nla);
 	}
 	mutex_lock(&cf_mutex);
 	err = cf_hooks_attach(fds, n, info->extack);
@@ -318,10 +365,11 @@ static int cf_parse_rule(struct cf_epoch *e, const struct nlattr *nest,
 
 static int cf_nl_epoch_install(struct sk_buff *skb, struct genl_info *info)
 {
+	struct nlattr *rules = info->attrs[CAPFENCE_A_RULES];
 	DECLARE_BITMAP(seen, __CAPFENCE_CLASS_MAX) = {};
 	struct cf_epoch *e;
 	struct nlattr *nla;
-	int rem, err = 0;
+	int rem, n = 0, err = 0;
 	u64 id;
 
 	if (GENL_REQ_ATTR_CHECK(info, CAPFENCE_A_EPOCH_ID))
@@ -332,15 +380,30 @@ static int cf_nl_epoch_install(struct sk_buff *skb, struct genl_info *info)
 				    "epoch id 0 means unbound and cannot be installed");
 		return -EINVAL;
 	}
+	/* the policy checked each member; count them, and no trailing bytes */
+	if (rules) {
+		nla_for_each_nested(nla, rules, rem)
+			n++;
+		if (rem) {
+			NL_SET_ERR_MSG_ATTR(info->extack, rules,
+					    "trailing bytes in array");
+			return -EINVAL;
+		}
+		if (n > CAPFENCE_CLASS_MAX) {
+			NL_SET_ERR_MSG_ATTR(info->extack, rules,
+					    "more rules than classes");
+			return -E2BIG;
+		}
+	}
 	e = cf_epoch_alloc(id);
 	if (!e)
 		return -ENOMEM;
-	nlmsg_for_each_attr(nla, info->nlhdr, GENL_HDRLEN, rem) {
-		if (nla_type(nla) != CAPFENCE_A_RULE)
-			continue;
-		err = cf_parse_rule(e, nla, seen, info->extack);
-		if (err)
-			goto fail;
+	if (rules) {
+		nla_for_each_nested(nla, rules, rem) {
+			err = cf_parse_rule(e, nla, seen, info->extack);
+			if (err)
+				goto fail;
+		}
 	}
 	mutex_lock(&cf_mutex);
 	err = cf_fleet_begin(cf_nl_fleet_rev(info), info->extack) ?:
@@ -396,16 +459,20 @@ static int cf_put_constraints(struct sk_buff *skb, const struct cf_constraint *c
 
 static int cf_fill_epoch(struct sk_buff *skb, const struct cf_epoch *e)
 {
-	struct nlattr *nest;
+	struct nlattr *arr, *nest;
 	int c;
 
 	if (cf_put_u64(skb, CAPFENCE_A_EPOCH_ID, e->id) ||
 	    nla_put_u8(skb, CAPFENCE_A_ACTIVE, READ_ONCE(e->active)))
 		return -EMSGSIZE;
+	arr = nla_nest_start(skb, CAPFENCE_A_RULES);
+	if (!arr)
+		return -EMSGSIZE;
 	for (c = 1; c <= CAPFENCE_CLASS_MAX; c++) {
 		const struct cf_rule *r = &e->rules[c];
 
-		nest = nla_nest_start(skb, CAPFENCE_A_RULE);
+		/* members are numbered from 1: class ids, here */
+		nest = nla_nest_start(skb, c);
 		if (!nest ||
 		    nla_put_u8(skb, CAPFENCE_RULE_A_CLASS, c) ||
 		    nla_put_u8(skb, CAPFENCE_RULE_A_KIND, r->kind) ||
@@ -417,6 +484,7 @@ static int cf_fill_epoch(struct sk_buff *skb, const struct cf_epoch *e)
 			return -EMSGSIZE;
 		nla_nest_end(skb, nest);
 	}
+	nla_nest_end(skb, arr);
 	return 0;
 }
 
@@ -433,7 +501,7 @@ static size_t cf_epoch_msg_max(void)
 		      CAPFENCE_MAX_CONSTRAINTS * c + nla_total_size_64bit(8);
 
 	return GENL_HDRLEN + nla_total_size_64bit(8) + nla_total_size(1) +
-	       CAPFENCE_CLASS_MAX * rule;
+	       nla_total_size(0) + CAPFENCE_CLASS_MAX * rule;
 }
 
 static int cf_nl_epoch_get(struct sk_buff *skb, struct genl_info *info)
@@ -605,26 +673,34 @@ static int cf_nl_delegate(struct sk_buff *skb, struct genl_info *info)
 
 static int cf_nl_exec_set(struct sk_buff *skb, struct genl_info *info)
 {
+	struct nlattr *arr = info->attrs[CAPFENCE_A_TOKENS];
 	struct cf_exec_binding *b;
 	struct nlattr *nla;
 	int rem, err;
 
 	if (GENL_REQ_ATTR_CHECK(info, CAPFENCE_A_EPOCH_ID))
 		return -EINVAL;
+	/* ABI 1 repeated CAPFENCE_A_TOKEN here: refuse it, never ignore it */
+	if (info->attrs[CAPFENCE_A_TOKEN]) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[CAPFENCE_A_TOKEN],
+				    "exec tokens go in CAPFENCE_A_TOKENS");
+		return -EINVAL;
+	}
+	if (arr) {
+		err = cf_scalar_array(arr, CAPFENCE_TOKEN_MAX_LEN, false,
+				      CAPFENCE_MAX_TOKENS, info->extack);
+		if (err < 0)
+			return err;
+	}
 	b = kzalloc(sizeof(*b), GFP_KERNEL);
 	if (!b)
 		return -ENOMEM;
 	b->epoch_id = nla_get_u64(info->attrs[CAPFENCE_A_EPOCH_ID]);
-	nlmsg_for_each_attr(nla, info->nlhdr, GENL_HDRLEN, rem) {
-		if (nla_type(nla) != CAPFENCE_A_TOKEN)
-			continue;
-		if (b->n == CAPFENCE_MAX_TOKENS) {
-			NL_SET_ERR_MSG_ATTR(info->extack, nla, "too many tokens");
-			kfree(b);
-			return -E2BIG;
+	if (arr) {
+		nla_for_each_nested(nla, arr, rem) {
+			b->tok[b->n] = nla_data(nla);
+			b->len[b->n++] = nla_len(nla);
 		}
-		b->tok[b->n] = nla_data(nla);
-		b->len[b->n++] = nla_len(nla);
 	}
 	mutex_lock(&cf_mutex);
 	err = cf_exec_bind(b, info->extack);
@@ -710,10 +786,13 @@ static int cf_nl_fleet_set(struct sk_buff *skb, struct genl_info *info)
 
 static int cf_fill_caps(struct sk_buff *skb, struct cf_holdings *h)
 {
-	struct nlattr *nest;
+	struct nlattr *arr, *nest;
 	unsigned int seq;
 	u32 i;
 
+	arr = nla_nest_start(skb, CAPFENCE_A_CAPS);
+	if (!arr)
+		return -EMSGSIZE;
 	for (i = 0; h && i < h->n; i++) {
 		const struct cf_grant *g = h->g[i];
 		enum capfence_reason st;
@@ -722,7 +801,7 @@ static int cf_fill_caps(struct sk_buff *skb, struct cf_holdings *h)
 			seq = read_seqbegin(&cf_fence);
 			st = cf_grant_state(g);
 		} while (read_seqretry(&cf_fence, seq));
-		nest = nla_nest_start(skb, CAPFENCE_A_CAP);
+		nest = nla_nest_start(skb, i + 1);
 		if (!nest ||
 		    nla_put_u64_64bit(skb, CAPFENCE_CAP_A_CAP_ID,
 				      g->capid->cap_id, CAPFENCE_CAP_A_PAD) ||
@@ -739,6 +818,7 @@ static int cf_fill_caps(struct sk_buff *skb, struct cf_holdings *h)
 			return -EMSGSIZE;
 		nla_nest_end(skb, nest);
 	}
+	nla_nest_end(skb, arr);
 	return 0;
 }
 
@@ -780,8 +860,9 @@ static int cf_nl_task_get(struct sk_buff *skb, struct genl_info *info)
 	      cf_put_u64(msg, CAPFENCE_A_FENCE, cf_fence_value());
 	if (!err && c && c->pending)
 		err = cf_put_u64(msg, CAPFENCE_A_PENDING_EPOCH_ID, c->pending->id);
-	if (!err && c)
-		err = cf_fill_caps(msg, rcu_dereference(c->held));
+	/* always present: empty for a task that holds nothing */
+	if (!err)
+		err = cf_fill_caps(msg, c ? rcu_dereference(c->held) : NULL);
 	rcu_read_unlock();
 	put_cred(cred);
 	if (err) {

@@ -503,7 +503,8 @@ int capfence_client_exec_set(struct capfence_client *c, uint64_t epoch_id,
  * Spawn a child bound to epoch_id holding tokens[n]: fork, EXEC_SET in the
  * child, execve(path, argv, envp) (envp NULL: the caller's environment;
  * path without '/' is searched in PATH). Returns 0 with *pid set once the
- * child has exec'd; else nothing runs and the negative errno is returned:
+ * child has exec'd and the module has it bound (or it is already gone);
+ * else nothing runs and the negative errno is returned:
  * the EXEC_SET refusal (r says why), or the exec's errno (-ENOENT...).
  * The child is the caller's to reap.
  */

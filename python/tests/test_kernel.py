@@ -54,7 +54,7 @@ def spawn(client, children, epoch_id, tokens=()):
 
 def test_status(client):
     st = client.status()
-    assert st.abi == 1 and st.version and st.attached
+    assert st.abi == 2 and st.version and st.attached
 
 
 def test_fleet_status(client):

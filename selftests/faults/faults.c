@@ -105,22 +105,27 @@ static void snap_add(struct snap *s, const char *fmt, ...)
 		s->len = sizeof(s->buf) - 1;
 }
 
-/* Nests of the capfence messages; everything else is printed flat. */
-static bool is_nest(int depth, int type)
+/*
+ * Nests of the capfence messages (@top: the top-level attribute a nested
+ * one is in); everything else is printed flat.
+ */
+static bool is_nest(int depth, int top, int type)
 {
 	if (depth == 0)
-		return type == CAPFENCE_A_RULE || type == CAPFENCE_A_CAP ||
+		return type == CAPFENCE_A_RULES || type == CAPFENCE_A_CAPS ||
 		       type == CAPFENCE_A_STATS;
-	if (depth == 1)
+	if (depth == 1 && top == CAPFENCE_A_STATS)
 		return type == CAPFENCE_STATS_A_DELEGATE_REJECT ||
 		       type == CAPFENCE_STATS_A_EXERCISE_DENY;
-	return false;
+	/* every member of an array of rules or of capabilities */
+	return depth == 1;
 }
 
 struct blob {
 	struct snap *s;
 	int depth;
 	uint64_t skip;		/* top-level types left out (bit mask) */
+	int top;		/* the top-level type, inside a nest */
 };
 
 static int blob_attr(const struct nlattr *a, void *data)
@@ -133,8 +138,9 @@ static int blob_attr(const struct nlattr *a, void *data)
 	if (!b->depth && type < 64 && (b->skip & (1ULL << type)))
 		return MNL_CB_OK;
 	snap_add(b->s, "%*s%d", b->depth * 2, "", type);
-	if (is_nest(b->depth, type)) {
-		struct blob in = { b->s, b->depth + 1, 0 };
+	if (is_nest(b->depth, b->top, type)) {
+		struct blob in = { b->s, b->depth + 1, 0,
+				   b->depth ? b->top : type };
 
 		snap_add(b->s, " {\n");
 		mnl_attr_parse_nested(a, blob_attr, &in);
@@ -177,7 +183,7 @@ static int task_blob(struct cft_nl *nl, pid_t pid, struct snap *s)
 {
 	struct nlmsghdr *nlh = cft_nl_req(nl, CAPFENCE_CMD_TASK_GET, 0);
 	struct blob b = { s, 0, (1ULL << CAPFENCE_A_PID) |
-				(1ULL << CAPFENCE_A_FENCE) };
+				(1ULL << CAPFENCE_A_FENCE), 0 };
 
 	mnl_attr_put_u32(nlh, CAPFENCE_A_PID, (uint32_t)pid);
 	return cft_nl_talk(nl, nlh, blob_cb, &b);
@@ -190,7 +196,7 @@ static int ntracked;
 static int snapshot(struct cft_nl *nl, struct snap *s)
 {
 	struct nlmsghdr *nlh;
-	struct blob b = { s, 0, 0 };
+	struct blob b = { s, 0, 0, 0 };
 	int err, i;
 
 	s->len = 0;
@@ -910,6 +916,7 @@ static int op_epoch_install(struct op *op, unsigned int n, struct attempt *a)
 		"net:bind=open",
 	};
 	struct nlmsghdr *nlh;
+	struct nlattr *arr;
 	struct capfence_epoch e;
 	char err[256];
 	int c;
@@ -919,6 +926,7 @@ static int op_epoch_install(struct op *op, unsigned int n, struct attempt *a)
 		return -EINVAL;
 	nlh = cft_nl_req(&rnl, CAPFENCE_CMD_EPOCH_INSTALL, 0);
 	mnl_attr_put_u64(nlh, CAPFENCE_A_EPOCH_ID, cft_next_epoch(&snl));
+	arr = mnl_attr_nest_start(nlh, CAPFENCE_A_RULES);
 	for (c = 1; c <= CAPFENCE_CLASS_MAX; c++) {
 		const struct capfence_rule *r = &e.rules[c];
 		struct nlattr *nest;
@@ -926,7 +934,7 @@ static int op_epoch_install(struct op *op, unsigned int n, struct attempt *a)
 
 		if (r->kind == CAPFENCE_RULE_DENY)
 			continue;
-		nest = mnl_attr_nest_start(nlh, CAPFENCE_A_RULE);
+		nest = mnl_attr_nest_start(nlh, (uint16_t)c);
 		mnl_attr_put_u8(nlh, CAPFENCE_RULE_A_CLASS, (uint8_t)c);
 		mnl_attr_put_u8(nlh, CAPFENCE_RULE_A_KIND, r->kind);
 		for (i = 0; i < r->n; i++) {
@@ -941,6 +949,7 @@ static int op_epoch_install(struct op *op, unsigned int n, struct attempt *a)
 		}
 		mnl_attr_nest_end(nlh, nest);
 	}
+	mnl_attr_nest_end(nlh, arr);
 	return talk_armed(nlh, n, a);
 }
 
@@ -957,7 +966,8 @@ static int op_epoch_activate(struct op *op, unsigned int n, struct attempt *a)
 	return talk_armed(nlh, n, a);
 }
 
-static int put_token(struct nlmsghdr *nlh, const char *class_name,
+/* a token attribute of type @type: CAPFENCE_A_TOKEN, or a member's index */
+static int put_token(struct nlmsghdr *nlh, uint16_t type, const char *class_name,
 		     uint64_t epoch, const char *c, uint64_t cap_id)
 {
 	uint8_t buf[CAPFENCE_TOKEN_MAX_LEN];
@@ -969,7 +979,7 @@ static int put_token(struct nlmsghdr *nlh, const char *class_name,
 	len = capfence_token_encode_bin(&t, buf, sizeof(buf));
 	if (len < 0)
 		return len;
-	mnl_attr_put(nlh, CAPFENCE_A_TOKEN, (size_t)len, buf);
+	mnl_attr_put(nlh, type, (size_t)len, buf);
 	return 0;
 }
 
@@ -982,12 +992,13 @@ static int op_delegate(struct op *op, unsigned int n, struct attempt *a)
 
 	if (!strcmp(how, "from")) {
 		/* agent A holds cap 0x1002; B receives it from A */
-		if (put_token(nlh, "net:connect", e1, "127.0.0.0/8", 0x1002))
+		if (put_token(nlh, CAPFENCE_A_TOKEN, "net:connect", e1,
+			      "127.0.0.0/8", 0x1002))
 			return -EINVAL;
 		mnl_attr_put_u32(nlh, CAPFENCE_A_PID, (uint32_t)agent_b.pid);
 		mnl_attr_put_u32(nlh, CAPFENCE_A_FROM_PID, (uint32_t)agent_a.pid);
 	} else {
-		if (put_token(nlh, "net:connect",
+		if (put_token(nlh, CAPFENCE_A_TOKEN, "net:connect",
 			      !strcmp(how, "mismatch") ? e2 : e1,
 			      "127.0.0.0/8", cap))
 			return -EINVAL;
@@ -1055,6 +1066,7 @@ static int op_exec_set(struct op *op, unsigned int n, struct attempt *a)
 	pid = fork();
 	if (!pid) {
 		struct nlmsghdr *nlh;
+		struct nlattr *arr;
 		struct cft_nl cn;
 		int fd = fi_open();
 
@@ -1064,8 +1076,10 @@ static int op_exec_set(struct op *op, unsigned int n, struct attempt *a)
 			_exit(1);
 		nlh = cft_nl_req(&cn, CAPFENCE_CMD_EXEC_SET, 0);
 		mnl_attr_put_u64(nlh, CAPFENCE_A_EPOCH_ID, e1);
-		put_token(nlh, "net:connect", e1, "127.0.0.0/8", 0x2001);
-		put_token(nlh, "fs:write", e1, FI_DIR, 0x2002);
+		arr = mnl_attr_nest_start(nlh, CAPFENCE_A_TOKENS);
+		put_token(nlh, 1, "net:connect", e1, "127.0.0.0/8", 0x2001);
+		put_token(nlh, 2, "fs:write", e1, FI_DIR, 0x2002);
+		mnl_attr_nest_end(nlh, arr);
 		fi_arm(fd, n);
 		res[0] = -cft_nl_talk(&cn, nlh, NULL, NULL);
 		res[1] = fi_disarm(fd);
@@ -1110,6 +1124,7 @@ static int op_exec_bind(struct op *op, unsigned int n, struct attempt *a)
 	if (!pid) {
 		struct cft_nl cn;
 		struct nlmsghdr *nlh;
+		struct nlattr *arr;
 		char *argv[] = { "cf-faults-probe", NULL };
 		int fd = fi_open(), err, inj;
 
@@ -1119,7 +1134,9 @@ static int op_exec_bind(struct op *op, unsigned int n, struct attempt *a)
 			_exit(1);
 		nlh = cft_nl_req(&cn, CAPFENCE_CMD_EXEC_SET, 0);
 		mnl_attr_put_u64(nlh, CAPFENCE_A_EPOCH_ID, e1);
-		put_token(nlh, "net:connect", e1, "127.0.0.0/8", 0x2001);
+		arr = mnl_attr_nest_start(nlh, CAPFENCE_A_TOKENS);
+		put_token(nlh, 1, "net:connect", e1, "127.0.0.0/8", 0x2001);
+		mnl_attr_nest_end(nlh, arr);
 		if (cft_nl_talk(&cn, nlh, NULL, NULL))
 			_exit(1);
 		cft_nl_close(&cn);

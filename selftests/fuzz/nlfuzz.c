@@ -274,9 +274,19 @@ static void net_range(struct capfence_net_range *r, bool valid)
 static const char *const paths[] = { "/srv", "/", "/tmp/x", "", "rel/path",
 	"/a/../b", "/a//b", "/a/", "/a,b", "/with\nnl", "/x/./y" };
 
-static void rule_nest(struct msg *m, bool sane)
+/*
+ * The type of the @i-th member of a nested array: its index from 1, which
+ * the kernel ignores; sometimes anything else.
+ */
+static uint16_t member(int i)
 {
-	size_t off = nest_start(m, CAPFENCE_A_RULE);
+	return chance(5) ? (uint16_t)(rnd() & 0x3fff) : (uint16_t)(i + 1);
+}
+
+/* A rule nest of type @type: a member of CAPFENCE_A_RULES, or not. */
+static void rule_nest(struct msg *m, uint16_t type, bool sane)
+{
+	size_t off = nest_start(m, type);
 	int i, n = chance(10) ? (int)rn(14) : (int)rn(4);
 	uint8_t cls = sane ? (uint8_t)(1 + rn(CAPFENCE_CLASS_MAX)) : (uint8_t)rn(8);
 	uint8_t kind = sane ? (uint8_t)rn(3) : (uint8_t)rn(5);
@@ -321,8 +331,11 @@ static void rule_nest(struct msg *m, bool sane)
 	nest_end(m, off);
 }
 
-/* A token: valid under key 7 and epoch E most of the time, then damaged. */
-static void token_attr(struct msg *m)
+/*
+ * A token attribute of type @type: valid under key 7 and epoch E most of
+ * the time, then damaged.
+ */
+static void token_attr(struct msg *m, uint16_t type)
 {
 	static const char *const classes[] = { "net:connect", "net:bind",
 					       "fs:read", "fs:write" };
@@ -352,7 +365,44 @@ static void token_attr(struct msg *m)
 		default: buf[24] = (uint8_t)rnd(); break;	/* count */
 		}
 	}
-	attr(m, CAPFENCE_A_TOKEN, buf, (size_t)len);
+	attr(m, type, buf, (size_t)len);
+}
+
+/* CAPFENCE_A_RULES with @n rule members */
+static void rules_array(struct msg *m, int n, bool sane)
+{
+	size_t off = nest_start(m, CAPFENCE_A_RULES);
+	int i;
+
+	for (i = 0; i < n; i++)
+		rule_nest(m, member(i), sane && chance(70));
+	nest_end(m, off);
+}
+
+/* CAPFENCE_A_TOKENS with @n token members */
+static void tokens_array(struct msg *m, int n)
+{
+	size_t off = nest_start(m, CAPFENCE_A_TOKENS);
+	int i;
+
+	for (i = 0; i < n; i++)
+		token_attr(m, member(i));
+	nest_end(m, off);
+}
+
+/* CAPFENCE_A_LINK_FDS with @n fd members, sometimes not u32 */
+static void link_fds_array(struct msg *m, int n)
+{
+	size_t off = nest_start(m, CAPFENCE_A_LINK_FDS);
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (chance(3))
+			attr_u64(m, member(i), rnd());
+		else
+			attr_u32(m, member(i), chance(50) ? rn(8) : rnd());
+	}
+	nest_end(m, off);
 }
 
 /* A random attribute of any top-level type, shaped or not. */
@@ -371,8 +421,11 @@ static void any_attr(struct msg *m, bool root_safe)
 			attr(m, t, junk, 32);
 			return;
 		case CAPFENCE_A_EPOCH_ID: attr_u64(m, t, pick_epoch(root_safe)); return;
-		case CAPFENCE_A_RULE: rule_nest(m, chance(50)); return;
-		case CAPFENCE_A_TOKEN: token_attr(m); return;
+		case CAPFENCE_A_RULE: rule_nest(m, t, chance(50)); return;
+		case CAPFENCE_A_TOKEN: token_attr(m, t); return;
+		case CAPFENCE_A_LINK_FDS: link_fds_array(m, (int)rn(4)); return;
+		case CAPFENCE_A_RULES: rules_array(m, (int)rn(4), chance(50)); return;
+		case CAPFENCE_A_TOKENS: tokens_array(m, (int)rn(3)); return;
 		case CAPFENCE_A_PID:
 		case CAPFENCE_A_FROM_PID: attr_u32(m, t, pick_pid()); return;
 		case CAPFENCE_A_DRY_RUN: attr(m, t, NULL, 0); return;
@@ -402,13 +455,13 @@ static void any_attr(struct msg *m, bool root_safe)
 /* The attributes a command needs, each sometimes left out. */
 static void cmd_attrs(struct msg *m, uint8_t cmd, bool root_safe)
 {
-	int i, n;
+	int n;
 
 	switch (cmd) {
 	case CAPFENCE_CMD_HOOKS_ATTACH:
-		n = chance(10) ? 17 + (int)rn(20) : (int)rn(12);
-		for (i = 0; i < n; i++)
-			attr_u32(m, CAPFENCE_A_LINK_FD, chance(50) ? rn(8) : rnd());
+		n = chance(10) ? 17 + (int)rn(40) : (int)rn(12);
+		if (chance(90))
+			link_fds_array(m, n);
 		break;
 	case CAPFENCE_CMD_KEY_INSTALL:
 		if (chance(90))
@@ -428,8 +481,8 @@ static void cmd_attrs(struct msg *m, uint8_t cmd, bool root_safe)
 		if (chance(90))
 			attr_u64(m, CAPFENCE_A_EPOCH_ID, pick_epoch(root_safe));
 		n = chance(5) ? 5 + (int)rn(60) : (int)rn(5);
-		for (i = 0; i < n; i++)
-			rule_nest(m, chance(70));
+		if (chance(90))
+			rules_array(m, n, true);
 		break;
 	case CAPFENCE_CMD_EPOCH_ACTIVATE:
 	case CAPFENCE_CMD_EPOCH_GET:
@@ -441,12 +494,12 @@ static void cmd_attrs(struct msg *m, uint8_t cmd, bool root_safe)
 			attr_u64(m, CAPFENCE_A_EPOCH_ID, chance(60) ? epoch_e :
 				 pick_epoch(root_safe));
 		n = chance(5) ? 15 + (int)rn(6) : (int)rn(3);
-		for (i = 0; i < n; i++)
-			token_attr(m);
+		if (chance(80))
+			tokens_array(m, n);
 		break;
 	case CAPFENCE_CMD_DELEGATE:
 		if (chance(90))
-			token_attr(m);
+			token_attr(m, CAPFENCE_A_TOKEN);
 		if (chance(90))
 			attr_u32(m, CAPFENCE_A_PID, pick_pid());
 		if (chance(30))
@@ -483,8 +536,12 @@ static void gen_random(struct msg *m, bool root_safe)
 	if (chance(3))
 		flags |= (uint16_t)(rnd() & 0x0f00);
 	hdr(m, cmd, flags);
-	/* no detach from the root fuzzer: later phases need the hooks */
-	if (root_safe && cmd == CAPFENCE_CMD_HOOKS_DETACH)
+	/*
+	 * no detach from the root fuzzer: later phases need the hooks; and no
+	 * fleet bounds, which would deny the later phases' exercises
+	 */
+	if (root_safe && (cmd == CAPFENCE_CMD_HOOKS_DETACH ||
+			  cmd == CAPFENCE_CMD_FLEET_SET))
 		m->buf[sizeof(struct nlmsghdr)] = CAPFENCE_CMD_STATUS_GET;
 	cmd_attrs(m, cmd, root_safe);
 	extra = chance(40) ? (int)rn(4) : 0;
@@ -884,7 +941,8 @@ static void fuzz_loop(int fd, long n, enum ident id, struct result *r)
 			b.len = 0;
 			for (k = 0; k < cnt; k++) {
 				hdr(&m, (uint8_t)(1 + rn(CAPFENCE_CMD_MAX)), 0);
-				if (m.buf[sizeof(struct nlmsghdr)] == CAPFENCE_CMD_HOOKS_DETACH)
+				if (m.buf[sizeof(struct nlmsghdr)] == CAPFENCE_CMD_HOOKS_DETACH ||
+				    m.buf[sizeof(struct nlmsghdr)] == CAPFENCE_CMD_FLEET_SET)
 					m.buf[sizeof(struct nlmsghdr)] = CAPFENCE_CMD_TASK_GET;
 				cmd_attrs(&m, m.buf[sizeof(struct nlmsghdr)], true);
 				finish(&m);
@@ -1033,14 +1091,15 @@ static void gen_invalid(struct msg *m)
 		CAPFENCE_CMD_EPOCH_INSTALL, CAPFENCE_CMD_EPOCH_ACTIVATE,
 		CAPFENCE_CMD_EXEC_SET, CAPFENCE_CMD_DELEGATE,
 		CAPFENCE_CMD_REVOKE, CAPFENCE_CMD_HOOKS_ATTACH,
-		CAPFENCE_CMD_HOOKS_DETACH };
+		CAPFENCE_CMD_HOOKS_DETACH, CAPFENCE_CMD_FLEET_SET };
 	uint8_t cmd = admin_cmds[rn(sizeof(admin_cmds))];
 	uint8_t junk[64];
+	size_t arr;
 	int i;
 
 	switch (rn(16)) {
 	case 0:
-		hdr(m, chance(50) ? (uint8_t)(CAPFENCE_CMD_MAX + rn(200)) :
+		hdr(m, chance(50) ? (uint8_t)(CAPFENCE_CMD_MAX + 1 + rn(200)) :
 		    (chance(50) ? CAPFENCE_CMD_EVENT : CAPFENCE_CMD_UNSPEC), 0);
 		cmd_attrs(m, (uint8_t)(1 + rn(CAPFENCE_CMD_MAX)), true);
 		m->what = "unknown command";
@@ -1058,16 +1117,16 @@ static void gen_invalid(struct msg *m)
 			break;
 		case 2:
 			hdr(m, CAPFENCE_CMD_EPOCH_INSTALL, 0);
-			rule_nest(m, true);
+			rules_array(m, 1, true);
 			break;
 		case 3:
 			hdr(m, CAPFENCE_CMD_EXEC_SET, 0);
-			token_attr(m);
+			tokens_array(m, 1);
 			break;
 		case 4:
 			hdr(m, CAPFENCE_CMD_DELEGATE, 0);
 			if (chance(50))
-				token_attr(m);
+				token_attr(m, CAPFENCE_A_TOKEN);
 			else
 				attr_u32(m, CAPFENCE_A_PID, (uint32_t)agent_pids[0]);
 			break;
@@ -1110,8 +1169,17 @@ static void gen_invalid(struct msg *m)
 		hdr(m, cmd, 0);
 		cmd_attrs(m, cmd, true);
 		rand_bytes(junk, 8);
-		attr(m, (uint16_t)(CAPFENCE_A_MAX + 1 + rn(100)), junk, rn(9));
-		m->what = "unknown attribute";
+		if (chance(50)) {
+			attr(m, (uint16_t)(CAPFENCE_A_MAX + 1 + rn(100)), junk, rn(9));
+			m->what = "unknown attribute";
+		} else {
+			/* an id of ABI 1's repeated attributes, now reserved */
+			static const uint16_t retired[] = { CAPFENCE_A_LINK_FD,
+				CAPFENCE_A_RULE, CAPFENCE_A_CAP };
+
+			attr_u32(m, retired[rn(3)], rn(8));
+			m->what = "reserved attribute";
+		}
 		m->malformed = true;
 		break;
 	case 5:	/* token longer than the policy allows */
@@ -1120,10 +1188,14 @@ static void gen_invalid(struct msg *m)
 		attr_u32(m, CAPFENCE_A_PID, (uint32_t)agent_pids[0]);
 		{
 			static uint8_t big[CAPFENCE_TOKEN_MAX_LEN + 100];
+			bool exec = m->cmd == CAPFENCE_CMD_EXEC_SET;
+			size_t o = exec ? nest_start(m, CAPFENCE_A_TOKENS) : 0;
 
 			rand_bytes(big, sizeof(big));
-			attr(m, CAPFENCE_A_TOKEN, big,
+			attr(m, exec ? 1 : CAPFENCE_A_TOKEN, big,
 			     CAPFENCE_TOKEN_MAX_LEN + 1 + rn(99));
+			if (exec)
+				nest_end(m, o);
 		}
 		m->what = "token too long";
 		m->malformed = true;
@@ -1131,9 +1203,10 @@ static void gen_invalid(struct msg *m)
 	case 6:	/* bad rule nests */
 		hdr(m, CAPFENCE_CMD_EPOCH_INSTALL, 0);
 		attr_u64(m, CAPFENCE_A_EPOCH_ID, epoch_max + 1 + rn(5));
-		switch (rn(6)) {
+		arr = nest_start(m, CAPFENCE_A_RULES);
+		switch (rn(7)) {
 		case 0: {	/* class out of range */
-			size_t o = nest_start(m, CAPFENCE_A_RULE);
+			size_t o = nest_start(m, 1 + rn(4));
 
 			attr_u8(m, CAPFENCE_RULE_A_CLASS, chance(50) ? 0 : 5 + rn(200));
 			attr_u8(m, CAPFENCE_RULE_A_KIND, 1);
@@ -1141,7 +1214,7 @@ static void gen_invalid(struct msg *m)
 			break;
 		}
 		case 1: {	/* kind out of range */
-			size_t o = nest_start(m, CAPFENCE_A_RULE);
+			size_t o = nest_start(m, 1 + rn(4));
 
 			attr_u8(m, CAPFENCE_RULE_A_CLASS, 1);
 			attr_u8(m, CAPFENCE_RULE_A_KIND, 3 + rn(250));
@@ -1152,7 +1225,7 @@ static void gen_invalid(struct msg *m)
 			uint8_t c = (uint8_t)(1 + rn(4));
 
 			for (i = 0; i < 2; i++) {
-				size_t o = nest_start(m, CAPFENCE_A_RULE);
+				size_t o = nest_start(m, 1 + rn(4));
 
 				attr_u8(m, CAPFENCE_RULE_A_CLASS, c);
 				attr_u8(m, CAPFENCE_RULE_A_KIND, (uint8_t)rn(2));
@@ -1161,7 +1234,7 @@ static void gen_invalid(struct msg *m)
 			break;
 		}
 		case 3: {	/* too many constraints */
-			size_t o = nest_start(m, CAPFENCE_A_RULE);
+			size_t o = nest_start(m, 1 + rn(4));
 
 			attr_u8(m, CAPFENCE_RULE_A_CLASS, 3);
 			attr_u8(m, CAPFENCE_RULE_A_KIND, 2);
@@ -1171,7 +1244,7 @@ static void gen_invalid(struct msg *m)
 			break;
 		}
 		case 4: {	/* constraints on an open rule, or wrong kind */
-			size_t o = nest_start(m, CAPFENCE_A_RULE);
+			size_t o = nest_start(m, 1 + rn(4));
 			struct capfence_net_range r;
 
 			net_range(&r, true);
@@ -1183,7 +1256,7 @@ static void gen_invalid(struct msg *m)
 			break;
 		}
 		default: {	/* relative or unnormalized path */
-			size_t o = nest_start(m, CAPFENCE_A_RULE);
+			size_t o = nest_start(m, 1 + rn(4));
 
 			attr_u8(m, CAPFENCE_RULE_A_CLASS, 3);
 			attr_u8(m, CAPFENCE_RULE_A_KIND, 2);
@@ -1192,14 +1265,18 @@ static void gen_invalid(struct msg *m)
 			nest_end(m, o);
 			break;
 		}
+		case 6:		/* a member that is not a nest */
+			attr_u32(m, 1, 1 + rn(4));
+			break;
 		}
+		nest_end(m, arr);
 		m->what = "bad rule";
 		m->malformed = true;
 		break;
 	case 7:	/* epoch ids that cannot be installed */
 		hdr(m, CAPFENCE_CMD_EPOCH_INSTALL, 0);
 		attr_u64(m, CAPFENCE_A_EPOCH_ID, chance(30) ? 0 : not_above_max());
-		rule_nest(m, true);
+		rules_array(m, 1, true);
 		m->what = "epoch id not above the highest";
 		break;
 	case 8:	/* activation of an epoch that is not installed */
@@ -1263,7 +1340,9 @@ static void gen_invalid(struct msg *m)
 				 0xbad1000ull + rn(1000), &t);
 			len = capfence_token_encode_bin(&t, b, sizeof(b));
 			b[len - 1] ^= 0x80;
-			attr(m, CAPFENCE_A_TOKEN, b, (size_t)len);
+			arr = nest_start(m, CAPFENCE_A_TOKENS);
+			attr(m, 1, b, (size_t)len);
+			nest_end(m, arr);
 			m->what = "exec_set with a forged token";
 		}
 		break;

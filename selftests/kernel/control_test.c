@@ -95,10 +95,11 @@ static int raw_install(struct cft_nl *nl, uint64_t id, int cls, int kind,
 		       int dup_class)
 {
 	struct nlmsghdr *nlh = cft_nl_req(nl, CAPFENCE_CMD_EPOCH_INSTALL, 0);
-	struct nlattr *nest;
+	struct nlattr *arr, *nest;
 
 	mnl_attr_put_u64(nlh, CAPFENCE_A_EPOCH_ID, id);
-	nest = mnl_attr_nest_start(nlh, CAPFENCE_A_RULE);
+	arr = mnl_attr_nest_start(nlh, CAPFENCE_A_RULES);
+	nest = mnl_attr_nest_start(nlh, 1);
 	mnl_attr_put_u8(nlh, CAPFENCE_RULE_A_CLASS, (uint8_t)cls);
 	mnl_attr_put_u8(nlh, CAPFENCE_RULE_A_KIND, (uint8_t)kind);
 	if (net)
@@ -107,11 +108,12 @@ static int raw_install(struct cft_nl *nl, uint64_t id, int cls, int kind,
 		mnl_attr_put_strz(nlh, CAPFENCE_RULE_A_PATH, path);
 	mnl_attr_nest_end(nlh, nest);
 	if (dup_class) {
-		nest = mnl_attr_nest_start(nlh, CAPFENCE_A_RULE);
+		nest = mnl_attr_nest_start(nlh, 2);
 		mnl_attr_put_u8(nlh, CAPFENCE_RULE_A_CLASS, (uint8_t)dup_class);
 		mnl_attr_put_u8(nlh, CAPFENCE_RULE_A_KIND, CAPFENCE_RULE_OPEN);
 		mnl_attr_nest_end(nlh, nest);
 	}
+	mnl_attr_nest_end(nlh, arr);
 	return cft_nl_talk(nl, nlh, NULL, NULL);
 }
 
@@ -175,14 +177,16 @@ static int dump_cb(const struct nlmsghdr *nlh, void *data)
 	d->rules = 0;
 	d->paths = 0;
 	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr)) {
-		const struct nlattr *c;
+		const struct nlattr *r, *c;
 
-		if (mnl_attr_get_type(a) != CAPFENCE_A_RULE)
+		if (mnl_attr_get_type(a) != CAPFENCE_A_RULES)
 			continue;
-		d->rules++;
-		mnl_attr_for_each_nested(c, a)
-			if (mnl_attr_get_type(c) == CAPFENCE_RULE_A_PATH)
-				d->paths++;
+		mnl_attr_for_each_nested(r, a) {
+			d->rules++;
+			mnl_attr_for_each_nested(c, r)
+				if (mnl_attr_get_type(c) == CAPFENCE_RULE_A_PATH)
+					d->paths++;
+		}
 	}
 	return MNL_CB_OK;
 }
@@ -405,6 +409,7 @@ TEST_F(ctl, bound_root_refused)
 
 struct task_info {
 	uint64_t epoch;
+	bool has_caps;		/* CAPFENCE_A_CAPS present, even empty */
 	int ncaps;
 	uint64_t cap_id[4];
 	uint32_t from[4];
@@ -418,16 +423,22 @@ static int task_cb(const struct nlmsghdr *nlh, void *data)
 
 	cft_nl_parse(nlh, tb);
 	ti->epoch = mnl_attr_get_u64(tb[CAPFENCE_A_EPOCH_ID]);
+	if (tb[CAPFENCE_A_CAPS])
+		ti->has_caps = true;
 	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr)) {
-		const struct nlattr *c[CAPFENCE_CAP_A_MAX + 1];
+		const struct nlattr *c[CAPFENCE_CAP_A_MAX + 1], *m;
 
-		if (mnl_attr_get_type(a) != CAPFENCE_A_CAP || ti->ncaps == 4)
+		if (mnl_attr_get_type(a) != CAPFENCE_A_CAPS)
 			continue;
-		cft_nl_parse_nested(a, c, CAPFENCE_CAP_A_MAX);
-		ti->cap_id[ti->ncaps] = mnl_attr_get_u64(c[CAPFENCE_CAP_A_CAP_ID]);
-		ti->from[ti->ncaps] = mnl_attr_get_u32(c[CAPFENCE_CAP_A_FROM_PID]);
-		ti->state[ti->ncaps] = mnl_attr_get_u32(c[CAPFENCE_CAP_A_STATE]);
-		ti->ncaps++;
+		mnl_attr_for_each_nested(m, a) {
+			if (ti->ncaps == 4)
+				break;
+			cft_nl_parse_nested(m, c, CAPFENCE_CAP_A_MAX);
+			ti->cap_id[ti->ncaps] = mnl_attr_get_u64(c[CAPFENCE_CAP_A_CAP_ID]);
+			ti->from[ti->ncaps] = mnl_attr_get_u32(c[CAPFENCE_CAP_A_FROM_PID]);
+			ti->state[ti->ncaps] = mnl_attr_get_u32(c[CAPFENCE_CAP_A_STATE]);
+			ti->ncaps++;
+		}
 	}
 	return MNL_CB_OK;
 }
@@ -501,6 +512,234 @@ TEST_F(ctl, events_group)
 	EXPECT_EQ(t.cap_id, ev.cap_id);
 	EXPECT_STREQ("delegate_reject", capfence_event_name(ev.type));
 	capfence_events_close(mon);
+}
+
+/*
+ * Lists are nested arrays (ABI 2): one attribute whose members each carry
+ * one element, a member's type being its index (ignored on input).
+ */
+
+/* EPOCH_INSTALL of @e with @n members in CAPFENCE_A_RULES, typed @type */
+static int rules_install(struct cft_nl *nl, uint64_t e, int n, uint16_t type)
+{
+	struct nlmsghdr *nlh = cft_nl_req(nl, CAPFENCE_CMD_EPOCH_INSTALL, 0);
+	struct nlattr *arr, *nest;
+	int i;
+
+	mnl_attr_put_u64(nlh, CAPFENCE_A_EPOCH_ID, e);
+	arr = mnl_attr_nest_start(nlh, CAPFENCE_A_RULES);
+	for (i = 0; i < n; i++) {
+		nest = mnl_attr_nest_start(nlh, type);
+		mnl_attr_put_u8(nlh, CAPFENCE_RULE_A_CLASS,
+				(uint8_t)(1 + i % CAPFENCE_CLASS_MAX));
+		mnl_attr_put_u8(nlh, CAPFENCE_RULE_A_KIND, CAPFENCE_RULE_OPEN);
+		mnl_attr_nest_end(nlh, nest);
+	}
+	mnl_attr_nest_end(nlh, arr);
+	return cft_nl_talk(nl, nlh, NULL, NULL);
+}
+
+/* EXEC_SET of @e with @n junk tokens in CAPFENCE_A_TOKENS */
+static int tokens_exec_set(struct cft_nl *nl, uint64_t e, int n)
+{
+	struct nlmsghdr *nlh = cft_nl_req(nl, CAPFENCE_CMD_EXEC_SET, 0);
+	uint8_t junk[64] = { CAPFENCE_TOKEN_VERSION };
+	struct nlattr *arr;
+	int i;
+
+	mnl_attr_put_u64(nlh, CAPFENCE_A_EPOCH_ID, e);
+	arr = mnl_attr_nest_start(nlh, CAPFENCE_A_TOKENS);
+	for (i = 0; i < n; i++)
+		mnl_attr_put(nlh, (uint16_t)(i + 1), sizeof(junk), junk);
+	mnl_attr_nest_end(nlh, arr);
+	return cft_nl_talk(nl, nlh, NULL, NULL);
+}
+
+/* HOOKS_ATTACH with @n link fds (never read: refused before) */
+static int link_fds_attach(struct cft_nl *nl, int n)
+{
+	struct nlmsghdr *nlh = cft_nl_req(nl, CAPFENCE_CMD_HOOKS_ATTACH, 0);
+	struct nlattr *arr;
+	int i;
+
+	arr = mnl_attr_nest_start(nlh, CAPFENCE_A_LINK_FDS);
+	for (i = 0; i < n; i++)
+		mnl_attr_put_u32(nlh, (uint16_t)(i + 1), 0);
+	mnl_attr_nest_end(nlh, arr);
+	return cft_nl_talk(nl, nlh, NULL, NULL);
+}
+
+/* ABI 1's repeated top-level attributes are refused, never ignored. */
+TEST_F(ctl, array_old_repeated_attrs_refused)
+{
+	uint64_t e = cft_next_epoch(&self->nl);
+	const char *rules[] = { "net:connect=open" };
+	struct nlmsghdr *nlh;
+	struct nlattr *nest;
+	uint8_t junk[64] = { CAPFENCE_TOKEN_VERSION };
+	int i;
+
+	nlh = cft_nl_req(&self->nl, CAPFENCE_CMD_EPOCH_INSTALL, 0);
+	mnl_attr_put_u64(nlh, CAPFENCE_A_EPOCH_ID, e);
+	for (i = 1; i <= 2; i++) {
+		nest = mnl_attr_nest_start(nlh, CAPFENCE_A_RULE);
+		mnl_attr_put_u8(nlh, CAPFENCE_RULE_A_CLASS, (uint8_t)i);
+		mnl_attr_put_u8(nlh, CAPFENCE_RULE_A_KIND, CAPFENCE_RULE_OPEN);
+		mnl_attr_nest_end(nlh, nest);
+	}
+	/* (a nest where the policy has NLA_REJECT: "NLA_F_NESTED not expected") */
+	EXPECT_EQ(-EINVAL, cft_nl_talk(&self->nl, nlh, NULL, NULL));
+	EXPECT_STRNE("", self->nl.ext);
+	/* nothing was installed */
+	EXPECT_EQ(e, cft_next_epoch(&self->nl));
+
+	nlh = cft_nl_req(&self->nl, CAPFENCE_CMD_HOOKS_ATTACH, 0);
+	for (i = 0; i < 2; i++)
+		mnl_attr_put_u32(nlh, CAPFENCE_A_LINK_FD, 0);
+	EXPECT_EQ(-EINVAL, cft_nl_talk(&self->nl, nlh, NULL, NULL));
+	EXPECT_NE(NULL, strstr(self->nl.ext, "CAPFENCE_A_LINK_FDS"));
+
+	ASSERT_EQ(0, cft_epoch_install(&self->nl, e, rules, 1, NULL, 0));
+	nlh = cft_nl_req(&self->nl, CAPFENCE_CMD_EXEC_SET, 0);
+	mnl_attr_put_u64(nlh, CAPFENCE_A_EPOCH_ID, e);
+	for (i = 0; i < 2; i++)
+		mnl_attr_put(nlh, CAPFENCE_A_TOKEN, sizeof(junk), junk);
+	EXPECT_EQ(-EINVAL, cft_nl_talk(&self->nl, nlh, NULL, NULL));
+	EXPECT_NE(NULL, strstr(self->nl.ext, "CAPFENCE_A_TOKENS"));
+
+	/* the reply-only id of ABI 1 is refused in a request too */
+	nlh = cft_nl_req(&self->nl, CAPFENCE_CMD_TASK_GET, 0);
+	mnl_attr_put_u32(nlh, CAPFENCE_A_PID, (uint32_t)getpid());
+	nest = mnl_attr_nest_start(nlh, CAPFENCE_A_CAP);
+	mnl_attr_nest_end(nlh, nest);
+	EXPECT_EQ(-EINVAL, cft_nl_talk(&self->nl, nlh, NULL, NULL));
+}
+
+/* The limits of the lists: E2BIG, checked before anything is done. */
+TEST_F(ctl, array_over_limit_e2big)
+{
+	const char *rules[] = { "net:connect=open" };
+	uint64_t e = cft_next_epoch(&self->nl);
+
+	/* one rule per class: more members than classes */
+	EXPECT_EQ(-E2BIG, rules_install(&self->nl, e, CAPFENCE_CLASS_MAX + 1, 0));
+	EXPECT_NE(NULL, strstr(self->nl.ext, "more rules than classes"));
+	EXPECT_EQ(e, cft_next_epoch(&self->nl));
+	/* exactly one per class is fine */
+	EXPECT_EQ(0, rules_install(&self->nl, e, CAPFENCE_CLASS_MAX, 0));
+	e++;
+
+	ASSERT_EQ(0, cft_epoch_install(&self->nl, e, rules, 1, NULL, 0));
+	EXPECT_EQ(-E2BIG, tokens_exec_set(&self->nl, e, CAPFENCE_MAX_TOKENS + 1));
+	EXPECT_NE(NULL, strstr(self->nl.ext, "too many"));
+
+	/* more link fds than the module has hooks */
+	EXPECT_EQ(-E2BIG, link_fds_attach(&self->nl, 256));
+	EXPECT_NE(NULL, strstr(self->nl.ext, "too many"));
+}
+
+/*
+ * An empty array is the list it carries: no rules (every class denied),
+ * no tokens; TASK_GET always answers with CAPFENCE_A_CAPS, empty for a
+ * task that holds nothing. Member types (indexes) are ignored.
+ */
+TEST_F(ctl, array_empty_and_indexes)
+{
+	const char *rules[] = { "net:connect=open" };
+	uint64_t e = cft_next_epoch(&self->nl);
+	struct capfence_epoch_info info;
+	struct task_info ti;
+	int status, cls;
+	pid_t pid;
+
+	ASSERT_EQ(0, rules_install(&self->nl, e, 0, 0));
+	ASSERT_EQ(0, capfence_client_epoch_get(self->nl.c, e, &info, NULL, 0));
+	for (cls = 1; cls <= CAPFENCE_CLASS_MAX; cls++)
+		EXPECT_EQ(CAPFENCE_RULE_DENY, info.e.rules[cls].kind);
+	/* members typed 0 and 0x1234: the type is not read */
+	ASSERT_EQ(0, rules_install(&self->nl, e + 1, 1, 0x1234));
+	ASSERT_EQ(0, capfence_client_epoch_get(self->nl.c, e + 1, &info, NULL, 0));
+	EXPECT_EQ(CAPFENCE_RULE_OPEN, info.e.rules[1].kind);
+	EXPECT_EQ(CAPFENCE_RULE_DENY, info.e.rules[2].kind);
+	ASSERT_EQ(0, cft_epoch_install(&self->nl, e + 2, rules, 1, NULL, 0));
+
+	/* an exec binding with an empty token array: pending, no tokens */
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		struct cft_nl cn;
+		struct task_info me;
+
+		if (cft_open(&cn) || tokens_exec_set(&cn, e + 2, 0) ||
+		    task_get(&cn, getpid(), &me) || !me.has_caps || me.ncaps)
+			_exit(1);
+		_exit(0);	/* never execs: the binding is dropped */
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+
+	ASSERT_EQ(0, task_get(&self->nl, getpid(), &ti));
+	EXPECT_TRUE(ti.has_caps);
+	EXPECT_EQ(0, ti.ncaps);
+}
+
+/* A member of the wrong type, or an array without NLA_F_NESTED. */
+TEST_F(ctl, array_member_wrong_type)
+{
+	uint64_t e = cft_next_epoch(&self->nl);
+	const char *rules[] = { "net:connect=open" };
+	struct nlmsghdr *nlh;
+	struct nlattr *arr, *m;
+
+	/* a rule member that is a u32, not a nest */
+	nlh = cft_nl_req(&self->nl, CAPFENCE_CMD_EPOCH_INSTALL, 0);
+	mnl_attr_put_u64(nlh, CAPFENCE_A_EPOCH_ID, e);
+	arr = mnl_attr_nest_start(nlh, CAPFENCE_A_RULES);
+	mnl_attr_put_u32(nlh, 1, 1);
+	mnl_attr_nest_end(nlh, arr);
+	EXPECT_EQ(-EINVAL, cft_nl_talk(&self->nl, nlh, NULL, NULL));
+	/* shorter than an attribute header: the kernel's ERANGE */
+	nlh = cft_nl_req(&self->nl, CAPFENCE_CMD_EPOCH_INSTALL, 0);
+	mnl_attr_put_u64(nlh, CAPFENCE_A_EPOCH_ID, e);
+	arr = mnl_attr_nest_start(nlh, CAPFENCE_A_RULES);
+	mnl_attr_put_u8(nlh, 1, 1);
+	mnl_attr_nest_end(nlh, arr);
+	EXPECT_EQ(-ERANGE, cft_nl_talk(&self->nl, nlh, NULL, NULL));
+	/* a rule member that is a nest of something else than a rule */
+	nlh = cft_nl_req(&self->nl, CAPFENCE_CMD_EPOCH_INSTALL, 0);
+	mnl_attr_put_u64(nlh, CAPFENCE_A_EPOCH_ID, e);
+	arr = mnl_attr_nest_start(nlh, CAPFENCE_A_RULES);
+	m = mnl_attr_nest_start(nlh, 1);
+	mnl_attr_put_u64(nlh, CAPFENCE_RULE_A_MAX + 1, 0);
+	mnl_attr_nest_end(nlh, m);
+	mnl_attr_nest_end(nlh, arr);
+	EXPECT_EQ(-EINVAL, cft_nl_talk(&self->nl, nlh, NULL, NULL));
+	EXPECT_EQ(e, cft_next_epoch(&self->nl));
+
+	/* a link fd member that is a u64 */
+	nlh = cft_nl_req(&self->nl, CAPFENCE_CMD_HOOKS_ATTACH, 0);
+	arr = mnl_attr_nest_start(nlh, CAPFENCE_A_LINK_FDS);
+	mnl_attr_put_u64(nlh, 1, 0);
+	mnl_attr_nest_end(nlh, arr);
+	EXPECT_EQ(-EINVAL, cft_nl_talk(&self->nl, nlh, NULL, NULL));
+	EXPECT_NE(NULL, strstr(self->nl.ext, "wrong type"));
+
+	/* a token member that is a nest */
+	ASSERT_EQ(0, cft_epoch_install(&self->nl, e, rules, 1, NULL, 0));
+	nlh = cft_nl_req(&self->nl, CAPFENCE_CMD_EXEC_SET, 0);
+	mnl_attr_put_u64(nlh, CAPFENCE_A_EPOCH_ID, e);
+	arr = mnl_attr_nest_start(nlh, CAPFENCE_A_TOKENS);
+	m = mnl_attr_nest_start(nlh, 1);
+	mnl_attr_put_u32(nlh, 1, 0);
+	mnl_attr_nest_end(nlh, m);
+	mnl_attr_nest_end(nlh, arr);
+	EXPECT_EQ(-EINVAL, cft_nl_talk(&self->nl, nlh, NULL, NULL));
+	EXPECT_NE(NULL, strstr(self->nl.ext, "wrong type"));
+
+	/* an array without NLA_F_NESTED (strict validation) */
+	nlh = cft_nl_req(&self->nl, CAPFENCE_CMD_HOOKS_ATTACH, 0);
+	mnl_attr_put_u32(nlh, CAPFENCE_A_LINK_FDS, 0);
+	EXPECT_EQ(-EINVAL, cft_nl_talk(&self->nl, nlh, NULL, NULL));
 }
 
 CFT_MAIN

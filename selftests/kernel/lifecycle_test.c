@@ -26,6 +26,7 @@ static int attach_foreign(struct cft_nl *nl)
 	struct noop_lsm_bpf *skel = noop_lsm_bpf__open();
 	struct bpf_program *prog;
 	struct nlmsghdr *nlh;
+	struct nlattr *arr;
 	size_t i = 0;
 	int err;
 
@@ -35,13 +36,15 @@ static int attach_foreign(struct cft_nl *nl)
 	err = noop_lsm_bpf__load(skel) ?: noop_lsm_bpf__attach(skel);
 	if (!err) {
 		nlh = cft_nl_req(nl, CAPFENCE_CMD_HOOKS_ATTACH, 0);
+		arr = mnl_attr_nest_start(nlh, CAPFENCE_A_LINK_FDS);
 		bpf_object__for_each_program(prog, skel->obj) {
 			struct bpf_link *l = ((struct bpf_link **)&skel->links)[i++];
 
 			if (l)
-				mnl_attr_put_u32(nlh, CAPFENCE_A_LINK_FD,
+				mnl_attr_put_u32(nlh, (uint16_t)i,
 						 (uint32_t)bpf_link__fd(l));
 		}
+		mnl_attr_nest_end(nlh, arr);
 		err = cft_nl_talk(nl, nlh, NULL, NULL);
 	}
 	noop_lsm_bpf__destroy(skel);

@@ -1285,4 +1285,89 @@ TEST_F(net, removed_key_fences_held_grants)
 	capfence_key_free(k9);
 }
 
+/*
+ * The net decision memo (decide.c): a connect answered from the memo must
+ * go stale with every change a full decision would see. Each change comes
+ * between two identical connects, the first of which filled the memo.
+ */
+TEST_F(net, memo_goes_stale_between_identical_connects)
+{
+	const char *narrow[] = { "net:connect=token:127.0.0.1/32",
+				 "net:bind=open", "fs:read=open",
+				 "fs:write=open" };
+	uint64_t e2 = cft_next_epoch(&self->nl);
+	struct capfence_token t, u;
+	struct cft_reply r;
+	char target[64];
+
+	snprintf(target, sizeof(target), "127.0.0.1:%u", self->tcp_port);
+	/* a revoke */
+	give(_metadata, self, self->e, self->agent.pid, "net:connect",
+	     "127.0.0.0/8", 0x7a00, &t);
+	EXPECT_EQ(0, cft_agent_do(&self->agent, "connect 127.0.0.1 %u",
+				  self->tcp_port));
+	EXPECT_EQ(0, cft_agent_do(&self->agent, "connect 127.0.0.1 %u",
+				  self->tcp_port));
+	ASSERT_EQ(0, cft_revoke(&self->nl, 0x7a00, &r));
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "connect 127.0.0.1 %u",
+				       self->tcp_port));
+	denied(_metadata, self, "revoked", "net:connect", target, 0x7a00);
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "connect 127.0.0.1 %u",
+				       self->tcp_port));
+	denied(_metadata, self, "revoked", "net:connect", target, 0x7a00);
+
+	/* a new grant is judged, then remembered; an activation fences it */
+	give(_metadata, self, self->e, self->agent.pid, "net:connect",
+	     "127.0.0.0/8", 0x7a01, &u);
+	EXPECT_EQ(0, cft_agent_do(&self->agent, "connect 127.0.0.1 %u",
+				  self->tcp_port));
+	EXPECT_EQ(0, cft_agent_do(&self->agent, "connect 127.0.0.1 %u",
+				  self->tcp_port));
+	ASSERT_EQ(0, cft_epoch_install(&self->nl, e2, narrow, 4, NULL, 0));
+	ASSERT_EQ(0, cft_epoch_activate(&self->nl, e2));
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "connect 127.0.0.1 %u",
+				       self->tcp_port));
+	denied(_metadata, self, "fenced", "net:connect", target, 0x7a01);
+}
+
+/*
+ * A remembered target answers for itself only: another address, another
+ * port or another family is judged, and denied here.
+ */
+TEST_F(net, memo_never_answers_another_target)
+{
+	struct capfence_token t;
+	char grant[64], target[64];
+
+	snprintf(grant, sizeof(grant), "127.0.0.1/32:%u-%u", self->tcp_port,
+		 self->tcp_port);
+	give(_metadata, self, self->e, self->agent.pid, "net:connect", grant,
+	     0x7a10, &t);
+	EXPECT_EQ(0, cft_agent_do(&self->agent, "connect 127.0.0.1 %u",
+				  self->tcp_port));
+	EXPECT_EQ(0, cft_agent_do(&self->agent, "connect 127.0.0.1 %u",
+				  self->tcp_port));
+	/* another address */
+	snprintf(target, sizeof(target), "127.0.0.2:%u", self->tcp_port);
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "connect 127.0.0.2 %u",
+				       self->tcp_port));
+	denied(_metadata, self, "constraint", "net:connect", target, 0x7a10);
+	/* another port */
+	snprintf(target, sizeof(target), "127.0.0.1:%u", self->udp_port);
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "connect 127.0.0.1 %u",
+				       self->udp_port));
+	denied(_metadata, self, "constraint", "net:connect", target, 0x7a10);
+	/* a datagram to the remembered address and port is the same target */
+	EXPECT_EQ(0, cft_agent_do(&self->agent, "n-udp 127.0.0.1 %u",
+				  self->tcp_port));
+	/* another family: the IPv6 loopback, same port */
+	snprintf(target, sizeof(target), "[::1]:%u", self->tcp_port);
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "connect ::1 %u",
+				       self->tcp_port));
+	denied(_metadata, self, "constraint", "net:connect", target, 0x7a10);
+	/* and the remembered target is still allowed */
+	EXPECT_EQ(0, cft_agent_do(&self->agent, "connect 127.0.0.1 %u",
+				  self->tcp_port));
+}
+
 CFT_MAIN

@@ -61,7 +61,7 @@ static struct nlmsghdr *build(struct cft_nl *nl, int op, const struct ctx *c)
 {
 	static const uint8_t raw[CAPFENCE_KEY_LEN] = { 0x11, 0x22 };
 	struct nlmsghdr *nlh;
-	struct nlattr *nest;
+	struct nlattr *arr, *nest;
 	int i;
 
 	switch (op) {
@@ -77,10 +77,12 @@ static struct nlmsghdr *build(struct cft_nl *nl, int op, const struct ctx *c)
 	case 2:
 		nlh = cft_nl_req(nl, CAPFENCE_CMD_EPOCH_INSTALL, 0);
 		mnl_attr_put_u64(nlh, CAPFENCE_A_EPOCH_ID, c->new_epoch);
-		nest = mnl_attr_nest_start(nlh, CAPFENCE_A_RULE);
+		arr = mnl_attr_nest_start(nlh, CAPFENCE_A_RULES);
+		nest = mnl_attr_nest_start(nlh, 1);
 		mnl_attr_put_u8(nlh, CAPFENCE_RULE_A_CLASS, CAPFENCE_CLASS_FS_READ);
 		mnl_attr_put_u8(nlh, CAPFENCE_RULE_A_KIND, CAPFENCE_RULE_OPEN);
 		mnl_attr_nest_end(nlh, nest);
+		mnl_attr_nest_end(nlh, arr);
 		return nlh;
 	case 3:
 		nlh = cft_nl_req(nl, CAPFENCE_CMD_EPOCH_ACTIVATE, 0);
@@ -102,8 +104,10 @@ static struct nlmsghdr *build(struct cft_nl *nl, int op, const struct ctx *c)
 	case 7:
 		/* well formed: one link fd per hook (not links: never read) */
 		nlh = cft_nl_req(nl, CAPFENCE_CMD_HOOKS_ATTACH, 0);
+		arr = mnl_attr_nest_start(nlh, CAPFENCE_A_LINK_FDS);
 		for (i = 0; i < 10; i++)
-			mnl_attr_put_u32(nlh, CAPFENCE_A_LINK_FD, 0);
+			mnl_attr_put_u32(nlh, (uint16_t)(i + 1), 0);
+		mnl_attr_nest_end(nlh, arr);
 		return nlh;
 	default:
 		return cft_nl_req(nl, CAPFENCE_CMD_HOOKS_DETACH, 0);
@@ -197,9 +201,14 @@ static int caps_cb(const struct nlmsghdr *nlh, void *data)
 {
 	const struct nlattr *a;
 
-	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr))
-		if (mnl_attr_get_type(a) == CAPFENCE_A_CAP)
+	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr)) {
+		const struct nlattr *m;
+
+		if (mnl_attr_get_type(a) != CAPFENCE_A_CAPS)
+			continue;
+		mnl_attr_for_each_nested(m, a)
 			(*(int *)data)++;
+	}
 	return MNL_CB_OK;
 }
 

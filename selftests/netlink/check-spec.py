@@ -249,7 +249,8 @@ class Header:
 NLA_TYPE = {'NLA_U8': 'u8', 'NLA_U16': 'u16', 'NLA_U32': 'u32', 'NLA_U64': 'u64',
             'NLA_S8': 's8', 'NLA_S16': 's16', 'NLA_S32': 's32', 'NLA_S64': 's64',
             'NLA_NUL_STRING': 'string', 'NLA_STRING': 'string', 'NLA_BINARY': 'binary',
-            'NLA_FLAG': 'flag', 'NLA_NESTED': 'nest', 'NLA_NESTED_ARRAY': 'nest'}
+            'NLA_FLAG': 'flag', 'NLA_NESTED': 'nest', 'NLA_NESTED_ARRAY': 'indexed-array',
+            'NLA_REJECT': 'unused'}
 
 
 # struct netlink_range_validation NAME = { .min = X, .max = Y } of netlink.c
@@ -279,6 +280,8 @@ def parse_policy_value(v, hdr):
             if rng is None:
                 raise SpecError('no range validation %s' % args[1])
             return NLA_TYPE[args[0]], {k: hdr.eval(x) for k, x in rng.items()}, None
+        if macro == 'NLA_POLICY_NESTED_ARRAY':
+            return 'indexed-array', {}, args[0]
         raise SpecError('unknown policy macro %s' % macro)
     m = re.fullmatch(r'\{(.*)\}', v, re.S)
     if not m:
@@ -289,6 +292,8 @@ def parse_policy_value(v, hdr):
         fields[k.lstrip('.')] = val
     t = NLA_TYPE[fields['type']]
     checks = {}
+    if t == 'unused':
+        return t, checks, None
     if 'len' in fields:
         checks['max-len'] = hdr.eval(fields['len'])
     return t, checks, None
@@ -512,7 +517,7 @@ def compare(spec, hdr, nl, puts, tap):
         for a in s['attributes']:
             c = cname(s['name-prefix'], a['name'])
             t = a['type']
-            if t == 'nest-type-value':
+            if t in ('nest-type-value', 'indexed-array'):
                 t = 'nest'
             for have in sorted(puts.get(c, ())):
                 if have != t:
@@ -549,6 +554,11 @@ def compare(spec, hdr, nl, puts, tap):
         for a in s['attributes']:
             c = cname(s['name-prefix'], a['name'])
             inpol = c in ents
+            if a['type'] == 'unused':
+                # a reserved id: refused by the policy (NLA_REJECT)
+                if not inpol or ents[c][0] != 'unused':
+                    p.append('%s: unused, %s must have an NLA_REJECT entry' % (a['name'], polname))
+                continue
             if a['name'] in expected and not inpol:
                 p.append('%s: spec expects a policy entry, %s has none' % (a['name'], polname))
                 continue
@@ -563,7 +573,12 @@ def compare(spec, hdr, nl, puts, tap):
                 p.append('%s: policy type %s, spec %s' % (a['name'], t, a['type']))
             if checks != want_checks:
                 p.append('%s: policy checks %s, spec %s' % (a['name'], checks, want_checks))
-            if a['type'] == 'nest':
+            if a['type'] == 'indexed-array' and a.get('sub-type') != 'nest':
+                # members of an array of scalars: the handler checks them
+                if nested:
+                    p.append('%s: an array of %s has no member policy' % (a['name'], a.get('sub-type')))
+                continue
+            if a['type'] in ('nest', 'indexed-array'):
                 sub = sets[a['nested-attributes']]
                 if not nested or nested not in nl.policies:
                     p.append('%s: nested policy missing' % a['name'])
@@ -571,8 +586,10 @@ def compare(spec, hdr, nl, puts, tap):
                     subexp = {x['name'] for x in sub['attributes']
                               if x['type'] != 'pad' and not x.get('output-only')}
                     check_policy(sub, nested, subexp)
-        tap.check('policy %s = attribute-set %s (%d entries: %s)' %
-                  (polname, s['name'], len(expected), ' '.join(sorted(expected)) or '-'), p)
+        unused = sorted(a['name'] for a in s['attributes'] if a['type'] == 'unused')
+        tap.check('policy %s = attribute-set %s (%d entries: %s%s)' %
+                  (polname, s['name'], len(expected), ' '.join(sorted(expected)) or '-',
+                   '; rejected: ' + ' '.join(unused) if unused else ''), p)
 
     if fam_pol in nl.policies:
         for a in top['attributes']:

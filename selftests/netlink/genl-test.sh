@@ -38,7 +38,8 @@ fi
 # the operations genl lists: "ID CAPS" with CAPS doit[,dumpit]
 # iproute2 prints an operation's capabilities (can doit/dumpit) only for
 # families of version >= 2 (print_ctrl_cmds() compares the family's own
-# version); capfence is version 1, so then only the ids are compared.
+# version): capfence is version 2; for a version 1 module only the ids
+# are compared.
 caps=1
 grep -q 'Capabilities' "$W/get" || caps=0
 cur=""

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * capfence epoch install | list | show | activate: epoch table entries.
- * Rules are parsed by libcapfence and sent as CAPFENCE_A_RULE nests (one
- * per class: omitted classes go out as deny, which is also the kernel's
+ * Rules are parsed by libcapfence and sent as the CAPFENCE_A_RULES array (a
+ * rule per class: omitted classes go out as deny, which is also the kernel's
  * default); the kernel's view comes back in the same text syntax.
  */
 #include <errno.h>

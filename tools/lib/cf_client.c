@@ -629,15 +629,19 @@ int capfence_client_epoch_install_at(struct capfence_client *c,
 				     uint64_t rev, char *err, size_t errlen)
 {
 	struct nlmsghdr *nlh = begin(c, CAPFENCE_CMD_EPOCH_INSTALL, 0);
-	struct nlattr *nest;
+	struct nlattr *arr, *nest;
 	int cls, i;
 
 	put_rev(nlh, rev);
 	mnl_attr_put_u64(nlh, CAPFENCE_A_EPOCH_ID, e->epoch_id);
+	/* one nested array of rules; a member's type is its index */
+	arr = mnl_attr_nest_start_check(nlh, CF_NL_BUFSZ, CAPFENCE_A_RULES);
+	if (!arr)
+		goto too_big;
 	for (cls = 1; cls <= CAPFENCE_CLASS_MAX; cls++) {
 		const struct capfence_rule *r = &e->rules[cls];
 
-		nest = mnl_attr_nest_start_check(nlh, CF_NL_BUFSZ, CAPFENCE_A_RULE);
+		nest = mnl_attr_nest_start_check(nlh, CF_NL_BUFSZ, (uint16_t)cls);
 		if (!nest)
 			goto too_big;
 		if (!mnl_attr_put_u8_check(nlh, CF_NL_BUFSZ, CAPFENCE_RULE_A_CLASS,
@@ -663,6 +667,7 @@ int capfence_client_epoch_install_at(struct capfence_client *c,
 		}
 		mnl_attr_nest_end(nlh, nest);
 	}
+	mnl_attr_nest_end(nlh, arr);
 	return simple(c, nlh, NULL, NULL, err, errlen);
 too_big:
 	sodium_memzero(c->s.wbuf, CF_NL_BUFSZ);
@@ -741,7 +746,7 @@ static int parse_rule(const struct nlattr *nest,
 static int parse_epoch_msg(const struct nlmsghdr *nlh,
 			   struct capfence_epoch_info *info)
 {
-	const struct nlattr *a;
+	const struct nlattr *a, *r;
 
 	memset(info, 0, sizeof(*info));
 	capfence_epoch_init(&info->e, 0);
@@ -757,9 +762,12 @@ static int parse_epoch_msg(const struct nlmsghdr *nlh,
 				return -EBADMSG;
 			info->active = mnl_attr_get_u8(a);
 			break;
-		case CAPFENCE_A_RULE:
-			if (parse_rule(a, info))
+		case CAPFENCE_A_RULES:
+			if (mnl_attr_validate(a, MNL_TYPE_NESTED))
 				return -EBADMSG;
+			mnl_attr_for_each_nested(r, a)
+				if (parse_rule(r, info))
+					return -EBADMSG;
 			break;
 		}
 	}
@@ -874,15 +882,15 @@ static int decide(struct capfence_client *c, struct nlmsghdr *nlh,
 	return r->err;
 }
 
-static int put_token(struct nlmsghdr *nlh, const struct capfence_token *t)
+static int put_token(struct nlmsghdr *nlh, uint16_t type,
+		     const struct capfence_token *t)
 {
 	uint8_t bin[CAPFENCE_TOKEN_MAX_LEN];
 	int len = capfence_token_encode_bin(t, bin, sizeof(bin));
 
 	if (len < 0)
 		return len;
-	if (!mnl_attr_put_check(nlh, CF_NL_BUFSZ, CAPFENCE_A_TOKEN,
-				(size_t)len, bin))
+	if (!mnl_attr_put_check(nlh, CF_NL_BUFSZ, type, (size_t)len, bin))
 		return -EMSGSIZE;
 	return 0;
 }
@@ -906,7 +914,7 @@ int capfence_client_delegate(struct capfence_client *c,
 
 	result_init(r);
 	nlh = begin(c, CAPFENCE_CMD_DELEGATE, 0);
-	if (put_token(nlh, t))
+	if (put_token(nlh, CAPFENCE_A_TOKEN, t))
 		return abandon(c, r, -EINVAL, "the token is not well formed");
 	mnl_attr_put_u32(nlh, CAPFENCE_A_PID, pid);
 	if (from_pid)
@@ -971,12 +979,20 @@ int capfence_client_revoke_at(struct capfence_client *c, uint64_t cap_id,
 static int put_exec_set(struct nlmsghdr *nlh, uint64_t epoch_id,
 			const struct capfence_token *tokens, size_t n)
 {
+	struct nlattr *arr;
 	size_t i;
 
 	mnl_attr_put_u64(nlh, CAPFENCE_A_EPOCH_ID, epoch_id);
+	if (!n)
+		return 0;
+	/* one nested array of tokens; a member's type is its index */
+	arr = mnl_attr_nest_start_check(nlh, CF_NL_BUFSZ, CAPFENCE_A_TOKENS);
+	if (!arr)
+		return -EINVAL;
 	for (i = 0; i < n; i++)
-		if (put_token(nlh, &tokens[i]))
+		if (put_token(nlh, (uint16_t)(i + 1), &tokens[i]))
 			return -EINVAL;
+	mnl_attr_nest_end(nlh, arr);
 	return 0;
 }
 
@@ -1056,6 +1072,32 @@ static int abandon_nolock(struct capfence_result *r, int err,
 	return err;
 }
 
+/*
+ * An exec closes its close-on-exec descriptors before it installs the new
+ * credential: the pipe closing says the child is past the point of no
+ * return, not yet that it is bound. Wait (at most 5 s) until the module
+ * says so, so that the caller's next request sees the child bound.
+ */
+static void wait_bound(struct capfence_client *c, pid_t child, uint64_t epoch_id)
+{
+	struct capfence_task_info ti;
+	char err[CAPFENCE_ERR_MAX];
+	uint64_t now;
+	int i;
+
+	for (i = 0; i < 5000; i++) {
+		memset(&ti, 0, sizeof(ti));
+		if (capfence_client_task_get(c, (uint32_t)child, &ti, err,
+					     sizeof(err)))
+			return;		/* gone: the caller learns it by waiting */
+		now = ti.epoch_id;
+		capfence_task_release(&ti);
+		if (now == epoch_id)
+			return;
+		usleep(1000);
+	}
+}
+
 int capfence_client_spawn_bound(struct capfence_client *c, uint64_t epoch_id,
 				const struct capfence_token *tokens, size_t n,
 				const char *path, char *const argv[],
@@ -1131,6 +1173,7 @@ int capfence_client_spawn_bound(struct capfence_client *c, uint64_t epoch_id,
 		r->epoch_id = epoch_id;
 		r->reason = CAPFENCE_R_OK;
 		*pid = child;
+		wait_bound(c, child, epoch_id);
 		return 0;
 	}
 	while (waitpid(child, &status, 0) < 0 && errno == EINTR)
@@ -1208,6 +1251,34 @@ struct task_acc {
 	size_t cap;
 };
 
+/* the members of CAPFENCE_A_CAPS, one held capability each */
+static int task_caps(struct task_acc *acc, const struct nlattr *arr)
+{
+	struct capfence_task_info *ti = acc->ti;
+	const struct nlattr *a;
+
+	mnl_attr_for_each_nested(a, arr) {
+		if (ti->n == acc->cap) {
+			size_t cap = acc->cap ? acc->cap * 2 : 8;
+			struct capfence_cap_info *v =
+				realloc(ti->caps, cap * sizeof(*v));
+
+			if (!v) {
+				errno = ENOMEM;
+				return -1;
+			}
+			ti->caps = v;
+			acc->cap = cap;
+		}
+		if (parse_cap(a, &ti->caps[ti->n])) {
+			errno = EBADMSG;
+			return -1;
+		}
+		ti->n++;
+	}
+	return 0;
+}
+
 static int task_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct task_acc *acc = data;
@@ -1217,24 +1288,13 @@ static int task_cb(const struct nlmsghdr *nlh, void *data)
 	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr)) {
 		int type = mnl_attr_get_type(a);
 
-		if (type == CAPFENCE_A_CAP) {
-			if (ti->n == acc->cap) {
-				size_t cap = acc->cap ? acc->cap * 2 : 8;
-				struct capfence_cap_info *v =
-					realloc(ti->caps, cap * sizeof(*v));
-
-				if (!v) {
-					errno = ENOMEM;
-					return MNL_CB_ERROR;
-				}
-				ti->caps = v;
-				acc->cap = cap;
-			}
-			if (parse_cap(a, &ti->caps[ti->n])) {
+		if (type == CAPFENCE_A_CAPS) {
+			if (mnl_attr_validate(a, MNL_TYPE_NESTED)) {
 				errno = EBADMSG;
 				return MNL_CB_ERROR;
 			}
-			ti->n++;
+			if (task_caps(acc, a))
+				return MNL_CB_ERROR;
 		} else if (type == CAPFENCE_A_PID) {
 			ti->pid = get_u32(a);
 		} else if (type == CAPFENCE_A_EPOCH_ID) {
@@ -1281,10 +1341,14 @@ int capfence_client_hooks_attach(struct capfence_client *c,
 				 size_t errlen)
 {
 	struct nlmsghdr *nlh = begin(c, CAPFENCE_CMD_HOOKS_ATTACH, 0);
+	struct nlattr *arr;
 	size_t i;
 
+	/* one nested array of link fds; a member's type is its index */
+	arr = mnl_attr_nest_start(nlh, CAPFENCE_A_LINK_FDS);
 	for (i = 0; i < n; i++)
-		mnl_attr_put_u32(nlh, CAPFENCE_A_LINK_FD, (uint32_t)link_fds[i]);
+		mnl_attr_put_u32(nlh, (uint16_t)(i + 1), (uint32_t)link_fds[i]);
+	mnl_attr_nest_end(nlh, arr);
 	return simple(c, nlh, NULL, NULL, err, errlen);
 }
 

@@ -14,7 +14,7 @@
 #include <linux/types.h>
 
 #define CAPFENCE_GENL_NAME		"capfence"
-#define CAPFENCE_GENL_VERSION		1
+#define CAPFENCE_GENL_VERSION		2
 #define CAPFENCE_GENL_MCGRP_EVENTS	"events"
 
 /* Capability classes. New classes are appended; ids never change. */
@@ -158,26 +158,33 @@ enum capfence_cmd {
 
 #define CAPFENCE_CMD_MAX (__CAPFENCE_CMD_MAX - 1)
 
-/* Top-level attributes. */
+/*
+ * Top-level attributes. Ids are appended, never renumbered. No attribute
+ * is repeated at the top level: a list is one nested array (NLA_F_NESTED)
+ * whose members each carry one element of the list, of the type named
+ * below; a member's own type is its index (from 1 in what the kernel
+ * sends) and is ignored on input. The ids of ABI 1's repeated attributes
+ * are reserved and refused (EINVAL) by the policy.
+ */
 enum capfence_attr {
 	CAPFENCE_A_UNSPEC,
 	CAPFENCE_A_VERSION,		/* string: module version */
 	CAPFENCE_A_ABI,			/* u32: CAPFENCE_GENL_VERSION */
 	CAPFENCE_A_HOOKS_ATTACHED,	/* u8 */
 	CAPFENCE_A_FENCE,		/* u64 */
-	CAPFENCE_A_LINK_FD,		/* u32: a BPF link fd, repeated in HOOKS_ATTACH */
+	CAPFENCE_A_LINK_FD,		/* reserved (ABI 1): CAPFENCE_A_LINK_FDS */
 	CAPFENCE_A_KEY_ID,		/* u32 */
 	CAPFENCE_A_KEY,			/* binary, CAPFENCE_KEY_LEN, write-only */
 	CAPFENCE_A_EPOCH_ID,		/* u64 */
-	CAPFENCE_A_RULE,		/* nest capfence_rule_attr, repeated */
+	CAPFENCE_A_RULE,		/* reserved (ABI 1): CAPFENCE_A_RULES */
 	CAPFENCE_A_ACTIVE,		/* u8: epoch activated */
-	CAPFENCE_A_TOKEN,		/* binary canonical token, repeated */
+	CAPFENCE_A_TOKEN,		/* binary canonical token (DELEGATE) */
 	CAPFENCE_A_PID,			/* u32: target task */
 	CAPFENCE_A_FROM_PID,		/* u32: delegator task */
 	CAPFENCE_A_DRY_RUN,		/* flag */
 	CAPFENCE_A_REASON,		/* u32 enum capfence_reason */
 	CAPFENCE_A_CAP_ID,		/* u64 */
-	CAPFENCE_A_CAP,			/* nest capfence_cap_attr, repeated */
+	CAPFENCE_A_CAP,			/* reserved (ABI 1): CAPFENCE_A_CAPS */
 	CAPFENCE_A_STATS,		/* nest capfence_stats_attr */
 	CAPFENCE_A_GENERATION,		/* u64: state generation for dumps */
 	CAPFENCE_A_CLASS,		/* u8 enum capfence_class */
@@ -188,12 +195,20 @@ enum capfence_attr {
 	CAPFENCE_A_PENDING_EPOCH_ID,	/* u64: TASK_GET, epoch the next execve binds */
 	CAPFENCE_A_FLEET_REV,		/* u64: fleet revision; see below */
 	CAPFENCE_A_FLEET,		/* nest capfence_fleet_attr */
+	CAPFENCE_A_LINK_FDS,		/* array of u32: BPF link fds (HOOKS_ATTACH) */
+	CAPFENCE_A_RULES,		/* array of nest capfence_rule_attr */
+	CAPFENCE_A_TOKENS,		/* array of binary tokens (EXEC_SET) */
+	CAPFENCE_A_CAPS,		/* array of nest capfence_cap_attr */
 	__CAPFENCE_A_MAX
 };
 
 #define CAPFENCE_A_MAX (__CAPFENCE_A_MAX - 1)
 
-/* One class rule of an epoch (CAPFENCE_A_RULE). */
+/*
+ * One class rule of an epoch (a member of CAPFENCE_A_RULES). Its
+ * constraints are repeated attributes of the rule: at most
+ * CAPFENCE_MAX_CONSTRAINTS, all of the class's kind.
+ */
 enum capfence_rule_attr {
 	CAPFENCE_RULE_A_UNSPEC,
 	CAPFENCE_RULE_A_CLASS,		/* u8 enum capfence_class */
@@ -207,7 +222,7 @@ enum capfence_rule_attr {
 
 #define CAPFENCE_RULE_A_MAX (__CAPFENCE_RULE_A_MAX - 1)
 
-/* One held capability (CAPFENCE_A_CAP). */
+/* One held capability (a member of CAPFENCE_A_CAPS); constraints as in a rule. */
 enum capfence_cap_attr {
 	CAPFENCE_CAP_A_UNSPEC,
 	CAPFENCE_CAP_A_CAP_ID,		/* u64 */
