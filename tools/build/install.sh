@@ -52,7 +52,8 @@ agent=${7:-}
 [ -f "$ko" ] || die "$ko is missing: build the module first (make module)"
 [ -x "$cli" ] || die "$cli is missing: build the CLI first (make cli)"
 [ -z "$agent" ] || [ -x "$agent" ] || die "$agent is missing: build the agent first (make agent)"
-so=$(ls "$libout"/libcapfence.so.*.*.* 2>/dev/null | head -n1)
+# the version libcapfence.so.1 names: an older build's file may lie beside it
+so=$libout/$(readlink "$libout/libcapfence.so.1" 2>/dev/null)
 [ -f "$so" ] && [ -f "$libout/libcapfence.a" ] || die "libcapfence is missing in $libout: build it first (make lib)"
 soname=$(readelf -d "$so" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
 libdir=${LIBDIR:-$prefix/lib}
