@@ -152,7 +152,7 @@ tg "fleet key remove: not in the fleet" 1 "key 2 is not in the fleet" "$CF" flee
 tg "fleet key remove" 0 "^rev=" "$CF" fleet key remove 1
 tg "fleet key remove again" 1 "key 1 is already removed" "$CF" fleet key remove 1
 tg "fleet revoke --json" 0 '"cap_id":"00000000000000ff"' "$CF" fleet revoke 0xff --json
-tg "fleet revoke again" 1 "cap 255 is already revoked" "$CF" fleet revoke 0xff
+tg "fleet revoke again" 1 "cap 00000000000000ff is already revoked" "$CF" fleet revoke 0xff
 tg "fleet --prefix keeps fleets apart" 0 "^rev=" "$CF" fleet --prefix /other/ revoke 0xff
 tg "fleet --wait without live hosts" 0 "applied by 0 hosts" "$CF" fleet revoke 0x100 --wait --timeout 1
 

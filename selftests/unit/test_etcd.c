@@ -182,7 +182,7 @@ TEST_F(etcd, changes_are_guarded_transactions)
 	ch.kind = CF_FLEET_REVOKE;
 	ch.id = 99;
 	EXPECT_EQ(-EEXIST, cf_fleet_commit(self->f, &ch, &r1, err, sizeof(err)));
-	EXPECT_STREQ("cap 99 is already revoked in the fleet", err);
+	EXPECT_STREQ("cap 0000000000000063 is already revoked in the fleet", err);
 	ch.kind = CF_FLEET_EPOCH_ACTIVATE;
 	ch.id = 42;
 	EXPECT_EQ(-ENOENT, cf_fleet_commit(self->f, &ch, &r1, err, sizeof(err)));

@@ -70,6 +70,10 @@ int cf_arg_pid(const char *s, uint32_t *v);
 bool cf_opt_in(const char *a, const char *list);
 /* Symbolic name of a positive errno ("ESTALE"), or its number as text. */
 const char *cf_errno_name(int err);
+/* An epoch from install arguments ([ID] RULE... | [ID] -f FILE); 0 or an
+ * exit code after saying why (epoch.c). */
+int cf_epoch_from_args(const char *what, const char *usage, int argc,
+		       char **argv, struct capfence_epoch *e);
 /* Decode a text token argument; prints why not. 0 or an exit code. */
 int cf_token_arg(const char *what, const char *text, struct capfence_token *t);
 /* Constraints as "a,b" (or "-" when none) and as a JSON array. */

@@ -108,89 +108,104 @@ char *cf_read_stdin(void)
 	return NULL;
 }
 
-static int epoch_install(int argc, char **argv)
+/*
+ * An epoch from the arguments of an install: [ID] RULE... or [ID] -f FILE
+ * (FILE "-": stdin); @what names the command in messages. Shared by
+ * "epoch install" and "fleet epoch install". 0, or a CLI exit code after
+ * saying why.
+ */
+int cf_epoch_from_args(const char *what, const char *usage, int argc,
+		       char **argv, struct capfence_epoch *e)
 {
-	const char *file = NULL;
-	const char **rules;
+	const char **rules = calloc((size_t)argc + 1, sizeof(*rules));
 	char err[CAPFENCE_ERR_MAX] = "";
-	struct capfence_epoch *e;
+	const char *file = NULL;
 	uint64_t id = 0;
 	size_t n = 0;
-	struct capfence_client *nl = NULL;
-	char msg[CAPFENCE_ERR_MAX] = "";
-	int i, ret;
+	int i, ret = 0;
 
-	if (cf_want_help(argc, argv, install_usage))
-		return 0;
-	rules = calloc((size_t)argc, sizeof(*rules));
-	e = malloc(sizeof(*e));
-	if (!rules || !e) {
-		free(rules);
-		free(e);
-		cf_err("epoch install: out of memory");
+	if (!rules) {
+		cf_err("%s: out of memory", what);
 		return CF_EXIT_SYSTEM;
 	}
-	for (i = 1; i < argc; i++) {
+	for (i = 0; i < argc; i++) {
 		if (!strcmp(argv[i], "-f") || !strcmp(argv[i], "--file")) {
 			if (i + 1 >= argc) {
-				ret = cf_usage(install_usage, "epoch install: option '%s' needs a FILE",
-					       argv[i]);
+				ret = cf_usage(usage, "%s: option '%s' needs a FILE", what, argv[i]);
 				goto out;
 			}
 			if (file) {
-				ret = cf_usage(install_usage, "epoch install: only one -f FILE");
+				ret = cf_usage(usage, "%s: only one -f FILE", what);
 				goto out;
 			}
 			file = argv[++i];
-		} else if (i == 1 && strchr(argv[i], '=') == NULL) {
+		} else if (i == 0 && !strchr(argv[i], '=')) {
 			if (cf_arg_u64(argv[i], &id)) {
-				ret = cf_usage(install_usage, "epoch install: bad epoch id '%s' (a decimal > 0)",
-					       argv[i]);
+				ret = cf_usage(usage, "%s: bad epoch id '%s' (a decimal > 0)", what, argv[i]);
 				goto out;
 			}
-		} else if (!strncmp(argv[i], "-", 1)) {
-			ret = cf_usage(install_usage, "epoch install: unknown option '%s'", argv[i]);
+		} else if (argv[i][0] == '-') {
+			ret = cf_usage(usage, "%s: unknown option '%s'", what, argv[i]);
 			goto out;
 		} else {
 			rules[n++] = argv[i];
 		}
 	}
 	if (file && n) {
-		ret = cf_usage(install_usage, "epoch install: give rules either as arguments or with -f, not both ('%s')",
-			       rules[0]);
+		ret = cf_usage(usage, "%s: give rules either as arguments or with -f, not both ('%s')",
+			       what, rules[0]);
 		goto out;
 	}
 	if (!file && !id) {
-		ret = cf_usage(install_usage, "epoch install: missing epoch ID");
+		ret = cf_usage(usage, "%s: missing epoch ID", what);
 		goto out;
 	}
 	if (file && !strcmp(file, "-")) {
 		char *text = cf_read_stdin();
 
 		if (!text) {
-			cf_err("epoch install: cannot read the rules from stdin");
+			cf_err("%s: cannot read the rules from stdin", what);
 			ret = CF_EXIT_SYSTEM;
 			goto out;
 		}
 		ret = capfence_epoch_parse_text(e, id, text, err, sizeof(err));
 		free(text);
 		if (ret) {
-			cf_err("epoch install: stdin: %s", err);
+			cf_err("%s: stdin: %s", what, err);
 			ret = CF_EXIT_USAGE;
-			goto out;
 		}
 	} else if (file) {
 		ret = capfence_epoch_parse_file(e, id, file, err, sizeof(err));
 		if (ret) {
-			cf_err("epoch install: %s", err);
+			cf_err("%s: %s", what, err);
 			ret = ret == -EINVAL ? CF_EXIT_USAGE : CF_EXIT_SYSTEM;
-			goto out;
 		}
 	} else if (capfence_epoch_parse_rules(e, id, rules, n, err, sizeof(err))) {
-		cf_err("epoch install: %s", err);
+		cf_err("%s: %s", what, err);
 		ret = CF_EXIT_USAGE;
-		goto out;
 	}
+out:
+	free(rules);
+	return ret;
+}
+
+static int epoch_install(int argc, char **argv)
+{
+	struct capfence_epoch *e;
+	struct capfence_client *nl = NULL;
+	char msg[CAPFENCE_ERR_MAX] = "";
+	int ret;
+
+	if (cf_want_help(argc, argv, install_usage))
+		return 0;
+	e = malloc(sizeof(*e));
+	if (!e) {
+		cf_err("epoch install: out of memory");
+		return CF_EXIT_SYSTEM;
+	}
+	ret = cf_epoch_from_args("epoch install", install_usage, argc - 1, argv + 1, e);
+	if (ret)
+		goto out;
 	ret = cf_client_open_or_die(&nl);
 	if (ret)
 		goto out;
@@ -208,7 +223,6 @@ static int epoch_install(int argc, char **argv)
 	}
 	capfence_client_close(nl);
 out:
-	free(rules);
 	free(e);
 	return ret;
 }

@@ -169,85 +169,19 @@ static int epoch_install(const struct fleet_opts *o, int argc, char **argv)
 	static const char usage[] =
 		"capfence fleet epoch install ID RULE... | capfence fleet epoch install [ID] -f FILE   (RULE: CLASS=open|deny|token[:C[,C]...]; FILE '-' is stdin)";
 	struct cf_fleet_change *ch = calloc(1, sizeof(*ch));
-	const char **rules = calloc((size_t)argc + 1, sizeof(*rules));
-	const char *file = NULL;
-	char err[CAPFENCE_ERR_MAX];
-	uint64_t id = 0;
-	size_t n = 0;
-	int i, ret;
+	int ret;
 
-	if (!ch || !rules) {
-		free(ch);
-		free(rules);
+	if (!ch) {
 		cf_err("fleet epoch install: out of memory");
 		return CF_EXIT_SYSTEM;
 	}
-	for (i = 0; i < argc; i++) {
-		if (!strcmp(argv[i], "-f") || !strcmp(argv[i], "--file")) {
-			if (i + 1 >= argc) {
-				ret = cf_usage(usage, "fleet epoch install: option '%s' needs a FILE", argv[i]);
-				goto out;
-			}
-			if (file) {
-				ret = cf_usage(usage, "fleet epoch install: only one -f FILE");
-				goto out;
-			}
-			file = argv[++i];
-		} else if (i == 0 && !strchr(argv[i], '=')) {
-			if (cf_arg_u64(argv[i], &id)) {
-				ret = cf_usage(usage, "fleet epoch install: bad epoch id '%s' (a decimal > 0)",
-					       argv[i]);
-				goto out;
-			}
-		} else if (argv[i][0] == '-') {
-			ret = cf_usage(usage, "fleet epoch install: unknown option '%s'", argv[i]);
-			goto out;
-		} else {
-			rules[n++] = argv[i];
-		}
+	ret = cf_epoch_from_args("fleet epoch install", usage, argc, argv, &ch->epoch);
+	if (!ret) {
+		ch->kind = CF_FLEET_EPOCH_INSTALL;
+		ch->id = ch->epoch.epoch_id;
+		ret = change(o, "epoch install", ch);
 	}
-	if (file && n) {
-		ret = cf_usage(usage, "fleet epoch install: give rules either as arguments or with -f, not both ('%s')",
-			       rules[0]);
-		goto out;
-	}
-	if (!file && !id) {
-		ret = cf_usage(usage, "fleet epoch install: missing epoch ID");
-		goto out;
-	}
-	if (file && !strcmp(file, "-")) {
-		char *text = cf_read_stdin();
-
-		if (!text) {
-			cf_err("fleet epoch install: cannot read the rules from stdin");
-			ret = CF_EXIT_SYSTEM;
-			goto out;
-		}
-		ret = capfence_epoch_parse_text(&ch->epoch, id, text, err, sizeof(err));
-		free(text);
-		if (ret) {
-			cf_err("fleet epoch install: stdin: %s", err);
-			ret = CF_EXIT_USAGE;
-			goto out;
-		}
-	} else if (file) {
-		ret = capfence_epoch_parse_file(&ch->epoch, id, file, err, sizeof(err));
-		if (ret) {
-			cf_err("fleet epoch install: %s", err);
-			ret = ret == -EINVAL ? CF_EXIT_USAGE : CF_EXIT_SYSTEM;
-			goto out;
-		}
-	} else if (capfence_epoch_parse_rules(&ch->epoch, id, rules, n, err, sizeof(err))) {
-		cf_err("fleet epoch install: %s", err);
-		ret = CF_EXIT_USAGE;
-		goto out;
-	}
-	ch->kind = CF_FLEET_EPOCH_INSTALL;
-	ch->id = ch->epoch.epoch_id;
-	ret = change(o, "epoch install", ch);
-out:
 	free(ch);
-	free(rules);
 	return ret;
 }
 

@@ -377,34 +377,26 @@ int cf_fleet_commit(struct cf_fleet *f, const struct cf_fleet_change *ch,
 		capfence__seterr(err, errlen, "key %" PRIu64 " is already in the fleet", ch->id);
 		break;
 	case CF_FLEET_REVOKE:
-		capfence__seterr(err, errlen, "cap %" PRIu64 " is already revoked in the fleet", ch->id);
+		capfence__seterr(err, errlen, "cap %016" PRIx64 " is already revoked in the fleet", ch->id);
 		break;
 	case CF_FLEET_EPOCH_ACTIVATE:
-		cur = get_value(f, other, &ret, err, errlen);
+	case CF_FLEET_KEY_REMOVE: {
+		bool epoch = ch->kind == CF_FLEET_EPOCH_ACTIVATE;
+
+		/* the guard names what the change needs: absent, or done already */
+		cur = get_value(f, epoch ? other : key, &ret, err, errlen);
 		if (ret)
 			break;
-		if (!cur) {
-			ret = -ENOENT;
-			capfence__seterr(err, errlen, "epoch %" PRIu64 " is not in the fleet (fleet epoch install first)",
-					 ch->id);
-		} else {
-			ret = -EEXIST;
-			capfence__seterr(err, errlen, "epoch %" PRIu64 " is already activated in the fleet", ch->id);
-		}
+		ret = cur ? -EEXIST : -ENOENT;
+		if (!cur)
+			capfence__seterr(err, errlen, "%s %" PRIu64 " is not in the fleet (fleet %s first)",
+					 epoch ? "epoch" : "key", ch->id, epoch ? "epoch install" : "key add");
+		else
+			capfence__seterr(err, errlen, "%s %" PRIu64 " is already %s the fleet",
+					 epoch ? "epoch" : "key", ch->id,
+					 epoch ? "activated in" : "removed from");
 		break;
-	case CF_FLEET_KEY_REMOVE:
-		cur = get_value(f, key, &ret, err, errlen);
-		if (ret)
-			break;
-		if (!cur) {
-			ret = -ENOENT;
-			capfence__seterr(err, errlen, "key %" PRIu64 " is not in the fleet (fleet key add first)",
-					 ch->id);
-		} else {
-			ret = -EEXIST;
-			capfence__seterr(err, errlen, "key %" PRIu64 " is already removed from the fleet", ch->id);
-		}
-		break;
+	}
 	default:
 		break;
 	}
