@@ -437,7 +437,9 @@ bool cf_admits(const struct cf_cred *e, const struct cf_target *t)
  * same. That is sound because an allowed net decision depends on nothing
  * else the fence does not cover: the credential's epoch never changes once
  * bound and its rules are immutable, holdings are immutable arrays replaced
- * on change (compared by pointer), a grant's constraints are immutable, and
+ * on change (compared by pointer; a credential's holdings only grow, so the
+ * remembered grant is still held even if a later set reuses the address),
+ * a grant's constraints are immutable, and
  * each of a grant's states (revoked_at, fenced_at, removed_at) is written
  * only under the fence lock in a section that advances the fence. Two
  * things are not fenced and are tested on every use instead: a host past

@@ -170,6 +170,8 @@ TEST_F(deleg, token_of_another_epoch_is_epoch_mismatch)
 	EXPECT_NE(NULL, strstr(rec, want));
 	snprintf(want, sizeof(want), " target_pid=%d ", self->agent.pid);
 	EXPECT_NE(NULL, strstr(rec, want));
+	/* every record ends with the host's fleet revision */
+	EXPECT_NE(NULL, strstr(rec, " fleet_rev="));
 	cft_audit_close(fd);
 }
 

@@ -70,6 +70,42 @@ static int fleet_set(struct cft_nl *nl, uint64_t rev, int stale_ms,
 	return cft_nl_talk(nl, nlh, NULL, NULL);
 }
 
+/* Each held grant's cap_id -> (fleet revision, state), from TASK_GET. */
+struct held {
+	int n;
+	uint64_t cap_id[4], rev[4];
+	uint32_t state[4];
+};
+
+static int held_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlattr *tb[CAPFENCE_A_MAX + 1] = {}, *m;
+	struct held *h = data;
+
+	if (cft_nl_parse(nlh, tb) || !tb[CAPFENCE_A_CAPS])
+		return MNL_CB_ERROR;
+	mnl_attr_for_each_nested(m, tb[CAPFENCE_A_CAPS]) {
+		const struct nlattr *c[CAPFENCE_CAP_A_MAX + 1] = {};
+
+		if (h->n == 4 || cft_nl_parse_nested(m, c, CAPFENCE_CAP_A_MAX) ||
+		    !c[CAPFENCE_CAP_A_FLEET_REV])
+			return MNL_CB_ERROR;
+		h->cap_id[h->n] = mnl_attr_get_u64(c[CAPFENCE_CAP_A_CAP_ID]);
+		h->rev[h->n] = mnl_attr_get_u64(c[CAPFENCE_CAP_A_FLEET_REV]);
+		h->state[h->n++] = mnl_attr_get_u32(c[CAPFENCE_CAP_A_STATE]);
+	}
+	return MNL_CB_OK;
+}
+
+static int held_get(struct cft_nl *nl, pid_t pid, struct held *h)
+{
+	struct nlmsghdr *nlh = cft_nl_req(nl, CAPFENCE_CMD_TASK_GET, 0);
+
+	memset(h, 0, sizeof(*h));
+	mnl_attr_put_u32(nlh, CAPFENCE_A_PID, (uint32_t)pid);
+	return cft_nl_talk(nl, nlh, held_cb, h);
+}
+
 /* REVOKE carrying a fleet revision */
 static int revoke_at(struct cft_nl *nl, uint64_t cap_id, uint64_t rev)
 {
@@ -296,6 +332,18 @@ TEST_F(fleet, past_the_deny_bound_every_grant_is_denied)
 				  &r));	/* at revision self->rev + 10 */
 	EXPECT_EQ(0, cft_agent_do(&self->agent, "connect 127.0.0.1 %u",
 				  self->port));
+	{
+		/* each grant records the revision it was accepted at */
+		struct held h;
+
+		ASSERT_EQ(0, held_get(&self->nl, self->agent.pid, &h));
+		ASSERT_EQ(2, h.n);
+		EXPECT_EQ(old.cap_id, h.cap_id[0]);
+		EXPECT_EQ(self->rev, h.rev[0]);
+		EXPECT_EQ(cur.cap_id, h.cap_id[1]);
+		EXPECT_EQ(self->rev + 10, h.rev[1]);
+		EXPECT_EQ(CAPFENCE_R_OK, h.state[0]);
+	}
 
 	sleep_ms(800);
 	ASSERT_EQ(0, fleet_status(&self->nl, &s));
@@ -315,6 +363,15 @@ TEST_F(fleet, past_the_deny_bound_every_grant_is_denied)
 	ASSERT_EQ(0, cft_nl_status(&self->nl, &b));
 	EXPECT_EQ(a.exercise_deny[CAPFENCE_R_FLEET_STALE] + 1,
 		  b.exercise_deny[CAPFENCE_R_FLEET_STALE]);
+	{
+		/* and TASK_GET says why neither admits anything now */
+		struct held h;
+
+		ASSERT_EQ(0, held_get(&self->nl, self->agent.pid, &h));
+		ASSERT_EQ(2, h.n);
+		EXPECT_EQ(CAPFENCE_R_FLEET_STALE, h.state[0]);
+		EXPECT_EQ(CAPFENCE_R_FLEET_STALE, h.state[1]);
+	}
 	/*
 	 * A grant accepted at the host's own revision is denied too: a
 	 * revision the host has not seen may have revoked it.
