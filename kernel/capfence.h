@@ -40,6 +40,7 @@
 #include "cred.h"
 #include "decide.h"
 #include "file.h"
+#include "fsmemo.h"
 #include "fspath.h"
 #include "net.h"
 #include "sock.h"

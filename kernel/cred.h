@@ -28,6 +28,28 @@ struct cf_net_memo {
 	struct cf_grant *grant;
 };
 
+/*
+ * The last directory whose name admitted a bound credential's opens
+ * (fsmemo.c), with everything that name and the grants' state depended
+ * on; same seqcount protocol as cf_net_memo. Pointers are only compared.
+ */
+struct cf_fs_memo {
+	unsigned int seq;
+	unsigned int rename_seq;	/* rename_lock's sequence */
+	u8 classes;			/* BIT(class id) admitted beneath */
+	u32 gen;			/* the directory inode's generation */
+	unsigned long ino;
+	u64 ns_id, ns_event;		/* the mount namespace and its tree */
+	const struct vfsmount *mnt;
+	const struct dentry *dir;
+	const struct inode *inode;
+	const struct vfsmount *root_mnt;	/* the task's root */
+	const struct dentry *root;
+	u64 fence;
+	const struct cf_holdings *held;
+	struct cf_grant *grant[2];	/* fs:read, fs:write */
+};
+
 /* Per-credential state; exists only for bound or pending credentials. */
 struct cf_cred {
 	struct rhash_head node;
@@ -38,6 +60,7 @@ struct cf_cred {
 	struct cf_holdings *pending_held;	/* fixed once pending is set */
 	spinlock_t lock;		/* orders writers of held */
 	struct cf_net_memo memo;	/* lock-free, see cf_net_memo */
+	struct cf_fs_memo fs_memo;	/* lock-free, see cf_fs_memo */
 	struct rcu_head rcu;
 };
 

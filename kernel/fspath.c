@@ -126,6 +126,26 @@ static int cf_fs_judge(struct cf_cred *e, u8 class_id,
 	return err;
 }
 
+/*
+ * Track @file under its grants; only a file that can be written carries
+ * its write grant along. @allowed exercises were counted allowed: when
+ * tracking fails, so does the open, and they are counted failed.
+ */
+static int cf_fs_track(struct file *file, struct cf_grant *rg,
+		       struct cf_grant *wg, int allowed)
+{
+	int err;
+
+	if (!(file->f_mode & FMODE_WRITE))
+		wg = NULL;
+	if (!wg && !rg)
+		return 0;
+	err = cf_file_track(file, rg, wg);
+	while (err && allowed--)
+		cf_stats_exercise_failed();
+	return err;
+}
+
 /* An open that can change the file, or create one, needs fs:write. */
 static bool cf_open_modifies(const struct file *file)
 {
@@ -138,21 +158,27 @@ static bool cf_open_modifies(const struct file *file)
  * cf_fs_file_open() - fs:read and fs:write at open
  * @cred: the opener's credential, already found in the filter
  * @file: the file being opened
+ * @mv: the opener's mount namespace, as the BPF program read it
  *
  * Reading needs fs:read; writing, O_APPEND, O_TRUNC (even with O_RDONLY),
  * O_CREAT and access mode 3 (neither read nor write, ioctls only) need
  * fs:write. A file opened under a capability is tracked (file.c), so its
  * reads and writes are rechecked against the grants that admitted them.
+ * An open in the directory the credential's last allowed open was in is
+ * answered by the open memo (fsmemo.c) while nothing it depended on moved.
  *
  * Return: 0, -EACCES (audited) or -ENOMEM (tracking failed; fail closed).
  */
-int cf_fs_file_open(const struct cred *cred, struct file *file)
+int cf_fs_file_open(const struct cred *cred, struct file *file,
+		    const struct cf_mnt_view *mv)
 {
-	struct cf_grant *rg = NULL, *wg = NULL;
-	struct cf_target t = {};
+	struct cf_grant *rg = NULL, *wg = NULL, *g[2] = {};
 	struct cf_cred *e = cf_subject(cred);
+	struct cf_fs_memo_start s;
+	struct cf_target t = {};
 	int err = 0, allowed;
-	bool rd, wr;
+	bool rd, wr, memo;
+	u8 need = 0;
 
 	if (!e)
 		return 0;
@@ -163,6 +189,22 @@ int cf_fs_file_open(const struct cred *cred, struct file *file)
 	/* naming the file is the expensive part: skip it for open rules */
 	if (!rd && !wr)
 		return 0;
+	if (rd)
+		need |= BIT(CAPFENCE_CLASS_FS_READ);
+	if (wr)
+		need |= BIT(CAPFENCE_CLASS_FS_WRITE);
+	/* as cf_exercise(): a traced task or a host past its deny bound judges */
+	memo = likely(!READ_ONCE(current->ptrace)) && !cf_fleet_denies();
+	if (memo && cf_fs_memo_find(e, file, mv, need, g)) {
+		rg = rd ? g[0] : NULL;
+		wg = wr ? g[1] : NULL;
+		allowed = rd + wr;
+		while (allowed--)
+			cf_stats_exercise(CAPFENCE_R_OK);
+		return cf_fs_track(file, rg, wg, rd + wr);
+	}
+	if (memo)
+		cf_fs_memo_begin(e, &s);
 	t.path = cf_fs_name(&file->f_path, NULL, *get_cpu_ptr(&cf_path_buf),
 			    &t.path_len);
 	if (!t.path) {
@@ -179,17 +221,14 @@ int cf_fs_file_open(const struct cred *cred, struct file *file)
 		t.class_id = CAPFENCE_CLASS_FS_WRITE;
 		err = cf_exercise(e, &t, &wg);
 	}
-	/* each grant here stands for an allowed exercise, counted */
-	allowed = !!rg + !!wg;
-	/* only a file that can be written carries its write grant along */
-	if (!(file->f_mode & FMODE_WRITE))
-		wg = NULL;
-	if (!err && (wg || rg)) {
-		err = cf_file_track(file, rg, wg);
-		/* the open fails: what was counted allowed was not */
-		while (err && allowed--)
-			cf_stats_exercise_failed();
+	if (!err && memo) {
+		g[0] = rg;
+		g[1] = wg;
+		cf_fs_memo_fill(e, &s, file, mv, &t, g);
 	}
+	/* each grant here stands for an allowed exercise, counted */
+	if (!err)
+		err = cf_fs_track(file, rg, wg, !!rg + !!wg);
 out:
 	put_cpu_ptr(&cf_path_buf);
 	return err;

@@ -10,7 +10,9 @@
 struct file;
 struct path;
 struct dentry;
-int cf_fs_file_open(const struct cred *cred, struct file *file);
+struct cf_mnt_view;
+int cf_fs_file_open(const struct cred *cred, struct file *file,
+		    const struct cf_mnt_view *mv);
 int cf_fs_entry(const struct cred *cred, const struct path *dir,
 		struct dentry *dentry);
 int cf_fs_attr(const struct cred *cred, const struct path *path);

@@ -44,7 +44,7 @@ extern void capfence_sctp_sk_clone(struct sock *sk, struct sock *newsk) __ksym;
 extern int capfence_ptrace_access_check(struct task_struct *child,
 					unsigned int mode) __ksym;
 extern int capfence_ptrace_traceme(struct task_struct *parent) __ksym;
-extern int capfence_file_open(struct file *file) __ksym;
+extern int capfence_file_open(struct file *file, u64 ns_id, u64 ns_event) __ksym;
 extern int capfence_file_permission(struct file *file, int mask) __ksym;
 extern void capfence_file_free_security(struct file *file) __ksym;
 extern int capfence_path_entry(const struct path *dir, struct dentry *dentry) __ksym;
@@ -248,9 +248,16 @@ int BPF_PROG(cf_ptrace_traceme, struct task_struct *parent, int ret)
 SEC("lsm/file_open")
 int BPF_PROG(cf_file_open, struct file *file, int ret)
 {
+	struct mnt_namespace *ns;
+
 	if (ret || !file->f_mode)
 		return cf_verdict(ret);
-	return cf_verdict(capfence_file_open(file));
+	/*
+	 * The mount namespace's id and change count, for the module's open
+	 * memo: struct mnt_namespace is private to fs/, BTF knows its layout.
+	 */
+	ns = bpf_get_current_task_btf()->nsproxy->mnt_ns;
+	return cf_verdict(capfence_file_open(file, ns->seq, ns->event));
 }
 
 SEC("lsm/file_permission")

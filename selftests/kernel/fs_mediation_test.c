@@ -52,6 +52,7 @@
 /* ---- agent side: runs inside the bound agent ---- */
 
 static int fsm_fd = -1;
+static int fsm_dirfd = -1;
 static void *fsm_map;
 static pid_t fsm_last_child;
 
@@ -204,6 +205,24 @@ static int fsm_step(char *cmd)
 		close(t);
 		return r;
 	}
+	/* a directory kept open, for "at" (before "xread"-like prefixes) */
+	if (sscanf(cmd, "dir %127s", a) == 1) {
+		if (fsm_dirfd >= 0)
+			close(fsm_dirfd);
+		fsm_dirfd = open(a, O_RDONLY | O_DIRECTORY);
+		return fsm_dirfd < 0 ? errno : 0;
+	}
+	/* open @a beneath the kept directory, whatever its name is now */
+	if (sscanf(cmd, "at %127s %127s", a, b) == 2) {
+		fl = open_flags(b);
+		if (fl < 0)
+			return EINVAL;
+		fd = openat(fsm_dirfd, a, fl, 0644);
+		if (fd < 0)
+			return errno;
+		close(fd);
+		return 0;
+	}
 	/* a file kept open for reading only (before "fopen": a prefix) */
 	if (sscanf(cmd, "fopen-ro %127s", a) == 1) {
 		if (fsm_fd >= 0)
@@ -339,6 +358,9 @@ static void put_file(const char *path, const char *text, mode_t mode)
 
 static int make_tree(void)
 {
+	/* a mount a failed test left behind */
+	umount2("/tmp/fsm/allowed/m", MNT_DETACH);
+	umount2("/tmp/fsm/ro/m", MNT_DETACH);
 	if (system("rm -rf /tmp/fsm /tmp/fsm-old"))
 		return -1;
 	if (mkdir("/tmp/fsm", 0755) ||
@@ -736,6 +758,98 @@ TEST_F(fsm, revoked_file_ftruncate_and_mmap)
 	ASSERT_EQ(0, cft_revoke(&self->nl, self->rt.cap_id, &r));
 	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "mmap r private"));
 	REC("revoked", "fs:read", "/tmp/fsm/allowed/a", self->rt.cap_id);
+}
+
+/*
+ * ---- the open memo ----
+ *
+ * A credential remembers the last directory whose name admitted its
+ * opens. Each test fills it with repeated opens beneath a kept directory
+ * descriptor, then changes what the directory's name is, or what the
+ * grant is, and opens beneath the same descriptor again: the memo must
+ * not answer for the old name.
+ */
+
+/* fill the memo: the same open three times beneath the kept directory */
+#define FILL(dir, file, flags)						\
+	ASSERT_EQ(0, cft_agent_do(&self->agent, "dir " dir "; at " file " "	\
+				  flags "; at " file " " flags "; at "	\
+				  file " " flags))
+
+TEST_F(fsm, memo_directory_renamed_away)
+{
+	struct capfence_token w;
+
+	give_write(_metadata, self, "/tmp/fsm/allowed", &w);
+	FILL("/tmp/fsm/allowed/dir0", "f", "wc");
+	/* renamed out of the write rule by someone else (unbound root) */
+	ASSERT_EQ(0, rename("/tmp/fsm/allowed/dir0", "/tmp/fsm/ro/dir0"));
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "at f w"));
+	REC("constraint", "fs:write", "/tmp/fsm/ro/dir0/f", 0);
+	/* and out of the read token's constraint */
+	ASSERT_EQ(0, rename("/tmp/fsm/ro/dir0", "/tmp/fsm/allowed/dir0"));
+	FILL("/tmp/fsm/allowed/dir0", "f", "r");
+	ASSERT_EQ(0, rename("/tmp/fsm/allowed/dir0", "/tmp/fsm/secret/dir0"));
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "at f r"));
+	REC("constraint", "fs:read", "/tmp/fsm/secret/dir0/f", self->rt.cap_id);
+	/* an ancestor's rename renames it too */
+	ASSERT_EQ(0, rename("/tmp/fsm/secret/dir0", "/tmp/fsm/allowed/dir0"));
+	FILL("/tmp/fsm/allowed/dir0", "f", "r");
+	ASSERT_EQ(0, rename("/tmp/fsm/allowed", "/tmp/fsm/moved"));
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "at f r"));
+	REC("constraint", "fs:read", "/tmp/fsm/moved/dir0/f", self->rt.cap_id);
+}
+
+TEST_F(fsm, memo_mount_moved_away)
+{
+	struct capfence_token w;
+
+	give_write(_metadata, self, "/tmp/fsm/allowed", &w);
+	ASSERT_EQ(0, mkdir("/tmp/fsm/allowed/m", 0777));
+	ASSERT_EQ(0, mkdir("/tmp/fsm/ro/m", 0777));
+	ASSERT_EQ(0, mount("none", "/tmp/fsm/allowed/m", "tmpfs", 0, "mode=0777"));
+	FILL("/tmp/fsm/allowed/m", "f", "wc");
+	/* the mount moved by someone else: same mount, same dentry */
+	ASSERT_EQ(0, mount("/tmp/fsm/allowed/m", "/tmp/fsm/ro/m", NULL,
+			   MS_MOVE, NULL));
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "at f w"));
+	REC("constraint", "fs:write", "/tmp/fsm/ro/m/f", 0);
+	ASSERT_EQ(0, mount("/tmp/fsm/ro/m", "/tmp/fsm/allowed/m", NULL,
+			   MS_MOVE, NULL));
+	FILL("/tmp/fsm/allowed/m", "f", "w");
+	/* detached: it has no name from the task's root any more */
+	ASSERT_EQ(0, umount2("/tmp/fsm/allowed/m", MNT_DETACH));
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "at f w"));
+	REC("bypass", "fs:write", "unreachable", 0);
+}
+
+TEST_F(fsm, memo_revoked_grant)
+{
+	struct cft_reply r;
+	struct capfence_token w;
+
+	give_write(_metadata, self, "/tmp/fsm/allowed", &w);
+	FILL("/tmp/fsm/allowed/dir0", "f", "wc");
+	ASSERT_EQ(0, cft_revoke(&self->nl, w.cap_id, &r));
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "at f w"));
+	REC("revoked", "fs:write", "/tmp/fsm/allowed/dir0/f", w.cap_id);
+	/* reading was admitted by another grant, still valid */
+	EXPECT_EQ(0, cft_agent_do(&self->agent, "at f r"));
+}
+
+TEST_F(fsm, memo_each_class_judged)
+{
+	/* reads fill the memo; a write beneath the same directory is judged */
+	put_file("/tmp/fsm/allowed/dir0/f", "f\n", 0666);
+	FILL("/tmp/fsm/allowed/dir0", "f", "r");
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "at f w"));
+	REC("no_capability", "fs:write", "/tmp/fsm/allowed/dir0/f", 0);
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "at f rt"));
+	REC("no_capability", "fs:write", "/tmp/fsm/allowed/dir0/f", 0);
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "at f 3"));
+	REC("no_capability", "fs:write", "/tmp/fsm/allowed/dir0/f", 0);
+	EXPECT_EQ(2, size_of("/tmp/fsm/allowed/dir0/f"));
+	EXPECT_EQ(0, cft_agent_do(&self->agent, "at f r"));
 }
 
 /* ---- what stays allowed ---- */

@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The open memo: a bound credential remembers the last directory whose
+ * name admitted its opens, and answers the next open of a file in that
+ * directory without naming the file (d_path() and the reachability walk
+ * are most of what a bound open costs).
+ *
+ * Why it is sound. A path constraint admits a name and everything beneath
+ * it, so when the rule and a grant admit a directory's name, they admit
+ * the name of every file in it. The answer stays right while nothing it
+ * depended on has changed, and each of those is compared on every use:
+ *  - the directory's name: a dentry's name and parent change only in
+ *    d_move() and d_exchange(), inside rename_lock's write section, whose
+ *    sequence is remembered; the mounts above it change only with the
+ *    mount tree of the task's namespace, and every change of that tree
+ *    advances the namespace's event counter (remembered with the
+ *    namespace's unique id; the BPF program reads both, struct
+ *    mnt_namespace being private to fs/); the task's root is compared by
+ *    pointer;
+ *  - the directory itself: the memo holds no reference, so a freed
+ *    dentry's address may be reused; it is compared with its mount, its
+ *    inode's address, inode number and generation (what the kernel's own
+ *    file handles identify an inode by);
+ *  - the grants: the fence value and the holdings pointer, as in the net
+ *    decision memo (decide.c); the fleet deny bound and the tracer are
+ *    the caller's to test, as cf_exercise() does.
+ * Denials are never remembered, and a file that is the root of its mount
+ * (whose parent is on another mount) is always named.
+ *
+ * Locking and context: BPF program context (RCU read lock held, never
+ * sleeps). The memo is a seqcount whose writers take it with one
+ * cmpxchg() or skip it, like the net memo; readers never wait, they miss.
+ * Only the directory of the file being opened is dereferenced, and it is
+ * pinned by the file's dentry; remembered pointers are only compared.
+ */
+#include <linux/dcache.h>
+#include <linux/fs.h>
+#include <linux/fs_struct.h>
+#include <linux/mount.h>
+#include <linux/sched.h>
+#include "capfence.h"
+
+static unsigned int cf_rename_seq(void)
+{
+	return raw_read_seqcount(&rename_lock.seqcount);
+}
+
+/* the task's root, read as d_path() reads it; false without one */
+static bool cf_task_root(struct path *root)
+{
+	struct fs_struct *fs = current->fs;
+	unsigned int seq;
+
+	if (!fs)
+		return false;
+	do {
+		seq = read_seqcount_begin(&fs->seq);
+		*root = fs->root;
+	} while (read_seqcount_retry(&fs->seq, seq));
+	return true;
+}
+
+/* the directory of @file on its own mount, or NULL for a mount's root */
+static const struct dentry *cf_file_dir(const struct file *file)
+{
+	const struct dentry *d = file->f_path.dentry;
+
+	if (d == file->f_path.mnt->mnt_root)
+		return NULL;
+	return READ_ONCE(d->d_parent);
+}
+
+/**
+ * cf_fs_memo_find() - answer an open from the credential's open memo
+ * @e: the opener's bound state
+ * @file: the file being opened
+ * @mv: the opener's mount namespace, as the BPF program read it
+ * @need: BIT(class id) of each class the open needs
+ * @g: the admitting grant of each class, by cf_fs_memo_slot()
+ *
+ * The caller tests the tracer and the fleet deny bound first.
+ *
+ * Return: true when every class in @need is admitted by the memo's grants
+ * at the fence value and holdings now; @g is then set.
+ */
+bool cf_fs_memo_find(const struct cf_cred *e, const struct file *file,
+		     const struct cf_mnt_view *mv, u8 need,
+		     struct cf_grant *g[2])
+{
+	const struct cf_fs_memo *m = &e->fs_memo;
+	const struct dentry *dir;
+	const struct inode *inode;
+	unsigned int seq, rs;
+	struct path root;
+
+	/* pairs with the release in cf_fs_memo_fill() */
+	seq = smp_load_acquire(&m->seq);
+	if ((seq & 1) || (m->classes & need) != need || !mv->ns_id)
+		return false;
+	rs = cf_rename_seq();
+	if (rs != m->rename_seq || mv->ns_id != m->ns_id ||
+	    mv->ns_event != m->ns_event || file->f_path.mnt != m->mnt)
+		return false;
+	/* the parent and its name are the ones of sequence @rs */
+	smp_rmb();
+	dir = cf_file_dir(file);
+	if (dir != m->dir)
+		return false;
+	inode = READ_ONCE(dir->d_inode);
+	if (!inode || inode != m->inode || inode->i_ino != m->ino ||
+	    inode->i_generation != m->gen)
+		return false;
+	/* as in the net memo: an equal fence means nothing was revoked yet */
+	if (m->fence != cf_fence_value_locked() ||
+	    m->held != rcu_access_pointer(e->held))
+		return false;
+	if (!cf_task_root(&root) || root.mnt != m->root_mnt ||
+	    root.dentry != m->root)
+		return false;
+	g[0] = m->grant[0];
+	g[1] = m->grant[1];
+	/* the fields above were one writer's, and no rename came between */
+	smp_rmb();
+	return READ_ONCE(m->seq) == seq && cf_rename_seq() == rs;
+}
+
+/**
+ * cf_fs_memo_begin() - what a fill needs to know before the file is named
+ * @e: the opener's bound state
+ * @s: filled with rename_lock's sequence, the fence value and holdings
+ *
+ * Read before the name is built and the decision made, so that a rename,
+ * a revocation or a delegation in between is seen by cf_fs_memo_fill().
+ */
+void cf_fs_memo_begin(const struct cf_cred *e, struct cf_fs_memo_start *s)
+{
+	s->rename_seq = cf_rename_seq();
+	smp_rmb();
+	s->fence = cf_fence_value_locked();
+	s->held = rcu_access_pointer(e->held);
+}
+
+/* do @g and the rule of its class admit the first @len bytes of @t's name? */
+static bool cf_admits_dir(const struct cf_cred *e, const struct cf_grant *g,
+			  const struct cf_target *t, size_t len)
+{
+	const struct cf_rule *rule = &e->epoch->rules[g->class_id];
+	struct cf_target dt = { .class_id = g->class_id, .path = t->path,
+				.path_len = len };
+
+	return cf_constraints_admit(rule->c, rule->n, &dt) &&
+	       cf_constraints_admit(g->c, g->n, &dt);
+}
+
+/**
+ * cf_fs_memo_fill() - remember the directory of an allowed open
+ * @e: the opener's bound state
+ * @s: what cf_fs_memo_begin() read before the decision
+ * @file: the file opened
+ * @mv: the opener's mount namespace, as the BPF program read it
+ * @t: the file's name, as judged
+ * @g: the grant that admitted each class the open needed (by slot), NULL
+ *     for a class it did not need
+ *
+ * Nothing is remembered unless every grant admits the directory's name
+ * (the file's name up to its last '/') and nothing the decision depended
+ * on moved while it was made. A directory already remembered at the same
+ * state gains the classes of this open.
+ */
+void cf_fs_memo_fill(struct cf_cred *e, const struct cf_fs_memo_start *s,
+		     const struct file *file, const struct cf_mnt_view *mv,
+		     const struct cf_target *t, struct cf_grant *g[2])
+{
+	struct cf_fs_memo *m = &e->fs_memo;
+	const struct dentry *dir = cf_file_dir(file);
+	const char *slash;
+	struct inode *inode;
+	struct path root;
+	unsigned int seq;
+	u8 classes = 0;
+	size_t len;
+	int i;
+
+	if (!dir || !mv->ns_id || (s->rename_seq & 1) ||
+	    !cf_task_root(&root))
+		return;
+	inode = READ_ONCE(dir->d_inode);
+	slash = strrchr(t->path, '/');
+	if (!inode || !slash)
+		return;
+	len = slash == t->path ? 1 : slash - t->path;
+	for (i = 0; i < 2; i++) {
+		if (!g[i])
+			continue;
+		if (!cf_admits_dir(e, g[i], t, len))
+			return;
+		classes |= BIT(g[i]->class_id);
+	}
+	seq = READ_ONCE(m->seq);
+	/* another task of the credential is writing it: leave it */
+	if ((seq & 1) || cmpxchg(&m->seq, seq, seq + 1) != seq)
+		return;
+	/* the full barrier of cmpxchg() orders the reads below after it */
+	if (cf_rename_seq() != s->rename_seq ||
+	    cf_fence_value_locked() != s->fence ||
+	    rcu_access_pointer(e->held) != s->held) {
+		smp_store_release(&m->seq, seq + 2);
+		return;
+	}
+	/* the same directory at the same state: keep what it admitted too */
+	if (m->classes && m->rename_seq == s->rename_seq &&
+	    m->ns_id == mv->ns_id && m->ns_event == mv->ns_event &&
+	    m->mnt == file->f_path.mnt && m->dir == dir &&
+	    m->inode == inode && m->ino == inode->i_ino &&
+	    m->gen == inode->i_generation &&
+	    m->fence == s->fence && m->held == s->held &&
+	    m->root_mnt == root.mnt && m->root == root.dentry) {
+		for (i = 0; i < 2; i++)
+			if (g[i])
+				m->grant[i] = g[i];
+		m->classes |= classes;
+	} else {
+		m->classes = classes;
+		m->rename_seq = s->rename_seq;
+		m->ns_id = mv->ns_id;
+		m->ns_event = mv->ns_event;
+		m->mnt = file->f_path.mnt;
+		m->dir = dir;
+		m->inode = inode;
+		m->ino = inode->i_ino;
+		m->gen = inode->i_generation;
+		m->root_mnt = root.mnt;
+		m->root = root.dentry;
+		m->fence = s->fence;
+		m->held = s->held;
+		m->grant[0] = g[0];
+		m->grant[1] = g[1];
+	}
+	/* pairs with the acquire in cf_fs_memo_find(): the fields, then even */
+	smp_store_release(&m->seq, seq + 2);
+}

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The open memo (fsmemo.c).
+ */
+#ifndef _CAPFENCE_FSMEMO_H
+#define _CAPFENCE_FSMEMO_H
+
+#include <linux/types.h>
+#include <uapi/linux/capfence.h>
+
+struct cf_cred;
+struct cf_grant;
+struct cf_holdings;
+struct cf_target;
+struct file;
+
+/* The opener's mount namespace: its unique id and its tree's event count. */
+struct cf_mnt_view {
+	u64 ns_id;
+	u64 ns_event;
+};
+
+/* What an open's decision started from (cf_fs_memo_begin()). */
+struct cf_fs_memo_start {
+	unsigned int rename_seq;
+	u64 fence;
+	const struct cf_holdings *held;
+};
+
+/* The index of an fs class's grant in the memo: fs:read 0, fs:write 1. */
+static inline int cf_fs_memo_slot(u8 class_id)
+{
+	return class_id == CAPFENCE_CLASS_FS_WRITE;
+}
+
+bool cf_fs_memo_find(const struct cf_cred *e, const struct file *file,
+		     const struct cf_mnt_view *mv, u8 need,
+		     struct cf_grant *g[2]);
+void cf_fs_memo_begin(const struct cf_cred *e, struct cf_fs_memo_start *s);
+void cf_fs_memo_fill(struct cf_cred *e, const struct cf_fs_memo_start *s,
+		     const struct file *file, const struct cf_mnt_view *mv,
+		     const struct cf_target *t, struct cf_grant *g[2]);
+
+#endif /* _CAPFENCE_FSMEMO_H */
