@@ -46,7 +46,7 @@ static unsigned int cf_rename_seq(void)
 }
 
 /* the task's root, read as d_path() reads it; false without one */
-static bool cf_task_root(struct path *root)
+static __always_inline bool cf_task_root(struct path *root)
 {
 	struct fs_struct *fs = current->fs;
 	unsigned int seq;
@@ -140,16 +140,34 @@ void cf_fs_memo_begin(const struct cf_cred *e, struct cf_fs_memo_start *s)
 	s->held = rcu_access_pointer(e->held);
 }
 
+/*
+ * @c admitted the name @t; does it admit its first @len bytes, the
+ * directory's name? A path constraint admits a name when it is a
+ * component prefix of it, so one no longer than the directory's name that
+ * admitted the file admits the directory as well: when every constraint
+ * is that short, no name needs comparing again.
+ */
+static bool cf_admits_prefix(const struct cf_constraint *c, u8 n,
+			     const struct cf_target *t, size_t len)
+{
+	struct cf_target dt = { .class_id = t->class_id, .path = t->path,
+				.path_len = len };
+	u8 i;
+
+	for (i = 0; i < n; i++)
+		if (c[i].path_len > len)
+			return cf_constraints_admit(c, n, &dt);
+	return true;
+}
+
 /* do @g and the rule of its class admit the first @len bytes of @t's name? */
 static bool cf_admits_dir(const struct cf_cred *e, const struct cf_grant *g,
 			  const struct cf_target *t, size_t len)
 {
 	const struct cf_rule *rule = &e->epoch->rules[g->class_id];
-	struct cf_target dt = { .class_id = g->class_id, .path = t->path,
-				.path_len = len };
 
-	return cf_constraints_admit(rule->c, rule->n, &dt) &&
-	       cf_constraints_admit(g->c, g->n, &dt);
+	return cf_admits_prefix(rule->c, rule->n, t, len) &&
+	       cf_admits_prefix(g->c, g->n, t, len);
 }
 
 /**
@@ -173,22 +191,29 @@ void cf_fs_memo_fill(struct cf_cred *e, const struct cf_fs_memo_start *s,
 {
 	struct cf_fs_memo *m = &e->fs_memo;
 	const struct dentry *dir = cf_file_dir(file);
-	const char *slash;
 	struct inode *inode;
 	struct path root;
 	unsigned int seq;
 	u8 classes = 0;
-	size_t len;
+	size_t len, clen;
 	int i;
 
 	if (!dir || !mv->ns_id || (s->rename_seq & 1) ||
 	    !cf_task_root(&root))
 		return;
 	inode = READ_ONCE(dir->d_inode);
-	slash = strrchr(t->path, '/');
-	if (!inode || !slash)
+	/*
+	 * The directory's name is the file's up to its last '/'. A rename
+	 * that makes d_name disagree with the name judged moves rename_lock,
+	 * which is checked below before anything is stored.
+	 */
+	clen = READ_ONCE(file->f_path.dentry->d_name.len);
+	if (!inode || clen + 1 >= t->path_len ||
+	    t->path[t->path_len - clen - 1] != '/')
 		return;
-	len = slash == t->path ? 1 : slash - t->path;
+	len = t->path_len - clen - 1;
+	if (!len)
+		len = 1;	/* a file in "/" */
 	for (i = 0; i < 2; i++) {
 		if (!g[i])
 			continue;
