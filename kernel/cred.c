@@ -7,10 +7,15 @@
  * A cred's entry is removed in cred_free, before the cred's memory can be
  * reused, so a pointer key never aliases a newer cred.
  *
+ * The table has a fixed 2^CF_CRED_HINT_BITS buckets, indexed like the
+ * filter's counters: a lookup is one multiply, one load and a short
+ * chain (an rhashtable lookup cost every bound hook ~40 instructions more).
+ *
  * Locking: lookups run under RCU (BPF programs hold it). Entries are added
  * from cred hooks (atomic context, GFP_ATOMIC) and from netlink (cf_mutex),
  * removed from cred_free (an RCU callback, softirq) and freed after a
- * grace period. e->lock orders writers of e->held and of the pending
+ * grace period; cf_cred_lock (a _bh spinlock: removal runs in softirq)
+ * orders the writers of the chains. e->lock orders writers of e->held and of the pending
  * fields; readers copy the holdings pointer under RCU. e->memo, the net
  * decision memo, is decide.c's: a seqcount whose writers take it with
  * cmpxchg() or skip it, never under e->lock; a new entry starts empty.
@@ -27,13 +32,11 @@
 #include <linux/slab.h>
 #include "capfence.h"
 
-static struct rhashtable cf_creds;
+static struct hlist_head cf_creds[1 << CF_CRED_HINT_BITS];
+static DEFINE_SPINLOCK(cf_cred_lock);
 atomic_t cf_cred_hint[1 << CF_CRED_HINT_BITS];
 static atomic_long_t cf_nr_entries = ATOMIC_LONG_INIT(0);
 static atomic_long_t cf_nr_bound_creds = ATOMIC_LONG_INIT(0);
-
-static const struct rhashtable_params cf_cred_params =
-	CF_PTR_TABLE_PARAMS(struct cf_cred, cred, node);
 
 /**
  * cf_cred_lookup() - state of @cred
@@ -63,7 +66,13 @@ struct cf_cred *cf_cred_lookup(const struct cred *cred)
  */
 struct cf_cred *cf_cred_find(const struct cred *cred)
 {
-	return rhashtable_lookup(&cf_creds, &cred, cf_cred_params);
+	struct cf_cred *e;
+
+	hlist_for_each_entry_rcu(e, &cf_creds[hash_ptr(cred, CF_CRED_HINT_BITS)],
+				 node)
+		if (e->cred == cred)
+			return e;
+	return NULL;
 }
 
 static struct cf_cred *cf_cred_alloc(const struct cred *cred, gfp_t gfp)
@@ -79,17 +88,22 @@ static struct cf_cred *cf_cred_alloc(const struct cred *cred, gfp_t gfp)
 
 static int cf_cred_insert(struct cf_cred *e)
 {
-	int err;
+	struct hlist_head *b = &cf_creds[hash_ptr(e->cred, CF_CRED_HINT_BITS)];
+	struct cf_cred *o;
 
 	/* before the entry can be found: see the locking comment */
 	atomic_inc(cf_cred_hint_of(e->cred));
-	err = rhashtable_lookup_insert_fast(&cf_creds, &e->node,
-					    cf_cred_params);
-	if (err) {
-		atomic_dec(cf_cred_hint_of(e->cred));
-		/* the table's own errors (EBUSY, E2BIG) mean: no room */
-		return -ENOMEM;
+	spin_lock_bh(&cf_cred_lock);
+	hlist_for_each_entry(o, b, node) {
+		if (o->cred == e->cred) {
+			/* cannot happen: a cred gets one entry, at its prepare */
+			spin_unlock_bh(&cf_cred_lock);
+			atomic_dec(cf_cred_hint_of(e->cred));
+			return -EEXIST;
+		}
 	}
+	hlist_add_head_rcu(&e->node, b);
+	spin_unlock_bh(&cf_cred_lock);
 	atomic_long_inc(&cf_nr_entries);
 	if (e->epoch)
 		atomic_long_inc(&cf_nr_bound_creds);
@@ -174,8 +188,13 @@ int cf_cred_alloc_blank(struct cred *cred)
 /* Remove @e from the table and free it after a grace period. */
 static void cf_cred_forget(struct cf_cred *e)
 {
-	if (rhashtable_remove_fast(&cf_creds, &e->node, cf_cred_params))
+	spin_lock_bh(&cf_cred_lock);
+	if (hlist_unhashed(&e->node)) {
+		spin_unlock_bh(&cf_cred_lock);
 		return;
+	}
+	hlist_del_init_rcu(&e->node);
+	spin_unlock_bh(&cf_cred_lock);
 	atomic_dec(cf_cred_hint_of(e->cred));
 	if (e->epoch)
 		atomic_long_dec(&cf_nr_bound_creds);
@@ -344,12 +363,7 @@ long cf_nr_bound(void)
  */
 int cf_cred_init(void)
 {
-	return rhashtable_init(&cf_creds, &cf_cred_params);
-}
-
-static void cf_cred_free_entry(void *ptr, void *arg)
-{
-	cf_cred_release(ptr);
+	return 0;
 }
 
 /**
@@ -360,5 +374,13 @@ static void cf_cred_free_entry(void *ptr, void *arg)
  */
 void cf_cred_exit(void)
 {
-	rhashtable_free_and_destroy(&cf_creds, cf_cred_free_entry, NULL);
+	struct hlist_node *tmp;
+	struct cf_cred *e;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(cf_creds); i++)
+		hlist_for_each_entry_safe(e, tmp, &cf_creds[i], node) {
+			hlist_del_init(&e->node);
+			cf_cred_release(e);
+		}
 }

@@ -14,8 +14,9 @@
 /*
  * The last net decision a bound credential was allowed (decide.c): the
  * target, the fence value and holdings it was judged at, and the grant
- * that admitted it. A seqcount with a try-lock for writers: seq is odd
- * while one writes, and a reader that sees it odd or changed misses.
+ * that admitted it, and the last socket tracked under a grant. A seqcount
+ * with a try-lock for writers: seq is odd while one writes, and a reader
+ * that sees it odd or changed misses.
  */
 struct cf_net_memo {
 	unsigned int seq;
@@ -26,6 +27,10 @@ struct cf_net_memo {
 	u64 fence;
 	const struct cf_holdings *held;
 	struct cf_grant *grant;
+	/* the last socket tracked under sk_grant, at cf_sock_gen() sk_gen */
+	const struct sock *sk;
+	struct cf_grant *sk_grant;
+	unsigned long sk_gen;
 };
 
 /*
@@ -52,7 +57,7 @@ struct cf_fs_memo {
 
 /* Per-credential state; exists only for bound or pending credentials. */
 struct cf_cred {
-	struct rhash_head node;
+	struct hlist_node node;		/* in its bucket of the table */
 	const struct cred *cred;	/* key */
 	struct cf_epoch *epoch;		/* bound epoch; NULL = unbound */
 	struct cf_epoch *pending;	/* epoch the next execve binds */

@@ -513,6 +513,55 @@ static void cf_memo_fill(struct cf_cred *e, const struct cf_target *t,
 }
 
 /**
+ * cf_memo_sock_tracked() - does the memo know @sk already carries @g?
+ * @e: the calling task's bound state
+ * @sk: the socket an exercise was just allowed on
+ * @g: the grant that allowed it
+ *
+ * A repeated connect or datagram on the same socket under the same grant
+ * need not look the socket up to add a grant it has. A socket's grants
+ * only grow until it is freed, and cf_sock_gen() moves before a tracked
+ * socket's memory can be reused, so an equal pointer at an equal
+ * generation is the same socket, still carrying @g.
+ *
+ * Return: true when tracking @sk under @g again can be skipped.
+ */
+bool cf_memo_sock_tracked(const struct cf_cred *e, const struct sock *sk,
+			  const struct cf_grant *g)
+{
+	const struct cf_net_memo *m = &e->memo;
+	unsigned int seq = smp_load_acquire(&m->seq);
+	bool same;
+
+	if (seq & 1)
+		return false;
+	same = m->sk == sk && m->sk_grant == g && m->sk_gen == cf_sock_gen();
+	smp_rmb();
+	return same && READ_ONCE(m->seq) == seq;
+}
+
+/**
+ * cf_memo_sock_note() - remember that @sk carries @g
+ * @e: the calling task's bound state
+ * @sk: the socket just tracked
+ * @g: the grant it now carries
+ * @gen: cf_sock_gen() read before it was tracked
+ */
+void cf_memo_sock_note(struct cf_cred *e, const struct sock *sk,
+		       struct cf_grant *g, unsigned long gen)
+{
+	struct cf_net_memo *m = &e->memo;
+	unsigned int seq = READ_ONCE(m->seq);
+
+	if ((seq & 1) || cmpxchg(&m->seq, seq, seq + 1) != seq)
+		return;
+	m->sk = sk;
+	m->sk_grant = g;
+	m->sk_gen = gen;
+	smp_store_release(&m->seq, seq + 2);
+}
+
+/**
  * cf_exercise() - may bound task @e perform @t?
  * @e: the calling task's bound state (kfunc.c)
  * @t: the mediated operation

@@ -135,16 +135,23 @@ void cf_net_bound(const struct sock *sk, struct cf_target *t)
 static int cf_net_judge(struct cf_cred *e, struct sock *sk,
 			struct cf_target *t, bool track)
 {
+	unsigned long gen;
 	struct cf_grant *g;
 	int err;
 
 	err = cf_exercise(e, t, &g);
-	if (err || !track)
+	if (err || !track || !g)
 		return err;
+	/* the same socket under the same grant as last time: tracked */
+	if (cf_memo_sock_tracked(e, sk, g))
+		return 0;
+	gen = cf_sock_gen();
 	err = cf_sock_track(sk, g);
 	/* the operation fails: the exercise counted allowed was not */
-	if (err && g)
+	if (err)
 		cf_stats_exercise_failed();
+	else
+		cf_memo_sock_note(e, sk, g, gen);
 	return err;
 }
 

@@ -12,7 +12,9 @@
  * in sk_free_security (the socket is dying), read under RCU (BPF programs
  * hold it). An entry's grant array only grows, under the entry's spinlock;
  * readers load the count with acquire semantics and need no lock. Grant
- * validity is read in a fence read section. Never sleeps.
+ * validity is read in a fence read section. cf_socks_freed only grows: it
+ * is raised when an entry is removed, ordered before the socket's memory
+ * is freed (see cf_sock_gen()). Never sleeps.
  */
 #include <linux/rhashtable.h>
 #include <linux/slab.h>
@@ -33,6 +35,7 @@ struct cf_sock {
 
 static struct rhashtable cf_socks;
 atomic_long_t cf_nr_socks = ATOMIC_LONG_INIT(0);
+atomic_long_t cf_socks_freed = ATOMIC_LONG_INIT(0);
 
 static const struct rhashtable_params cf_sock_params =
 	CF_PTR_TABLE_PARAMS(struct cf_sock, sk, node);
@@ -202,6 +205,9 @@ void cf_sock_free(struct sock *sk)
 	s = rhashtable_lookup(&cf_socks, &sk, cf_sock_params);
 	if (!s || rhashtable_remove_fast(&cf_socks, &s->node, cf_sock_params))
 		return;
+	/* before @sk's memory is freed and reused: see cf_sock_gen() */
+	atomic_long_inc(&cf_socks_freed);
+	smp_mb__after_atomic();
 	atomic_long_dec(&cf_nr_socks);
 	cf_sock_release(s);
 	kfree_rcu(s, rcu);

@@ -18,6 +18,21 @@ void cf_sock_clone(const struct sock *sk, struct sock *newsk);
 void cf_sock_free(struct sock *sk);
 
 extern atomic_long_t cf_nr_socks;
+extern atomic_long_t cf_socks_freed;
+
+/**
+ * cf_sock_gen() - how many tracked sockets have been freed so far
+ *
+ * A socket pointer seen tracked at one value is the same, still tracked
+ * socket while the value has not moved: a tracked socket's entry is
+ * removed, and this raised, before its memory can be reused.
+ *
+ * Return: the count.
+ */
+static inline unsigned long cf_sock_gen(void)
+{
+	return atomic_long_read(&cf_socks_freed);
+}
 
 /**
  * cf_nr_tracked_socks() - sockets whose grants are rechecked on use
