@@ -513,34 +513,6 @@ static void cf_memo_fill(struct cf_cred *e, const struct cf_target *t,
 }
 
 /**
- * cf_memo_sock_tracked() - does the memo know @sk already carries @g?
- * @e: the calling task's bound state
- * @sk: the socket an exercise was just allowed on
- * @g: the grant that allowed it
- *
- * A repeated connect or datagram on the same socket under the same grant
- * need not look the socket up to add a grant it has. A socket's grants
- * only grow until it is freed, and cf_sock_gen() moves before a tracked
- * socket's memory can be reused, so an equal pointer at an equal
- * generation is the same socket, still carrying @g.
- *
- * Return: true when tracking @sk under @g again can be skipped.
- */
-bool cf_memo_sock_tracked(const struct cf_cred *e, const struct sock *sk,
-			  const struct cf_grant *g)
-{
-	const struct cf_net_memo *m = &e->memo;
-	unsigned int seq = smp_load_acquire(&m->seq);
-	bool same;
-
-	if (seq & 1)
-		return false;
-	same = m->sk == sk && m->sk_grant == g && m->sk_gen == cf_sock_gen();
-	smp_rmb();
-	return same && READ_ONCE(m->seq) == seq;
-}
-
-/**
  * cf_memo_sock_note() - remember that @sk carries @g
  * @e: the calling task's bound state
  * @sk: the socket just tracked
@@ -558,7 +530,39 @@ void cf_memo_sock_note(struct cf_cred *e, const struct sock *sk,
 	m->sk = sk;
 	m->sk_grant = g;
 	m->sk_gen = gen;
+	/* pairs with the acquire in cf_memo_sock_tracked(): fields, then even */
 	smp_store_release(&m->seq, seq + 2);
+}
+
+/*
+ * cf_exercise() without the memo: judge @t, count, audit a denial, and
+ * fill the memo with an allowed net target. Out of line, so that a memo
+ * hit pays for none of its locals.
+ */
+static noinline int cf_exercise_judged(struct cf_cred *e, struct cf_target *t,
+				       struct cf_grant **admitted, bool traced)
+{
+	const struct cf_holdings *h;
+	enum capfence_reason r;
+	struct cf_grant *ok;
+	u64 cap_id, fence = 0;
+
+	r = cf_judge(e, t, &ok, &h, &cap_id, &fence);
+	if (r == CAPFENCE_R_OK && unlikely(traced) && cf_borrow_denied(t)) {
+		r = CAPFENCE_R_BORROW;
+		cap_id = ok ? ok->capid->cap_id : 0;
+		fence = cf_fence_value();
+	}
+	cf_stats_exercise(r);
+	if (r == CAPFENCE_R_OK) {
+		if (ok && t->family && !traced)
+			cf_memo_fill(e, t, h, ok, fence);
+		if (admitted)
+			*admitted = ok;
+		return 0;
+	}
+	cf_audit_exercise(t, e->epoch->id, r, cap_id, fence);
+	return -EACCES;
 }
 
 /**
@@ -579,10 +583,7 @@ void cf_memo_sock_note(struct cf_cred *e, const struct sock *sk,
 int cf_exercise(struct cf_cred *e, struct cf_target *t,
 		struct cf_grant **admitted)
 {
-	const struct cf_holdings *h;
-	enum capfence_reason r;
 	struct cf_grant *ok;
-	u64 cap_id, fence = 0;
 	bool traced;
 
 	if (admitted)
@@ -594,28 +595,13 @@ int cf_exercise(struct cf_cred *e, struct cf_target *t,
 	if (t->family && likely(!traced) && !cf_fleet_denies()) {
 		ok = cf_memo_find(e, t);
 		if (ok) {
-			cf_stats_exercise(CAPFENCE_R_OK);
+			cf_stats_exercise_ok();
 			if (admitted)
 				*admitted = ok;
 			return 0;
 		}
 	}
-	r = cf_judge(e, t, &ok, &h, &cap_id, &fence);
-	if (r == CAPFENCE_R_OK && unlikely(traced) && cf_borrow_denied(t)) {
-		r = CAPFENCE_R_BORROW;
-		cap_id = ok ? ok->capid->cap_id : 0;
-		fence = cf_fence_value();
-	}
-	cf_stats_exercise(r);
-	if (r == CAPFENCE_R_OK) {
-		if (ok && t->family && !traced)
-			cf_memo_fill(e, t, h, ok, fence);
-		if (admitted)
-			*admitted = ok;
-		return 0;
-	}
-	cf_audit_exercise(t, e->epoch->id, r, cap_id, fence);
-	return -EACCES;
+	return cf_exercise_judged(e, t, admitted, traced);
 }
 
 /**

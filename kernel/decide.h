@@ -41,8 +41,6 @@ int cf_exec_bind(struct cf_exec_binding *b, struct netlink_ext_ack *extack);
 void cf_decision_publish(enum capfence_reason r, const struct cf_token *t,
 			 pid_t pid, u64 epoch, u64 fence, bool dry_run);
 struct sock;
-bool cf_memo_sock_tracked(const struct cf_cred *e, const struct sock *sk,
-			  const struct cf_grant *g);
 void cf_memo_sock_note(struct cf_cred *e, const struct sock *sk,
 		       struct cf_grant *g, unsigned long gen);
 int cf_exercise(struct cf_cred *e, struct cf_target *t,

@@ -135,6 +135,7 @@ bool cf_fs_memo_find(const struct cf_cred *e, const struct file *file,
 void cf_fs_memo_begin(const struct cf_cred *e, struct cf_fs_memo_start *s)
 {
 	s->rename_seq = cf_rename_seq();
+	/* the sequence before what it guards, as read_seqbegin() orders it */
 	smp_rmb();
 	s->fence = cf_fence_value_locked();
 	s->held = rcu_access_pointer(e->held);
@@ -229,6 +230,7 @@ void cf_fs_memo_fill(struct cf_cred *e, const struct cf_fs_memo_start *s,
 	if (cf_rename_seq() != s->rename_seq ||
 	    cf_fence_value_locked() != s->fence ||
 	    rcu_access_pointer(e->held) != s->held) {
+		/* nothing written: give the memo back unchanged */
 		smp_store_release(&m->seq, seq + 2);
 		return;
 	}

@@ -200,7 +200,7 @@ int cf_fs_file_open(const struct cred *cred, struct file *file,
 		wg = wr ? g[1] : NULL;
 		allowed = rd + wr;
 		while (allowed--)
-			cf_stats_exercise(CAPFENCE_R_OK);
+			cf_stats_exercise_ok();
 		return cf_fs_track(file, rg, wg, rd + wr);
 	}
 	if (memo)

@@ -207,6 +207,7 @@ void cf_sock_free(struct sock *sk)
 		return;
 	/* before @sk's memory is freed and reused: see cf_sock_gen() */
 	atomic_long_inc(&cf_socks_freed);
+	/* the raise, then the free of the entry and (later) of the socket */
 	smp_mb__after_atomic();
 	atomic_long_dec(&cf_nr_socks);
 	cf_sock_release(s);

@@ -7,6 +7,7 @@
 
 #include <linux/atomic.h>
 #include "cap.h"
+#include "cred.h"
 
 struct sock;
 
@@ -42,6 +43,40 @@ static inline unsigned long cf_sock_gen(void)
 static inline long cf_nr_tracked_socks(void)
 {
 	return atomic_long_read(&cf_nr_socks);
+}
+
+/**
+ * cf_memo_sock_tracked() - does the memo know @sk already carries @g?
+ * @e: the calling task's bound state
+ * @sk: the socket an exercise was just allowed on
+ * @g: the grant that allowed it
+ *
+ * A repeated connect or datagram on the same socket under the same grant
+ * need not look the socket up to add a grant it has. A socket's grants
+ * only grow until it is freed, and cf_sock_gen() moves before a tracked
+ * socket's memory can be reused, so an equal pointer at an equal
+ * generation is the same socket, still carrying @g.
+ *
+ * Inline: it is on the path of every repeated connect; the memo's
+ * writer is cf_memo_sock_note() (decide.c).
+ *
+ * Return: true when tracking @sk under @g again can be skipped.
+ */
+static inline bool cf_memo_sock_tracked(const struct cf_cred *e,
+					const struct sock *sk,
+					const struct cf_grant *g)
+{
+	const struct cf_net_memo *m = &e->memo;
+	/* pairs with the release in cf_memo_sock_note() */
+	unsigned int seq = smp_load_acquire(&m->seq);
+	bool same;
+
+	if (seq & 1)
+		return false;
+	same = m->sk == sk && m->sk_grant == g && m->sk_gen == cf_sock_gen();
+	/* the fields above were one writer's */
+	smp_rmb();
+	return same && READ_ONCE(m->seq) == seq;
 }
 
 #endif /* _CAPFENCE_SOCK_H */

@@ -11,12 +11,7 @@
 #include <net/genetlink.h>
 #include "capfence.h"
 
-struct cf_counters {
-	u64 delegate[__CAPFENCE_R_MAX];
-	u64 exercise[__CAPFENCE_R_MAX];
-};
-
-static DEFINE_PER_CPU(struct cf_counters, cf_counters);
+DEFINE_PER_CPU(struct cf_counters, cf_counters);
 
 /**
  * cf_stats_delegate() - count a delegation result

@@ -5,9 +5,27 @@
 #ifndef _CAPFENCE_STATS_H
 #define _CAPFENCE_STATS_H
 
+#include <linux/percpu.h>
 #include <uapi/linux/capfence.h>
 
 struct sk_buff;
+
+struct cf_counters {
+	u64 delegate[__CAPFENCE_R_MAX];
+	u64 exercise[__CAPFENCE_R_MAX];
+};
+
+DECLARE_PER_CPU(struct cf_counters, cf_counters);
+
+/**
+ * cf_stats_exercise_ok() - count an allowed exercise
+ *
+ * Inline: a memo hit (decide.c, fsmemo.c) counts one on its short path.
+ */
+static inline void cf_stats_exercise_ok(void)
+{
+	this_cpu_inc(cf_counters.exercise[CAPFENCE_R_OK]);
+}
 
 void cf_stats_delegate(enum capfence_reason r);
 void cf_stats_exercise(enum capfence_reason r);
