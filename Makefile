@@ -106,6 +106,14 @@ $(call KO,6.12): $(KSRCS) $(call KB,6.12)/release $(TRIXIE)/.key
 
 module: $(foreach k,$(KERNEL),$(call KO,$(k)))
 
+# The test-only module (selftests/kernel/seqwrap) per kernel, for the VM.
+TESTMOD = $(B)/kernel-$(1)/testmod/seqwrap.ko
+$(call TESTMOD,6.1): selftests/kernel/seqwrap/seqwrap.c $(call KB,6.1)/release
+	@tools/build/testmod.sh $(call KB,6.1)
+
+$(call TESTMOD,6.12): selftests/kernel/seqwrap/seqwrap.c $(call KB,6.12)/release $(TRIXIE)/.key
+	@tools/build/testmod.sh $(call KB,6.12) $(TRIXIE)
+
 # One BPF object for every kernel: compiled against the oldest supported
 # kernel's types (CO-RE), it loads on the newer ones unchanged.
 $(B)/lsm/vmlinux.h: $(call KB,6.1)/release
@@ -174,7 +182,7 @@ $(B)/guest/bin/run-vm-tests: selftests/kernel/run-vm-tests
 GUEST_FILES := $(B)/guest/bin/run-vm-tests $(B)/guest/share/capfence/tokens.txt \
 	$(if $(wildcard selftests/cli/cli-tests.sh),$(B)/guest/share/capfence/cli-tests.sh)
 
-tests: $(UNIT_BINS) $(VMT_BINS) $(GUEST_FILES) $(GUEST_EXTRA)
+tests: $(UNIT_BINS) $(VMT_BINS) $(GUEST_FILES) $(GUEST_EXTRA) $(foreach k,$(KERNEL),$(call TESTMOD,$(k)))
 
 unit: $(UNIT_BINS) $(B)/tools/capfence $(B)/tools/capfenced
 	@mkdir -p $(B)/logs
@@ -242,10 +250,12 @@ demo: all
 
 checkpatch: $(LSRC)/.stamp
 	$(LSRC)/scripts/checkpatch.pl --strict --no-tree --show-types \
-		--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG -f kernel/*.c kernel/*.h lsm/*.c include/uapi/linux/capfence.h
+		--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG -f kernel/*.c kernel/*.h lsm/*.c include/uapi/linux/capfence.h \
+		selftests/kernel/seqwrap/seqwrap.c
 
 clean:
 	rm -rf $(B)/tools $(B)/lib $(B)/lsm $(B)/unit $(B)/guest $(B)/logs $(B)/kernel-*/module \
+		$(B)/kernel-*/testmod \
 		$(B)/sdk $(B)/pyroot $(B)/examples
 
 distclean: clean

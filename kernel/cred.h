@@ -53,6 +53,7 @@ struct cf_fs_memo {
 	u64 fence;
 	const struct cf_holdings *held;
 	struct cf_grant *grant[2];	/* fs:read, fs:write */
+	unsigned long until;		/* jiffies: used only before it */
 };
 
 /* Per-credential state; exists only for bound or pending credentials. */

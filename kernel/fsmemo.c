@@ -25,7 +25,12 @@
  *    decision memo (decide.c); the fleet deny bound and the tracer are
  *    the caller's to test, as cf_exercise() does.
  * Denials are never remembered, and a file that is the root of its mount
- * (whose parent is on another mount) is always named.
+ * (whose parent is on another mount) is always named. rename_lock's
+ * sequence is 32 bits and comes back to the same value after 2^31
+ * renames: a memo is used for one second (CF_FS_MEMO_LIFE) after it was
+ * filled, and no machine renames 2^31 times in a second (each rename is a
+ * write section of the one global rename_lock; this machine's tmpfs does
+ * about 700,000 a second, so a wrap takes most of an hour).
  *
  * Locking and context: BPF program context (RCU read lock held, never
  * sleeps). The memo is a seqcount whose writers take it with one
@@ -36,9 +41,13 @@
 #include <linux/dcache.h>
 #include <linux/fs.h>
 #include <linux/fs_struct.h>
+#include <linux/jiffies.h>
 #include <linux/mount.h>
 #include <linux/sched.h>
 #include "capfence.h"
+
+/* how long a filled memo answers: far shorter than a rename_lock wrap */
+#define CF_FS_MEMO_LIFE	HZ
 
 static unsigned int cf_rename_seq(void)
 {
@@ -95,7 +104,8 @@ bool cf_fs_memo_find(const struct cf_cred *e, const struct file *file,
 
 	/* pairs with the release in cf_fs_memo_fill() */
 	seq = smp_load_acquire(&m->seq);
-	if ((seq & 1) || (m->classes & need) != need || !mv->ns_id)
+	if ((seq & 1) || (m->classes & need) != need || !mv->ns_id ||
+	    time_after_eq(jiffies, m->until))
 		return false;
 	rs = cf_rename_seq();
 	if (rs != m->rename_seq || mv->ns_id != m->ns_id ||
@@ -262,6 +272,7 @@ void cf_fs_memo_fill(struct cf_cred *e, const struct cf_fs_memo_start *s,
 		m->held = s->held;
 		m->grant[0] = g[0];
 		m->grant[1] = g[1];
+		m->until = jiffies + CF_FS_MEMO_LIFE;
 	}
 	/* pairs with the acquire in cf_fs_memo_find(): the fields, then even */
 	smp_store_release(&m->seq, seq + 2);

@@ -823,6 +823,87 @@ TEST_F(fsm, memo_mount_moved_away)
 	REC("bypass", "fs:write", "unreachable", 0);
 }
 
+/* the test-only module that advances rename_lock's sequence */
+#define SEQWRAP_KO	"/usr/lib/capfence-test/seqwrap.ko"
+#define SEQWRAP_PARAM	"/sys/module/seqwrap/parameters/renames"
+
+/* 0 once it is loaded, -ENOENT when this guest has none, else -errno */
+static int seqwrap_load(void)
+{
+	int fd, r;
+
+	if (!access(SEQWRAP_PARAM, F_OK))
+		return 0;
+	fd = open(SEQWRAP_KO, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -ENOENT;
+	r = (int)syscall(SYS_finit_module, fd, "", 0) ? -errno : 0;
+	close(fd);
+	return r;
+}
+
+/* rename_lock's sequence, or -1 */
+static long long rename_seq(void)
+{
+	unsigned int v;
+	FILE *f = fopen(SEQWRAP_PARAM, "r");
+	int n = f ? fscanf(f, "%u", &v) : 0;
+
+	if (f)
+		fclose(f);
+	return n == 1 ? (long long)v : -1;
+}
+
+/* as many renames as bring the sequence back to @to (it wraps at 2^32) */
+static int rename_seq_wrap_to(unsigned int to)
+{
+	long long cur = rename_seq();
+	unsigned int n;
+	FILE *f;
+
+	if (cur < 0)
+		return -1;
+	n = (to - (unsigned int)cur) / 2;
+	if (!n)
+		return 0;
+	f = fopen(SEQWRAP_PARAM, "w");
+	if (!f)
+		return -1;
+	fprintf(f, "%u\n", n);
+	return fclose(f) ? -1 : 0;
+}
+
+/*
+ * rename_lock's sequence is 32 bits: 2^31 renames bring it back to the
+ * value the memo remembered. The module stands in for them (they would take
+ * most of an hour); a memo is used only for a second after it was filled.
+ */
+TEST_F(fsm, memo_rename_seq_wrap)
+{
+	long long s0;
+	int r = seqwrap_load();
+
+	if (r == -ENOENT)
+		SKIP(return, "no " SEQWRAP_KO " in this guest");
+	ASSERT_EQ(0, r);
+	put_file("/tmp/fsm/allowed/dir0/f", "f\n", 0666);
+	s0 = rename_seq();
+	ASSERT_LE(0, s0);
+	FILL("/tmp/fsm/allowed/dir0", "f", "r");
+	ASSERT_EQ(0, rename("/tmp/fsm/allowed/dir0", "/tmp/fsm/secret/dir0"));
+	put_file("/tmp/fsm/secret/dir0/s", "SECRET\n", 0644);
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "at s r"));
+	REC("constraint", "fs:read", "/tmp/fsm/secret/dir0/s", self->rt.cap_id);
+	/* a second later, and 2^31 renames later */
+	usleep(1100 * 1000);
+	ASSERT_EQ(0, rename_seq_wrap_to((unsigned int)s0));
+	ASSERT_EQ(s0, rename_seq());
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "at s r"));
+	REC("constraint", "fs:read", "/tmp/fsm/secret/dir0/s", self->rt.cap_id);
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "xread /tmp/fsm/secret/dir0/s"));
+	REC("constraint", "fs:read", "/tmp/fsm/secret/dir0/s", self->rt.cap_id);
+}
+
 TEST_F(fsm, memo_revoked_grant)
 {
 	struct cft_reply r;
