@@ -54,21 +54,6 @@ static unsigned int cf_rename_seq(void)
 	return raw_read_seqcount(&rename_lock.seqcount);
 }
 
-/* the task's root, read as d_path() reads it; false without one */
-static __always_inline bool cf_task_root(struct path *root)
-{
-	struct fs_struct *fs = current->fs;
-	unsigned int seq;
-
-	if (!fs)
-		return false;
-	do {
-		seq = read_seqcount_begin(&fs->seq);
-		*root = fs->root;
-	} while (read_seqcount_retry(&fs->seq, seq));
-	return true;
-}
-
 /* the directory of @file on its own mount, or NULL for a mount's root */
 static const struct dentry *cf_file_dir(const struct file *file)
 {

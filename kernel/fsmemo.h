@@ -5,6 +5,9 @@
 #ifndef _CAPFENCE_FSMEMO_H
 #define _CAPFENCE_FSMEMO_H
 
+#include <linux/fs_struct.h>
+#include <linux/path.h>
+#include <linux/sched.h>
 #include <linux/types.h>
 #include <uapi/linux/capfence.h>
 
@@ -31,6 +34,28 @@ struct cf_fs_memo_start {
 static inline int cf_fs_memo_slot(u8 class_id)
 {
 	return class_id == CAPFENCE_CLASS_FS_WRITE;
+}
+
+/**
+ * cf_task_root() - the calling task's root, read as d_path() reads it
+ * @root: set to the root (no reference is taken: RCU keeps it alive)
+ *
+ * Inline: the open memo reads it on every hit. Caller holds RCU.
+ *
+ * Return: false for a task without a filesystem state.
+ */
+static __always_inline bool cf_task_root(struct path *root)
+{
+	struct fs_struct *fs = current->fs;
+	unsigned int seq;
+
+	if (!fs)
+		return false;
+	do {
+		seq = read_seqcount_begin(&fs->seq);
+		*root = fs->root;
+	} while (read_seqcount_retry(&fs->seq, seq));
+	return true;
 }
 
 bool cf_fs_memo_find(const struct cf_cred *e, const struct file *file,

@@ -49,21 +49,6 @@ static bool cf_fs_mediated(const struct cf_cred *e, u8 class_id)
 	return e->epoch->rules[class_id].kind != CAPFENCE_RULE_OPEN;
 }
 
-/* The task's root, as d_path() reads it; false for a task without one. */
-static bool cf_fs_root(struct path *root)
-{
-	struct fs_struct *fs = current->fs;
-	unsigned int seq;
-
-	if (!fs)
-		return false;
-	do {
-		seq = read_seqcount_begin(&fs->seq);
-		*root = fs->root;
-	} while (read_seqcount_retry(&fs->seq, seq));
-	return true;
-}
-
 /*
  * The name of @path, or of its child @child when not NULL, seen from the
  * task's root, built in @buf (PATH_MAX bytes). NULL when it cannot be
@@ -77,7 +62,7 @@ static const char *cf_fs_name(const struct path *path,
 	struct path root;
 	char *p;
 
-	if (clen + 2 > PATH_MAX || !cf_fs_root(&root))
+	if (clen + 2 > PATH_MAX || !cf_task_root(&root))
 		return NULL;
 	/* on the root's own mount no mount is crossed: skip mount_lock */
 	if (path->mnt == root.mnt ? !is_subdir(path->dentry, root.dentry) :
