@@ -1283,6 +1283,42 @@ static int op_agent(struct op *op, unsigned int n, struct attempt *a)
 	return 1;
 }
 
+/* above any fleet revision the module has seen in this boot */
+static uint64_t next_fleet_rev = 1ull << 40;
+static bool fleet_on;
+
+/*
+ * "revoke": a REVOKE at a fleet revision (the change and the revision are
+ * applied together, and announced). "set": FLEET_SET at a new revision,
+ * entering fleet mode when it is off and leaving it when it is on, so that
+ * every attempt announces a state change as well.
+ */
+static int op_fleet(struct op *op, unsigned int n, struct attempt *a)
+{
+	uint32_t ms = fleet_on ? 0 : CAPFENCE_FLEET_MAX_MS;
+	struct nlmsghdr *nlh;
+	struct nlattr *nest;
+
+	if (!strcmp(op->arg, "revoke")) {
+		nlh = cft_nl_req(&rnl, CAPFENCE_CMD_REVOKE, 0);
+		mnl_attr_put_u64(nlh, CAPFENCE_A_CAP_ID, next_cap++);
+	} else {
+		nlh = cft_nl_req(&rnl, CAPFENCE_CMD_FLEET_SET, 0);
+		nest = mnl_attr_nest_start(nlh, CAPFENCE_A_FLEET);
+		mnl_attr_put_u32(nlh, CAPFENCE_FLEET_A_STALE_MS, ms);
+		mnl_attr_put_u32(nlh, CAPFENCE_FLEET_A_DENY_MS, ms);
+		if (ms)
+			mnl_attr_put(nlh, CAPFENCE_FLEET_A_FRESH, 0, NULL);
+		mnl_attr_nest_end(nlh, nest);
+	}
+	mnl_attr_put_u64(nlh, CAPFENCE_A_FLEET_REV, next_fleet_rev++);
+	talk_armed(nlh, n, a);
+	if (strcmp(op->arg, "revoke") &&
+	    (!a->err || (a->err == ENOBUFS && a->ack_lost)))
+		fleet_on = !fleet_on;
+	return 0;
+}
+
 static char port_arg[16];
 
 #define OP(n, f, e, a) { .name = n, .run = f, .expect = e, .arg = a }
@@ -1310,6 +1346,9 @@ static struct op ops[] = {
 	OP("open under a capability", op_agent, 0, "open " FI_DIR "/f"),
 	OP("connect under a capability", op_agent, 0, port_arg),
 	OP("write after revoke", op_agent, EACCES, "write"),
+	/* last: fleet mode must not be on while the ops above run */
+	OP("REVOKE at a fleet revision", op_fleet, 0, "revoke"),
+	OP("FLEET_SET", op_fleet, 0, "set"),
 };
 
 static void note_errno(struct op *op, int err)
