@@ -148,8 +148,9 @@ void cf_fleet_commit(u64 rev)
 	if (!rev)
 		return;
 	WRITE_ONCE(cf_fleet_rev_val, rev);
-	cf_fleet.applied++;
 	cf_event(CAPFENCE_EV_FLEET_APPLY, 0, 0, CAPFENCE_R_OK, 0);
+	/* after the event: not a tail call, so fault injection can name it */
+	cf_fleet.applied++;
 }
 
 /**

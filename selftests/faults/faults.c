@@ -113,7 +113,9 @@ static bool is_nest(int depth, int top, int type)
 {
 	if (depth == 0)
 		return type == CAPFENCE_A_RULES || type == CAPFENCE_A_CAPS ||
-		       type == CAPFENCE_A_STATS;
+		       type == CAPFENCE_A_STATS || type == CAPFENCE_A_FLEET;
+	if (depth == 1 && top == CAPFENCE_A_FLEET)
+		return false;
 	if (depth == 1 && top == CAPFENCE_A_STATS)
 		return type == CAPFENCE_STATS_A_DELEGATE_REJECT ||
 		       type == CAPFENCE_STATS_A_EXERCISE_DENY;
@@ -136,6 +138,10 @@ static int blob_attr(const struct nlattr *a, void *data)
 	const uint8_t *p = mnl_attr_get_payload(a);
 
 	if (!b->depth && type < 64 && (b->skip & (1ULL << type)))
+		return MNL_CB_OK;
+	/* the age of the last fleet confirmation moves by itself */
+	if (b->depth == 1 && b->top == CAPFENCE_A_FLEET &&
+	    type == CAPFENCE_FLEET_A_AGE_MS)
 		return MNL_CB_OK;
 	snap_add(b->s, "%*s%d", b->depth * 2, "", type);
 	if (is_nest(b->depth, b->top, type)) {
@@ -1285,38 +1291,44 @@ static int op_agent(struct op *op, unsigned int n, struct attempt *a)
 
 /* above any fleet revision the module has seen in this boot */
 static uint64_t next_fleet_rev = 1ull << 40;
-static bool fleet_on;
+
+/* A FLEET_SET request: fleet mode with bounds @ms (0: off), at @rev. */
+static struct nlmsghdr *fleet_set_req(struct cft_nl *nl, uint32_t ms,
+				      uint64_t rev)
+{
+	struct nlmsghdr *nlh = cft_nl_req(nl, CAPFENCE_CMD_FLEET_SET, 0);
+	struct nlattr *nest = mnl_attr_nest_start(nlh, CAPFENCE_A_FLEET);
+
+	mnl_attr_put_u32(nlh, CAPFENCE_FLEET_A_STALE_MS, ms);
+	mnl_attr_put_u32(nlh, CAPFENCE_FLEET_A_DENY_MS, ms);
+	if (ms)
+		mnl_attr_put(nlh, CAPFENCE_FLEET_A_FRESH, 0, NULL);
+	mnl_attr_nest_end(nlh, nest);
+	if (rev)
+		mnl_attr_put_u64(nlh, CAPFENCE_A_FLEET_REV, rev);
+	return nlh;
+}
 
 /*
  * "revoke": a REVOKE at a fleet revision (the change and the revision are
- * applied together, and announced). "set": FLEET_SET at a new revision,
- * entering fleet mode when it is off and leaving it when it is on, so that
- * every attempt announces a state change as well.
+ * applied together, and announced). "set": FLEET_SET at a new revision
+ * into fleet mode (a revision and a state change announced), then, not
+ * armed, out of it again without a revision: fleet mode's confirmation
+ * age moves, and the state must stand still between attempts.
  */
 static int op_fleet(struct op *op, unsigned int n, struct attempt *a)
 {
-	uint32_t ms = fleet_on ? 0 : CAPFENCE_FLEET_MAX_MS;
 	struct nlmsghdr *nlh;
-	struct nlattr *nest;
 
-	if (!strcmp(op->arg, "revoke")) {
-		nlh = cft_nl_req(&rnl, CAPFENCE_CMD_REVOKE, 0);
-		mnl_attr_put_u64(nlh, CAPFENCE_A_CAP_ID, next_cap++);
-	} else {
-		nlh = cft_nl_req(&rnl, CAPFENCE_CMD_FLEET_SET, 0);
-		nest = mnl_attr_nest_start(nlh, CAPFENCE_A_FLEET);
-		mnl_attr_put_u32(nlh, CAPFENCE_FLEET_A_STALE_MS, ms);
-		mnl_attr_put_u32(nlh, CAPFENCE_FLEET_A_DENY_MS, ms);
-		if (ms)
-			mnl_attr_put(nlh, CAPFENCE_FLEET_A_FRESH, 0, NULL);
-		mnl_attr_nest_end(nlh, nest);
+	if (strcmp(op->arg, "revoke")) {
+		talk_armed(fleet_set_req(&rnl, CAPFENCE_FLEET_MAX_MS,
+					 next_fleet_rev++), n, a);
+		return cft_nl_talk(&snl, fleet_set_req(&snl, 0, 0), NULL, NULL);
 	}
+	nlh = cft_nl_req(&rnl, CAPFENCE_CMD_REVOKE, 0);
+	mnl_attr_put_u64(nlh, CAPFENCE_A_CAP_ID, next_cap++);
 	mnl_attr_put_u64(nlh, CAPFENCE_A_FLEET_REV, next_fleet_rev++);
-	talk_armed(nlh, n, a);
-	if (strcmp(op->arg, "revoke") &&
-	    (!a->err || (a->err == ENOBUFS && a->ack_lost)))
-		fleet_on = !fleet_on;
-	return 0;
+	return talk_armed(nlh, n, a);
 }
 
 static char port_arg[16];
