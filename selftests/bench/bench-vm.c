@@ -11,8 +11,8 @@
  *                       rounds of 100 ms loops; PIN=1 pins the loops to
  *                       vCPU 1 and the driver to vCPU 0)
  *                       and then, in the same boot, the peer a user would
- *                       pick instead: open(O_WRONLY)+close at depth 1 and
- *                       8 beneath the granted directory in a task sandboxed
+ *                       pick instead: open(O_WRONLY)+close at depth 1, at
+ *                       8, and the two alternately, beneath the granted directory in a task sandboxed
  *                       by Landlock with the equivalent path-beneath rule,
  *                       next to capfence bound and unbound
  *   bench-vm netlink    DELEGATE round trip vs CTRL_CMD_GETFAMILY
