@@ -49,6 +49,15 @@
 #define CF_HAVE_FILE_TRUNCATE 1
 #endif
 
+/*
+ * POSIX ACL changes reach vfs_set_acl()/vfs_remove_acl() and the
+ * inode_set_acl/inode_remove_acl hooks since 6.2, no longer
+ * inode_setxattr/inode_removexattr
+ */
+#if CF_KSERIES >= 602
+#define CF_HAVE_INODE_SET_ACL 1
+#endif
+
 /* bpf_link_get_from_fd() is exported in namespace BPF_INTERNAL on 6.12 */
 #if CF_KSERIES >= 612
 #define CF_IMPORT_BPF_INTERNAL 1

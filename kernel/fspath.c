@@ -361,9 +361,10 @@ int cf_fs_view(const struct cred *cred, const char *what)
  * @cred: the caller's credential, already found in the filter
  * @what: "setxattr" or "removexattr", for the audit record
  *
- * The inode_*xattr hooks get a dentry without its mount, so the file
- * cannot be named from the task's root: changes are refused while fs:write
- * is mediated (POSIX ACLs and security labels included).
+ * The inode_*xattr hooks, and inode_set_acl/inode_remove_acl that POSIX
+ * ACL changes reach instead since 6.2, get a dentry without its mount, so
+ * the file cannot be named from the task's root: changes are refused
+ * while fs:write is mediated (POSIX ACLs and security labels included).
  *
  * Return: 0 or -EACCES (audited, reason "bypass").
  */

@@ -105,6 +105,10 @@ CF_HOOK(sb_pivotroot, sb_pivotroot)
 CF_HOOK(move_mount, move_mount)
 CF_HOOK(inode_setxattr, inode_setxattr)
 CF_HOOK(inode_removexattr, inode_removexattr)
+#ifdef CF_HAVE_INODE_SET_ACL
+CF_HOOK(inode_set_acl, inode_setxattr)
+CF_HOOK(inode_remove_acl, inode_removexattr)
+#endif
 CF_HOOK(mmap_file, mmap_file)
 CF_HOOK(file_mprotect, file_mprotect)
 

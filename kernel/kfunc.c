@@ -463,6 +463,11 @@ noinline int capfence_move_mount(void)
 	return cf_view("move_mount");
 }
 
+/*
+ * Also the kfuncs of inode_set_acl and inode_remove_acl (6.2 and later,
+ * CF_HAVE_INODE_SET_ACL): POSIX ACL changes by setxattr() and
+ * removexattr() reach those hooks instead, and get the same answer.
+ */
 noinline int capfence_inode_setxattr(void)
 {
 	const struct cred *cred = current_cred();

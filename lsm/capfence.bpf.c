@@ -450,6 +450,26 @@ int BPF_PROG(cf_inode_removexattr, struct user_namespace *mnt_userns,
 	return cf_verdict(ret ?: capfence_inode_removexattr());
 }
 
+/*
+ * POSIX ACLs since 6.2: setxattr()/removexattr() of system.posix_acl_*
+ * reach these hooks instead of the two above, and get the same answer.
+ * The CLI loads them only where the kernel has the hooks; this object is
+ * built against 6.1's types, which have no struct mnt_idmap.
+ */
+SEC("lsm/inode_set_acl")
+int BPF_PROG(cf_inode_set_acl, void *idmap, struct dentry *dentry,
+	     const char *acl_name, void *kacl, int ret)
+{
+	return cf_verdict(ret ?: capfence_inode_setxattr());
+}
+
+SEC("lsm/inode_remove_acl")
+int BPF_PROG(cf_inode_remove_acl, void *idmap, struct dentry *dentry,
+	     const char *acl_name, int ret)
+{
+	return cf_verdict(ret ?: capfence_inode_removexattr());
+}
+
 /* mappings of files opened under a capability (file.c) */
 SEC("lsm/mmap_file")
 int BPF_PROG(cf_mmap_file, struct file *file, unsigned long reqprot,

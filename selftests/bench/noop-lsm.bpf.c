@@ -314,6 +314,21 @@ int BPF_PROG(noop_inode_removexattr, struct user_namespace *mnt_userns,
 	return noop_verdict(ret);
 }
 
+/* 6.2 and later only: left out where the kernel lacks them */
+SEC("lsm/inode_set_acl")
+int BPF_PROG(noop_inode_set_acl, void *idmap, struct dentry *dentry,
+	     const char *acl_name, void *kacl, int ret)
+{
+	return noop_verdict(ret);
+}
+
+SEC("lsm/inode_remove_acl")
+int BPF_PROG(noop_inode_remove_acl, void *idmap, struct dentry *dentry,
+	     const char *acl_name, int ret)
+{
+	return noop_verdict(ret);
+}
+
 SEC("lsm/mmap_file")
 int BPF_PROG(noop_mmap_file, struct file *file, unsigned long reqprot,
 	     unsigned long prot, unsigned long flags, int ret)

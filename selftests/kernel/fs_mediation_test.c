@@ -29,6 +29,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 #include <linux/openat2.h>
+#include <liburing.h>
 #include "kselftest_harness.h"
 #include "common.h"
 #include "records.h"
@@ -42,6 +43,74 @@
 #ifndef RENAME_EXCHANGE
 #define RENAME_EXCHANGE		(1 << 1)
 #endif
+
+/*
+ * POSIX ACLs in their extended attribute form (<linux/posix_acl_xattr.h>,
+ * not installed everywhere): a version, then entries sorted by tag.
+ */
+#define ACL_XATTR_VERSION	2
+#define ACL_T_USER_OBJ		0x01
+#define ACL_T_USER		0x02
+#define ACL_T_GROUP_OBJ		0x04
+#define ACL_T_MASK		0x10
+#define ACL_T_OTHER		0x20
+#define ACL_NO_ID		0xffffffffu
+
+struct acl_xattr {
+	uint32_t version;
+	struct { uint16_t tag, perm; uint32_t id; } e[5];
+};
+
+/*
+ * An ACL value: @ext false is rwx for everyone (a mode of 0777, which the
+ * kernel stores as the mode alone); @ext true adds a named user 1000, so
+ * the kernel keeps it as an extended ACL. Returns its length.
+ */
+static size_t acl_value(struct acl_xattr *a, bool ext)
+{
+	int n = 0;
+
+	memset(a, 0, sizeof(*a));
+	a->version = ACL_XATTR_VERSION;
+	a->e[n].tag = ACL_T_USER_OBJ; a->e[n].perm = ext ? 6 : 7; a->e[n++].id = ACL_NO_ID;
+	if (ext) {
+		a->e[n].tag = ACL_T_USER; a->e[n].perm = 6; a->e[n++].id = 1000;
+	}
+	a->e[n].tag = ACL_T_GROUP_OBJ; a->e[n].perm = ext ? 4 : 7; a->e[n++].id = ACL_NO_ID;
+	if (ext) {
+		a->e[n].tag = ACL_T_MASK; a->e[n].perm = 6; a->e[n++].id = ACL_NO_ID;
+	}
+	a->e[n].tag = ACL_T_OTHER; a->e[n].perm = ext ? 4 : 7; a->e[n++].id = ACL_NO_ID;
+	return sizeof(a->version) + (size_t)n * sizeof(a->e[0]);
+}
+
+#define ACL_ACCESS	"system.posix_acl_access"
+#define ACL_DEFAULT	"system.posix_acl_default"
+
+/* setxattr(@path, @name, an rwx-for-everyone ACL) through io_uring */
+static int uring_setacl(const char *path, const char *name)
+{
+	struct io_uring_cqe *cqe;
+	struct io_uring_sqe *sqe;
+	struct io_uring ring;
+	struct acl_xattr a;
+	size_t len = acl_value(&a, false);
+	int err;
+
+	err = -io_uring_queue_init(2, &ring, 0);
+	if (err)
+		return err;
+	sqe = io_uring_get_sqe(&ring);
+	io_uring_prep_setxattr(sqe, name, (const char *)&a, path, 0,
+			       (unsigned int)len);
+	err = io_uring_submit(&ring) == 1 ? -io_uring_wait_cqe(&ring, &cqe) : EIO;
+	if (!err) {
+		err = cqe->res < 0 ? -cqe->res : 0;
+		io_uring_cqe_seen(&ring, cqe);
+	}
+	io_uring_queue_exit(&ring);
+	return err;
+}
 
 /* the agent could not set up the attack (e.g. user namespaces disabled) */
 #define FSM_NOSETUP	250
@@ -159,6 +228,25 @@ static int fsm_step(char *cmd)
 		return setxattr(a, "trusted.cft", "1", 1, 0) ? errno : 0;
 	if (sscanf(cmd, "removexattr %127s", a) == 1)
 		return removexattr(a, "trusted.cft") ? errno : 0;
+	/* POSIX ACLs: since 6.2 they bypass the *xattr hooks */
+	if (sscanf(cmd, "setacl %127s", a) == 1) {
+		struct acl_xattr v;
+		size_t len = acl_value(&v, false);
+
+		return setxattr(a, ACL_ACCESS, &v, len, 0) ? errno : 0;
+	}
+	if (sscanf(cmd, "setdefacl %127s", a) == 1) {
+		struct acl_xattr v;
+		size_t len = acl_value(&v, false);
+
+		return setxattr(a, ACL_DEFAULT, &v, len, 0) ? errno : 0;
+	}
+	if (sscanf(cmd, "rmacl %127s", a) == 1)
+		return removexattr(a, ACL_ACCESS) ? errno : 0;
+	if (sscanf(cmd, "rmdefacl %127s", a) == 1)
+		return removexattr(a, ACL_DEFAULT) ? errno : 0;
+	if (sscanf(cmd, "uring-setacl %127s", a) == 1)
+		return uring_setacl(a, ACL_ACCESS);
 	/* O_TMPFILE in @a, then give it the name @b */
 	if (sscanf(cmd, "tmpfile-link %127s %127s", a, b) == 2) {
 		fd = open(a, O_TMPFILE | O_RDWR, 0644);
@@ -672,6 +760,93 @@ TEST_F(fsm, chmod_chown_xattr_need_write)
 	EXPECT_EQ(EACCES, cft_agent_do(&self->agent,
 				       "removexattr /tmp/fsm/allowed/a"));
 	REC("bypass", "fs:write", "removexattr", 0);
+}
+
+static mode_t mode_of(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) ? (mode_t)-1 : st.st_mode & 07777;
+}
+
+/* does @path carry the extended attribute @name? */
+static bool has_xattr(const char *path, const char *name)
+{
+	return getxattr(path, name, NULL, 0) > 0;
+}
+
+/* cft_check_denial() of a setxattr refusal, whatever thread made it */
+static void uring_rec(struct __test_metadata *_metadata, int audit, pid_t pid,
+		      uint64_t epoch)
+{
+	char rec[2048], v[128], want_p[32], want_e[32];
+
+	snprintf(want_p, sizeof(want_p), "pid=%d ", pid);
+	snprintf(want_e, sizeof(want_e), "%llu", (unsigned long long)epoch);
+	ASSERT_EQ(0, cft_audit_wait(audit, rec, sizeof(rec), 5000, "op=exercise",
+				    "reason=bypass", "class=fs:write",
+				    "target=setxattr", want_p, NULL));
+	EXPECT_STREQ("13", cft_field(rec, "errno", v, sizeof(v)));
+	EXPECT_STREQ(want_e, cft_field(rec, "epoch", v, sizeof(v)));
+	EXPECT_STREQ("0000000000000000", cft_field(rec, "cap_id", v, sizeof(v)));
+}
+
+/*
+ * POSIX ACLs change a file's permissions. Since 6.2 setxattr() and
+ * removexattr() of system.posix_acl_* go to vfs_set_acl()/vfs_remove_acl()
+ * and the inode_set_acl/inode_remove_acl hooks, not to inode_setxattr: a
+ * bound uid 65534 that owns a file outside its fs:write grant must not
+ * change its mode, nor set or remove a directory's default ACL, by any of
+ * them (setxattr, removexattr, io_uring's IORING_OP_SETXATTR). Refused as
+ * every xattr change is while fs:write is mediated: bypass, on both
+ * kernels with the same record.
+ */
+TEST_F(fsm, posix_acl_needs_write)
+{
+	struct capfence_token w;
+	struct acl_xattr v;
+	size_t len;
+
+	/* the file and directories are uid 65534's own: DAC lets it */
+	ASSERT_EQ(0, mkdir("/tmp/fsm/ro/d", 0755));
+	ASSERT_EQ(0, mkdir("/tmp/fsm/ro/dd", 0755));
+	ASSERT_EQ(0, chown("/tmp/fsm/ro/f", 65534, 65534));
+	ASSERT_EQ(0, chown("/tmp/fsm/ro/d", 65534, 65534));
+	ASSERT_EQ(0, chown("/tmp/fsm/ro/dd", 65534, 65534));
+	ASSERT_EQ(0, chmod("/tmp/fsm/ro/f", 0644));
+	/* an extended access ACL and a default ACL to try to remove */
+	ASSERT_EQ(0, chown("/tmp/fsm/allowed/a", 65534, 65534));
+	len = acl_value(&v, true);
+	ASSERT_EQ(0, setxattr("/tmp/fsm/allowed/a", ACL_ACCESS, &v, len, 0))
+		TH_LOG("POSIX ACLs on /tmp: %s", strerror(errno));
+	ASSERT_EQ(0, setxattr("/tmp/fsm/ro/dd", ACL_DEFAULT, &v, len, 0));
+	give_write(_metadata, self, "/tmp/fsm/allowed", &w);
+
+	/* what the kernel's DAC allows uid 65534, capfence refuses */
+	AS(EACCES, "as nobody chmod /tmp/fsm/ro/f");
+	CHILD_REC("constraint", "fs:write", "/tmp/fsm/ro/f", 0);
+	AS(EACCES, "as nobody setacl /tmp/fsm/ro/f");
+	CHILD_REC("bypass", "fs:write", "setxattr", 0);
+	EXPECT_EQ(0644, mode_of("/tmp/fsm/ro/f"));
+	/* io_uring may hand it to a worker thread (comm iou-wrk-PID) */
+	AS(EACCES, "as nobody uring-setacl /tmp/fsm/ro/f");
+	uring_rec(_metadata, self->audit,
+		  cft_agent_do(&self->agent, "lastchild"), self->e);
+	EXPECT_EQ(0644, mode_of("/tmp/fsm/ro/f"));
+	AS(EACCES, "as nobody setdefacl /tmp/fsm/ro/d");
+	CHILD_REC("bypass", "fs:write", "setxattr", 0);
+	EXPECT_FALSE(has_xattr("/tmp/fsm/ro/d", ACL_DEFAULT));
+	AS(EACCES, "as nobody rmdefacl /tmp/fsm/ro/dd");
+	CHILD_REC("bypass", "fs:write", "removexattr", 0);
+	EXPECT_TRUE(has_xattr("/tmp/fsm/ro/dd", ACL_DEFAULT));
+	/* inside the grant too: an xattr hook cannot name the file */
+	AS(EACCES, "as nobody rmacl /tmp/fsm/allowed/a");
+	CHILD_REC("bypass", "fs:write", "removexattr", 0);
+	EXPECT_TRUE(has_xattr("/tmp/fsm/allowed/a", ACL_ACCESS));
+	/* the agent itself, root, the same */
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "setacl /tmp/fsm/allowed/a"));
+	REC("bypass", "fs:write", "setxattr", 0);
+	EXPECT_EQ(0664, mode_of("/tmp/fsm/allowed/a"));
 }
 
 /* ---- 10. files opened under a capability ---- */

@@ -153,8 +153,10 @@ static struct bpf_link *prog_link(struct capfence_bpf *skel, size_t i)
 
 /*
  * Programs for hooks that only newer kernels have are left out where the
- * kernel lacks them (file_truncate: 6.2, where ftruncate() and
- * open(O_TRUNC) stopped calling path_truncate). The module checks that it
+ * kernel lacks them (6.2: file_truncate, where ftruncate() and
+ * open(O_TRUNC) stopped calling path_truncate; inode_set_acl and
+ * inode_remove_acl, where POSIX ACL changes stopped calling the xattr
+ * hooks). The module checks that it
  * gets exactly the hooks its kernel needs.
  */
 static int load_programs(struct capfence_bpf **out)

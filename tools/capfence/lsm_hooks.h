@@ -2,8 +2,9 @@
 /*
  * BPF-LSM programs for hooks the running kernel has. A BPF object built
  * once for every supported kernel may carry programs for hooks only newer
- * kernels have (file_truncate: 6.2); before loading, turn off autoload of
- * every "lsm/<hook>" program whose bpf_lsm_<hook> the kernel's BTF lacks.
+ * kernels have (file_truncate, inode_set_acl, inode_remove_acl: 6.2);
+ * before loading, turn off autoload of every "lsm/<hook>" program whose
+ * bpf_lsm_<hook> the kernel's BTF lacks.
  * The inode_setattr program is written for the signature before 6.3 and
  * only needed before 6.2: it is left out where file_truncate exists.
  * Their skeleton links then stay NULL. Header-only: used by the CLI and by
