@@ -8,6 +8,9 @@
  * initial user namespace (netlink_capable(): the sender, and the socket
  * opener too when the message is written without a destination address)
  * and an unbound caller; a bound task can use no mutating operation.
+ * EPOCH_GET and its dump show an unbound admin every epoch, a bound task
+ * its own, anyone else nothing (EPERM); TASK_GET of another task needs
+ * CAP_MAC_ADMIN.
  *
  * Every command is validated strictly (resv_start_op 0): unknown
  * attributes, trailing bytes and a non-zero reserved header field are
@@ -504,21 +507,53 @@ static size_t cf_epoch_msg_max(void)
 	       nla_total_size(0) + CAPFENCE_CLASS_MAX * rule;
 }
 
+/*
+ * Which epochs the sender of @skb may read: a bound task its own (*@own is
+ * its id), an unbound task with CAP_MAC_ADMIN in the initial user
+ * namespace all of them (*@own is 0), anyone else none: rules name other
+ * tenants' paths and networks.
+ */
+static int cf_nl_epoch_scope(struct sk_buff *skb, u64 *own,
+			     struct netlink_ext_ack *extack)
+{
+	struct cf_cred *c;
+
+	rcu_read_lock();
+	c = cf_cred_lookup(current_cred());
+	*own = c && c->epoch ? c->epoch->id : 0;
+	rcu_read_unlock();
+	if (*own || netlink_capable(skb, CAP_MAC_ADMIN))
+		return 0;
+	NL_SET_ERR_MSG_MOD(extack,
+			   "CAP_MAC_ADMIN in the initial user namespace is needed to read epochs");
+	return -EPERM;
+}
+
 static int cf_nl_epoch_get(struct sk_buff *skb, struct genl_info *info)
 {
 	struct sk_buff *msg;
 	struct cf_epoch *e;
+	u64 id, own;
 	void *hdr;
 	int err;
 
 	if (GENL_REQ_ATTR_CHECK(info, CAPFENCE_A_EPOCH_ID))
 		return -EINVAL;
+	err = cf_nl_epoch_scope(skb, &own, info->extack);
+	if (err)
+		return err;
+	id = nla_get_u64(info->attrs[CAPFENCE_A_EPOCH_ID]);
+	if (own && id != own) {
+		NL_SET_ERR_MSG_MOD(info->extack,
+				   "a task bound to an epoch can read only its own");
+		return -EPERM;
+	}
 	msg = genlmsg_new(cf_epoch_msg_max(), GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
 	hdr = cf_put_hdr(msg, info, CAPFENCE_CMD_EPOCH_GET);
 	rcu_read_lock();
-	e = cf_epoch_find(nla_get_u64(info->attrs[CAPFENCE_A_EPOCH_ID]));
+	e = cf_epoch_find(id);
 	err = e ? cf_fill_epoch(msg, e) : -ENOENT;
 	rcu_read_unlock();
 	if (err || !hdr) {
@@ -531,16 +566,28 @@ static int cf_nl_epoch_get(struct sk_buff *skb, struct genl_info *info)
 	return genlmsg_reply(msg, info);
 }
 
-/* every dump skb must hold the largest epoch, or the dump would end early */
+/*
+ * Every dump skb must hold the largest epoch, or the dump would end early.
+ * Who may read what is decided here, once, for the requester (later parts
+ * of a dump run in whichever task reads the socket): cb->args[1] is the
+ * only epoch a bound requester sees, 0 for all.
+ */
 static int cf_nl_epoch_dump_start(struct netlink_callback *cb)
 {
+	u64 own;
+	int err;
+
+	err = cf_nl_epoch_scope(cb->skb, &own, cb->extack);
+	if (err)
+		return err;
+	cb->args[1] = own;
 	cb->min_dump_alloc = nlmsg_total_size(cf_epoch_msg_max());
 	return 0;
 }
 
 static int cf_nl_epoch_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
-	u64 after = cb->args[0], id;
+	u64 after = cb->args[0], own = cb->args[1], id;
 	int count = 0;
 	void *hdr;
 
@@ -551,7 +598,7 @@ static int cf_nl_epoch_dump(struct sk_buff *skb, struct netlink_callback *cb)
 		/* epochs only grow; resume after the last id sent */
 		rcu_read_lock();
 		list_for_each_entry_rcu(it, cf_epoch_list(), node)
-			if (it->id > after) {
+			if (it->id > after && (!own || it->id == own)) {
 				e = it;
 				break;
 			}

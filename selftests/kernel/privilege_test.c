@@ -12,8 +12,9 @@
  * sends without a destination address; a sendto(2) naming the kernel is
  * judged on the sender alone, by netlink's design). Refusals change
  * nothing. Also the non-mutating edges: TASK_GET of another task needs
- * privilege, TASK_GET of oneself does not, and subscribing to the events
- * group needs privilege.
+ * privilege, TASK_GET of oneself does not, subscribing to the events
+ * group needs privilege, and epochs are readable by the admin (all), a
+ * bound task (its own) and nobody else.
  *
  * Lifecycle points not in lifecycle_test: rmmod is refused while the hooks
  * are attached even with nothing bound; detach is refused while a task
@@ -344,6 +345,196 @@ static int bound_ops_main(char **argv)
 	return 0;
 }
 
+/*
+ * Reading epochs. Rules name paths and networks, so EPOCH_GET and its dump
+ * show an unbound admin every epoch, a bound task its own epoch only and
+ * anyone else nothing.
+ */
+/* what a reply or dump showed: how many epochs, and whether these two */
+struct epochs_read {
+	uint64_t a, b;
+	int n;
+	bool saw_a, saw_b;
+};
+
+static void epoch_ids(const struct nlmsghdr *nlh, struct epochs_read *r)
+{
+	const struct nlattr *a;
+
+	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr)) {
+		if (mnl_attr_get_type(a) != CAPFENCE_A_EPOCH_ID)
+			continue;
+		r->n++;
+		r->saw_a |= mnl_attr_get_u64(a) == r->a;
+		r->saw_b |= mnl_attr_get_u64(a) == r->b;
+	}
+}
+
+/*
+ * EPOCH_GET of @id, or a dump for @id 0, sent with sendto(2) naming the
+ * kernel or, with @use_write, write(2). Returns 0 or -errno; what was
+ * read is counted in @r.
+ */
+static int epoch_read(struct cft_nl *nl, uint64_t id, bool use_write,
+		      struct epochs_read *r)
+{
+	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
+	struct nlmsghdr *nlh;
+	char buf[16384];
+	ssize_t n;
+
+	r->n = 0;
+	r->saw_a = r->saw_b = false;
+	nlh = cft_nl_req(nl, CAPFENCE_CMD_EPOCH_GET, id ? 0 : NLM_F_DUMP);
+	if (id)
+		mnl_attr_put_u64(nlh, CAPFENCE_A_EPOCH_ID, id);
+	nlh->nlmsg_seq = 4242;
+	n = use_write ? write(nl->fd, nlh, nlh->nlmsg_len) :
+	    sendto(nl->fd, nlh, nlh->nlmsg_len, 0, (struct sockaddr *)&kernel,
+		   sizeof(kernel));
+	if (n != (ssize_t)nlh->nlmsg_len)
+		return -errno;
+	for (;;) {
+		int len = (int)recv(nl->fd, buf, sizeof(buf), 0);
+		struct nlmsghdr *h;
+
+		if (len < 0)
+			return -errno;
+		for (h = (void *)buf; mnl_nlmsg_ok(h, len); h = mnl_nlmsg_next(h, &len)) {
+			if (h->nlmsg_seq != 4242)
+				continue;
+			if (h->nlmsg_type == NLMSG_DONE)
+				return 0;
+			if (h->nlmsg_type == NLMSG_ERROR)
+				return ((const struct nlmsgerr *)mnl_nlmsg_get_payload(h))->error;
+			if (h->nlmsg_type == nl->family)
+				epoch_ids(h, r);
+		}
+	}
+}
+
+/*
+ * What @nl may read of epochs @mine and @other, one line to @out:
+ * "GET_MINE GET_OTHER DUMP N SAW_MINE SAW_OTHER" (errnos, 0 for success;
+ * then what the dump showed).
+ */
+static void epochs_probe(struct cft_nl *nl, uint64_t mine, uint64_t other,
+			 bool use_write, FILE *out)
+{
+	struct epochs_read r = { .a = mine, .b = other };
+	int a, b, d;
+
+	a = epoch_read(nl, mine, use_write, &r);
+	b = epoch_read(nl, other, use_write, &r);
+	d = epoch_read(nl, 0, use_write, &r);
+	fprintf(out, "%d %d %d %d %d %d\n", -a, -b, -d, r.n, r.saw_a, r.saw_b);
+	fflush(out);
+}
+
+/* The bound side of epochs_as(BOUND): exec'd after EXEC_SET. */
+static int bound_epochs_main(char **argv)
+{
+	unsigned long long mine, other;
+	FILE *out = fdopen(atoi(argv[2]), "w");
+	struct cft_nl nl;
+
+	if (!out || sscanf(argv[3], "%llu %llu", &mine, &other) != 2 ||
+	    cft_open(&nl))
+		return 1;
+	epochs_probe(&nl, mine, other, false, out);
+	fclose(out);
+	cft_nl_close(&nl);
+	return 0;
+}
+
+struct epochs_seen {
+	int get_mine, get_other, dump;
+	bool saw_mine, saw_other;
+	int n;
+};
+
+/* epochs_probe() as @w, in a child: what it could read */
+static int epochs_as(enum who w, uint64_t mine, uint64_t other,
+		     struct epochs_seen *seen)
+{
+	char line[256], *p;
+	int pd[2], st, sm, so;
+	struct cft_nl nl;
+	pid_t pid;
+	FILE *in;
+
+	memset(seen, 0, sizeof(*seen));
+	if (pipe(pd))
+		return -errno;
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (!pid) {
+		FILE *out;
+
+		close(pd[0]);
+		out = fdopen(pd[1], "w");
+		switch (w) {
+		case ROOT:
+			if (cft_nl_open(&nl))
+				_exit(89);
+			break;
+		case UNPRIV:
+			if (setresgid(65534, 65534, 65534) ||
+			    setresuid(65534, 65534, 65534) || cft_nl_open(&nl))
+				_exit(90);
+			break;
+		case USERNS:
+			if (unshare(CLONE_NEWUSER) || cft_nl_open(&nl))
+				_exit(91);
+			break;
+		case DROPPED:
+			if (cft_nl_open(&nl) || setresgid(65534, 65534, 65534) ||
+			    setresuid(65534, 65534, 65534))
+				_exit(92);
+			break;
+		case REGAINED:
+			if (setresuid(65534, 65534, 0) || cft_nl_open(&nl) ||
+			    setresuid(0, 0, 0))
+				_exit(93);
+			break;
+		case BOUND: {
+			struct cft_reply r;
+			char fd[16], buf[64];
+			char *argv[] = { "privilege_test", "--bound-epochs", fd,
+					 buf, NULL };
+
+			if (cft_open(&nl) || cft_exec_set(&nl, mine, NULL, 0, &r))
+				_exit(94);
+			cft_nl_close(&nl);
+			snprintf(fd, sizeof(fd), "%d", pd[1]);
+			snprintf(buf, sizeof(buf), "%llu %llu",
+				 (unsigned long long)mine,
+				 (unsigned long long)other);
+			execv("/proc/self/exe", argv);
+			_exit(95);
+		}
+		default:
+			_exit(96);
+		}
+		epochs_probe(&nl, mine, other, w == REGAINED, out);
+		_exit(0);
+	}
+	close(pd[1]);
+	in = fdopen(pd[0], "r");
+	p = in && fgets(line, sizeof(line), in) ? line : NULL;
+	if (in)
+		fclose(in);
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
+		return -ECHILD;
+	if (!p || sscanf(p, "%d %d %d %d %d %d", &seen->get_mine,
+			 &seen->get_other, &seen->dump, &seen->n, &sm, &so) != 6)
+		return -EIO;
+	seen->saw_mine = sm;
+	seen->saw_other = so;
+	return 0;
+}
+
 /* What every test acts on: a key, an epoch, a bound agent, a token. */
 static void ctx_setup(struct __test_metadata *_metadata, struct cft_nl *nl,
 		      struct capfence_key **key, struct ctx *c,
@@ -529,7 +720,7 @@ TEST_F(priv, inspection_and_events)
 		nlh = cft_nl_req(&nl, CAPFENCE_CMD_TASK_GET, 0);
 		mnl_attr_put_u32(nlh, CAPFENCE_A_PID, (uint32_t)getpid());
 		bad |= (cft_nl_talk(&nl, nlh, NULL, NULL) != 0) << 1;
-		/* status and epochs: readable */
+		/* status: readable */
 		bad |= (cft_nl_talk(&nl, cft_nl_req(&nl, CAPFENCE_CMD_STATUS_GET, 0),
 				   NULL, NULL) != 0) << 2;
 		_exit(bad);
@@ -537,6 +728,45 @@ TEST_F(priv, inspection_and_events)
 	ASSERT_EQ(pid, waitpid(pid, &st, 0));
 	EXPECT_TRUE(WIFEXITED(st));
 	EXPECT_EQ(0, WEXITSTATUS(st));
+}
+
+/*
+ * EPOCH_GET and the epoch dump, by every identity of the matrix: the
+ * unbound admin reads every epoch, a bound task its own only (another is
+ * EPERM, the dump has its own alone), everyone else nothing (EPERM, for
+ * the dump too).
+ */
+TEST_F(priv, epoch_get_scope)
+{
+	const char *rules[] = { "net:connect=token:10.0.0.0/8", "fs:read=open",
+				"fs:write=open" };
+	struct epochs_seen seen;
+	uint64_t other;
+	int w;
+
+	other = cft_next_epoch(&self->nl);
+	ASSERT_EQ(0, cft_epoch_install(&self->nl, other, rules, 3, NULL, 0));
+	for (w = ROOT; w < NWHO; w++) {
+		ASSERT_EQ(0, epochs_as(w, self->c.epoch, other, &seen))
+			TH_LOG("%s", who_name[w]);
+		if (w == ROOT) {
+			EXPECT_EQ(0, seen.get_mine);
+			EXPECT_EQ(0, seen.get_other);
+			EXPECT_EQ(0, seen.dump);
+			EXPECT_TRUE(seen.saw_mine && seen.saw_other);
+		} else if (w == BOUND) {
+			EXPECT_EQ(0, seen.get_mine);
+			EXPECT_EQ(EPERM, seen.get_other);
+			EXPECT_EQ(0, seen.dump);
+			EXPECT_EQ(1, seen.n);
+			EXPECT_TRUE(seen.saw_mine);
+		} else {
+			EXPECT_EQ(EPERM, seen.get_mine) TH_LOG("%s", who_name[w]);
+			EXPECT_EQ(EPERM, seen.get_other) TH_LOG("%s", who_name[w]);
+			EXPECT_EQ(EPERM, seen.dump) TH_LOG("%s", who_name[w]);
+			EXPECT_EQ(0, seen.n) TH_LOG("%s", who_name[w]);
+		}
+	}
 }
 
 /*
@@ -697,5 +927,7 @@ int main(int argc, char **argv)
 		return cft_agent_main();
 	if (argc == 4 && !strcmp(argv[1], "--bound-ops"))
 		return bound_ops_main(argv);
+	if (argc == 4 && !strcmp(argv[1], "--bound-epochs"))
+		return bound_epochs_main(argv);
 	return test_harness_run(argc, argv);
 }
