@@ -4,18 +4,18 @@
  * names of classes and reasons as they appear in records and messages.
  *
  * Records have type CAPFENCE_AUDIT_TYPE and key=value fields, starting with
- * lsm=capfence; untrusted strings (comm, paths) are escaped by the audit
- * core. Exercise denials are rate limited.
+ * lsm=capfence; untrusted strings (comm, paths) are escaped here.
+ * Exercise denials (and credential-limit refusals) are recorded within the
+ * budgets of sandbox.c, per sandbox and per host, so that no sandbox can
+ * use up another's records; every denial left without a record is counted
+ * and reported in a record of its own (op=suppressed).
  *
- * Locking: none of our own; callable from BPF program context (GFP_ATOMIC).
+ * Locking: none of our own; callable from BPF program context (GFP_ATOMIC),
+ * except cf_audit_delegate() and cf_audit_report() (process context).
  */
 #include <linux/audit.h>
-#include <linux/ratelimit.h>
 #include <linux/sched.h>
 #include "capfence.h"
-
-/* a denial storm must not flood the audit log: 500 records per 5 s */
-static DEFINE_RATELIMIT_STATE(cf_audit_rs, 5 * HZ, 500);
 
 static const char *const cf_reason_names[] = {
 	[CAPFENCE_R_OK] = "ok",
@@ -121,26 +121,64 @@ static void cf_audit_target(struct audit_buffer *ab, const struct cf_target *t)
 		audit_log_format(ab, " target=[%pI6c]:%u", t->addr, t->port);
 }
 
+/*
+ * The calling task's sandbox: its credential's, or the host's for an
+ * unbound task (a file or socket of a sandbox rechecked in its hands).
+ * Caller holds RCU; the task's own credential keeps it alive.
+ */
+static struct cf_sandbox *cf_current_sandbox(void)
+{
+	struct cf_cred *e = cf_cred_lookup(current_cred());
+
+	return e && e->epoch && e->sb ? e->sb : &cf_host_sandbox;
+}
+
+/*
+ * Start a record of the calling task's sandbox @sb, within its budgets
+ * (sandbox.c): NULL when it is not to be written, counted either way.
+ */
+static struct audit_buffer *cf_audit_begin(struct cf_sandbox *sb)
+{
+	struct audit_buffer *ab;
+
+	if (!cf_sandbox_audit_admit(sb))
+		return NULL;
+	ab = audit_log_start(audit_context(), GFP_ATOMIC | __GFP_NOWARN,
+			     CAPFENCE_AUDIT_TYPE);
+	if (!ab)
+		cf_sandbox_audit_lost(sb);
+	return ab;
+}
+
+static void cf_audit_commit(struct audit_buffer *ab, struct cf_sandbox *sb)
+{
+	audit_log_end(ab);
+	cf_sandbox_audit_written(sb);
+}
+
 /**
- * cf_audit_exercise() - record an exercise denial (rate limited)
+ * cf_audit_exercise() - record an exercise denial, within the budgets
  * @t: the denied operation
  * @epoch: the task's bound epoch
  * @r: reason
  * @cap_id: the capability that was closest to admitting @t, or 0
  * @fence: fence value the decision was made at
+ *
+ * The record names the calling task's sandbox; a denial left without a
+ * record is counted for it and reported (sandbox.c).
  */
 void cf_audit_exercise(const struct cf_target *t, u64 epoch,
 		       enum capfence_reason r, u64 cap_id, u64 fence)
 {
 	char comm[TASK_COMM_LEN];
 	struct audit_buffer *ab;
+	struct cf_sandbox *sb;
 
-	if (!__ratelimit(&cf_audit_rs))
-		return;
-	ab = audit_log_start(audit_context(), GFP_ATOMIC | __GFP_NOWARN,
-			     CAPFENCE_AUDIT_TYPE);
+	rcu_read_lock();
+	sb = cf_current_sandbox();
+	ab = cf_audit_begin(sb);
 	if (!ab)
-		return;
+		goto out;
 	audit_log_format(ab, "lsm=capfence op=exercise reason=%s errno=%d pid=%d",
 			 cf_reason_name(r), t->seen ?: EACCES,
 			 task_tgid_nr(current));
@@ -149,9 +187,67 @@ void cf_audit_exercise(const struct cf_target *t, u64 epoch,
 	audit_log_format(ab, " epoch=%llu class=%s", epoch,
 			 cf_class(t->class_id)->name);
 	cf_audit_target(ab, t);
-	audit_log_format(ab, " cap_id=%016llx fence=%llu fleet_rev=%llu",
-			 cap_id, fence, cf_fleet_rev());
+	audit_log_format(ab, " cap_id=%016llx fence=%llu sandbox=%llu fleet_rev=%llu",
+			 cap_id, fence, sb->id, cf_fleet_rev());
+	cf_audit_commit(ab, sb);
+out:
+	rcu_read_unlock();
+}
+
+/**
+ * cf_audit_cred_limit() - record a credential change refused at the limit
+ * @sb: the sandbox at its limit (the calling task's)
+ * @limit: the limit
+ *
+ * Within @sb's budgets, as exercise denials. BPF program context.
+ */
+void cf_audit_cred_limit(struct cf_sandbox *sb, unsigned int limit)
+{
+	char comm[TASK_COMM_LEN];
+	struct audit_buffer *ab;
+
+	ab = cf_audit_begin(sb);
+	if (!ab)
+		return;
+	audit_log_format(ab, "lsm=capfence op=cred_limit errno=%d pid=%d",
+			 ENOMEM, task_tgid_nr(current));
+	cf_current_comm(comm);
+	cf_audit_str(ab, "comm", comm, strnlen(comm, sizeof(comm)));
+	audit_log_format(ab, " epoch=%llu sandbox=%llu creds=%d limit=%u fleet_rev=%llu",
+			 sb->epoch_id, sb->id, atomic_read(&sb->creds), limit,
+			 cf_fleet_rev());
+	cf_audit_commit(ab, sb);
+}
+
+/**
+ * cf_audit_report() - record the denials of @sb that have no record
+ * @sb: the sandbox (&cf_host_sandbox: unbound tasks)
+ * @missed: how many since its last report, by enum cf_audit_miss
+ * @window_ms: the budget window, for the record
+ *
+ * Process context (the report work). Not itself within a budget: at most
+ * one per sandbox per second.
+ *
+ * Return: true when written.
+ */
+bool cf_audit_report(const struct cf_sandbox *sb, const u64 *missed,
+		     unsigned int window_ms)
+{
+	struct audit_buffer *ab;
+
+	ab = audit_log_start(NULL, GFP_KERNEL, CAPFENCE_AUDIT_TYPE);
+	if (!ab)
+		return false;
+	audit_log_format(ab, "lsm=capfence op=suppressed sandbox=%llu pid=%d epoch=%llu",
+			 sb->id, sb->pid, sb->epoch_id);
+	audit_log_format(ab,
+			 " records=%llu budget=%llu ceiling=%llu lost=%llu window_ms=%u fleet_rev=%llu",
+			 missed[CF_AUDIT_BUDGET] + missed[CF_AUDIT_CEILING] +
+			 missed[CF_AUDIT_LOST], missed[CF_AUDIT_BUDGET],
+			 missed[CF_AUDIT_CEILING], missed[CF_AUDIT_LOST],
+			 window_ms, cf_fleet_rev());
 	audit_log_end(ab);
+	return true;
 }
 
 /**

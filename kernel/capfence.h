@@ -18,6 +18,10 @@
  * - A bound credential's net decision memo (decide.c) is a seqcount
  *   taken by writers with one cmpxchg() or skipped; readers retry nothing,
  *   they miss. It is valid only at the fence value it remembers.
+ * - A sandbox (sandbox.c) is reference counted by the credential entries
+ *   that carry it and freed after a grace period; its counters and budget
+ *   windows are atomics advanced by cmpxchg, never a lock, so a denial's
+ *   record is never dropped uncounted.
  * - The fleet revision and its deadlines (fleet.c) are written under
  *   cf_mutex and read locklessly, one u64 at a time.
  * - Objects reachable from RCU readers (epochs, keys, grants, holdings) are
@@ -37,6 +41,7 @@
 #include "token.h"
 #include "cap.h"
 #include "ptrtable.h"
+#include "sandbox.h"
 #include "cred.h"
 #include "decide.h"
 #include "file.h"

@@ -15,8 +15,11 @@
  * from cred hooks (atomic context, GFP_ATOMIC) and from netlink (cf_mutex),
  * removed from cred_free (an RCU callback, softirq) and freed after a
  * grace period; cf_cred_lock (a _bh spinlock: removal runs in softirq)
- * orders the writers of the chains. e->lock orders writers of e->held and of the pending
- * fields; readers copy the holdings pointer under RCU. e->memo, the net
+ * orders the writers of the chains. e->lock orders writers of e->held, of the pending
+ * fields and of e->sb while pending; readers copy the holdings pointer
+ * under RCU, and read a bound entry's e->sb, which no longer changes.
+ * An entry holds a reference on its sandbox and is counted in it
+ * (sandbox.c): a bound credential's copy past the sandbox's limit fails. e->memo, the net
  * decision memo, is decide.c's: a seqcount whose writers take it with
  * cmpxchg() or skip it, never under e->lock; a new entry starts empty.
  *
@@ -114,20 +117,35 @@ static void cf_cred_release(struct cf_cred *e)
 {
 	cf_holdings_put(rcu_dereference_protected(e->held, true));
 	cf_holdings_put(e->pending_held);
+	if (e->sb) {
+		cf_sandbox_cred_uncharge(e->sb);
+		cf_sandbox_put(e->sb);
+	}
 	kfree_rcu(e, rcu);
 }
 
-static void cf_cred_copy(struct cf_cred *n, struct cf_cred *o)
+/*
+ * Copy @o's state into the new entry @n. With @enforce, a bound @o's
+ * sandbox refuses a copy past its credential limit: returns false and
+ * copies nothing.
+ */
+static bool cf_cred_copy(struct cf_cred *n, struct cf_cred *o, bool enforce)
 {
 	struct cf_holdings *h;
 
 	spin_lock(&o->lock);
+	if (o->sb && !cf_sandbox_cred_charge(o->sb, enforce && o->epoch)) {
+		spin_unlock(&o->lock);
+		return false;
+	}
+	n->sb = cf_sandbox_get(o->sb);
 	n->epoch = o->epoch;
 	n->pending = o->pending;
 	h = rcu_dereference_protected(o->held, lockdep_is_held(&o->lock));
 	rcu_assign_pointer(n->held, cf_holdings_get(h));
 	n->pending_held = cf_holdings_get(o->pending_held);
 	spin_unlock(&o->lock);
+	return true;
 }
 
 /**
@@ -137,9 +155,14 @@ static void cf_cred_copy(struct cf_cred *n, struct cf_cred *o)
  * @gfp: the hook's allocation flags (ignored: BPF context is atomic)
  *
  * Fails closed: if the copy cannot be made, the credential change fails
- * rather than producing an unbound copy of a bound task.
+ * rather than producing an unbound copy of a bound task. A bound
+ * credential's sandbox that has its limit of live credentials refuses
+ * the copy (recorded, op=cred_limit): every entry costs a place in the
+ * table every hook of every task may walk. The entry is charged to the
+ * memory cgroup of the task that makes it.
  *
- * Return: 0 or -ENOMEM.
+ * Return: 0, or -ENOMEM (also at the limit: prepare_creds() has no
+ * other way to fail).
  */
 int cf_cred_prepare(struct cred *new, const struct cred *old, gfp_t gfp)
 {
@@ -149,10 +172,14 @@ int cf_cred_prepare(struct cred *new, const struct cred *old, gfp_t gfp)
 	/* a blank entry that cred_transfer did not fill carries nothing */
 	if (!o || (!o->epoch && !o->pending))
 		return 0;
-	n = cf_cred_alloc(new, GFP_ATOMIC | __GFP_NOWARN);
+	n = cf_cred_alloc(new, GFP_ATOMIC | __GFP_NOWARN | __GFP_ACCOUNT);
 	if (!n)
 		return -ENOMEM;
-	cf_cred_copy(n, o);
+	if (!cf_cred_copy(n, o, true)) {
+		cf_audit_cred_limit(o->sb, cf_sandbox_cred_limit());
+		kfree(n);
+		return -ENOMEM;
+	}
 	if (cf_cred_insert(n)) {
 		cf_cred_release(n);
 		return -ENOMEM;
@@ -175,7 +202,7 @@ int cf_cred_alloc_blank(struct cred *cred)
 {
 	struct cf_cred *n;
 
-	n = cf_cred_alloc(cred, GFP_ATOMIC | __GFP_NOWARN);
+	n = cf_cred_alloc(cred, GFP_ATOMIC | __GFP_NOWARN | __GFP_ACCOUNT);
 	if (!n)
 		return -ENOMEM;
 	if (cf_cred_insert(n)) {
@@ -220,7 +247,8 @@ void cf_cred_transfer(struct cred *new, const struct cred *old)
 		cf_cred_forget(n);
 		return;
 	}
-	cf_cred_copy(n, o);
+	/* cannot fail: counted in the sandbox, never refused */
+	cf_cred_copy(n, o, false);
 	if (n->epoch)
 		atomic_long_inc(&cf_nr_bound_creds);
 }
@@ -275,14 +303,16 @@ int cf_cred_bind_exec(struct linux_binprm *bprm)
  * @cred: the caller's credential (unbound)
  * @e: installed epoch
  * @h: holdings to hold after exec, may be NULL; ownership is taken
+ * @sb: the sandbox the exec makes (cf_sandbox_new()); ownership is taken
  *
  * Caller holds cf_mutex; process context.
  *
  * Return: 0, -EPERM for a bound credential, -ENOMEM.
  */
 int cf_cred_set_pending(const struct cred *cred, struct cf_epoch *e,
-			struct cf_holdings *h)
+			struct cf_holdings *h, struct cf_sandbox *sb)
 {
+	struct cf_sandbox *old_sb;
 	struct cf_holdings *old;
 	struct cf_cred *c;
 	int err;
@@ -294,29 +324,39 @@ int cf_cred_set_pending(const struct cred *cred, struct cf_epoch *e,
 	if (!c) {
 		c = cf_cred_alloc(cred, GFP_KERNEL);
 		if (!c) {
-			cf_holdings_put(h);
-			return -ENOMEM;
+			err = -ENOMEM;
+			goto fail;
 		}
 		err = cf_cred_insert(c);
 		if (err) {
 			cf_cred_release(c);
-			cf_holdings_put(h);
-			return err;
+			goto fail;
 		}
 	}
 	/* the caller's own cred cannot be freed under us */
 	spin_lock(&c->lock);
 	if (c->epoch) {
 		spin_unlock(&c->lock);
-		cf_holdings_put(h);
-		return -EPERM;
+		err = -EPERM;
+		goto fail;
 	}
 	old = c->pending_held;
+	old_sb = c->sb;
 	c->pending = e;
 	c->pending_held = h;
+	cf_sandbox_cred_charge(sb, false);
+	c->sb = sb;
 	spin_unlock(&c->lock);
 	cf_holdings_put(old);
+	if (old_sb) {
+		cf_sandbox_cred_uncharge(old_sb);
+		cf_sandbox_put(old_sb);
+	}
 	return 0;
+fail:
+	cf_holdings_put(h);
+	cf_sandbox_put(sb);
+	return err;
 }
 
 /**

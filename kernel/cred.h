@@ -10,6 +10,7 @@
 #include <linux/hash.h>
 #include <linux/rhashtable.h>
 #include "cap.h"
+#include "sandbox.h"
 
 /*
  * The last net decision a bound credential was allowed (decide.c): the
@@ -64,6 +65,9 @@ struct cf_cred {
 	struct cf_epoch *pending;	/* epoch the next execve binds */
 	struct cf_holdings __rcu *held;
 	struct cf_holdings *pending_held;	/* fixed once pending is set */
+	struct cf_sandbox *sb;		/* its sandbox (sandbox.c), or NULL;
+					 * fixed once bound
+					 */
 	spinlock_t lock;		/* orders writers of held */
 	struct cf_net_memo memo;	/* lock-free, see cf_net_memo */
 	struct cf_fs_memo fs_memo;	/* lock-free, see cf_fs_memo */
@@ -100,7 +104,7 @@ void cf_cred_transfer(struct cred *new, const struct cred *old);
 void cf_cred_free(struct cred *cred);
 int cf_cred_bind_exec(struct linux_binprm *bprm);
 int cf_cred_set_pending(const struct cred *cred, struct cf_epoch *e,
-			struct cf_holdings *h);
+			struct cf_holdings *h, struct cf_sandbox *sb);
 bool cf_current_bound(void);
 
 /**

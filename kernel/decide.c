@@ -247,8 +247,10 @@ out:
  * tokens. None is accepted on a host that is stale with its fleet; each
  * token passes rows 2 to 4 against that epoch and must be
  * neither revoked nor fenced now; the first that does not is the typed
- * result and nothing becomes pending. Caller holds cf_mutex (which detach
- * takes too, so the hooks stay attached until the binding is pending).
+ * result and nothing becomes pending. The exec makes a new sandbox
+ * (sandbox.c) that the task and everything it forks share. Caller holds
+ * cf_mutex (which detach takes too, so the hooks stay attached until the
+ * binding is pending).
  *
  * Return: 0 (see @b->reason), -ENOLINK when the hooks are not attached,
  * -ENOENT for an epoch that is not installed, or -ENOMEM.
@@ -257,6 +259,7 @@ int cf_exec_bind(struct cf_exec_binding *b, struct netlink_ext_ack *extack)
 {
 	struct cf_holdings *h = NULL, *nh;
 	enum cf_token_fault fault;
+	struct cf_sandbox *sb;
 	struct cf_epoch *e;
 	struct cf_grant *g;
 	int err = 0;
@@ -315,7 +318,12 @@ int cf_exec_bind(struct cf_exec_binding *b, struct netlink_ext_ack *extack)
 			goto out;
 		}
 	}
-	err = cf_cred_set_pending(current_cred(), e, h);
+	sb = cf_sandbox_new(e->id, GFP_KERNEL);
+	if (!sb) {
+		err = -ENOMEM;
+		goto out;
+	}
+	err = cf_cred_set_pending(current_cred(), e, h, sb);
 	h = NULL;
 out:
 	cf_holdings_put(h);

@@ -60,6 +60,7 @@ static void __exit capfence_exit(void)
 	cf_fleet_exit();
 	cf_netlink_exit();
 	cf_hooks_exit();
+	cf_sandbox_exit();
 	cf_sock_exit();
 	cf_file_exit();
 	cf_cred_exit();

@@ -119,7 +119,8 @@ static int cf_nl_status(struct sk_buff *skb, struct genl_info *info)
 	    cf_put_u64(msg, CAPFENCE_A_ACTIVE_EPOCH_ID, cf_epoch_active_id()) ||
 	    cf_put_u64(msg, CAPFENCE_A_GENERATION, cf_generation()) ||
 	    cf_fleet_fill(msg) ||
-	    cf_stats_fill(msg)) {
+	    cf_stats_fill(msg) ||
+	    cf_sandbox_fill(msg, NULL)) {
 		nlmsg_free(msg);
 		return -EMSGSIZE;
 	}
@@ -872,6 +873,7 @@ static int cf_fill_caps(struct sk_buff *skb, struct cf_holdings *h)
 static int cf_nl_task_get(struct sk_buff *skb, struct genl_info *info)
 {
 	const struct cred *cred;
+	struct cf_sandbox *sb;
 	struct sk_buff *msg;
 	struct cf_cred *c;
 	void *hdr;
@@ -910,6 +912,9 @@ static int cf_nl_task_get(struct sk_buff *skb, struct genl_info *info)
 	/* always present: empty for a task that holds nothing */
 	if (!err)
 		err = cf_fill_caps(msg, c ? rcu_dereference(c->held) : NULL);
+	sb = c ? READ_ONCE(c->sb) : NULL;
+	if (!err && sb)
+		err = cf_sandbox_fill(msg, sb);
 	rcu_read_unlock();
 	put_cred(cred);
 	if (err) {

@@ -38,15 +38,15 @@ extern "C" {
 
 /* The version of the library this header belongs to. */
 #define CAPFENCE_LIB_VERSION_MAJOR	1
-#define CAPFENCE_LIB_VERSION_MINOR	1
+#define CAPFENCE_LIB_VERSION_MINOR	2
 #define CAPFENCE_LIB_VERSION_PATCH	0
-#define CAPFENCE_LIB_VERSION_STRING	"1.1.0"
+#define CAPFENCE_LIB_VERSION_STRING	"1.2.0"
 /* MAJOR * 10000 + MINOR * 100 + PATCH, for #if comparisons. */
 #define CAPFENCE_LIB_VERSION		(CAPFENCE_LIB_VERSION_MAJOR * 10000 + \
 					 CAPFENCE_LIB_VERSION_MINOR * 100 + \
 					 CAPFENCE_LIB_VERSION_PATCH)
 
-/* The version of the library actually loaded: "1.1.0". */
+/* The version of the library actually loaded: "1.2.0". */
 const char *capfence_version(void);
 /* The same as a number (CAPFENCE_LIB_VERSION of the loaded library). */
 unsigned int capfence_version_number(void);
@@ -610,6 +610,39 @@ int capfence_client_fleet_status(struct capfence_client *c,
 				 size_t errlen);
 /* "off", "current", "stale", "deny"; "?" if unknown. */
 const char *capfence_fleet_state_name(int state);
+
+/*
+ * Sandboxes (CAPFENCE_A_SANDBOX; <linux/capfence.h>): the audit budgets and
+ * the credential limit, with the host's totals (STATUS_GET) or one task's
+ * sandbox (TASK_GET). Denials without an audit record are counted by why:
+ * over_budget (the sandbox's own), over_ceiling (the host's), lost (the
+ * audit subsystem took none).
+ */
+struct capfence_sandbox_info {
+	bool supported;		/* the module reports a sandbox nest */
+	uint64_t id;		/* TASK_GET: 0 = the task has no sandbox */
+	uint32_t pid;		/* TASK_GET: whose EXEC_SET made it */
+	uint64_t epoch_id;	/* TASK_GET: the epoch it binds */
+	uint64_t creds;		/* TASK_GET: its live credentials */
+	uint32_t cred_limit;	/* credentials per sandbox, 0 = no limit */
+	uint64_t cred_refused;	/* credential changes refused at the limit */
+	uint64_t records;	/* denial records written */
+	uint64_t over_budget, over_ceiling, lost;	/* denials not recorded */
+	uint64_t reports;	/* STATUS_GET: op=suppressed records written */
+	uint32_t window_ms;	/* the budget window */
+	uint32_t budget;	/* records per sandbox per window */
+	uint32_t floor;		/* of those, written whatever the ceiling */
+	uint32_t ceiling;	/* records per host per window */
+};
+
+/* The limits and the host's totals (CAPFENCE_CMD_STATUS_GET). */
+int capfence_client_sandbox_status(struct capfence_client *c,
+				   struct capfence_sandbox_info *out, char *err,
+				   size_t errlen);
+/* Task pid's sandbox (CAPFENCE_CMD_TASK_GET); -ESRCH, -EPERM as task_get. */
+int capfence_client_task_sandbox(struct capfence_client *c, uint32_t pid,
+				 struct capfence_sandbox_info *out, char *err,
+				 size_t errlen);
 
 /* What capfence_client_fleet_set() sends: the fields its flags name. */
 #define CAPFENCE_FLEET_SET_REV		0x1u	/* rev (not below the module's) */

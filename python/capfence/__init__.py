@@ -33,12 +33,12 @@ from ._lib import lib as _c
 __all__ = [
     "__version__", "library_version", "CLASSES", "Key", "Token", "Epoch",
     "mint", "accept_delegation", "Client", "Events", "Event", "Decision",
-    "Status", "FleetStatus", "Capability", "TaskInfo", "CapfenceError",
+    "Status", "FleetStatus", "Sandbox", "Capability", "TaskInfo", "CapfenceError",
     "PolicyEpochMismatch", "EpochMismatch", "ClassDenied", "Forged",
     "Revoked", "Fenced", "NotHeld", "NotBound", "NoTask", "FleetStale",
 ]
 
-__version__ = "1.1.0"
+__version__ = "1.2.0"
 
 #: The capability classes, by name, in class id order.
 CLASSES: Tuple[str, ...] = tuple(
@@ -46,7 +46,7 @@ CLASSES: Tuple[str, ...] = tuple(
 
 
 def library_version() -> str:
-    """The version of the libcapfence.so.1 actually loaded ("1.1.0")."""
+    """The version of the libcapfence.so.1 actually loaded ("1.2.0")."""
     return _c.capfence_version().decode()
 
 
@@ -554,6 +554,37 @@ class FleetStatus:
 
 
 @dataclass(frozen=True)
+class Sandbox:
+    """Audit budgets and the credential limit (``capfence status``), with
+    the host's totals (``Client.sandbox_status()``) or one task's sandbox
+    (``Client.task_sandbox()``: ``id`` 0 when it has none). Denials without
+    an audit record: ``over_budget`` (the sandbox's own), ``over_ceiling``
+    (the host's), ``lost`` (the audit subsystem took none)."""
+    id: int
+    pid: int
+    epoch_id: int
+    creds: int
+    cred_limit: int
+    cred_refused: int
+    records: int
+    over_budget: int
+    over_ceiling: int
+    lost: int
+    reports: int
+    window_ms: int
+    budget: int
+    floor: int
+    ceiling: int
+
+
+def _sandbox(s) -> "Sandbox":
+    return Sandbox(s.id, s.pid, s.epoch_id, s.creds, s.cred_limit,
+                   s.cred_refused, s.records, s.over_budget, s.over_ceiling,
+                   s.lost, s.reports, s.window_ms, s.budget, s.floor,
+                   s.ceiling)
+
+
+@dataclass(frozen=True)
 class Capability:
     """A capability a task holds (``Client.task()``)."""
     cap_id: int
@@ -694,6 +725,21 @@ class Client(_Handle):
         return FleetStatus(s.rev, _c.capfence_fleet_state_name(s.state).decode(),
                            s.stale_ms, s.deny_ms,
                            s.age_ms if s.confirmed else None, s.applied)
+
+    def sandbox_status(self) -> Sandbox:
+        """The audit budgets, the credential limit and the host's totals."""
+        s, err = _lib.SandboxInfoS(), _err()
+        _check(_c.capfence_client_sandbox_status(self._ptr, ctypes.byref(s),
+                                                 err, len(err)), err)
+        return _sandbox(s)
+
+    def task_sandbox(self, pid: int) -> Sandbox:
+        """Task ``pid``'s sandbox: its id (0: none), credentials and audit
+        counts."""
+        s, err = _lib.SandboxInfoS(), _err()
+        _check(_c.capfence_client_task_sandbox(self._ptr, pid, ctypes.byref(s),
+                                               err, len(err)), err)
+        return _sandbox(s)
 
     def install_key(self, key: Key) -> None:
         """Install ``key`` in the module (tokens naming its id verify)."""

@@ -95,6 +95,17 @@ class FleetStatusS(Structure):
                 ("state", c_int), ("applied", c_uint64)]
 
 
+class SandboxInfoS(Structure):
+    _fields_ = [("supported", c_bool), ("id", c_uint64), ("pid", c_uint32),
+                ("epoch_id", c_uint64), ("creds", c_uint64),
+                ("cred_limit", c_uint32), ("cred_refused", c_uint64),
+                ("records", c_uint64), ("over_budget", c_uint64),
+                ("over_ceiling", c_uint64), ("lost", c_uint64),
+                ("reports", c_uint64), ("window_ms", c_uint32),
+                ("budget", c_uint32), ("floor", c_uint32),
+                ("ceiling", c_uint32)]
+
+
 class CapInfo(Structure):
     _fields_ = [("cap_id", c_uint64), ("epoch_id", c_uint64),
                 ("key_id", c_uint32), ("from_pid", c_uint32),
@@ -116,7 +127,8 @@ class EpochInfo(Structure):
 # the C sizes on x86_64/aarch64 (LP64); checked at import
 _SIZES = {NetRange: 24, Constraint: 260, TokenS: 2144, Rule: 2084,
           EpochS: 10432, Result: 288, EventInfo: 40, StatusS: 624,
-          TaskInfo: 48, CapInfo: 2120, EpochInfo: 10480, FleetStatusS: 48}
+          TaskInfo: 48, CapInfo: 2120, EpochInfo: 10480, FleetStatusS: 48,
+          SandboxInfoS: 112}
 for _t, _n in _SIZES.items():
     if ctypes.sizeof(_t) != _n:  # pragma: no cover - a port to a new ABI
         raise ImportError(f"capfence: struct {_t.__name__} is "
@@ -201,6 +213,10 @@ _proto("capfence_client_status", c_int, _C, POINTER(StatusS), c_char_p,
 _proto("capfence_client_fleet_status", c_int, _C, POINTER(FleetStatusS),
        c_char_p, c_size_t)
 _proto("capfence_fleet_state_name", c_char_p, c_int)
+_proto("capfence_client_sandbox_status", c_int, _C, POINTER(SandboxInfoS),
+       c_char_p, c_size_t)
+_proto("capfence_client_task_sandbox", c_int, _C, c_uint32,
+       POINTER(SandboxInfoS), c_char_p, c_size_t)
 _proto("capfence_client_key_install", c_int, _C, _K, c_char_p, c_size_t)
 _proto("capfence_client_key_remove", c_int, _C, c_uint32, c_char_p, c_size_t)
 _proto("capfence_client_epoch_install", c_int, _C, POINTER(EpochS), c_char_p,

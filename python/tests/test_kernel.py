@@ -67,6 +67,22 @@ def test_fleet_status(client):
     assert fs.age_ms is None or fs.age_ms >= 0
 
 
+def test_sandbox_status(client, children):
+    """The audit budgets and the credential limit, the host's and a bound
+    task's own: a fresh sandbox has written and missed nothing."""
+    sb = client.sandbox_status()
+    assert sb.budget > 0 and sb.ceiling >= sb.budget and sb.window_ms > 0
+    assert sb.floor <= sb.budget and sb.id == 0
+    e = next_epoch(client)
+    client.install_epoch(e, ["fs:read=open", "fs:write=open"])
+    pid = spawn(client, children, e)
+    mine = client.task_sandbox(pid)
+    assert mine.id > 0 and mine.epoch_id == e and mine.creds >= 1
+    assert (mine.records, mine.over_budget, mine.over_ceiling,
+            mine.lost) == (0, 0, 0, 0)
+    assert client.task_sandbox(os.getpid()).id == 0
+
+
 def test_design_note_scenario(client, key, children):
     """E41 allows net:connect and fs:write; E42 narrows net:connect away.
     A parent under E41 delegates its net:connect token to a child spawned

@@ -177,7 +177,10 @@ tg "attach again" 0 "hooks attached" "$CF" attach
 tg "status: attached" 0 "attached" "$CF" status
 t "status --json" 0 "$CF" status --json
 json "status --json keys" hooks_attached fence max_epoch_id active_epoch_id \
-	bound_creds held_caps delegate_reject exercise_deny
+	bound_creds held_caps delegate_reject exercise_deny audit records \
+	not_recorded over_budget over_ceiling lost reports window_ms budget \
+	floor ceiling cred_limit cred_refused
+tg "status: the audit budget" 0 "per sandbox (the first" "$CF" status
 
 # ---- kernel: keys and epochs -------------------------------------------------
 tg "key install" 0 "key 1 installed" "$CF" key install "$W/k1"
@@ -251,7 +254,9 @@ spawn 41; P1b=$P
 tg "task: bound to 41" 0 "bound to epoch 41" "$CF" task "$P1"
 tg "task: holds the exec token" 0 "$(capid "$T41")" "$CF" task "$P1"
 t "task --json" 0 "$CF" task "$P1" --json
-json "task --json keys" pid bound epoch_id pending_epoch_id fence caps cap_id class key_id from_pid state constraint
+json "task --json keys" pid bound epoch_id pending_epoch_id fence caps cap_id class key_id from_pid state constraint \
+	sandbox creds cred_limit cred_refused audit_records audit_over_budget audit_over_ceiling audit_lost
+tg "task: its sandbox" 0 "denial records: 0 written" "$CF" task "$P1"
 tg "task: unbound task" 0 "not bound" "$CF" task $$
 tg "task: no such pid (8)" 8 "no task" "$CF" task 999999
 tg "epoch show: 41 active after the first bind" 0 "# active yes" "$CF" epoch show 41

@@ -50,8 +50,8 @@ static inline void cft_check_denial(struct __test_metadata *_metadata,
 }
 
 /*
- * Denial records are rate limited (500 per 5 s): after another program's
- * storm of denials, wait until ours are written again. @cmd makes @agent
+ * Denial records are budgeted per sandbox (100 per 5 s): after a storm of
+ * denials of the same agent, wait until its records are written again. @cmd makes @agent
  * be denied with a record containing @needle; true once one arrived
  * (within 8 s).
  */

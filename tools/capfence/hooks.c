@@ -52,6 +52,7 @@ static void print_reasons(const char *key, const uint64_t *v, int from,
 
 int cf_cmd_status(int argc, char **argv)
 {
+	struct capfence_sandbox_info sb;
 	struct capfence_status s;
 	struct capfence_fleet_status fl;
 	struct capfence_client *nl = NULL;
@@ -74,6 +75,8 @@ int cf_cmd_status(int argc, char **argv)
 	err = capfence_client_status(nl, &s, msg, sizeof(msg));
 	if (!err)
 		err = capfence_client_fleet_status(nl, &fl, msg, sizeof(msg));
+	if (!err)
+		err = capfence_client_sandbox_status(nl, &sb, msg, sizeof(msg));
 	if (err) {
 		err = cf_client_fail("status", err, msg);
 		capfence_client_close(nl);
@@ -108,7 +111,19 @@ int cf_cmd_status(int argc, char **argv)
 			printf("%u", fl.age_ms);
 		else
 			printf("null");
-		printf(",\"applied\":%llu}}\n", (unsigned long long)fl.applied);
+		printf(",\"applied\":%llu}", (unsigned long long)fl.applied);
+		printf(",\"audit\":{\"records\":%llu,\"not_recorded\":%llu,"
+		       "\"over_budget\":%llu,\"over_ceiling\":%llu,\"lost\":%llu,"
+		       "\"reports\":%llu,\"window_ms\":%u,\"budget\":%u,"
+		       "\"floor\":%u,\"ceiling\":%u}",
+		       (unsigned long long)sb.records,
+		       (unsigned long long)(sb.over_budget + sb.over_ceiling + sb.lost),
+		       (unsigned long long)sb.over_budget,
+		       (unsigned long long)sb.over_ceiling,
+		       (unsigned long long)sb.lost, (unsigned long long)sb.reports,
+		       sb.window_ms, sb.budget, sb.floor, sb.ceiling);
+		printf(",\"cred_limit\":%u,\"cred_refused\":%llu}\n", sb.cred_limit,
+		       (unsigned long long)sb.cred_refused);
 		return 0;
 	}
 	printf("module version        %s (abi %u)\n", s.version, s.abi);
@@ -122,6 +137,16 @@ int cf_cmd_status(int argc, char **argv)
 	print_reasons("delegations rejected", s.delegate_reject, 1, false);
 	printf("exercises allowed     %llu\n", (unsigned long long)s.exercise_allow);
 	print_reasons("exercises denied", s.exercise_deny, 1, false);
+	printf("denial records        %llu written, %llu not (over a sandbox's budget %llu, over the ceiling %llu, lost %llu); %llu reports\n",
+	       (unsigned long long)sb.records,
+	       (unsigned long long)(sb.over_budget + sb.over_ceiling + sb.lost),
+	       (unsigned long long)sb.over_budget,
+	       (unsigned long long)sb.over_ceiling, (unsigned long long)sb.lost,
+	       (unsigned long long)sb.reports);
+	printf("audit budget          %u per sandbox (the first %u whatever the ceiling), %u per host, per %u ms\n",
+	       sb.budget, sb.floor, sb.ceiling, sb.window_ms);
+	printf("credential limit      %u per sandbox, %llu refused\n", sb.cred_limit,
+	       (unsigned long long)sb.cred_refused);
 	printf("fleet rev             %llu\n", (unsigned long long)fl.rev);
 	if (fl.state == CAPFENCE_FLEET_OFF) {
 		printf("fleet                 off\n");

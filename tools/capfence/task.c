@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * capfence task PID: a task's binding (epoch, pending exec epoch) and its
- * held capabilities with their delegators, from CAPFENCE_CMD_TASK_GET.
+ * capfence task PID: a task's binding (epoch, pending exec epoch), its
+ * sandbox (audit records, credentials) and its held capabilities with
+ * their delegators, from CAPFENCE_CMD_TASK_GET.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -17,14 +18,29 @@ static const char *state_name(uint32_t st)
 	return st ? capfence_reason_name((int)st) : "valid";
 }
 
-static void print_json(const struct capfence_task_info *ti)
+static void print_json(const struct capfence_task_info *ti,
+		       const struct capfence_sandbox_info *sb)
 {
 	size_t i;
 
 	printf("{\"pid\":%u,\"bound\":%s,\"epoch_id\":%" PRIu64
-	       ",\"pending_epoch_id\":%" PRIu64 ",\"fence\":%" PRIu64
-	       ",\"caps\":[", ti->pid, ti->epoch_id ? "true" : "false",
+	       ",\"pending_epoch_id\":%" PRIu64 ",\"fence\":%" PRIu64,
+	       ti->pid, ti->epoch_id ? "true" : "false",
 	       ti->epoch_id, ti->pending_epoch_id, ti->fence);
+	printf(",\"sandbox\":");
+	if (sb->id)
+		printf("{\"id\":%" PRIu64 ",\"pid\":%u,\"epoch_id\":%" PRIu64
+		       ",\"creds\":%" PRIu64 ",\"cred_limit\":%u"
+		       ",\"cred_refused\":%" PRIu64 ",\"audit_records\":%" PRIu64
+		       ",\"audit_over_budget\":%" PRIu64
+		       ",\"audit_over_ceiling\":%" PRIu64
+		       ",\"audit_lost\":%" PRIu64 "}",
+		       sb->id, sb->pid, sb->epoch_id, sb->creds, sb->cred_limit,
+		       sb->cred_refused, sb->records, sb->over_budget,
+		       sb->over_ceiling, sb->lost);
+	else
+		printf("null");
+	printf(",\"caps\":[");
 	for (i = 0; i < ti->n; i++) {
 		const struct capfence_cap_info *c = &ti->caps[i];
 
@@ -41,7 +57,8 @@ static void print_json(const struct capfence_task_info *ti)
 	printf("]}\n");
 }
 
-static void print_text(const struct capfence_task_info *ti)
+static void print_text(const struct capfence_task_info *ti,
+		       const struct capfence_sandbox_info *sb)
 {
 	size_t i;
 
@@ -52,6 +69,17 @@ static void print_text(const struct capfence_task_info *ti)
 	if (ti->pending_epoch_id)
 		printf("pending exec epoch: %" PRIu64 "\n", ti->pending_epoch_id);
 	printf("fence: %" PRIu64 "\n", ti->fence);
+	if (sb->id) {
+		printf("sandbox: %" PRIu64 " (exec set by pid %u, epoch %" PRIu64
+		       "), %" PRIu64 " credentials (limit %u, %" PRIu64 " refused)\n",
+		       sb->id, sb->pid, sb->epoch_id, sb->creds, sb->cred_limit,
+		       sb->cred_refused);
+		printf("denial records: %" PRIu64 " written, %" PRIu64
+		       " not (over its budget %" PRIu64 ", over the host's ceiling %"
+		       PRIu64 ", lost %" PRIu64 ")\n", sb->records,
+		       sb->over_budget + sb->over_ceiling + sb->lost,
+		       sb->over_budget, sb->over_ceiling, sb->lost);
+	}
 	printf("held capabilities: %zu\n", ti->n);
 	if (!ti->n)
 		return;
@@ -75,6 +103,7 @@ static void print_text(const struct capfence_task_info *ti)
 
 int cf_cmd_task(int argc, char **argv)
 {
+	struct capfence_sandbox_info sb = {};
 	struct capfence_task_info ti;
 	uint32_t pid = 0;
 	bool json = false;
@@ -100,15 +129,17 @@ int cf_cmd_task(int argc, char **argv)
 	if (ret)
 		return ret;
 	ret = capfence_client_task_get(nl, pid, &ti, msg, sizeof(msg));
+	if (!ret)
+		ret = capfence_client_task_sandbox(nl, pid, &sb, msg, sizeof(msg));
 	if (ret == -ESRCH) {
 		cf_client_fail("task", ret, msg);
 		ret = CF_EXIT_NOT_BOUND;	/* no_task */
 	} else if (ret) {
 		ret = cf_client_fail("task", ret, msg);
 	} else if (json) {
-		print_json(&ti);
+		print_json(&ti, &sb);
 	} else {
-		print_text(&ti);
+		print_text(&ti, &sb);
 	}
 	capfence_client_close(nl);
 	capfence_task_release(&ti);

@@ -522,6 +522,68 @@ int capfence_client_fleet_status(struct capfence_client *c,
 		      out, err, errlen);
 }
 
+/* ---- sandboxes --------------------------------------------------------------------- */
+
+static int sandbox_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlattr *tb[CAPFENCE_A_MAX + 1];
+	const struct nlattr *sa[CAPFENCE_SANDBOX_A_MAX + 1];
+	struct capfence_sandbox_info *o = data;
+	struct cf_parse p = { sa, CAPFENCE_SANDBOX_A_MAX };
+
+	if (parse_top(nlh, tb)) {
+		errno = EBADMSG;
+		return MNL_CB_ERROR;
+	}
+	if (!tb[CAPFENCE_A_SANDBOX])
+		return MNL_CB_OK;
+	memset(sa, 0, sizeof(sa));
+	if (mnl_attr_validate(tb[CAPFENCE_A_SANDBOX], MNL_TYPE_NESTED) ||
+	    mnl_attr_parse_nested(tb[CAPFENCE_A_SANDBOX], parse_attr, &p) ==
+	    MNL_CB_ERROR) {
+		errno = EBADMSG;
+		return MNL_CB_ERROR;
+	}
+	o->supported = true;
+	o->id = get_u64(sa[CAPFENCE_SANDBOX_A_ID]);
+	o->pid = get_u32(sa[CAPFENCE_SANDBOX_A_PID]);
+	o->epoch_id = get_u64(sa[CAPFENCE_SANDBOX_A_EPOCH_ID]);
+	o->creds = get_u64(sa[CAPFENCE_SANDBOX_A_CREDS]);
+	o->cred_limit = get_u32(sa[CAPFENCE_SANDBOX_A_CRED_LIMIT]);
+	o->cred_refused = get_u64(sa[CAPFENCE_SANDBOX_A_CRED_REFUSED]);
+	o->records = get_u64(sa[CAPFENCE_SANDBOX_A_RECORDS]);
+	o->over_budget = get_u64(sa[CAPFENCE_SANDBOX_A_OVER_BUDGET]);
+	o->over_ceiling = get_u64(sa[CAPFENCE_SANDBOX_A_OVER_CEILING]);
+	o->lost = get_u64(sa[CAPFENCE_SANDBOX_A_LOST]);
+	o->reports = get_u64(sa[CAPFENCE_SANDBOX_A_REPORTS]);
+	o->window_ms = get_u32(sa[CAPFENCE_SANDBOX_A_WINDOW_MS]);
+	o->budget = get_u32(sa[CAPFENCE_SANDBOX_A_BUDGET]);
+	o->floor = get_u32(sa[CAPFENCE_SANDBOX_A_FLOOR]);
+	o->ceiling = get_u32(sa[CAPFENCE_SANDBOX_A_CEILING]);
+	return MNL_CB_OK;
+}
+
+int capfence_client_sandbox_status(struct capfence_client *c,
+				   struct capfence_sandbox_info *out, char *err,
+				   size_t errlen)
+{
+	memset(out, 0, sizeof(*out));
+	return simple(c, begin(c, CAPFENCE_CMD_STATUS_GET, 0), sandbox_cb, out,
+		      err, errlen);
+}
+
+int capfence_client_task_sandbox(struct capfence_client *c, uint32_t pid,
+				 struct capfence_sandbox_info *out, char *err,
+				 size_t errlen)
+{
+	struct nlmsghdr *nlh;
+
+	memset(out, 0, sizeof(*out));
+	nlh = begin(c, CAPFENCE_CMD_TASK_GET, 0);
+	mnl_attr_put_u32(nlh, CAPFENCE_A_PID, pid);
+	return simple(c, nlh, sandbox_cb, out, err, errlen);
+}
+
 static const char *const fleet_state_names[] = {
 	[CAPFENCE_FLEET_OFF] = "off",
 	[CAPFENCE_FLEET_CURRENT] = "current",

@@ -199,6 +199,9 @@ enum capfence_attr {
 	CAPFENCE_A_RULES,		/* array of nest capfence_rule_attr */
 	CAPFENCE_A_TOKENS,		/* array of binary tokens (EXEC_SET) */
 	CAPFENCE_A_CAPS,		/* array of nest capfence_cap_attr */
+	CAPFENCE_A_SANDBOX,		/* nest capfence_sandbox_attr: STATUS_GET
+					 * the host's, TASK_GET the task's
+					 */
 	__CAPFENCE_A_MAX
 };
 
@@ -256,6 +259,48 @@ enum capfence_stats_attr {
 };
 
 #define CAPFENCE_STATS_A_MAX (__CAPFENCE_STATS_A_MAX - 1)
+
+/*
+ * Sandboxes (CAPFENCE_A_SANDBOX). A sandbox is what one EXEC_SET binds:
+ * the task that execs and everything it forks, whatever credentials they
+ * make; a bound task cannot make another. Each exercise denial's audit
+ * record names it (sandbox=ID) and is written within the sandbox's budget
+ * of records per window (its first FLOOR records whatever else happens)
+ * and under the host's ceiling; every denial without a record is counted,
+ * for its sandbox and the host, and reported in a record of its own
+ * (op=suppressed sandbox=ID ...) within a second. A sandbox's live
+ * credentials are bounded by CRED_LIMIT.
+ *
+ * In STATUS_GET: the limits and the host's totals (unbound tasks'
+ * denials included). In TASK_GET: the task's sandbox (absent when it has
+ * none), with ID, PID, CREDS and its own totals.
+ */
+enum capfence_sandbox_attr {
+	CAPFENCE_SANDBOX_A_UNSPEC,
+	CAPFENCE_SANDBOX_A_ID,		/* u64: TASK_GET, from 1 */
+	CAPFENCE_SANDBOX_A_PID,		/* u32: TASK_GET, whose EXEC_SET made it */
+	CAPFENCE_SANDBOX_A_EPOCH_ID,	/* u64: TASK_GET, the epoch it binds */
+	CAPFENCE_SANDBOX_A_CREDS,	/* u64: TASK_GET, its live credentials */
+	CAPFENCE_SANDBOX_A_CRED_LIMIT,	/* u32: credentials per sandbox */
+	CAPFENCE_SANDBOX_A_CRED_REFUSED,	/* u64: credential changes refused
+						 * at the limit (ENOMEM)
+						 */
+	CAPFENCE_SANDBOX_A_RECORDS,	/* u64: denial records written */
+	CAPFENCE_SANDBOX_A_OVER_BUDGET,	/* u64: denials not recorded: over the
+					 * sandbox's budget
+					 */
+	CAPFENCE_SANDBOX_A_OVER_CEILING,	/* u64: ... over the host's ceiling */
+	CAPFENCE_SANDBOX_A_LOST,	/* u64: ... the audit subsystem took none */
+	CAPFENCE_SANDBOX_A_REPORTS,	/* u64: STATUS_GET, op=suppressed records */
+	CAPFENCE_SANDBOX_A_WINDOW_MS,	/* u32: STATUS_GET, the budget window */
+	CAPFENCE_SANDBOX_A_BUDGET,	/* u32: records per sandbox per window */
+	CAPFENCE_SANDBOX_A_FLOOR,	/* u32: of those, written over the ceiling */
+	CAPFENCE_SANDBOX_A_CEILING,	/* u32: records per host per window */
+	CAPFENCE_SANDBOX_A_PAD,
+	__CAPFENCE_SANDBOX_A_MAX
+};
+
+#define CAPFENCE_SANDBOX_A_MAX (__CAPFENCE_SANDBOX_A_MAX - 1)
 
 /* Multicast events (CAPFENCE_A_EVENT). */
 enum capfence_event {

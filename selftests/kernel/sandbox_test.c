@@ -1,0 +1,455 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What one sandbox can cost the others. A sandbox is what one EXEC_SET
+ * binds: the agent and everything it forks, whatever credentials they
+ * make.
+ *
+ * - Audit records: a sandbox that floods denials must not leave another
+ *   sandbox's denial without its record, and every denial left without a
+ *   record must be counted, for its sandbox, and reported in a record of
+ *   its own (op=suppressed sandbox=ID), so that "no denial" and "denials
+ *   not recorded" can be told apart.
+ *
+ * Each attack asserts EACCES, the records (reason, class, target, pid,
+ * sandbox) and that no signal ended the agent.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <linux/audit.h>
+#include <linux/netlink.h>
+#include "kselftest_harness.h"
+#include "common.h"
+
+#define SBX_SECRET	"/tmp/sbx/secret"
+/* the libraries and the agent's own binary */
+#define SBX_READ	"/lib,/lib64,/usr,/etc"
+#define SBX_PARAMS	"/sys/module/capfence/parameters/"
+
+/* ---- agent side ---- */
+
+/* @n opens of @path: 0 when every one was refused with EACCES */
+static int flood(int n, const char *path)
+{
+	int i, fd;
+
+	for (i = 0; i < n; i++) {
+		fd = open(path, O_RDONLY);
+		if (fd >= 0) {
+			close(fd);
+			return 255;
+		}
+		if (errno != EACCES)
+			return errno;
+	}
+	return 0;
+}
+
+int cft_agent_extra(char *cmd)
+{
+	char a[128];
+	int n, fd;
+
+	if (sscanf(cmd, "flood %d %127s", &n, a) == 2)
+		return flood(n, a);
+	if (sscanf(cmd, "xread %127s", a) == 1) {
+		fd = open(a, O_RDONLY);
+		if (fd < 0)
+			return errno;
+		close(fd);
+		return 0;
+	}
+	return EINVAL;
+}
+
+/* ---- test side ---- */
+
+/* A module parameter: its value, or -1. */
+static long param_get(const char *name)
+{
+	char path[128];
+	long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), SBX_PARAMS "%s", name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+static int param_set(const char *name, long v)
+{
+	char path[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), SBX_PARAMS "%s", name);
+	f = fopen(path, "w");
+	if (!f)
+		return -errno;
+	fprintf(f, "%ld\n", v);
+	return fclose(f) ? -errno : 0;
+}
+
+/*
+ * The audit backlog limit (AUDIT_GET), and a new one (AUDIT_SET) unless
+ * @set is 0: records this test lets through must not be lost in the audit
+ * queue while the agents flood. Returns the old limit, or -errno.
+ */
+static long audit_backlog(uint32_t set)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	struct {
+		struct nlmsghdr h;
+		struct audit_status s;
+	} req = {};
+	struct timeval tv = { .tv_sec = 2 };
+	char buf[8192];
+	long old = -ETIMEDOUT;
+	int fd = socket(AF_NETLINK, SOCK_RAW, NETLINK_AUDIT);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	req.h.nlmsg_len = NLMSG_LENGTH(0);
+	req.h.nlmsg_type = AUDIT_GET;
+	req.h.nlmsg_flags = NLM_F_REQUEST;
+	if (sendto(fd, &req, req.h.nlmsg_len, 0, (struct sockaddr *)&sa,
+		   sizeof(sa)) < 0)
+		goto out;
+	while ((n = recv(fd, buf, sizeof(buf), 0)) > 0) {
+		struct nlmsghdr *h = (struct nlmsghdr *)buf;
+
+		if (h->nlmsg_type == AUDIT_GET) {
+			old = ((struct audit_status *)NLMSG_DATA(h))->backlog_limit;
+			break;
+		}
+	}
+	if (old < 0 || !set)
+		goto out;
+	req.h.nlmsg_len = sizeof(req);
+	req.h.nlmsg_type = AUDIT_SET;
+	req.s.mask = AUDIT_STATUS_BACKLOG_LIMIT;
+	req.s.backlog_limit = set;
+	if (sendto(fd, &req, sizeof(req), 0, (struct sockaddr *)&sa,
+		   sizeof(sa)) < 0)
+		old = -errno;
+out:
+	close(fd);
+	return old;
+}
+
+/* The next capfence record within @timeout_ms: 0, or -ETIMEDOUT. */
+static int audit_next(int fd, char *out, size_t len, int timeout_ms)
+{
+	uint64_t end = cft_now_ns() + (uint64_t)timeout_ms * 1000000;
+	char buf[8192];
+
+	while (cft_now_ns() < end) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		struct nlmsghdr *h = (struct nlmsghdr *)buf;
+		ssize_t n;
+
+		if (poll(&p, 1, 200) <= 0)
+			continue;
+		n = recv(fd, buf, sizeof(buf) - 1, MSG_DONTWAIT);
+		if (n < (ssize_t)NLMSG_HDRLEN || h->nlmsg_type != CAPFENCE_AUDIT_TYPE)
+			continue;
+		buf[n] = '\0';
+		n = (ssize_t)strnlen((const char *)NLMSG_DATA(h), len - 1);
+		memcpy(out, NLMSG_DATA(h), (size_t)n);
+		out[n] = '\0';
+		return 0;
+	}
+	return -ETIMEDOUT;
+}
+
+static uint64_t field_u64(const char *rec, const char *key)
+{
+	char v[64];
+
+	return strtoull(cft_field(rec, key, v, sizeof(v)), NULL, 10);
+}
+
+FIXTURE(sbx) {
+	struct cft_nl nl;
+	struct capfence_key *key;
+	struct capfence_token rt;
+	uint64_t e;
+	int audit;
+	long backlog;
+	long budget, floor, ceiling, window;
+};
+
+FIXTURE_SETUP(sbx)
+{
+	const char *rules[] = { "fs:read=token" };
+	int fd;
+
+	system("rm -rf /tmp/sbx");
+	ASSERT_EQ(0, mkdir("/tmp/sbx", 0755));
+	fd = open(SBX_SECRET, O_WRONLY | O_CREAT, 0644);
+	ASSERT_LE(0, fd);
+	close(fd);
+	ASSERT_EQ(0, cft_open(&self->nl));
+	self->key = cft_test_key(&self->nl);
+	ASSERT_NE(NULL, self->key);
+	self->budget = param_get("audit_budget");
+	self->floor = param_get("audit_floor");
+	self->ceiling = param_get("audit_ceiling");
+	self->window = param_get("audit_window_ms");
+	self->audit = cft_audit_open();
+	ASSERT_LE(0, self->audit);
+	self->backlog = audit_backlog(1 << 16);
+	ASSERT_LE(0, self->backlog);
+	self->e = cft_next_epoch(&self->nl);
+	ASSERT_EQ(0, cft_epoch_install(&self->nl, self->e, rules, 1, NULL, 0));
+	ASSERT_EQ(0, cft_mint(self->key, "fs:read", self->e, SBX_READ, 0,
+			      &self->rt));
+}
+
+FIXTURE_TEARDOWN(sbx)
+{
+	/* the defaults back, for the tests after this program */
+	if (self->budget >= 0) {
+		param_set("audit_budget", self->budget);
+		param_set("audit_floor", self->floor);
+		param_set("audit_ceiling", self->ceiling);
+		param_set("audit_window_ms", self->window);
+	}
+	if (self->backlog >= 0)
+		audit_backlog((uint32_t)self->backlog);
+	cft_audit_close(self->audit);
+	capfence_key_free(self->key);
+	cft_nl_close(&self->nl);
+}
+
+/* A bound agent of the fixture's epoch: its own sandbox. */
+static int spawn(FIXTURE_DATA(sbx) *self, struct cft_agent *a,
+		 struct capfence_sandbox_info *sb)
+{
+	char err[CAPFENCE_ERR_MAX];
+	int r = cft_agent_spawn(a, self->e, &self->rt, 1, NULL);
+
+	if (r)
+		return r;
+	return capfence_client_task_sandbox(self->nl.c, (uint32_t)a->pid, sb,
+					    err, sizeof(err));
+}
+
+/* A's denials, recorded and reported, of one sandbox. */
+struct tally {
+	uint64_t sandbox;
+	pid_t pid;
+	uint64_t seen;		/* op=exercise records */
+	uint64_t reported;	/* records= of its op=suppressed records */
+	uint64_t budget, ceiling, lost;	/* and their parts */
+	char report[2048];	/* its last report */
+};
+
+static void tally(struct tally *t, const char *rec)
+{
+	char want[64];
+
+	snprintf(want, sizeof(want), "pid=%d ", t->pid);
+	if (strstr(rec, "op=exercise") && strstr(rec, want)) {
+		t->seen++;
+		return;
+	}
+	snprintf(want, sizeof(want), "sandbox=%llu ",
+		 (unsigned long long)t->sandbox);
+	if (strstr(rec, "op=suppressed") && strstr(rec, want)) {
+		t->reported += field_u64(rec, "records");
+		t->budget += field_u64(rec, "budget");
+		t->ceiling += field_u64(rec, "ceiling");
+		t->lost += field_u64(rec, "lost");
+		snprintf(t->report, sizeof(t->report), "%s", rec);
+	}
+}
+
+/* the checks of a report record of @sb */
+static void check_report(struct __test_metadata *_metadata, const char *rec,
+			 const struct capfence_sandbox_info *sb)
+{
+	char v[64], want[64];
+
+	ASSERT_NE(0, rec[0]) TH_LOG("no op=suppressed record for sandbox %llu",
+				    (unsigned long long)sb->id);
+	EXPECT_STREQ("capfence", cft_field(rec, "lsm", v, sizeof(v)));
+	snprintf(want, sizeof(want), "%u", sb->pid);
+	EXPECT_STREQ(want, cft_field(rec, "pid", v, sizeof(v)));
+	snprintf(want, sizeof(want), "%llu", (unsigned long long)sb->epoch_id);
+	EXPECT_STREQ(want, cft_field(rec, "epoch", v, sizeof(v)));
+	EXPECT_EQ(field_u64(rec, "records"),
+		  field_u64(rec, "budget") + field_u64(rec, "ceiling") +
+		  field_u64(rec, "lost"));
+}
+
+/* the checks of an exercise denial record of agent @pid in sandbox @sb */
+static void check_denial(struct __test_metadata *_metadata, const char *rec,
+			 pid_t pid, uint64_t epoch, uint64_t sb, uint64_t cap_id)
+{
+	char v[512], want[64];
+
+	EXPECT_STREQ("capfence", cft_field(rec, "lsm", v, sizeof(v)));
+	EXPECT_STREQ("exercise", cft_field(rec, "op", v, sizeof(v)));
+	EXPECT_STREQ("constraint", cft_field(rec, "reason", v, sizeof(v)));
+	EXPECT_STREQ("13", cft_field(rec, "errno", v, sizeof(v)));
+	EXPECT_STREQ("fs:read", cft_field(rec, "class", v, sizeof(v)));
+	EXPECT_STREQ("\"" SBX_SECRET "\"", cft_field(rec, "target", v, sizeof(v)));
+	EXPECT_STREQ("\"exe\"", cft_field(rec, "comm", v, sizeof(v)));
+	snprintf(want, sizeof(want), "%d", pid);
+	EXPECT_STREQ(want, cft_field(rec, "pid", v, sizeof(v)));
+	snprintf(want, sizeof(want), "%llu", (unsigned long long)epoch);
+	EXPECT_STREQ(want, cft_field(rec, "epoch", v, sizeof(v)));
+	snprintf(want, sizeof(want), "%llu", (unsigned long long)sb);
+	EXPECT_STREQ(want, cft_field(rec, "sandbox", v, sizeof(v)));
+	snprintf(want, sizeof(want), "%016llx", (unsigned long long)cap_id);
+	EXPECT_STREQ(want, cft_field(rec, "cap_id", v, sizeof(v)));
+}
+
+#define FLOOD 3000
+
+/*
+ * The review's attack: one sandbox makes 3,000 denied opens; another
+ * sandbox's next denial, under the same epoch, must still have its record.
+ * Every denial of the first is either recorded or counted and reported:
+ * its records seen plus its reports' counts are exactly 3,000, and its
+ * sandbox's counters say the same.
+ */
+TEST_F(sbx, flood_leaves_other_sandboxes_their_records)
+{
+	struct capfence_sandbox_info sa, sb, host0, host1;
+	struct tally ta = {};
+	char rec[2048], brec[2048] = "", want[64], err[CAPFENCE_ERR_MAX];
+	struct cft_agent a, b;
+	uint64_t end;
+
+	ASSERT_EQ(0, spawn(self, &a, &sa));
+	ASSERT_EQ(0, spawn(self, &b, &sb));
+	ASSERT_EQ(0, capfence_client_sandbox_status(self->nl.c, &host0, err,
+						    sizeof(err)));
+	ta.sandbox = sa.id;
+	ta.pid = a.pid;
+	ASSERT_EQ(0, cft_agent_do(&a, "flood %d " SBX_SECRET, FLOOD));
+	EXPECT_EQ(EACCES, cft_agent_do(&b, "xread " SBX_SECRET));
+	snprintf(want, sizeof(want), "pid=%d ", b.pid);
+	end = cft_now_ns() + 20000000000ull;
+	while (cft_now_ns() < end &&
+	       (!brec[0] || ta.seen + ta.reported < FLOOD)) {
+		if (audit_next(self->audit, rec, sizeof(rec), 1000))
+			continue;
+		tally(&ta, rec);
+		if (strstr(rec, "op=exercise") && strstr(rec, want))
+			snprintf(brec, sizeof(brec), "%s", rec);
+	}
+	ASSERT_NE(0, brec[0]) TH_LOG("the other sandbox's denial has no record");
+	ASSERT_NE(0, sa.id);
+	ASSERT_NE(sa.id, sb.id);
+	check_denial(_metadata, brec, b.pid, self->e, sb.id, self->rt.cap_id);
+	/* every denial of the flood: a record, or counted and reported */
+	EXPECT_EQ(FLOOD, ta.seen + ta.reported)
+		TH_LOG("%llu records, %llu reported", (unsigned long long)ta.seen,
+		       (unsigned long long)ta.reported);
+	EXPECT_LT(0, ta.budget);
+	check_report(_metadata, ta.report, &sa);
+	ASSERT_EQ(0, capfence_client_task_sandbox(self->nl.c, (uint32_t)a.pid,
+						  &sa, err, sizeof(err)));
+	EXPECT_EQ(ta.seen, sa.records);
+	EXPECT_EQ(FLOOD, sa.records + sa.over_budget + sa.over_ceiling + sa.lost);
+	EXPECT_EQ(ta.budget, sa.over_budget);
+	EXPECT_EQ(ta.ceiling, sa.over_ceiling);
+	EXPECT_EQ(ta.lost, sa.lost);
+	ASSERT_EQ(0, capfence_client_task_sandbox(self->nl.c, (uint32_t)b.pid,
+						  &sb, err, sizeof(err)));
+	EXPECT_EQ(1, sb.records);
+	EXPECT_EQ(0, sb.over_budget + sb.over_ceiling + sb.lost);
+	/* and the host's counters (status) */
+	ASSERT_EQ(0, capfence_client_sandbox_status(self->nl.c, &host1, err,
+						    sizeof(err)));
+	EXPECT_EQ(sa.over_budget, host1.over_budget - host0.over_budget);
+	EXPECT_LE(1, host1.reports - host0.reports);
+	TH_LOG("flood of %d: %llu recorded, %llu reported (over budget %llu, ceiling %llu, lost %llu)",
+	       FLOOD, (unsigned long long)ta.seen, (unsigned long long)ta.reported,
+	       (unsigned long long)ta.budget, (unsigned long long)ta.ceiling,
+	       (unsigned long long)ta.lost);
+	EXPECT_TRUE(cft_agent_stop_clean(&a));
+	EXPECT_TRUE(cft_agent_stop_clean(&b));
+}
+
+/*
+ * Several sandboxes flooding at once fill the host's ceiling; a sandbox's
+ * first records of a window (the floor) are written all the same, and what
+ * the ceiling cuts is counted for the sandbox it was cut from. With a
+ * budget of 20, a floor of 3 and a ceiling of 40 in one long window, three
+ * floods of 100 and one denial of a fourth sandbox come out exactly: 20
+ * and 20 records (80 over budget each), 3 (17 over the ceiling, 80 over
+ * budget), and the fourth's one record.
+ */
+TEST_F(sbx, ceiling_keeps_each_sandbox_its_floor)
+{
+	static const uint64_t want_rec[3] = { 20, 20, 3 }, want_ceil[3] = { 0, 0, 17 };
+	struct capfence_sandbox_info si[4];
+	struct tally t[4] = {};
+	char rec[2048], err[CAPFENCE_ERR_MAX];
+	struct cft_agent a[4];
+	uint64_t end;
+	int i, done;
+
+	ASSERT_LE(0, self->budget) TH_LOG("no audit budget parameters");
+	for (i = 0; i < 4; i++) {
+		ASSERT_EQ(0, spawn(self, &a[i], &si[i]));
+		t[i].sandbox = si[i].id;
+		t[i].pid = a[i].pid;
+	}
+	/* a new parameter starts a new host window */
+	ASSERT_EQ(0, param_set("audit_window_ms", 60000));
+	ASSERT_EQ(0, param_set("audit_budget", 20));
+	ASSERT_EQ(0, param_set("audit_floor", 3));
+	ASSERT_EQ(0, param_set("audit_ceiling", 40));
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(0, cft_agent_do(&a[i], "flood 100 " SBX_SECRET));
+	EXPECT_EQ(EACCES, cft_agent_do(&a[3], "xread " SBX_SECRET));
+	end = cft_now_ns() + 15000000000ull;
+	do {
+		if (!audit_next(self->audit, rec, sizeof(rec), 1000))
+			for (i = 0; i < 4; i++)
+				tally(&t[i], rec);
+		for (done = 0, i = 0; i < 3; i++)
+			done += t[i].seen + t[i].reported == 100;
+	} while (cft_now_ns() < end && (done < 3 || !t[3].seen));
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(0, capfence_client_task_sandbox(self->nl.c,
+							  (uint32_t)a[i].pid,
+							  &si[i], err, sizeof(err)));
+		EXPECT_EQ(want_rec[i], si[i].records) TH_LOG("sandbox %d", i);
+		EXPECT_EQ(80, si[i].over_budget) TH_LOG("sandbox %d", i);
+		EXPECT_EQ(want_ceil[i], si[i].over_ceiling) TH_LOG("sandbox %d", i);
+		EXPECT_EQ(0, si[i].lost);
+		/* what the log shows: its records, then its reports */
+		EXPECT_EQ(want_rec[i], t[i].seen) TH_LOG("sandbox %d", i);
+		EXPECT_EQ(80, t[i].budget) TH_LOG("sandbox %d", i);
+		EXPECT_EQ(want_ceil[i], t[i].ceiling) TH_LOG("sandbox %d", i);
+		check_report(_metadata, t[i].report, &si[i]);
+	}
+	/* the fourth sandbox, after the ceiling: its first denial recorded */
+	EXPECT_EQ(1, t[3].seen);
+	ASSERT_EQ(0, capfence_client_task_sandbox(self->nl.c, (uint32_t)a[3].pid,
+						  &si[3], err, sizeof(err)));
+	EXPECT_EQ(1, si[3].records);
+	EXPECT_EQ(0, si[3].over_budget + si[3].over_ceiling + si[3].lost);
+	for (i = 0; i < 4; i++)
+		EXPECT_TRUE(cft_agent_stop_clean(&a[i]));
+}
+
+CFT_MAIN
