@@ -16,7 +16,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <linux/audit.h>
+#include <linux/capability.h>
 #include <linux/genetlink.h>
+#include <linux/io_uring.h>
 #include <linux/netlink.h>
 #include <sodium.h>
 #include "common.h"
@@ -861,4 +863,60 @@ const char *cft_field(const char *rec, const char *key, char *buf, size_t len)
 		p += klen;
 	}
 	return buf;
+}
+
+/* ---- credentials kept alive ---- */
+
+#define CFT_RINGS_MAX	64
+static int cft_rings[CFT_RINGS_MAX];
+static int cft_nrings;
+
+int cft_creds_hold(int n, int *err)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2];
+	int made = 0, fd;
+
+	*err = 0;
+	if (syscall(SYS_capget, &h, d)) {
+		*err = errno;
+		return 0;
+	}
+	while (made < n) {
+		struct io_uring_params p = {};
+
+		if (syscall(SYS_capset, &h, d)) {
+			*err = errno;
+			break;
+		}
+		if (!cft_nrings ||
+		    syscall(SYS_io_uring_register, cft_rings[cft_nrings - 1],
+			    IORING_REGISTER_PERSONALITY, NULL, 0) < 0) {
+			/* the ring's personalities are full (EBUSY), or none yet */
+			if (cft_nrings == CFT_RINGS_MAX) {
+				*err = EMFILE;
+				break;
+			}
+			fd = (int)syscall(SYS_io_uring_setup, 1, &p);
+			if (fd < 0) {
+				*err = errno;
+				break;
+			}
+			if (syscall(SYS_io_uring_register, fd,
+				    IORING_REGISTER_PERSONALITY, NULL, 0) < 0) {
+				*err = errno;
+				close(fd);
+				break;
+			}
+			cft_rings[cft_nrings++] = fd;
+		}
+		made++;
+	}
+	return made;
+}
+
+void cft_creds_drop(void)
+{
+	while (cft_nrings)
+		close(cft_rings[--cft_nrings]);
 }

@@ -138,6 +138,17 @@ void cft_audit_close(int fd);
 const char *cft_field(const char *rec, const char *key, char *buf,
 		      size_t len);
 
+/*
+ * Make up to @n new credentials of the calling task and keep each alive:
+ * capset() to the capabilities it has (every call commits a new
+ * credential), then an io_uring personality of it (rings are opened as
+ * they fill and kept until cft_creds_drop()). Returns how many were made;
+ * *err is the errno that stopped it early (0 when all were made).
+ */
+int cft_creds_hold(int n, int *err);
+/* Close the rings: the credentials they kept go. */
+void cft_creds_drop(void);
+
 /* Run the test harness, or act as an agent when exec'd as one. */
 #define CFT_MAIN							\
 	int main(int argc, char **argv)					\

@@ -10,7 +10,13 @@
  *   its own (op=suppressed sandbox=ID), so that "no denial" and "denials
  *   not recorded" can be told apart.
  *
- * Each attack asserts EACCES, the records (reason, class, target, pid,
+ * - Credentials: every credential of a bound task is an entry in the
+ *   table every hook of every task may walk; one sandbox must not be able
+ *   to make 300,000 of them (capset and io_uring personalities, as uid
+ *   65534): past its limit a credential change fails with ENOMEM and an
+ *   op=cred_limit record, and other sandboxes are not affected.
+ *
+ * Each attack asserts its errno, the records (reason, class, target, pid,
  * sandbox) and that no signal ended the agent.
  */
 #include <errno.h>
@@ -51,6 +57,8 @@ static int flood(int n, const char *path)
 	return 0;
 }
 
+static int creds_err;
+
 int cft_agent_extra(char *cmd)
 {
 	char a[128];
@@ -58,6 +66,15 @@ int cft_agent_extra(char *cmd)
 
 	if (sscanf(cmd, "flood %d %127s", &n, a) == 2)
 		return flood(n, a);
+	/* credentials kept alive: how many were made, then why it stopped */
+	if (sscanf(cmd, "creds %d", &n) == 1)
+		return cft_creds_hold(n, &creds_err);
+	if (!strcmp(cmd, "creds-err"))
+		return creds_err;
+	if (!strcmp(cmd, "creds-drop")) {
+		cft_creds_drop();
+		return 0;
+	}
 	if (sscanf(cmd, "xread %127s", a) == 1) {
 		fd = open(a, O_RDONLY);
 		if (fd < 0)
@@ -450,6 +467,86 @@ TEST_F(sbx, ceiling_keeps_each_sandbox_its_floor)
 	EXPECT_EQ(0, si[3].over_budget + si[3].over_ceiling + si[3].lost);
 	for (i = 0; i < 4; i++)
 		EXPECT_TRUE(cft_agent_stop_clean(&a[i]));
+}
+
+#define CREDS_TRY	300000
+#define CREDS_CHUNK	20000
+
+/* the op=cred_limit record of @pid, within @timeout_ms */
+static int cred_limit_record(int audit, pid_t pid, char *rec, size_t len)
+{
+	char want[32];
+	uint64_t end = cft_now_ns() + 10000000000ull;
+
+	snprintf(want, sizeof(want), "pid=%d ", pid);
+	while (cft_now_ns() < end)
+		if (!audit_next(audit, rec, len, 1000) &&
+		    strstr(rec, "op=cred_limit") && strstr(rec, want))
+			return 0;
+	return -ETIMEDOUT;
+}
+
+/*
+ * The review's attack: a bound uid 65534 makes credentials (capset) and
+ * keeps each alive (an io_uring personality each), 300,000 of them. Its
+ * sandbox stops at cred_limit live credentials: the next credential
+ * change fails with ENOMEM, recorded as op=cred_limit; another sandbox
+ * still makes its own, and the limit counts live credentials only.
+ */
+TEST_F(sbx, cred_limit_bounds_one_sandbox)
+{
+	struct capfence_sandbox_info sa, sb;
+	char rec[2048], v[64], want[64], err[CAPFENCE_ERR_MAX];
+	struct cft_agent a, b;
+	long limit = param_get("cred_limit");
+	int total = 0, r, i;
+
+	ASSERT_EQ(0, spawn(self, &a, &sa));
+	ASSERT_EQ(0, spawn(self, &b, &sb));
+	ASSERT_EQ(0, cft_agent_do(&a, "setuid"));
+	do {
+		r = cft_agent_do(&a, "creds %d", CREDS_CHUNK);
+		ASSERT_LE(0, r);
+		total += r;
+	} while (r == CREDS_CHUNK && total < CREDS_TRY);
+	TH_LOG("%d credentials made of %d tried (cred_limit %ld)", total,
+	       CREDS_TRY, limit);
+	ASSERT_GT(CREDS_TRY, total) TH_LOG("no bound on one sandbox's credentials");
+	EXPECT_EQ(ENOMEM, cft_agent_do(&a, "creds-err"));
+	ASSERT_LT(0, limit);
+	/* what it holds, less the few made and freed before (RCU) */
+	EXPECT_GE(limit, total);
+	EXPECT_LE(limit - 16, total);
+	ASSERT_EQ(0, capfence_client_task_sandbox(self->nl.c, (uint32_t)a.pid,
+						  &sa, err, sizeof(err)));
+	EXPECT_EQ((uint32_t)limit, sa.cred_limit);
+	EXPECT_GE((uint64_t)limit, sa.creds);
+	EXPECT_LE(1, sa.cred_refused);
+	ASSERT_EQ(0, cred_limit_record(self->audit, a.pid, rec, sizeof(rec)));
+	EXPECT_STREQ("12", cft_field(rec, "errno", v, sizeof(v)));
+	snprintf(want, sizeof(want), "%llu", (unsigned long long)sa.id);
+	EXPECT_STREQ(want, cft_field(rec, "sandbox", v, sizeof(v)));
+	snprintf(want, sizeof(want), "%llu", (unsigned long long)self->e);
+	EXPECT_STREQ(want, cft_field(rec, "epoch", v, sizeof(v)));
+	snprintf(want, sizeof(want), "%ld", limit);
+	EXPECT_STREQ(want, cft_field(rec, "limit", v, sizeof(v)));
+	/* another sandbox is not charged for it */
+	EXPECT_EQ(1000, cft_agent_do(&b, "creds 1000"));
+	EXPECT_EQ(0, cft_agent_do(&b, "creds-err"));
+	/* live credentials only: once they go, the sandbox makes new ones */
+	EXPECT_EQ(0, cft_agent_do(&a, "creds-drop"));
+	for (i = 0; i < 100; i++) {
+		ASSERT_EQ(0, capfence_client_task_sandbox(self->nl.c,
+							  (uint32_t)a.pid, &sa,
+							  err, sizeof(err)));
+		if (sa.creds < 64)
+			break;
+		usleep(50000);
+	}
+	EXPECT_GT(64, sa.creds);
+	EXPECT_EQ(1000, cft_agent_do(&a, "creds 1000"));
+	EXPECT_TRUE(cft_agent_stop_clean(&a));
+	EXPECT_TRUE(cft_agent_stop_clean(&b));
 }
 
 CFT_MAIN
