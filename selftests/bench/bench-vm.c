@@ -18,6 +18,9 @@
  *   bench-vm netlink    DELEGATE round trip vs CTRL_CMD_GETFAMILY
  *   bench-vm activate   epoch activation with 1 vs N bound tasks
  *   bench-vm memory     bytes per bound credential / held capability
+ *   bench-vm credtable  an unbound task's hook cost with the credential
+ *                       table empty, with one sandbox at its credential
+ *                       limit, and with 300,000 entries (no limit)
  *   bench-vm worker LFD PORT   (internal) runs measured loops on request
  *
  * Runs as root in the guest of selftests/vm/run: capfence.ko loaded from
@@ -991,6 +994,152 @@ static void bench_memory(struct env *e)
 	printf("bench: cap_bytes value=%" PRIu64 "B target=report ok\n", b[1]);
 }
 
+/* ---- figure 7: an unbound task's hooks with the credential table full ---- */
+
+#define CT_CREDS	64	/* fresh unbound credentials measured */
+#define CT_OPS		500	/* hooked calls per credential */
+#define CT_REPS		5
+#define CT_TRY		300000	/* credentials a sandbox tries to keep */
+
+/*
+ * What an unbound task pays per hook: getsockopt(SO_TYPE) is little more
+ * than capfence_socket_getsockopt()'s credential filter test, and its
+ * table lookup when the credential's counter is set. The cost depends on
+ * where the credential lands, so it is averaged over CT_CREDS new ones,
+ * each unbound and kept alive (cft_creds_hold()), so that the allocator
+ * cannot hand the same address back. ns per call.
+ */
+static double unbound_hook_ns(void)
+{
+	int s = socket(AF_INET, SOCK_DGRAM, 0), c, i, type, err;
+	double sum = 0;
+	socklen_t len;
+	uint64_t t0;
+
+	if (s < 0)
+		die("unbound hook loop", errno);
+	for (c = 0; c < CT_CREDS; c++) {
+		if (cft_creds_hold(1, &err) != 1)
+			die("a new credential", err);
+		t0 = cft_now_ns();
+		for (i = 0; i < CT_OPS; i++) {
+			len = sizeof(type);
+			if (getsockopt(s, SOL_SOCKET, SO_TYPE, &type, &len))
+				die("getsockopt", errno);
+		}
+		sum += (double)(cft_now_ns() - t0) / CT_OPS;
+	}
+	close(s);
+	return sum / CT_CREDS;
+}
+
+static double unbound_hook_median(void)
+{
+	double v[CT_REPS];
+	int i;
+
+	for (i = 0; i < CT_REPS; i++)
+		v[i] = unbound_hook_ns();
+	cft_creds_drop();
+	return median(v, CT_REPS);
+}
+
+/* bench-vm filler: bound at its exec, keeps CT_TRY credentials if it can */
+static int filler_main(void)
+{
+	char c;
+	int err, n = cft_creds_hold(CT_TRY, &err);
+
+	printf("%d %d\n", n, err);
+	fflush(stdout);
+	/* hold them until the driver closes our stdin */
+	while (read(0, &c, 1) > 0)
+		;
+	return 0;
+}
+
+/* A bound sandbox that keeps as many credentials as it may; its count. */
+static pid_t filler_start(struct env *e, int *in_fd, int *made, int *err)
+{
+	int in[2], out[2];
+	pid_t pid;
+	FILE *f;
+
+	if (pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC))
+		die("pipe", errno);
+	pid = fork();
+	if (pid < 0)
+		die("fork", errno);
+	if (!pid) {
+		char *argv[] = { "bench-vm", "filler", NULL };
+		struct cft_reply r;
+
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		if (cft_open(&e->nl) || cft_exec_set(&e->nl, e->epoch, NULL, 0, &r))
+			_exit(90);
+		execv("/proc/self/exe", argv);
+		_exit(91);
+	}
+	close(in[0]);
+	close(out[1]);
+	f = fdopen(out[0], "r");
+	if (!f || fscanf(f, "%d %d", made, err) != 2)
+		die("filler", EIO);
+	fclose(f);
+	*in_fd = in[1];
+	return pid;
+}
+
+static void cred_limit_set(const char *v)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd),
+		 "echo %s > /sys/module/capfence/parameters/cred_limit", v);
+	if (sh(cmd))
+		die("cred_limit", EIO);
+}
+
+static void bench_credtable(struct env *e)
+{
+	static const char *const phase_name[3] = {
+		"empty", "one sandbox at its limit", "300000 entries (no limit)",
+	};
+	double ns[3];
+	int made[3] = { 0 }, err, fd = -1, p;
+	char limit[32] = "";
+	FILE *f;
+	pid_t pid;
+
+	f = fopen("/sys/module/capfence/parameters/cred_limit", "r");
+	if (!f || !fgets(limit, sizeof(limit), f))
+		die("cred_limit", ENOENT);
+	fclose(f);
+	limit[strcspn(limit, "\n")] = '\0';
+	wait_unbound(&e->nl);
+	for (p = 0; p < 3; p++) {
+		if (p == 2)
+			cred_limit_set("0");
+		pid = p ? filler_start(e, &fd, &made[p], &err) : 0;
+		ns[p] = unbound_hook_median();
+		if (pid) {
+			close(fd);
+			waitpid(pid, NULL, 0);
+			wait_unbound(&e->nl);
+		}
+		printf("# credtable: %s (%d credentials kept): unbound getsockopt %.1f ns\n",
+		       phase_name[p], made[p], ns[p]);
+	}
+	cred_limit_set(limit);
+	line("credtable_unbound_hook_empty_ns", ns[0], "ns", "report", true);
+	line("credtable_unbound_hook_at_limit_ns", ns[1], "ns", "report", true);
+	line("credtable_unbound_hook_300k_ns", ns[2], "ns", "report", true);
+	line("credtable_at_limit_vs_empty", ns[1] / ns[0], "", "<=1.05",
+	     ns[1] / ns[0] <= 1.05);
+	line("credtable_300k_vs_empty", ns[2] / ns[0], "", "report", true);
+}
+
 int main(int argc, char **argv)
 {
 	const char *what = argc > 1 ? argv[1] : "all";
@@ -999,6 +1148,8 @@ int main(int argc, char **argv)
 
 	if (!strcmp(what, "worker") && argc == 4)
 		return worker_main(atoi(argv[2]), atoi(argv[3]));
+	if (!strcmp(what, "filler"))
+		return filler_main();
 	signal(SIGPIPE, SIG_IGN);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (!strcmp(what, "hooks")) {
@@ -1021,6 +1172,8 @@ int main(int argc, char **argv)
 		bench_activate(&e, ntasks);
 	if (!strcmp(what, "all") || !strcmp(what, "memory"))
 		bench_memory(&e);
+	if (!strcmp(what, "credtable"))
+		bench_credtable(&e);
 	env_down(&e);
 	return 0;
 }

@@ -12,8 +12,10 @@
 #                      (a third boot, with the Python overlay), and the
 #                      fleet figures (make bench-fleet: etcd and 2-3 VMs)
 #   make bench-check   rollsim at reduced scale in the VM, kselftest output
-#   make bench-hooks-icount  the hook figures and the activation figure
-#                      (part of make bench), per kernel of KERNEL (6.1, 6.12):
+#   make bench-hooks-icount  the hook figures, the activation figure and
+#                      an unbound task's hook cost with the credential table
+#                      empty vs full (part of make bench), per kernel of
+#                      KERNEL (6.1, 6.12):
 #                      guest time counts instructions (QEMU -icount, 1 vCPU),
 #                      deterministic per-op costs, no TCG noise
 #
@@ -141,7 +143,7 @@ bench-hooks-icount: $(BENCH_PREREQ) bench-progs
 	@mkdir -p $(BENCH_OUT)
 	@for k in $(KERNEL); do \
 		$(BENCH_ICOUNT) $(VMRUN) --kernel $$k --timeout 900 -- \
-			sh -c 'bench-vm hooks 2 50 0 && bench-vm activate $(BENCH_ACT_TASKS)' \
+			sh -c 'bench-vm hooks 2 50 0 && bench-vm activate $(BENCH_ACT_TASKS) && bench-vm credtable' \
 			> $(BENCH_OUT)/bench-hooks-icount-$$k.log 2>&1; rc=$$?; \
 		{ echo "# hooks on $$k: guest time = 4 ns per guest instruction (QEMU -icount shift=2), 1 vCPU"; \
 		  grep -E '^(bench:|#)' $(BENCH_OUT)/bench-hooks-icount-$$k.log | tr -d '\r' | $(BENCH_TAG); } \
