@@ -168,6 +168,11 @@ $(B)/guest/share/capfence/%: selftests/vectors/%
 	@mkdir -p $(dir $@)
 	cp $< $@
 
+# the hook inventory, which inventory_test holds against the running kernel
+$(B)/guest/share/capfence/threat-model.md: docs/threat-model.md
+	@mkdir -p $(dir $@)
+	cp $< $@
+
 $(B)/guest/share/capfence/cli-tests.sh: selftests/cli/cli-tests.sh
 	@mkdir -p $(dir $@)
 	install -m 0755 $< $@
@@ -180,6 +185,7 @@ $(B)/guest/bin/run-vm-tests: selftests/kernel/run-vm-tests
 	cp $< $@
 
 GUEST_FILES := $(B)/guest/bin/run-vm-tests $(B)/guest/share/capfence/tokens.txt \
+	$(B)/guest/share/capfence/threat-model.md \
 	$(if $(wildcard selftests/cli/cli-tests.sh),$(B)/guest/share/capfence/cli-tests.sh)
 
 tests: $(UNIT_BINS) $(VMT_BINS) $(GUEST_FILES) $(GUEST_EXTRA) $(foreach k,$(KERNEL),$(call TESTMOD,$(k)))

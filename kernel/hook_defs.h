@@ -10,7 +10,8 @@
  * that each link's program calls that kfunc (hooks.c). The CLI attaches
  * every program of the BPF object whose hook the running kernel has.
  * Adding a hook: a CF_HOOK line, its kfunc (and a CF_KFUNC line if it is
- * new), its program in lsm/.
+ * new), its program in lsm/, and "used" in its row of the hook inventory
+ * in docs/threat-model.md (inventory_test holds the attached hooks to it).
  * CF_KFUNC_UNTRUSTED(fn) is a kfunc of a hook whose arguments the kernel
  * does not vouch for (6.12's untrusted_lsm_hooks): CF_KFUNC unless the
  * includer defines it. Lines under #ifdef depend on compat.h, which the
