@@ -345,7 +345,7 @@ int cf_cred_set_pending(const struct cred *cred, struct cf_epoch *e,
 	c->pending = e;
 	c->pending_held = h;
 	cf_sandbox_cred_charge(sb, false);
-	c->sb = sb;
+	WRITE_ONCE(c->sb, sb);
 	spin_unlock(&c->lock);
 	cf_holdings_put(old);
 	if (old_sb) {
