@@ -194,17 +194,29 @@ int cf_cred_prepare(struct cred *new, const struct cred *old, gfp_t gfp)
  * cred_transfer cannot fail, so the entry it may need is made here,
  * where failing is allowed. Always: the parent may gain state (a pending
  * epoch, a binding) before its task work transfers, and an entry missing
- * then would silently drop that state.
+ * then would silently drop that state. A bound caller's parent is of its
+ * own sandbox (a bound task cannot make another): the place the
+ * transferred credential will take in that sandbox is reserved here, so
+ * that session-to-parent cannot grow a sandbox past its limit either.
  *
- * Return: 0 or -ENOMEM.
+ * Return: 0, or -ENOMEM (also at the sandbox's limit).
  */
 int cf_cred_alloc_blank(struct cred *cred)
 {
-	struct cf_cred *n;
+	struct cf_cred *n, *me = cf_cred_lookup(current_cred());
+	struct cf_sandbox *sb = me && me->epoch ? me->sb : NULL;
 
 	n = cf_cred_alloc(cred, GFP_ATOMIC | __GFP_NOWARN | __GFP_ACCOUNT);
 	if (!n)
 		return -ENOMEM;
+	if (sb) {
+		if (!cf_sandbox_cred_charge(sb, true)) {
+			cf_audit_cred_limit(sb, cf_sandbox_cred_limit());
+			kfree(n);
+			return -ENOMEM;
+		}
+		n->sb = cf_sandbox_get(sb);
+	}
 	if (cf_cred_insert(n)) {
 		cf_cred_release(n);
 		return -ENOMEM;
@@ -240,6 +252,7 @@ static void cf_cred_forget(struct cf_cred *e)
 void cf_cred_transfer(struct cred *new, const struct cred *old)
 {
 	struct cf_cred *o = cf_cred_lookup(old), *n = cf_cred_lookup(new);
+	struct cf_sandbox *reserved;
 
 	if (!n)
 		return;
@@ -247,8 +260,15 @@ void cf_cred_transfer(struct cred *new, const struct cred *old)
 		cf_cred_forget(n);
 		return;
 	}
+	/* the place reserved at cf_cred_alloc_blank() becomes the copy's */
+	reserved = n->sb;
+	WRITE_ONCE(n->sb, NULL);
 	/* cannot fail: counted in the sandbox, never refused */
 	cf_cred_copy(n, o, false);
+	if (reserved) {
+		cf_sandbox_cred_uncharge(reserved);
+		cf_sandbox_put(reserved);
+	}
 	if (n->epoch)
 		atomic_long_inc(&cf_nr_bound_creds);
 }

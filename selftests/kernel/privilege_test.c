@@ -379,8 +379,9 @@ static int epoch_read(struct cft_nl *nl, uint64_t id, bool use_write,
 		      struct epochs_read *r)
 {
 	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
+	/* a dump part is up to 32 KiB, or one epoch at its largest */
+	static char buf[128 * 1024];
 	struct nlmsghdr *nlh;
-	char buf[16384];
 	ssize_t n;
 
 	r->n = 0;

@@ -14,7 +14,8 @@
  *   table every hook of every task may walk; one sandbox must not be able
  *   to make 300,000 of them (capset and io_uring personalities, as uid
  *   65534): past its limit a credential change fails with ENOMEM and an
- *   op=cred_limit record, and other sandboxes are not affected.
+ *   op=cred_limit record (keyctl's session-to-parent included), and
+ *   other sandboxes are not affected.
  *
  * Each attack asserts its errno, the records (reason, class, target, pid,
  * sandbox) and that no signal ended the agent.
@@ -27,8 +28,11 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <linux/audit.h>
+#include <linux/keyctl.h>
 #include <linux/netlink.h>
 #include "kselftest_harness.h"
 #include "common.h"
@@ -59,6 +63,52 @@ static int flood(int n, const char *path)
 
 static int creds_err;
 
+/*
+ * keyctl(KEYCTL_SESSION_TO_PARENT) makes a credential for the parent
+ * through cred_alloc_blank and cred_transfer, not cred_prepare: a child
+ * that joined a session keyring of its own (itself a new credential)
+ * waits, and on "s2p-go" gives it to us.
+ */
+static pid_t s2p_child;
+static int s2p_pipe = -1;
+
+static int s2p_start(void)
+{
+	int p[2];
+	char c;
+
+	if (pipe(p))
+		return errno;
+	s2p_child = fork();
+	if (s2p_child < 0)
+		return errno;
+	if (!s2p_child) {
+		close(p[1]);
+		if (syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, 0) < 0)
+			_exit(100);
+		if (read(p[0], &c, 1) != 1)
+			_exit(101);
+		_exit(syscall(SYS_keyctl, KEYCTL_SESSION_TO_PARENT) < 0 ? errno : 0);
+	}
+	close(p[0]);
+	s2p_pipe = p[1];
+	return 0;
+}
+
+static int s2p_go(void)
+{
+	int st;
+
+	if (s2p_pipe < 0 || write(s2p_pipe, "x", 1) != 1 ||
+	    waitpid(s2p_child, &st, 0) != s2p_child)
+		return -1;
+	close(s2p_pipe);
+	s2p_pipe = -1;
+	/* a transferred credential is installed on our return to user */
+	getpid();
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 200 + WTERMSIG(st);
+}
+
 int cft_agent_extra(char *cmd)
 {
 	char a[128];
@@ -75,6 +125,10 @@ int cft_agent_extra(char *cmd)
 		cft_creds_drop();
 		return 0;
 	}
+	if (!strcmp(cmd, "s2p-start"))
+		return s2p_start();
+	if (!strcmp(cmd, "s2p-go"))
+		return s2p_go();
 	if (sscanf(cmd, "xread %127s", a) == 1) {
 		fd = open(a, O_RDONLY);
 		if (fd < 0)
@@ -504,6 +558,7 @@ TEST_F(sbx, cred_limit_bounds_one_sandbox)
 	ASSERT_EQ(0, spawn(self, &a, &sa));
 	ASSERT_EQ(0, spawn(self, &b, &sb));
 	ASSERT_EQ(0, cft_agent_do(&a, "setuid"));
+	ASSERT_EQ(0, cft_agent_do(&a, "s2p-start"));
 	do {
 		r = cft_agent_do(&a, "creds %d", CREDS_CHUNK);
 		ASSERT_LE(0, r);
@@ -530,6 +585,8 @@ TEST_F(sbx, cred_limit_bounds_one_sandbox)
 	EXPECT_STREQ(want, cft_field(rec, "epoch", v, sizeof(v)));
 	snprintf(want, sizeof(want), "%ld", limit);
 	EXPECT_STREQ(want, cft_field(rec, "limit", v, sizeof(v)));
+	/* nor through keyctl's session-to-parent (cred_alloc_blank) */
+	EXPECT_EQ(ENOMEM, cft_agent_do(&a, "s2p-go"));
 	/* another sandbox is not charged for it */
 	EXPECT_EQ(1000, cft_agent_do(&b, "creds 1000"));
 	EXPECT_EQ(0, cft_agent_do(&b, "creds-err"));
