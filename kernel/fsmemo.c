@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The open memo: a bound credential remembers the last directory whose
- * name admitted its opens, and answers the next open of a file in that
- * directory without naming the file (d_path() and the reachability walk
- * are most of what a bound open costs).
+ * The open memo: a bound credential remembers the last few directories
+ * (CF_FS_MEMO_DIRS) whose names admitted its opens, and answers the next
+ * open of a file in one of them without naming the file (d_path() and the
+ * reachability walk are most of what a bound open costs).
  *
  * Why it is sound. A path constraint admits a name and everything beneath
  * it, so when the rule and a grant admit a directory's name, they admit
@@ -24,13 +24,23 @@
  *  - the grants: the fence value and the holdings pointer, as in the net
  *    decision memo (decide.c); the fleet deny bound and the tracer are
  *    the caller's to test, as cf_exercise() does.
- * Denials are never remembered, and a file that is the root of its mount
- * (whose parent is on another mount) is always named. rename_lock's
- * sequence is 32 bits and comes back to the same value after 2^31
- * renames: a memo is used for one second (CF_FS_MEMO_LIFE) after it was
- * filled, and no machine renames 2^31 times in a second (each rename is a
- * write section of the one global rename_lock; this machine's tmpfs does
- * about 700,000 a second, so a wrap takes most of an hour).
+ * The state (rename_lock's sequence, the namespace, the root, the fence
+ * and holdings) is one for all entries: a fill at another state empties
+ * the memo first, so no entry is ever older than the state it is compared
+ * against. Denials are never remembered, and a file that is the root of
+ * its mount (whose parent is on another mount) is always named.
+ *
+ * Lifetime. rename_lock's sequence is 32 bits and comes back to the same
+ * value after 2^31 renames, so an entry answers for one second
+ * (CF_FS_MEMO_LIFE) after its directory was last judged by name; no
+ * machine renames 2^31 times in a second (each rename is a write section
+ * of the one global rename_lock; a tmpfs does about 700,000 a second, so a
+ * wrap takes most of an hour). An open that finds its entry expired is
+ * judged by name and renews it: the bound is on how old a judgement may
+ * be, not on how long a directory stays fast. A renewal at the same
+ * sequence less than a second after the entry's last judgement also
+ * proves no rename came between, so the classes it already held stay
+ * right and are renewed with it.
  *
  * Locking and context: BPF program context (RCU read lock held, never
  * sleeps). The memo is a seqcount whose writers take it with one
@@ -64,6 +74,19 @@ static const struct dentry *cf_file_dir(const struct file *file)
 	return READ_ONCE(d->d_parent);
 }
 
+/* the entry of @m for directory @dir on @mnt, or NULL */
+static const struct cf_fs_memo_dir *
+cf_fs_memo_entry(const struct cf_fs_memo *m, const struct vfsmount *mnt,
+		 const struct dentry *dir)
+{
+	int i;
+
+	for (i = 0; i < CF_FS_MEMO_DIRS; i++)
+		if (m->dir[i].dir == dir && m->dir[i].mnt == mnt)
+			return &m->dir[i];
+	return NULL;
+}
+
 /**
  * cf_fs_memo_find() - answer an open from the credential's open memo
  * @e: the opener's bound state
@@ -74,14 +97,16 @@ static const struct dentry *cf_file_dir(const struct file *file)
  *
  * The caller tests the tracer and the fleet deny bound first.
  *
- * Return: true when every class in @need is admitted by the memo's grants
- * at the fence value and holdings now; @g is then set.
+ * Return: true when every class in @need is admitted by the grants of the
+ * entry of the file's directory at the fence value and holdings now; @g is
+ * then set.
  */
 bool cf_fs_memo_find(const struct cf_cred *e, const struct file *file,
 		     const struct cf_mnt_view *mv, u8 need,
 		     struct cf_grant *g[2])
 {
 	const struct cf_fs_memo *m = &e->fs_memo;
+	const struct cf_fs_memo_dir *d;
 	const struct dentry *dir;
 	const struct inode *inode;
 	unsigned int seq, rs;
@@ -89,21 +114,24 @@ bool cf_fs_memo_find(const struct cf_cred *e, const struct file *file,
 
 	/* pairs with the release in cf_fs_memo_fill() */
 	seq = smp_load_acquire(&m->seq);
-	if ((seq & 1) || (m->classes & need) != need || !mv->ns_id ||
-	    time_after_eq(jiffies, m->until))
+	if ((seq & 1) || !mv->ns_id)
 		return false;
 	rs = cf_rename_seq();
 	if (rs != m->rename_seq || mv->ns_id != m->ns_id ||
-	    mv->ns_event != m->ns_event || file->f_path.mnt != m->mnt)
+	    mv->ns_event != m->ns_event)
 		return false;
 	/* the parent and its name are the ones of sequence @rs */
 	smp_rmb();
 	dir = cf_file_dir(file);
-	if (dir != m->dir)
+	if (!dir)
+		return false;
+	d = cf_fs_memo_entry(m, file->f_path.mnt, dir);
+	if (!d || (d->classes & need) != need ||
+	    time_after_eq(jiffies, d->until))
 		return false;
 	inode = READ_ONCE(dir->d_inode);
-	if (!inode || inode != m->inode || inode->i_ino != m->ino ||
-	    inode->i_generation != m->gen)
+	if (!inode || inode != d->inode || inode->i_ino != d->ino ||
+	    inode->i_generation != d->gen)
 		return false;
 	/* as in the net memo: an equal fence means nothing was revoked yet */
 	if (m->fence != cf_fence_value_locked() ||
@@ -112,8 +140,8 @@ bool cf_fs_memo_find(const struct cf_cred *e, const struct file *file,
 	if (!cf_task_root(&root) || root.mnt != m->root_mnt ||
 	    root.dentry != m->root)
 		return false;
-	g[0] = m->grant[0];
-	g[1] = m->grant[1];
+	g[0] = d->grant[0];
+	g[1] = d->grant[1];
 	/* the fields above were one writer's, and no rename came between */
 	smp_rmb();
 	return READ_ONCE(m->seq) == seq && cf_rename_seq() == rs;
@@ -166,6 +194,41 @@ static bool cf_admits_dir(const struct cf_cred *e, const struct cf_grant *g,
 	       cf_admits_prefix(g->c, g->n, t, len);
 }
 
+/* Is @m's state the one @s, @mv and @root describe? */
+static bool cf_fs_memo_same_state(const struct cf_fs_memo *m,
+				  const struct cf_fs_memo_start *s,
+				  const struct cf_mnt_view *mv,
+				  const struct path *root)
+{
+	return m->ns_id && m->rename_seq == s->rename_seq &&
+	       m->ns_id == mv->ns_id && m->ns_event == mv->ns_event &&
+	       m->fence == s->fence && m->held == s->held &&
+	       m->root_mnt == root->mnt && m->root == root->dentry;
+}
+
+/*
+ * The entry @dir on @mnt gets: the entry it already has, else an empty or
+ * expired one, else the one after the last replaced (first in, first out:
+ * a hit writes nothing, so that readers share the memo's cache lines).
+ */
+static struct cf_fs_memo_dir *cf_fs_memo_slot_for(struct cf_fs_memo *m,
+						  const struct vfsmount *mnt,
+						  const struct dentry *dir)
+{
+	struct cf_fs_memo_dir *d;
+	int i;
+
+	d = (struct cf_fs_memo_dir *)cf_fs_memo_entry(m, mnt, dir);
+	if (d)
+		return d;
+	for (i = 0; i < CF_FS_MEMO_DIRS; i++)
+		if (!m->dir[i].dir || time_after_eq(jiffies, m->dir[i].until))
+			return &m->dir[i];
+	d = &m->dir[m->next];
+	m->next = (m->next + 1) % CF_FS_MEMO_DIRS;
+	return d;
+}
+
 /**
  * cf_fs_memo_fill() - remember the directory of an allowed open
  * @e: the opener's bound state
@@ -179,7 +242,8 @@ static bool cf_admits_dir(const struct cf_cred *e, const struct cf_grant *g,
  * Nothing is remembered unless every grant admits the directory's name
  * (the file's name up to its last '/') and nothing the decision depended
  * on moved while it was made. A directory already remembered at the same
- * state gains the classes of this open.
+ * state gains the classes of this open, and its lifetime starts again
+ * (see "Lifetime" above); at another state the memo is emptied first.
  */
 void cf_fs_memo_fill(struct cf_cred *e, const struct cf_fs_memo_start *s,
 		     const struct file *file, const struct cf_mnt_view *mv,
@@ -187,6 +251,8 @@ void cf_fs_memo_fill(struct cf_cred *e, const struct cf_fs_memo_start *s,
 {
 	struct cf_fs_memo *m = &e->fs_memo;
 	const struct dentry *dir = cf_file_dir(file);
+	struct cf_grant *ng[2] = { g[0], g[1] };
+	struct cf_fs_memo_dir *d;
 	struct inode *inode;
 	struct path root;
 	unsigned int seq;
@@ -229,36 +295,36 @@ void cf_fs_memo_fill(struct cf_cred *e, const struct cf_fs_memo_start *s,
 		smp_store_release(&m->seq, seq + 2);
 		return;
 	}
-	/* the same directory at the same state: keep what it admitted too */
-	if (m->classes && m->rename_seq == s->rename_seq &&
-	    m->ns_id == mv->ns_id && m->ns_event == mv->ns_event &&
-	    m->mnt == file->f_path.mnt && m->dir == dir &&
-	    m->inode == inode && m->ino == inode->i_ino &&
-	    m->gen == inode->i_generation &&
-	    m->fence == s->fence && m->held == s->held &&
-	    m->root_mnt == root.mnt && m->root == root.dentry) {
-		for (i = 0; i < 2; i++)
-			if (g[i])
-				m->grant[i] = g[i];
-		m->classes |= classes;
-	} else {
-		m->classes = classes;
+	if (!cf_fs_memo_same_state(m, s, mv, &root)) {
+		memset(m->dir, 0, sizeof(m->dir));
+		m->next = 0;
 		m->rename_seq = s->rename_seq;
 		m->ns_id = mv->ns_id;
 		m->ns_event = mv->ns_event;
-		m->mnt = file->f_path.mnt;
-		m->dir = dir;
-		m->inode = inode;
-		m->ino = inode->i_ino;
-		m->gen = inode->i_generation;
 		m->root_mnt = root.mnt;
 		m->root = root.dentry;
 		m->fence = s->fence;
 		m->held = s->held;
-		m->grant[0] = g[0];
-		m->grant[1] = g[1];
-		m->until = jiffies + CF_FS_MEMO_LIFE;
 	}
+	d = cf_fs_memo_slot_for(m, file->f_path.mnt, dir);
+	/* the same directory, not a new one at a reused address: keep */
+	if (d->dir && d->inode == inode && d->ino == inode->i_ino &&
+	    d->gen == inode->i_generation &&
+	    time_before(jiffies, d->until)) {
+		classes |= d->classes;
+		for (i = 0; i < 2; i++)
+			if (!ng[i])
+				ng[i] = d->grant[i];
+	}
+	d->mnt = file->f_path.mnt;
+	d->dir = dir;
+	d->inode = inode;
+	d->ino = inode->i_ino;
+	d->gen = inode->i_generation;
+	d->classes = classes;
+	d->grant[0] = ng[0];
+	d->grant[1] = ng[1];
+	d->until = jiffies + CF_FS_MEMO_LIFE;
 	/* pairs with the acquire in cf_fs_memo_find(): the fields, then even */
 	smp_store_release(&m->seq, seq + 2);
 }
