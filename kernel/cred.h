@@ -34,13 +34,13 @@ struct cf_net_memo {
 };
 
 /*
- * How many directories the open memo remembers: agents open files in a
- * few directories in turn (a workspace, /tmp, a cache); eight cover the
- * rotations measured in `make bench` at 64 bytes each.
+ * How many subtrees the open memo remembers: agents open files beneath a
+ * few granted places in turn (a workspace, /tmp, a cache); eight at 64
+ * bytes each.
  */
 #define CF_FS_MEMO_DIRS	8
 
-/* One remembered directory of cf_fs_memo; dir == NULL: empty. */
+/* One remembered subtree of cf_fs_memo, its root @dir; NULL: empty. */
 struct cf_fs_memo_dir {
 	const struct vfsmount *mnt;
 	const struct dentry *dir;
@@ -53,9 +53,9 @@ struct cf_fs_memo_dir {
 };
 
 /*
- * The directories whose names admitted a bound credential's opens
- * (fsmemo.c), and the state all of them were judged at: what a name and
- * the grants depended on. Same seqcount protocol as cf_net_memo; a fill
+ * The subtrees a bound credential's rules and grants admit whole, as its
+ * allowed opens showed (fsmemo.c), and the state all of them were judged
+ * at: what a name and the grants depended on. Same seqcount protocol as cf_net_memo; a fill
  * at another state empties every entry. Pointers are only compared.
  */
 struct cf_fs_memo {

@@ -992,10 +992,9 @@ TEST_F(fsm, memo_answers_in_the_steady_state)
 }
 
 /*
- * Opens in eight directories in turn stay on the memo (one entry each);
- * each entry stands for its own directory only: one renamed out of the
- * grant is judged by its new name, and the others are judged again and
- * still allowed.
+ * Opens in eight directories in turn stay on the memo; one of them
+ * renamed out of the grant is judged by its new name, and the others are
+ * judged again and still allowed.
  */
 TEST_F(fsm, memo_answers_a_rotation_of_directories)
 {
@@ -1024,6 +1023,97 @@ TEST_F(fsm, memo_answers_a_rotation_of_directories)
 	REC("constraint", "fs:read", "/tmp/fsm/secret/d3/f", self->rt.cap_id);
 	EXPECT_EQ(0, cft_agent_do(&self->agent,
 				  "rotopen 200 r /tmp/fsm/allowed/rot 3"));
+}
+
+/* mkdir @n directories @dir/d<i>, each with a file f */
+static int make_dirs(const char *dir, int n)
+{
+	char p[96];
+	int i;
+
+	if (mkdir(dir, 0777))
+		return -1;
+	for (i = 0; i < n; i++) {
+		snprintf(p, sizeof(p), "%s/d%d", dir, i);
+		if (mkdir(p, 0777))
+			return -1;
+		snprintf(p, sizeof(p), "%s/d%d/f", dir, i);
+		put_file(p, "f\n", 0666);
+	}
+	return 0;
+}
+
+/*
+ * An entry stands for the subtree its grant and rule admit whole: opens in
+ * a hundred directories never opened before are answered without naming
+ * them; and the subtree is the one the admitting constraint names, not the
+ * shallowest constraint of the token (FSM_READ also admits /etc, /usr ...):
+ * /tmp/fsm/secret stays outside it.
+ */
+TEST_F(fsm, memo_answers_new_directories_beneath_a_subtree)
+{
+	uint64_t h0, m0, h1, m1;
+
+	ASSERT_EQ(0, make_dirs("/tmp/fsm/allowed/new", 100));
+	memo_counts(_metadata, self, &h0, &m0);
+	ASSERT_EQ(0, cft_agent_do(&self->agent,
+				  "rotopen 1500 r /tmp/fsm/allowed/new 100"));
+	memo_counts(_metadata, self, &h1, &m1);
+	TH_LOG("1.5 s of opens in 100 directories: %llu answered by the memo, %llu named",
+	       (unsigned long long)(h1 - h0), (unsigned long long)(m1 - m0));
+	EXPECT_LE(m1 - m0, 6);
+	EXPECT_GE(h1 - h0, 20 * (m1 - m0));
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "xread /tmp/fsm/secret/s"));
+	REC("constraint", "fs:read", "/tmp/fsm/secret/s", self->rt.cap_id);
+}
+
+/*
+ * The subtree is the deeper of what the rule and the grant admit: with a
+ * write grant for /tmp/fsm/allowed/dir0 under a rule for /tmp/fsm/allowed,
+ * writes in dir0 leave dir0 in the memo, and a write beside it (inside the
+ * rule, outside the grant) is judged and refused.
+ */
+TEST_F(fsm, memo_subtree_is_the_deeper_constraint)
+{
+	struct capfence_token w;
+
+	give_write(_metadata, self, "/tmp/fsm/allowed/dir0", &w);
+	FILL("/tmp/fsm/allowed/dir0", "f", "wc");
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "xopen /tmp/fsm/allowed/a w"));
+	REC("constraint", "fs:write", "/tmp/fsm/allowed/a", w.cap_id);
+	EXPECT_EQ(0, cft_agent_do(&self->agent, "at f w"));
+}
+
+#define OPEN_MEMO_PARAM	"/sys/module/capfence/parameters/open_memo"
+
+static int write_param(const char *path, const char *v)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return -1;
+	fputs(v, f);
+	return fclose(f) ? -1 : 0;
+}
+
+/* open_memo=0: every open is named, none is answered by the memo */
+TEST_F(fsm, memo_switched_off)
+{
+	uint64_t h0, m0, h1, m1;
+
+	put_file("/tmp/fsm/allowed/dir0/f", "f\n", 0666);
+	ASSERT_EQ(0, write_param(OPEN_MEMO_PARAM, "0"));
+	memo_counts(_metadata, self, &h0, &m0);
+	EXPECT_EQ(0, cft_agent_do(&self->agent,
+				  "rotopen 300 r /tmp/fsm/allowed/dir0 0"));
+	memo_counts(_metadata, self, &h1, &m1);
+	ASSERT_EQ(0, write_param(OPEN_MEMO_PARAM, "1"));
+	EXPECT_EQ(h0, h1);
+	EXPECT_EQ(m0, m1);
+	EXPECT_EQ(0, cft_agent_do(&self->agent,
+				  "rotopen 300 r /tmp/fsm/allowed/dir0 0"));
+	memo_counts(_metadata, self, &h0, &m0);
+	EXPECT_LT(h1, h0);
 }
 
 /*
