@@ -775,7 +775,17 @@ static void bench_hooks(int rounds, int ms, bool pin)
 	free(x);
 }
 
-#define NK 6	/* the open loops of the Landlock comparison */
+#define NK 7	/* the open loops of the Landlock comparison */
+#define OPEN_MEMO_PARAM	"/sys/module/capfence/parameters/open_memo"
+
+/* capfence's open memo on or off (module parameter open_memo) */
+static void open_memo_set(bool on)
+{
+	FILE *f = fopen(OPEN_MEMO_PARAM, "w");
+
+	if (!f || fputs(on ? "1" : "0", f) < 0 || fclose(f))
+		die(OPEN_MEMO_PARAM, errno ? errno : EIO);
+}
 
 /*
  * The peer a user would pick instead of capfence for files: Landlock, in
@@ -786,8 +796,12 @@ static void bench_hooks(int rounds, int ms, bool pin)
  * BENCH_STEADY_MS of the same loop in the same worker, so the figures are
  * a long-running sandbox's steady state (the open memo's entries renew
  * themselves once a second), not the moment after a cache was filled.
- * Loops: one directory at depth 1 and 8; 2, 8 and 32 directories in turn
- * (the memo holds 8); a directory the memo does not hold at every open.
+ * Loops: one directory at depth 1 and 8; 2, 8 and 32 directories in turn;
+ * a directory never opened before at every open (all of them beneath the
+ * grant: the open memo answers for the subtree the grant admits); and the
+ * last again with the memo switched off for the bound worker (open_memo=0):
+ * what an open pays when it must be named, as the first open after a
+ * rename anywhere on the machine does.
  * Workers go U B L, then L B U in the next round. capfence's own share is
  * B - U, Landlock's whole cost L - U; under -icount shift=2 a guest ns is
  * a quarter instruction.
@@ -795,11 +809,13 @@ static void bench_hooks(int rounds, int ms, bool pin)
 static void bench_landlock(int rounds, int ms, int lfd, uint16_t port)
 {
 	static const int kinds[NK] = { K_OPEN, K_OPEN8, K_ROT2, K_ROT8,
-				       K_ROT32, K_NEWDIR };
+				       K_ROT32, K_NEWDIR, K_NEWDIR };
 	static const char *const kname[NK] = { "depth1", "depth8", "rot2",
-					       "rot8", "rot32", "newdir" };
+					       "rot8", "rot32", "newdir",
+					       "named" };
 	/* capfence's share over Landlock's cost: the targets, 0 = report */
-	static const double target[NK] = { 1.0, 1.0, 1.0, 1.0, 0, 1.25 };
+	static const double target[NK] = { 1.0, 1.0, 1.0, 1.0, 1.0, 1.25, 0 };
+	const int named = NK - 1;
 	double (*v)[3][NK] = calloc((size_t)rounds, sizeof(*v));
 	double *x = calloc((size_t)rounds, sizeof(*x));
 	struct worker w[3];
@@ -823,8 +839,12 @@ static void bench_landlock(int rounds, int ms, int lfd, uint16_t port)
 			for (i = 0; i < 3; i++) {
 				int wi = r % 2 ? 2 - i : i;
 
+				if (k == named && wi == 1)
+					open_memo_set(false);
 				worker_run(&w[wi], kinds[k], BENCH_STEADY_MS);
 				v[r][wi][k] = worker_run(&w[wi], kinds[k], ms);
+				if (k == named && wi == 1)
+					open_memo_set(true);
 			}
 	for (i = 0; i < 3; i++)
 		worker_stop(&w[i]);
@@ -841,8 +861,9 @@ static void bench_landlock(int rounds, int ms, int lfd, uint16_t port)
 		for (r = 0; r < rounds; r++)
 			x[r] = (v[r][1][k] - v[r][0][k]) / (v[r][2][k] - v[r][0][k]);
 		rt = spread_of(x, rounds);
-		printf("# %s: capfence bound - unbound %.0f ns [%.0f-%.0f], Landlock - unbound %.0f ns [%.0f-%.0f] (median [p25-p75] over %d rounds)\n",
-		       loop_label(kinds[k]), cf.med, cf.p25, cf.p75, ll.med,
+		printf("# %s%s: capfence bound - unbound %.0f ns [%.0f-%.0f], Landlock - unbound %.0f ns [%.0f-%.0f] (median [p25-p75] over %d rounds)\n",
+		       loop_label(kinds[k]), k == named ? ", open memo off" : "",
+		       cf.med, cf.p25, cf.p75, ll.med,
 		       ll.p25, ll.p75, rounds);
 		snprintf(name, sizeof(name), "open_%s_capfence_share_ns", kname[k]);
 		line(name, cf.med, "ns", "report", true);
