@@ -35,26 +35,40 @@ struct cf_net_memo {
 };
 
 /*
- * The last directory whose name admitted a bound credential's opens
- * (fsmemo.c), with everything that name and the grants' state depended
- * on; same seqcount protocol as cf_net_memo. Pointers are only compared.
+ * How many subtrees the open memo remembers: agents open files beneath a
+ * few granted places in turn (a workspace, /tmp, a cache); eight at 64
+ * bytes each.
+ */
+#define CF_FS_MEMO_DIRS	8
+
+/* One remembered subtree of cf_fs_memo, its root @dir; NULL: empty. */
+struct cf_fs_memo_dir {
+	const struct vfsmount *mnt;
+	const struct dentry *dir;
+	const struct inode *inode;
+	unsigned long ino;
+	u32 gen;			/* the directory inode's generation */
+	u8 classes;			/* BIT(class id) admitted beneath */
+	unsigned long until;		/* jiffies: used only before it */
+	struct cf_grant *grant[2];	/* fs:read, fs:write */
+};
+
+/*
+ * The subtrees a bound credential's rules and grants admit whole, as its
+ * allowed opens showed (fsmemo.c), and the state all of them were judged
+ * at: what a name and the grants depended on. Same seqcount protocol as cf_net_memo; a fill
+ * at another state empties every entry. Pointers are only compared.
  */
 struct cf_fs_memo {
 	unsigned int seq;
 	unsigned int rename_seq;	/* rename_lock's sequence */
-	u8 classes;			/* BIT(class id) admitted beneath */
-	u32 gen;			/* the directory inode's generation */
-	unsigned long ino;
 	u64 ns_id, ns_event;		/* the mount namespace and its tree */
-	const struct vfsmount *mnt;
-	const struct dentry *dir;
-	const struct inode *inode;
 	const struct vfsmount *root_mnt;	/* the task's root */
 	const struct dentry *root;
 	u64 fence;
 	const struct cf_holdings *held;
-	struct cf_grant *grant[2];	/* fs:read, fs:write */
-	unsigned long until;		/* jiffies: used only before it */
+	unsigned int next;		/* the entry a full memo replaces */
+	struct cf_fs_memo_dir dir[CF_FS_MEMO_DIRS];
 };
 
 /* Per-credential state; exists only for bound or pending credentials. */

@@ -1,22 +1,31 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The open memo: a bound credential remembers the last directory whose
- * name admitted its opens, and answers the next open of a file in that
- * directory without naming the file (d_path() and the reachability walk
- * are most of what a bound open costs).
+ * The open memo: a bound credential remembers a few subtrees
+ * (CF_FS_MEMO_DIRS) that its epoch's rules and its grants admit whole, and
+ * answers an open of any file beneath one of them without naming the file
+ * (d_path() and the reachability walk are most of what a bound open
+ * costs); a walk up the file's parents on its own mount finds the subtree.
  *
  * Why it is sound. A path constraint admits a name and everything beneath
- * it, so when the rule and a grant admit a directory's name, they admit
- * the name of every file in it. The answer stays right while nothing it
- * depended on has changed, and each of those is compared on every use:
- *  - the directory's name: a dentry's name and parent change only in
- *    d_move() and d_exchange(), inside rename_lock's write section, whose
- *    sequence is remembered; the mounts above it change only with the
- *    mount tree of the task's namespace, and every change of that tree
- *    advances the namespace's event counter (remembered with the
- *    namespace's unique id; the BPF program reads both, struct
- *    mnt_namespace being private to fs/); the task's root is compared by
- *    pointer;
+ * it. When an open is allowed by name, the shallowest constraint of the
+ * rule and of the grant that admit the file name an ancestor of it (the
+ * deeper of the two, for each class the open needed): every name beneath
+ * that ancestor is admitted by both. The memo keeps that ancestor, or the
+ * root of the file's mount when the ancestor lies above it (everything on
+ * the mount is then beneath it too), as a directory on a mount. A later
+ * file is beneath it when walking up its d_parent chain from the file, on
+ * the file's own mount and without passing the mount's root, reaches the
+ * directory: its name is then the directory's name followed by the names
+ * walked. The answer stays right while nothing it depended on has
+ * changed, and each of those is compared on every use:
+ *  - the names: a dentry's name and parent change only in d_move() and
+ *    d_exchange(), inside rename_lock's write section, whose sequence is
+ *    remembered and read again after the walk; the mounts above the
+ *    directory change only with the mount tree of the task's namespace,
+ *    and every change of that tree advances the namespace's event counter
+ *    (remembered with the namespace's unique id; the BPF program reads
+ *    both, struct mnt_namespace being private to fs/); the task's root is
+ *    compared by pointer;
  *  - the directory itself: the memo holds no reference, so a freed
  *    dentry's address may be reused; it is compared with its mount, its
  *    inode's address, inode number and generation (what the kernel's own
@@ -24,19 +33,37 @@
  *  - the grants: the fence value and the holdings pointer, as in the net
  *    decision memo (decide.c); the fleet deny bound and the tracer are
  *    the caller's to test, as cf_exercise() does.
- * Denials are never remembered, and a file that is the root of its mount
- * (whose parent is on another mount) is always named. rename_lock's
- * sequence is 32 bits and comes back to the same value after 2^31
- * renames: a memo is used for one second (CF_FS_MEMO_LIFE) after it was
- * filled, and no machine renames 2^31 times in a second (each rename is a
- * write section of the one global rename_lock; this machine's tmpfs does
- * about 700,000 a second, so a wrap takes most of an hour).
+ * The state (rename_lock's sequence, the namespace, the root, the fence
+ * and holdings) is one for all entries: a fill at another state empties
+ * the memo first, so no entry is ever older than the state it is compared
+ * against. Denials are never remembered, a file that is the root of its
+ * mount or that was unlinked is always named, and a file on another mount
+ * than the entry's (a mount beneath the subtree) is named.
+ *
+ * Lifetime. rename_lock's sequence is 32 bits and comes back to the same
+ * value after 2^31 renames, so an entry answers for one second
+ * (CF_FS_MEMO_LIFE) after its subtree was last judged by name; no machine
+ * renames 2^31 times in a second (each rename is a write section of the
+ * one global rename_lock; a tmpfs does about 700,000 a second, so a wrap
+ * takes most of an hour). An open that finds its entry expired is judged
+ * by name and renews it: the bound is on how old a judgement may be, not
+ * on how long a subtree stays fast. A renewal at the same sequence less
+ * than a second after the entry's last judgement also proves no rename
+ * came between, so the classes it already held stay right and are renewed
+ * with it.
+ *
+ * open_memo=0 (a module parameter, writable at run time) turns the memo
+ * off: every open is judged by name. It exists to measure what a miss
+ * costs and as a switch for an operator who suspects it; it can only make
+ * decisions slower, never different.
  *
  * Locking and context: BPF program context (RCU read lock held, never
  * sleeps). The memo is a seqcount whose writers take it with one
  * cmpxchg() or skip it, like the net memo; readers never wait, they miss.
- * Only the directory of the file being opened is dereferenced, and it is
- * pinned by the file's dentry; remembered pointers are only compared.
+ * The d_parent chain is walked under RCU, which keeps every dentry on it
+ * allocated; the rename_lock sequence read before and after the walk
+ * proves it was one consistent chain. Remembered pointers are only
+ * compared.
  */
 #include <linux/dcache.h>
 #include <linux/fs.h>
@@ -46,22 +73,29 @@
 #include <linux/sched.h>
 #include "capfence.h"
 
-/* how long a filled memo answers: far shorter than a rename_lock wrap */
+/* how long a filled entry answers: far shorter than a rename_lock wrap */
 #define CF_FS_MEMO_LIFE	HZ
+/* how many parents a lookup walks up before it gives up and names */
+#define CF_FS_MEMO_DEPTH	64
+
+static bool cf_open_memo = true;
+module_param_named(open_memo, cf_open_memo, bool, 0644);
+MODULE_PARM_DESC(open_memo,
+		 "answer opens beneath recently judged subtrees without naming the file (default on)");
+
+/**
+ * cf_fs_memo_enabled() - is the open memo on (module parameter open_memo)?
+ *
+ * Return: false when an operator turned it off.
+ */
+bool cf_fs_memo_enabled(void)
+{
+	return READ_ONCE(cf_open_memo);
+}
 
 static unsigned int cf_rename_seq(void)
 {
 	return raw_read_seqcount(&rename_lock.seqcount);
-}
-
-/* the directory of @file on its own mount, or NULL for a mount's root */
-static const struct dentry *cf_file_dir(const struct file *file)
-{
-	const struct dentry *d = file->f_path.dentry;
-
-	if (d == file->f_path.mnt->mnt_root)
-		return NULL;
-	return READ_ONCE(d->d_parent);
 }
 
 /**
@@ -74,36 +108,54 @@ static const struct dentry *cf_file_dir(const struct file *file)
  *
  * The caller tests the tracer and the fleet deny bound first.
  *
- * Return: true when every class in @need is admitted by the memo's grants
- * at the fence value and holdings now; @g is then set.
+ * Return: true when the file is beneath a subtree whose entry admits every
+ * class in @need at the fence value and holdings now; @g is then set.
  */
 bool cf_fs_memo_find(const struct cf_cred *e, const struct file *file,
 		     const struct cf_mnt_view *mv, u8 need,
 		     struct cf_grant *g[2])
 {
+	const struct cf_fs_memo_dir *cand[CF_FS_MEMO_DIRS], *d = NULL;
 	const struct cf_fs_memo *m = &e->fs_memo;
-	const struct dentry *dir;
+	const struct vfsmount *mnt = file->f_path.mnt;
+	const struct dentry *dir = file->f_path.dentry;
 	const struct inode *inode;
 	unsigned int seq, rs;
+	int i, j, n = 0;
 	struct path root;
 
 	/* pairs with the release in cf_fs_memo_fill() */
 	seq = smp_load_acquire(&m->seq);
-	if ((seq & 1) || (m->classes & need) != need || !mv->ns_id ||
-	    time_after_eq(jiffies, m->until))
+	if ((seq & 1) || !mv->ns_id)
 		return false;
 	rs = cf_rename_seq();
 	if (rs != m->rename_seq || mv->ns_id != m->ns_id ||
-	    mv->ns_event != m->ns_event || file->f_path.mnt != m->mnt)
+	    mv->ns_event != m->ns_event || dir == mnt->mnt_root)
 		return false;
-	/* the parent and its name are the ones of sequence @rs */
+	for (i = 0; i < CF_FS_MEMO_DIRS; i++) {
+		const struct cf_fs_memo_dir *c = &m->dir[i];
+
+		if (c->dir && c->mnt == mnt && (c->classes & need) == need &&
+		    time_before(jiffies, c->until))
+			cand[n++] = c;
+	}
+	if (!n)
+		return false;
+	/* the parents and their names are the ones of sequence @rs */
 	smp_rmb();
-	dir = cf_file_dir(file);
-	if (dir != m->dir)
+	for (i = 0; i < CF_FS_MEMO_DEPTH && !d; i++) {
+		dir = READ_ONCE(dir->d_parent);
+		for (j = 0; j < n; j++)
+			if (cand[j]->dir == dir)
+				d = cand[j];
+		if (dir == mnt->mnt_root && !d)
+			return false;
+	}
+	if (!d)
 		return false;
 	inode = READ_ONCE(dir->d_inode);
-	if (!inode || inode != m->inode || inode->i_ino != m->ino ||
-	    inode->i_generation != m->gen)
+	if (!inode || inode != d->inode || inode->i_ino != d->ino ||
+	    inode->i_generation != d->gen)
 		return false;
 	/* as in the net memo: an equal fence means nothing was revoked yet */
 	if (m->fence != cf_fence_value_locked() ||
@@ -112,8 +164,8 @@ bool cf_fs_memo_find(const struct cf_cred *e, const struct file *file,
 	if (!cf_task_root(&root) || root.mnt != m->root_mnt ||
 	    root.dentry != m->root)
 		return false;
-	g[0] = m->grant[0];
-	g[1] = m->grant[1];
+	g[0] = d->grant[0];
+	g[1] = d->grant[1];
 	/* the fields above were one writer's, and no rename came between */
 	smp_rmb();
 	return READ_ONCE(m->seq) == seq && cf_rename_seq() == rs;
@@ -136,38 +188,76 @@ void cf_fs_memo_begin(const struct cf_cred *e, struct cf_fs_memo_start *s)
 	s->held = rcu_access_pointer(e->held);
 }
 
-/*
- * @c admitted the name @t; does it admit its first @len bytes, the
- * directory's name? A path constraint admits a name when it is a
- * component prefix of it, so one no longer than the directory's name that
- * admitted the file admits the directory as well: when every constraint
- * is that short, no name needs comparing again.
- */
-static bool cf_admits_prefix(const struct cf_constraint *c, u8 n,
-			     const struct cf_target *t, size_t len)
+/* the number of components of the absolute name @p ("/" has none) */
+static size_t cf_name_depth(const char *p, size_t len)
 {
-	struct cf_target dt = { .class_id = t->class_id, .path = t->path,
-				.path_len = len };
-	u8 i;
+	size_t i, n = 0;
 
-	for (i = 0; i < n; i++)
-		if (c[i].path_len > len)
-			return cf_constraints_admit(c, n, &dt);
-	return true;
+	for (i = 0; i < len; i++)
+		n += p[i] == '/';
+	return len == 1 ? 0 : n;
 }
 
-/* do @g and the rule of its class admit the first @len bytes of @t's name? */
-static bool cf_admits_dir(const struct cf_cred *e, const struct cf_grant *g,
-			  const struct cf_target *t, size_t len)
+/*
+ * How deep beneath the root the subtree is that @c (n constraints, none:
+ * unconstrained) admits whole around @t, a name it admitted: the depth of
+ * its shallowest constraint that admits @t.
+ */
+static size_t cf_admitting_depth(const struct cf_constraint *c, u8 n,
+				 const struct cf_target *t)
 {
-	const struct cf_rule *rule = &e->epoch->rules[g->class_id];
+	size_t k = SIZE_MAX, dk;
+	u8 i;
 
-	return cf_admits_prefix(rule->c, rule->n, t, len) &&
-	       cf_admits_prefix(g->c, g->n, t, len);
+	if (!n)
+		return 0;
+	for (i = 0; i < n; i++) {
+		if (!cf_constraints_admit(&c[i], 1, t))
+			continue;
+		dk = cf_name_depth(c[i].path, c[i].path_len);
+		if (dk < k)
+			k = dk;
+	}
+	return k;
+}
+
+/* Is @m's state the one @s, @mv and @root describe? */
+static bool cf_fs_memo_same_state(const struct cf_fs_memo *m,
+				  const struct cf_fs_memo_start *s,
+				  const struct cf_mnt_view *mv,
+				  const struct path *root)
+{
+	return m->ns_id && m->rename_seq == s->rename_seq &&
+	       m->ns_id == mv->ns_id && m->ns_event == mv->ns_event &&
+	       m->fence == s->fence && m->held == s->held &&
+	       m->root_mnt == root->mnt && m->root == root->dentry;
+}
+
+/*
+ * The entry @dir on @mnt gets: the entry it already has, else an empty or
+ * expired one, else the one after the last replaced (first in, first out:
+ * a hit writes nothing, so that readers share the memo's cache lines).
+ */
+static struct cf_fs_memo_dir *cf_fs_memo_slot_for(struct cf_fs_memo *m,
+						  const struct vfsmount *mnt,
+						  const struct dentry *dir)
+{
+	struct cf_fs_memo_dir *d;
+	int i;
+
+	for (i = 0; i < CF_FS_MEMO_DIRS; i++)
+		if (m->dir[i].dir == dir && m->dir[i].mnt == mnt)
+			return &m->dir[i];
+	for (i = 0; i < CF_FS_MEMO_DIRS; i++)
+		if (!m->dir[i].dir || time_after_eq(jiffies, m->dir[i].until))
+			return &m->dir[i];
+	d = &m->dir[m->next];
+	m->next = (m->next + 1) % CF_FS_MEMO_DIRS;
+	return d;
 }
 
 /**
- * cf_fs_memo_fill() - remember the directory of an allowed open
+ * cf_fs_memo_fill() - remember the subtree an allowed open was admitted in
  * @e: the opener's bound state
  * @s: what cf_fs_memo_begin() read before the decision
  * @file: the file opened
@@ -176,47 +266,57 @@ static bool cf_admits_dir(const struct cf_cred *e, const struct cf_grant *g,
  * @g: the grant that admitted each class the open needed (by slot), NULL
  *     for a class it did not need
  *
- * Nothing is remembered unless every grant admits the directory's name
- * (the file's name up to its last '/') and nothing the decision depended
- * on moved while it was made. A directory already remembered at the same
- * state gains the classes of this open.
+ * The subtree is the ancestor of the file named by the deepest of the
+ * shallowest constraints that admitted it (rule and grant, each class),
+ * or the root of the file's mount when that ancestor lies above it.
+ * Nothing is remembered when a constraint names the file itself or
+ * nothing the decision depended on moved while it was made. A subtree
+ * already remembered at the same state gains the classes of this open,
+ * and its lifetime starts again (see "Lifetime" above); at another state
+ * the memo is emptied first.
  */
 void cf_fs_memo_fill(struct cf_cred *e, const struct cf_fs_memo_start *s,
 		     const struct file *file, const struct cf_mnt_view *mv,
 		     const struct cf_target *t, struct cf_grant *g[2])
 {
+	const struct vfsmount *mnt = file->f_path.mnt;
+	const struct dentry *dir = file->f_path.dentry;
+	struct cf_grant *ng[2] = { g[0], g[1] };
 	struct cf_fs_memo *m = &e->fs_memo;
-	const struct dentry *dir = cf_file_dir(file);
+	size_t depth, k = 0, up;
+	struct cf_fs_memo_dir *d;
 	struct inode *inode;
 	struct path root;
 	unsigned int seq;
 	u8 classes = 0;
-	size_t len, clen;
 	int i;
 
-	if (!dir || !mv->ns_id || (s->rename_seq & 1) ||
-	    !cf_task_root(&root))
+	if (dir == mnt->mnt_root || d_unlinked(dir) || !mv->ns_id ||
+	    (s->rename_seq & 1) || !cf_task_root(&root))
 		return;
-	inode = READ_ONCE(dir->d_inode);
-	/*
-	 * The directory's name is the file's up to its last '/'. A rename
-	 * that makes d_name disagree with the name judged moves rename_lock,
-	 * which is checked below before anything is stored.
-	 */
-	clen = READ_ONCE(file->f_path.dentry->d_name.len);
-	if (!inode || clen + 1 >= t->path_len ||
-	    t->path[t->path_len - clen - 1] != '/')
-		return;
-	len = t->path_len - clen - 1;
-	if (!len)
-		len = 1;	/* a file in "/" */
 	for (i = 0; i < 2; i++) {
+		const struct cf_rule *rule;
+
 		if (!g[i])
 			continue;
-		if (!cf_admits_dir(e, g[i], t, len))
-			return;
+		rule = &e->epoch->rules[g[i]->class_id];
+		k = max3(k, cf_admitting_depth(rule->c, rule->n, t),
+			 cf_admitting_depth(g[i]->c, g[i]->n, t));
 		classes |= BIT(g[i]->class_id);
 	}
+	depth = cf_name_depth(t->path, t->path_len);
+	if (!classes || k >= depth)
+		return;
+	/*
+	 * Up to the subtree's root, not past the mount's. The chain is the
+	 * one d_path() named while rename_lock's sequence stays the one read
+	 * before it, which is checked below before anything is stored.
+	 */
+	for (up = depth - k; up && dir != mnt->mnt_root; up--)
+		dir = READ_ONCE(dir->d_parent);
+	inode = READ_ONCE(dir->d_inode);
+	if (!inode)
+		return;
 	seq = READ_ONCE(m->seq);
 	/* another task of the credential is writing it: leave it */
 	if ((seq & 1) || cmpxchg(&m->seq, seq, seq + 1) != seq)
@@ -229,36 +329,36 @@ void cf_fs_memo_fill(struct cf_cred *e, const struct cf_fs_memo_start *s,
 		smp_store_release(&m->seq, seq + 2);
 		return;
 	}
-	/* the same directory at the same state: keep what it admitted too */
-	if (m->classes && m->rename_seq == s->rename_seq &&
-	    m->ns_id == mv->ns_id && m->ns_event == mv->ns_event &&
-	    m->mnt == file->f_path.mnt && m->dir == dir &&
-	    m->inode == inode && m->ino == inode->i_ino &&
-	    m->gen == inode->i_generation &&
-	    m->fence == s->fence && m->held == s->held &&
-	    m->root_mnt == root.mnt && m->root == root.dentry) {
-		for (i = 0; i < 2; i++)
-			if (g[i])
-				m->grant[i] = g[i];
-		m->classes |= classes;
-	} else {
-		m->classes = classes;
+	if (!cf_fs_memo_same_state(m, s, mv, &root)) {
+		memset(m->dir, 0, sizeof(m->dir));
+		m->next = 0;
 		m->rename_seq = s->rename_seq;
 		m->ns_id = mv->ns_id;
 		m->ns_event = mv->ns_event;
-		m->mnt = file->f_path.mnt;
-		m->dir = dir;
-		m->inode = inode;
-		m->ino = inode->i_ino;
-		m->gen = inode->i_generation;
 		m->root_mnt = root.mnt;
 		m->root = root.dentry;
 		m->fence = s->fence;
 		m->held = s->held;
-		m->grant[0] = g[0];
-		m->grant[1] = g[1];
-		m->until = jiffies + CF_FS_MEMO_LIFE;
 	}
+	d = cf_fs_memo_slot_for(m, mnt, dir);
+	/* the same directory, not a new one at a reused address: keep */
+	if (d->dir && d->inode == inode && d->ino == inode->i_ino &&
+	    d->gen == inode->i_generation &&
+	    time_before(jiffies, d->until)) {
+		classes |= d->classes;
+		for (i = 0; i < 2; i++)
+			if (!ng[i])
+				ng[i] = d->grant[i];
+	}
+	d->mnt = mnt;
+	d->dir = dir;
+	d->inode = inode;
+	d->ino = inode->i_ino;
+	d->gen = inode->i_generation;
+	d->classes = classes;
+	d->grant[0] = ng[0];
+	d->grant[1] = ng[1];
+	d->until = jiffies + CF_FS_MEMO_LIFE;
 	/* pairs with the acquire in cf_fs_memo_find(): the fields, then even */
 	smp_store_release(&m->seq, seq + 2);
 }

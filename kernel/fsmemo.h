@@ -58,6 +58,7 @@ static __always_inline bool cf_task_root(struct path *root)
 	return true;
 }
 
+bool cf_fs_memo_enabled(void);
 bool cf_fs_memo_find(const struct cf_cred *e, const struct file *file,
 		     const struct cf_mnt_view *mv, u8 need,
 		     struct cf_grant *g[2]);

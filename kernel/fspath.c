@@ -149,8 +149,9 @@ static bool cf_open_modifies(const struct file *file)
  * O_CREAT and access mode 3 (neither read nor write, ioctls only) need
  * fs:write. A file opened under a capability is tracked (file.c), so its
  * reads and writes are rechecked against the grants that admitted them.
- * An open in the directory the credential's last allowed open was in is
- * answered by the open memo (fsmemo.c) while nothing it depended on moved.
+ * An open beneath a subtree that the credential's recent allowed opens
+ * showed its rules and grants admit whole is answered by the open memo
+ * (fsmemo.c) while nothing it depended on moved.
  *
  * Return: 0, -EACCES (audited) or -ENOMEM (tracking failed; fail closed).
  */
@@ -179,8 +180,10 @@ int cf_fs_file_open(const struct cred *cred, struct file *file,
 	if (wr)
 		need |= BIT(CAPFENCE_CLASS_FS_WRITE);
 	/* as cf_exercise(): a traced task or a host past its deny bound judges */
-	memo = likely(!READ_ONCE(current->ptrace)) && !cf_fleet_denies();
+	memo = likely(!READ_ONCE(current->ptrace)) && !cf_fleet_denies() &&
+	       cf_fs_memo_enabled();
 	if (memo && cf_fs_memo_find(e, file, mv, need, g)) {
+		cf_stats_open_memo(true);
 		rg = rd ? g[0] : NULL;
 		wg = wr ? g[1] : NULL;
 		allowed = rd + wr;
@@ -188,8 +191,10 @@ int cf_fs_file_open(const struct cred *cred, struct file *file,
 			cf_stats_exercise_ok();
 		return cf_fs_track(file, rg, wg, rd + wr);
 	}
-	if (memo)
+	if (memo) {
+		cf_stats_open_memo(false);
 		cf_fs_memo_begin(e, &s);
+	}
 	t.path = cf_fs_name(&file->f_path, NULL, *get_cpu_ptr(&cf_path_buf),
 			    &t.path_len);
 	if (!t.path) {

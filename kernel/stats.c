@@ -102,6 +102,14 @@ int cf_stats_fill(struct sk_buff *skb)
 			      sizeof(struct cf_grant) +
 			      sizeof(struct cf_constraint) +
 			      sizeof(struct cf_grant *),
+			      CAPFENCE_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, CAPFENCE_STATS_A_OPEN_MEMO_HIT,
+			      cf_sum(offsetof(struct cf_counters,
+					      open_memo[1])),
+			      CAPFENCE_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, CAPFENCE_STATS_A_OPEN_MEMO_MISS,
+			      cf_sum(offsetof(struct cf_counters,
+					      open_memo[0])),
 			      CAPFENCE_STATS_A_PAD))
 		return -EMSGSIZE;
 	nla_nest_end(skb, nest);

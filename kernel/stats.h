@@ -13,6 +13,7 @@ struct sk_buff;
 struct cf_counters {
 	u64 delegate[__CAPFENCE_R_MAX];
 	u64 exercise[__CAPFENCE_R_MAX];
+	u64 open_memo[2];	/* misses, hits */
 };
 
 DECLARE_PER_CPU(struct cf_counters, cf_counters);
@@ -25,6 +26,15 @@ DECLARE_PER_CPU(struct cf_counters, cf_counters);
 static inline void cf_stats_exercise_ok(void)
 {
 	this_cpu_inc(cf_counters.exercise[CAPFENCE_R_OK]);
+}
+
+/**
+ * cf_stats_open_memo() - count whether the open memo answered an open
+ * @hit: true when it did
+ */
+static inline void cf_stats_open_memo(bool hit)
+{
+	this_cpu_inc(cf_counters.open_memo[hit]);
 }
 
 void cf_stats_delegate(enum capfence_reason r);

@@ -11,10 +11,13 @@
  *                       rounds of 100 ms loops; PIN=1 pins the loops to
  *                       vCPU 1 and the driver to vCPU 0)
  *                       and then, in the same boot, the peer a user would
- *                       pick instead: open(O_WRONLY)+close at depth 1, at
- *                       8, and the two alternately, beneath the granted directory in a task sandboxed
- *                       by Landlock with the equivalent path-beneath rule,
- *                       next to capfence bound and unbound
+ *                       pick instead: open(O_WRONLY)+close in the steady
+ *                       state of long-running workers, at depth 1 and 8,
+ *                       in 2, 8 and 32 directories in turn and in a new
+ *                       directory every open, beneath the granted
+ *                       directory, in a task sandboxed by Landlock with
+ *                       the equivalent path-beneath rule, next to
+ *                       capfence bound and unbound
  *   bench-vm netlink    DELEGATE round trip vs CTRL_CMD_GETFAMILY
  *   bench-vm activate   epoch activation with 1 vs N bound tasks
  *   bench-vm memory     bytes per bound credential / held capability
@@ -113,12 +116,42 @@ static void line(const char *name, double value, const char *unit,
 /* ---- the measured loops (run in a worker process) ---------------------- */
 
 /*
- * The hook figures run the first NKIND; K_OPEN8 opens at depth 8, K_OPENX
- * alternates between the depth 1 and depth 8 files (a new directory every
- * open: what an open costs when capfence's open memo misses).
+ * The hook figures run the first NKIND; K_OPEN8 opens at depth 8, K_ROT*
+ * open BENCH_ROT/d<i>/w for i = 0, 1, ... N-1 in turn (a workspace, /tmp,
+ * a cache ...), and K_NEWDIR does so among BENCH_ROT_DIRS directories: a
+ * directory the open memo does not hold at every open.
  */
 enum { K_TCP, K_UDP, K_OPEN, K_SENDTO, K_SEND, NKIND,
-       K_OPEN8 = NKIND, K_OPENX, NLOOP };
+       K_OPEN8 = NKIND, K_ROT2, K_ROT8, K_ROT32, K_NEWDIR, NLOOP };
+
+#define BENCH_ROT	BENCH_DIR "/rot"
+#define BENCH_ROT_DIRS	1024
+/* how long a loop runs before it is measured: the steady state */
+#define BENCH_STEADY_MS	3000
+
+/* how many directories a rotating kind opens in turn, 0 for the others */
+static int rot_dirs(int kind)
+{
+	switch (kind) {
+	case K_ROT2: return 2;
+	case K_ROT8: return 8;
+	case K_ROT32: return 32;
+	case K_NEWDIR: return BENCH_ROT_DIRS;
+	default: return 0;
+	}
+}
+
+static const char *const kind_label[NKIND];
+
+static const char *loop_label(int kind)
+{
+	static const char *const more[NLOOP - NKIND] = {
+		"open depth 8", "open 2 directories", "open 8 directories",
+		"open 32 directories", "open a new directory",
+	};
+
+	return kind < NKIND ? kind_label[kind] : more[kind - NKIND];
+}
 
 static const char *const kind_label[NKIND] = {
 	"tcp connect", "udp connect", "open", "udp sendto", "udp send",
@@ -136,6 +169,38 @@ static const char *const kind_fig[NKIND] = {
 struct socks {
 	int udp, udps, udpc;
 };
+
+/* the worker's rotation: names built once, so the loop only opens */
+static char rot_path[BENCH_ROT_DIRS][sizeof(BENCH_ROT) + 16];
+static unsigned long rot_next;
+
+static void rot_names(void)
+{
+	int i;
+
+	for (i = 0; i < BENCH_ROT_DIRS; i++)
+		snprintf(rot_path[i], sizeof(rot_path[i]), BENCH_ROT "/d%d/w", i);
+}
+
+/* the files of the rotating kinds, made by the driver */
+static void rot_make(void)
+{
+	int i, fd;
+
+	rot_names();
+	mkdir(BENCH_ROT, 0755);
+	for (i = 0; i < BENCH_ROT_DIRS; i++) {
+		char d[sizeof(rot_path[0])];
+
+		snprintf(d, sizeof(d), BENCH_ROT "/d%d", i);
+		if (mkdir(d, 0755) && errno != EEXIST)
+			die(d, errno);
+		fd = open(rot_path[i], O_WRONLY | O_CREAT, 0644);
+		if (fd < 0)
+			die(rot_path[i], errno);
+		close(fd);
+	}
+}
 
 /* One measured loop of @kind for about @ms; ops and elapsed ns. */
 static int loop_run(int kind, int ms, int lfd, const struct sockaddr_in *sin,
@@ -177,11 +242,14 @@ static int loop_run(int kind, int ms, int lfd, const struct sockaddr_in *sin,
 				if (send(so->udpc, "x", 1, 0) != 1)
 					return errno;
 			} else {
-				bool deep = kind == K_OPEN8 ||
-					    (kind == K_OPENX && (ops & 1));
-				int fd = open(deep ? BENCH_FILE8 : BENCH_FILE,
-					      O_WRONLY);
+				int n = rot_dirs(kind), fd;
+				const char *path;
 
+				if (n)
+					path = rot_path[rot_next++ % (unsigned int)n];
+				else
+					path = kind == K_OPEN8 ? BENCH_FILE8 : BENCH_FILE;
+				fd = open(path, O_WRONLY);
 				if (fd < 0)
 					return errno;
 				close(fd);
@@ -206,6 +274,7 @@ static int worker_main(int lfd, int port)
 	struct socks so;
 	char line[64];
 
+	rot_names();
 	sin.sin_port = htons((uint16_t)port);
 	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	/* the datagrams go to the driver's UDP sink on the same port */
@@ -337,8 +406,7 @@ static double worker_run(struct worker *w, int kind, int ms)
 	fprintf(w->in, "%d %d\n", kind, ms);
 	if (fscanf(w->out, "%d %lu %" SCNu64, &err, &ops, &ns) != 3 || err || !ops) {
 		fprintf(stderr, "bench-vm: worker %d: %s loop failed (%s)\n",
-			(int)w->pid, kind < NKIND ? kind_label[kind] :
-			kind == K_OPEN8 ? "open depth 8" : "open alternating",
+			(int)w->pid, loop_label(kind),
 			err ? strerror(err) : "no answer");
 		exit(1);
 	}
@@ -710,22 +778,47 @@ static void bench_hooks(int rounds, int ms, bool pin)
 	free(x);
 }
 
-#define NK 3	/* the open loops of the Landlock comparison */
+#define NK 7	/* the open loops of the Landlock comparison */
+#define OPEN_MEMO_PARAM	"/sys/module/capfence/parameters/open_memo"
+
+/* capfence's open memo on or off (module parameter open_memo) */
+static void open_memo_set(bool on)
+{
+	FILE *f = fopen(OPEN_MEMO_PARAM, "w");
+
+	if (!f || fputs(on ? "1" : "0", f) < 0 || fclose(f))
+		die(OPEN_MEMO_PARAM, errno ? errno : EIO);
+}
 
 /*
  * The peer a user would pick instead of capfence for files: Landlock, in
  * Debian's kernel, with the equivalent rule. In one loaded boot, three
- * workers open(O_WRONLY)+close a file at depth 1, at depth 8, and the two
- * alternately (each open in another directory than the last) beneath
- * BENCH_DIR: capfence unbound (U), capfence bound under the bench epoch
- * (B) and Landlock-sandboxed, unbound by capfence (L), as U B L L B U per
- * round. capfence's own share is B - U, Landlock's whole cost L - U; under
- * -icount shift=2 a guest ns is a quarter instruction.
+ * long-running workers open(O_WRONLY)+close files beneath BENCH_DIR:
+ * capfence unbound (U), capfence bound under the bench epoch (B) and
+ * Landlock-sandboxed, unbound by capfence (L). Each measured loop follows
+ * BENCH_STEADY_MS of the same loop in the same worker, so the figures are
+ * a long-running sandbox's steady state (the open memo's entries renew
+ * themselves once a second), not the moment after a cache was filled.
+ * Loops: one directory at depth 1 and 8; 2, 8 and 32 directories in turn;
+ * a directory never opened before at every open (all of them beneath the
+ * grant: the open memo answers for the subtree the grant admits); and the
+ * last again with the memo switched off for the bound worker (open_memo=0):
+ * what an open pays when it must be named, as the first open after a
+ * rename anywhere on the machine does.
+ * Workers go U B L, then L B U in the next round. capfence's own share is
+ * B - U, Landlock's whole cost L - U; under -icount shift=2 a guest ns is
+ * a quarter instruction.
  */
 static void bench_landlock(int rounds, int ms, int lfd, uint16_t port)
 {
-	static const int kinds[NK] = { K_OPEN, K_OPEN8, K_OPENX };
-	static const char *const kname[NK] = { "depth1", "depth8", "alternating" };
+	static const int kinds[NK] = { K_OPEN, K_OPEN8, K_ROT2, K_ROT8,
+				       K_ROT32, K_NEWDIR, K_NEWDIR };
+	static const char *const kname[NK] = { "depth1", "depth8", "rot2",
+					       "rot8", "rot32", "newdir",
+					       "named" };
+	/* capfence's share over Landlock's cost: the targets, 0 = report */
+	static const double target[NK] = { 1.0, 1.0, 1.0, 1.0, 1.0, 1.25, 0 };
+	const int named = NK - 1;
 	double (*v)[3][NK] = calloc((size_t)rounds, sizeof(*v));
 	double *x = calloc((size_t)rounds, sizeof(*x));
 	struct worker w[3];
@@ -735,29 +828,32 @@ static void bench_landlock(int rounds, int ms, int lfd, uint16_t port)
 
 	if (!v || !x)
 		die("bench_landlock", ENOMEM);
+	rot_make();
 	env_up(&e);
 	toks[0] = e.net;
 	toks[1] = e.fs;
 	worker_start_as(&w[0], 0, NULL, 0, false, lfd, port, -1);
 	worker_start_as(&w[1], e.epoch, toks, 2, false, lfd, port, -1);
 	worker_start_as(&w[2], 0, NULL, 0, true, lfd, port, -1);
-	for (i = 0; i < 3; i++)
-		for (k = 0; k < NK; k++)
-			worker_run(&w[i], kinds[k], ms / 4 + 1);	/* warm-up */
+	printf("# open vs Landlock: %d rounds; each %d ms loop measured after %d ms of the same loop in the same worker\n",
+	       rounds, ms, BENCH_STEADY_MS);
 	for (r = 0; r < rounds; r++)
-		for (k = 0; k < NK; k++) {
-			static const int order[6] = { 0, 1, 2, 2, 1, 0 };
+		for (k = 0; k < NK; k++)
+			for (i = 0; i < 3; i++) {
+				int wi = r % 2 ? 2 - i : i;
 
-			for (i = 0; i < 3; i++)
-				v[r][i][k] = 0;
-			for (i = 0; i < 6; i++)
-				v[r][order[i]][k] += worker_run(&w[order[i]], kinds[k], ms) / 2;
-		}
+				if (k == named && wi == 1)
+					open_memo_set(false);
+				worker_run(&w[wi], kinds[k], BENCH_STEADY_MS);
+				v[r][wi][k] = worker_run(&w[wi], kinds[k], ms);
+				if (k == named && wi == 1)
+					open_memo_set(true);
+			}
 	for (i = 0; i < 3; i++)
 		worker_stop(&w[i]);
 	for (k = 0; k < NK; k++) {
 		struct spread cf, ll, rt;
-		char name[64];
+		char name[64], tgt[16];
 
 		for (r = 0; r < rounds; r++)
 			x[r] = v[r][1][k] - v[r][0][k];
@@ -768,19 +864,21 @@ static void bench_landlock(int rounds, int ms, int lfd, uint16_t port)
 		for (r = 0; r < rounds; r++)
 			x[r] = (v[r][1][k] - v[r][0][k]) / (v[r][2][k] - v[r][0][k]);
 		rt = spread_of(x, rounds);
-		printf("# open %s: capfence bound - unbound %.0f ns [%.0f-%.0f], Landlock - unbound %.0f ns [%.0f-%.0f] (median [p25-p75] over %d rounds)\n",
-		       kname[k], cf.med, cf.p25, cf.p75, ll.med, ll.p25, ll.p75,
-		       rounds);
+		printf("# %s%s: capfence bound - unbound %.0f ns [%.0f-%.0f], Landlock - unbound %.0f ns [%.0f-%.0f] (median [p25-p75] over %d rounds)\n",
+		       loop_label(kinds[k]), k == named ? ", open memo off" : "",
+		       cf.med, cf.p25, cf.p75, ll.med,
+		       ll.p25, ll.p75, rounds);
 		snprintf(name, sizeof(name), "open_%s_capfence_share_ns", kname[k]);
 		line(name, cf.med, "ns", "report", true);
 		snprintf(name, sizeof(name), "open_%s_landlock_ns", kname[k]);
 		line(name, ll.med, "ns", "report", true);
 		snprintf(name, sizeof(name), "open_%s_capfence_share_vs_landlock", kname[k]);
-		/* alternating: every open misses the memo; reported, no target */
-		if (k == 2)
+		if (target[k] > 0) {
+			snprintf(tgt, sizeof(tgt), "<=%.2f", target[k]);
+			line(name, rt.med, "", tgt, rt.med <= target[k]);
+		} else {
 			line(name, rt.med, "", "report", true);
-		else
-			line(name, rt.med, "", "<=1.00", rt.med <= 1.0);
+		}
 	}
 	env_down(&e);
 	free(v);

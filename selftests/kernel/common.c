@@ -82,6 +82,39 @@ struct cft_parse {
 	unsigned int max;
 };
 
+struct cft_stat {
+	int attr;
+	uint64_t *v;
+	bool found;
+};
+
+static int stat_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlattr *tb[CAPFENCE_A_MAX + 1];
+	const struct nlattr *st[CAPFENCE_STATS_A_MAX + 1];
+	struct cft_stat *s = data;
+
+	if (cft_nl_parse(nlh, tb) || !tb[CAPFENCE_A_STATS] ||
+	    cft_nl_parse_nested(tb[CAPFENCE_A_STATS], st, CAPFENCE_STATS_A_MAX) ||
+	    !st[s->attr] || mnl_attr_validate(st[s->attr], MNL_TYPE_U64))
+		return MNL_CB_OK;
+	*s->v = mnl_attr_get_u64(st[s->attr]);
+	s->found = true;
+	return MNL_CB_OK;
+}
+
+int cft_nl_stat(struct cft_nl *nl, int attr, uint64_t *v)
+{
+	struct cft_stat s = { attr, v, false };
+	int err;
+
+	if (attr <= 0 || attr > CAPFENCE_STATS_A_MAX)
+		return -EINVAL;
+	err = cft_nl_talk(nl, cft_nl_req(nl, CAPFENCE_CMD_STATUS_GET, 0),
+			  stat_cb, &s);
+	return err ?: s.found ? 0 : -ENOENT;
+}
+
 static int parse_attr(const struct nlattr *attr, void *data)
 {
 	struct cft_parse *p = data;

@@ -39,6 +39,8 @@ int cft_nl_talk(struct cft_nl *nl, struct nlmsghdr *nlh, mnl_cb_t cb,
 		void *data);
 /* capfence_client_status(). */
 int cft_nl_status(struct cft_nl *nl, struct capfence_status *s);
+/* One u64 counter of STATUS_GET's CAPFENCE_A_STATS (CAPFENCE_STATS_A_*). */
+int cft_nl_stat(struct cft_nl *nl, int attr, uint64_t *v);
 /* Parse the attributes of a capfence message into tb[CAPFENCE_A_MAX + 1]. */
 int cft_nl_parse(const struct nlmsghdr *nlh, const struct nlattr **tb);
 /* Parse a nest into tb[max + 1]. */

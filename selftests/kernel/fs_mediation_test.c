@@ -174,7 +174,7 @@ static int fsm_step(char *cmd)
 {
 	char a[128], b[128], c[128];
 	struct open_how how = {};
-	int fd, fl, r;
+	int fd, fl, r, ms, n;
 
 	/* before "xopen", which sscanf() would match as a prefix */
 	if (sscanf(cmd, "xopenat2 %127s %127s", a, b) == 2) {
@@ -292,6 +292,30 @@ static int fsm_step(char *cmd)
 			    MOVE_MOUNT_F_EMPTY_PATH) ? errno : 0;
 		close(t);
 		return r;
+	}
+	/*
+	 * Open @a/d0/f ... @a/d<n-1>/f in turn (n = 0: @a/f) with flags @b
+	 * for @ms milliseconds: the steady state of a long-running task.
+	 */
+	if (sscanf(cmd, "rotopen %d %127s %127s %d", &ms, b, a, &n) == 4) {
+		uint64_t end = cft_now_ns() + (uint64_t)ms * 1000000;
+		char p[160];
+		int i = 0;
+
+		fl = open_flags(b);
+		if (fl < 0 || n < 0)
+			return EINVAL;
+		while (cft_now_ns() < end) {
+			if (n)
+				snprintf(p, sizeof(p), "%s/d%d/f", a, i++ % n);
+			else
+				snprintf(p, sizeof(p), "%s/f", a);
+			fd = open(p, fl, 0644);
+			if (fd < 0)
+				return errno;
+			close(fd);
+		}
+		return 0;
 	}
 	/* a directory kept open, for "at" (before "xread"-like prefixes) */
 	if (sscanf(cmd, "dir %127s", a) == 1) {
@@ -449,6 +473,7 @@ static int make_tree(void)
 	/* a mount a failed test left behind */
 	umount2("/tmp/fsm/allowed/m", MNT_DETACH);
 	umount2("/tmp/fsm/ro/m", MNT_DETACH);
+	umount2("/tmp/fsm/secret/bm", MNT_DETACH);
 	if (system("rm -rf /tmp/fsm /tmp/fsm-old"))
 		return -1;
 	if (mkdir("/tmp/fsm", 0755) ||
@@ -1106,6 +1131,181 @@ TEST_F(fsm, memo_each_class_judged)
 	REC("no_capability", "fs:write", "/tmp/fsm/allowed/dir0/f", 0);
 	EXPECT_EQ(2, size_of("/tmp/fsm/allowed/dir0/f"));
 	EXPECT_EQ(0, cft_agent_do(&self->agent, "at f r"));
+}
+
+/* the open memo's counters now */
+static void memo_counts(struct __test_metadata *_metadata,
+			FIXTURE_DATA(fsm) *self, uint64_t *hit, uint64_t *miss)
+{
+	ASSERT_EQ(0, cft_nl_stat(&self->nl, CAPFENCE_STATS_A_OPEN_MEMO_HIT, hit));
+	ASSERT_EQ(0, cft_nl_stat(&self->nl, CAPFENCE_STATS_A_OPEN_MEMO_MISS, miss));
+}
+
+/*
+ * A long-running task: 3.5 s of opens in one directory, well past an
+ * entry's one-second lifetime, are answered by the memo but for the first
+ * and about one renewal a second; after that long, a rename still makes
+ * the next open be judged by name.
+ */
+TEST_F(fsm, memo_answers_in_the_steady_state)
+{
+	uint64_t h0, m0, h1, m1;
+
+	put_file("/tmp/fsm/allowed/dir0/f", "f\n", 0666);
+	memo_counts(_metadata, self, &h0, &m0);
+	ASSERT_EQ(0, cft_agent_do(&self->agent,
+				  "rotopen 3500 r /tmp/fsm/allowed/dir0 0"));
+	memo_counts(_metadata, self, &h1, &m1);
+	TH_LOG("3.5 s of opens: %llu answered by the memo, %llu named",
+	       (unsigned long long)(h1 - h0), (unsigned long long)(m1 - m0));
+	EXPECT_LE(m1 - m0, 8);
+	EXPECT_GE(h1 - h0, 20 * (m1 - m0));
+	ASSERT_EQ(0, rename("/tmp/fsm/allowed/dir0", "/tmp/fsm/secret/dir0"));
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent,
+				       "xopen /tmp/fsm/secret/dir0/f r"));
+	REC("constraint", "fs:read", "/tmp/fsm/secret/dir0/f", self->rt.cap_id);
+}
+
+/*
+ * Opens in eight directories in turn stay on the memo; one of them
+ * renamed out of the grant is judged by its new name, and the others are
+ * judged again and still allowed.
+ */
+TEST_F(fsm, memo_answers_a_rotation_of_directories)
+{
+	uint64_t h0, m0, h1, m1;
+	char p[64];
+	int i;
+
+	ASSERT_EQ(0, mkdir("/tmp/fsm/allowed/rot", 0777));
+	for (i = 0; i < 8; i++) {
+		snprintf(p, sizeof(p), "/tmp/fsm/allowed/rot/d%d", i);
+		ASSERT_EQ(0, mkdir(p, 0777));
+		snprintf(p, sizeof(p), "/tmp/fsm/allowed/rot/d%d/f", i);
+		put_file(p, "f\n", 0666);
+	}
+	memo_counts(_metadata, self, &h0, &m0);
+	ASSERT_EQ(0, cft_agent_do(&self->agent,
+				  "rotopen 2500 r /tmp/fsm/allowed/rot 8"));
+	memo_counts(_metadata, self, &h1, &m1);
+	TH_LOG("2.5 s of opens in 8 directories: %llu answered by the memo, %llu named",
+	       (unsigned long long)(h1 - h0), (unsigned long long)(m1 - m0));
+	/* per entry: the first open and a renewal a second */
+	EXPECT_LE(m1 - m0, 8 * 5);
+	EXPECT_GE(h1 - h0, 10 * (m1 - m0));
+	ASSERT_EQ(0, rename("/tmp/fsm/allowed/rot/d3", "/tmp/fsm/secret/d3"));
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "xopen /tmp/fsm/secret/d3/f r"));
+	REC("constraint", "fs:read", "/tmp/fsm/secret/d3/f", self->rt.cap_id);
+	EXPECT_EQ(0, cft_agent_do(&self->agent,
+				  "rotopen 200 r /tmp/fsm/allowed/rot 3"));
+}
+
+/* mkdir @n directories @dir/d<i>, each with a file f */
+static int make_dirs(const char *dir, int n)
+{
+	char p[96];
+	int i;
+
+	if (mkdir(dir, 0777))
+		return -1;
+	for (i = 0; i < n; i++) {
+		snprintf(p, sizeof(p), "%s/d%d", dir, i);
+		if (mkdir(p, 0777))
+			return -1;
+		snprintf(p, sizeof(p), "%s/d%d/f", dir, i);
+		put_file(p, "f\n", 0666);
+	}
+	return 0;
+}
+
+/*
+ * An entry stands for the subtree its grant and rule admit whole: opens in
+ * a hundred directories never opened before are answered without naming
+ * them; and the subtree is the one the admitting constraint names, not the
+ * shallowest constraint of the token (FSM_READ also admits /etc, /usr ...):
+ * /tmp/fsm/secret stays outside it.
+ */
+TEST_F(fsm, memo_answers_new_directories_beneath_a_subtree)
+{
+	uint64_t h0, m0, h1, m1;
+
+	ASSERT_EQ(0, make_dirs("/tmp/fsm/allowed/new", 100));
+	memo_counts(_metadata, self, &h0, &m0);
+	ASSERT_EQ(0, cft_agent_do(&self->agent,
+				  "rotopen 1500 r /tmp/fsm/allowed/new 100"));
+	memo_counts(_metadata, self, &h1, &m1);
+	TH_LOG("1.5 s of opens in 100 directories: %llu answered by the memo, %llu named",
+	       (unsigned long long)(h1 - h0), (unsigned long long)(m1 - m0));
+	EXPECT_LE(m1 - m0, 6);
+	EXPECT_GE(h1 - h0, 20 * (m1 - m0));
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "xread /tmp/fsm/secret/s"));
+	REC("constraint", "fs:read", "/tmp/fsm/secret/s", self->rt.cap_id);
+}
+
+/*
+ * The subtree is the deeper of what the rule and the grant admit: with a
+ * write grant for /tmp/fsm/allowed/dir0 under a rule for /tmp/fsm/allowed,
+ * writes in dir0 leave dir0 in the memo, and a write beside it (inside the
+ * rule, outside the grant) is judged and refused.
+ */
+TEST_F(fsm, memo_subtree_is_the_deeper_constraint)
+{
+	struct capfence_token w;
+
+	give_write(_metadata, self, "/tmp/fsm/allowed/dir0", &w);
+	FILL("/tmp/fsm/allowed/dir0", "f", "wc");
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "xopen /tmp/fsm/allowed/a w"));
+	REC("constraint", "fs:write", "/tmp/fsm/allowed/a", w.cap_id);
+	EXPECT_EQ(0, cft_agent_do(&self->agent, "at f w"));
+}
+
+#define OPEN_MEMO_PARAM	"/sys/module/capfence/parameters/open_memo"
+
+static int write_param(const char *path, const char *v)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return -1;
+	fputs(v, f);
+	return fclose(f) ? -1 : 0;
+}
+
+/* open_memo=0: every open is named, none is answered by the memo */
+TEST_F(fsm, memo_switched_off)
+{
+	uint64_t h0, m0, h1, m1;
+
+	put_file("/tmp/fsm/allowed/dir0/f", "f\n", 0666);
+	ASSERT_EQ(0, write_param(OPEN_MEMO_PARAM, "0"));
+	memo_counts(_metadata, self, &h0, &m0);
+	EXPECT_EQ(0, cft_agent_do(&self->agent,
+				  "rotopen 300 r /tmp/fsm/allowed/dir0 0"));
+	memo_counts(_metadata, self, &h1, &m1);
+	ASSERT_EQ(0, write_param(OPEN_MEMO_PARAM, "1"));
+	EXPECT_EQ(h0, h1);
+	EXPECT_EQ(m0, m1);
+	EXPECT_EQ(0, cft_agent_do(&self->agent,
+				  "rotopen 300 r /tmp/fsm/allowed/dir0 0"));
+	memo_counts(_metadata, self, &h0, &m0);
+	EXPECT_LT(h1, h0);
+}
+
+/*
+ * An entry is a directory on a mount: the same directory reached through
+ * a bind mount outside the grant has another name and is judged by it.
+ */
+TEST_F(fsm, memo_same_directory_through_another_mount)
+{
+	put_file("/tmp/fsm/allowed/dir0/f", "f\n", 0666);
+	ASSERT_EQ(0, mkdir("/tmp/fsm/secret/bm", 0755));
+	ASSERT_EQ(0, mount("/tmp/fsm/allowed/dir0", "/tmp/fsm/secret/bm",
+			   NULL, MS_BIND, NULL));
+	EXPECT_EQ(0, cft_agent_do(&self->agent,
+				  "rotopen 300 r /tmp/fsm/allowed/dir0 0"));
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "xopen /tmp/fsm/secret/bm/f r"));
+	REC("constraint", "fs:read", "/tmp/fsm/secret/bm/f", self->rt.cap_id);
+	EXPECT_EQ(0, umount2("/tmp/fsm/secret/bm", MNT_DETACH));
 }
 
 /* ---- what stays allowed ---- */

@@ -255,6 +255,8 @@ enum capfence_stats_attr {
 	CAPFENCE_STATS_A_CRED_BYTES,		/* bytes per bound credential */
 	CAPFENCE_STATS_A_CAP_BYTES,		/* bytes per held capability */
 	CAPFENCE_STATS_A_PAD,
+	CAPFENCE_STATS_A_OPEN_MEMO_HIT,		/* opens answered by the memo */
+	CAPFENCE_STATS_A_OPEN_MEMO_MISS,	/* memo asked, file named */
 	__CAPFENCE_STATS_A_MAX
 };
 
