@@ -14,6 +14,9 @@
  * AF_INET where the IPv4 stack accepts it so (bind, UDP and raw sendmsg on
  * an AF_INET socket), and an AF_INET address on an AF_INET6 socket reaches
  * the IPv4 host. An address the stack will reject is left to the stack.
+ * An unspecified peer names this host, at addresses the stack picks when
+ * it routes (cf_net_judge_peer()); a local "::" on a socket that is not
+ * IPv6-only takes IPv4 as well (cf_net_judge_local()).
  *
  * Locking and context: called from the kfuncs (BPF program context: RCU
  * read lock held, never sleeps). Decisions read grant state in a fence
@@ -21,9 +24,11 @@
  */
 #include <linux/in.h>
 #include <linux/in6.h>
+#include <linux/ipv6.h>
 #include <linux/net.h>
 #include <linux/sctp.h>
 #include <linux/socket.h>
+#include <linux/string.h>
 #include <net/inet_sock.h>
 #include <net/ipv6.h>
 #include <net/sock.h>
@@ -155,6 +160,121 @@ static int cf_net_judge(struct cf_cred *e, struct sock *sk,
 	return err;
 }
 
+/* @t's address is the unspecified one: 0.0.0.0 or :: */
+static bool cf_net_unspec(const struct cf_target *t)
+{
+	return !memchr_inv(t->addr, 0, t->family == 4 ? 4 : 16);
+}
+
+/* judge @t again at the IPv4 address @addr (same class and port) */
+static int cf_net_judge_v4(struct cf_cred *e, struct sock *sk,
+			   const struct cf_target *t, __be32 addr, bool track)
+{
+	struct cf_target u = { .class_id = t->class_id };
+
+	cf_target_v4(&u, &addr, htons(t->port));
+	return cf_net_judge(e, sk, &u, track);
+}
+
+/*
+ * Can @sk still take IPv4 traffic on an IPv6 address? Only an AF_INET6
+ * socket that is not IPv6-only. IPV6_V6ONLY can be changed until the
+ * socket has a port, and socket_setsockopt does not show its value, so
+ * another thread may clear it between a judgement and the operation: an
+ * unbound socket counts as dual-stack whatever the option says now.
+ */
+static bool cf_net_dual_stack(const struct sock *sk)
+{
+	return sk->sk_family == AF_INET6 &&
+	       !(ipv6_only_sock(sk) && READ_ONCE(inet_sk(sk)->inet_num));
+}
+
+/**
+ * cf_net_judge_peer() - judge a peer for net:connect as the stack reaches it
+ * @e: the calling task's bound state
+ * @sk: the socket
+ * @t: the peer as written (class net:connect)
+ * @track: remember the admitting grants on @sk
+ * @src: an IPv4 source address the message itself names (IP_PKTINFO),
+ *	 or 0
+ *
+ * The unspecified address names this host: the stack rewrites it to a
+ * local address when it connects or routes, from socket state that another
+ * thread can change after this judgement.
+ * - "::" becomes ::1, or 127.0.0.1 on a socket whose source is an
+ *   IPv4-mapped address (tcp_v6_connect(), ip6_datagram_connect(),
+ *   udpv6_sendmsg()): both are judged, 127.0.0.1 unless the socket can no
+ *   longer take IPv4.
+ * - 0.0.0.0, also as ::ffff:0.0.0.0 or an AF_INET address on an AF_INET6
+ *   socket, becomes the packet's source address (the socket's, one a
+ *   message names, or an address of the device it is bound to), or
+ *   127.0.0.1 when it has none (ip_route_output_key_hash_rcu()). 127.0.0.1,
+ *   the socket's source addresses and @src are judged, and then 0.0.0.0 as
+ *   written: a grant that does not contain the unspecified address itself
+ *   (as one for every address does) admits no other local address the
+ *   stack could pick.
+ *
+ * Return: 0, -EACCES (audited, target the first address refused) or
+ * -ENOMEM.
+ */
+static int cf_net_judge_peer(struct cf_cred *e, struct sock *sk,
+			     struct cf_target *t, bool track, __be32 src)
+{
+	static const struct in6_addr lo6 = IN6ADDR_LOOPBACK_INIT;
+	const struct inet_sock *inet = inet_sk(sk);
+	__be32 lo = htonl(INADDR_LOOPBACK), a[3];
+	struct cf_target u;
+	unsigned int i, j;
+	int err;
+
+	if (!cf_net_unspec(t))
+		return cf_net_judge(e, sk, t, track);
+	if (t->family == 6) {
+		u = *t;
+		memcpy(u.addr, &lo6, sizeof(lo6));
+		err = cf_net_judge(e, sk, &u, track);
+		if (err || !cf_net_dual_stack(sk))
+			return err;
+		return cf_net_judge_v4(e, sk, t, lo, track);
+	}
+	a[0] = READ_ONCE(inet->inet_saddr);
+	a[1] = READ_ONCE(inet->inet_rcv_saddr);
+	a[2] = src;
+	err = cf_net_judge_v4(e, sk, t, lo, track);
+	for (i = 0; !err && i < ARRAY_SIZE(a); i++) {
+		if (!a[i] || a[i] == lo)
+			continue;
+		for (j = 0; j < i && a[j] != a[i]; j++)
+			;
+		if (j == i)
+			err = cf_net_judge_v4(e, sk, t, a[i], track);
+	}
+	return err ?: cf_net_judge(e, sk, t, track);
+}
+
+/**
+ * cf_net_judge_local() - judge a local address for net:bind as it binds
+ * @e: the calling task's bound state
+ * @sk: the socket
+ * @t: the local address (class net:bind)
+ * @track: remember the admitting grants on @sk
+ *
+ * "::" on a socket that can take IPv4 (cf_net_dual_stack()) binds
+ * 0.0.0.0 at the same port too: both are judged.
+ *
+ * Return: 0, -EACCES (audited) or -ENOMEM.
+ */
+static int cf_net_judge_local(struct cf_cred *e, struct sock *sk,
+			      struct cf_target *t, bool track)
+{
+	int err = cf_net_judge(e, sk, t, track);
+
+	if (err || t->family != 6 || !cf_net_unspec(t) ||
+	    !cf_net_dual_stack(sk))
+		return err;
+	return cf_net_judge_v4(e, sk, t, htonl(INADDR_ANY), track);
+}
+
 /**
  * cf_net_connect() - socket_connect: net:connect on the peer address
  * @e: the calling task's bound state
@@ -162,7 +282,8 @@ static int cf_net_judge(struct cf_cred *e, struct sock *sk,
  * @sa: the address
  * @len: its length
  *
- * AF_UNSPEC disconnects: nothing to judge.
+ * AF_UNSPEC disconnects: nothing to judge. The unspecified address is
+ * judged as the local addresses it reaches (cf_net_judge_peer()).
  *
  * Return: 0, -EACCES (audited) or -ENOMEM (the connect fails).
  */
@@ -176,7 +297,7 @@ int cf_net_connect(struct cf_cred *e, struct socket *sock,
 		return 0;
 	if (cf_net_addr(sk, sa, len, false, &t))
 		return 0;
-	return cf_net_judge(e, sk, &t, true);
+	return cf_net_judge_peer(e, sk, &t, true, 0);
 }
 
 /**
@@ -185,6 +306,9 @@ int cf_net_connect(struct cf_cred *e, struct socket *sock,
  * @sock: the socket
  * @sa: the address
  * @len: its length
+ *
+ * "::" on a socket that can take IPv4 needs net:bind for 0.0.0.0 at the
+ * same port as well (cf_net_judge_local()).
  *
  * Return: 0, -EACCES (audited) or -ENOMEM.
  */
@@ -198,7 +322,7 @@ int cf_net_bind(struct cf_cred *e, struct socket *sock, struct sockaddr *sa,
 		return 0;
 	if (cf_net_addr(sk, sa, len, true, &t))
 		return 0;	/* the stack refuses it: EINVAL, EAFNOSUPPORT */
-	return cf_net_judge(e, sk, &t, true);
+	return cf_net_judge_local(e, sk, &t, true);
 }
 
 /**
@@ -210,7 +334,8 @@ int cf_net_bind(struct cf_cred *e, struct socket *sock, struct sockaddr *sa,
  * socket autobinds an ephemeral port here (judged as port 0, which only a
  * capability for any port admits), and a port an SCTP socket was given by
  * an earlier connect or send is judged as it is, so a connect's ephemeral
- * port never becomes a listening address unjudged.
+ * port never becomes a listening address unjudged. "::" is judged for
+ * IPv4 too where the socket can take it (cf_net_judge_local()).
  *
  * Return: 0, -EACCES (audited) or -ENOMEM.
  */
@@ -222,7 +347,7 @@ int cf_net_listen(struct cf_cred *e, struct socket *sock)
 	if (!cf_inet(sk))
 		return 0;
 	cf_net_local(sk, READ_ONCE(inet_sk(sk)->inet_num), &t);
-	return cf_net_judge(e, sk, &t, true);
+	return cf_net_judge_local(e, sk, &t, true);
 }
 
 /* a datagram socket the first send autobinds, and which then receives
@@ -270,16 +395,39 @@ int cf_net_setsockopt(struct cf_cred *e, struct socket *sock, int level,
 }
 
 /*
+ * The IPv4 source address an IP_PKTINFO cmsg sets (ipi_spec_dst; on an
+ * AF_INET6 socket sending to IPv4, an IPV6_PKTINFO with a v4-mapped
+ * address, as ip_cmsg_send() reads it), or 0.
+ */
+static __be32 cf_net_cmsg_src(const struct sock *sk, const struct cmsghdr *c)
+{
+	if (c->cmsg_level == SOL_IP && c->cmsg_type == IP_PKTINFO &&
+	    c->cmsg_len >= CMSG_LEN(sizeof(struct in_pktinfo)))
+		return ((const struct in_pktinfo *)CMSG_DATA(c))->ipi_spec_dst.s_addr;
+	if (sk->sk_family == AF_INET6 && c->cmsg_level == SOL_IPV6 &&
+	    c->cmsg_type == IPV6_PKTINFO &&
+	    c->cmsg_len >= CMSG_LEN(sizeof(struct in6_pktinfo))) {
+		const struct in6_pktinfo *pi = (const void *)CMSG_DATA(c);
+
+		if (ipv6_addr_v4mapped(&pi->ipi6_addr))
+			return pi->ipi6_addr.s6_addr32[3];
+	}
+	return 0;
+}
+
+/*
  * Ancillary data of one send: source routes are refused as in
  * cf_net_setsockopt(), and the extra peer addresses SCTP takes for a new
  * association (SCTP_DSTADDRV4/V6, at the port of @port) are each judged
- * for net:connect.
+ * for net:connect. *@src is set to the last IPv4 source address the data
+ * names (the stack sends there when the destination is unspecified).
  */
 static int cf_net_cmsg(struct cf_cred *e, struct sock *sk,
-		       struct msghdr *msg, __be16 port)
+		       struct msghdr *msg, __be16 port, __be32 *src)
 {
 	struct cf_target t;
 	struct cmsghdr *c;
+	__be32 a;
 	int err;
 
 	/* sendmsg has copied the control data in; refuse what was not */
@@ -290,6 +438,9 @@ static int cf_net_cmsg(struct cf_cred *e, struct sock *sk,
 		if (cf_net_srcroute(c->cmsg_level, c->cmsg_type))
 			return cf_refuse_mediated(e, CAPFENCE_CLASS_NET_CONNECT,
 						  "cmsg:source-route");
+		a = cf_net_cmsg_src(sk, c);
+		if (a)
+			*src = a;
 		if (c->cmsg_level != SOL_SCTP)
 			continue;
 		t = (struct cf_target){ .class_id = CAPFENCE_CLASS_NET_CONNECT };
@@ -301,7 +452,7 @@ static int cf_net_cmsg(struct cf_cred *e, struct sock *sk,
 			cf_target_v6(&t, (const void *)CMSG_DATA(c), port);
 		else
 			continue;
-		err = cf_net_judge(e, sk, &t, true);
+		err = cf_net_judge_peer(e, sk, &t, true, 0);
 		if (err)
 			return err;
 	}
@@ -312,7 +463,7 @@ static int cf_net_cmsg(struct cf_cred *e, struct sock *sk,
  * cf_net_sendmsg() - socket_sendmsg: a send with an address is a connect
  * @e: the calling task's bound state
  * @sock: the socket
- * @msg: the message; only msg_name is read
+ * @msg: the message: its address and ancillary data are read
  *
  * Datagrams to an address, TCP Fast Open and SCTP implicit association all
  * name their peer here. An unbound datagram socket is autobound by its
@@ -327,27 +478,28 @@ int cf_net_sendmsg(struct cf_cred *e, struct socket *sock, struct msghdr *msg)
 {
 	struct cf_target t = { .class_id = CAPFENCE_CLASS_NET_CONNECT };
 	struct sock *sk = sock ? sock->sk : NULL;
-	int err;
-
+	__be32 src = 0;
 	bool named;
+	int err;
 
 	if (!cf_inet(sk))
 		return 0;
 	named = msg->msg_name &&
 		!cf_net_addr(sk, msg->msg_name, msg->msg_namelen, true, &t);
 	if (msg->msg_controllen) {
-		err = cf_net_cmsg(e, sk, msg, named ? htons(t.port) : 0);
+		err = cf_net_cmsg(e, sk, msg, named ? htons(t.port) : 0, &src);
 		if (err)
 			return err;
 	}
 	if (named) {
-		err = cf_net_judge(e, sk, &t, sk->sk_type != SOCK_DGRAM);
+		err = cf_net_judge_peer(e, sk, &t, sk->sk_type != SOCK_DGRAM,
+					src);
 		if (err)
 			return err;
 		if (cf_net_autobinds(sk)) {
 			t = (struct cf_target){ .class_id = CAPFENCE_CLASS_NET_BIND };
 			cf_net_local(sk, 0, &t);
-			err = cf_net_judge(e, sk, &t, true);
+			err = cf_net_judge_local(e, sk, &t, true);
 			if (err)
 				return err;
 		}
@@ -423,8 +575,9 @@ int cf_net_create(struct cf_cred *e, int family, int type)
  *
  * bindx and primary-address changes need net:bind for every address;
  * connectx, implicit association and address additions need net:connect.
- * Only called in task context (kfunc.c): address changes a peer asks for
- * in softirq belong to no task.
+ * Each address is judged as the stack takes it (cf_net_judge_local(),
+ * cf_net_judge_peer()). Only called in task context (kfunc.c): address
+ * changes a peer asks for in softirq belong to no task.
  *
  * Return: 0, -EACCES (audited), or -EINVAL for a malformed list.
  */
@@ -470,7 +623,10 @@ int cf_net_sctp(struct cf_cred *e, struct sock *sk, int optname,
 		else
 			cf_target_v4(&t, &((const struct sockaddr_in *)a)->sin_addr,
 				     ((const struct sockaddr_in *)a)->sin_port);
-		err = cf_net_judge(e, sk, &t, true);
+		if (class_id == CAPFENCE_CLASS_NET_BIND)
+			err = cf_net_judge_local(e, sk, &t, true);
+		else
+			err = cf_net_judge_peer(e, sk, &t, true, 0);
 		if (err)
 			return err;
 	}

@@ -22,6 +22,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <netinet/in.h>
+#include <netinet/icmp6.h>
 #include <netinet/ip.h>
 #include <netinet/ip_icmp.h>
 #include <netinet/tcp.h>
@@ -568,6 +569,146 @@ static int uring(const char *op, const char *addr, int port)
 	return err;
 }
 
+/* ---- the unspecified address: this host, at an address the stack picks ---- */
+
+/*
+ * A connect or send by @kind ("tcp", "udpconnect", "udpsend", "fastopen",
+ * "ping") to the unspecified address in @form: "v4" (0.0.0.0 on AF_INET),
+ * "unspec" (AF_UNSPEC on AF_INET, which UDP reads as 0.0.0.0), "v6" (::),
+ * "mapped" (::ffff:0.0.0.0), "v4on6" (an AF_INET 0.0.0.0 on AF_INET6),
+ * "v6src" (:: on a socket bound to [::ffff:0.0.0.0]:0, whose source is
+ * then IPv4), "v4src" (0.0.0.0 on a socket bound to 127.0.0.2:0), at
+ * @port. Returns the errno of the connect or send, or 0.
+ */
+static int unspec(const char *kind, const char *form, int port)
+{
+	bool v6 = strcmp(form, "v4") && strcmp(form, "unspec") &&
+		  strcmp(form, "v4src");
+	struct icmphdr echo4 = { .type = ICMP_ECHO };
+	struct icmp6_hdr echo6 = { .icmp6_type = ICMP6_ECHO_REQUEST };
+	struct sockaddr_in6 sin6 = { .sin6_family = AF_INET6,
+				     .sin6_port = htons((uint16_t)port) };
+	struct sockaddr_in sin = { .sin_family = AF_INET,
+				   .sin_port = htons((uint16_t)port) };
+	struct timeval tv = { .tv_sec = 2 };
+	const void *buf = "x";
+	struct sockaddr *sa;
+	size_t blen = 1;
+	int fd, type = SOCK_DGRAM, proto = 0, err;
+	socklen_t len;
+
+	if (!strcmp(kind, "tcp") || !strcmp(kind, "fastopen"))
+		type = SOCK_STREAM;
+	if (!strcmp(kind, "ping")) {
+		proto = v6 ? IPPROTO_ICMPV6 : IPPROTO_ICMP;
+		buf = v6 ? (const void *)&echo6 : (const void *)&echo4;
+		blen = v6 ? sizeof(echo6) : sizeof(echo4);
+	}
+	fd = socket(v6 ? AF_INET6 : AF_INET, type, proto);
+	if (fd < 0)
+		return 100 + errno;
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	if (!strcmp(form, "v6src")) {
+		struct sockaddr_in6 b = { .sin6_family = AF_INET6 };
+
+		inet_pton(AF_INET6, "::ffff:0.0.0.0", &b.sin6_addr);
+		if (bind(fd, (struct sockaddr *)&b, sizeof(b))) {
+			err = 100 + errno;
+			goto out;
+		}
+	}
+	if (!strcmp(form, "v4src")) {
+		struct sockaddr_in b = { .sin_family = AF_INET };
+
+		inet_pton(AF_INET, "127.0.0.2", &b.sin_addr);
+		if (bind(fd, (struct sockaddr *)&b, sizeof(b))) {
+			err = 100 + errno;
+			goto out;
+		}
+	}
+	if (!strcmp(form, "mapped"))
+		inet_pton(AF_INET6, "::ffff:0.0.0.0", &sin6.sin6_addr);
+	if (!strcmp(form, "unspec"))
+		sin.sin_family = AF_UNSPEC;
+	if (v6 && strcmp(form, "v4on6")) {
+		sa = (struct sockaddr *)&sin6;
+		len = sizeof(sin6);
+	} else {
+		sa = (struct sockaddr *)&sin;
+		len = sizeof(sin);
+	}
+	if (!strcmp(kind, "tcp") || !strcmp(kind, "udpconnect"))
+		err = res(connect(fd, sa, len));
+	else
+		err = res((int)sendto(fd, buf, blen, !strcmp(kind, "fastopen") ?
+				      MSG_FASTOPEN : 0, sa, len));
+out:
+	close(fd);
+	return err;
+}
+
+/* ---- dual-stack binds ---- */
+
+/*
+ * net:bind by an AF_INET6 socket at @port, by @form: "any" binds [::]
+ * (IPV6_V6ONLY off, as by default) and listens, kept in "held"; "v6only"
+ * sets IPV6_V6ONLY first; "listen" listens unbound (autobind); "udpsend"
+ * sends from an unbound socket to [::1]:@port (autobind); "sctpbindx"
+ * adds [::] with SCTP bindx; "loopback" binds [::1]; "mapped" binds
+ * [::ffff:127.0.0.1]; "toggle" binds [::1] and then clears IPV6_V6ONLY
+ * (the kernel's answer is returned). Returns the errno, or 0.
+ */
+static int bind6(const char *form, int port)
+{
+	struct sockaddr_in6 sin6 = { .sin6_family = AF_INET6,
+				     .sin6_port = htons((uint16_t)port) };
+	int fd, one = 1, zero = 0, err;
+	bool sctp = !strcmp(form, "sctpbindx");
+
+	fd = socket(AF_INET6, !strcmp(form, "udpsend") ? SOCK_DGRAM :
+		    sctp ? SOCK_SEQPACKET : SOCK_STREAM, sctp ? IPPROTO_SCTP : 0);
+	if (fd < 0)
+		return 100 + errno;
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (!strcmp(form, "loopback") || !strcmp(form, "toggle"))
+		sin6.sin6_addr = in6addr_loopback;
+	if (!strcmp(form, "mapped"))
+		inet_pton(AF_INET6, "::ffff:127.0.0.1", &sin6.sin6_addr);
+	if (!strcmp(form, "v6only") &&
+	    setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one))) {
+		err = 100 + errno;
+		goto out;
+	}
+	if (!strcmp(form, "listen")) {
+		err = res(listen(fd, 1));
+	} else if (!strcmp(form, "udpsend")) {
+		sin6.sin6_addr = in6addr_loopback;
+		err = res((int)sendto(fd, "x", 1, 0, (struct sockaddr *)&sin6,
+				      sizeof(sin6)));
+	} else if (sctp) {
+		err = res(setsockopt(fd, CFT_SOL_SCTP, CFT_SCTP_BINDX_ADD, &sin6,
+				     sizeof(sin6)));
+	} else {
+		err = res(bind(fd, (struct sockaddr *)&sin6, sizeof(sin6)));
+		if (!err && !strcmp(form, "toggle"))
+			err = res(setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero,
+					     sizeof(zero)));
+		if (!err && !strcmp(form, "any")) {
+			err = res(listen(fd, 8));
+			if (!err) {
+				if (held >= 0)
+					close(held);
+				held = fd;
+				return 0;
+			}
+		}
+	}
+out:
+	close(fd);
+	return err;
+}
+
 int cft_agent_extra(char *cmd)
 {
 	char a[128], b[128];
@@ -618,6 +759,11 @@ int cft_agent_extra(char *cmd)
 		return uring(b, a, port);
 	if (sscanf(cmd, "n-srcroute %127s %127s %d", b, a, &port) == 3)
 		return srcroute(b, a, port);
+	if (sscanf(cmd, "n-unspec %127s %127s %d", b, a, &port) == 3)
+		return unspec(b, a, port);
+	if (sscanf(cmd, "n-bind6 %127s %d", a, &port) == 2)
+		return bind6(a, port);
+
 	if (sscanf(cmd, "n-borrow %127s %d", a, &port) == 2)
 		return borrow(a, port);
 	if (!strcmp(cmd, "n-tm-fork"))
@@ -936,6 +1082,151 @@ TEST_F(net, source_routes_refused)
 				       self->udp_port));
 	denied(_metadata, self, "bypass", "net:connect", "cmsg:source-route", 0);
 	EXPECT_FALSE(udp_got(self->udp));
+}
+
+/* An epoch whose @class rule admits every address (the others open). */
+static uint64_t wide_epoch(struct __test_metadata *_metadata,
+			   FIXTURE_DATA(net) *self, const char *class_name)
+{
+	char rule[128];
+	const char *rules[4] = { rule, "fs:read=open", "fs:write=open", rule + 64 };
+	uint64_t e = cft_next_epoch(&self->nl);
+	bool conn = !strcmp(class_name, "net:connect");
+
+	snprintf(rule, 64, "%s=token:0.0.0.0/0,[::]/0", class_name);
+	snprintf(rule + 64, 64, "%s=open", conn ? "net:bind" : "net:connect");
+	EXPECT_EQ(0, cft_epoch_install(&self->nl, e, rules, 4, NULL, 0));
+	return e;
+}
+
+/*
+ * The unspecified address names this host: the kernel connects or sends
+ * to ::1, 127.0.0.1, or the socket's own source instead. Every form of it
+ * on every path is judged as what it reaches: under a capability for
+ * 0.0.0.0/5 (which contains 0.0.0.0 but not 127.0.0.1) and ::/0 (which
+ * contains :: and ::1), each one is refused at 127.0.0.1.
+ */
+TEST_F(net, unspecified_peer_is_judged_as_reached)
+{
+	static const struct {
+		const char *kind, *form;
+	} forms[] = {
+		{ "tcp", "v4" }, { "tcp", "v6" }, { "tcp", "mapped" },
+		{ "tcp", "v6src" }, { "tcp", "v4src" },
+		{ "udpconnect", "v4" }, { "udpconnect", "v6" },
+		{ "udpconnect", "mapped" }, { "udpconnect", "v4on6" },
+		{ "udpconnect", "v6src" },
+		{ "udpsend", "v4" }, { "udpsend", "unspec" }, { "udpsend", "v6" },
+		{ "udpsend", "mapped" }, { "udpsend", "v4on6" },
+		{ "udpsend", "v6src" }, { "udpsend", "v4src" },
+		{ "fastopen", "v4" }, { "fastopen", "v6" }, { "fastopen", "mapped" },
+		{ "ping", "v4" }, { "ping", "v6" },
+	};
+	uint64_t ew = wide_epoch(_metadata, self, "net:connect");
+	struct capfence_token t;
+	struct cft_agent a;
+	char target[64];
+	size_t i;
+	int port;
+
+	ASSERT_EQ(0, cft_agent_spawn(&a, ew, NULL, 0, NULL));
+	give(_metadata, self, ew, a.pid, "net:connect", "0.0.0.0/5,[::]/0",
+	     0x7800, &t);
+	for (i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
+		port = !strcmp(forms[i].kind, "ping") ? 0 :
+		       strncmp(forms[i].kind, "udp", 3) ? self->tcp_port :
+		       self->udp_port;
+		snprintf(target, sizeof(target), "127.0.0.1:%d", port);
+		TH_LOG("%s to the unspecified address, %s", forms[i].kind,
+		       forms[i].form);
+		EXPECT_EQ(EACCES, cft_agent_do(&a, "n-unspec %s %s %d", forms[i].kind,
+					       forms[i].form, port));
+		record(_metadata, self, a.pid, ew, "constraint", "net:connect",
+		       target, 0x7800);
+	}
+	EXPECT_FALSE(udp_got(self->udp));
+	EXPECT_TRUE(cft_agent_stop_clean(&a));
+
+	/* where every address it reaches is granted, it goes */
+	ASSERT_EQ(0, cft_agent_spawn(&a, ew, NULL, 0, NULL));
+	give(_metadata, self, ew, a.pid, "net:connect",
+	     "127.0.0.0/8,0.0.0.0/32,[::1]/128", 0x7801, &t);
+	EXPECT_EQ(0, cft_agent_do(&a, "n-unspec tcp v4 %u", self->tcp_port));
+	EXPECT_EQ(0, cft_agent_do(&a, "n-unspec tcp v6src %u", self->tcp_port));
+	/* ::1, where nothing listens: the kernel's answer */
+	EXPECT_EQ(ECONNREFUSED, cft_agent_do(&a, "n-unspec tcp v6 %u",
+					     self->tcp_port));
+	EXPECT_EQ(0, cft_agent_do(&a, "n-unspec udpsend v4 %u", self->udp_port));
+	EXPECT_TRUE(udp_got(self->udp));
+	/* 0.0.0.0 itself is judged too: without it, the same connect is refused */
+	EXPECT_TRUE(cft_agent_stop_clean(&a));
+	ASSERT_EQ(0, cft_agent_spawn(&a, ew, NULL, 0, NULL));
+	give(_metadata, self, ew, a.pid, "net:connect", "127.0.0.0/8,[::1]/128",
+	     0x7802, &t);
+	EXPECT_EQ(EACCES, cft_agent_do(&a, "n-unspec tcp v4 %u", self->tcp_port));
+	snprintf(target, sizeof(target), "0.0.0.0:%u", self->tcp_port);
+	record(_metadata, self, a.pid, ew, "constraint", "net:connect", target,
+	       0x7802);
+	EXPECT_EQ(0, cft_agent_do(&a, "n-unspec tcp v6src %u", self->tcp_port));
+	EXPECT_TRUE(cft_agent_stop_clean(&a));
+}
+
+/* a TCP connect from the test to @addr:@port: 0 or its errno */
+static int tcp_try(const char *addr, int port)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET,
+				   .sin_port = htons((uint16_t)port) };
+	int fd = socket(AF_INET, SOCK_STREAM, 0), err;
+
+	inet_pton(AF_INET, addr, &sin.sin_addr);
+	err = connect(fd, (struct sockaddr *)&sin, sizeof(sin)) ? errno : 0;
+	close(fd);
+	return err;
+}
+
+/*
+ * Binding [::] on an AF_INET6 socket that is not IPv6-only binds 0.0.0.0
+ * as well: every way of getting that address is judged for both. The
+ * option can be set until the socket has a port, and capfence does not
+ * see its value, so an unbound socket counts as dual-stack even with
+ * IPV6_V6ONLY set; once bound, the kernel refuses to change it.
+ */
+TEST_F(net, dual_stack_bind_is_judged_for_ipv4)
+{
+	static const struct {
+		const char *form;
+		int port;	/* -1: the port of the command, 0: autobind */
+	} forms[] = {
+		{ "any", -1 }, { "v6only", -1 }, { "listen", 0 },
+		{ "udpsend", 0 }, { "sctpbindx", -1 },
+	};
+	uint64_t eb = wide_epoch(_metadata, self, "net:bind");
+	struct capfence_token t;
+	struct cft_agent a;
+	char target[64];
+	size_t i;
+
+	ASSERT_EQ(0, cft_agent_spawn(&a, eb, NULL, 0, NULL));
+	give(_metadata, self, eb, a.pid, "net:bind", "127.0.0.1/32,[::]/0",
+	     0x7900, &t);
+	for (i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
+		if (!strcmp(forms[i].form, "sctpbindx") && !sctp_available())
+			continue;
+		snprintf(target, sizeof(target), "0.0.0.0:%d",
+			 forms[i].port ? 29988 : 0);
+		TH_LOG("[::] by %s", forms[i].form);
+		EXPECT_EQ(EACCES, cft_agent_do(&a, "n-bind6 %s 29988", forms[i].form));
+		record(_metadata, self, a.pid, eb, "constraint", "net:bind", target,
+		       0x7900);
+	}
+	/* nothing listens for IPv4 on the port */
+	EXPECT_EQ(ECONNREFUSED, tcp_try("127.0.0.2", 29988));
+	/* addresses that are IPv6 only, or IPv4 inside the grant, bind */
+	EXPECT_EQ(0, cft_agent_do(&a, "n-bind6 loopback 29988"));
+	EXPECT_EQ(0, cft_agent_do(&a, "n-bind6 mapped 29988"));
+	/* and a bound socket's IPV6_V6ONLY cannot change any more */
+	EXPECT_EQ(EINVAL, cft_agent_do(&a, "n-bind6 toggle 29989"));
+	EXPECT_TRUE(cft_agent_stop_clean(&a));
 }
 
 TEST_F(net, raw_and_packet_sockets_refused)
