@@ -16,7 +16,9 @@
  * the IPv4 host. An address the stack will reject is left to the stack.
  * An unspecified peer names this host, at addresses the stack picks when
  * it routes (cf_net_judge_peer()); a local "::" on a socket that is not
- * IPv6-only takes IPv4 as well (cf_net_judge_local()).
+ * IPv6-only takes IPv4 as well (cf_net_judge_local()). sendmmsg() asks
+ * the LSM once for a run of messages to one address, so such a batch is
+ * refused (cf_net_sendmsg()).
  *
  * Locking and context: called from the kfuncs (BPF program context: RCU
  * read lock held, never sleeps). Decisions read grant state in a fence
@@ -362,14 +364,35 @@ static bool cf_net_autobinds(const struct sock *sk)
 	       !READ_ONCE(inet_sk(sk)->inet_num);
 }
 
-/* a source route: the packet goes first to an address nobody judged */
-static bool cf_net_srcroute(int level, int optname)
+/*
+ * Options that send a packet first to an address nobody judged, as a
+ * socket option or as ancillary data of one send: source routes (IP
+ * options LSRR/SSRR, IPv6 routing headers) and a next hop (IPV6_NEXTHOP,
+ * which Linux does not implement today: refused all the same, so that a
+ * kernel that does cannot open the path).
+ */
+enum { CF_ROUTE_NONE, CF_ROUTE_SOURCE, CF_ROUTE_NEXT_HOP };
+
+static const char *const cf_route_sockopt[] = {
+	[CF_ROUTE_SOURCE] = "sockopt:source-route",
+	[CF_ROUTE_NEXT_HOP] = "sockopt:next-hop",
+};
+
+static const char *const cf_route_cmsg[] = {
+	[CF_ROUTE_SOURCE] = "cmsg:source-route",
+	[CF_ROUTE_NEXT_HOP] = "cmsg:next-hop",
+};
+
+static int cf_net_route(int level, int optname)
 {
-	return (level == SOL_IP && (optname == IP_OPTIONS ||
-				    optname == IP_RETOPTS)) ||
-	       (level == SOL_IPV6 && (optname == IPV6_RTHDR ||
-				      optname == IPV6_2292RTHDR ||
-				      optname == IPV6_2292PKTOPTIONS));
+	if (level == SOL_IP && (optname == IP_OPTIONS || optname == IP_RETOPTS))
+		return CF_ROUTE_SOURCE;
+	if (level != SOL_IPV6)
+		return CF_ROUTE_NONE;
+	if (optname == IPV6_RTHDR || optname == IPV6_2292RTHDR ||
+	    optname == IPV6_2292PKTOPTIONS)
+		return CF_ROUTE_SOURCE;
+	return optname == IPV6_NEXTHOP ? CF_ROUTE_NEXT_HOP : CF_ROUTE_NONE;
 }
 
 /**
@@ -379,19 +402,24 @@ static bool cf_net_srcroute(int level, int optname)
  * @level: option level
  * @optname: option
  *
- * IP options (LSRR/SSRR) and IPv6 routing headers (segment routing) send a
- * connection's packets to the route's first hop: while net:connect is
- * mediated they are refused (reason bypass).
+ * IP options (LSRR/SSRR), IPv6 routing headers (segment routing) and a
+ * next hop send a connection's packets to the route's first hop: while
+ * net:connect is mediated they are refused (reason bypass).
  *
  * Return: 0 or -EACCES (audited).
  */
 int cf_net_setsockopt(struct cf_cred *e, struct socket *sock, int level,
 		      int optname)
 {
-	if (!cf_inet(sock->sk) || !cf_net_srcroute(level, optname))
+	int route;
+
+	if (!cf_inet(sock->sk))
+		return 0;
+	route = cf_net_route(level, optname);
+	if (route == CF_ROUTE_NONE)
 		return 0;
 	return cf_refuse_mediated(e, CAPFENCE_CLASS_NET_CONNECT,
-				  "sockopt:source-route");
+				  cf_route_sockopt[route]);
 }
 
 /*
@@ -416,7 +444,7 @@ static __be32 cf_net_cmsg_src(const struct sock *sk, const struct cmsghdr *c)
 }
 
 /*
- * Ancillary data of one send: source routes are refused as in
+ * Ancillary data of one send: routes are refused as in
  * cf_net_setsockopt(), and the extra peer addresses SCTP takes for a new
  * association (SCTP_DSTADDRV4/V6, at the port of @port) are each judged
  * for net:connect. *@src is set to the last IPv4 source address the data
@@ -428,16 +456,17 @@ static int cf_net_cmsg(struct cf_cred *e, struct sock *sk,
 	struct cf_target t;
 	struct cmsghdr *c;
 	__be32 a;
-	int err;
+	int err, route;
 
 	/* sendmsg has copied the control data in; refuse what was not */
 	if (msg->msg_control_is_user)
 		return cf_refuse_mediated(e, CAPFENCE_CLASS_NET_CONNECT,
 					  "cmsg:user");
 	for_each_cmsghdr(c, msg) {
-		if (cf_net_srcroute(c->cmsg_level, c->cmsg_type))
+		route = cf_net_route(c->cmsg_level, c->cmsg_type);
+		if (route != CF_ROUTE_NONE)
 			return cf_refuse_mediated(e, CAPFENCE_CLASS_NET_CONNECT,
-						  "cmsg:source-route");
+						  cf_route_cmsg[route]);
 		a = cf_net_cmsg_src(sk, c);
 		if (a)
 			*src = a;
@@ -459,11 +488,29 @@ static int cf_net_cmsg(struct cf_cred *e, struct sock *sk,
 	return 0;
 }
 
+/*
+ * Refuse @what while net:connect or net:bind is mediated; the record
+ * names the first mediated class.
+ */
+static int cf_net_refuse_net(struct cf_cred *e, const char *what)
+{
+	u8 class_id;
+	int err;
+
+	for (class_id = CAPFENCE_CLASS_NET_CONNECT;
+	     class_id <= CAPFENCE_CLASS_NET_BIND; class_id++) {
+		err = cf_refuse_mediated(e, class_id, what);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 /**
  * cf_net_sendmsg() - socket_sendmsg: a send with an address is a connect
  * @e: the calling task's bound state
  * @sock: the socket
- * @msg: the message: its address and ancillary data are read
+ * @msg: the message: its address, ancillary data and flags are read
  *
  * Datagrams to an address, TCP Fast Open and SCTP implicit association all
  * name their peer here. An unbound datagram socket is autobound by its
@@ -471,6 +518,17 @@ static int cf_net_cmsg(struct cf_cred *e, struct sock *sk,
  * connects remembers the capability; a datagram to an address does not
  * (each one is judged). A socket connected or bound under a capability is
  * rechecked.
+ *
+ * sendmmsg() calls this hook only for a message whose address differs from
+ * the one before it (____sys_sendmsg()'s used_address): the messages that
+ * follow one to the same address reach the protocol unjudged, with
+ * whatever ancillary data they carry (a source route, SCTP peers, a
+ * source that redirects the unspecified address) and without the socket's
+ * recheck. A message that names an address while more follow (MSG_BATCH,
+ * set by sendmmsg() on every message but the last) is therefore refused
+ * while net:connect or net:bind is mediated (reason bypass, target
+ * sendmmsg:named): such a batch cannot be judged per message. Batches of
+ * messages without an address (a connected socket) are judged per message.
  *
  * Return: 0, -EACCES (audited) or -ENOMEM.
  */
@@ -503,6 +561,11 @@ int cf_net_sendmsg(struct cf_cred *e, struct socket *sock, struct msghdr *msg)
 			if (err)
 				return err;
 		}
+	}
+	if (msg->msg_name && (msg->msg_flags & MSG_BATCH)) {
+		err = cf_net_refuse_net(e, "sendmmsg:named");
+		if (err)
+			return err;
 	}
 	return cf_sock_revalidate(sk);
 }
@@ -544,8 +607,6 @@ static bool cf_net_family_known(int family)
 int cf_net_create(struct cf_cred *e, int family, int type)
 {
 	const char *what;
-	u8 class_id;
-	int err;
 
 	if (family == AF_PACKET)
 		what = "socket:packet";
@@ -556,13 +617,7 @@ int cf_net_create(struct cf_cred *e, int family, int type)
 		what = "socket:family";
 	else
 		return 0;
-	for (class_id = CAPFENCE_CLASS_NET_CONNECT;
-	     class_id <= CAPFENCE_CLASS_NET_BIND; class_id++) {
-		err = cf_refuse_mediated(e, class_id, what);
-		if (err)
-			return err;
-	}
-	return 0;
+	return cf_net_refuse_net(e, what);
 }
 
 /**

@@ -252,7 +252,10 @@ static int as_file(const char *how)
 	return EINVAL;
 }
 
-/* a loose source route through 10.9.9.9, as a socket option or cmsg */
+/*
+ * a loose source route through 10.9.9.9, as a socket option or cmsg, or
+ * a next hop fd00::9 as a socket option
+ */
 static int srcroute(const char *how, const char *addr, int port)
 {
 	unsigned char opt[8] = { IPOPT_NOP, IPOPT_LSRR, 7, 4, 10, 9, 9, 9 };
@@ -272,6 +275,12 @@ static int srcroute(const char *how, const char *addr, int port)
 		return -fd;
 	if (!strcmp(how, "sockopt")) {
 		err = res(setsockopt(fd, IPPROTO_IP, IP_OPTIONS, opt, sizeof(opt)));
+	} else if (!strcmp(how, "nexthop")) {
+		/* IPV6_NEXTHOP: a first hop for every packet of the socket */
+		struct sockaddr_in6 nh = { .sin6_family = AF_INET6 };
+
+		inet_pton(AF_INET6, "fd00::9", &nh.sin6_addr);
+		err = res(setsockopt(fd, IPPROTO_IPV6, IPV6_NEXTHOP, &nh, sizeof(nh)));
 	} else {
 		m.msg_name = &ss;
 		m.msg_namelen = len;
@@ -569,6 +578,133 @@ static int uring(const char *op, const char *addr, int port)
 	return err;
 }
 
+/* ---- ancillary peers, and sendmmsg() batches that skip the LSM ---- */
+
+#define CFT_RTHDR_LEN	24	/* a type 2 routing header: one address */
+
+/*
+ * Ancillary data that sends a message somewhere nobody judged, by @kind:
+ * an IPv4 source route through 10.9.9.9 (IP_RETOPTS), an IPv6 routing
+ * header through fd00::9 (IPV6_RTHDR, IPV6_2292RTHDR), a next hop
+ * (IPV6_NEXTHOP), extra SCTP peers 10.1.2.3 / fd00::9 (SCTP_DSTADDRV4/V6);
+ * "none" adds nothing. Fills @buf and sets @m's control; -EINVAL for an
+ * unknown kind.
+ */
+static int peer_cmsg(const char *kind, struct msghdr *m, char *buf, size_t size)
+{
+	static const unsigned char lsrr[8] = { IPOPT_NOP, IPOPT_LSRR, 7, 4,
+					       10, 9, 9, 9 };
+	unsigned char rth[CFT_RTHDR_LEN] = { 0, 2, 2, 1 };
+	struct sockaddr_in6 nh = { .sin6_family = AF_INET6 };
+	struct in6_addr far6;
+	struct in_addr far4;
+	struct cmsghdr *c;
+	const void *data;
+	int level, type;
+	size_t len;
+
+	inet_pton(AF_INET6, "fd00::9", &far6);
+	inet_pton(AF_INET, "10.1.2.3", &far4);
+	memcpy(rth + 8, &far6, sizeof(far6));
+	nh.sin6_addr = far6;
+	if (!strcmp(kind, "none"))
+		return 0;
+	if (!strcmp(kind, "retopts")) {
+		level = IPPROTO_IP, type = IP_RETOPTS, data = lsrr, len = sizeof(lsrr);
+	} else if (!strcmp(kind, "rthdr")) {
+		level = IPPROTO_IPV6, type = IPV6_RTHDR, data = rth, len = sizeof(rth);
+	} else if (!strcmp(kind, "rthdr2292")) {
+		level = IPPROTO_IPV6, type = IPV6_2292RTHDR, data = rth, len = sizeof(rth);
+	} else if (!strcmp(kind, "nexthop")) {
+		level = IPPROTO_IPV6, type = IPV6_NEXTHOP, data = &nh, len = sizeof(nh);
+	} else if (!strcmp(kind, "dstaddr4")) {
+		level = IPPROTO_SCTP, type = SCTP_DSTADDRV4, data = &far4, len = sizeof(far4);
+	} else if (!strcmp(kind, "dstaddr6")) {
+		level = IPPROTO_SCTP, type = SCTP_DSTADDRV6, data = &far6, len = sizeof(far6);
+	} else {
+		return -EINVAL;
+	}
+	if (CMSG_SPACE(len) > size)
+		return -EINVAL;
+	memset(buf, 0, size);
+	m->msg_control = buf;
+	m->msg_controllen = CMSG_SPACE(len);
+	c = CMSG_FIRSTHDR(m);
+	c->cmsg_level = level;
+	c->cmsg_type = type;
+	c->cmsg_len = CMSG_LEN(len);
+	memcpy(CMSG_DATA(c), data, len);
+	return 0;
+}
+
+/*
+ * Two messages to @addr:@port, the second carrying the @kind ancillary
+ * data, on a fresh @proto socket ("udp", "ping", "sctp"), by @mode:
+ * "single" sends only the second with sendmsg(); "named" sends both with
+ * sendmmsg(), each naming the address (the kernel asks the LSM for the
+ * first only: the second has the same address); "connected" connects
+ * first and sendmmsg()s both without an address. Returns the errno of a
+ * failed call, 0 when every message went, 300 + the number sent when
+ * fewer did.
+ */
+static int mmsg(const char *proto, const char *mode, const char *kind,
+		const char *addr, int port)
+{
+	union {
+		char buf[CMSG_SPACE(64)];
+		struct cmsghdr align;
+	} u;
+	unsigned char data[8] = { 'x' };
+	struct iovec iov = { .iov_base = data, .iov_len = sizeof(data) };
+	struct timeval tv = { .tv_sec = 2 };
+	struct mmsghdr mm[2] = {};
+	struct sockaddr_storage ss;
+	int fd, n, err, i, want;
+	socklen_t len;
+
+	if (!strcmp(proto, "sctp")) {
+		fd = sctp_to(addr, port, true, &ss, &len);
+	} else {
+		fd = sock_to(addr, port, SOCK_DGRAM,
+			     strcmp(proto, "ping") ? 0 :
+			     strchr(addr, ':') ? IPPROTO_ICMPV6 : IPPROTO_ICMP,
+			     &ss, &len);
+		/* an echo request: the only thing a ping socket sends */
+		data[0] = strchr(addr, ':') ? ICMP6_ECHO_REQUEST : ICMP_ECHO;
+		if (strcmp(proto, "ping"))
+			data[0] = 'x';
+	}
+	if (fd < 0)
+		return fd == -EINVAL ? EINVAL : 100 - fd;
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	for (i = 0; i < 2; i++) {
+		mm[i].msg_hdr.msg_iov = &iov;
+		mm[i].msg_hdr.msg_iovlen = 1;
+		if (strcmp(mode, "connected")) {
+			mm[i].msg_hdr.msg_name = &ss;
+			mm[i].msg_hdr.msg_namelen = len;
+		}
+	}
+	if (peer_cmsg(kind, &mm[1].msg_hdr, u.buf, sizeof(u.buf))) {
+		close(fd);
+		return EINVAL;
+	}
+	if (!strcmp(mode, "connected") && connect(fd, (struct sockaddr *)&ss, len)) {
+		err = 100 + errno;
+		close(fd);
+		return err;
+	}
+	want = !strcmp(mode, "single") ? 1 : 2;
+	if (want == 1)
+		n = (int)sendmsg(fd, &mm[1].msg_hdr, 0) < 0 ? -1 : 1;
+	else
+		n = sendmmsg(fd, mm, 2, 0);
+	err = n < 0 ? errno : n == want ? 0 : 300 + n;
+	close(fd);
+	/* an SCTP association in progress is not a refusal */
+	return err == EINPROGRESS || err == EAGAIN ? 0 : err;
+}
+
 /* ---- the unspecified address: this host, at an address the stack picks ---- */
 
 /*
@@ -711,7 +847,7 @@ out:
 
 int cft_agent_extra(char *cmd)
 {
-	char a[128], b[128];
+	char a[128], b[128], c[16], d[16];
 	int port;
 
 	if (sscanf(cmd, "n-udp-unspec %127s %d", a, &port) == 2)
@@ -759,6 +895,8 @@ int cft_agent_extra(char *cmd)
 		return uring(b, a, port);
 	if (sscanf(cmd, "n-srcroute %127s %127s %d", b, a, &port) == 3)
 		return srcroute(b, a, port);
+	if (sscanf(cmd, "n-mmsg %15s %15s %15s %127s %d", c, d, b, a, &port) == 5)
+		return mmsg(c, d, b, a, port);
 	if (sscanf(cmd, "n-unspec %127s %127s %d", b, a, &port) == 3)
 		return unspec(b, a, port);
 	if (sscanf(cmd, "n-bind6 %127s %d", a, &port) == 2)
@@ -815,6 +953,18 @@ static bool udp_got(int fd)
 
 	usleep(20000);
 	return recv(fd, buf, sizeof(buf), MSG_DONTWAIT) > 0;
+}
+
+/* how many datagrams arrived (and drain them) */
+static int udp_count(int fd)
+{
+	char buf[16];
+	int n = 0;
+
+	usleep(20000);
+	while (recv(fd, buf, sizeof(buf), MSG_DONTWAIT) > 0)
+		n++;
+	return n;
 }
 
 /* an unbound one-to-many SCTP server on 127.0.0.1 that answers nothing */
@@ -1082,6 +1232,95 @@ TEST_F(net, source_routes_refused)
 				       self->udp_port));
 	denied(_metadata, self, "bypass", "net:connect", "cmsg:source-route", 0);
 	EXPECT_FALSE(udp_got(self->udp));
+}
+
+/*
+ * sendmmsg() asks the LSM only when a message's address differs from the
+ * one before it: the second of two messages to one address reaches the
+ * protocol unjudged. Every ancillary peer or route, on every datagram
+ * protocol that reads it, must be refused however it is sent: alone
+ * (sendmsg), in a batch naming the address (refused whole: its later
+ * messages cannot be judged), or in a batch on a connected socket (judged
+ * per message: the first message goes, the second is refused).
+ */
+TEST_F(net, sendmmsg_judges_every_message)
+{
+	static const struct {
+		const char *proto, *kind, *addr, *target;
+	} peers[] = {
+		{ "udp", "retopts", "127.0.0.1", "cmsg:source-route" },
+		{ "ping", "retopts", "127.0.0.1", "cmsg:source-route" },
+		{ "udp", "rthdr", "::1", "cmsg:source-route" },
+		{ "udp", "rthdr2292", "::1", "cmsg:source-route" },
+		{ "ping", "rthdr", "::1", "cmsg:source-route" },
+		{ "udp", "nexthop", "::1", "cmsg:next-hop" },
+		{ "ping", "nexthop", "::1", "cmsg:next-hop" },
+		{ "sctp", "dstaddr4", "127.0.0.1", "10.1.2.3:%u" },
+		{ "sctp", "dstaddr6", "::1", "[fd00::9]:%u" },
+	};
+	struct capfence_token t;
+	char target[64];
+	size_t i;
+	int port;
+
+	give(_metadata, self, self->e, self->agent.pid, "net:connect",
+	     "127.0.0.0/8,[::1]/128", 0, &t);
+	for (i = 0; i < sizeof(peers) / sizeof(peers[0]); i++) {
+		bool sctp = !strcmp(peers[i].proto, "sctp");
+		/* the UDP server gets what goes to 127.0.0.1 */
+		bool srv = !strcmp(peers[i].proto, "udp") &&
+			   !strcmp(peers[i].addr, "127.0.0.1");
+
+		if (sctp && !sctp_available())
+			continue;
+		port = strcmp(peers[i].proto, "ping") ? self->udp_port : 0;
+		snprintf(target, sizeof(target), peers[i].target, port);
+		TH_LOG("%s %s to %s", peers[i].proto, peers[i].kind, peers[i].addr);
+		/* alone */
+		EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "n-mmsg %s single %s %s %d",
+					       peers[i].proto, peers[i].kind,
+					       peers[i].addr, port));
+		denied(_metadata, self, sctp ? "constraint" : "bypass", "net:connect",
+		       target, 0);
+		/* second of a batch to one address: the batch is refused */
+		EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "n-mmsg %s named %s %s %d",
+					       peers[i].proto, peers[i].kind,
+					       peers[i].addr, port));
+		denied(_metadata, self, "bypass", "net:connect", "sendmmsg:named", 0);
+		/* not even the first message of the batch went */
+		if (srv)
+			EXPECT_EQ(0, udp_count(self->udp));
+		if (sctp)
+			continue;
+		/* a batch on a connected socket: judged message by message */
+		EXPECT_EQ(301, cft_agent_do(&self->agent, "n-mmsg %s connected %s %s %d",
+					    peers[i].proto, peers[i].kind,
+					    peers[i].addr, port));
+		denied(_metadata, self, "bypass", "net:connect", target, 0);
+		if (srv)
+			EXPECT_EQ(1, udp_count(self->udp));
+	}
+	/* batches without ancillary data: per message when connected ... */
+	EXPECT_EQ(0, cft_agent_do(&self->agent, "n-mmsg udp connected none 127.0.0.1 %u",
+				  self->udp_port));
+	EXPECT_EQ(2, udp_count(self->udp));
+	/* ... and refused when each message names the address */
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "n-mmsg udp named none 127.0.0.1 %u",
+				       self->udp_port));
+	denied(_metadata, self, "bypass", "net:connect", "sendmmsg:named", 0);
+	EXPECT_EQ(0, udp_count(self->udp));
+}
+
+/* IPV6_NEXTHOP as a socket option, refused like a sticky source route */
+TEST_F(net, next_hop_option_refused)
+{
+	struct capfence_token t;
+
+	give(_metadata, self, self->e, self->agent.pid, "net:connect",
+	     "127.0.0.0/8,[::1]/128", 0, &t);
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "n-srcroute nexthop ::1 %u",
+				       self->udp_port));
+	denied(_metadata, self, "bypass", "net:connect", "sockopt:next-hop", 0);
 }
 
 /* An epoch whose @class rule admits every address (the others open). */
