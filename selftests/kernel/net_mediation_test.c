@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/ioctl.h>
 #include <sys/ptrace.h>
 #include <sys/sendfile.h>
 #include <sys/syscall.h>
@@ -184,7 +186,7 @@ static int hold(const char *kind, const char *addr, int port)
 
 	if (held >= 0)
 		close(held);
-	held = sock_to(addr, port, strcmp(kind, "udp") ? SOCK_STREAM :
+	held = sock_to(addr, port, strncmp(kind, "udp", 3) ? SOCK_STREAM :
 		       SOCK_DGRAM, 0, &ss, &len);
 	if (held < 0)
 		return -held;
@@ -196,6 +198,8 @@ static int hold(const char *kind, const char *addr, int port)
 			return errno;
 		return res(listen(held, 8));
 	}
+	if (!strcmp(kind, "udpbind"))
+		return res(bind(held, (struct sockaddr *)&ss, len));
 	return res(connect(held, (struct sockaddr *)&ss, len));
 }
 
@@ -845,6 +849,74 @@ out:
 	return err;
 }
 
+/* ---- blocking and batched receive (and send) across a revoke ---- */
+
+/*
+ * Block on the "held" socket until the peer acts: "recvmmsg" waits for 3
+ * datagrams in one recvmmsg() (300 + the number received), "recv" for
+ * bytes of a connection (300 + the number read), "accept" for a
+ * connection (0), "send" writes 16 MiB (300 when all went, 301 when the
+ * call returned having sent part). A failed call returns its errno. A
+ * receive timeout of 1 s (accept) or 10 s bounds the wait.
+ */
+static int block(const char *op)
+{
+	struct timeval tv = { .tv_sec = strcmp(op, "accept") ? 10 : 1 };
+	char bufs[3][16];
+	struct iovec iov[3];
+	struct mmsghdr mm[3] = {};
+	size_t big = 16 << 20;
+	ssize_t n;
+	char *p;
+	int i, fd;
+
+	if (held < 0)
+		return EBADF;
+	setsockopt(held, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(held, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	if (!strcmp(op, "recvmmsg")) {
+		for (i = 0; i < 3; i++) {
+			iov[i].iov_base = bufs[i];
+			iov[i].iov_len = sizeof(bufs[i]);
+			mm[i].msg_hdr.msg_iov = &iov[i];
+			mm[i].msg_hdr.msg_iovlen = 1;
+		}
+		n = syscall(SYS_recvmmsg, held, mm, 3, 0, NULL);
+		return n < 0 ? errno : 300 + (int)n;
+	}
+	if (!strcmp(op, "recv")) {
+		n = syscall(SYS_recvfrom, held, bufs[0], sizeof(bufs[0]), 0,
+			    NULL, NULL);
+		return n < 0 ? errno : 300 + (int)n;
+	}
+	if (!strcmp(op, "accept")) {
+		fd = (int)syscall(SYS_accept4, held, NULL, NULL, 0);
+		if (fd < 0)
+			return errno;
+		close(fd);
+		return 0;
+	}
+	if (!strcmp(op, "send")) {
+		p = calloc(1, big);
+		if (!p)
+			return ENOMEM;
+		n = syscall(SYS_sendto, held, p, big, 0, NULL, 0);
+		free(p);
+		return n < 0 ? errno : (size_t)n == big ? 300 : 301;
+	}
+	return EINVAL;
+}
+
+/* bytes of the first datagram queued on "held" (FIONREAD), + 1000 */
+static int inq(void)
+{
+	int n;
+
+	if (held < 0)
+		return EBADF;
+	return ioctl(held, FIONREAD, &n) ? errno : 1000 + n;
+}
+
 int cft_agent_extra(char *cmd)
 {
 	char a[128], b[128], c[16], d[16];
@@ -901,7 +973,10 @@ int cft_agent_extra(char *cmd)
 		return unspec(b, a, port);
 	if (sscanf(cmd, "n-bind6 %127s %d", a, &port) == 2)
 		return bind6(a, port);
-
+	if (sscanf(cmd, "n-block %127s", a) == 1)
+		return block(a);
+	if (!strcmp(cmd, "n-inq"))
+		return inq();
 	if (sscanf(cmd, "n-borrow %127s %d", a, &port) == 2)
 		return borrow(a, port);
 	if (!strcmp(cmd, "n-tm-fork"))
@@ -1466,6 +1541,221 @@ TEST_F(net, dual_stack_bind_is_judged_for_ipv4)
 	/* and a bound socket's IPV6_V6ONLY cannot change any more */
 	EXPECT_EQ(EINVAL, cft_agent_do(&a, "n-bind6 toggle 29989"));
 	EXPECT_TRUE(cft_agent_stop_clean(&a));
+}
+
+/* ---- a revoke reaches a task already blocked in a receive or send ---- */
+
+/* Send @fmt to @a without waiting for its answer (read it with answer()). */
+static int ask(struct cft_agent *a, const char *cmd)
+{
+	size_t n = strlen(cmd);
+
+	return write(a->in, cmd, n) == (ssize_t)n && write(a->in, "\n", 1) == 1 ?
+	       0 : -1;
+}
+
+static int answer(struct cft_agent *a, int timeout_ms)
+{
+	char line[256];
+	int res;
+
+	if (cft_read_line(a->out, line, sizeof(line), timeout_ms) < 0 ||
+	    sscanf(line, "R %d", &res) != 1)
+		return -1;
+	return res;
+}
+
+/*
+ * Wait until @pid sleeps inside system call @nr (so past the LSM hook at
+ * its start): 0, or -ETIMEDOUT after 5 s.
+ */
+static int blocked_in(pid_t pid, long nr)
+{
+	char path[64], buf[256], st;
+	int i, fd;
+	ssize_t n;
+	long cur;
+
+	for (i = 0; i < 500; i++, usleep(10000)) {
+		snprintf(path, sizeof(path), "/proc/%d/syscall", pid);
+		fd = open(path, O_RDONLY);
+		n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+		if (fd >= 0)
+			close(fd);
+		if (n <= 0)
+			continue;
+		buf[n] = '\0';
+		if (sscanf(buf, "%ld", &cur) != 1 || cur != nr)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+		fd = open(path, O_RDONLY);
+		n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+		if (fd >= 0)
+			close(fd);
+		if (n <= 0)
+			continue;
+		buf[n] = '\0';
+		if (sscanf(strrchr(buf, ')') ? strrchr(buf, ')') + 1 : buf, " %c",
+			   &st) == 1 && st == 'S')
+			return 0;
+	}
+	return -ETIMEDOUT;
+}
+
+/* a datagram from the test to 127.0.0.1:@port */
+static void dgram_to(int port)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET,
+				   .sin_port = htons((uint16_t)port) };
+	int fd = socket(AF_INET, SOCK_DGRAM, 0);
+
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (sendto(fd, "d", 1, 0, (struct sockaddr *)&sin, sizeof(sin)) != 1)
+		perror("sendto");
+	close(fd);
+}
+
+/*
+ * recvmmsg() asks the LSM once, at its start, then may wait for and
+ * deliver many datagrams. After the revoke returns, none is delivered:
+ * the task blocked in recvmmsg(vlen=3) sees EACCES, or, with one datagram
+ * queued before the revoke, that one only; nothing sent after the revoke
+ * is queued.
+ */
+TEST_F(net, recvmmsg_blocked_across_revoke)
+{
+	struct capfence_token t;
+	struct cft_reply r;
+	struct cft_agent b;
+	int round;
+
+	for (round = 0; round < 2; round++) {
+		uint64_t cap = 0x7a20 + (uint64_t)round;
+		int port = 20010 + round, i;
+
+		ASSERT_EQ(0, cft_agent_spawn(&b, self->bind, NULL, 0, NULL));
+		give(_metadata, self, self->bind, b.pid, "net:bind",
+		     "127.0.0.1/32:20000-20999", cap, &t);
+		ASSERT_EQ(0, cft_agent_do(&b, "n-hold udpbind 127.0.0.1 %d", port));
+		/* round 1: one datagram is there before the revoke */
+		if (round)
+			dgram_to(port);
+		ASSERT_EQ(0, ask(&b, "n-block recvmmsg"));
+		ASSERT_EQ(0, blocked_in(b.pid, SYS_recvmmsg));
+		ASSERT_EQ(0, cft_revoke(&self->nl, cap, &r));
+		for (i = 0; i < 3; i++)
+			dgram_to(port);
+		EXPECT_EQ(round ? 301 : EACCES, answer(&b, 15000));
+		/* what came after the revoke was never queued */
+		EXPECT_EQ(1000, cft_agent_do(&b, "n-inq"));
+		EXPECT_EQ(EACCES, cft_agent_do(&b, "n-sock recv"));
+		{
+			char target[64];
+
+			snprintf(target, sizeof(target), "127.0.0.1:%d", port);
+			record(_metadata, self, b.pid, self->bind, "revoked",
+			       "net:bind", target, cap);
+		}
+		EXPECT_TRUE(cft_agent_stop_clean(&b));
+	}
+}
+
+/*
+ * The same for a connection: a task blocked in recv() on a connection
+ * made under a capability gets EACCES once bytes sent after the revoke
+ * arrive (they are not delivered); one blocked in send() for buffer space
+ * returns with what it had sent when the peer's next packet arrives,
+ * instead of sending the rest; a listener blocked in accept() takes no
+ * connection made after the revoke (the kernel's accept wait ends only at
+ * its timeout).
+ */
+TEST_F(net, tcp_blocked_across_revoke)
+{
+	struct capfence_token t;
+	struct cft_reply r;
+	struct cft_agent b;
+	char target[64], buf[65536];
+	struct pollfd p[2];
+	int conn, res, i;
+	size_t got = 0;
+
+	snprintf(target, sizeof(target), "127.0.0.1:%u", self->tcp_port);
+	/* recv */
+	give(_metadata, self, self->e, self->agent.pid, "net:connect",
+	     "127.0.0.0/8", 0x7a30, &t);
+	ASSERT_EQ(0, cft_agent_do(&self->agent, "n-hold tcp 127.0.0.1 %u",
+				  self->tcp_port));
+	conn = accept(self->tcp, NULL, NULL);
+	ASSERT_LE(0, conn);
+	ASSERT_EQ(0, ask(&self->agent, "n-block recv"));
+	ASSERT_EQ(0, blocked_in(self->agent.pid, SYS_recvfrom));
+	ASSERT_EQ(0, cft_revoke(&self->nl, 0x7a30, &r));
+	EXPECT_EQ(3, send(conn, "abc", 3, 0));
+	EXPECT_EQ(EACCES, answer(&self->agent, 15000));
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "n-sock recv"));
+	denied(_metadata, self, "revoked", "net:connect", target, 0x7a30);
+	close(conn);
+
+	/* send: the peer reads, and its window updates are not taken */
+	give(_metadata, self, self->e, self->agent.pid, "net:connect",
+	     "127.0.0.0/8", 0x7a31, &t);
+	ASSERT_EQ(0, cft_agent_do(&self->agent, "n-hold tcp 127.0.0.1 %u",
+				  self->tcp_port));
+	conn = accept(self->tcp, NULL, NULL);
+	ASSERT_LE(0, conn);
+	ASSERT_EQ(0, ask(&self->agent, "n-block send"));
+	ASSERT_EQ(0, blocked_in(self->agent.pid, SYS_sendto));
+	ASSERT_EQ(0, cft_revoke(&self->nl, 0x7a31, &r));
+	p[0] = (struct pollfd){ .fd = conn, .events = POLLIN };
+	p[1] = (struct pollfd){ .fd = self->agent.out, .events = POLLIN };
+	res = -1;
+	for (i = 0; i < 1500 && res < 0; i++) {
+		ssize_t n;
+
+		if (poll(p, 2, 10) < 0)
+			break;
+		if (p[0].revents & POLLIN) {
+			n = recv(conn, buf, sizeof(buf), MSG_DONTWAIT);
+			if (n > 0)
+				got += (size_t)n;
+		}
+		if (p[1].revents & POLLIN)
+			res = answer(&self->agent, 1000);
+	}
+	/* part of it, not all 16 MiB */
+	EXPECT_EQ(301, res);
+	EXPECT_GT((size_t)16 << 20, got);
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "n-sock send"));
+	denied(_metadata, self, "revoked", "net:connect", target, 0x7a31);
+	close(conn);
+
+	/* accept */
+	ASSERT_EQ(0, cft_agent_spawn(&b, self->bind, NULL, 0, NULL));
+	give(_metadata, self, self->bind, b.pid, "net:bind",
+	     "127.0.0.1/32:20000-20999", 0x7a32, &t);
+	ASSERT_EQ(0, cft_agent_do(&b, "n-hold listen 127.0.0.1 20012"));
+	ASSERT_EQ(0, ask(&b, "n-block accept"));
+	ASSERT_EQ(0, blocked_in(b.pid, SYS_accept4));
+	ASSERT_EQ(0, cft_revoke(&self->nl, 0x7a32, &r));
+	{
+		struct sockaddr_in sin = { .sin_family = AF_INET,
+					   .sin_port = htons(20012) };
+		struct pollfd w;
+		int c = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+
+		sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		EXPECT_EQ(-1, connect(c, (struct sockaddr *)&sin, sizeof(sin)));
+		EXPECT_EQ(EINPROGRESS, errno);
+		EXPECT_EQ(EAGAIN, answer(&b, 15000));
+		/* its SYN was dropped: never connected */
+		w = (struct pollfd){ .fd = c, .events = POLLOUT };
+		EXPECT_EQ(0, poll(&w, 1, 200));
+		close(c);
+	}
+	EXPECT_EQ(EACCES, cft_agent_do(&b, "n-accept"));
+	record(_metadata, self, b.pid, self->bind, "revoked", "net:bind",
+	       "127.0.0.1:20012", 0x7a32);
+	EXPECT_TRUE(cft_agent_stop_clean(&b));
 }
 
 TEST_F(net, raw_and_packet_sockets_refused)
