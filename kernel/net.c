@@ -30,11 +30,11 @@
 #include <linux/net.h>
 #include <linux/sctp.h>
 #include <linux/socket.h>
-#include <linux/string.h>
 #include <net/inet_sock.h>
 #include <net/ipv6.h>
 #include <net/sock.h>
 #include "capfence.h"
+#include "compat.h"
 
 static bool cf_inet(const struct sock *sk)
 {
@@ -162,10 +162,19 @@ static int cf_net_judge(struct cf_cred *e, struct sock *sk,
 	return err;
 }
 
-/* @t's address is the unspecified one: 0.0.0.0 or :: */
-static bool cf_net_unspec(const struct cf_target *t)
+/*
+ * @t's address is the unspecified one, 0.0.0.0 or ::. Inline and without
+ * a loop: every connect, bind and send with an address asks it.
+ */
+static inline bool cf_net_unspec(const struct cf_target *t)
 {
-	return !memchr_inv(t->addr, 0, t->family == 4 ? 4 : 16);
+	const u8 *a = t->addr;
+
+	if (get_unaligned((const u32 *)a))
+		return false;
+	return t->family == 4 ||
+	       !(get_unaligned((const u32 *)(a + 4)) |
+		 get_unaligned((const u64 *)(a + 8)));
 }
 
 /* judge @t again at the IPv4 address @addr (same class and port) */
@@ -192,7 +201,7 @@ static bool cf_net_dual_stack(const struct sock *sk)
 }
 
 /**
- * cf_net_judge_peer() - judge a peer for net:connect as the stack reaches it
+ * cf_net_judge_unspec() - judge an unspecified peer as the stack reaches it
  * @e: the calling task's bound state
  * @sk: the socket
  * @t: the peer as written (class net:connect)
@@ -216,11 +225,14 @@ static bool cf_net_dual_stack(const struct sock *sk)
  *   (as one for every address does) admits no other local address the
  *   stack could pick.
  *
+ * Out of line: the usual peer is specified (cf_net_judge_peer()).
+ *
  * Return: 0, -EACCES (audited, target the first address refused) or
  * -ENOMEM.
  */
-static int cf_net_judge_peer(struct cf_cred *e, struct sock *sk,
-			     struct cf_target *t, bool track, __be32 src)
+static noinline int cf_net_judge_unspec(struct cf_cred *e, struct sock *sk,
+					struct cf_target *t, bool track,
+					__be32 src)
 {
 	static const struct in6_addr lo6 = IN6ADDR_LOOPBACK_INIT;
 	const struct inet_sock *inet = inet_sk(sk);
@@ -229,8 +241,6 @@ static int cf_net_judge_peer(struct cf_cred *e, struct sock *sk,
 	unsigned int i, j;
 	int err;
 
-	if (!cf_net_unspec(t))
-		return cf_net_judge(e, sk, t, track);
 	if (t->family == 6) {
 		u = *t;
 		memcpy(u.addr, &lo6, sizeof(lo6));
@@ -252,6 +262,20 @@ static int cf_net_judge_peer(struct cf_cred *e, struct sock *sk,
 			err = cf_net_judge_v4(e, sk, t, a[i], track);
 	}
 	return err ?: cf_net_judge(e, sk, t, track);
+}
+
+/*
+ * Judge the peer @t of a connect or send for net:connect as the stack
+ * reaches it: the unspecified address by cf_net_judge_unspec(), any other
+ * as it is. @src: an IPv4 source address the message names, or 0.
+ */
+static inline int cf_net_judge_peer(struct cf_cred *e, struct sock *sk,
+				    struct cf_target *t, bool track,
+				    __be32 src)
+{
+	if (likely(!cf_net_unspec(t)))
+		return cf_net_judge(e, sk, t, track);
+	return cf_net_judge_unspec(e, sk, t, track, src);
 }
 
 /**
