@@ -183,6 +183,9 @@ int cf_sock_revalidate(struct sock *sk)
  * The packet belongs to no task: it is neither audited nor counted as an
  * exercise (the stack counts it as a socket filter drop); the task's next
  * use of the socket is refused and audited by the hooks that recheck it.
+ * A socket no file refers to any more (closed: SOCK_DEAD) has no reader:
+ * its packets pass, so that its close can finish (TCP's FIN and ACKs) and
+ * free it, with its entry and the grants the entry holds.
  *
  * Each grant's state is read once, without a fence read section (see the
  * top of this file): a revoke, activation or key removal that has
@@ -196,6 +199,8 @@ int cf_sock_rcv(struct sock *sk)
 	struct cf_sock *s;
 	u32 i, n;
 
+	if (sock_flag(sk, SOCK_DEAD))
+		return 0;
 	s = rhashtable_lookup(&cf_socks, &sk, cf_sock_params);
 	if (!s)
 		return 0;

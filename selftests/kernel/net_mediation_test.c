@@ -1660,14 +1660,23 @@ TEST_F(net, recvmmsg_blocked_across_revoke)
 	}
 }
 
+/* capabilities held by credentials and sockets (STATUS_GET) */
+static uint64_t held_now(struct cft_nl *nl)
+{
+	struct capfence_status s;
+
+	return cft_nl_status(nl, &s) ? UINT64_MAX : s.held;
+}
+
 /*
  * The same for a connection: a task blocked in recv() on a connection
  * made under a capability gets EACCES once bytes sent after the revoke
- * arrive (they are not delivered); one blocked in send() for buffer space
- * returns with what it had sent when the peer's next packet arrives,
- * instead of sending the rest; a listener blocked in accept() takes no
- * connection made after the revoke (the kernel's accept wait ends only at
- * its timeout).
+ * arrive (they are not delivered), and the connection still closes when
+ * it exits (a closed socket's packets pass: nothing of it lingers); one
+ * blocked in send() for buffer space returns with what it had sent when
+ * the peer's next packet arrives, instead of sending the rest; a listener
+ * blocked in accept() takes no connection made after the revoke (the
+ * kernel's accept wait ends only at its timeout).
  */
 TEST_F(net, tcp_blocked_across_revoke)
 {
@@ -1677,24 +1686,32 @@ TEST_F(net, tcp_blocked_across_revoke)
 	char target[64], buf[65536];
 	struct pollfd p[2];
 	int conn, res, i;
+	uint64_t before;
 	size_t got = 0;
 
 	snprintf(target, sizeof(target), "127.0.0.1:%u", self->tcp_port);
 	/* recv */
-	give(_metadata, self, self->e, self->agent.pid, "net:connect",
-	     "127.0.0.0/8", 0x7a30, &t);
-	ASSERT_EQ(0, cft_agent_do(&self->agent, "n-hold tcp 127.0.0.1 %u",
-				  self->tcp_port));
+	before = held_now(&self->nl);
+	ASSERT_EQ(0, cft_agent_spawn(&b, self->e, NULL, 0, NULL));
+	give(_metadata, self, self->e, b.pid, "net:connect", "127.0.0.0/8",
+	     0x7a30, &t);
+	ASSERT_EQ(0, cft_agent_do(&b, "n-hold tcp 127.0.0.1 %u", self->tcp_port));
 	conn = accept(self->tcp, NULL, NULL);
 	ASSERT_LE(0, conn);
-	ASSERT_EQ(0, ask(&self->agent, "n-block recv"));
-	ASSERT_EQ(0, blocked_in(self->agent.pid, SYS_recvfrom));
+	ASSERT_EQ(0, ask(&b, "n-block recv"));
+	ASSERT_EQ(0, blocked_in(b.pid, SYS_recvfrom));
 	ASSERT_EQ(0, cft_revoke(&self->nl, 0x7a30, &r));
 	EXPECT_EQ(3, send(conn, "abc", 3, 0));
-	EXPECT_EQ(EACCES, answer(&self->agent, 15000));
-	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "n-sock recv"));
-	denied(_metadata, self, "revoked", "net:connect", target, 0x7a30);
+	EXPECT_EQ(EACCES, answer(&b, 15000));
+	EXPECT_EQ(EACCES, cft_agent_do(&b, "n-sock recv"));
+	record(_metadata, self, b.pid, self->e, "revoked", "net:connect", target,
+	       0x7a30);
 	close(conn);
+	EXPECT_TRUE(cft_agent_stop_clean(&b));
+	/* its connection closed: the socket and its grant are gone */
+	for (i = 0; i < 50 && held_now(&self->nl) != before; i++)
+		usleep(100000);
+	EXPECT_EQ(before, held_now(&self->nl));
 
 	/* send: the peer reads, and its window updates are not taken */
 	give(_metadata, self, self->e, self->agent.pid, "net:connect",
