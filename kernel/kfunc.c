@@ -260,6 +260,18 @@ noinline void capfence_sk_free_security(struct sock *sk)
 		cf_sock_free(sk);
 }
 
+/*
+ * Every packet the stack queues to a socket, in softirq (sock.c): a socket
+ * connected or bound under a grant that was revoked or fenced takes no
+ * more. Any other socket pays the socket filter, one multiply and one load.
+ */
+noinline int capfence_socket_sock_rcv_skb(struct sock *sk)
+{
+	if (!cf_sock_maybe(sk))
+		return 0;
+	return cf_sock_rcv(sk);
+}
+
 static noinline int cf_ptrace_hook(const struct cred *cred,
 				   struct task_struct *child)
 {

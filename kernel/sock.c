@@ -5,16 +5,23 @@
  * grant remembers every such grant; each later send, receive and accept
  * checks them all again, so a revoke or fence move reaches established
  * connections and listeners, not only the next connect. A socket accepted
- * from a remembered listener inherits the listener's grants.
+ * from a remembered listener inherits the listener's grants. Every packet
+ * the stack queues to a remembered socket is checked too (cf_sock_rcv(),
+ * softirq): once a grant behind the socket is invalid, nothing more is
+ * delivered to it, whatever receive call is waiting.
  *
  * Locking: an rhashtable keyed by the struct sock pointer. Entries are added
  * from the hooks (task context, or softirq for an accepted child), removed
  * in sk_free_security (the socket is dying), read under RCU (BPF programs
  * hold it). An entry's grant array only grows, under the entry's spinlock;
  * readers load the count with acquire semantics and need no lock. Grant
- * validity is read in a fence read section. cf_socks_freed only grows: it
- * is raised when an entry is removed, ordered before the socket's memory
- * is freed (see cf_sock_gen()). Never sleeps.
+ * validity is read in a fence read section, except in softirq: there the
+ * fence lock's writer may be the task interrupted on this CPU, so
+ * cf_sock_rcv() reads each grant's state once without one. cf_socks_freed
+ * only grows: it is raised when an entry is removed, ordered before the
+ * socket's memory is freed (see cf_sock_gen()). A counting filter
+ * (cf_sock_hint) is raised before an entry is inserted and lowered after
+ * it is removed, as the credential filter (cred.h). Never sleeps.
  */
 #include <linux/rhashtable.h>
 #include <linux/slab.h>
@@ -36,6 +43,7 @@ struct cf_sock {
 static struct rhashtable cf_socks;
 atomic_long_t cf_nr_socks = ATOMIC_LONG_INIT(0);
 atomic_long_t cf_socks_freed = ATOMIC_LONG_INIT(0);
+atomic_t cf_sock_hint[1 << CF_SOCK_HINT_BITS];
 
 static const struct rhashtable_params cf_sock_params =
 	CF_PTR_TABLE_PARAMS(struct cf_sock, sk, node);
@@ -52,10 +60,13 @@ static struct cf_sock *cf_sock_get(const struct sock *sk)
 		return ERR_PTR(-ENOMEM);
 	s->sk = sk;
 	spin_lock_init(&s->lock);
+	/* before the entry can be found: see cf_sock_maybe() */
+	atomic_inc(cf_sock_hint_of(sk));
 	old = rhashtable_lookup_get_insert_fast(&cf_socks, &s->node,
 						cf_sock_params);
 	if (old) {
 		/* a racing first track of the same socket won, or failure */
+		atomic_dec(cf_sock_hint_of(sk));
 		kfree(s);
 		return old;
 	}
@@ -158,6 +169,55 @@ int cf_sock_revalidate(struct sock *sk)
 }
 
 /**
+ * cf_sock_rcv() - may the stack queue a packet to @sk?
+ * @sk: a socket cf_sock_maybe() did not rule out
+ *
+ * socket_sock_rcv_skb, for every packet delivered to a socket (TCP
+ * segments and connection requests, UDP and ping datagrams, SCTP
+ * packets), in softirq. A socket connected or bound under a grant that is
+ * no longer valid takes nothing more, so a receive that was admitted
+ * before a revoke (a blocking recvmmsg() is judged once, at its start)
+ * delivers only what had arrived before it. A refused packet also sets
+ * the socket's error to EACCES and wakes its waiters: a blocked receive
+ * returns it, a send blocked for buffer space too, and poll() reports it.
+ * The packet belongs to no task: it is neither audited nor counted as an
+ * exercise (the stack counts it as a socket filter drop); the task's next
+ * use of the socket is refused and audited by the hooks that recheck it.
+ * A socket no file refers to any more (closed: SOCK_DEAD) has no reader:
+ * its packets pass, so that its close can finish (TCP's FIN and ACKs) and
+ * free it, with its entry and the grants the entry holds.
+ *
+ * Each grant's state is read once, without a fence read section (see the
+ * top of this file): a revoke, activation or key removal that has
+ * returned is seen, and one under way is not waited for.
+ *
+ * Return: 0, or -EACCES: drop the packet.
+ */
+int cf_sock_rcv(struct sock *sk)
+{
+	enum capfence_reason r = CAPFENCE_R_OK;
+	struct cf_sock *s;
+	u32 i, n;
+
+	if (sock_flag(sk, SOCK_DEAD))
+		return 0;
+	s = rhashtable_lookup(&cf_socks, &sk, cf_sock_params);
+	if (!s)
+		return 0;
+	/* pairs with cf_sock_add(): slots below n are set */
+	n = smp_load_acquire(&s->n);
+	for (i = 0; i < n && r == CAPFENCE_R_OK; i++)
+		r = cf_grant_state(s->g[i]);
+	if (r == CAPFENCE_R_OK)
+		return 0;
+	if (READ_ONCE(sk->sk_err) != EACCES) {
+		WRITE_ONCE(sk->sk_err, EACCES);
+		sk_error_report(sk);
+	}
+	return -EACCES;
+}
+
+/**
  * cf_sock_clone() - a socket made from another inherits its grants
  * @sk: the listener, or the SCTP socket an association is peeled off
  * @newsk: the new connection (softirq or task context)
@@ -205,6 +265,8 @@ void cf_sock_free(struct sock *sk)
 	s = rhashtable_lookup(&cf_socks, &sk, cf_sock_params);
 	if (!s || rhashtable_remove_fast(&cf_socks, &s->node, cf_sock_params))
 		return;
+	/* after the entry is gone: see cf_sock_maybe() */
+	atomic_dec(cf_sock_hint_of(sk));
 	/* before @sk's memory is freed and reused: see cf_sock_gen() */
 	atomic_long_inc(&cf_socks_freed);
 	/* the raise, then the free of the entry and (later) of the socket */

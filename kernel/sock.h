@@ -6,6 +6,7 @@
 #define _CAPFENCE_SOCK_H
 
 #include <linux/atomic.h>
+#include <linux/hash.h>
 #include "cap.h"
 #include "cred.h"
 
@@ -15,11 +16,39 @@ int cf_sock_init(void);
 void cf_sock_exit(void);
 int cf_sock_track(struct sock *sk, struct cf_grant *g);
 int cf_sock_revalidate(struct sock *sk);
+int cf_sock_rcv(struct sock *sk);
 void cf_sock_clone(const struct sock *sk, struct sock *newsk);
 void cf_sock_free(struct sock *sk);
 
 extern atomic_long_t cf_nr_socks;
 extern atomic_long_t cf_socks_freed;
+
+/*
+ * Counting filter in front of the socket table: counter hash_ptr(sk)
+ * counts the entries whose key hashes there. It is raised before an entry
+ * is inserted and lowered after it is removed, so a zero counter means
+ * @sk has no entry.
+ */
+#define CF_SOCK_HINT_BITS	12
+extern atomic_t cf_sock_hint[1 << CF_SOCK_HINT_BITS];
+
+static inline atomic_t *cf_sock_hint_of(const struct sock *sk)
+{
+	return &cf_sock_hint[hash_ptr(sk, CF_SOCK_HINT_BITS)];
+}
+
+/**
+ * cf_sock_maybe() - might @sk be remembered?
+ * @sk: a socket
+ *
+ * Inline: every packet the stack delivers asks it (socket_sock_rcv_skb).
+ *
+ * Return: false when @sk certainly has no entry (nearly every socket).
+ */
+static inline bool cf_sock_maybe(const struct sock *sk)
+{
+	return atomic_read(cf_sock_hint_of(sk));
+}
 
 /**
  * cf_sock_gen() - how many tracked sockets have been freed so far

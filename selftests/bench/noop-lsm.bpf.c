@@ -145,6 +145,13 @@ int BPF_PROG(noop_sctp_sk_clone, struct sctp_association *asoc,
 	return 0;
 }
 
+SEC("lsm/socket_sock_rcv_skb")
+int BPF_PROG(noop_socket_sock_rcv_skb, struct sock *sk, struct sk_buff *skb,
+	     int ret)
+{
+	return noop_verdict(ret);
+}
+
 SEC("lsm/ptrace_access_check")
 int BPF_PROG(noop_ptrace_access_check, struct task_struct *child,
 	     unsigned int mode, int ret)

@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/ioctl.h>
 #include <sys/ptrace.h>
 #include <sys/sendfile.h>
 #include <sys/syscall.h>
@@ -22,6 +24,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <netinet/in.h>
+#include <netinet/icmp6.h>
 #include <netinet/ip.h>
 #include <netinet/ip_icmp.h>
 #include <netinet/tcp.h>
@@ -183,7 +186,7 @@ static int hold(const char *kind, const char *addr, int port)
 
 	if (held >= 0)
 		close(held);
-	held = sock_to(addr, port, strcmp(kind, "udp") ? SOCK_STREAM :
+	held = sock_to(addr, port, strncmp(kind, "udp", 3) ? SOCK_STREAM :
 		       SOCK_DGRAM, 0, &ss, &len);
 	if (held < 0)
 		return -held;
@@ -195,6 +198,8 @@ static int hold(const char *kind, const char *addr, int port)
 			return errno;
 		return res(listen(held, 8));
 	}
+	if (!strcmp(kind, "udpbind"))
+		return res(bind(held, (struct sockaddr *)&ss, len));
 	return res(connect(held, (struct sockaddr *)&ss, len));
 }
 
@@ -251,7 +256,10 @@ static int as_file(const char *how)
 	return EINVAL;
 }
 
-/* a loose source route through 10.9.9.9, as a socket option or cmsg */
+/*
+ * a loose source route through 10.9.9.9, as a socket option or cmsg, or
+ * a next hop fd00::9 as a socket option
+ */
 static int srcroute(const char *how, const char *addr, int port)
 {
 	unsigned char opt[8] = { IPOPT_NOP, IPOPT_LSRR, 7, 4, 10, 9, 9, 9 };
@@ -271,6 +279,12 @@ static int srcroute(const char *how, const char *addr, int port)
 		return -fd;
 	if (!strcmp(how, "sockopt")) {
 		err = res(setsockopt(fd, IPPROTO_IP, IP_OPTIONS, opt, sizeof(opt)));
+	} else if (!strcmp(how, "nexthop")) {
+		/* IPV6_NEXTHOP: a first hop for every packet of the socket */
+		struct sockaddr_in6 nh = { .sin6_family = AF_INET6 };
+
+		inet_pton(AF_INET6, "fd00::9", &nh.sin6_addr);
+		err = res(setsockopt(fd, IPPROTO_IPV6, IPV6_NEXTHOP, &nh, sizeof(nh)));
 	} else {
 		m.msg_name = &ss;
 		m.msg_namelen = len;
@@ -568,9 +582,344 @@ static int uring(const char *op, const char *addr, int port)
 	return err;
 }
 
+/* ---- ancillary peers, and sendmmsg() batches that skip the LSM ---- */
+
+#define CFT_RTHDR_LEN	24	/* a type 2 routing header: one address */
+
+/*
+ * Ancillary data that sends a message somewhere nobody judged, by @kind:
+ * an IPv4 source route through 10.9.9.9 (IP_RETOPTS), an IPv6 routing
+ * header through fd00::9 (IPV6_RTHDR, IPV6_2292RTHDR), a next hop
+ * (IPV6_NEXTHOP), extra SCTP peers 10.1.2.3 / fd00::9 (SCTP_DSTADDRV4/V6);
+ * "none" adds nothing. Fills @buf and sets @m's control; -EINVAL for an
+ * unknown kind.
+ */
+static int peer_cmsg(const char *kind, struct msghdr *m, char *buf, size_t size)
+{
+	static const unsigned char lsrr[8] = { IPOPT_NOP, IPOPT_LSRR, 7, 4,
+					       10, 9, 9, 9 };
+	unsigned char rth[CFT_RTHDR_LEN] = { 0, 2, 2, 1 };
+	struct sockaddr_in6 nh = { .sin6_family = AF_INET6 };
+	struct in6_addr far6;
+	struct in_addr far4;
+	struct cmsghdr *c;
+	const void *data;
+	int level, type;
+	size_t len;
+
+	inet_pton(AF_INET6, "fd00::9", &far6);
+	inet_pton(AF_INET, "10.1.2.3", &far4);
+	memcpy(rth + 8, &far6, sizeof(far6));
+	nh.sin6_addr = far6;
+	if (!strcmp(kind, "none"))
+		return 0;
+	if (!strcmp(kind, "retopts")) {
+		level = IPPROTO_IP, type = IP_RETOPTS, data = lsrr, len = sizeof(lsrr);
+	} else if (!strcmp(kind, "rthdr")) {
+		level = IPPROTO_IPV6, type = IPV6_RTHDR, data = rth, len = sizeof(rth);
+	} else if (!strcmp(kind, "rthdr2292")) {
+		level = IPPROTO_IPV6, type = IPV6_2292RTHDR, data = rth, len = sizeof(rth);
+	} else if (!strcmp(kind, "nexthop")) {
+		level = IPPROTO_IPV6, type = IPV6_NEXTHOP, data = &nh, len = sizeof(nh);
+	} else if (!strcmp(kind, "dstaddr4")) {
+		level = IPPROTO_SCTP, type = SCTP_DSTADDRV4, data = &far4, len = sizeof(far4);
+	} else if (!strcmp(kind, "dstaddr6")) {
+		level = IPPROTO_SCTP, type = SCTP_DSTADDRV6, data = &far6, len = sizeof(far6);
+	} else {
+		return -EINVAL;
+	}
+	if (CMSG_SPACE(len) > size)
+		return -EINVAL;
+	memset(buf, 0, size);
+	m->msg_control = buf;
+	m->msg_controllen = CMSG_SPACE(len);
+	c = CMSG_FIRSTHDR(m);
+	c->cmsg_level = level;
+	c->cmsg_type = type;
+	c->cmsg_len = CMSG_LEN(len);
+	memcpy(CMSG_DATA(c), data, len);
+	return 0;
+}
+
+/*
+ * Two messages to @addr:@port, the second carrying the @kind ancillary
+ * data, on a fresh @proto socket ("udp", "ping", "sctp"), by @mode:
+ * "single" sends only the second with sendmsg(); "named" sends both with
+ * sendmmsg(), each naming the address (the kernel asks the LSM for the
+ * first only: the second has the same address); "connected" connects
+ * first and sendmmsg()s both without an address. Returns the errno of a
+ * failed call, 0 when every message went, 300 + the number sent when
+ * fewer did.
+ */
+static int mmsg(const char *proto, const char *mode, const char *kind,
+		const char *addr, int port)
+{
+	union {
+		char buf[CMSG_SPACE(64)];
+		struct cmsghdr align;
+	} u;
+	unsigned char data[8] = { 'x' };
+	struct iovec iov = { .iov_base = data, .iov_len = sizeof(data) };
+	struct timeval tv = { .tv_sec = 2 };
+	struct mmsghdr mm[2] = {};
+	struct sockaddr_storage ss;
+	int fd, n, err, i, want;
+	socklen_t len;
+
+	if (!strcmp(proto, "sctp")) {
+		fd = sctp_to(addr, port, true, &ss, &len);
+	} else {
+		fd = sock_to(addr, port, SOCK_DGRAM,
+			     strcmp(proto, "ping") ? 0 :
+			     strchr(addr, ':') ? IPPROTO_ICMPV6 : IPPROTO_ICMP,
+			     &ss, &len);
+		/* an echo request: the only thing a ping socket sends */
+		data[0] = strchr(addr, ':') ? ICMP6_ECHO_REQUEST : ICMP_ECHO;
+		if (strcmp(proto, "ping"))
+			data[0] = 'x';
+	}
+	if (fd < 0)
+		return fd == -EINVAL ? EINVAL : 100 - fd;
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	for (i = 0; i < 2; i++) {
+		mm[i].msg_hdr.msg_iov = &iov;
+		mm[i].msg_hdr.msg_iovlen = 1;
+		if (strcmp(mode, "connected")) {
+			mm[i].msg_hdr.msg_name = &ss;
+			mm[i].msg_hdr.msg_namelen = len;
+		}
+	}
+	if (peer_cmsg(kind, &mm[1].msg_hdr, u.buf, sizeof(u.buf))) {
+		close(fd);
+		return EINVAL;
+	}
+	if (!strcmp(mode, "connected") && connect(fd, (struct sockaddr *)&ss, len)) {
+		err = 100 + errno;
+		close(fd);
+		return err;
+	}
+	want = !strcmp(mode, "single") ? 1 : 2;
+	if (want == 1)
+		n = (int)sendmsg(fd, &mm[1].msg_hdr, 0) < 0 ? -1 : 1;
+	else
+		n = sendmmsg(fd, mm, 2, 0);
+	err = n < 0 ? errno : n == want ? 0 : 300 + n;
+	close(fd);
+	/* an SCTP association in progress is not a refusal */
+	return err == EINPROGRESS || err == EAGAIN ? 0 : err;
+}
+
+/* ---- the unspecified address: this host, at an address the stack picks ---- */
+
+/*
+ * A connect or send by @kind ("tcp", "udpconnect", "udpsend", "fastopen",
+ * "ping") to the unspecified address in @form: "v4" (0.0.0.0 on AF_INET),
+ * "unspec" (AF_UNSPEC on AF_INET, which UDP reads as 0.0.0.0), "v6" (::),
+ * "mapped" (::ffff:0.0.0.0), "v4on6" (an AF_INET 0.0.0.0 on AF_INET6),
+ * "v6src" (:: on a socket bound to [::ffff:0.0.0.0]:0, whose source is
+ * then IPv4), "v4src" (0.0.0.0 on a socket bound to 127.0.0.2:0), at
+ * @port. Returns the errno of the connect or send, or 0.
+ */
+static int unspec(const char *kind, const char *form, int port)
+{
+	bool v6 = strcmp(form, "v4") && strcmp(form, "unspec") &&
+		  strcmp(form, "v4src");
+	struct icmphdr echo4 = { .type = ICMP_ECHO };
+	struct icmp6_hdr echo6 = { .icmp6_type = ICMP6_ECHO_REQUEST };
+	struct sockaddr_in6 sin6 = { .sin6_family = AF_INET6,
+				     .sin6_port = htons((uint16_t)port) };
+	struct sockaddr_in sin = { .sin_family = AF_INET,
+				   .sin_port = htons((uint16_t)port) };
+	struct timeval tv = { .tv_sec = 2 };
+	const void *buf = "x";
+	struct sockaddr *sa;
+	size_t blen = 1;
+	int fd, type = SOCK_DGRAM, proto = 0, err;
+	socklen_t len;
+
+	if (!strcmp(kind, "tcp") || !strcmp(kind, "fastopen"))
+		type = SOCK_STREAM;
+	if (!strcmp(kind, "ping")) {
+		proto = v6 ? IPPROTO_ICMPV6 : IPPROTO_ICMP;
+		buf = v6 ? (const void *)&echo6 : (const void *)&echo4;
+		blen = v6 ? sizeof(echo6) : sizeof(echo4);
+	}
+	fd = socket(v6 ? AF_INET6 : AF_INET, type, proto);
+	if (fd < 0)
+		return 100 + errno;
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	if (!strcmp(form, "v6src")) {
+		struct sockaddr_in6 b = { .sin6_family = AF_INET6 };
+
+		inet_pton(AF_INET6, "::ffff:0.0.0.0", &b.sin6_addr);
+		if (bind(fd, (struct sockaddr *)&b, sizeof(b))) {
+			err = 100 + errno;
+			goto out;
+		}
+	}
+	if (!strcmp(form, "v4src")) {
+		struct sockaddr_in b = { .sin_family = AF_INET };
+
+		inet_pton(AF_INET, "127.0.0.2", &b.sin_addr);
+		if (bind(fd, (struct sockaddr *)&b, sizeof(b))) {
+			err = 100 + errno;
+			goto out;
+		}
+	}
+	if (!strcmp(form, "mapped"))
+		inet_pton(AF_INET6, "::ffff:0.0.0.0", &sin6.sin6_addr);
+	if (!strcmp(form, "unspec"))
+		sin.sin_family = AF_UNSPEC;
+	if (v6 && strcmp(form, "v4on6")) {
+		sa = (struct sockaddr *)&sin6;
+		len = sizeof(sin6);
+	} else {
+		sa = (struct sockaddr *)&sin;
+		len = sizeof(sin);
+	}
+	if (!strcmp(kind, "tcp") || !strcmp(kind, "udpconnect"))
+		err = res(connect(fd, sa, len));
+	else
+		err = res((int)sendto(fd, buf, blen, !strcmp(kind, "fastopen") ?
+				      MSG_FASTOPEN : 0, sa, len));
+out:
+	close(fd);
+	return err;
+}
+
+/* ---- dual-stack binds ---- */
+
+/*
+ * net:bind by an AF_INET6 socket at @port, by @form: "any" binds [::]
+ * (IPV6_V6ONLY off, as by default) and listens, kept in "held"; "v6only"
+ * sets IPV6_V6ONLY first; "listen" listens unbound (autobind); "udpsend"
+ * sends from an unbound socket to [::1]:@port (autobind); "sctpbindx"
+ * adds [::] with SCTP bindx; "loopback" binds [::1]; "mapped" binds
+ * [::ffff:127.0.0.1]; "toggle" binds [::1] and then clears IPV6_V6ONLY
+ * (the kernel's answer is returned). Returns the errno, or 0.
+ */
+static int bind6(const char *form, int port)
+{
+	struct sockaddr_in6 sin6 = { .sin6_family = AF_INET6,
+				     .sin6_port = htons((uint16_t)port) };
+	int fd, one = 1, zero = 0, err;
+	bool sctp = !strcmp(form, "sctpbindx");
+
+	fd = socket(AF_INET6, !strcmp(form, "udpsend") ? SOCK_DGRAM :
+		    sctp ? SOCK_SEQPACKET : SOCK_STREAM, sctp ? IPPROTO_SCTP : 0);
+	if (fd < 0)
+		return 100 + errno;
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (!strcmp(form, "loopback") || !strcmp(form, "toggle"))
+		sin6.sin6_addr = in6addr_loopback;
+	if (!strcmp(form, "mapped"))
+		inet_pton(AF_INET6, "::ffff:127.0.0.1", &sin6.sin6_addr);
+	if (!strcmp(form, "v6only") &&
+	    setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one))) {
+		err = 100 + errno;
+		goto out;
+	}
+	if (!strcmp(form, "listen")) {
+		err = res(listen(fd, 1));
+	} else if (!strcmp(form, "udpsend")) {
+		sin6.sin6_addr = in6addr_loopback;
+		err = res((int)sendto(fd, "x", 1, 0, (struct sockaddr *)&sin6,
+				      sizeof(sin6)));
+	} else if (sctp) {
+		err = res(setsockopt(fd, CFT_SOL_SCTP, CFT_SCTP_BINDX_ADD, &sin6,
+				     sizeof(sin6)));
+	} else {
+		err = res(bind(fd, (struct sockaddr *)&sin6, sizeof(sin6)));
+		if (!err && !strcmp(form, "toggle"))
+			err = res(setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero,
+					     sizeof(zero)));
+		if (!err && !strcmp(form, "any")) {
+			err = res(listen(fd, 8));
+			if (!err) {
+				if (held >= 0)
+					close(held);
+				held = fd;
+				return 0;
+			}
+		}
+	}
+out:
+	close(fd);
+	return err;
+}
+
+/* ---- blocking and batched receive (and send) across a revoke ---- */
+
+/*
+ * Block on the "held" socket until the peer acts: "recvmmsg" waits for 3
+ * datagrams in one recvmmsg() (300 + the number received), "recv" for
+ * bytes of a connection (300 + the number read), "accept" for a
+ * connection (0), "send" writes 16 MiB (300 when all went, 301 when the
+ * call returned having sent part). A failed call returns its errno. A
+ * receive timeout of 1 s (accept) or 10 s bounds the wait.
+ */
+static int block(const char *op)
+{
+	struct timeval tv = { .tv_sec = strcmp(op, "accept") ? 10 : 1 };
+	char bufs[3][16];
+	struct iovec iov[3];
+	struct mmsghdr mm[3] = {};
+	size_t big = 16 << 20;
+	ssize_t n;
+	char *p;
+	int i, fd;
+
+	if (held < 0)
+		return EBADF;
+	setsockopt(held, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(held, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	if (!strcmp(op, "recvmmsg")) {
+		for (i = 0; i < 3; i++) {
+			iov[i].iov_base = bufs[i];
+			iov[i].iov_len = sizeof(bufs[i]);
+			mm[i].msg_hdr.msg_iov = &iov[i];
+			mm[i].msg_hdr.msg_iovlen = 1;
+		}
+		n = syscall(SYS_recvmmsg, held, mm, 3, 0, NULL);
+		return n < 0 ? errno : 300 + (int)n;
+	}
+	if (!strcmp(op, "recv")) {
+		n = syscall(SYS_recvfrom, held, bufs[0], sizeof(bufs[0]), 0,
+			    NULL, NULL);
+		return n < 0 ? errno : 300 + (int)n;
+	}
+	if (!strcmp(op, "accept")) {
+		fd = (int)syscall(SYS_accept4, held, NULL, NULL, 0);
+		if (fd < 0)
+			return errno;
+		close(fd);
+		return 0;
+	}
+	if (!strcmp(op, "send")) {
+		p = calloc(1, big);
+		if (!p)
+			return ENOMEM;
+		n = syscall(SYS_sendto, held, p, big, 0, NULL, 0);
+		free(p);
+		return n < 0 ? errno : (size_t)n == big ? 300 : 301;
+	}
+	return EINVAL;
+}
+
+/* bytes of the first datagram queued on "held" (FIONREAD), + 1000 */
+static int inq(void)
+{
+	int n;
+
+	if (held < 0)
+		return EBADF;
+	return ioctl(held, FIONREAD, &n) ? errno : 1000 + n;
+}
+
 int cft_agent_extra(char *cmd)
 {
-	char a[128], b[128];
+	char a[128], b[128], c[16], d[16];
 	int port;
 
 	if (sscanf(cmd, "n-udp-unspec %127s %d", a, &port) == 2)
@@ -618,6 +967,16 @@ int cft_agent_extra(char *cmd)
 		return uring(b, a, port);
 	if (sscanf(cmd, "n-srcroute %127s %127s %d", b, a, &port) == 3)
 		return srcroute(b, a, port);
+	if (sscanf(cmd, "n-mmsg %15s %15s %15s %127s %d", c, d, b, a, &port) == 5)
+		return mmsg(c, d, b, a, port);
+	if (sscanf(cmd, "n-unspec %127s %127s %d", b, a, &port) == 3)
+		return unspec(b, a, port);
+	if (sscanf(cmd, "n-bind6 %127s %d", a, &port) == 2)
+		return bind6(a, port);
+	if (sscanf(cmd, "n-block %127s", a) == 1)
+		return block(a);
+	if (!strcmp(cmd, "n-inq"))
+		return inq();
 	if (sscanf(cmd, "n-borrow %127s %d", a, &port) == 2)
 		return borrow(a, port);
 	if (!strcmp(cmd, "n-tm-fork"))
@@ -669,6 +1028,18 @@ static bool udp_got(int fd)
 
 	usleep(20000);
 	return recv(fd, buf, sizeof(buf), MSG_DONTWAIT) > 0;
+}
+
+/* how many datagrams arrived (and drain them) */
+static int udp_count(int fd)
+{
+	char buf[16];
+	int n = 0;
+
+	usleep(20000);
+	while (recv(fd, buf, sizeof(buf), MSG_DONTWAIT) > 0)
+		n++;
+	return n;
 }
 
 /* an unbound one-to-many SCTP server on 127.0.0.1 that answers nothing */
@@ -936,6 +1307,472 @@ TEST_F(net, source_routes_refused)
 				       self->udp_port));
 	denied(_metadata, self, "bypass", "net:connect", "cmsg:source-route", 0);
 	EXPECT_FALSE(udp_got(self->udp));
+}
+
+/*
+ * sendmmsg() asks the LSM only when a message's address differs from the
+ * one before it: the second of two messages to one address reaches the
+ * protocol unjudged. Every ancillary peer or route, on every datagram
+ * protocol that reads it, must be refused however it is sent: alone
+ * (sendmsg), in a batch naming the address (refused whole: its later
+ * messages cannot be judged), or in a batch on a connected socket (judged
+ * per message: the first message goes, the second is refused).
+ */
+TEST_F(net, sendmmsg_judges_every_message)
+{
+	static const struct {
+		const char *proto, *kind, *addr, *target;
+	} peers[] = {
+		{ "udp", "retopts", "127.0.0.1", "cmsg:source-route" },
+		{ "ping", "retopts", "127.0.0.1", "cmsg:source-route" },
+		{ "udp", "rthdr", "::1", "cmsg:source-route" },
+		{ "udp", "rthdr2292", "::1", "cmsg:source-route" },
+		{ "ping", "rthdr", "::1", "cmsg:source-route" },
+		{ "udp", "nexthop", "::1", "cmsg:next-hop" },
+		{ "ping", "nexthop", "::1", "cmsg:next-hop" },
+		{ "sctp", "dstaddr4", "127.0.0.1", "10.1.2.3:%u" },
+		{ "sctp", "dstaddr6", "::1", "[fd00::9]:%u" },
+	};
+	struct capfence_token t;
+	char target[64];
+	size_t i;
+	int port;
+
+	give(_metadata, self, self->e, self->agent.pid, "net:connect",
+	     "127.0.0.0/8,[::1]/128", 0, &t);
+	for (i = 0; i < sizeof(peers) / sizeof(peers[0]); i++) {
+		bool sctp = !strcmp(peers[i].proto, "sctp");
+		/* the UDP server gets what goes to 127.0.0.1 */
+		bool srv = !strcmp(peers[i].proto, "udp") &&
+			   !strcmp(peers[i].addr, "127.0.0.1");
+
+		if (sctp && !sctp_available())
+			continue;
+		port = strcmp(peers[i].proto, "ping") ? self->udp_port : 0;
+		snprintf(target, sizeof(target), peers[i].target, port);
+		TH_LOG("%s %s to %s", peers[i].proto, peers[i].kind, peers[i].addr);
+		/* alone */
+		EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "n-mmsg %s single %s %s %d",
+					       peers[i].proto, peers[i].kind,
+					       peers[i].addr, port));
+		denied(_metadata, self, sctp ? "constraint" : "bypass", "net:connect",
+		       target, 0);
+		/* second of a batch to one address: the batch is refused */
+		EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "n-mmsg %s named %s %s %d",
+					       peers[i].proto, peers[i].kind,
+					       peers[i].addr, port));
+		denied(_metadata, self, "bypass", "net:connect", "sendmmsg:named", 0);
+		/* not even the first message of the batch went */
+		if (srv)
+			EXPECT_EQ(0, udp_count(self->udp));
+		if (sctp)
+			continue;
+		/* a batch on a connected socket: judged message by message */
+		EXPECT_EQ(301, cft_agent_do(&self->agent, "n-mmsg %s connected %s %s %d",
+					    peers[i].proto, peers[i].kind,
+					    peers[i].addr, port));
+		denied(_metadata, self, "bypass", "net:connect", target, 0);
+		if (srv)
+			EXPECT_EQ(1, udp_count(self->udp));
+	}
+	/* batches without ancillary data: per message when connected ... */
+	EXPECT_EQ(0, cft_agent_do(&self->agent, "n-mmsg udp connected none 127.0.0.1 %u",
+				  self->udp_port));
+	EXPECT_EQ(2, udp_count(self->udp));
+	/* ... and refused when each message names the address */
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "n-mmsg udp named none 127.0.0.1 %u",
+				       self->udp_port));
+	denied(_metadata, self, "bypass", "net:connect", "sendmmsg:named", 0);
+	EXPECT_EQ(0, udp_count(self->udp));
+}
+
+/* IPV6_NEXTHOP as a socket option, refused like a sticky source route */
+TEST_F(net, next_hop_option_refused)
+{
+	struct capfence_token t;
+
+	give(_metadata, self, self->e, self->agent.pid, "net:connect",
+	     "127.0.0.0/8,[::1]/128", 0, &t);
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "n-srcroute nexthop ::1 %u",
+				       self->udp_port));
+	denied(_metadata, self, "bypass", "net:connect", "sockopt:next-hop", 0);
+}
+
+/* An epoch whose @class rule admits every address (the others open). */
+static uint64_t wide_epoch(struct __test_metadata *_metadata,
+			   FIXTURE_DATA(net) *self, const char *class_name)
+{
+	char rule[128];
+	const char *rules[4] = { rule, "fs:read=open", "fs:write=open", rule + 64 };
+	uint64_t e = cft_next_epoch(&self->nl);
+	bool conn = !strcmp(class_name, "net:connect");
+
+	snprintf(rule, 64, "%s=token:0.0.0.0/0,[::]/0", class_name);
+	snprintf(rule + 64, 64, "%s=open", conn ? "net:bind" : "net:connect");
+	EXPECT_EQ(0, cft_epoch_install(&self->nl, e, rules, 4, NULL, 0));
+	return e;
+}
+
+/*
+ * The unspecified address names this host: the kernel connects or sends
+ * to ::1, 127.0.0.1, or the socket's own source instead. Every form of it
+ * on every path is judged as what it reaches: under a capability for
+ * 0.0.0.0/5 (which contains 0.0.0.0 but not 127.0.0.1) and ::/0 (which
+ * contains :: and ::1), each one is refused at 127.0.0.1.
+ */
+TEST_F(net, unspecified_peer_is_judged_as_reached)
+{
+	static const struct {
+		const char *kind, *form;
+	} forms[] = {
+		{ "tcp", "v4" }, { "tcp", "v6" }, { "tcp", "mapped" },
+		{ "tcp", "v6src" }, { "tcp", "v4src" },
+		{ "udpconnect", "v4" }, { "udpconnect", "v6" },
+		{ "udpconnect", "mapped" }, { "udpconnect", "v4on6" },
+		{ "udpconnect", "v6src" },
+		{ "udpsend", "v4" }, { "udpsend", "unspec" }, { "udpsend", "v6" },
+		{ "udpsend", "mapped" }, { "udpsend", "v4on6" },
+		{ "udpsend", "v6src" }, { "udpsend", "v4src" },
+		{ "fastopen", "v4" }, { "fastopen", "v6" }, { "fastopen", "mapped" },
+		{ "ping", "v4" }, { "ping", "v6" },
+	};
+	uint64_t ew = wide_epoch(_metadata, self, "net:connect");
+	struct capfence_token t;
+	struct cft_agent a;
+	char target[64];
+	size_t i;
+	int port;
+
+	ASSERT_EQ(0, cft_agent_spawn(&a, ew, NULL, 0, NULL));
+	give(_metadata, self, ew, a.pid, "net:connect", "0.0.0.0/5,[::]/0",
+	     0x7800, &t);
+	for (i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
+		port = !strcmp(forms[i].kind, "ping") ? 0 :
+		       strncmp(forms[i].kind, "udp", 3) ? self->tcp_port :
+		       self->udp_port;
+		snprintf(target, sizeof(target), "127.0.0.1:%d", port);
+		TH_LOG("%s to the unspecified address, %s", forms[i].kind,
+		       forms[i].form);
+		EXPECT_EQ(EACCES, cft_agent_do(&a, "n-unspec %s %s %d", forms[i].kind,
+					       forms[i].form, port));
+		record(_metadata, self, a.pid, ew, "constraint", "net:connect",
+		       target, 0x7800);
+	}
+	EXPECT_FALSE(udp_got(self->udp));
+	EXPECT_TRUE(cft_agent_stop_clean(&a));
+
+	/* where every address it reaches is granted, it goes */
+	ASSERT_EQ(0, cft_agent_spawn(&a, ew, NULL, 0, NULL));
+	give(_metadata, self, ew, a.pid, "net:connect",
+	     "127.0.0.0/8,0.0.0.0/32,[::1]/128", 0x7801, &t);
+	EXPECT_EQ(0, cft_agent_do(&a, "n-unspec tcp v4 %u", self->tcp_port));
+	EXPECT_EQ(0, cft_agent_do(&a, "n-unspec tcp v6src %u", self->tcp_port));
+	/* ::1, where nothing listens: the kernel's answer */
+	EXPECT_EQ(ECONNREFUSED, cft_agent_do(&a, "n-unspec tcp v6 %u",
+					     self->tcp_port));
+	EXPECT_EQ(0, cft_agent_do(&a, "n-unspec udpsend v4 %u", self->udp_port));
+	EXPECT_TRUE(udp_got(self->udp));
+	/* 0.0.0.0 itself is judged too: without it, the same connect is refused */
+	EXPECT_TRUE(cft_agent_stop_clean(&a));
+	ASSERT_EQ(0, cft_agent_spawn(&a, ew, NULL, 0, NULL));
+	give(_metadata, self, ew, a.pid, "net:connect", "127.0.0.0/8,[::1]/128",
+	     0x7802, &t);
+	EXPECT_EQ(EACCES, cft_agent_do(&a, "n-unspec tcp v4 %u", self->tcp_port));
+	snprintf(target, sizeof(target), "0.0.0.0:%u", self->tcp_port);
+	record(_metadata, self, a.pid, ew, "constraint", "net:connect", target,
+	       0x7802);
+	EXPECT_EQ(0, cft_agent_do(&a, "n-unspec tcp v6src %u", self->tcp_port));
+	EXPECT_TRUE(cft_agent_stop_clean(&a));
+}
+
+/* a TCP connect from the test to @addr:@port: 0 or its errno */
+static int tcp_try(const char *addr, int port)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET,
+				   .sin_port = htons((uint16_t)port) };
+	int fd = socket(AF_INET, SOCK_STREAM, 0), err;
+
+	inet_pton(AF_INET, addr, &sin.sin_addr);
+	err = connect(fd, (struct sockaddr *)&sin, sizeof(sin)) ? errno : 0;
+	close(fd);
+	return err;
+}
+
+/*
+ * Binding [::] on an AF_INET6 socket that is not IPv6-only binds 0.0.0.0
+ * as well: every way of getting that address is judged for both. The
+ * option can be set until the socket has a port, and capfence does not
+ * see its value, so an unbound socket counts as dual-stack even with
+ * IPV6_V6ONLY set; once bound, the kernel refuses to change it.
+ */
+TEST_F(net, dual_stack_bind_is_judged_for_ipv4)
+{
+	static const struct {
+		const char *form;
+		int port;	/* -1: the port of the command, 0: autobind */
+	} forms[] = {
+		{ "any", -1 }, { "v6only", -1 }, { "listen", 0 },
+		{ "udpsend", 0 }, { "sctpbindx", -1 },
+	};
+	uint64_t eb = wide_epoch(_metadata, self, "net:bind");
+	struct capfence_token t;
+	struct cft_agent a;
+	char target[64];
+	size_t i;
+
+	ASSERT_EQ(0, cft_agent_spawn(&a, eb, NULL, 0, NULL));
+	give(_metadata, self, eb, a.pid, "net:bind", "127.0.0.1/32,[::]/0",
+	     0x7900, &t);
+	for (i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
+		if (!strcmp(forms[i].form, "sctpbindx") && !sctp_available())
+			continue;
+		snprintf(target, sizeof(target), "0.0.0.0:%d",
+			 forms[i].port ? 29988 : 0);
+		TH_LOG("[::] by %s", forms[i].form);
+		EXPECT_EQ(EACCES, cft_agent_do(&a, "n-bind6 %s 29988", forms[i].form));
+		record(_metadata, self, a.pid, eb, "constraint", "net:bind", target,
+		       0x7900);
+	}
+	/* nothing listens for IPv4 on the port */
+	EXPECT_EQ(ECONNREFUSED, tcp_try("127.0.0.2", 29988));
+	/* addresses that are IPv6 only, or IPv4 inside the grant, bind */
+	EXPECT_EQ(0, cft_agent_do(&a, "n-bind6 loopback 29988"));
+	EXPECT_EQ(0, cft_agent_do(&a, "n-bind6 mapped 29988"));
+	/* and a bound socket's IPV6_V6ONLY cannot change any more */
+	EXPECT_EQ(EINVAL, cft_agent_do(&a, "n-bind6 toggle 29989"));
+	EXPECT_TRUE(cft_agent_stop_clean(&a));
+}
+
+/* ---- a revoke reaches a task already blocked in a receive or send ---- */
+
+/* Send @fmt to @a without waiting for its answer (read it with answer()). */
+static int ask(struct cft_agent *a, const char *cmd)
+{
+	size_t n = strlen(cmd);
+
+	return write(a->in, cmd, n) == (ssize_t)n && write(a->in, "\n", 1) == 1 ?
+	       0 : -1;
+}
+
+static int answer(struct cft_agent *a, int timeout_ms)
+{
+	char line[256];
+	int res;
+
+	if (cft_read_line(a->out, line, sizeof(line), timeout_ms) < 0 ||
+	    sscanf(line, "R %d", &res) != 1)
+		return -1;
+	return res;
+}
+
+/*
+ * Wait until @pid sleeps inside system call @nr (so past the LSM hook at
+ * its start): 0, or -ETIMEDOUT after 5 s.
+ */
+static int blocked_in(pid_t pid, long nr)
+{
+	char path[64], buf[256], st;
+	int i, fd;
+	ssize_t n;
+	long cur;
+
+	for (i = 0; i < 500; i++, usleep(10000)) {
+		snprintf(path, sizeof(path), "/proc/%d/syscall", pid);
+		fd = open(path, O_RDONLY);
+		n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+		if (fd >= 0)
+			close(fd);
+		if (n <= 0)
+			continue;
+		buf[n] = '\0';
+		if (sscanf(buf, "%ld", &cur) != 1 || cur != nr)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+		fd = open(path, O_RDONLY);
+		n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+		if (fd >= 0)
+			close(fd);
+		if (n <= 0)
+			continue;
+		buf[n] = '\0';
+		if (sscanf(strrchr(buf, ')') ? strrchr(buf, ')') + 1 : buf, " %c",
+			   &st) == 1 && st == 'S')
+			return 0;
+	}
+	return -ETIMEDOUT;
+}
+
+/* a datagram from the test to 127.0.0.1:@port */
+static void dgram_to(int port)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET,
+				   .sin_port = htons((uint16_t)port) };
+	int fd = socket(AF_INET, SOCK_DGRAM, 0);
+
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (sendto(fd, "d", 1, 0, (struct sockaddr *)&sin, sizeof(sin)) != 1)
+		perror("sendto");
+	close(fd);
+}
+
+/*
+ * recvmmsg() asks the LSM once, at its start, then may wait for and
+ * deliver many datagrams. After the revoke returns, none is delivered:
+ * the task blocked in recvmmsg(vlen=3) sees EACCES, or, with one datagram
+ * queued before the revoke, that one only; nothing sent after the revoke
+ * is queued.
+ */
+TEST_F(net, recvmmsg_blocked_across_revoke)
+{
+	struct capfence_token t;
+	struct cft_reply r;
+	struct cft_agent b;
+	int round;
+
+	for (round = 0; round < 2; round++) {
+		uint64_t cap = 0x7a20 + (uint64_t)round;
+		int port = 20010 + round, i;
+
+		ASSERT_EQ(0, cft_agent_spawn(&b, self->bind, NULL, 0, NULL));
+		give(_metadata, self, self->bind, b.pid, "net:bind",
+		     "127.0.0.1/32:20000-20999", cap, &t);
+		ASSERT_EQ(0, cft_agent_do(&b, "n-hold udpbind 127.0.0.1 %d", port));
+		/* round 1: one datagram is there before the revoke */
+		if (round)
+			dgram_to(port);
+		ASSERT_EQ(0, ask(&b, "n-block recvmmsg"));
+		ASSERT_EQ(0, blocked_in(b.pid, SYS_recvmmsg));
+		ASSERT_EQ(0, cft_revoke(&self->nl, cap, &r));
+		for (i = 0; i < 3; i++)
+			dgram_to(port);
+		EXPECT_EQ(round ? 301 : EACCES, answer(&b, 15000));
+		/* what came after the revoke was never queued */
+		EXPECT_EQ(1000, cft_agent_do(&b, "n-inq"));
+		EXPECT_EQ(EACCES, cft_agent_do(&b, "n-sock recv"));
+		{
+			char target[64];
+
+			snprintf(target, sizeof(target), "127.0.0.1:%d", port);
+			record(_metadata, self, b.pid, self->bind, "revoked",
+			       "net:bind", target, cap);
+		}
+		EXPECT_TRUE(cft_agent_stop_clean(&b));
+	}
+}
+
+/* capabilities held by credentials and sockets (STATUS_GET) */
+static uint64_t held_now(struct cft_nl *nl)
+{
+	struct capfence_status s;
+
+	return cft_nl_status(nl, &s) ? UINT64_MAX : s.held;
+}
+
+/*
+ * The same for a connection: a task blocked in recv() on a connection
+ * made under a capability gets EACCES once bytes sent after the revoke
+ * arrive (they are not delivered), and the connection still closes when
+ * it exits (a closed socket's packets pass: nothing of it lingers); one
+ * blocked in send() for buffer space returns with what it had sent when
+ * the peer's next packet arrives, instead of sending the rest; a listener
+ * blocked in accept() takes no connection made after the revoke (the
+ * kernel's accept wait ends only at its timeout).
+ */
+TEST_F(net, tcp_blocked_across_revoke)
+{
+	struct capfence_token t;
+	struct cft_reply r;
+	struct cft_agent b;
+	char target[64], buf[65536];
+	struct pollfd p[2];
+	int conn, res, i;
+	uint64_t before;
+	size_t got = 0;
+
+	snprintf(target, sizeof(target), "127.0.0.1:%u", self->tcp_port);
+	/* recv */
+	before = held_now(&self->nl);
+	ASSERT_EQ(0, cft_agent_spawn(&b, self->e, NULL, 0, NULL));
+	give(_metadata, self, self->e, b.pid, "net:connect", "127.0.0.0/8",
+	     0x7a30, &t);
+	ASSERT_EQ(0, cft_agent_do(&b, "n-hold tcp 127.0.0.1 %u", self->tcp_port));
+	conn = accept(self->tcp, NULL, NULL);
+	ASSERT_LE(0, conn);
+	ASSERT_EQ(0, ask(&b, "n-block recv"));
+	ASSERT_EQ(0, blocked_in(b.pid, SYS_recvfrom));
+	ASSERT_EQ(0, cft_revoke(&self->nl, 0x7a30, &r));
+	EXPECT_EQ(3, send(conn, "abc", 3, 0));
+	EXPECT_EQ(EACCES, answer(&b, 15000));
+	EXPECT_EQ(EACCES, cft_agent_do(&b, "n-sock recv"));
+	record(_metadata, self, b.pid, self->e, "revoked", "net:connect", target,
+	       0x7a30);
+	close(conn);
+	EXPECT_TRUE(cft_agent_stop_clean(&b));
+	/* its connection closed: the socket and its grant are gone */
+	for (i = 0; i < 50 && held_now(&self->nl) != before; i++)
+		usleep(100000);
+	EXPECT_EQ(before, held_now(&self->nl));
+
+	/* send: the peer reads, and its window updates are not taken */
+	give(_metadata, self, self->e, self->agent.pid, "net:connect",
+	     "127.0.0.0/8", 0x7a31, &t);
+	ASSERT_EQ(0, cft_agent_do(&self->agent, "n-hold tcp 127.0.0.1 %u",
+				  self->tcp_port));
+	conn = accept(self->tcp, NULL, NULL);
+	ASSERT_LE(0, conn);
+	ASSERT_EQ(0, ask(&self->agent, "n-block send"));
+	ASSERT_EQ(0, blocked_in(self->agent.pid, SYS_sendto));
+	ASSERT_EQ(0, cft_revoke(&self->nl, 0x7a31, &r));
+	p[0] = (struct pollfd){ .fd = conn, .events = POLLIN };
+	p[1] = (struct pollfd){ .fd = self->agent.out, .events = POLLIN };
+	res = -1;
+	for (i = 0; i < 1500 && res < 0; i++) {
+		ssize_t n;
+
+		if (poll(p, 2, 10) < 0)
+			break;
+		if (p[0].revents & POLLIN) {
+			n = recv(conn, buf, sizeof(buf), MSG_DONTWAIT);
+			if (n > 0)
+				got += (size_t)n;
+		}
+		if (p[1].revents & POLLIN)
+			res = answer(&self->agent, 1000);
+	}
+	/* part of it, not all 16 MiB */
+	EXPECT_EQ(301, res);
+	EXPECT_GT((size_t)16 << 20, got);
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "n-sock send"));
+	denied(_metadata, self, "revoked", "net:connect", target, 0x7a31);
+	close(conn);
+
+	/* accept */
+	ASSERT_EQ(0, cft_agent_spawn(&b, self->bind, NULL, 0, NULL));
+	give(_metadata, self, self->bind, b.pid, "net:bind",
+	     "127.0.0.1/32:20000-20999", 0x7a32, &t);
+	ASSERT_EQ(0, cft_agent_do(&b, "n-hold listen 127.0.0.1 20012"));
+	ASSERT_EQ(0, ask(&b, "n-block accept"));
+	ASSERT_EQ(0, blocked_in(b.pid, SYS_accept4));
+	ASSERT_EQ(0, cft_revoke(&self->nl, 0x7a32, &r));
+	{
+		struct sockaddr_in sin = { .sin_family = AF_INET,
+					   .sin_port = htons(20012) };
+		struct pollfd w;
+		int c = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+
+		sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		EXPECT_EQ(-1, connect(c, (struct sockaddr *)&sin, sizeof(sin)));
+		EXPECT_EQ(EINPROGRESS, errno);
+		EXPECT_EQ(EAGAIN, answer(&b, 15000));
+		/* its SYN was dropped: never connected */
+		w = (struct pollfd){ .fd = c, .events = POLLOUT };
+		EXPECT_EQ(0, poll(&w, 1, 200));
+		close(c);
+	}
+	EXPECT_EQ(EACCES, cft_agent_do(&b, "n-accept"));
+	record(_metadata, self, b.pid, self->bind, "revoked", "net:bind",
+	       "127.0.0.1:20012", 0x7a32);
+	EXPECT_TRUE(cft_agent_stop_clean(&b));
 }
 
 TEST_F(net, raw_and_packet_sockets_refused)
