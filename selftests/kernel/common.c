@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -290,7 +291,7 @@ int cft_read_line(int fd, char *buf, size_t len, int timeout_ms)
 		struct pollfd p = { .fd = fd, .events = POLLIN };
 		ssize_t r;
 
-		if (poll(&p, 1, timeout_ms) <= 0)
+		if (poll(&p, 1, cft_ms(timeout_ms)) <= 0)
 			return -ETIMEDOUT;
 		r = read(fd, buf + n, 1);
 		if (r <= 0)
@@ -341,7 +342,10 @@ int cft_agent_spawn(struct cft_agent *a, uint64_t epoch,
 	close(out[1]);
 	a->in = in[1];
 	a->out = out[0];
+	cft_waiting("agent %d to start (bound to epoch %llu)", (int)a->pid,
+		    (unsigned long long)epoch);
 	err = cft_read_line(a->out, line, sizeof(line), 10000);
+	cft_waited();
 	if (err < 0) {
 		int st = cft_agent_stop(a);
 
@@ -375,7 +379,10 @@ int cft_agent_do(struct cft_agent *a, const char *fmt, ...)
 	line[n++] = '\n';
 	if (write(a->in, line, (size_t)n) != n)
 		return -1;
-	if (cft_read_line(a->out, line, sizeof(line), 20000) < 0)
+	cft_waiting("agent %d to answer '%.*s'", (int)a->pid, n - 1, line);
+	n = cft_read_line(a->out, line, sizeof(line), 20000);
+	cft_waited();
+	if (n < 0)
 		return -1;
 	if (sscanf(line, "R %d", &res) != 1)
 		return -1;
@@ -390,7 +397,9 @@ int cft_agent_stop(struct cft_agent *a)
 		return 0;
 	close(a->in);
 	close(a->out);
+	cft_waiting("agent %d to exit", (int)a->pid);
 	waitpid(a->pid, &status, 0);
+	cft_waited();
 	a->pid = 0;
 	return status;
 }
@@ -449,11 +458,15 @@ int cft_task_epoch(struct cft_nl *nl, pid_t pid, uint64_t *epoch)
 int cft_wait_bound(struct cft_nl *nl, pid_t pid, uint64_t epoch)
 {
 	uint64_t now;
-	int i;
+	int i, n = cft_ms(5000) / 10;
 
-	for (i = 0; i < 500; i++) {
-		if (!cft_task_epoch(nl, pid, &now) && now == epoch)
+	cft_waiting("pid %d to be bound to epoch %llu", (int)pid,
+		    (unsigned long long)epoch);
+	for (i = 0; i < n; i++) {
+		if (!cft_task_epoch(nl, pid, &now) && now == epoch) {
+			cft_waited();
 			return 0;
+		}
 		usleep(10000);
 	}
 	return -ETIMEDOUT;
@@ -804,7 +817,12 @@ int cft_audit_wait(int fd, char *out, size_t len, int timeout_ms, ...)
 {
 	char buf[8192];
 	int waited = 0;
+	va_list ap0;
 
+	va_start(ap0, timeout_ms);
+	cft_waiting("an audit record with \"%s\"", va_arg(ap0, const char *) ?: "");
+	va_end(ap0);
+	timeout_ms = cft_ms(timeout_ms);
 	while (waited < timeout_ms) {
 		ssize_t n = recv(fd, buf, sizeof(buf) - 1, 0);
 		struct nlmsghdr *h = (struct nlmsghdr *)buf;
@@ -828,6 +846,7 @@ int cft_audit_wait(int fd, char *out, size_t len, int timeout_ms, ...)
 		va_end(ap);
 		if (all) {
 			snprintf(out, len, "%s", text);
+			cft_waited();
 			return 0;
 		}
 	}
@@ -861,4 +880,307 @@ const char *cft_field(const char *rec, const char *key, char *buf, size_t len)
 		p += klen;
 	}
 	return buf;
+}
+
+/* ---- time budgets ---- */
+
+double cft_timeout_scale(void)
+{
+	static double scale;
+	const char *env;
+	char *end;
+	double v = 1;
+
+	if (scale)
+		return scale;
+	env = getenv("CAPFENCE_TIMEOUT_SCALE");
+	if (env && *env) {
+		errno = 0;
+		v = strtod(env, &end);
+		if (errno || *end || !(v >= 1 && v <= 1000)) {
+			fprintf(stderr, "capfence tests: CAPFENCE_TIMEOUT_SCALE=%s: want a number from 1 to 1000\n",
+				env);
+			exit(2);
+		}
+	}
+	scale = v;
+	return scale;
+}
+
+int cft_ms(int ms)
+{
+	double v;
+
+	if (ms < 0)
+		return ms;
+	v = ms * cft_timeout_scale();
+	return v >= 2e9 ? 2000000000 : (int)v + ((int)v < v);
+}
+
+unsigned int cft_secs(unsigned int s)
+{
+	double v = s * cft_timeout_scale();
+
+	return v >= 4e9 ? 4000000000u : (unsigned int)v + ((unsigned int)v < v);
+}
+
+/*
+ * What the test waits for: two buffers, so that the watchdog (a signal
+ * handler) never reads one half written.
+ */
+static char wait_what[2][192];
+static volatile sig_atomic_t wait_cur, wait_active;
+static uint64_t wait_ns;
+
+void cft_waiting(const char *fmt, ...)
+{
+	int next = !wait_cur;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(wait_what[next], sizeof(wait_what[next]), fmt, ap);
+	va_end(ap);
+	wait_active = 0;
+	wait_cur = next;
+	wait_ns = cft_now_ns();
+	wait_active = 1;
+}
+
+void cft_waited(void)
+{
+	if (wait_active) {
+		wait_ns = cft_now_ns();
+		wait_active = 0;
+	}
+}
+
+static struct {
+	char name[160];
+	char scale[16];
+	unsigned int base, secs;
+	uint64_t start_ns;
+	pid_t harness;
+	const char *forced;	/* CFT_DIE_AT's point */
+	bool armed;
+} wd;
+
+struct wbuf {
+	char b[512];
+	size_t n;
+};
+
+/* async-signal-safe formatting for the watchdog */
+static void wput(struct wbuf *w, const char *s)
+{
+	while (*s && w->n + 1 < sizeof(w->b))
+		w->b[w->n++] = *s++;
+}
+
+static void wnum(struct wbuf *w, uint64_t v)
+{
+	char d[24];
+	int i = 0;
+
+	do {
+		d[i++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (i && w->n + 1 < sizeof(w->b))
+		w->b[w->n++] = d[--i];
+}
+
+static void watchdog_fire(int sig)
+{
+	uint64_t now = cft_now_ns();
+	struct wbuf w = { .n = 0 };
+
+	(void)sig;
+	wput(&w, "# ");
+	wput(&w, wd.name);
+	if (wd.forced) {
+		wput(&w, ": stopped on purpose (CFT_DIE_AT=");
+		wput(&w, wd.forced);
+		wput(&w, ") after ");
+		wnum(&w, (now - wd.start_ns) / 1000000000ull);
+		wput(&w, " s of its ");
+	} else {
+		wput(&w, ": timed out after ");
+	}
+	wnum(&w, wd.secs);
+	wput(&w, " s (");
+	wnum(&w, wd.base);
+	wput(&w, " s x scale ");
+	wput(&w, wd.scale);
+	wput(&w, wait_active ? "), waiting for: " :
+		 wait_ns ? "), in no marked wait; the last one, over " :
+		 "), before any marked wait");
+	if (wait_ns) {
+		if (wait_active) {
+			wput(&w, wait_what[wait_cur]);
+			wput(&w, " (for ");
+			wnum(&w, (now - wait_ns) / 1000000000ull);
+			wput(&w, " s)");
+		} else {
+			wnum(&w, (now - wait_ns) / 1000000000ull);
+			wput(&w, " s ago: ");
+			wput(&w, wait_what[wait_cur]);
+		}
+	}
+	wput(&w, "\n");
+	if (write(2, w.b, w.n) < 0)
+		w.n = 0;
+	/* the harness's own timeout: it kills our process group */
+	if (wd.harness > 1 && getppid() == wd.harness)
+		kill(wd.harness, SIGALRM);
+	for (;;)
+		pause();
+}
+
+void cft_watchdog_arm(const char *name, unsigned int base, unsigned int secs)
+{
+	struct sigaction sa = { .sa_handler = watchdog_fire };
+	sigset_t set;
+
+	snprintf(wd.name, sizeof(wd.name), "%s", name);
+	snprintf(wd.scale, sizeof(wd.scale), "%g", cft_timeout_scale());
+	wd.base = base;
+	wd.secs = secs;
+	wd.harness = getppid();
+	wd.forced = NULL;
+	wd.start_ns = cft_now_ns();
+	wait_active = 0;
+	wait_ns = 0;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGALRM, &sa, NULL);
+	sigemptyset(&set);
+	sigaddset(&set, SIGALRM);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	wd.armed = true;
+	alarm(secs);
+}
+
+double cft_watchdog_disarm(void)
+{
+	alarm(0);
+	signal(SIGALRM, SIG_DFL);
+	wd.armed = false;
+	return (double)(cft_now_ns() - wd.start_ns) / 1e9;
+}
+
+void cft_die_at(const char *point)
+{
+	const char *at = getenv("CFT_DIE_AT");
+
+	if (!at || strcmp(at, point))
+		return;
+	fflush(NULL);
+	if (!wd.armed) {
+		fprintf(stderr, "# CFT_DIE_AT=%s: killed here\n", point);
+		kill(0, SIGKILL);
+	}
+	wd.forced = at;
+	raise(SIGALRM);
+	for (;;)
+		pause();
+}
+
+/* ---- the state a program starts from ---- */
+
+static int establish_fail(char *why, size_t len, int err, const char *what)
+{
+	snprintf(why, len, "%s: %s", what, strerror(-err));
+	cft_waited();
+	return err;
+}
+
+static void did(char *why, size_t len, const char *what)
+{
+	size_t n = strlen(why);
+
+	snprintf(why + n, len - n, "%s%s", n ? ", " : "", what);
+}
+
+int cft_establish(char *why, size_t len)
+{
+	struct capfence_fleet_status fs;
+	struct capfence_status s;
+	struct capfence_key *k;
+	struct cft_nl nl;
+	int err, fd, i, n;
+	char ext[CAPFENCE_ERR_MAX];
+
+	why[0] = '\0';
+	cft_timeout_scale();
+	if (access("/sys/module/capfence", F_OK)) {
+		cft_waiting("insmod %s", CFT_MODULE_PATH);
+		fd = open(CFT_MODULE_PATH, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return establish_fail(why, len, -errno, "open " CFT_MODULE_PATH);
+		err = syscall(SYS_finit_module, fd, "", 0) ? -errno : 0;
+		close(fd);
+		if (err && err != -EEXIST)
+			return establish_fail(why, len, err, "insmod " CFT_MODULE_PATH);
+		did(why, len, "loaded capfence.ko");
+	}
+	err = cft_open(&nl);
+	if (err)
+		return establish_fail(why, len, err, "the capfence netlink family");
+	err = cft_nl_status(&nl, &s);
+	if (err)
+		goto fail_status;
+	if (!s.attached) {
+		cft_waiting("capfence attach");
+		if (system("capfence attach >/dev/null")) {
+			cft_nl_close(&nl);
+			return establish_fail(why, len, -EIO, "capfence attach");
+		}
+		err = cft_nl_status(&nl, &s);
+		if (err)
+			goto fail_status;
+		if (!s.attached) {
+			cft_nl_close(&nl);
+			return establish_fail(why, len, -ENOLINK,
+					      "capfence attach left the hooks detached");
+		}
+		did(why, len, "attached the hooks");
+	}
+	if (!capfence_client_fleet_status(nl.c, &fs, ext, sizeof(ext)) &&
+	    fs.supported && fs.stale_ms) {
+		struct capfence_fleet_set off = { .flags = CAPFENCE_FLEET_SET_BOUNDS };
+
+		err = capfence_client_fleet_set(nl.c, &off, ext, sizeof(ext));
+		if (err) {
+			cft_nl_close(&nl);
+			return establish_fail(why, len, err, "fleet mode off");
+		}
+		did(why, len, "turned fleet mode off");
+	}
+	/* the test key with the tests' bytes, whatever an id 7 held before */
+	err = cft_key_remove(&nl, 7);
+	if (err && err != -ENOENT) {
+		cft_nl_close(&nl);
+		return establish_fail(why, len, err, "remove key 7");
+	}
+	k = cft_test_key(&nl);
+	if (!k) {
+		cft_nl_close(&nl);
+		return establish_fail(why, len, -EIO, "install the test key (id 7)");
+	}
+	capfence_key_free(k);
+	/* an earlier program's tasks go once their credentials are freed */
+	if (s.bound || s.held) {
+		n = cft_ms(10000) / 50;
+		cft_waiting("the tasks of an earlier program to be freed (%llu bound, %llu grants held)",
+			    (unsigned long long)s.bound, (unsigned long long)s.held);
+		for (i = 0; i < n && !cft_nl_status(&nl, &s) && (s.bound || s.held); i++)
+			usleep(50000);
+		did(why, len, s.bound || s.held ? "tasks of an earlier program are still bound" :
+			      "waited for an earlier program's bound tasks to go");
+	}
+	cft_waited();
+	cft_nl_close(&nl);
+	return 0;
+fail_status:
+	cft_nl_close(&nl);
+	return establish_fail(why, len, err, "capfence status");
 }
