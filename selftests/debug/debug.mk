@@ -24,7 +24,9 @@
 # may be busy. A timeout that still trips names the test and what it was
 # waiting for.
 
-DEBUG_DIR          := $(B)/debug-kernel
+# the kernel tree may live outside the clone (.ci/scheduled keeps one per
+# machine); the module is always built in $(B)/debug-module
+DEBUG_DIR          ?= $(B)/debug-kernel
 DEBUG_STRESS_SECONDS ?= 60
 DEBUG_NL_MESSAGES  ?= 20000
 DEBUG_TIMEOUT_SCALE ?= 10
@@ -34,13 +36,13 @@ DEBUG_VM_TIMEOUT   ?= 540
 
 debug-kernel: | deps
 	@mkdir -p $(B)/logs
-	@selftests/debug/build-kernel $(DEBUG_DIR)
+	@selftests/debug/build-kernel $(DEBUG_DIR) $(B)/debug-module
 
 check-debug: module cli tests
 	@mkdir -p $(B)/logs
 	@rm -f $(B)/logs/debug.log
 	@t0=$$(date +%s); \
-	selftests/debug/build-kernel $(DEBUG_DIR) 2>&1 | tee -a $(B)/logs/debug.log; \
+	selftests/debug/build-kernel $(DEBUG_DIR) $(B)/debug-module 2>&1 | tee -a $(B)/logs/debug.log; \
 	[ $${PIPESTATUS[0]} -eq 0 ] || { echo "FAIL: debug kernel build" >> $(B)/logs/debug.log; exit 1; }; \
 	t1=$$(date +%s); \
 	CAPFENCE_VM_KERNEL=$(DEBUG_DIR)/bzImage \

@@ -33,7 +33,7 @@ check-faults: module cli tests
 	@mkdir -p $(B)/logs
 	@rm -f $(B)/logs/faults.log $(B)/logs/faults-sites.txt
 	@t0=$$(date +%s); \
-	selftests/debug/build-kernel $(DEBUG_DIR) 2>&1 | tee -a $(B)/logs/faults.log; \
+	selftests/debug/build-kernel $(DEBUG_DIR) $(B)/debug-module 2>&1 | tee -a $(B)/logs/faults.log; \
 	[ $${PIPESTATUS[0]} -eq 0 ] || { echo "FAIL: debug kernel build" >> $(B)/logs/faults.log; exit 1; }; \
 	t1=$$(date +%s); \
 	CAPFENCE_VM_KERNEL=$(DEBUG_DIR)/bzImage \
