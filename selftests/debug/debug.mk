@@ -30,7 +30,7 @@ DEBUG_DIR          ?= $(B)/debug-kernel
 DEBUG_STRESS_SECONDS ?= 60
 DEBUG_NL_MESSAGES  ?= 20000
 DEBUG_TIMEOUT_SCALE ?= 10
-DEBUG_VM_TIMEOUT   ?= 540
+DEBUG_VM_TIMEOUT   ?= 900
 
 .PHONY: debug-kernel check-debug
 

@@ -14,7 +14,7 @@
 #                      (+ the console in build/logs/faults-console.log).
 
 # seconds at scale 1: multiplied by DEBUG_TIMEOUT_SCALE (selftests/debug/debug.mk)
-FAULTS_VM_TIMEOUT ?= 540
+FAULTS_VM_TIMEOUT ?= 900
 
 GUEST_EXTRA += $(B)/guest/bin/cf-faults $(B)/guest/bin/cf-faults-probe
 
