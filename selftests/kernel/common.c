@@ -65,9 +65,15 @@ struct nlmsghdr *cft_nl_req(struct cft_nl *nl, uint8_t cmd, uint16_t flags)
 int cft_nl_talk(struct cft_nl *nl, struct nlmsghdr *nlh, mnl_cb_t cb,
 		void *data)
 {
+	const struct genlmsghdr *g = mnl_nlmsg_get_payload(nlh);
+	int err;
+
 	nl->ext[0] = '\0';
-	return capfence_client_request(nl->c, nlh, cb, data, nl->ext,
-				       sizeof(nl->ext));
+	cft_waiting("the module's answer to command %u", g->cmd);
+	err = capfence_client_request(nl->c, nlh, cb, data, nl->ext,
+				      sizeof(nl->ext));
+	cft_waited();
+	return err;
 }
 
 int cft_nl_status(struct cft_nl *nl, struct capfence_status *s)
@@ -261,8 +267,10 @@ int cft_delegate(struct cft_nl *nl, const struct capfence_token *t, pid_t pid,
 {
 	struct capfence_result res;
 
+	cft_waiting("the module's answer to DELEGATE to pid %d", (int)pid);
 	capfence_client_delegate(nl->c, t, (uint32_t)pid, (uint32_t)from,
 				 dry_run ? CAPFENCE_DELEGATE_DRY_RUN : 0, &res);
+	cft_waited();
 	return to_reply(&res, r);
 }
 
@@ -270,7 +278,10 @@ int cft_revoke(struct cft_nl *nl, uint64_t cap_id, struct cft_reply *r)
 {
 	struct capfence_result res;
 
+	cft_waiting("the module's answer to REVOKE of %016llx",
+		    (unsigned long long)cap_id);
 	capfence_client_revoke(nl->c, cap_id, &res);
+	cft_waited();
 	return to_reply(&res, r);
 }
 
