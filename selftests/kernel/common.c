@@ -22,6 +22,20 @@
 #include <sodium.h>
 #include "common.h"
 
+static volatile sig_atomic_t wait_active;
+
+/*
+ * A helper's own wait is marked only when the test has not marked a
+ * wider one (the test's says more: "the hooks to detach", not "the
+ * module's answer to command 3"); the helper clears only its own.
+ */
+#define HELPER_WAITING(...) \
+	bool helper_mark = !wait_active; \
+	if (helper_mark) \
+		cft_waiting(__VA_ARGS__)
+#define HELPER_WAITED() \
+	do { if (helper_mark) cft_waited(); } while (0)
+
 int cft_nl_open(struct cft_nl *nl)
 {
 	int err;
@@ -69,10 +83,10 @@ int cft_nl_talk(struct cft_nl *nl, struct nlmsghdr *nlh, mnl_cb_t cb,
 	int err;
 
 	nl->ext[0] = '\0';
-	cft_waiting("the module's answer to command %u", g->cmd);
+	HELPER_WAITING("the module's answer to command %u", g->cmd);
 	err = capfence_client_request(nl->c, nlh, cb, data, nl->ext,
 				      sizeof(nl->ext));
-	cft_waited();
+	HELPER_WAITED();
 	return err;
 }
 
@@ -267,10 +281,10 @@ int cft_delegate(struct cft_nl *nl, const struct capfence_token *t, pid_t pid,
 {
 	struct capfence_result res;
 
-	cft_waiting("the module's answer to DELEGATE to pid %d", (int)pid);
+	HELPER_WAITING("the module's answer to DELEGATE to pid %d", (int)pid);
 	capfence_client_delegate(nl->c, t, (uint32_t)pid, (uint32_t)from,
 				 dry_run ? CAPFENCE_DELEGATE_DRY_RUN : 0, &res);
-	cft_waited();
+	HELPER_WAITED();
 	return to_reply(&res, r);
 }
 
@@ -278,10 +292,10 @@ int cft_revoke(struct cft_nl *nl, uint64_t cap_id, struct cft_reply *r)
 {
 	struct capfence_result res;
 
-	cft_waiting("the module's answer to REVOKE of %016llx",
-		    (unsigned long long)cap_id);
+	HELPER_WAITING("the module's answer to REVOKE of %016llx",
+		       (unsigned long long)cap_id);
 	capfence_client_revoke(nl->c, cap_id, &res);
-	cft_waited();
+	HELPER_WAITED();
 	return to_reply(&res, r);
 }
 
@@ -353,10 +367,10 @@ int cft_agent_spawn(struct cft_agent *a, uint64_t epoch,
 	close(out[1]);
 	a->in = in[1];
 	a->out = out[0];
-	cft_waiting("agent %d to start (bound to epoch %llu)", (int)a->pid,
-		    (unsigned long long)epoch);
+	HELPER_WAITING("agent %d to start (bound to epoch %llu)", (int)a->pid,
+		       (unsigned long long)epoch);
 	err = cft_read_line(a->out, line, sizeof(line), 10000);
-	cft_waited();
+	HELPER_WAITED();
 	if (err < 0) {
 		int st = cft_agent_stop(a);
 
@@ -390,9 +404,9 @@ int cft_agent_do(struct cft_agent *a, const char *fmt, ...)
 	line[n++] = '\n';
 	if (write(a->in, line, (size_t)n) != n)
 		return -1;
-	cft_waiting("agent %d to answer '%.*s'", (int)a->pid, n - 1, line);
+	HELPER_WAITING("agent %d to answer '%.*s'", (int)a->pid, n - 1, line);
 	n = cft_read_line(a->out, line, sizeof(line), 20000);
-	cft_waited();
+	HELPER_WAITED();
 	if (n < 0)
 		return -1;
 	if (sscanf(line, "R %d", &res) != 1)
@@ -408,9 +422,9 @@ int cft_agent_stop(struct cft_agent *a)
 		return 0;
 	close(a->in);
 	close(a->out);
-	cft_waiting("agent %d to exit", (int)a->pid);
+	HELPER_WAITING("agent %d to exit", (int)a->pid);
 	waitpid(a->pid, &status, 0);
-	cft_waited();
+	HELPER_WAITED();
 	a->pid = 0;
 	return status;
 }
@@ -471,11 +485,11 @@ int cft_wait_bound(struct cft_nl *nl, pid_t pid, uint64_t epoch)
 	uint64_t now;
 	int i, n = cft_ms(5000) / 10;
 
-	cft_waiting("pid %d to be bound to epoch %llu", (int)pid,
-		    (unsigned long long)epoch);
+	HELPER_WAITING("pid %d to be bound to epoch %llu", (int)pid,
+		       (unsigned long long)epoch);
 	for (i = 0; i < n; i++) {
 		if (!cft_task_epoch(nl, pid, &now) && now == epoch) {
-			cft_waited();
+			HELPER_WAITED();
 			return 0;
 		}
 		usleep(10000);
@@ -831,7 +845,7 @@ int cft_audit_wait(int fd, char *out, size_t len, int timeout_ms, ...)
 	va_list ap0;
 
 	va_start(ap0, timeout_ms);
-	cft_waiting("an audit record with \"%s\"", va_arg(ap0, const char *) ?: "");
+	HELPER_WAITING("an audit record with \"%s\"", va_arg(ap0, const char *) ?: "");
 	va_end(ap0);
 	timeout_ms = cft_ms(timeout_ms);
 	while (waited < timeout_ms) {
@@ -857,7 +871,7 @@ int cft_audit_wait(int fd, char *out, size_t len, int timeout_ms, ...)
 		va_end(ap);
 		if (all) {
 			snprintf(out, len, "%s", text);
-			cft_waited();
+			HELPER_WAITED();
 			return 0;
 		}
 	}
@@ -940,7 +954,7 @@ unsigned int cft_secs(unsigned int s)
  * handler) never reads one half written.
  */
 static char wait_what[2][192];
-static volatile sig_atomic_t wait_cur, wait_active;
+static volatile sig_atomic_t wait_cur;
 static uint64_t wait_ns;
 
 void cft_waiting(const char *fmt, ...)

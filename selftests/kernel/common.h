@@ -156,8 +156,10 @@ unsigned int cft_secs(unsigned int s);
 /*
  * What the test is waiting for now, printed when its budget runs out:
  * "# NAME: timed out after N s (B s x scale S), waiting for: WHAT (for
- * M s)". The shared helpers (agents, audit, binding) set it themselves;
- * cft_waited() says the wait is over.
+ * M s)". The shared helpers (agents, audit, binding, netlink requests)
+ * set it themselves unless the test has marked a wider wait, which then
+ * covers them; cft_waited() says the wait is over. A helper's wait that
+ * timed out stays marked.
  */
 void cft_waiting(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cft_waited(void);
