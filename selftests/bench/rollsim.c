@@ -963,7 +963,11 @@ int main(int argc, char **argv)
 		uint8_t raw[CAPFENCE_KEY_LEN];
 		uint32_t id;
 		int err = -EEXIST;
+		char why[256];
 
+		/* module in, hooks attached, whatever ran before */
+		if (cft_establish(why, sizeof(why)))
+			die("starting state: %s", why);
 		if (cft_open(&S.nl))
 			die("capfence.ko is not loaded (netlink family missing)");
 		S.have_nl = true;

@@ -267,7 +267,7 @@ static int settle(struct cft_nl *nl, struct snap *s)
 
 	quiesce();
 	err = snapshot(nl, &prev);
-	for (i = 0; !err && i < 100; i++) {
+	for (i = 0; !err && i < cft_ms(2000) / 20; i++) {
 		usleep(20000);
 		err = snapshot(nl, s);
 		if (!err && s->len == prev.len && !memcmp(s->buf, prev.buf, s->len))
@@ -282,9 +282,9 @@ static bool state_equals(struct cft_nl *nl, const struct snap *want, char *why,
 			 size_t len)
 {
 	static struct snap now;
-	int i;
+	int i, n = cft_ms(3000) / 20;
 
-	for (i = 0; i < 150; i++) {
+	for (i = 0; i < n; i++) {
 		if (i == 1 || i == 10)
 			quiesce();
 		if (!snapshot(nl, &now) && now.len == want->len &&
@@ -1565,6 +1565,15 @@ int main(int argc, char **argv)
 	if (err)
 		ksft_exit_fail_msg("tracefs return probes on should_failslab, should_fail_alloc_page: %s\n",
 				   strerror(-err));
+	{
+		char why[256];
+
+		err = cft_establish(why, sizeof(why));
+		if (err)
+			ksft_exit_fail_msg("starting state: %s\n", why);
+		if (why[0])
+			ksft_print_msg("starting state: %s\n", why);
+	}
 	err = setup();
 	if (err)
 		ksft_exit_fail_msg("setup: %s\n", strerror(-err));

@@ -13,7 +13,8 @@
 #                      Logs: build/logs/faults.log, build/logs/faults-sites.txt
 #                      (+ the console in build/logs/faults-console.log).
 
-FAULTS_VM_TIMEOUT ?= 5400
+# seconds at scale 1: multiplied by DEBUG_TIMEOUT_SCALE (selftests/debug/debug.mk)
+FAULTS_VM_TIMEOUT ?= 900
 
 GUEST_EXTRA += $(B)/guest/bin/cf-faults $(B)/guest/bin/cf-faults-probe
 
@@ -32,13 +33,14 @@ check-faults: module cli tests
 	@mkdir -p $(B)/logs
 	@rm -f $(B)/logs/faults.log $(B)/logs/faults-sites.txt
 	@t0=$$(date +%s); \
-	selftests/debug/build-kernel $(DEBUG_DIR) 2>&1 | tee -a $(B)/logs/faults.log; \
+	selftests/debug/build-kernel $(DEBUG_DIR) $(B)/debug-module 2>&1 | tee -a $(B)/logs/faults.log; \
 	[ $${PIPESTATUS[0]} -eq 0 ] || { echo "FAIL: debug kernel build" >> $(B)/logs/faults.log; exit 1; }; \
 	t1=$$(date +%s); \
 	CAPFENCE_VM_KERNEL=$(DEBUG_DIR)/bzImage \
 	CAPFENCE_VM_MODULE=$(B)/debug-module/capfence.ko \
 	CAPFENCE_VM_APPEND="acpi=off" CAPFENCE_VM_MEM=3072 \
 	CAPFENCE_VM_LOG=$(CURDIR)/$(B)/logs/faults-console.log \
+	CAPFENCE_TIMEOUT_SCALE=$(DEBUG_TIMEOUT_SCALE) \
 	$(VMRUN) --timeout $(FAULTS_VM_TIMEOUT) --add selftests/faults/guest-faults:/root/guest-faults -- \
 		sh /root/guest-faults >> $(B)/logs/faults.log 2>&1; \
 	rc=$$?; t2=$$(date +%s); \
@@ -48,6 +50,6 @@ check-faults: module cli tests
 		echo "FAIL: an allocation site of kernel/ was not reached" >> $(B)/logs/faults.log; \
 	sed -n '/^# operation /,/^# site /p' $(B)/logs/faults.log | grep -v '^# site '; \
 	cat $(B)/logs/faults-sites.txt; \
-	echo "# check-faults: kernel+module $$((t1 - t0)) s, VM $$((t2 - t1)) s, total $$((t2 - t0)) s" | tee -a $(B)/logs/faults.log; \
+	echo "# check-faults: kernel+module $$((t1 - t0)) s, VM $$((t2 - t1)) s, total $$((t2 - t0)) s (timeout scale $(DEBUG_TIMEOUT_SCALE), load $$(cut -d' ' -f1-3 /proc/loadavg))" | tee -a $(B)/logs/faults.log; \
 	grep -E '^(not ok|# Totals)|^FAIL|^run:|KernelAddressSanitizer' $(B)/logs/faults.log; \
 	selftests/summary faults $(B)/logs/faults.log

@@ -735,7 +735,7 @@ static int read_until(int fd, uint32_t seq, struct result *r, bool *ext,
 		ssize_t n;
 		struct nlmsghdr *h;
 
-		if (poll(&p, 1, timeout_ms) <= 0)
+		if (poll(&p, 1, cft_ms(timeout_ms)) <= 0)
 			return -1;
 		n = recv(fd, rbuf, sizeof(rbuf), MSG_TRUNC);
 		if (n < 0) {
@@ -1064,7 +1064,7 @@ static int snapshot(struct cft_nl *nl, struct snap *sn)
 			return err;
 	}
 	err = cft_nl_status(nl, &prev);
-	for (i = 0; !err && i < 40; i++) {
+	for (i = 0; !err && i < cft_ms(10000) / 250; i++) {
 		usleep(250000);
 		err = cft_nl_status(nl, &st);
 		if (!err && st.bound == prev.bound && st.held == prev.held)
@@ -1708,10 +1708,22 @@ int main(int argc, char **argv)
 	printf("# nlfuzz: %ld random messages, seed 0x%llx\n", total,
 	       (unsigned long long)seed);
 	fflush(stdout);
-	if (cft_open(&nl) || setup(&nl, agents)) {
-		printf("not ok 1 - setup (capfence family, keys, epoch, agents)\n");
-		printf("# Totals: pass:0 fail:1 xfail:0 xpass:0 skip:0 error:0\n");
-		return 1;
+	{
+		char why[256];
+		int err = cft_establish(why, sizeof(why));
+
+		if (!err) {
+			if (why[0])
+				printf("# starting state: %s\n", why);
+			err = cft_open(&nl) ?: setup(&nl, agents);
+			snprintf(why, sizeof(why), "%s", strerror(err < 0 ? -err : err));
+		}
+		if (err) {
+			printf("not ok 1 - setup (capfence family, keys, epoch, agents): %s\n",
+			       why);
+			printf("# Totals: pass:0 fail:1 xfail:0 xpass:0 skip:0 error:0\n");
+			return 1;
+		}
 	}
 	family = nl.family;
 	seq0 = 0x10000000;

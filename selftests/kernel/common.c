@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -22,6 +23,20 @@
 #include <linux/netlink.h>
 #include <sodium.h>
 #include "common.h"
+
+static volatile sig_atomic_t wait_active;
+
+/*
+ * A helper's own wait is marked only when the test has not marked a
+ * wider one (the test's says more: "the hooks to detach", not "the
+ * module's answer to command 3"); the helper clears only its own.
+ */
+#define HELPER_WAITING(...) \
+	bool helper_mark = !wait_active; \
+	if (helper_mark) \
+		cft_waiting(__VA_ARGS__)
+#define HELPER_WAITED() \
+	do { if (helper_mark) cft_waited(); } while (0)
 
 int cft_nl_open(struct cft_nl *nl)
 {
@@ -66,9 +81,15 @@ struct nlmsghdr *cft_nl_req(struct cft_nl *nl, uint8_t cmd, uint16_t flags)
 int cft_nl_talk(struct cft_nl *nl, struct nlmsghdr *nlh, mnl_cb_t cb,
 		void *data)
 {
+	const struct genlmsghdr *g = mnl_nlmsg_get_payload(nlh);
+	int err;
+
 	nl->ext[0] = '\0';
-	return capfence_client_request(nl->c, nlh, cb, data, nl->ext,
-				       sizeof(nl->ext));
+	HELPER_WAITING("the module's answer to command %u", g->cmd);
+	err = capfence_client_request(nl->c, nlh, cb, data, nl->ext,
+				      sizeof(nl->ext));
+	HELPER_WAITED();
+	return err;
 }
 
 int cft_nl_status(struct cft_nl *nl, struct capfence_status *s)
@@ -295,8 +316,10 @@ int cft_delegate(struct cft_nl *nl, const struct capfence_token *t, pid_t pid,
 {
 	struct capfence_result res;
 
+	HELPER_WAITING("the module's answer to DELEGATE to pid %d", (int)pid);
 	capfence_client_delegate(nl->c, t, (uint32_t)pid, (uint32_t)from,
 				 dry_run ? CAPFENCE_DELEGATE_DRY_RUN : 0, &res);
+	HELPER_WAITED();
 	return to_reply(&res, r);
 }
 
@@ -304,7 +327,10 @@ int cft_revoke(struct cft_nl *nl, uint64_t cap_id, struct cft_reply *r)
 {
 	struct capfence_result res;
 
+	HELPER_WAITING("the module's answer to REVOKE of %016llx",
+		       (unsigned long long)cap_id);
 	capfence_client_revoke(nl->c, cap_id, &res);
+	HELPER_WAITED();
 	return to_reply(&res, r);
 }
 
@@ -325,7 +351,7 @@ int cft_read_line(int fd, char *buf, size_t len, int timeout_ms)
 		struct pollfd p = { .fd = fd, .events = POLLIN };
 		ssize_t r;
 
-		if (poll(&p, 1, timeout_ms) <= 0)
+		if (poll(&p, 1, cft_ms(timeout_ms)) <= 0)
 			return -ETIMEDOUT;
 		r = read(fd, buf + n, 1);
 		if (r <= 0)
@@ -376,7 +402,10 @@ int cft_agent_spawn(struct cft_agent *a, uint64_t epoch,
 	close(out[1]);
 	a->in = in[1];
 	a->out = out[0];
+	HELPER_WAITING("agent %d to start (bound to epoch %llu)", (int)a->pid,
+		       (unsigned long long)epoch);
 	err = cft_read_line(a->out, line, sizeof(line), 10000);
+	HELPER_WAITED();
 	if (err < 0) {
 		int st = cft_agent_stop(a);
 
@@ -410,7 +439,10 @@ int cft_agent_do(struct cft_agent *a, const char *fmt, ...)
 	line[n++] = '\n';
 	if (write(a->in, line, (size_t)n) != n)
 		return -1;
-	if (cft_read_line(a->out, line, sizeof(line), 20000) < 0)
+	HELPER_WAITING("agent %d to answer '%.*s'", (int)a->pid, n - 1, line);
+	n = cft_read_line(a->out, line, sizeof(line), 20000);
+	HELPER_WAITED();
+	if (n < 0)
 		return -1;
 	if (sscanf(line, "R %d", &res) != 1)
 		return -1;
@@ -425,7 +457,9 @@ int cft_agent_stop(struct cft_agent *a)
 		return 0;
 	close(a->in);
 	close(a->out);
+	HELPER_WAITING("agent %d to exit", (int)a->pid);
 	waitpid(a->pid, &status, 0);
+	HELPER_WAITED();
 	a->pid = 0;
 	return status;
 }
@@ -484,11 +518,15 @@ int cft_task_epoch(struct cft_nl *nl, pid_t pid, uint64_t *epoch)
 int cft_wait_bound(struct cft_nl *nl, pid_t pid, uint64_t epoch)
 {
 	uint64_t now;
-	int i;
+	int i, n = cft_ms(5000) / 10;
 
-	for (i = 0; i < 500; i++) {
-		if (!cft_task_epoch(nl, pid, &now) && now == epoch)
+	HELPER_WAITING("pid %d to be bound to epoch %llu", (int)pid,
+		       (unsigned long long)epoch);
+	for (i = 0; i < n; i++) {
+		if (!cft_task_epoch(nl, pid, &now) && now == epoch) {
+			HELPER_WAITED();
 			return 0;
+		}
 		usleep(10000);
 	}
 	return -ETIMEDOUT;
@@ -839,7 +877,12 @@ int cft_audit_wait(int fd, char *out, size_t len, int timeout_ms, ...)
 {
 	char buf[8192];
 	int waited = 0;
+	va_list ap0;
 
+	va_start(ap0, timeout_ms);
+	HELPER_WAITING("an audit record with \"%s\"", va_arg(ap0, const char *) ?: "");
+	va_end(ap0);
+	timeout_ms = cft_ms(timeout_ms);
 	while (waited < timeout_ms) {
 		ssize_t n = recv(fd, buf, sizeof(buf) - 1, 0);
 		struct nlmsghdr *h = (struct nlmsghdr *)buf;
@@ -863,6 +906,7 @@ int cft_audit_wait(int fd, char *out, size_t len, int timeout_ms, ...)
 		va_end(ap);
 		if (all) {
 			snprintf(out, len, "%s", text);
+			HELPER_WAITED();
 			return 0;
 		}
 	}
@@ -952,4 +996,307 @@ void cft_creds_drop(void)
 {
 	while (cft_nrings)
 		close(cft_rings[--cft_nrings]);
+}
+
+/* ---- time budgets ---- */
+
+double cft_timeout_scale(void)
+{
+	static double scale;
+	const char *env;
+	char *end;
+	double v = 1;
+
+	if (scale)
+		return scale;
+	env = getenv("CAPFENCE_TIMEOUT_SCALE");
+	if (env && *env) {
+		errno = 0;
+		v = strtod(env, &end);
+		if (errno || *end || !(v >= 1 && v <= 1000)) {
+			fprintf(stderr, "capfence tests: CAPFENCE_TIMEOUT_SCALE=%s: want a number from 1 to 1000\n",
+				env);
+			exit(2);
+		}
+	}
+	scale = v;
+	return scale;
+}
+
+int cft_ms(int ms)
+{
+	double v;
+
+	if (ms < 0)
+		return ms;
+	v = ms * cft_timeout_scale();
+	return v >= 2e9 ? 2000000000 : (int)v + ((int)v < v);
+}
+
+unsigned int cft_secs(unsigned int s)
+{
+	double v = s * cft_timeout_scale();
+
+	return v >= 4e9 ? 4000000000u : (unsigned int)v + ((unsigned int)v < v);
+}
+
+/*
+ * What the test waits for: two buffers, so that the watchdog (a signal
+ * handler) never reads one half written.
+ */
+static char wait_what[2][192];
+static volatile sig_atomic_t wait_cur;
+static uint64_t wait_ns;
+
+void cft_waiting(const char *fmt, ...)
+{
+	int next = !wait_cur;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(wait_what[next], sizeof(wait_what[next]), fmt, ap);
+	va_end(ap);
+	wait_active = 0;
+	wait_cur = next;
+	wait_ns = cft_now_ns();
+	wait_active = 1;
+}
+
+void cft_waited(void)
+{
+	if (wait_active) {
+		wait_ns = cft_now_ns();
+		wait_active = 0;
+	}
+}
+
+static struct {
+	char name[160];
+	char scale[16];
+	unsigned int base, secs;
+	uint64_t start_ns;
+	pid_t harness;
+	const char *forced;	/* CFT_DIE_AT's point */
+	bool armed;
+} wd;
+
+struct wbuf {
+	char b[512];
+	size_t n;
+};
+
+/* async-signal-safe formatting for the watchdog */
+static void wput(struct wbuf *w, const char *s)
+{
+	while (*s && w->n + 1 < sizeof(w->b))
+		w->b[w->n++] = *s++;
+}
+
+static void wnum(struct wbuf *w, uint64_t v)
+{
+	char d[24];
+	int i = 0;
+
+	do {
+		d[i++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (i && w->n + 1 < sizeof(w->b))
+		w->b[w->n++] = d[--i];
+}
+
+static void watchdog_fire(int sig)
+{
+	uint64_t now = cft_now_ns();
+	struct wbuf w = { .n = 0 };
+
+	(void)sig;
+	wput(&w, "# ");
+	wput(&w, wd.name);
+	if (wd.forced) {
+		wput(&w, ": stopped on purpose (CFT_DIE_AT=");
+		wput(&w, wd.forced);
+		wput(&w, ") after ");
+		wnum(&w, (now - wd.start_ns) / 1000000000ull);
+		wput(&w, " s of its ");
+	} else {
+		wput(&w, ": timed out after ");
+	}
+	wnum(&w, wd.secs);
+	wput(&w, " s (");
+	wnum(&w, wd.base);
+	wput(&w, " s x scale ");
+	wput(&w, wd.scale);
+	wput(&w, wait_active ? "), waiting for: " :
+		 wait_ns ? "), in no marked wait; the last one, over " :
+		 "), before any marked wait");
+	if (wait_ns) {
+		if (wait_active) {
+			wput(&w, wait_what[wait_cur]);
+			wput(&w, " (for ");
+			wnum(&w, (now - wait_ns) / 1000000000ull);
+			wput(&w, " s)");
+		} else {
+			wnum(&w, (now - wait_ns) / 1000000000ull);
+			wput(&w, " s ago: ");
+			wput(&w, wait_what[wait_cur]);
+		}
+	}
+	wput(&w, "\n");
+	if (write(2, w.b, w.n) < 0)
+		w.n = 0;
+	/* the harness's own timeout: it kills our process group */
+	if (wd.harness > 1 && getppid() == wd.harness)
+		kill(wd.harness, SIGALRM);
+	for (;;)
+		pause();
+}
+
+void cft_watchdog_arm(const char *name, unsigned int base, unsigned int secs)
+{
+	struct sigaction sa = { .sa_handler = watchdog_fire };
+	sigset_t set;
+
+	snprintf(wd.name, sizeof(wd.name), "%s", name);
+	snprintf(wd.scale, sizeof(wd.scale), "%g", cft_timeout_scale());
+	wd.base = base;
+	wd.secs = secs;
+	wd.harness = getppid();
+	wd.forced = NULL;
+	wd.start_ns = cft_now_ns();
+	wait_active = 0;
+	wait_ns = 0;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGALRM, &sa, NULL);
+	sigemptyset(&set);
+	sigaddset(&set, SIGALRM);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	wd.armed = true;
+	alarm(secs);
+}
+
+double cft_watchdog_disarm(void)
+{
+	alarm(0);
+	signal(SIGALRM, SIG_DFL);
+	wd.armed = false;
+	return (double)(cft_now_ns() - wd.start_ns) / 1e9;
+}
+
+void cft_die_at(const char *point)
+{
+	const char *at = getenv("CFT_DIE_AT");
+
+	if (!at || strcmp(at, point))
+		return;
+	fflush(NULL);
+	if (!wd.armed) {
+		fprintf(stderr, "# CFT_DIE_AT=%s: killed here\n", point);
+		kill(0, SIGKILL);
+	}
+	wd.forced = at;
+	raise(SIGALRM);
+	for (;;)
+		pause();
+}
+
+/* ---- the state a program starts from ---- */
+
+static int establish_fail(char *why, size_t len, int err, const char *what)
+{
+	snprintf(why, len, "%s: %s", what, strerror(-err));
+	cft_waited();
+	return err;
+}
+
+static void did(char *why, size_t len, const char *what)
+{
+	size_t n = strlen(why);
+
+	snprintf(why + n, len - n, "%s%s", n ? ", " : "", what);
+}
+
+int cft_establish(char *why, size_t len)
+{
+	struct capfence_fleet_status fs;
+	struct capfence_status s;
+	struct capfence_key *k;
+	struct cft_nl nl;
+	int err, fd, i, n;
+	char ext[CAPFENCE_ERR_MAX];
+
+	why[0] = '\0';
+	cft_timeout_scale();
+	if (access("/sys/module/capfence", F_OK)) {
+		cft_waiting("insmod %s", CFT_MODULE_PATH);
+		fd = open(CFT_MODULE_PATH, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return establish_fail(why, len, -errno, "open " CFT_MODULE_PATH);
+		err = syscall(SYS_finit_module, fd, "", 0) ? -errno : 0;
+		close(fd);
+		if (err && err != -EEXIST)
+			return establish_fail(why, len, err, "insmod " CFT_MODULE_PATH);
+		did(why, len, "loaded capfence.ko");
+	}
+	err = cft_open(&nl);
+	if (err)
+		return establish_fail(why, len, err, "the capfence netlink family");
+	err = cft_nl_status(&nl, &s);
+	if (err)
+		goto fail_status;
+	if (!s.attached) {
+		cft_waiting("capfence attach");
+		if (system("capfence attach >/dev/null")) {
+			cft_nl_close(&nl);
+			return establish_fail(why, len, -EIO, "capfence attach");
+		}
+		err = cft_nl_status(&nl, &s);
+		if (err)
+			goto fail_status;
+		if (!s.attached) {
+			cft_nl_close(&nl);
+			return establish_fail(why, len, -ENOLINK,
+					      "capfence attach left the hooks detached");
+		}
+		did(why, len, "attached the hooks");
+	}
+	if (!capfence_client_fleet_status(nl.c, &fs, ext, sizeof(ext)) &&
+	    fs.supported && fs.stale_ms) {
+		struct capfence_fleet_set off = { .flags = CAPFENCE_FLEET_SET_BOUNDS };
+
+		err = capfence_client_fleet_set(nl.c, &off, ext, sizeof(ext));
+		if (err) {
+			cft_nl_close(&nl);
+			return establish_fail(why, len, err, "fleet mode off");
+		}
+		did(why, len, "turned fleet mode off");
+	}
+	/* the test key with the tests' bytes, whatever an id 7 held before */
+	err = cft_key_remove(&nl, 7);
+	if (err && err != -ENOENT) {
+		cft_nl_close(&nl);
+		return establish_fail(why, len, err, "remove key 7");
+	}
+	k = cft_test_key(&nl);
+	if (!k) {
+		cft_nl_close(&nl);
+		return establish_fail(why, len, -EIO, "install the test key (id 7)");
+	}
+	capfence_key_free(k);
+	/* an earlier program's tasks go once their credentials are freed */
+	if (s.bound || s.held) {
+		n = cft_ms(10000) / 50;
+		cft_waiting("the tasks of an earlier program to be freed (%llu bound, %llu grants held)",
+			    (unsigned long long)s.bound, (unsigned long long)s.held);
+		for (i = 0; i < n && !cft_nl_status(&nl, &s) && (s.bound || s.held); i++)
+			usleep(50000);
+		did(why, len, s.bound || s.held ? "tasks of an earlier program are still bound" :
+			      "waited for an earlier program's bound tasks to go");
+	}
+	cft_waited();
+	cft_nl_close(&nl);
+	return 0;
+fail_status:
+	cft_nl_close(&nl);
+	return establish_fail(why, len, err, "capfence status");
 }

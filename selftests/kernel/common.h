@@ -81,7 +81,7 @@ int cft_task_epoch(struct cft_nl *nl, pid_t pid, uint64_t *epoch);
 /*
  * Wait until @pid is bound to @epoch: an exec closes its close-on-exec
  * descriptors before it installs the new credential, so a pipe closing at
- * exec does not yet mean "bound". Returns 0 or -ETIMEDOUT (5 s).
+ * exec does not yet mean "bound". Returns 0 or -ETIMEDOUT (5 s, scaled).
  */
 int cft_wait_bound(struct cft_nl *nl, pid_t pid, uint64_t epoch);
 
@@ -108,8 +108,8 @@ int cft_agent_stop(struct cft_agent *a);
  */
 bool cft_agent_stop_clean(struct cft_agent *a);
 int cft_agent_main(void);
-/* One line from @fd (without its newline), waiting at most @timeout_ms for
- * each byte: its length, -ETIMEDOUT or -EPIPE. */
+/* One line from @fd (without its newline), waiting at most @timeout_ms
+ * (scaled; -1: no limit) for each byte: its length, -ETIMEDOUT or -EPIPE. */
 int cft_read_line(int fd, char *buf, size_t len, int timeout_ms);
 /*
  * Agent commands of one test program: a program may define this (a weak
@@ -133,7 +133,8 @@ int cft_listen(uint16_t *port);
 /* Become the audit daemon; records of CAPFENCE_AUDIT_TYPE come to us. */
 int cft_audit_open(void);
 /* Wait for a capfence record containing every needle (NULL-terminated
- * list); copies it into out. Returns 0 or -ETIMEDOUT. */
+ * list) for @timeout_ms (scaled); copies it into out. Returns 0 or
+ * -ETIMEDOUT. */
 int cft_audit_wait(int fd, char *out, size_t len, int timeout_ms, ...);
 void cft_audit_close(int fd);
 /* Value of key=VALUE in an audit record (quotes kept), or "" if absent. */
@@ -151,13 +152,59 @@ int cft_creds_hold(int n, int *err);
 /* Close the rings: the credentials they kept go. */
 void cft_creds_drop(void);
 
-/* Run the test harness, or act as an agent when exec'd as one. */
-#define CFT_MAIN							\
-	int main(int argc, char **argv)					\
-	{								\
-		if (argc > 1 && !strcmp(argv[1], "--agent"))		\
-			return cft_agent_main();			\
-		return test_harness_run(argc, argv);			\
-	}
+
+/* ---- time budgets and the state a program starts from ---- */
+
+/*
+ * CAPFENCE_TIMEOUT_SCALE: the one factor by which every time budget of the
+ * VM tests is multiplied (default 1: the stock kernels under TCG; the
+ * debug and fault-injection runs set it). A positive number up to 1000;
+ * anything else ends the program with a one-line error (exit 2).
+ */
+double cft_timeout_scale(void);
+/* @ms (a wait that only measures speed) scaled; < 0 stays as it is. */
+int cft_ms(int ms);
+/* @s seconds scaled, rounded up. */
+unsigned int cft_secs(unsigned int s);
+
+/*
+ * What the test is waiting for now, printed when its budget runs out:
+ * "# NAME: timed out after N s (B s x scale S), waiting for: WHAT (for
+ * M s)". The shared helpers (agents, audit, binding, netlink requests)
+ * set it themselves unless the test has marked a wider wait, which then
+ * covers them; cft_waited() says the wait is over. A helper's wait that
+ * timed out stays marked.
+ */
+void cft_waiting(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void cft_waited(void);
+
+/*
+ * The per-test watchdog (harness.h arms it in each test's process):
+ * after @secs seconds it prints the line above on stderr and hands the
+ * harness its own timeout (SIGALRM to the harness process, which kills
+ * the test's process group and reports "Test terminated by timeout").
+ */
+void cft_watchdog_arm(const char *name, unsigned int base, unsigned int secs);
+/* Seconds since the watchdog was armed; disarms it. */
+double cft_watchdog_disarm(void);
+
+/*
+ * A test stops here when CFT_DIE_AT=@point: its budget runs out at once,
+ * leaving whatever state it has made (run-vm-tests proves with it that
+ * the next program does not depend on that state).
+ */
+void cft_die_at(const char *point);
+
+/* The module file a program loads when the module is not in. */
+#define CFT_MODULE_PATH "/capfence.ko"
+
+/*
+ * The state every VM test program starts from, established by itself
+ * whatever an earlier program left: capfence.ko loaded (CFT_MODULE_PATH),
+ * the hooks attached (capfence attach), fleet mode off, the test key
+ * (id 7) installed afresh, nothing left bound by tasks of an earlier
+ * program. 0, or -errno with a one-line reason in @why.
+ */
+int cft_establish(char *why, size_t len);
 
 #endif

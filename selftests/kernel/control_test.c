@@ -11,8 +11,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <linux/genetlink.h>
-#include "kselftest_harness.h"
-#include "common.h"
+#define CFT_TEST_SECONDS 30
+#include "harness.h"
 
 FIXTURE(ctl) {
 	struct cft_nl nl;

@@ -30,8 +30,8 @@
 #include <unistd.h>
 #include <linux/openat2.h>
 #include <liburing.h>
-#include "kselftest_harness.h"
-#include "common.h"
+#define CFT_TEST_SECONDS 30
+#include "harness.h"
 #include "records.h"
 
 #ifndef OPEN_TREE_CLONE

@@ -17,7 +17,8 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
-#include "kselftest_harness.h"
+#define CFT_TEST_SECONDS 120
+#include "harness.h"
 #include "common.h"
 
 #define INVENTORY	"/usr/share/capfence/threat-model.md"

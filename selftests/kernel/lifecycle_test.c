@@ -2,7 +2,9 @@
 /*
  * Lifecycle: while a task is bound the hooks cannot be detached and the
  * module cannot be unloaded; attaching twice is harmless; once nothing is
- * bound, detach and unload succeed. Runs last: it leaves the module out.
+ * bound, detach and unload succeed. Runs last: it takes the module out
+ * and puts it back. CFT_DIE_AT=detached or =unloaded stops it there, with
+ * the hooks detached or the module out (run-vm-tests' isolation check).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -12,8 +14,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
-#include "kselftest_harness.h"
-#include "common.h"
+/* three BPF loads and a module reload: about 60 s on a busy machine */
+#define CFT_TEST_SECONDS 180
+#include "harness.h"
 #include "noop-lsm.skel.h"
 #include "lsm_hooks.h"
 
@@ -63,7 +66,7 @@ TEST(lifecycle)
 	struct cft_agent a;
 	struct cft_nl nl;
 	uint64_t e;
-	int i, err = -1;
+	int i, n, err = -1;
 
 	ASSERT_EQ(0, cft_open(&nl));
 	e = cft_next_epoch(&nl);
@@ -78,24 +81,32 @@ TEST(lifecycle)
 	/* attach while attached */
 	EXPECT_EQ(-EALREADY, cft_nl_talk(&nl, cft_nl_req(&nl, CAPFENCE_CMD_HOOKS_ATTACH,
 							0), NULL, NULL));
+	cft_waiting("capfence attach while attached");
 	EXPECT_EQ(0, system("capfence attach >/dev/null"));
+	cft_waited();
 	ASSERT_EQ(0, cft_nl_status(&nl, &s));
 	EXPECT_TRUE(s.attached);
 	EXPECT_TRUE(cft_agent_stop_clean(&a));
 
 	/* credentials are freed after a grace period */
-	for (i = 0; i < 50 && err; i++) {
+	n = cft_ms(5000) / 100;
+	cft_waiting("the hooks to detach once the agent's credential is freed");
+	for (i = 0; i < n && err; i++) {
 		err = cft_nl_talk(&nl, cft_nl_req(&nl, CAPFENCE_CMD_HOOKS_DETACH, 0),
 				 NULL, NULL);
 		if (err)
 			usleep(100000);
 	}
+	cft_waited();
 	EXPECT_EQ(0, err);
+	cft_die_at("detached");
 	ASSERT_EQ(0, cft_nl_status(&nl, &s));
 	EXPECT_FALSE(s.attached);
 	EXPECT_EQ(0, s.bound);
 	/* only capfence's own programs are accepted as its hooks */
+	cft_waiting("the no-op BPF-LSM programs to load and be offered as hooks");
 	EXPECT_EQ(-EINVAL, attach_foreign(&nl));
+	cft_waited();
 	EXPECT_NE(NULL, strstr(nl.ext, "not one of capfence's own programs"));
 	ASSERT_EQ(0, cft_nl_status(&nl, &s));
 	EXPECT_FALSE(s.attached);
@@ -106,18 +117,24 @@ TEST(lifecycle)
 		EXPECT_EQ(-ENOLINK, cft_exec_set(&nl, e, NULL, 0, &r));
 	}
 	/* re-attach and detach through the CLI, which also unpins */
+	cft_waiting("capfence attach, then capfence detach");
 	EXPECT_EQ(0, system("capfence attach >/dev/null && capfence detach >/dev/null"));
 	cft_nl_close(&nl);
 	/* programs hold the module until they are freed */
 	err = -1;
-	for (i = 0; i < 50 && err; i++) {
+	cft_waiting("rmmod capfence once its programs are freed");
+	for (i = 0; i < n && err; i++) {
 		err = rmmod();
 		if (err)
 			usleep(100000);
 	}
+	cft_waited();
 	EXPECT_EQ(0, err);
 	EXPECT_NE(0, access("/sys/kernel/btf/capfence", F_OK));
-	EXPECT_EQ(0, system("insmod /capfence.ko && capfence attach >/dev/null"));
+	cft_die_at("unloaded");
+	cft_waiting("insmod " CFT_MODULE_PATH ", then capfence attach");
+	EXPECT_EQ(0, system("insmod " CFT_MODULE_PATH " && capfence attach >/dev/null"));
+	cft_waited();
 }
 
 CFT_MAIN

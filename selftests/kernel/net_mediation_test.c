@@ -37,8 +37,8 @@
 #endif
 #include <liburing.h>
 #include <linux/sctp.h>
-#include "kselftest_harness.h"
-#include "common.h"
+#define CFT_TEST_SECONDS 30
+#include "harness.h"
 #include "records.h"
 
 #ifndef IPPROTO_SCTP
@@ -403,7 +403,7 @@ static int sctp_peel(const char *addr, int port)
 		return i;
 	}
 	/* established once the peer answered: retry the peel-off a while */
-	for (i = 0; i < 200; i++, usleep(10000)) {
+	for (i = 0; i < cft_ms(2000) / 10; i++, usleep(10000)) {
 		il = sizeof(ids);
 		if (getsockopt(fd, CFT_SOL_SCTP, SCTP_GET_ASSOC_ID_LIST, &ids, &il)) {
 			last = 150 + errno;

@@ -34,8 +34,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <linux/genetlink.h>
-#include "kselftest_harness.h"
-#include "common.h"
+/* lifecycle_pending_rmmod_and_leaks: about 30 s on a busy machine */
+#define CFT_TEST_SECONDS 120
+#include "harness.h"
 
 enum who { ROOT, BOUND, UNPRIV, USERNS, DROPPED, REGAINED, NWHO };
 static const char *const who_name[] = {
@@ -808,14 +809,17 @@ static int rmmod(void)
 
 static int wait_unbound(struct cft_nl *nl, struct capfence_status *s)
 {
-	int i;
+	int i, n = cft_ms(5000) / 50;
 
 	/* credentials are freed after an RCU grace period */
-	for (i = 0; i < 100; i++) {
+	cft_waiting("every task to be unbound and every grant freed");
+	for (i = 0; i < n; i++) {
 		if (cft_nl_status(nl, s))
 			return -EIO;
-		if (!s->bound && !s->held)
+		if (!s->bound && !s->held) {
+			cft_waited();
 			return 0;
+		}
 		usleep(50000);
 	}
 	return -EBUSY;
@@ -930,5 +934,5 @@ int main(int argc, char **argv)
 		return bound_ops_main(argv);
 	if (argc == 4 && !strcmp(argv[1], "--bound-epochs"))
 		return bound_epochs_main(argv);
-	return test_harness_run(argc, argv);
+	return cft_harness_run(argc, argv);
 }

@@ -34,7 +34,8 @@
 #include <linux/audit.h>
 #include <linux/keyctl.h>
 #include <linux/netlink.h>
-#include "kselftest_harness.h"
+#define CFT_TEST_SECONDS 120
+#include "harness.h"
 #include "common.h"
 
 #define SBX_SECRET	"/tmp/sbx/secret"

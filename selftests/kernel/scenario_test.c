@@ -12,8 +12,8 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "kselftest_harness.h"
-#include "common.h"
+#define CFT_TEST_SECONDS 30
+#include "harness.h"
 
 TEST(seed_scenario)
 {

@@ -14,8 +14,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <sodium.h>
-#include "kselftest_harness.h"
-#include "common.h"
+#define CFT_TEST_SECONDS 30
+#include "harness.h"
 
 #ifndef CF_VECTORS
 #define CF_VECTORS "/usr/share/capfence/tokens.txt"
