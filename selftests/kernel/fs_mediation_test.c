@@ -468,8 +468,22 @@ static void put_file(const char *path, const char *text, mode_t mode)
 	chmod(path, mode);
 }
 
+#define OPEN_MEMO_PARAM	"/sys/module/capfence/parameters/open_memo"
+
+static int write_param(const char *path, const char *v)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return -1;
+	fputs(v, f);
+	return fclose(f) ? -1 : 0;
+}
+
 static int make_tree(void)
 {
+	/* the open memo on, whatever a failed memo_switched_off left */
+	write_param(OPEN_MEMO_PARAM, "1");
 	/* a mount a failed test left behind */
 	umount2("/tmp/fsm/allowed/m", MNT_DETACH);
 	umount2("/tmp/fsm/ro/m", MNT_DETACH);
@@ -1142,62 +1156,25 @@ static void memo_counts(struct __test_metadata *_metadata,
 }
 
 /*
- * A long-running task: 3.5 s of opens in one directory, well past an
- * entry's one-second lifetime, are answered by the memo but for the first
- * and about one renewal a second; after that long, a rename still makes
- * the next open be judged by name.
+ * The agent opens @dir/d<i>/f for i < @n in turn (n = 0: @dir/f) for @ms
+ * milliseconds; *hit and *named are how many of those opens the open memo
+ * answered and how many it left to be judged by name.
  */
-TEST_F(fsm, memo_answers_in_the_steady_state)
+static void memo_rotopen(struct __test_metadata *_metadata,
+			 FIXTURE_DATA(fsm) *self, int ms, const char *dir, int n,
+			 uint64_t *hit, uint64_t *named)
 {
 	uint64_t h0, m0, h1, m1;
+	char cmd[160];
 
-	put_file("/tmp/fsm/allowed/dir0/f", "f\n", 0666);
+	snprintf(cmd, sizeof(cmd), "rotopen %d r %s %d", ms, dir, n);
 	memo_counts(_metadata, self, &h0, &m0);
-	ASSERT_EQ(0, cft_agent_do(&self->agent,
-				  "rotopen 3500 r /tmp/fsm/allowed/dir0 0"));
+	ASSERT_EQ(0, cft_agent_do(&self->agent, "%s", cmd));
 	memo_counts(_metadata, self, &h1, &m1);
-	TH_LOG("3.5 s of opens: %llu answered by the memo, %llu named",
-	       (unsigned long long)(h1 - h0), (unsigned long long)(m1 - m0));
-	EXPECT_LE(m1 - m0, 8);
-	EXPECT_GE(h1 - h0, 20 * (m1 - m0));
-	ASSERT_EQ(0, rename("/tmp/fsm/allowed/dir0", "/tmp/fsm/secret/dir0"));
-	EXPECT_EQ(EACCES, cft_agent_do(&self->agent,
-				       "xopen /tmp/fsm/secret/dir0/f r"));
-	REC("constraint", "fs:read", "/tmp/fsm/secret/dir0/f", self->rt.cap_id);
-}
-
-/*
- * Opens in eight directories in turn stay on the memo; one of them
- * renamed out of the grant is judged by its new name, and the others are
- * judged again and still allowed.
- */
-TEST_F(fsm, memo_answers_a_rotation_of_directories)
-{
-	uint64_t h0, m0, h1, m1;
-	char p[64];
-	int i;
-
-	ASSERT_EQ(0, mkdir("/tmp/fsm/allowed/rot", 0777));
-	for (i = 0; i < 8; i++) {
-		snprintf(p, sizeof(p), "/tmp/fsm/allowed/rot/d%d", i);
-		ASSERT_EQ(0, mkdir(p, 0777));
-		snprintf(p, sizeof(p), "/tmp/fsm/allowed/rot/d%d/f", i);
-		put_file(p, "f\n", 0666);
-	}
-	memo_counts(_metadata, self, &h0, &m0);
-	ASSERT_EQ(0, cft_agent_do(&self->agent,
-				  "rotopen 2500 r /tmp/fsm/allowed/rot 8"));
-	memo_counts(_metadata, self, &h1, &m1);
-	TH_LOG("2.5 s of opens in 8 directories: %llu answered by the memo, %llu named",
-	       (unsigned long long)(h1 - h0), (unsigned long long)(m1 - m0));
-	/* per entry: the first open and a renewal a second */
-	EXPECT_LE(m1 - m0, 8 * 5);
-	EXPECT_GE(h1 - h0, 10 * (m1 - m0));
-	ASSERT_EQ(0, rename("/tmp/fsm/allowed/rot/d3", "/tmp/fsm/secret/d3"));
-	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "xopen /tmp/fsm/secret/d3/f r"));
-	REC("constraint", "fs:read", "/tmp/fsm/secret/d3/f", self->rt.cap_id);
-	EXPECT_EQ(0, cft_agent_do(&self->agent,
-				  "rotopen 200 r /tmp/fsm/allowed/rot 3"));
+	*hit = h1 - h0;
+	*named = m1 - m0;
+	TH_LOG("%d ms of opens in %s (%d directories): %llu answered by the memo, %llu named",
+	       ms, dir, n, (unsigned long long)*hit, (unsigned long long)*named);
 }
 
 /* mkdir @n directories @dir/d<i>, each with a file f */
@@ -1218,6 +1195,49 @@ static int make_dirs(const char *dir, int n)
 	return 0;
 }
 
+
+/*
+ * A long-running task: 3.5 s of opens in one directory, well past an
+ * entry's one-second lifetime, are answered by the memo but for the first
+ * and about one renewal a second; after that long, a rename still makes
+ * the next open be judged by name.
+ */
+TEST_F(fsm, memo_answers_in_the_steady_state)
+{
+	uint64_t hit, named;
+
+	put_file("/tmp/fsm/allowed/dir0/f", "f\n", 0666);
+	memo_rotopen(_metadata, self, 3500, "/tmp/fsm/allowed/dir0", 0, &hit, &named);
+	/* the first open, then a renewal a second */
+	EXPECT_LE(named, 8);
+	EXPECT_GE(hit, 20 * named);
+	ASSERT_EQ(0, rename("/tmp/fsm/allowed/dir0", "/tmp/fsm/secret/dir0"));
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent,
+				       "xopen /tmp/fsm/secret/dir0/f r"));
+	REC("constraint", "fs:read", "/tmp/fsm/secret/dir0/f", self->rt.cap_id);
+}
+
+/*
+ * Opens in eight directories in turn stay on the memo; one of them
+ * renamed out of the grant is judged by its new name, and the others are
+ * judged again and still allowed.
+ */
+TEST_F(fsm, memo_answers_a_rotation_of_directories)
+{
+	uint64_t hit, named;
+
+	ASSERT_EQ(0, make_dirs("/tmp/fsm/allowed/rot", 8));
+	memo_rotopen(_metadata, self, 2500, "/tmp/fsm/allowed/rot", 8, &hit, &named);
+	/* one subtree for all eight: its first open and a renewal a second */
+	EXPECT_LE(named, 8);
+	EXPECT_GE(hit, 20 * named);
+	ASSERT_EQ(0, rename("/tmp/fsm/allowed/rot/d3", "/tmp/fsm/secret/d3"));
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "xopen /tmp/fsm/secret/d3/f r"));
+	REC("constraint", "fs:read", "/tmp/fsm/secret/d3/f", self->rt.cap_id);
+	EXPECT_EQ(0, cft_agent_do(&self->agent,
+				  "rotopen 200 r /tmp/fsm/allowed/rot 3"));
+}
+
 /*
  * An entry stands for the subtree its grant and rule admit whole: opens in
  * a hundred directories never opened before are answered without naming
@@ -1227,17 +1247,12 @@ static int make_dirs(const char *dir, int n)
  */
 TEST_F(fsm, memo_answers_new_directories_beneath_a_subtree)
 {
-	uint64_t h0, m0, h1, m1;
+	uint64_t hit, named;
 
 	ASSERT_EQ(0, make_dirs("/tmp/fsm/allowed/new", 100));
-	memo_counts(_metadata, self, &h0, &m0);
-	ASSERT_EQ(0, cft_agent_do(&self->agent,
-				  "rotopen 1500 r /tmp/fsm/allowed/new 100"));
-	memo_counts(_metadata, self, &h1, &m1);
-	TH_LOG("1.5 s of opens in 100 directories: %llu answered by the memo, %llu named",
-	       (unsigned long long)(h1 - h0), (unsigned long long)(m1 - m0));
-	EXPECT_LE(m1 - m0, 6);
-	EXPECT_GE(h1 - h0, 20 * (m1 - m0));
+	memo_rotopen(_metadata, self, 1500, "/tmp/fsm/allowed/new", 100, &hit, &named);
+	EXPECT_LE(named, 6);
+	EXPECT_GE(hit, 20 * named);
 	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "xread /tmp/fsm/secret/s"));
 	REC("constraint", "fs:read", "/tmp/fsm/secret/s", self->rt.cap_id);
 }
@@ -1259,36 +1274,19 @@ TEST_F(fsm, memo_subtree_is_the_deeper_constraint)
 	EXPECT_EQ(0, cft_agent_do(&self->agent, "at f w"));
 }
 
-#define OPEN_MEMO_PARAM	"/sys/module/capfence/parameters/open_memo"
-
-static int write_param(const char *path, const char *v)
-{
-	FILE *f = fopen(path, "w");
-
-	if (!f)
-		return -1;
-	fputs(v, f);
-	return fclose(f) ? -1 : 0;
-}
-
 /* open_memo=0: every open is named, none is answered by the memo */
 TEST_F(fsm, memo_switched_off)
 {
-	uint64_t h0, m0, h1, m1;
+	uint64_t hit, named;
 
 	put_file("/tmp/fsm/allowed/dir0/f", "f\n", 0666);
 	ASSERT_EQ(0, write_param(OPEN_MEMO_PARAM, "0"));
-	memo_counts(_metadata, self, &h0, &m0);
-	EXPECT_EQ(0, cft_agent_do(&self->agent,
-				  "rotopen 300 r /tmp/fsm/allowed/dir0 0"));
-	memo_counts(_metadata, self, &h1, &m1);
+	memo_rotopen(_metadata, self, 300, "/tmp/fsm/allowed/dir0", 0, &hit, &named);
 	ASSERT_EQ(0, write_param(OPEN_MEMO_PARAM, "1"));
-	EXPECT_EQ(h0, h1);
-	EXPECT_EQ(m0, m1);
-	EXPECT_EQ(0, cft_agent_do(&self->agent,
-				  "rotopen 300 r /tmp/fsm/allowed/dir0 0"));
-	memo_counts(_metadata, self, &h0, &m0);
-	EXPECT_LT(h1, h0);
+	EXPECT_EQ(0, hit);
+	EXPECT_EQ(0, named);
+	memo_rotopen(_metadata, self, 300, "/tmp/fsm/allowed/dir0", 0, &hit, &named);
+	EXPECT_LT(0, hit);
 }
 
 /*
