@@ -112,6 +112,35 @@ static int uring_setacl(const char *path, const char *name)
 	return err;
 }
 
+/*
+ * openat(@path, @flags) through io_uring, and close it; @async forces the
+ * request onto an io_uring worker thread (IOSQE_ASYNC).
+ */
+static int uring_open(const char *path, int flags, bool async)
+{
+	struct io_uring_cqe *cqe;
+	struct io_uring_sqe *sqe;
+	struct io_uring ring;
+	int err;
+
+	err = -io_uring_queue_init(2, &ring, 0);
+	if (err)
+		return err;
+	sqe = io_uring_get_sqe(&ring);
+	io_uring_prep_openat(sqe, AT_FDCWD, path, flags, 0644);
+	if (async)
+		io_uring_sqe_set_flags(sqe, IOSQE_ASYNC);
+	err = io_uring_submit(&ring) == 1 ? -io_uring_wait_cqe(&ring, &cqe) : EIO;
+	if (!err) {
+		err = cqe->res < 0 ? -cqe->res : 0;
+		if (cqe->res >= 0)
+			close(cqe->res);
+		io_uring_cqe_seen(&ring, cqe);
+	}
+	io_uring_queue_exit(&ring);
+	return err;
+}
+
 /* the agent could not set up the attack (e.g. user namespaces disabled) */
 #define FSM_NOSETUP	250
 
@@ -247,6 +276,16 @@ static int fsm_step(char *cmd)
 		return removexattr(a, ACL_DEFAULT) ? errno : 0;
 	if (sscanf(cmd, "uring-setacl %127s", a) == 1)
 		return uring_setacl(a, ACL_ACCESS);
+	/* openat through io_uring, inline or on a worker ("async") */
+	if (sscanf(cmd, "uring-open %127s %127s %127s", a, b, c) == 3 ||
+	    sscanf(cmd, "uring-open %127s %127s", a, b) == 2) {
+		bool async = strstr(cmd, " async") != NULL;
+
+		fl = open_flags(b);
+		if (fl < 0)
+			return EINVAL;
+		return uring_open(a, fl, async);
+	}
 	/* O_TMPFILE in @a, then give it the name @b */
 	if (sscanf(cmd, "tmpfile-link %127s %127s", a, b) == 2) {
 		fd = open(a, O_TMPFILE | O_RDWR, 0644);
@@ -1272,6 +1311,29 @@ TEST_F(fsm, memo_subtree_is_the_deeper_constraint)
 	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "xopen /tmp/fsm/allowed/a w"));
 	REC("constraint", "fs:write", "/tmp/fsm/allowed/a", w.cap_id);
 	EXPECT_EQ(0, cft_agent_do(&self->agent, "at f w"));
+}
+
+/*
+ * io_uring's openat (inline and on a worker thread) goes through the same
+ * file_open hook and the same memo: with the memo filled beneath
+ * /tmp/fsm/allowed, a file beneath it is answered and one outside is
+ * judged by name and refused.
+ */
+TEST_F(fsm, memo_io_uring_open)
+{
+	uint64_t hit, named;
+
+	put_file("/tmp/fsm/allowed/dir0/f", "f\n", 0666);
+	memo_rotopen(_metadata, self, 300, "/tmp/fsm/allowed/dir0", 0, &hit, &named);
+	EXPECT_LT(0, hit);
+	EXPECT_EQ(0, cft_agent_do(&self->agent, "uring-open /tmp/fsm/allowed/dir0/f r"));
+	EXPECT_EQ(0, cft_agent_do(&self->agent, "uring-open /tmp/fsm/allowed/dir0/f r async"));
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "uring-open /tmp/fsm/secret/s r"));
+	REC("constraint", "fs:read", "/tmp/fsm/secret/s", self->rt.cap_id);
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "uring-open /tmp/fsm/secret/s r async"));
+	REC("constraint", "fs:read", "/tmp/fsm/secret/s", self->rt.cap_id);
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "uring-open /tmp/fsm/ro/f w async"));
+	REC("constraint", "fs:write", "/tmp/fsm/ro/f", 0);
 }
 
 /* open_memo=0: every open is named, none is answered by the memo */
