@@ -24,7 +24,37 @@
 #include <sodium.h>
 #include "common.h"
 
-static volatile sig_atomic_t wait_active;
+/*
+ * What each thread of a test waits for: a slot per thread (a test that
+ * runs threads, stress_test's, has several waits at once), each with two
+ * buffers, so that the watchdog (a signal handler) never reads one half
+ * written.
+ */
+#define WAIT_SLOTS 16
+
+struct wait_slot {
+	char what[2][192];
+	volatile sig_atomic_t cur, active;
+	uint64_t ns;
+	pid_t tid;
+};
+
+static struct wait_slot wait_slots[WAIT_SLOTS];
+static int wait_slots_used;
+static __thread struct wait_slot *wait_mine;
+
+static struct wait_slot *wait_slot(void)
+{
+	int i;
+
+	if (!wait_mine) {
+		i = __atomic_fetch_add(&wait_slots_used, 1, __ATOMIC_RELAXED);
+		/* past the table, threads share its last slot */
+		wait_mine = &wait_slots[i < WAIT_SLOTS ? i : WAIT_SLOTS - 1];
+		wait_mine->tid = (pid_t)syscall(SYS_gettid);
+	}
+	return wait_mine;
+}
 
 /*
  * A helper's own wait is marked only when the test has not marked a
@@ -32,7 +62,7 @@ static volatile sig_atomic_t wait_active;
  * module's answer to command 3"); the helper clears only its own.
  */
 #define HELPER_WAITING(...) \
-	bool helper_mark = !wait_active; \
+	bool helper_mark = !wait_slot()->active; \
 	if (helper_mark) \
 		cft_waiting(__VA_ARGS__)
 #define HELPER_WAITED() \
@@ -1040,33 +1070,28 @@ unsigned int cft_secs(unsigned int s)
 	return v >= 4e9 ? 4000000000u : (unsigned int)v + ((unsigned int)v < v);
 }
 
-/*
- * What the test waits for: two buffers, so that the watchdog (a signal
- * handler) never reads one half written.
- */
-static char wait_what[2][192];
-static volatile sig_atomic_t wait_cur;
-static uint64_t wait_ns;
-
 void cft_waiting(const char *fmt, ...)
 {
-	int next = !wait_cur;
+	struct wait_slot *w = wait_slot();
+	int next = !w->cur;
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(wait_what[next], sizeof(wait_what[next]), fmt, ap);
+	vsnprintf(w->what[next], sizeof(w->what[next]), fmt, ap);
 	va_end(ap);
-	wait_active = 0;
-	wait_cur = next;
-	wait_ns = cft_now_ns();
-	wait_active = 1;
+	w->active = 0;
+	w->cur = next;
+	w->ns = cft_now_ns();
+	w->active = 1;
 }
 
 void cft_waited(void)
 {
-	if (wait_active) {
-		wait_ns = cft_now_ns();
-		wait_active = 0;
+	struct wait_slot *w = wait_slot();
+
+	if (w->active) {
+		w->ns = cft_now_ns();
+		w->active = 0;
 	}
 }
 
@@ -1105,12 +1130,176 @@ static void wnum(struct wbuf *w, uint64_t v)
 		w->b[w->n++] = d[--i];
 }
 
+static void wflush(struct wbuf *w)
+{
+	if (w->n && write(2, w->b, w->n) < 0)
+		w->n = 0;
+	w->n = 0;
+}
+
+/* A small file of /proc, read with plain syscalls (async-signal-safe). */
+static ssize_t wread(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	return n;
+}
+
+/*
+ * One thread of the guest: "#   task PID/TID (comm) STATE wchan", and for
+ * a thread of the test's process group or one blocked in the kernel (D),
+ * its kernel stack: what a test that ran out of time was stuck in.
+ */
+static void wtask(struct wbuf *w, const char *pid, const char *tid,
+		  pid_t pgrp, int *budget)
+{
+	char path[96], buf[2048], *comm, *end, state;
+	long grp = 0;
+	struct wbuf p = { .n = 0 };
+	ssize_t n;
+	char *c;
+
+	wput(&p, "/proc/");
+	wput(&p, pid);
+	wput(&p, "/task/");
+	wput(&p, tid);
+	p.b[p.n] = '\0';
+	memcpy(path, p.b, p.n + 1);
+	memcpy(path + p.n, "/stat", 6);
+	if (wread(path, buf, sizeof(buf)) <= 0)
+		return;
+	comm = strchr(buf, '(');
+	end = strrchr(buf, ')');
+	if (!comm || !end || end[1] != ' ' || !end[2])
+		return;
+	state = end[2];
+	/* " S ppid pgrp" */
+	c = end + 3;
+	while (*c == ' ')
+		c++;
+	while (*c && *c != ' ')
+		c++;
+	while (*c == ' ')
+		c++;
+	while (*c >= '0' && *c <= '9')
+		grp = grp * 10 + (*c++ - '0');
+	if (grp != pgrp && state != 'D')
+		return;
+	if (*budget <= 0)
+		return;
+	(*budget)--;
+	*end = '\0';
+	wput(w, "#   task ");
+	wput(w, pid);
+	wput(w, "/");
+	wput(w, tid);
+	wput(w, " ");
+	wput(w, comm);
+	wput(w, ") ");
+	wput(w, (char[]){ state, '\0' });
+	memcpy(path + p.n, "/wchan", 7);
+	if (wread(path, buf, sizeof(buf)) > 0 && buf[0] != '0') {
+		wput(w, " in ");
+		wput(w, buf);
+	}
+	wput(w, "\n");
+	wflush(w);
+	memcpy(path + p.n, "/stack", 7);
+	n = wread(path, buf, sizeof(buf));
+	for (c = buf; n > 0 && *c; c = end + 1) {
+		end = strchr(c, '\n');
+		if (!end)
+			break;
+		*end = '\0';
+		wput(w, "#     ");
+		wput(w, c);
+		wput(w, "\n");
+		wflush(w);
+	}
+}
+
+struct dirent64_hdr {
+	uint64_t ino;
+	int64_t off;
+	unsigned short reclen;
+	unsigned char type;
+	char name[];
+};
+
+static void wtasks(struct wbuf *w)
+{
+	char buf[4096], tbuf[1024], path[64];
+	pid_t pgrp = getpgrp();
+	int budget = 48, fd, tfd;
+	long n, tn, i, j;
+
+	fd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	while ((n = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0) {
+		for (i = 0; i < n;) {
+			struct dirent64_hdr *d = (void *)(buf + i);
+			struct wbuf p = { .n = 0 };
+
+			i += d->reclen;
+			if (d->name[0] < '0' || d->name[0] > '9')
+				continue;
+			wput(&p, "/proc/");
+			wput(&p, d->name);
+			wput(&p, "/task");
+			p.b[p.n] = '\0';
+			memcpy(path, p.b, p.n + 1);
+			tfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+			if (tfd < 0)
+				continue;
+			while ((tn = syscall(SYS_getdents64, tfd, tbuf,
+					     sizeof(tbuf))) > 0) {
+				for (j = 0; j < tn;) {
+					struct dirent64_hdr *t = (void *)(tbuf + j);
+
+					j += t->reclen;
+					if (t->name[0] >= '0' && t->name[0] <= '9')
+						wtask(w, d->name, t->name, pgrp,
+						      &budget);
+				}
+			}
+			close(tfd);
+		}
+	}
+	close(fd);
+}
+
+static void wwait(struct wbuf *w, const struct wait_slot *s, uint64_t now)
+{
+	wput(w, s->what[s->cur]);
+	wput(w, " (for ");
+	wnum(w, (now - s->ns) / 1000000000ull);
+	wput(w, " s)");
+}
+
 static void watchdog_fire(int sig)
 {
 	uint64_t now = cft_now_ns();
 	struct wbuf w = { .n = 0 };
+	const struct wait_slot *act = NULL, *last = NULL;
+	int i, used = wait_slots_used < WAIT_SLOTS ? wait_slots_used : WAIT_SLOTS;
 
 	(void)sig;
+	/* the longest wait still going, else the one that ended last */
+	for (i = 0; i < used; i++) {
+		const struct wait_slot *s = &wait_slots[i];
+
+		if (s->active && (!act || s->ns < act->ns))
+			act = s;
+		if (s->ns && (!last || s->ns > last->ns))
+			last = s;
+	}
 	wput(&w, "# ");
 	wput(&w, wd.name);
 	if (wd.forced) {
@@ -1127,24 +1316,33 @@ static void watchdog_fire(int sig)
 	wnum(&w, wd.base);
 	wput(&w, " s x scale ");
 	wput(&w, wd.scale);
-	wput(&w, wait_active ? "), waiting for: " :
-		 wait_ns ? "), in no marked wait; the last one, over " :
+	wput(&w, act ? "), waiting for: " :
+		 last ? "), in no marked wait; the last one, over " :
 		 "), before any marked wait");
-	if (wait_ns) {
-		if (wait_active) {
-			wput(&w, wait_what[wait_cur]);
-			wput(&w, " (for ");
-			wnum(&w, (now - wait_ns) / 1000000000ull);
-			wput(&w, " s)");
-		} else {
-			wnum(&w, (now - wait_ns) / 1000000000ull);
-			wput(&w, " s ago: ");
-			wput(&w, wait_what[wait_cur]);
-		}
+	if (act) {
+		wwait(&w, act, now);
+	} else if (last) {
+		wnum(&w, (now - last->ns) / 1000000000ull);
+		wput(&w, " s ago: ");
+		wput(&w, last->what[last->cur]);
 	}
 	wput(&w, "\n");
-	if (write(2, w.b, w.n) < 0)
-		w.n = 0;
+	wflush(&w);
+	for (i = 0; i < used; i++) {
+		const struct wait_slot *s = &wait_slots[i];
+
+		if (!s->active || s == act)
+			continue;
+		wput(&w, "#   thread ");
+		wnum(&w, (uint64_t)s->tid);
+		wput(&w, " also waiting for: ");
+		wwait(&w, s, now);
+		wput(&w, "\n");
+		wflush(&w);
+	}
+	/* where the test's tasks (and any blocked in the kernel) are */
+	if (!wd.forced)
+		wtasks(&w);
 	/* the harness's own timeout: it kills our process group */
 	if (wd.harness > 1 && getppid() == wd.harness)
 		kill(wd.harness, SIGALRM);
@@ -1156,6 +1354,7 @@ void cft_watchdog_arm(const char *name, unsigned int base, unsigned int secs)
 {
 	struct sigaction sa = { .sa_handler = watchdog_fire };
 	sigset_t set;
+	int i;
 
 	snprintf(wd.name, sizeof(wd.name), "%s", name);
 	snprintf(wd.scale, sizeof(wd.scale), "%g", cft_timeout_scale());
@@ -1164,8 +1363,10 @@ void cft_watchdog_arm(const char *name, unsigned int base, unsigned int secs)
 	wd.harness = getppid();
 	wd.forced = NULL;
 	wd.start_ns = cft_now_ns();
-	wait_active = 0;
-	wait_ns = 0;
+	for (i = 0; i < WAIT_SLOTS; i++) {
+		wait_slots[i].active = 0;
+		wait_slots[i].ns = 0;
+	}
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGALRM, &sa, NULL);
 	sigemptyset(&set);
