@@ -11,8 +11,9 @@ attribute set by order, constants, struct capfence_net_range) and with
 kernel/netlink.c (attribute policies and their checks, nested policies,
 operations with doit/dumpit and internal_flags, multicast groups, family
 name/version/maxattr/policy) and the attribute types the kernel puts
-(nla_put_*() in kernel/*.c). Standard library only: the YAML is read by a
-small reader of the subset the spec is written in.
+(nla_put_*() in kernel/*.c). The YAML is read with PyYAML, as the kernel's
+ynl reads it, and with --schema validated (jsonschema) against the
+kernel's genetlink-legacy schema first.
 """
 import argparse
 import glob
@@ -20,138 +21,46 @@ import os
 import re
 import sys
 
+import yaml
+try:
+    import jsonschema
+except ImportError:		# only --schema needs it
+    jsonschema = None
+
 
 class SpecError(Exception):
     pass
 
 
-# ---------------------------------------------------------------- YAML subset
-def _scalar(text, lineno):
-    t = text.strip()
-    if t.startswith('[') and t.endswith(']'):
-        inner = t[1:-1].strip()
-        return [] if not inner else [_scalar(x, lineno) for x in inner.split(',')]
-    if len(t) >= 2 and t[0] == t[-1] and t[0] in '\'"':
-        body = t[1:-1]
-        return body.replace("''", "'") if t[0] == "'" else body
-    if re.fullmatch(r'-?[0-9]+', t):
-        return int(t)
-    if re.fullmatch(r'0x[0-9a-fA-F]+', t):
-        return int(t, 16)
-    if t in ('true', 'false'):
-        return t == 'true'
-    if t in ('', '~', 'null'):
-        return None
-    if t[0] in '&*!{|>':
-        raise SpecError('line %d: unsupported YAML construct %r' % (lineno, t))
-    return t
+# ---------------------------------------------------------------- the spec
+def load_spec(path, schema_path=None):
+    """The spec as any YAML 1.1 reader (PyYAML, the kernel's ynl) sees it,
+    validated against the kernel's schema when one is given."""
+    with open(path) as f:
+        spec = yaml.safe_load(f)
+    if not isinstance(spec, dict):
+        raise SpecError('%s: not a YAML mapping' % path)
+    if schema_path:
+        with open(schema_path) as f:
+            schema = yaml.safe_load(f)
+        errs = sorted(jsonschema.Draft7Validator(schema).iter_errors(spec),
+                      key=lambda e: list(e.absolute_path))
+        if errs:
+            raise SpecError('%s fails %s in %d place(s): %s' % (
+                os.path.basename(path), os.path.basename(schema_path), len(errs),
+                '; '.join('%s: %s' % ('/'.join(str(x) for x in e.absolute_path),
+                                      e.message[:160]) for e in errs[:8])))
+    return spec
 
 
-KEY_RE = re.compile(r'^([A-Za-z0-9_.-]+):(?:\s+(.*))?$')
+def is_output(a):
+    """An attribute only the kernel sends: its doc says "(output)"."""
+    return '(output' in (a.get('doc') or '')
 
 
-class Yaml:
-    """Block mappings, block sequences, flow sequences of scalars, |/>
-    block scalars, full-line comments. Enough for the spec, strict about
-    anything else."""
-
-    def __init__(self, text):
-        self.raw = text.split('\n')
-        self.lines = []		# (indent, text, lineno, rawindex)
-        for i, line in enumerate(self.raw):
-            if '\t' in line[:len(line) - len(line.lstrip())]:
-                raise SpecError('line %d: tab in indentation' % (i + 1))
-            s = line.strip()
-            if not s or s.startswith('#') or s == '---':
-                continue
-            self.lines.append([len(line) - len(line.lstrip()), s, i + 1, i])
-
-    def parse(self):
-        v, i = self._block(0, 0)
-        if i != len(self.lines):
-            raise SpecError('line %d: unexpected indentation' % self.lines[i][2])
-        return v
-
-    def _block(self, i, indent):
-        if i >= len(self.lines):
-            return None, i
-        if self.lines[i][1] == '-' or self.lines[i][1].startswith('- '):
-            return self._seq(i, indent)
-        return self._map(i, indent)
-
-    def _block_scalar(self, i, indent, style):
-        # lines of the raw file after line i with indent > indent, or blank
-        start = self.lines[i][3] + 1
-        body = []
-        j = start
-        while j < len(self.raw):
-            r = self.raw[j]
-            if r.strip() and len(r) - len(r.lstrip()) <= indent:
-                break
-            body.append(r)
-            j += 1
-        while body and not body[-1].strip():
-            body.pop()
-        ind = min((len(b) - len(b.lstrip()) for b in body if b.strip()), default=0)
-        body = [b[ind:] for b in body]
-        text = '\n'.join(body) + '\n'
-        if style.startswith('>'):
-            text = ' '.join(b.strip() for b in body) + '\n'
-        if style.endswith('-'):
-            text = text.rstrip('\n')
-        # skip the tokenized lines that belong to the scalar
-        k = i + 1
-        while k < len(self.lines) and self.lines[k][3] < j:
-            k += 1
-        return text, k
-
-    def _map(self, i, indent):
-        out = {}
-        while i < len(self.lines) and self.lines[i][0] == indent:
-            ind, s, ln, _ = self.lines[i]
-            if s.startswith('- ') or s == '-':
-                break
-            m = KEY_RE.match(s)
-            if not m:
-                raise SpecError('line %d: expected "key: value"' % ln)
-            key, rest = m.group(1), m.group(2)
-            if key in out:
-                raise SpecError('line %d: duplicate key %r' % (ln, key))
-            if rest is None or rest == '':
-                nxt = self.lines[i + 1] if i + 1 < len(self.lines) else None
-                if nxt and nxt[0] > indent:
-                    out[key], i = self._block(i + 1, nxt[0])
-                elif nxt and nxt[0] == indent and (nxt[1].startswith('- ') or nxt[1] == '-'):
-                    out[key], i = self._seq(i + 1, indent)
-                else:
-                    out[key], i = None, i + 1
-            elif rest in ('|', '|-', '>', '>-'):
-                out[key], i = self._block_scalar(i, indent, rest)
-            else:
-                out[key], i = _scalar(rest, ln), i + 1
-        if i < len(self.lines) and self.lines[i][0] > indent:
-            raise SpecError('line %d: unexpected indentation' % self.lines[i][2])
-        return out, i
-
-    def _seq(self, i, indent):
-        out = []
-        while i < len(self.lines) and self.lines[i][0] == indent:
-            ind, s, ln, raw = self.lines[i]
-            if not (s.startswith('- ') or s == '-'):
-                break
-            item = s[1:].strip()
-            if not item:
-                nxt = self.lines[i + 1]
-                v, i = self._block(i + 1, nxt[0])
-            elif KEY_RE.match(item):
-                # "- key: value": a mapping indented past the dash
-                sub = indent + (len(s) - len(s[1:].lstrip()))
-                self.lines[i] = [sub, item, ln, raw]
-                v, i = self._map(i, sub)
-            else:
-                v, i = _scalar(item, ln), i + 1
-            out.append(v)
-        return out, i
+def is_admin(op):
+    """An operation behind CF_NL_ADMIN: its doc ends "(admin)"."""
+    return (op.get('doc') or '').rstrip().endswith('(admin)')
 
 
 # ---------------------------------------------------------------- C sources
@@ -584,7 +493,7 @@ def compare(spec, hdr, nl, puts, tap):
                     p.append('%s: nested policy missing' % a['name'])
                 else:
                     subexp = {x['name'] for x in sub['attributes']
-                              if x['type'] != 'pad' and not x.get('output-only')}
+                              if x['type'] != 'pad' and not is_output(x)}
                     check_policy(sub, nested, subexp)
         unused = sorted(a['name'] for a in s['attributes'] if a['type'] == 'unused')
         tap.check('policy %s = attribute-set %s (%d entries: %s%s)' %
@@ -593,7 +502,7 @@ def compare(spec, hdr, nl, puts, tap):
 
     if fam_pol in nl.policies:
         for a in top['attributes']:
-            if a['name'] in req and a.get('output-only'):
+            if a['name'] in req and is_output(a):
                 tap.check('request attribute %s' % a['name'], ['marked output-only but in a request'])
         check_policy(top, fam_pol, req)
 
@@ -642,8 +551,9 @@ def compare(spec, hdr, nl, puts, tap):
                     p.append('dump: spec %s, kernel %s' % (bool(op.get('dump')), 'dumpit' in kop))
                 kf = sorted(flagmap.get(f.strip(), f.strip()) for f in
                             kop.get('internal_flags', '').split('|') if f.strip())
-                if kf != sorted(op.get('internal-flags') or []):
-                    p.append('internal-flags: spec %s, kernel %s' % (op.get('internal-flags') or [], kf))
+                if kf != (['admin'] if is_admin(op) else []):
+                    p.append('admin: spec %s ("(admin)" ending its doc), kernel %s' %
+                             (is_admin(op), kf))
                 gf = sorted(f.strip().replace('GENL_', '').replace('_', '-').lower()
                             for f in kop.get('flags', '').split('|') if f.strip())
                 if gf != sorted(op.get('flags') or []):
@@ -654,7 +564,7 @@ def compare(spec, hdr, nl, puts, tap):
             if not op.get('event') or not op.get('mcgrp'):
                 p.append('an operation without do/dump must be an event with mcgrp')
         modes = '+'.join(m for m in ('do', 'dump', 'event') if op.get(m))
-        fl = ','.join(op.get('internal-flags') or []) or '-'
+        fl = 'admin' if is_admin(op) else '-'
         tap.check('op %s = %d (%s, internal-flags %s)' % (op['name'], op.get('value', ops.index(op) + 1), modes, fl), p)
 
     # multicast groups
@@ -668,8 +578,13 @@ def compare(spec, hdr, nl, puts, tap):
                     for f in g.get('flags', '').split('|') if f.strip())
         kg.append((s, fl))
     sg = [(g['name'], sorted(g.get('flags') or [])) for g in groups]
-    if kg != sg:
+    if [g[0] for g in kg] != [g[0] for g in sg]:
         p.append('kernel %s, spec %s' % (kg, sg))
+    # the schema's group flags are admin-perm/uns-admin-perm only: a
+    # CAP_NET_ADMIN group is said in the family's doc
+    for name, fl in kg:
+        if 'mcast-cap-net-admin' in fl and 'CAP_NET_ADMIN' not in spec.get('doc', ''):
+            p.append('group %s is GENL_MCAST_CAP_NET_ADMIN; the family doc does not say CAP_NET_ADMIN' % name)
     for op in ops:
         if op.get('mcgrp') and op['mcgrp'] not in [g[0] for g in sg]:
             p.append('op %s: mcgrp %s not listed' % (op['name'], op['mcgrp']))
@@ -715,11 +630,15 @@ def main():
     ap.add_argument('--top', default=os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..'))
     ap.add_argument('--spec')
     ap.add_argument('--genl-expect', metavar='FILE')
+    ap.add_argument('--schema', metavar='FILE',
+                    help="the kernel's Documentation/netlink/genetlink-legacy.yaml")
     args = ap.parse_args()
     top = args.top
     spec_path = args.spec or os.path.join(top, 'docs/netlink/capfence.yaml')
     try:
-        spec = Yaml(open(spec_path).read()).parse()
+        if args.schema and jsonschema is None:
+            raise SpecError('--schema needs python3-jsonschema')
+        spec = load_spec(spec_path, args.schema)
         if args.genl_expect:
             genl_expect(spec, args.genl_expect)
             return 0
@@ -729,7 +648,7 @@ def main():
         tap = Tap()
         compare(spec, hdr, nl, puts, tap)
         class_lists(spec, top, tap)
-    except (SpecError, KeyError, OSError) as e:
+    except (SpecError, KeyError, OSError, yaml.YAMLError) as e:
         print('TAP version 13\n1..1\n# %s: %s\nnot ok 1 - read the spec and the sources' %
               (type(e).__name__, e))
         print('# Totals: pass:0 fail:0 xfail:0 xpass:0 skip:0 error:1')

@@ -49,9 +49,21 @@ dkms-source:
 	@cp include/uapi/linux/capfence.h "$(CF_DKMS)/include/uapi/linux/"
 	@echo "capfence: DKMS source in $(CF_DKMS); then: dkms install capfence/$(CF_VERSION)"
 
-spec-check:
+# The kernel's generic netlink tooling (tools/net/ynl) and its schemas,
+# from Debian 13's linux-source-6.12: the spec is validated with the
+# schema here and drives the module through ynl's cli.py in the VM.
+YNL := $(B)/ynl
+# Debian's python3, with python3-yaml and python3-jsonschema (deps.sh)
+SPEC_PY ?= /usr/bin/python3
+
+$(YNL)/version: tools/build/ynl.sh tools/build/trixie-apt.sh | deps
+	@tools/build/ynl.sh $(YNL)
+
+spec-check: $(YNL)/version
 	@mkdir -p $(B)/logs
-	@python3 selftests/netlink/check-spec.py > $(B)/logs/spec.log 2>&1; \
+	@{ $(SPEC_PY) selftests/netlink/check-spec.py --schema $(YNL)/schemas/genetlink-legacy.yaml; \
+		selftests/netlink/check-spec-test.sh $(SPEC_PY) $(YNL)/schemas/genetlink-legacy.yaml; } \
+		> $(B)/logs/spec.log 2>&1; \
 		grep -E '^(not ok|# )' $(B)/logs/spec.log; \
 		selftests/summary spec $(B)/logs/spec.log
 
@@ -88,7 +100,7 @@ $(B)/guest/bin/capfence-vtest-abi: $(CLI_SRCS) $(LIB_A) $(wildcard tools/capfenc
 
 $(CF_ECO)/genl-expect: docs/netlink/capfence.yaml selftests/netlink/check-spec.py
 	@mkdir -p $(dir $@)
-	python3 selftests/netlink/check-spec.py --genl-expect $@
+	$(SPEC_PY) selftests/netlink/check-spec.py --genl-expect $@
 
 $(CF_ECO)/%.sh: selftests/netlink/%.sh
 	@mkdir -p $(dir $@)

@@ -28,14 +28,7 @@ case $series in
 6.12)
 	abi=${CAPFENCE_KABI_6_12:-}
 	# Debian 13's lists, private to this build tree
-	apt=$build/apt-trixie
-	mirror=${CAPFENCE_MIRROR:-$(apt-get indextargets --no-release-info --format '$(REPO_URI) $(RELEASE)' 2>/dev/null |
-		awk '$2 !~ /-security$/ { print $1; exit }')}
-	[ -n "$mirror" ] || { echo "kernel.sh: no Debian mirror in the apt sources; set CAPFENCE_MIRROR" >&2; exit 1; }
-	mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial"
-	echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] ${mirror%/} trixie main" > "$apt/sources.list"
-	set -- -o "Dir::Etc::sourcelist=$apt/sources.list" -o Dir::Etc::sourceparts=/nonexistent \
-		-o "Dir::State::Lists=$apt/lists" -o "Dir::Cache=$apt/cache" -o APT::Sandbox::User=root
+	. "$top/tools/build/trixie-apt.sh"
 	[ -n "$abi" ] || [ -n "$(ls "$apt/lists" 2>/dev/null | grep -v partial)" ] ||
 		apt-get "$@" update -q >/dev/null 2>&1 || true
 	;;
