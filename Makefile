@@ -23,6 +23,8 @@
 .DEFAULT_GOAL := all
 SHELL      := /bin/bash
 B          := build
+# the kernel's ynl and netlink schemas (tools/build/ynl.sh, install.mk)
+YNL        := $(B)/ynl
 LSRC       := $(B)/linux-src
 KERNELS    := 6.1 6.12
 KERNEL     ?= $(KERNELS)

@@ -52,7 +52,8 @@ $(B)/examples/bench-deleg: selftests/bench/bench-deleg.c $(SDK)/.stamp
 		'$(CC) $(CFLAGS_USR) $$(pkg-config --cflags capfence) $< $$(pkg-config --libs capfence) -o $@'
 
 $(PYROOT)/.stamp: $(PY_TESTS) $(SDK)/.stamp $(B)/examples/orchestrator examples/orchestrator.py examples/tutorial.py tools/build/pyroot.sh \
-		$(B)/examples/bench-deleg selftests/bench/bench_deleg.py selftests/bench/bench-deleg.sh
+		$(B)/examples/bench-deleg selftests/bench/bench_deleg.py selftests/bench/bench-deleg.sh \
+		$(YNL)/version docs/netlink/capfence.yaml selftests/netlink/ynl-test.py
 	@tools/build/pyroot.sh $(PYROOT) $(SDK)
 	@mkdir -p $(PYROOT)/usr/share/capfence/python-tests $(PYROOT)/usr/share/capfence/examples
 	@cp python/tests/*.py python/tests/run-vm-tests $(PYROOT)/usr/share/capfence/python-tests/
@@ -60,6 +61,10 @@ $(PYROOT)/.stamp: $(PY_TESTS) $(SDK)/.stamp $(B)/examples/orchestrator examples/
 	@mkdir -p $(PYROOT)/usr/share/capfence/bench
 	@cp $(B)/examples/bench-deleg selftests/bench/bench_deleg.py selftests/bench/bench-deleg.sh \
 		$(PYROOT)/usr/share/capfence/bench/
+	@# the kernel's ynl, the spec and the test that drives the module with them
+	@mkdir -p $(PYROOT)/usr/share/capfence/ynl
+	@cp -a $(YNL)/cli.py $(YNL)/lib $(PYROOT)/usr/share/capfence/ynl/
+	@cp docs/netlink/capfence.yaml selftests/netlink/ynl-test.py $(PYROOT)/usr/share/capfence/
 	@touch $@
 
 pyroot: $(PYROOT)/.stamp

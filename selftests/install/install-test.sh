@@ -49,6 +49,8 @@ t "CLI embeds the BPF objects (no separate .bpf.o installed)" \
 	sh -c "! find '$X' -name '*.bpf.o' | grep -q . && grep -qa capfence_bpf '$X/usr/local/sbin/capfence'"
 t "man page /usr/local/share/man/man8/capfence.8" cmp -s docs/capfence.8 "$X/usr/local/share/man/man8/capfence.8"
 t "man page renders" sh -c "! command -v man >/dev/null || MANWIDTH=80 man -l '$X/usr/local/share/man/man8/capfence.8' 2>/dev/null | grep -q capfence"
+t "netlink spec /usr/local/share/capfence/netlink/capfence.yaml (for the kernel's ynl)" \
+	cmp -s docs/netlink/capfence.yaml "$X/usr/local/share/capfence/netlink/capfence.yaml"
 t "bash completion /usr/local/share/bash-completion/completions/capfence" \
 	cmp -s tools/capfence/capfence.bash-completion "$X/usr/local/share/bash-completion/completions/capfence"
 t "bash completion loads and completes 'capfence ep'" bash -c "
@@ -135,8 +137,8 @@ t "examples/orchestrator.py --local (imports only capfence) through the installe
 	CAPFENCE_LIBRARY='$L/libcapfence.so.1' PYTHONPATH='$PYD' /usr/bin/python3 examples/orchestrator.py --local > '$D/py.out' 2>&1 &&
 	grep -q 'rejected at boundary' '$D/py.out' && grep -q 'class narrowed out' '$D/py.out' ||
 	{ sed 's/^/#   /' '$D/py.out'; exit 1; }"
-t "nothing else installed (18 files, 2 links; __pycache__ aside)" sh -c "
-	[ \"\$(find '$X' -type f ! -path '*/__pycache__/*' | wc -l)\" -eq 18 ] && [ \"\$(find '$X' -type l | wc -l)\" -eq 2 ]"
+t "nothing else installed (19 files, 2 links; __pycache__ aside)" sh -c "
+	[ \"\$(find '$X' -type f ! -path '*/__pycache__/*' | wc -l)\" -eq 19 ] && [ \"\$(find '$X' -type l | wc -l)\" -eq 2 ]"
 t "make install twice succeeds (reinstall)" mk install DESTDIR="$X"
 t "make uninstall DESTDIR=$X succeeds" mk uninstall DESTDIR="$X"
 t "uninstall leaves nothing in DESTDIR" [ -z "$(find "$X" -mindepth 1 | head -1)" ]

@@ -392,10 +392,24 @@ def compare(spec, hdr, nl, puts, tap):
         tap.check('struct %s: %d members, %d bytes' % (cn, len(want), hdr.sizeof(cn)), p)
 
     # attribute sets: uapi enums
+    def_enums = {d.get('enum-name'): d for d in defs.values() if d.get('type') == 'enum'}
     for s in sets.values():
         p = []
         ename = s['enum-name']
         items = hdr.enums.get(ename)
+        if ename in def_enums:
+            # a set keyed by a definition's enum (reason-counts): one u64
+            # attribute per entry but the zero one, with the entry's value
+            d = def_enums[ename]
+            want = [(e['name'], i) for i, e in enumerate(d['entries']) if i]
+            have = [(a['name'], a.get('value', i)) for i, a in enumerate(s['attributes'], 1)]
+            if have != want:
+                p.append('attributes %s, the %s enum gives %s' % (have, d['name'], want))
+            p += ['%s: type %s, not u64' % (a['name'], a['type'])
+                  for a in s['attributes'] if a['type'] != 'u64']
+            tap.check('attribute-set %s: keyed by the %s enum (%d attributes)' %
+                      (s['name'], d['name'], len(want)), p)
+            continue
         if items is None:
             tap.check('attribute-set %s (%s)' % (s['name'], ename), ['enum %s is not in the uapi header' % ename])
             continue

@@ -52,7 +52,6 @@ dkms-source:
 # The kernel's generic netlink tooling (tools/net/ynl) and its schemas,
 # from Debian 13's linux-source-6.12: the spec is validated with the
 # schema here and drives the module through ynl's cli.py in the VM.
-YNL := $(B)/ynl
 # Debian's python3, with python3-yaml and python3-jsonschema (deps.sh)
 SPEC_PY ?= /usr/bin/python3
 
@@ -120,12 +119,13 @@ CF_ECO_FILES := $(B)/guest/bin/genl $(B)/guest/bin/auditd $(B)/guest/bin/ausearc
 	$(CF_ECO)/audit-test.sh $(CF_ECO)/auditd.conf $(CF_ECO)/eco-tests.sh
 GUEST_EXTRA += $(CF_ECO_FILES)
 
-# One boot for the three guest scripts. Needs the module (make module).
-ecotest: $(B)/tools/capfence $(CF_ECO_FILES)
+# One boot for the four guest scripts (with the Python overlay, for ynl).
+# Needs the module (make module).
+ecotest: $(B)/tools/capfence $(CF_ECO_FILES) $(PYROOT)/.stamp
 	@mkdir -p $(B)/logs
 	-@for k in $(KERNEL); do \
 		t0=$$(date +%s); \
-		$(VMRUN) --kernel $$k --timeout 600 -- sh /usr/share/capfence/eco-tests.sh > $(B)/logs/eco-$$k.log 2>&1; \
+		$(VMRUN) --kernel $$k --timeout 600 --overlay $(PYROOT) -- sh /usr/share/capfence/eco-tests.sh > $(B)/logs/eco-$$k.log 2>&1; \
 		rc=$$?; grep -E '^(not ok|# Totals)|^run:' $(B)/logs/eco-$$k.log; \
 		[ $$rc -lt 125 ] || echo "FAIL: the VM failed (exit $$rc)" >> $(B)/logs/eco-$$k.log; \
 		echo "# time: eco $$k $$(( $$(date +%s) - t0 )) s" >> $(B)/logs/eco-$$k.log; \

@@ -110,6 +110,8 @@ subst="s|@SBINDIR@|$sbindir|g; s|@VERSION@|$version|g"
 put 0644 "$ko" "/lib/modules/$release/updates/capfence.ko"
 put 0755 "$cli" "$sbindir/capfence"
 put 0644 "$top/docs/capfence.8" "$prefix/share/man/man8/capfence.8"
+# the netlink spec, for the kernel's ynl (tools/net/ynl/cli.py --spec)
+put 0644 "$top/docs/netlink/capfence.yaml" "$prefix/share/capfence/netlink/capfence.yaml"
 put 0644 "$top/tools/capfence/capfence.bash-completion" \
 	"$prefix/share/bash-completion/completions/capfence"
 put 0644 "$top/tools/build/capfence-modprobe.conf.in" /etc/modprobe.d/capfence.conf "$subst"

@@ -5,7 +5,8 @@
 #   pyroot.sh OUT SDK
 # OUT gets Debian's python3 (the host's /usr/bin/python3.X, its standard
 # library without tests, GUI and build files, every extension module and
-# the libraries they load), pytest from python3-pytest, and from SDK (a
+# the libraries they load), pytest from python3-pytest, PyYAML from
+# python3-yaml (for the kernel's ynl in the spec's VM test), and from SDK (a
 # `make install PREFIX=/usr DESTDIR=SDK`) libcapfence.so.1 and the capfence
 # package, as they are installed.
 # selftests/vm/run --overlay OUT copies it into the guest.
@@ -37,13 +38,15 @@ for so_mod in "$out.tmp/usr/lib/$ver/lib-dynload"/*.so; do
 	deps "/usr/lib/$ver/lib-dynload/$(basename "$so_mod")"
 done
 # pytest and the python3-* packages it depends on (dpkg's file lists)
-pkgs="python3-pytest $(dpkg-query -W -f='${Depends}' python3-pytest | tr ',' '\n' |
+# and python3-yaml, which the kernel's ynl (the netlink spec's VM test) needs
+pkgs="python3-pytest python3-yaml $(dpkg-query -W -f='${Depends}' python3-pytest | tr ',' '\n' |
 	sed -n 's/^ *\(python3-[a-z0-9.-]*\).*/\1/p' | sort -u)"
 for pkg in $pkgs; do
 	{ dpkg -L "$pkg" 2>/dev/null || true; } | { grep "^$dp/" || true; } | while read -r f; do
 		[ -f "$f" ] || continue
 		mkdir -p "$out.tmp$(dirname "$f")"
 		cp -a "$f" "$out.tmp$f"
+		case $f in *.so) deps "$f" ;; esac
 	done
 done
 # the library and the package, as make install PREFIX=/usr put them
