@@ -416,7 +416,9 @@ TEST_F(sbx, flood_leaves_other_sandboxes_their_records)
 	ASSERT_EQ(0, cft_agent_do(&a, "flood %d " SBX_SECRET, FLOOD));
 	EXPECT_EQ(EACCES, cft_agent_do(&b, "xread " SBX_SECRET));
 	snprintf(want, sizeof(want), "pid=%d ", b.pid);
-	end = cft_now_ns() + 20000000000ull;
+	end = cft_now_ns() + cft_secs(20) * 1000000000ull;
+	cft_waiting("the flood's %d records or reports and sandbox B's denial record",
+		    FLOOD);
 	while (cft_now_ns() < end &&
 	       (!brec[0] || ta.seen + ta.reported < FLOOD)) {
 		if (audit_next(self->audit, rec, sizeof(rec), 1000))
@@ -425,6 +427,7 @@ TEST_F(sbx, flood_leaves_other_sandboxes_their_records)
 		if (strstr(rec, "op=exercise") && strstr(rec, want))
 			snprintf(brec, sizeof(brec), "%s", rec);
 	}
+	cft_waited();
 	ASSERT_NE(0, brec[0]) TH_LOG("the other sandbox's denial has no record");
 	ASSERT_NE(0, sa.id);
 	ASSERT_NE(sa.id, sb.id);
@@ -492,7 +495,7 @@ TEST_F(sbx, ceiling_keeps_each_sandbox_its_floor)
 	for (i = 0; i < 3; i++)
 		ASSERT_EQ(0, cft_agent_do(&a[i], "flood 100 " SBX_SECRET));
 	EXPECT_EQ(EACCES, cft_agent_do(&a[3], "xread " SBX_SECRET));
-	end = cft_now_ns() + 15000000000ull;
+	end = cft_now_ns() + cft_secs(15) * 1000000000ull;
 	do {
 		if (!audit_next(self->audit, rec, sizeof(rec), 1000))
 			for (i = 0; i < 4; i++)
@@ -531,7 +534,7 @@ TEST_F(sbx, ceiling_keeps_each_sandbox_its_floor)
 static int cred_limit_record(int audit, pid_t pid, char *rec, size_t len)
 {
 	char want[32];
-	uint64_t end = cft_now_ns() + 10000000000ull;
+	uint64_t end = cft_now_ns() + cft_secs(10) * 1000000000ull;
 
 	snprintf(want, sizeof(want), "pid=%d ", pid);
 	while (cft_now_ns() < end)
@@ -554,7 +557,8 @@ TEST_F(sbx, cred_limit_bounds_one_sandbox)
 	char rec[2048], v[64], want[64], err[CAPFENCE_ERR_MAX];
 	struct cft_agent a, b;
 	long limit = param_get("cred_limit");
-	int total = 0, r, i;
+	int total = 0, r;
+	uint64_t end;
 
 	ASSERT_EQ(0, spawn(self, &a, &sa));
 	ASSERT_EQ(0, spawn(self, &b, &sb));
@@ -593,14 +597,19 @@ TEST_F(sbx, cred_limit_bounds_one_sandbox)
 	EXPECT_EQ(0, cft_agent_do(&b, "creds-err"));
 	/* live credentials only: once they go, the sandbox makes new ones */
 	EXPECT_EQ(0, cft_agent_do(&a, "creds-drop"));
-	for (i = 0; i < 100; i++) {
+	/* freed after an RCU grace period: slow on a debug kernel */
+	end = cft_now_ns() + cft_secs(5) * 1000000000ull;
+	cft_waiting("sandbox %llu's dropped credentials to be freed",
+		    (unsigned long long)sa.id);
+	do {
 		ASSERT_EQ(0, capfence_client_task_sandbox(self->nl.c,
 							  (uint32_t)a.pid, &sa,
 							  err, sizeof(err)));
 		if (sa.creds < 64)
 			break;
 		usleep(50000);
-	}
+	} while (cft_now_ns() < end);
+	cft_waited();
 	EXPECT_GT(64, sa.creds);
 	EXPECT_EQ(1000, cft_agent_do(&a, "creds 1000"));
 	EXPECT_TRUE(cft_agent_stop_clean(&a));
