@@ -265,11 +265,11 @@ noinline void capfence_sk_free_security(struct sock *sk)
  * connected or bound under a grant that was revoked or fenced takes no
  * more. Any other socket pays the socket filter, one multiply and one load.
  */
-noinline int capfence_socket_sock_rcv_skb(struct sock *sk)
+noinline int capfence_socket_sock_rcv_skb(struct sock *sk, struct sk_buff *skb)
 {
 	if (!cf_sock_maybe(sk))
 		return 0;
-	return cf_sock_rcv(sk);
+	return cf_sock_rcv(sk, skb);
 }
 
 static noinline int cf_ptrace_hook(const struct cred *cred,

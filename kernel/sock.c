@@ -26,6 +26,7 @@
 #include <linux/rhashtable.h>
 #include <linux/slab.h>
 #include <net/sock.h>
+#include <net/tcp.h>
 #include "capfence.h"
 
 /* a socket admitted through more grants than this fails closed */
@@ -171,6 +172,7 @@ int cf_sock_revalidate(struct sock *sk)
 /**
  * cf_sock_rcv() - may the stack queue a packet to @sk?
  * @sk: a socket cf_sock_maybe() did not rule out
+ * @skb: the packet (a TCP segment starts at its TCP header)
  *
  * socket_sock_rcv_skb, for every packet delivered to a socket (TCP
  * segments and connection requests, UDP and ping datagrams, SCTP
@@ -185,7 +187,11 @@ int cf_sock_revalidate(struct sock *sk)
  * use of the socket is refused and audited by the hooks that recheck it.
  * A socket no file refers to any more (closed: SOCK_DEAD) has no reader:
  * its packets pass, so that its close can finish (TCP's FIN and ACKs) and
- * free it, with its entry and the grants the entry holds.
+ * free it, with its entry and the grants the entry holds. A TCP socket in
+ * SYN_SENT takes the answer to its handshake (a segment without payload):
+ * the connect() waiting for it was admitted before the revoke, and would
+ * otherwise wait out every SYN retry; the connection it makes is refused
+ * at its first use.
  *
  * Each grant's state is read once, without a fence read section (see the
  * top of this file): a revoke, activation or key removal that has
@@ -193,13 +199,24 @@ int cf_sock_revalidate(struct sock *sk)
  *
  * Return: 0, or -EACCES: drop the packet.
  */
-int cf_sock_rcv(struct sock *sk)
+int cf_sock_rcv(struct sock *sk, const struct sk_buff *skb)
 {
 	enum capfence_reason r = CAPFENCE_R_OK;
 	struct cf_sock *s;
 	u32 i, n;
 
 	if (sock_flag(sk, SOCK_DEAD))
+		return 0;
+	/*
+	 * A connect() admitted before the revoke, still in its handshake:
+	 * its wait ends on a state change only (sk_err does not end it), so
+	 * the handshake's answer passes, and the call ends as any call under
+	 * way when a revoke returns. Only a segment without payload: a
+	 * SYN-ACK may carry data for a Fast Open client, which is dropped.
+	 */
+	if (sk->sk_protocol == IPPROTO_TCP &&
+	    READ_ONCE(sk->sk_state) == TCP_SYN_SENT &&
+	    skb->len <= tcp_hdrlen(skb))
 		return 0;
 	s = rhashtable_lookup(&cf_socks, &sk, cf_sock_params);
 	if (!s)

@@ -11,12 +11,13 @@
 #include "cred.h"
 
 struct sock;
+struct sk_buff;
 
 int cf_sock_init(void);
 void cf_sock_exit(void);
 int cf_sock_track(struct sock *sk, struct cf_grant *g);
 int cf_sock_revalidate(struct sock *sk);
-int cf_sock_rcv(struct sock *sk);
+int cf_sock_rcv(struct sock *sk, const struct sk_buff *skb);
 void cf_sock_clone(const struct sock *sk, struct sock *newsk);
 void cf_sock_free(struct sock *sk);
 

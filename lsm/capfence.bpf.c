@@ -41,7 +41,7 @@ extern void capfence_sk_clone_security(const struct sock *sk,
 				       struct sock *newsk) __ksym;
 extern void capfence_sk_free_security(struct sock *sk) __ksym;
 extern void capfence_sctp_sk_clone(struct sock *sk, struct sock *newsk) __ksym;
-extern int capfence_socket_sock_rcv_skb(struct sock *sk) __ksym;
+extern int capfence_socket_sock_rcv_skb(struct sock *sk, struct sk_buff *skb) __ksym;
 extern int capfence_ptrace_access_check(struct task_struct *child,
 					unsigned int mode) __ksym;
 extern int capfence_ptrace_traceme(struct task_struct *parent) __ksym;
@@ -232,7 +232,7 @@ SEC("lsm/socket_sock_rcv_skb")
 int BPF_PROG(cf_socket_sock_rcv_skb, struct sock *sk, struct sk_buff *skb,
 	     int ret)
 {
-	return cf_verdict(ret ?: capfence_socket_sock_rcv_skb(sk));
+	return cf_verdict(ret ?: capfence_socket_sock_rcv_skb(sk, skb));
 }
 
 SEC("lsm/ptrace_access_check")

@@ -1576,7 +1576,7 @@ static int blocked_in(pid_t pid, long nr)
 	ssize_t n;
 	long cur;
 
-	for (i = 0; i < 500; i++, usleep(10000)) {
+	for (i = 0; i < cft_ms(5000) / 10; i++, usleep(10000)) {
 		snprintf(path, sizeof(path), "/proc/%d/syscall", pid);
 		fd = open(path, O_RDONLY);
 		n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
@@ -1773,6 +1773,65 @@ TEST_F(net, tcp_blocked_across_revoke)
 	record(_metadata, self, b.pid, self->bind, "revoked", "net:bind",
 	       "127.0.0.1:20012", 0x7a32);
 	EXPECT_TRUE(cft_agent_stop_clean(&b));
+}
+
+/*
+ * A connect() admitted before a revoke and still in its handshake when
+ * the revoke returns (its SYN dropped by a full accept queue, so it waits
+ * for a retransmission) ends with the handshake, as any operation under
+ * way when a revoke returns: the peer's SYN-ACK is not dropped, or the
+ * task would wait out every SYN retry (over two minutes) with EACCES set
+ * and no way to see it. The connection it made is refused at its first
+ * use, and nothing the peer sends on it is delivered.
+ */
+TEST_F(net, tcp_connect_in_flight_across_revoke)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET,
+				   .sin_port = htons(20013) };
+	struct capfence_token t;
+	struct cft_reply r;
+	struct cft_agent b;
+	int one = 1, l, filler, c, res;
+	uint64_t t0;
+
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	l = socket(AF_INET, SOCK_STREAM, 0);
+	ASSERT_LE(0, l);
+	setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	ASSERT_EQ(0, bind(l, (struct sockaddr *)&sin, sizeof(sin)));
+	/* backlog 0: one connection queued fills it; the next SYN is dropped */
+	ASSERT_EQ(0, listen(l, 0));
+	filler = socket(AF_INET, SOCK_STREAM, 0);
+	ASSERT_EQ(0, connect(filler, (struct sockaddr *)&sin, sizeof(sin)));
+
+	ASSERT_EQ(0, cft_agent_spawn(&b, self->e, NULL, 0, NULL));
+	give(_metadata, self, self->e, b.pid, "net:connect", "127.0.0.0/8",
+	     0x7a33, &t);
+	ASSERT_EQ(0, ask(&b, "n-hold tcp 127.0.0.1 20013"));
+	ASSERT_EQ(0, blocked_in(b.pid, SYS_connect));
+	ASSERT_EQ(0, cft_revoke(&self->nl, 0x7a33, &r));
+	/* room in the queue: the next SYN (a second after the first) is answered */
+	c = accept(l, NULL, NULL);
+	ASSERT_LE(0, c);
+	close(c);
+	t0 = cft_now_ns();
+	res = answer(&b, 15000);
+	EXPECT_EQ(0, res) TH_LOG("connect() still waiting %.1f s after the peer answered",
+				 (double)(cft_now_ns() - t0) / 1e9);
+	c = accept(l, NULL, NULL);
+	EXPECT_LE(0, c);
+	if (c >= 0) {
+		/* what the peer sends is not delivered, and the task's use is refused */
+		EXPECT_EQ(3, send(c, "abc", 3, 0));
+		close(c);
+	}
+	EXPECT_EQ(EACCES, cft_agent_do(&b, "n-sock send"));
+	record(_metadata, self, b.pid, self->e, "revoked", "net:connect",
+	       "127.0.0.1:20013", 0x7a33);
+	EXPECT_EQ(EACCES, cft_agent_do(&b, "n-sock recv"));
+	EXPECT_TRUE(cft_agent_stop_clean(&b));
+	close(filler);
+	close(l);
 }
 
 TEST_F(net, raw_and_packet_sockets_refused)
