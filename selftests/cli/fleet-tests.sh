@@ -107,7 +107,11 @@ tg "capfenced: deny below stale" 2 "must not be below --max-staleness" \
 	"$CFD" --endpoints $DEAD --host a --max-staleness 5000 --deny-after 1000
 tg "capfenced: heartbeat above stale" 2 "must be below --max-staleness" \
 	"$CFD" --endpoints $DEAD --host a --max-staleness 1000 --heartbeat 1000
-tg "capfenced: stale above the module's bound" 2 "not a number from 0 to 86400000" \
+tg "capfenced: --max-staleness 0 (no bound) refused" 2 "--max-staleness: '0' is not a number from 1 to 86400000" \
+	"$CFD" --endpoints $DEAD --host a --max-staleness 0
+tg "capfenced: --deny-after 0 refused" 2 "--deny-after: '0' is not a number from 1 to 86400000" \
+	"$CFD" --endpoints $DEAD --host a --deny-after 0
+tg "capfenced: stale above the module's bound" 2 "not a number from 1 to 86400000" \
 	"$CFD" --endpoints $DEAD --host a --max-staleness 86400001
 tg "capfenced: bad --lease-ttl" 2 "--lease-ttl: 'x'" "$CFD" --endpoints $DEAD --host a --lease-ttl x
 tg "capfenced: unknown option" 2 "unknown option or missing value: .--frob." "$CFD" --frob
@@ -154,7 +158,11 @@ tg "fleet key remove again" 1 "key 1 is already removed" "$CF" fleet key remove 
 tg "fleet revoke --json" 0 '"cap_id":"00000000000000ff"' "$CF" fleet revoke 0xff --json
 tg "fleet revoke again" 1 "cap 00000000000000ff is already revoked" "$CF" fleet revoke 0xff
 tg "fleet --prefix keeps fleets apart" 0 "^rev=" "$CF" fleet --prefix /other/ revoke 0xff
-tg "fleet --wait without live hosts" 0 "applied by 0 hosts" "$CF" fleet revoke 0x100 --wait --timeout 1
+tg "fleet --wait without live hosts: exit 12, nothing enforces it" 12 \
+	"rev=[0-9]* committed; no live host under /capfence/hosts/ after 1 s" \
+	"$CF" fleet revoke 0x100 --wait --timeout 1
+tg "fleet --wait --json without live hosts" 12 '"applied":false,"hosts":0,"lagging":\[\]' \
+	"$CF" fleet revoke 0x104 --wait --timeout 1 --json
 
 # two live hosts, one lagging (reports written as capfenced writes them)
 R=$("$CF" fleet status --json | sed -n 's/.*"fleet_rev":\([0-9]*\).*/\1/p')
@@ -170,6 +178,19 @@ tg "fleet status: the hosts" 0 "^slow  *1 current  yes$" "$CF" fleet status
 tg "fleet status --json" 0 '"hosts":\[{"host":"fast",' "$CF" fleet status --json
 "$ETCDCTL" --endpoints "$E" put /capfence/hosts/slow "{\"host\":\"slow\",\"applied\":\"$((R + 100))\"}" >/dev/null
 tg "fleet --wait: every live host applied" 0 "applied by 2 hosts" "$CF" fleet revoke 0x103 --wait --timeout 5
+# a malformed report is named, never counted as a host that applied
+"$ETCDCTL" --endpoints "$E" put /capfence/hosts/odd 'not json' >/dev/null
+tg "fleet --wait: a malformed host report is exit 12 and named" 12 \
+	'not applied after 1 s by: odd (malformed report (not JSON with "host" and "applied"))' \
+	"$CF" fleet revoke 0x105 --wait --timeout 1
+"$ETCDCTL" --endpoints "$E" put /capfence/hosts/odd "{\"host\":\"fast\",\"applied\":\"$((R + 100))\"}" >/dev/null
+tg "fleet --wait: a report under another host's name is malformed" 12 \
+	"odd (the report names host 'fast')" "$CF" fleet revoke 0x106 --wait --timeout 1
+tg "fleet status: a malformed report is listed" 0 "^odd  *- ? *yes (the report names host 'fast')$" "$CF" fleet status
+"$ETCDCTL" --endpoints "$E" put /capfence/hosts/odd "{\"host\":\"odd\",\"applied\":\"$((R + 100))\",\"failing\":\"x\"}" >/dev/null
+tg "fleet status --json: a failing host says why" 0 '"host":"odd","applied":[0-9]*,"current":true,"state":"","stale_ms":0,"deny_ms":0,"time_ms":0,"failing":"x"}' \
+	"$CF" fleet status --json
+"$ETCDCTL" --endpoints "$E" del /capfence/hosts/odd >/dev/null
 
 # capfenced without the module: one line, exit 1 (the etcd side is fine)
 if [ ! -e /sys/module/capfence ]; then

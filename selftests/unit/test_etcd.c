@@ -305,7 +305,7 @@ TEST_F(etcd, watch_delivers_in_revision_order_and_reports_compaction)
 
 TEST_F(etcd, host_reports_live_under_a_lease)
 {
-	struct cf_fleet_host h = { "b-host", 12, "current", 100, 200, 1 }, *hs;
+	struct cf_fleet_host h = { "b-host", 12, "current", 100, 200, 1, "", false }, *hs;
 	char err[CAPFENCE_ERR_MAX];
 	int64_t lease, ttl;
 	size_t n;
@@ -323,6 +323,17 @@ TEST_F(etcd, host_reports_live_under_a_lease)
 	EXPECT_EQ(3u, hs[0].applied);
 	EXPECT_STREQ("b-host", hs[1].name);
 	EXPECT_EQ(12u, hs[1].applied);
+	EXPECT_FALSE(hs[1].malformed);
+	free(hs);
+	/* a report that does not decode is listed, malformed, never applied */
+	ASSERT_EQ(0, cf_etcd_put(self->f->etcd, "/t/hosts/c-host", "{\"applied\":\"99\"}",
+				 lease, NULL, err, sizeof(err)));
+	ASSERT_EQ(0, cf_fleet_hosts(self->f, &hs, &n, err, sizeof(err)));
+	ASSERT_EQ(3u, n);
+	EXPECT_STREQ("c-host", hs[2].name);
+	EXPECT_TRUE(hs[2].malformed);
+	EXPECT_EQ(0u, hs[2].applied);
+	EXPECT_STREQ("malformed report (not JSON with \"host\" and \"applied\")", hs[2].failing);
 	free(hs);
 	/* the lease gone, the hosts are gone */
 	ASSERT_EQ(0, cf_etcd_lease_revoke(self->f->etcd, lease, err, sizeof(err)));

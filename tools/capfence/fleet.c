@@ -63,7 +63,31 @@ static void json_change(const struct cf_fleet_change *ch, uint64_t rev)
 		       "epoch_id" : "key_id", ch->id);
 }
 
-/* Every live host has applied rev: 0; else 12 on timeout with the laggards. */
+static bool host_lags(const struct cf_fleet_host *h, uint64_t rev)
+{
+	return h->malformed || h->applied < rev;
+}
+
+/* "NAME (rev=R)", "NAME (rev=R, failing: WHY)", "NAME (malformed report: WHY)" */
+static size_t host_line(char *b, size_t len, const struct cf_fleet_host *h)
+{
+	int k;
+
+	if (h->malformed)
+		k = snprintf(b, len, "%s (%s)", h->name, h->failing);
+	else if (h->failing[0])
+		k = snprintf(b, len, "%s (rev=%" PRIu64 ", failing: %s)", h->name, h->applied,
+			     h->failing);
+	else
+		k = snprintf(b, len, "%s (rev=%" PRIu64 ")", h->name, h->applied);
+	return k < 0 ? 0 : (size_t)k < len ? (size_t)k : len - 1;
+}
+
+/*
+ * Every live host has applied rev: 0. 12 on timeout with the laggards (a
+ * malformed report lags: it is never counted as applied), and 12 when no
+ * host is live at all (nothing would enforce the change).
+ */
 static int wait_hosts(struct cf_fleet *f, const struct fleet_opts *o,
 		      const char *what, const struct cf_fleet_change *ch, uint64_t rev)
 {
@@ -80,8 +104,8 @@ static int wait_hosts(struct cf_fleet *f, const struct fleet_opts *o,
 		lag = 0;
 		if (!ret)
 			for (i = 0; i < n; i++)
-				lag += h[i].applied < rev;
-		if (!ret && !lag)
+				lag += host_lags(&h[i], rev);
+		if (!ret && !lag && n)
 			break;
 		if (mono_s() >= deadline)
 			break;
@@ -99,30 +123,46 @@ static int wait_hosts(struct cf_fleet *f, const struct fleet_opts *o,
 		free(h);
 		return CF_EXIT_FLEET_WAIT;
 	}
-	if (!n)
-		cf_err("fleet %s: no live host (nothing under %s)", what, f->hosts);
 	if (o->json) {
 		json_change(ch, rev);
-		printf(",\"applied\":%s,\"hosts\":%zu,\"lagging\":[", lag ? "false" : "true", n);
+		printf(",\"applied\":%s,\"hosts\":%zu,\"lagging\":[", lag || !n ? "false" : "true", n);
 		for (i = 0, lag = 0; i < n; i++) {
-			if (h[i].applied >= rev)
+			if (!host_lags(&h[i], rev))
 				continue;
 			printf("%s{\"host\":", lag++ ? "," : "");
 			cf_json_str(stdout, h[i].name);
-			printf(",\"applied\":%" PRIu64 "}", h[i].applied);
+			if (h[i].malformed) {
+				printf(",\"malformed\":true,\"error\":");
+				cf_json_str(stdout, h[i].failing);
+			} else {
+				printf(",\"applied\":%" PRIu64, h[i].applied);
+				if (h[i].failing[0]) {
+					printf(",\"failing\":");
+					cf_json_str(stdout, h[i].failing);
+				}
+			}
+			printf("}");
 		}
 		printf("]}\n");
-	} else if (!lag) {
+	} else if (!lag && n) {
 		printf("rev=%" PRIu64 " applied by %zu host%s\n", rev, n, n == 1 ? "" : "s");
+	}
+	if (!n) {
+		cf_err("fleet %s: rev=%" PRIu64 " committed; no live host under %s after %lu s (check --prefix and the agents)",
+		       what, rev, f->hosts, o->timeout_s);
+		free(h);
+		return CF_EXIT_FLEET_WAIT;
 	}
 	if (lag) {
 		char line[1024] = "";
 		size_t off = 0;
 
-		for (i = 0; i < n && off < sizeof(line) - 80; i++)
-			if (h[i].applied < rev)
-				off += (size_t)snprintf(line + off, sizeof(line) - off, "%s%s (rev=%" PRIu64 ")",
-							off ? ", " : "", h[i].name, h[i].applied);
+		for (i = 0; i < n && off < sizeof(line) - 8; i++)
+			if (host_lags(&h[i], rev)) {
+				if (off)
+					off += (size_t)snprintf(line + off, sizeof(line) - off, ", ");
+				off += host_line(line + off, sizeof(line) - off, &h[i]);
+			}
 		cf_err("fleet %s: rev=%" PRIu64 " not applied after %lu s by: %s", what, rev,
 		       o->timeout_s, line);
 		free(h);
@@ -242,11 +282,22 @@ static int status(const struct fleet_opts *o, int argc, char **argv)
 		for (i = 0; i < n; i++) {
 			printf("%s{\"host\":", i ? "," : "");
 			cf_json_str(stdout, h[i].name);
+			if (h[i].malformed) {
+				printf(",\"malformed\":true,\"current\":false,\"error\":");
+				cf_json_str(stdout, h[i].failing);
+				printf("}");
+				continue;
+			}
 			printf(",\"applied\":%" PRIu64 ",\"current\":%s,\"state\":", h[i].applied,
-			       h[i].applied >= latest ? "true" : "false");
+			       !host_lags(&h[i], latest) ? "true" : "false");
 			cf_json_str(stdout, h[i].state);
-			printf(",\"stale_ms\":%u,\"deny_ms\":%u,\"time_ms\":%" PRId64 "}",
+			printf(",\"stale_ms\":%u,\"deny_ms\":%u,\"time_ms\":%" PRId64,
 			       h[i].stale_ms, h[i].deny_ms, h[i].time_ms);
+			if (h[i].failing[0]) {
+				printf(",\"failing\":");
+				cf_json_str(stdout, h[i].failing);
+			}
+			printf("}");
 		}
 		printf("]}\n");
 	} else {
@@ -255,10 +306,18 @@ static int status(const struct fleet_opts *o, int argc, char **argv)
 		printf("live hosts            %zu\n", n);
 		if (n)
 			printf("%-24s %12s %-8s %s\n", "HOST", "APPLIED", "STATE", "BEHIND");
-		for (i = 0; i < n; i++)
-			printf("%-24s %12" PRIu64 " %-8s %s\n", h[i].name, h[i].applied,
+		for (i = 0; i < n; i++) {
+			if (h[i].malformed) {
+				printf("%-24s %12s %-8s yes (%s)\n", h[i].name, "-", "?", h[i].failing);
+				continue;
+			}
+			printf("%-24s %12" PRIu64 " %-8s %s", h[i].name, h[i].applied,
 			       h[i].state[0] ? h[i].state : "?",
-			       h[i].applied >= latest ? "no" : "yes");
+			       !host_lags(&h[i], latest) ? "no" : "yes");
+			if (h[i].failing[0])
+				printf(" (failing: %s)", h[i].failing);
+			printf("\n");
+		}
 	}
 	free(h);
 	cf_fleet_close(f);

@@ -72,12 +72,22 @@ static void say(const char *fmt, ...)
 	va_end(ap);
 }
 
+/* The module's clock: CLOCK_BOOTTIME runs through a suspend. */
 static int64_t now_ms(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(CLOCK_BOOTTIME, &ts);
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* The instant a confirmation is dated from, on the module's clock. */
+static uint64_t boot_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 static int64_t wall_ms(void)
@@ -309,9 +319,15 @@ static void heartbeat_loop(void)
 
 	while (!atomic_load(&A.stop)) {
 		int64_t t0 = now_ms(), spent;
-		uint64_t f = 0, store = 0, applied;
+		uint64_t f = 0, store = 0, applied, asked;
 		int ret;
 
+		/*
+		 * Read before the store is asked: the module dates the
+		 * confirmation from this instant, so no stall or suspend
+		 * between here and FLEET_SET extends its bounds.
+		 */
+		asked = boot_ns();
 		if (cf_fleet_latest(A.fleet, &f, &store, err, sizeof(err))) {
 			if (!down)	/* once per outage */
 				say("heartbeat: %s; no confirmations until it answers", err);
@@ -329,17 +345,16 @@ static void heartbeat_loop(void)
 			 * revision (as after a snapshot) with the confirmation.
 			 */
 			struct capfence_fleet_set fs = {
-				.flags = CAPFENCE_FLEET_SET_FRESH |
+				.flags = CAPFENCE_FLEET_SET_FRESH | CAPFENCE_FLEET_SET_ASKED |
 					 (store > applied ? CAPFENCE_FLEET_SET_REV : 0),
 				.rev = store,
-				.age_ms = (uint32_t)(now_ms() - t0),
+				.asked_ns = asked,
 			};
 
 			ret = capfence_client_fleet_set(A.cf, &fs, err, sizeof(err));
 			if (ret == -EALREADY && (fs.flags & CAPFENCE_FLEET_SET_REV)) {
 				/* the watch applied a newer change meanwhile */
-				fs.flags = CAPFENCE_FLEET_SET_FRESH;
-				fs.age_ms = (uint32_t)(now_ms() - t0);
+				fs.flags = CAPFENCE_FLEET_SET_FRESH | CAPFENCE_FLEET_SET_ASKED;
 				ret = capfence_client_fleet_set(A.cf, &fs, err, sizeof(err));
 			}
 			if (ret)
@@ -427,11 +442,11 @@ int main(int argc, char **argv)
 		case 'H': A.host = optarg; break;
 		case 'p': prefix = optarg; break;
 		case 's':
-			if (num("--max-staleness", optarg, 0, CAPFENCE_FLEET_MAX_MS, &A.stale_ms))
+			if (num("--max-staleness", optarg, 1, CAPFENCE_FLEET_MAX_MS, &A.stale_ms))
 				return 2;
 			break;
 		case 'd':
-			if (num("--deny-after", optarg, 0, CAPFENCE_FLEET_MAX_MS, &A.deny_ms))
+			if (num("--deny-after", optarg, 1, CAPFENCE_FLEET_MAX_MS, &A.deny_ms))
 				return 2;
 			deny_set = true;
 			break;
@@ -478,7 +493,7 @@ int main(int argc, char **argv)
 			A.deny_ms, A.stale_ms);
 		return 2;
 	}
-	if (A.stale_ms && A.heartbeat_ms >= A.stale_ms) {
+	if (A.heartbeat_ms >= A.stale_ms) {
 		fprintf(stderr, "capfenced: --heartbeat (%u) must be below --max-staleness (%u)\n",
 			A.heartbeat_ms, A.stale_ms);
 		return 2;

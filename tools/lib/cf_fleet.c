@@ -449,6 +449,8 @@ char *cf_fleet_host_encode(const struct cf_fleet_host *h)
 	json_object_object_add(o, "stale_ms", json_object_new_int64(h->stale_ms));
 	json_object_object_add(o, "deny_ms", json_object_new_int64(h->deny_ms));
 	json_object_object_add(o, "time_ms", json_object_new_int64(h->time_ms));
+	if (h->failing[0])
+		json_object_object_add(o, "failing", json_object_new_string(h->failing));
 	s = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(o);
 	return s;
@@ -466,7 +468,7 @@ int cf_fleet_host_decode(const char *value, struct cf_fleet_host *h, char *err,
 	    !json_object_is_type(f, json_type_string) ||
 	    cf_fleet_check_host(json_object_get_string(f), NULL, 0) ||
 	    get_u64(o, "applied", &h->applied)) {
-		capfence__seterr(err, errlen, "a host report is malformed");
+		capfence__seterr(err, errlen, "malformed report (not JSON with \"host\" and \"applied\")");
 		goto out;
 	}
 	snprintf(h->name, sizeof(h->name), "%s", json_object_get_string(f));
@@ -478,6 +480,8 @@ int cf_fleet_host_decode(const char *value, struct cf_fleet_host *h, char *err,
 		h->deny_ms = (uint32_t)json_object_get_int64(f);
 	if (json_object_object_get_ex(o, "time_ms", &f))
 		h->time_ms = json_object_get_int64(f);
+	if (json_object_object_get_ex(o, "failing", &f) && json_object_is_type(f, json_type_string))
+		snprintf(h->failing, sizeof(h->failing), "%s", json_object_get_string(f));
 	ret = 0;
 out:
 	json_object_put(o);
@@ -526,9 +530,22 @@ int cf_fleet_hosts(struct cf_fleet *f, struct cf_fleet_host **out, size_t *n,
 		capfence__seterr(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	for (i = 0; i < r.n; i++)
-		if (!cf_fleet_host_decode(r.kvs[i].value, &(*out)[*n], NULL, 0))
-			(*n)++;	/* a malformed report is no live host */
+	for (i = 0; i < r.n; i++) {
+		struct cf_fleet_host *h = &(*out)[(*n)++];
+		const char *name = r.kvs[i].key + strlen(f->hosts);
+		char why[128] = "";
+
+		if (!cf_fleet_host_decode(r.kvs[i].value, h, why, sizeof(why)) &&
+		    !strcmp(h->name, name))
+			continue;
+		/* listed, never counted as applied: --wait names it */
+		if (!why[0] || h->name[0])
+			snprintf(why, sizeof(why), "the report names host '%.64s'", h->name);
+		memset(h, 0, sizeof(*h));
+		h->malformed = true;
+		snprintf(h->name, sizeof(h->name), "%.*s", CF_FLEET_HOST_MAX, name);
+		snprintf(h->failing, sizeof(h->failing), "%s", why);
+	}
 	cf_etcd_range_release(&r);
 	qsort(*out, *n, sizeof(**out), host_cmp);
 	return 0;

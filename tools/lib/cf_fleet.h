@@ -97,6 +97,8 @@ struct cf_fleet_host {
 	char state[16];			/* capfence_fleet_state_name() */
 	uint32_t stale_ms, deny_ms;
 	int64_t time_ms;		/* the agent's clock at the report */
+	char failing[160];		/* why the agent is stuck below the fleet, "" */
+	bool malformed;			/* the report under hosts/NAME did not decode */
 };
 
 /* The report's JSON (malloc'd). */
@@ -106,7 +108,11 @@ int cf_fleet_host_decode(const char *value, struct cf_fleet_host *h,
 /* Put the report under lease; *rev (may be NULL) its revision. */
 int cf_fleet_report(struct cf_fleet *f, const struct cf_fleet_host *h,
 		    int64_t lease, char *err, size_t errlen);
-/* Every live host's report, sorted by name (free *out). */
+/*
+ * Every live host's report, sorted by name (free *out). A report that does
+ * not decode is listed too, malformed, its name taken from its key and
+ * failing saying why: a caller never counts it as a host that applied.
+ */
 int cf_fleet_hosts(struct cf_fleet *f, struct cf_fleet_host **out, size_t *n,
 		   char *err, size_t errlen);
 
