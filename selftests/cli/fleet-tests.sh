@@ -161,7 +161,7 @@ tg "fleet --prefix keeps fleets apart" 0 "^rev=" "$CF" fleet --prefix /other/ re
 tg "fleet --wait without live hosts: exit 12, nothing enforces it" 12 \
 	"rev=[0-9]* committed; no live host under /capfence/hosts/ after 1 s" \
 	"$CF" fleet revoke 0x100 --wait --timeout 1
-tg "fleet --wait --json without live hosts" 12 '"applied":false,"hosts":0,"lagging":\[\]' \
+tg "fleet --wait --json without live hosts" 12 '"applied":false,"hosts":0,"lagging":\[\],"counted":\[\]}$' \
 	"$CF" fleet revoke 0x104 --wait --timeout 1 --json
 
 # two live hosts, one lagging (reports written as capfenced writes them)
@@ -172,7 +172,7 @@ tg "fleet --wait: a lagging host is exit 12 and named" 12 "not applied after 1 s
 	"$CF" fleet revoke 0x101 --wait --timeout 1
 if grep -q "^rev=" "$W/out" && ! grep -q fast "$W/err"; then ok "fleet --wait: the revision first, only the laggard named"
 else nok "fleet --wait: the revision first, only the laggard named"; fi
-tg "fleet --wait --json: lagging hosts in the JSON" 12 '"applied":false,"hosts":2,"lagging":\[{"host":"slow","applied":1}\]' \
+tg "fleet --wait --json: lagging hosts in the JSON" 12 '"applied":false,"hosts":2,"lagging":\[{"host":"slow","applied":1}\],"counted":\["fast"\]}$' \
 	"$CF" fleet revoke 0x102 --wait --timeout 1 --json
 tg "fleet status: the hosts" 0 "^slow  *1 current  yes$" "$CF" fleet status
 tg "fleet status --json" 0 '"hosts":\[{"host":"fast",' "$CF" fleet status --json

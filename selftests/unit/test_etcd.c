@@ -216,9 +216,13 @@ TEST_F(etcd, snapshot_holds_the_newest_value_of_each_key)
 	r1 = commit(_metadata, self->f, CF_FLEET_KEY_ADD, 7, 0);
 	r2 = commit(_metadata, self->f, CF_FLEET_EPOCH_INSTALL, 5, 0);
 	r3 = commit(_metadata, self->f, CF_FLEET_KEY_REMOVE, 7, 0);
-	/* a key the schema does not have is left out */
+	/* a key the schema does not have stops the snapshot: never skipped */
 	ASSERT_EQ(0, cf_etcd_put(self->f->etcd, "/t/fleet/junk/1", "x", 0, NULL, err, sizeof(err)));
-	ASSERT_EQ(0, cf_fleet_snapshot(self->f, 0, &chs, &n, &rev, err, sizeof(err)));
+	EXPECT_EQ(-EBADMSG, cf_fleet_snapshot(self->f, 0, &chs, &n, &rev, err, sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, "key '/t/fleet/junk/1' is not a fleet change"));
+	EXPECT_EQ(NULL, chs);
+	/* before it was written */
+	ASSERT_EQ(0, cf_fleet_snapshot(self->f, r3, &chs, &n, &rev, err, sizeof(err)));
 	ASSERT_EQ(2u, n);
 	EXPECT_EQ(CF_FLEET_EPOCH_INSTALL, chs[0].kind);
 	EXPECT_EQ(r2, chs[0].rev);

@@ -143,7 +143,17 @@ static int wait_hosts(struct cf_fleet *f, const struct fleet_opts *o,
 			}
 			printf("}");
 		}
+		/* the hosts that count as having applied it */
+		printf("],\"counted\":[");
+		for (i = 0, lag = 0; i < n; i++) {
+			if (host_lags(&h[i], rev))
+				continue;
+			printf("%s", lag++ ? "," : "");
+			cf_json_str(stdout, h[i].name);
+		}
 		printf("]}\n");
+		for (i = 0, lag = 0; i < n; i++)
+			lag += host_lags(&h[i], rev);
 	} else if (!lag && n) {
 		printf("rev=%" PRIu64 " applied by %zu host%s\n", rev, n, n == 1 ? "" : "s");
 	}

@@ -4,15 +4,25 @@
  *
  *   capfenced --endpoints URL[,URL...] --host NAME [--prefix P]
  *             [--max-staleness MS] [--deny-after MS] [--heartbeat MS]
- *             [--lease-ttl S] [--foreground] [--log FILE]
+ *             [--lease-ttl S] [--reconcile S] [--foreground] [--log FILE]
  *
  * It applies the fleet's changes (etcd, under <prefix>fleet/) to the local
  * capfence module in revision order, each with its revision; confirms
  * freshness to the module on every heartbeat; and reports the module's
  * revision under <prefix>hosts/NAME, under a lease it keeps alive.
  *
- * Two threads: the watch applies; the heartbeat confirms, reports, and
- * restarts a watch that stopped delivering.
+ * A change is never skipped: one that fails to apply (or to decode) is
+ * retried with backoff, and until it applies the module stays below its
+ * revision, no confirmation is sent (so the module goes stale, then denies,
+ * on its own clock) and the host report says why ("failing"). On start,
+ * on a module reload and every --reconcile seconds the agent compares the
+ * module's state with the fleet's and repairs it, or fails closed the same
+ * way.
+ *
+ * Two threads: the watch applies; the heartbeat confirms, reports,
+ * reconciles, re-arms a reloaded module and restarts a watch that stopped
+ * delivering. cf_lock serializes every use of the module handle (the
+ * heartbeat reopens it after a reload); state_lock guards failing.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -35,6 +45,10 @@
 #define DEF_DENY_MS	30000
 #define DEF_HEARTBEAT_MS 1000
 #define DEF_LEASE_TTL	10
+#define DEF_RECONCILE_S	60
+/* the retry backoff of a change that fails to apply */
+#define RETRY_MIN_MS	200
+#define RETRY_MAX_MS	5000
 /* heartbeats that see the watch behind the store without progress */
 #define WATCH_LAG_BEATS	3
 
@@ -42,9 +56,15 @@ struct agent {
 	struct cf_fleet *fleet;
 	struct capfence_client *cf;
 	const char *host;
-	uint32_t stale_ms, deny_ms, heartbeat_ms;
+	uint32_t stale_ms, deny_ms, heartbeat_ms, reconcile_s;
 	int64_t lease_ttl, lease;
-	atomic_bool stop, restart;
+	atomic_bool stop, restart, rearm;
+	pthread_mutex_t cf_lock;	/* the module handle */
+	pthread_mutex_t state_lock;	/* failing, failing_rev */
+	char failing[160];		/* why the host is below the fleet, "" */
+	uint64_t failing_rev;		/* the change that fails, 0 = reconcile */
+	uint64_t known_rev;		/* the highest revision seen in the module */
+	const char *fault_file;		/* test only: CAPFENCED_FAULT_FILE */
 	FILE *log;
 	bool use_syslog;
 	pthread_mutex_t log_lock;
@@ -116,47 +136,207 @@ static void on_signal(int sig)
 	atomic_store(&A.stop, true);
 }
 
+static void set_failing(uint64_t rev, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void set_failing(uint64_t rev, const char *fmt, ...)
+{
+	char why[sizeof(A.failing)];
+	bool news;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	pthread_mutex_lock(&A.state_lock);
+	news = strcmp(why, A.failing) != 0;
+	snprintf(A.failing, sizeof(A.failing), "%s", why);
+	A.failing_rev = rev;
+	pthread_mutex_unlock(&A.state_lock);
+	if (news)	/* once per distinct failure, not on every retry */
+		say("FAILING: %s; retrying, no freshness confirmed until it applies", why);
+}
+
+/* The failure of the change at rev (0: of a reconcile) is over. */
+static void clear_failing(uint64_t rev)
+{
+	bool was;
+
+	pthread_mutex_lock(&A.state_lock);
+	/* 0: a reconcile's failure; rev: a change's, at rev or below */
+	was = A.failing[0] && (rev ? A.failing_rev && A.failing_rev <= rev : !A.failing_rev);
+	if (was) {
+		A.failing[0] = '\0';
+		A.failing_rev = 0;
+	}
+	pthread_mutex_unlock(&A.state_lock);
+	if (was)
+		say("recovered: the module has the fleet's changes again");
+}
+
+static bool is_failing(void)
+{
+	bool f;
+
+	pthread_mutex_lock(&A.state_lock);
+	f = A.failing[0] != '\0';
+	pthread_mutex_unlock(&A.state_lock);
+	return f;
+}
+
 static uint64_t module_rev(void)
 {
 	struct capfence_fleet_status fs;
 	char err[CAPFENCE_ERR_MAX];
+	int ret;
 
-	if (capfence_client_fleet_status(A.cf, &fs, err, sizeof(err))) {
+	pthread_mutex_lock(&A.cf_lock);
+	ret = capfence_client_fleet_status(A.cf, &fs, err, sizeof(err));
+	pthread_mutex_unlock(&A.cf_lock);
+	if (ret) {
 		say("cannot read the module's fleet state: %s", err);
 		return 0;
 	}
 	return fs.rev;
 }
 
-/* Advance the module to rev without a change (a skipped one). */
-static void skip_to(uint64_t rev)
+/* Advance the module to rev without a change (a delete, a snapshot's S). */
+static int skip_to(uint64_t rev)
 {
 	struct capfence_fleet_set fs = { .flags = CAPFENCE_FLEET_SET_REV, .rev = rev };
 	char err[CAPFENCE_ERR_MAX];
-	int ret = capfence_client_fleet_set(A.cf, &fs, err, sizeof(err));
+	int ret;
 
-	if (ret && ret != -EALREADY)
+	pthread_mutex_lock(&A.cf_lock);
+	ret = capfence_client_fleet_set(A.cf, &fs, err, sizeof(err));
+	pthread_mutex_unlock(&A.cf_lock);
+	if (ret && ret != -EALREADY) {
 		say("cannot advance the module to rev=%" PRIu64 ": %s", rev, err);
+		return ret;
+	}
+	return 0;
 }
 
-/* Apply one change at its revision; a failure is logged and skipped. */
-static void apply(const struct cf_fleet_change *ch)
+/*
+ * Test only: CAPFENCED_FAULT_FILE names a file holding a count; while it
+ * is above 0 each apply fails as the kernel's ENOMEM would, and the count
+ * goes down by one ("always": every apply fails). No file: no effect.
+ */
+static int injected_fault(char *err, size_t errlen)
 {
-	char err[CAPFENCE_ERR_MAX];
-	int ret = cf_fleet_apply(A.cf, ch, err, sizeof(err));
+	char buf[32] = "";
+	FILE *f;
+	long left;
 
-	char id[24];
+	if (!A.fault_file)
+		return 0;
+	f = fopen(A.fault_file, "re");
+	if (!f)
+		return 0;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = '\0';
+	fclose(f);
+	if (!strncmp(buf, "always", 6)) {
+		snprintf(err, errlen, "Cannot allocate memory (injected)");
+		return -ENOMEM;
+	}
+	left = strtol(buf, NULL, 10);
+	if (left <= 0)
+		return 0;
+	f = fopen(A.fault_file, "we");
+	if (f) {
+		fprintf(f, "%ld\n", left - 1);
+		fclose(f);
+	}
+	snprintf(err, errlen, "Cannot allocate memory (injected)");
+	return -ENOMEM;
+}
 
+/* Do two epochs have the same rules (by their canonical text)? */
+static bool same_rules(const struct capfence_epoch *a, const struct capfence_epoch *b)
+{
+	char ra[CAPFENCE_RULE_TEXT_MAX], rb[CAPFENCE_RULE_TEXT_MAX];
+	int cls;
+
+	for (cls = 1; cls <= CAPFENCE_CLASS_MAX; cls++) {
+		if (capfence_rule_format(&a->rules[cls], ra, sizeof(ra)) < 0 ||
+		    capfence_rule_format(&b->rules[cls], rb, sizeof(rb)) < 0 ||
+		    strcmp(ra, rb))
+			return false;
+	}
+	return true;
+}
+
+static void change_id(const struct cf_fleet_change *ch, char *id, size_t len)
+{
 	/* cap ids as the CLI prints them (16 hex digits), other ids decimal */
-	snprintf(id, sizeof(id), ch->kind == CF_FLEET_REVOKE ? "%016" PRIx64 : "%" PRIu64, ch->id);
+	snprintf(id, len, ch->kind == CF_FLEET_REVOKE ? "%016" PRIx64 : "%" PRIu64, ch->id);
+}
+
+/*
+ * Does the module hold what ch asks for, though applying it failed? A key
+ * id this host never had is removed already; an epoch installed with the
+ * same rules, or active already, is what the change asks. Then the
+ * revision may advance: the change's effect holds.
+ */
+static bool effect_holds(const struct cf_fleet_change *ch, int ret)
+{
+	struct capfence_epoch_info ei;
+	char err[CAPFENCE_ERR_MAX];
+
+	switch (ch->kind) {
+	case CF_FLEET_KEY_REMOVE:
+		return ret == -ENOENT;
+	case CF_FLEET_EPOCH_INSTALL:
+		if (capfence_client_epoch_get(A.cf, ch->id, &ei, err, sizeof(err)))
+			return false;
+		return same_rules(&ei.e, &ch->epoch);
+	case CF_FLEET_EPOCH_ACTIVATE:
+		return !capfence_client_epoch_get(A.cf, ch->id, &ei, err, sizeof(err)) && ei.active;
+	default:
+		return false;
+	}
+}
+
+/*
+ * Apply one change at its revision: 0 when the module has it (applied now,
+ * or before), else the error, with the host marked failing. Never skips.
+ */
+static int apply(const struct cf_fleet_change *ch)
+{
+	char err[CAPFENCE_ERR_MAX] = "", id[24];
+	int ret;
+
+	change_id(ch, id, sizeof(id));
+	pthread_mutex_lock(&A.cf_lock);
+	ret = injected_fault(err, sizeof(err));
+	if (!ret)
+		ret = cf_fleet_apply(A.cf, ch, err, sizeof(err));
+	if (ret && ret != -EALREADY && effect_holds(ch, ret)) {
+		struct capfence_fleet_set fs = { .flags = CAPFENCE_FLEET_SET_REV, .rev = ch->rev };
+		char why[CAPFENCE_ERR_MAX];
+		int r2 = capfence_client_fleet_set(A.cf, &fs, why, sizeof(why));
+
+		if (!r2 || r2 == -EALREADY) {
+			pthread_mutex_unlock(&A.cf_lock);
+			say("applied rev=%" PRIu64 " %s %s (the module had it: %s)", ch->rev,
+			    cf_fleet_kind_name(ch->kind), id, err);
+			clear_failing(ch->rev);
+			return 0;
+		}
+		snprintf(err, sizeof(err), "%s", why);
+		ret = r2;
+	}
+	pthread_mutex_unlock(&A.cf_lock);
 	if (!ret) {
 		say("applied rev=%" PRIu64 " %s %s", ch->rev, cf_fleet_kind_name(ch->kind), id);
-		return;
+		clear_failing(ch->rev);
+		return 0;
 	}
 	if (ret == -EALREADY)
-		return;		/* the module is past it already */
-	say("skipped rev=%" PRIu64 " %s %s: %s", ch->rev, cf_fleet_kind_name(ch->kind), id, err);
-	skip_to(ch->rev);
+		return 0;	/* the module is past it already */
+	set_failing(ch->rev, "rev=%" PRIu64 " %s %s: %s", ch->rev, cf_fleet_kind_name(ch->kind),
+		    id, err);
+	return ret;
 }
 
 /* ---- host report ------------------------------------------------------------------ */
@@ -178,7 +358,10 @@ static void report_locked(void)
 	int64_t ttl = 0;
 	int ret;
 
-	if (capfence_client_fleet_status(A.cf, &st, err, sizeof(err))) {
+	pthread_mutex_lock(&A.cf_lock);
+	ret = capfence_client_fleet_status(A.cf, &st, err, sizeof(err));
+	pthread_mutex_unlock(&A.cf_lock);
+	if (ret) {
 		say("cannot read the module's fleet state: %s", err);
 		return;
 	}
@@ -204,34 +387,37 @@ static void report_locked(void)
 	h.stale_ms = st.stale_ms;
 	h.deny_ms = st.deny_ms;
 	h.time_ms = wall_ms();
+	pthread_mutex_lock(&A.state_lock);
+	snprintf(h.failing, sizeof(h.failing), "%s", A.failing);
+	pthread_mutex_unlock(&A.state_lock);
 	if (cf_fleet_report(A.fleet, &h, A.lease, err, sizeof(err)))
 		say("host report: %s", err);
 }
 
 /* ---- the watch ------------------------------------------------------------------- */
 
+/* A failed change ends the stream: the watch restarts from it after a backoff. */
 static int on_event(const struct cf_etcd_event *ev, void *arg)
 {
 	struct cf_fleet_change ch;
 	char err[CAPFENCE_ERR_MAX];
 	uint64_t rev = (uint64_t)ev->kv->mod_rev;
+	int ret;
 
 	(void)arg;
 	if (ev->deleted) {
-		/* the fleet's keys are never deleted: nothing to apply */
-		say("skipped rev=%" PRIu64 " delete of %s", rev, ev->kv->key);
-		skip_to(rev);
-		return 0;
+		/* the fleet's keys are never deleted: a delete carries no change */
+		say("rev=%" PRIu64 ": delete of %s, nothing to apply", rev, ev->kv->key);
+		return skip_to(rev) ? -EAGAIN : 0;
 	}
 	if (cf_fleet_decode(A.fleet->prefix, ev->kv->key, ev->kv->value, &ch, err, sizeof(err))) {
-		say("skipped rev=%" PRIu64 ": %s", rev, err);
-		skip_to(rev);
-		return 0;
+		set_failing(rev, "rev=%" PRIu64 " cannot be decoded: %s", rev, err);
+		return -EAGAIN;
 	}
 	ch.rev = rev;
-	apply(&ch);
+	ret = apply(&ch);
 	report();
-	return 0;
+	return ret ? -EAGAIN : 0;
 }
 
 static bool watch_stop(void *arg)
@@ -249,17 +435,21 @@ static int rebuild(void)
 	size_t i, n, applied = 0;
 
 	if (cf_fleet_snapshot(A.fleet, 0, &chs, &n, &s, err, sizeof(err))) {
-		say("snapshot: %s", err);
+		set_failing(r0 + 1, "snapshot: %s", err);
 		return -1;
 	}
 	for (i = 0; i < n; i++) {
 		if (chs[i].rev <= r0)
 			continue;	/* applied before */
-		apply(&chs[i]);
+		if (apply(&chs[i])) {
+			free(chs);
+			return -1;	/* never past a change that did not apply */
+		}
 		applied++;
 	}
 	free(chs);
-	skip_to(s);
+	if (skip_to(s))
+		return -1;
 	say("rebuilt from a snapshot at rev=%" PRIu64 " (%zu changes past rev=%" PRIu64 ")",
 	    s, applied, r0);
 	report();
@@ -269,7 +459,7 @@ static int rebuild(void)
 static void *watch_main(void *arg)
 {
 	char err[CAPFENCE_ERR_MAX];
-	uint32_t backoff = 200;
+	uint32_t backoff = 200, retry = RETRY_MIN_MS;
 	bool failing = false;
 
 	(void)arg;
@@ -290,10 +480,21 @@ static void *watch_main(void *arg)
 		if (ret == -ECANCELED && compact) {
 			say("watch from rev=%" PRIu64 ": compacted at rev=%" PRId64 ", rebuilding",
 			    from, compact);
-			if (rebuild())
-				nap(backoff);
+			if (rebuild()) {
+				nap(retry);
+				retry = retry < RETRY_MAX_MS ? retry * 2 : RETRY_MAX_MS;
+			} else {
+				retry = RETRY_MIN_MS;
+			}
 			continue;
 		}
+		if (ret == -EAGAIN) {
+			/* a change did not apply: from it again, after a backoff */
+			nap(retry);
+			retry = retry < RETRY_MAX_MS ? retry * 2 : RETRY_MAX_MS;
+			continue;
+		}
+		retry = RETRY_MIN_MS;
 		if (!ret) {
 			say("restarting the watch from rev=%" PRIu64, module_rev() + 1);
 			backoff = 200;
@@ -309,19 +510,179 @@ static void *watch_main(void *arg)
 	return NULL;
 }
 
+/* ---- module reload and reconciliation ------------------------------------------- */
+
+static int set_bounds(char *err, size_t errlen)
+{
+	struct capfence_fleet_set fs = { .flags = CAPFENCE_FLEET_SET_BOUNDS,
+					 .stale_ms = A.stale_ms, .deny_ms = A.deny_ms };
+
+	return capfence_client_fleet_set(A.cf, &fs, err, errlen);
+}
+
+/*
+ * The module as the agent left it? A reloaded module (the handle fails,
+ * or fleet mode is off, or its revision went back) is re-armed: bounds set
+ * again (it denies until the first confirmation) and the watch replays
+ * the fleet from its revision + 1. Returns the module's revision, or -1
+ * when it cannot be read (no confirmation then).
+ */
+static int64_t check_module(bool *rearmed)
+{
+	struct capfence_fleet_status st;
+	char err[CAPFENCE_ERR_MAX];
+	static bool gone;
+	int ret;
+
+	*rearmed = false;
+	pthread_mutex_lock(&A.cf_lock);
+	ret = capfence_client_fleet_status(A.cf, &st, err, sizeof(err));
+	if (ret) {
+		struct capfence_client *c;
+
+		/* a reloaded module is a new generic netlink family: reopen */
+		if (capfence_client_open(&c, err, sizeof(err))) {
+			pthread_mutex_unlock(&A.cf_lock);
+			if (!gone)
+				say("the module cannot be reached: %s; waiting for it", err);
+			gone = true;
+			return -1;
+		}
+		capfence_client_close(A.cf);
+		A.cf = c;
+		ret = capfence_client_fleet_status(A.cf, &st, err, sizeof(err));
+		if (ret) {
+			pthread_mutex_unlock(&A.cf_lock);
+			say("cannot read the module's fleet state: %s", err);
+			return -1;
+		}
+	}
+	gone = false;
+	if (!st.stale_ms || st.rev < A.known_rev) {
+		say("the module was reloaded or reset (rev=%" PRIu64 ", fleet mode %s): re-arming fleet mode and replaying the fleet",
+		    st.rev, st.stale_ms ? "on" : "off");
+		if (set_bounds(err, sizeof(err))) {
+			pthread_mutex_unlock(&A.cf_lock);
+			say("cannot set the fleet bounds: %s", err);
+			return -1;
+		}
+		A.known_rev = st.rev;
+		*rearmed = true;
+		atomic_store(&A.rearm, true);
+		atomic_store(&A.restart, true);
+	}
+	if (st.rev > A.known_rev)
+		A.known_rev = st.rev;
+	pthread_mutex_unlock(&A.cf_lock);
+	return (int64_t)st.rev;
+}
+
+/*
+ * Compare the module with the fleet up to the module's revision, and
+ * repair: every epoch installed with the fleet's rules, the newest
+ * activation active, every revocation recorded (REVOKE is idempotent),
+ * every removed key absent. What cannot be repaired (an epoch whose rules
+ * differ) fails the host closed. 0 when the module agrees (after repairs).
+ */
+static int reconcile(uint64_t upto)
+{
+	struct cf_fleet_change *chs, *act = NULL;
+	char err[CAPFENCE_ERR_MAX];
+	size_t i, n, repaired = 0;
+	uint64_t s;
+	int ret = 0;
+
+	if (cf_fleet_snapshot(A.fleet, 0, &chs, &n, &s, err, sizeof(err))) {
+		set_failing(0, "reconcile: %s", err);
+		return -1;
+	}
+	pthread_mutex_lock(&A.cf_lock);
+	for (i = 0; i < n && !ret; i++) {
+		struct cf_fleet_change *ch = &chs[i];
+		struct capfence_epoch_info ei;
+		struct capfence_result r;
+		char id[24];
+
+		if (ch->rev > upto)
+			break;
+		err[0] = '\0';
+		change_id(ch, id, sizeof(id));
+		switch (ch->kind) {
+		case CF_FLEET_EPOCH_INSTALL:
+			ret = capfence_client_epoch_get(A.cf, ch->id, &ei, err, sizeof(err));
+			if (ret == -ENOENT) {
+				ret = capfence_client_epoch_install(A.cf, &ch->epoch, err, sizeof(err));
+				repaired += !ret;
+			} else if (!ret && !same_rules(&ei.e, &ch->epoch)) {
+				snprintf(err, sizeof(err), "the module's rules differ from the fleet's");
+				ret = -EEXIST;
+			}
+			break;
+		case CF_FLEET_EPOCH_ACTIVATE:
+			act = ch;
+			break;
+		case CF_FLEET_REVOKE:
+			ret = injected_fault(err, sizeof(err));
+			if (!ret)
+				ret = capfence_client_revoke(A.cf, ch->id, &r);
+			if (ret && !err[0])
+				snprintf(err, sizeof(err), "%s", r.message[0] ? r.message : strerror(-ret));
+			break;
+		case CF_FLEET_KEY_REMOVE:
+			ret = capfence_client_key_remove(A.cf, (uint32_t)ch->id, err, sizeof(err));
+			if (!ret) {
+				say("reconcile: key %s was back in the module: removed", id);
+				repaired++;
+			} else if (ret == -ENOENT) {
+				ret = 0;
+			}
+			break;
+		default:
+			break;
+		}
+		if (ret)
+			set_failing(0, "reconcile: rev=%" PRIu64 " %s %s: %s", ch->rev,
+				    cf_fleet_kind_name(ch->kind), id, err);
+	}
+	if (!ret && act) {
+		struct capfence_epoch_info ei;
+
+		ret = capfence_client_epoch_get(A.cf, act->id, &ei, err, sizeof(err));
+		if (!ret && !ei.active) {
+			ret = capfence_client_epoch_activate(A.cf, act->id, err, sizeof(err));
+			repaired += !ret;
+		}
+		if (ret)
+			set_failing(0, "reconcile: rev=%" PRIu64 " epoch_activate %" PRIu64 ": %s",
+				    act->rev, act->id, err);
+	}
+	pthread_mutex_unlock(&A.cf_lock);
+	free(chs);
+	if (repaired)
+		say("reconcile: %zu change%s repaired in the module", repaired, repaired == 1 ? "" : "s");
+	if (!ret)
+		clear_failing(0);
+	return ret ? -1 : 0;
+}
+
 /* ---- the heartbeat ------------------------------------------------------------------ */
 
 static void heartbeat_loop(void)
 {
 	uint64_t last_applied = 0, lag_beats = 0;
+	int64_t next_reconcile = 0;	/* now: on start */
 	char err[CAPFENCE_ERR_MAX];
 	bool down = false;
 
 	while (!atomic_load(&A.stop)) {
-		int64_t t0 = now_ms(), spent;
+		int64_t t0 = now_ms(), spent, mrev;
 		uint64_t f = 0, store = 0, applied, asked;
+		bool rearmed;
 		int ret;
 
+		mrev = check_module(&rearmed);
+		if (mrev < 0)
+			goto next;
 		/*
 		 * Read before the store is asked: the module dates the
 		 * confirmation from this instant, so no stall or suspend
@@ -338,7 +699,14 @@ static void heartbeat_loop(void)
 			say("heartbeat: etcd answers again");
 		down = false;
 		applied = module_rev();
-		if (applied >= f) {
+		if (applied >= f && (atomic_load(&A.rearm) ||
+				     (A.reconcile_s && now_ms() >= next_reconcile))) {
+			/* caught up (after a reload: replayed): compare and repair */
+			atomic_store(&A.rearm, false);
+			next_reconcile = now_ms() + (int64_t)A.reconcile_s * 1000;
+			reconcile(applied);
+		}
+		if (applied >= f && !is_failing()) {
 			/*
 			 * No fleet change lies in (f, store]: the module is
 			 * current as of the store's revision, which becomes its
@@ -351,15 +719,19 @@ static void heartbeat_loop(void)
 				.asked_ns = asked,
 			};
 
+			pthread_mutex_lock(&A.cf_lock);
 			ret = capfence_client_fleet_set(A.cf, &fs, err, sizeof(err));
 			if (ret == -EALREADY && (fs.flags & CAPFENCE_FLEET_SET_REV)) {
 				/* the watch applied a newer change meanwhile */
 				fs.flags = CAPFENCE_FLEET_SET_FRESH | CAPFENCE_FLEET_SET_ASKED;
 				ret = capfence_client_fleet_set(A.cf, &fs, err, sizeof(err));
 			}
+			pthread_mutex_unlock(&A.cf_lock);
 			if (ret)
 				say("cannot confirm freshness: %s", err);
 			lag_beats = 0;
+		} else if (is_failing()) {
+			lag_beats = 0;	/* the watch retries the change itself */
 		} else if (applied == last_applied && ++lag_beats >= WATCH_LAG_BEATS) {
 			/* the store has rev=f, the watch delivers nothing: a dead stream */
 			say("the module is at rev=%" PRIu64 ", the fleet at rev=%" PRIu64
@@ -385,7 +757,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: capfenced --endpoints URL[,URL...] --host NAME [--prefix P]\n"
 		"                 [--max-staleness MS] [--deny-after MS] [--heartbeat MS]\n"
-		"                 [--lease-ttl S] [--foreground] [--log FILE]\n");
+		"                 [--lease-ttl S] [--reconcile S] [--foreground] [--log FILE]\n");
 }
 
 static int num(const char *opt, const char *s, unsigned long min, unsigned long max,
@@ -415,6 +787,7 @@ int main(int argc, char **argv)
 		{ "deny-after", required_argument, NULL, 'd' },
 		{ "heartbeat", required_argument, NULL, 'b' },
 		{ "lease-ttl", required_argument, NULL, 'l' },
+		{ "reconcile", required_argument, NULL, 'r' },
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "log", required_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
@@ -433,7 +806,11 @@ int main(int argc, char **argv)
 	A.stale_ms = DEF_STALE_MS;
 	A.deny_ms = DEF_DENY_MS;
 	A.heartbeat_ms = DEF_HEARTBEAT_MS;
+	A.reconcile_s = DEF_RECONCILE_S;
+	A.fault_file = getenv("CAPFENCED_FAULT_FILE");
 	pthread_mutex_init(&A.log_lock, NULL);
+	pthread_mutex_init(&A.cf_lock, NULL);
+	pthread_mutex_init(&A.state_lock, NULL);
 	pthread_mutex_init(&A.report_lock, NULL);
 	opterr = 0;	/* our own one-line messages */
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -456,6 +833,10 @@ int main(int argc, char **argv)
 			break;
 		case 'l':
 			if (num("--lease-ttl", optarg, 1, 3600, &ttl))
+				return 2;
+			break;
+		case 'r':
+			if (num("--reconcile", optarg, 0, 86400, &A.reconcile_s))
 				return 2;
 			break;
 		case 'f': fg = true; break;
@@ -537,6 +918,7 @@ int main(int argc, char **argv)
 	}
 	fs = (struct capfence_fleet_set){ .flags = CAPFENCE_FLEET_SET_BOUNDS,
 					  .stale_ms = A.stale_ms, .deny_ms = A.deny_ms };
+	A.known_rev = module_rev();
 	if (capfence_client_fleet_set(A.cf, &fs, err, sizeof(err))) {
 		fprintf(stderr, "capfenced: cannot set the fleet bounds: %s\n", err);
 		capfence_client_close(A.cf);

@@ -575,10 +575,17 @@ int cf_fleet_snapshot(struct cf_fleet *f, uint64_t at,
 	}
 	for (i = 0; i < r.n; i++) {
 		struct cf_fleet_change *ch = &(*out)[*n];
+		char why[CAPFENCE_ERR_MAX];
 
-		/* a key the schema does not have is left out, as the watch does */
-		if (cf_fleet_decode(f->prefix, r.kvs[i].key, r.kvs[i].value, ch, NULL, 0))
-			continue;
+		/* a change that does not decode stops the reader: never skipped */
+		if (cf_fleet_decode(f->prefix, r.kvs[i].key, r.kvs[i].value, ch, why, sizeof(why))) {
+			capfence__seterr(err, errlen, "rev=%" PRId64 ": %s", r.kvs[i].mod_rev, why);
+			cf_etcd_range_release(&r);
+			free(*out);
+			*out = NULL;
+			*n = 0;
+			return -EBADMSG;
+		}
 		ch->rev = (uint64_t)r.kvs[i].mod_rev;
 		(*n)++;
 	}

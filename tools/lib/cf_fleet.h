@@ -119,6 +119,8 @@ int cf_fleet_hosts(struct cf_fleet *f, struct cf_fleet_host **out, size_t *n,
 /*
  * Every change at one revision: *out (free it) holds the newest value of
  * each fleet key, oldest change first; *rev the revision read (0 = now).
+ * -EBADMSG (naming its revision) when a value under <prefix>fleet/ does
+ * not decode: a reader never rebuilds past a change it cannot read.
  */
 int cf_fleet_snapshot(struct cf_fleet *f, uint64_t at,
 		      struct cf_fleet_change **out, size_t *n, uint64_t *rev,
