@@ -19,12 +19,15 @@
 #define DEF_WAIT_S	30
 
 static const char fleet_usage[] =
-	"capfence fleet [--endpoints URLS] [--prefix P] epoch install ID RULE... | epoch install [ID] -f FILE | "
-	"epoch activate ID | key add ID | key remove ID | revoke CAP_ID | status [--json]   "
-	"(changes: [--wait [--timeout S]] [--json]; URLS default $CAPFENCE_ETCD_ENDPOINTS or " DEF_ENDPOINTS ")";
+	"capfence fleet [--endpoints URLS] [--prefix P] [--cacert F] [--cert F --key F] [--signing-key F] [--host-keys F] "
+	"epoch install ID RULE... | epoch install [ID] -f FILE | "
+	"epoch activate ID | key add ID | key remove ID | revoke CAP_ID | status [--json] | keygen -o FILE   "
+	"(changes: [--wait [--timeout S]] [--json]; URLS default $CAPFENCE_ETCD_ENDPOINTS or " DEF_ENDPOINTS
+	"; --signing-key default $CAPFENCE_FLEET_SIGNING_KEY)";
 
 struct fleet_opts {
 	const char *endpoints, *prefix;
+	const char *cacert, *cert, *key, *signing_key, *host_keys;
 	bool json, wait;
 	unsigned long timeout_s;
 	bool timeout_set;
@@ -47,6 +50,39 @@ static int open_fleet(const struct fleet_opts *o, struct cf_fleet **f)
 		cf_err("fleet: %s", err);
 		return ret == -EINVAL ? CF_EXIT_USAGE : CF_EXIT_SYSTEM;
 	}
+	if ((o->cacert || o->cert || o->key) &&
+	    cf_etcd_set_tls((*f)->etcd, o->cacert, o->cert, o->key, err, sizeof(err))) {
+		cf_err("fleet: %s", err);
+		goto bad;
+	}
+	if (o->signing_key && cf_fleet_load_signing_key(*f, o->signing_key, err, sizeof(err))) {
+		cf_err("fleet: --signing-key %s", err);
+		goto bad;
+	}
+	if (o->host_keys && cf_fleet_load_host_keys(*f, o->host_keys, err, sizeof(err))) {
+		cf_err("fleet: --host-keys %s", err);
+		goto bad;
+	}
+	return 0;
+bad:
+	cf_fleet_close(*f);
+	*f = NULL;
+	return CF_EXIT_USAGE;
+}
+
+/* keygen -o FILE: an Ed25519 key pair, FILE (secret, 0600) and FILE.pub */
+static int keygen(int argc, char **argv)
+{
+	static const char usage[] = "capfence fleet keygen -o FILE   (writes FILE, mode 0600, and FILE.pub)";
+	char err[CAPFENCE_ERR_MAX], pub[64];
+
+	if (argc != 2 || (strcmp(argv[0], "-o") && strcmp(argv[0], "--output")))
+		return cf_usage(usage, "fleet keygen: expected -o FILE");
+	if (cf_fleet_keygen(argv[1], pub, sizeof(pub), err, sizeof(err))) {
+		cf_err("fleet keygen: %s", err);
+		return CF_EXIT_SYSTEM;
+	}
+	printf("%s\n", pub);
 	return 0;
 }
 
@@ -336,8 +372,10 @@ static int status(const struct fleet_opts *o, int argc, char **argv)
 
 int cf_cmd_fleet(int argc, char **argv)
 {
-	struct fleet_opts o = { getenv("CAPFENCE_ETCD_ENDPOINTS"), CF_FLEET_PREFIX, false, false,
-				DEF_WAIT_S, false };
+	struct fleet_opts o = { .endpoints = getenv("CAPFENCE_ETCD_ENDPOINTS"),
+				.prefix = CF_FLEET_PREFIX,
+				.signing_key = getenv("CAPFENCE_FLEET_SIGNING_KEY"),
+				.timeout_s = DEF_WAIT_S };
 	char **pos = calloc((size_t)argc + 1, sizeof(*pos));
 	int i, n = 0, ret;
 
@@ -355,12 +393,24 @@ int cf_cmd_fleet(int argc, char **argv)
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
 
-		if (!strcmp(a, "--endpoints") || !strcmp(a, "--prefix") || !strcmp(a, "--timeout")) {
+		if (!strcmp(a, "--endpoints") || !strcmp(a, "--prefix") || !strcmp(a, "--timeout") ||
+		    !strcmp(a, "--cacert") || !strcmp(a, "--cert") || !strcmp(a, "--key") ||
+		    !strcmp(a, "--signing-key") || !strcmp(a, "--host-keys")) {
 			if (i + 1 >= argc) {
 				ret = cf_usage(fleet_usage, "fleet: option '%s' needs a value", a);
 				goto out;
 			}
-			if (!strcmp(a, "--endpoints")) {
+			if (!strcmp(a, "--cacert")) {
+				o.cacert = argv[++i];
+			} else if (!strcmp(a, "--cert")) {
+				o.cert = argv[++i];
+			} else if (!strcmp(a, "--key")) {
+				o.key = argv[++i];
+			} else if (!strcmp(a, "--signing-key")) {
+				o.signing_key = argv[++i];
+			} else if (!strcmp(a, "--host-keys")) {
+				o.host_keys = argv[++i];
+			} else if (!strcmp(a, "--endpoints")) {
 				o.endpoints = argv[++i];
 			} else if (!strcmp(a, "--prefix")) {
 				o.prefix = argv[++i];
@@ -380,7 +430,8 @@ int cf_cmd_fleet(int argc, char **argv)
 			o.json = true;
 		} else if (!strcmp(a, "--wait")) {
 			o.wait = true;
-		} else if (!strcmp(a, "-f") || !strcmp(a, "--file")) {
+		} else if (!strcmp(a, "-f") || !strcmp(a, "--file") || !strcmp(a, "-o") ||
+			   !strcmp(a, "--output")) {
 			pos[n++] = argv[i];
 			if (i + 1 < argc)
 				pos[n++] = argv[++i];
@@ -396,7 +447,7 @@ int cf_cmd_fleet(int argc, char **argv)
 		goto out;
 	}
 	if (!n) {
-		ret = cf_usage(fleet_usage, "fleet: missing subcommand (epoch, key, revoke, status)");
+		ret = cf_usage(fleet_usage, "fleet: missing subcommand (epoch, key, revoke, status, keygen)");
 		goto out;
 	}
 	if (o.wait && !strcmp(pos[0], "status")) {
@@ -427,6 +478,8 @@ int cf_cmd_fleet(int argc, char **argv)
 				CF_FLEET_REVOKE, n - 1, pos + 1);
 	} else if (!strcmp(pos[0], "status")) {
 		ret = status(&o, n - 1, pos + 1);
+	} else if (!strcmp(pos[0], "keygen")) {
+		ret = keygen(n - 1, pos + 1);
 	} else {
 		ret = cf_usage(fleet_usage, "fleet: unknown subcommand '%s'", pos[0]);
 	}

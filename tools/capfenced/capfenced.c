@@ -5,6 +5,14 @@
  *   capfenced --endpoints URL[,URL...] --host NAME [--prefix P]
  *             [--max-staleness MS] [--deny-after MS] [--heartbeat MS]
  *             [--lease-ttl S] [--reconcile S] [--foreground] [--log FILE]
+ *             [--cacert FILE] [--cert FILE --key FILE]
+ *             [--fleet-pubkey KEY]... [--host-key FILE]
+ *
+ * With --fleet-pubkey (a fleet public key, base64 or a file; up to four,
+ * for a rotation) every change must carry a signature one of them made:
+ * an unsigned or mis-signed one is refused as a change that cannot be
+ * decoded (never skipped: the host stops confirming and says why). With
+ * --host-key the host report is signed, for `capfence fleet --host-keys`.
  *
  * It applies the fleet's changes (etcd, under <prefix>fleet/) to the local
  * capfence module in revision order, each with its revision; confirms
@@ -410,8 +418,10 @@ static int on_event(const struct cf_etcd_event *ev, void *arg)
 		say("rev=%" PRIu64 ": delete of %s, nothing to apply", rev, ev->kv->key);
 		return skip_to(rev) ? -EAGAIN : 0;
 	}
-	if (cf_fleet_decode(A.fleet->prefix, ev->kv->key, ev->kv->value, &ch, err, sizeof(err))) {
-		set_failing(rev, "rev=%" PRIu64 " cannot be decoded: %s", rev, err);
+	ret = cf_fleet_decode_verified(A.fleet, ev->kv->key, ev->kv->value, &ch, err, sizeof(err));
+	if (ret) {
+		set_failing(rev, "rev=%" PRIu64 " %s: %s", rev,
+			    ret == -EPERM ? "refused" : "cannot be decoded", err);
 		return -EAGAIN;
 	}
 	ch.rev = rev;
@@ -757,7 +767,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: capfenced --endpoints URL[,URL...] --host NAME [--prefix P]\n"
 		"                 [--max-staleness MS] [--deny-after MS] [--heartbeat MS]\n"
-		"                 [--lease-ttl S] [--reconcile S] [--foreground] [--log FILE]\n");
+		"                 [--lease-ttl S] [--reconcile S] [--foreground] [--log FILE]\n"
+		"                 [--cacert FILE] [--cert FILE --key FILE] [--fleet-pubkey KEY]... [--host-key FILE]\n");
 }
 
 static int num(const char *opt, const char *s, unsigned long min, unsigned long max,
@@ -788,13 +799,20 @@ int main(int argc, char **argv)
 		{ "heartbeat", required_argument, NULL, 'b' },
 		{ "lease-ttl", required_argument, NULL, 'l' },
 		{ "reconcile", required_argument, NULL, 'r' },
+		{ "cacert", required_argument, NULL, 'C' },
+		{ "cert", required_argument, NULL, 'c' },
+		{ "key", required_argument, NULL, 'k' },
+		{ "fleet-pubkey", required_argument, NULL, 'P' },
+		{ "host-key", required_argument, NULL, 'K' },
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "log", required_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *endpoints = getenv("CAPFENCE_ETCD_ENDPOINTS"), *prefix = CF_FLEET_PREFIX;
-	const char *logpath = NULL;
+	const char *logpath = NULL, *cacert = NULL, *cert = NULL, *key = NULL, *host_key = NULL;
+	const char *pubkeys[CF_FLEET_MAX_PUBKEYS + 1];
+	size_t npub = 0, i;
 	uint32_t ttl = DEF_LEASE_TTL, ttl_asked = 0;
 	bool fg = false, deny_set = false;
 	char err[CAPFENCE_ERR_MAX];
@@ -838,6 +856,18 @@ int main(int argc, char **argv)
 		case 'r':
 			if (num("--reconcile", optarg, 0, 86400, &A.reconcile_s))
 				return 2;
+			break;
+		case 'C': cacert = optarg; break;
+		case 'c': cert = optarg; break;
+		case 'k': key = optarg; break;
+		case 'K': host_key = optarg; break;
+		case 'P':
+			if (npub == CF_FLEET_MAX_PUBKEYS) {
+				fprintf(stderr, "capfenced: --fleet-pubkey: at most %d keys\n",
+					CF_FLEET_MAX_PUBKEYS);
+				return 2;
+			}
+			pubkeys[npub++] = optarg;
 			break;
 		case 'f': fg = true; break;
 		case 'L': logpath = optarg; break;
@@ -907,6 +937,24 @@ int main(int argc, char **argv)
 		fprintf(stderr, "capfenced: %s\n", err);
 		return 2;
 	}
+	if ((cacert || cert || key) &&
+	    cf_etcd_set_tls(A.fleet->etcd, cacert, cert, key, err, sizeof(err))) {
+		fprintf(stderr, "capfenced: %s\n", err);
+		cf_fleet_close(A.fleet);
+		return 2;
+	}
+	for (i = 0; i < npub; i++) {
+		if (cf_fleet_add_pubkey(A.fleet, pubkeys[i], err, sizeof(err))) {
+			fprintf(stderr, "capfenced: --fleet-pubkey %s\n", err);
+			cf_fleet_close(A.fleet);
+			return 2;
+		}
+	}
+	if (host_key && cf_fleet_load_host_key(A.fleet, host_key, err, sizeof(err))) {
+		fprintf(stderr, "capfenced: --host-key %s\n", err);
+		cf_fleet_close(A.fleet);
+		return 2;
+	}
 	/* a partition must never hold a heartbeat for long */
 	cf_etcd_set_timeouts(A.fleet->etcd, 1000,
 			     A.heartbeat_ms * 2 > 3000 ? (long)A.heartbeat_ms * 2 : 3000);
@@ -942,6 +990,8 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	say("host %s, fleet %s at %s, module at rev=%" PRIu64 ", stale after %u ms, deny after %u ms",
 	    A.host, A.fleet->fleet, endpoints, module_rev(), A.stale_ms, A.deny_ms);
+	if (!npub)
+		say("no --fleet-pubkey: changes are not authenticated, whoever can write to etcd can change this host's policy");
 	if (ttl_asked)
 		say("--lease-ttl %u raised to %u s: a host must stay live until it denies (--deny-after %u ms)",
 		    ttl_asked, ttl, A.deny_ms);

@@ -21,6 +21,7 @@ struct cf_etcd {
 	char *urls[CF_ETCD_MAX_ENDPOINTS];
 	size_t n, cur;		/* cur: the endpoint that answered last */
 	long connect_ms, total_ms;
+	char *cacert, *cert, *key;	/* TLS files, NULL = curl's default / none */
 };
 
 /* ---- endpoints -------------------------------------------------------------- */
@@ -126,8 +127,43 @@ void cf_etcd_close(struct cf_etcd *e)
 	curl_global_cleanup();
 	for (size_t i = 0; i < e->n; i++)
 		free(e->urls[i]);
+	free(e->cacert);
+	free(e->cert);
+	free(e->key);
 	pthread_mutex_destroy(&e->lock);
 	free(e);
+}
+
+int cf_etcd_set_tls(struct cf_etcd *e, const char *cacert, const char *cert,
+		    const char *key, char *err, size_t errlen)
+{
+	const char *files[3] = { cacert, cert, key }, *opts[3] = { "--cacert", "--cert", "--key" };
+	char **dst[3] = { &e->cacert, &e->cert, &e->key };
+	size_t i;
+
+	if (!cert != !key) {
+		capfence__seterr(err, errlen, "--cert and --key come together (a client certificate and its key)");
+		return -EINVAL;
+	}
+	for (i = 0; i < 3; i++) {
+		FILE *f;
+
+		if (!files[i])
+			continue;
+		f = fopen(files[i], "re");
+		if (!f) {
+			capfence__seterr(err, errlen, "%s %.200s: %s", opts[i], files[i], strerror(errno));
+			return -errno;
+		}
+		fclose(f);
+		free(*dst[i]);
+		*dst[i] = strdup(files[i]);
+		if (!*dst[i]) {
+			capfence__seterr(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
+	}
+	return 0;
 }
 
 void cf_etcd_set_timeouts(struct cf_etcd *e, long connect_ms, long total_ms)
@@ -251,9 +287,15 @@ static size_t buf_write(char *ptr, size_t size, size_t nmemb, void *data)
 	return add;
 }
 
-static void set_common(CURL *c, const char *url, struct curl_slist *hdr,
-		       long connect_ms)
+static void set_common(const struct cf_etcd *e, CURL *c, const char *url,
+		       struct curl_slist *hdr, long connect_ms)
 {
+	if (e->cacert)
+		curl_easy_setopt(c, CURLOPT_CAINFO, e->cacert);
+	if (e->cert) {
+		curl_easy_setopt(c, CURLOPT_SSLCERT, e->cert);
+		curl_easy_setopt(c, CURLOPT_SSLKEY, e->key);
+	}
 	curl_easy_setopt(c, CURLOPT_URL, url);
 	curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdr);
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
@@ -320,7 +362,7 @@ static int call(struct cf_etcd *e, const char *path, struct json_object *req,
 
 		snprintf(url, sizeof(url), "%s%s", e->urls[i], path);
 		curl_easy_reset(e->curl);
-		set_common(e->curl, url, hdr, e->connect_ms);
+		set_common(e, e->curl, url, hdr, e->connect_ms);
 		curl_easy_setopt(e->curl, CURLOPT_TIMEOUT_MS, e->total_ms);
 		curl_easy_setopt(e->curl, CURLOPT_POSTFIELDS, body);
 		curl_easy_setopt(e->curl, CURLOPT_WRITEFUNCTION, buf_write);
@@ -800,7 +842,7 @@ int cf_etcd_watch(struct cf_etcd *e, const char *prefix, int64_t start_rev,
 
 		snprintf(url, sizeof(url), "%s/v3/watch", e->urls[i]);
 		curl_easy_reset(c);
-		set_common(c, url, hdr, e->connect_ms);
+		set_common(e, c, url, hdr, e->connect_ms);
 		curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
 		curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, watch_write);
 		curl_easy_setopt(c, CURLOPT_WRITEDATA, &w);
