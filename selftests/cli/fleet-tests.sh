@@ -247,16 +247,7 @@ tg "fleet --host-keys: a report signed by another key lags" 12 \
 # etcd with mutual TLS (client-certificate auth), certificates made here
 if command -v openssl >/dev/null; then
 	T=$W/tls
-	mkdir -p "$T"
-	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 1 \
-		-subj /CN=capfence-test-ca -keyout "$T/ca.key" -out "$T/ca.crt" 2>/dev/null
-	printf 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth,clientAuth\n' > "$T/ext"
-	for c in server client; do
-		openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -subj /CN=$c \
-			-keyout "$T/$c.key" -out "$T/$c.csr" 2>/dev/null
-		openssl x509 -req -in "$T/$c.csr" -CA "$T/ca.crt" -CAkey "$T/ca.key" -CAcreateserial \
-			-days 1 -extfile "$T/ext" -out "$T/$c.crt" 2>/dev/null
-	done
+	sh "$(dirname "$0")/../fleet/make-certs.sh" "$T"
 	TP=$(port) TPP=$(port)
 	TE=https://127.0.0.1:$TP
 	"$ETCD" --name t --data-dir "$W/etcd-tls" --listen-client-urls "$TE" --advertise-client-urls "$TE" \

@@ -955,8 +955,8 @@ int main(int argc, char **argv)
 		cf_fleet_close(A.fleet);
 		return 2;
 	}
-	/* a partition must never hold a heartbeat for long */
-	cf_etcd_set_timeouts(A.fleet->etcd, 1000,
+	/* a partition must never hold a heartbeat for long (a TLS handshake is slower) */
+	cf_etcd_set_timeouts(A.fleet->etcd, strstr(endpoints, "https://") ? 3000 : 1000,
 			     A.heartbeat_ms * 2 > 3000 ? (long)A.heartbeat_ms * 2 : 3000);
 	ret = capfence_client_open(&A.cf, err, sizeof(err));
 	if (ret) {
