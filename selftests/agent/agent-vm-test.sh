@@ -107,6 +107,17 @@ check "apply failure over: the retry applied the revoke" grep -q "^capfenced: ap
 check "apply failure over: --wait succeeds" [ $rc -eq 0 ]
 check "apply failure over: the host current again" [ "$(state)" = current ]
 
+# periodic reconciliation (--reconcile 2): a key the fleet removed, installed
+# again by hand behind the agent's back, is removed again
+capfence key generate --id 9 -o "$W/k9" >/dev/null 2>&1 && capfence key install "$W/k9" >/dev/null
+i=0
+until grep -q "^capfenced: reconcile: key 9 was back in the module: removed" "$W/agent.log" || [ $i -ge 50 ]; do
+	sleep 0.2; i=$((i + 1))
+done
+check "reconcile: a removed key installed again is removed again" \
+	grep -q "^capfenced: reconcile: key 9 was back in the module: removed" "$W/agent.log"
+check "reconcile: the key is gone from the module" sh -c "! capfence key remove 9 >/dev/null 2>&1"
+
 # a module reload: fleet mode comes back and the fleet is replayed, no agent restart
 reload() {
 	capfence detach >/dev/null || return 1

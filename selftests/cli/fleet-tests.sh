@@ -272,6 +272,27 @@ else
 	skipt "fleet over mutual TLS" "no openssl (apt-get install openssl)"
 fi
 
+# etcd user auth: root with a password, auth enabled on the store
+printf 'pw-%s\n' "$$" > "$W/pw"
+printf 'wrong\n' > "$W/badpw"
+if "$ETCDCTL" --endpoints "$E" user add "root:$(cat "$W/pw")" >/dev/null 2>&1 &&
+	"$ETCDCTL" --endpoints "$E" auth enable >/dev/null 2>&1; then
+	tg "etcd auth: without a user, refused" 1 "fleet status: etcd: etcdserver: user name is empty" "$CF" fleet --endpoints "$E" status
+	tg "etcd auth: --user --password-file" 0 "^rev=" \
+		"$CF" fleet --endpoints "$E" --user root --password-file "$W/pw" revoke 0x400
+	tg "etcd auth: a wrong password is one line, exit 1" 1 "etcd user 'root': etcd: .*authentication failed" \
+		"$CF" fleet --endpoints "$E" --user root --password-file "$W/badpw" status
+	"$ETCDCTL" --endpoints "$E" --user "root:$(cat "$W/pw")" auth disable >/dev/null 2>&1
+else
+	nok "etcd auth enabled for the test"
+fi
+tg "fleet: --user without --password-file" 2 "fleet: --user and --password-file come together" \
+	"$CF" fleet --endpoints $DEAD --user root status
+tg "fleet: --password-file missing" 2 "fleet: --password-file $W/none: No such file" \
+	"$CF" fleet --endpoints $DEAD --user root --password-file "$W/none" status
+tg "capfenced: --password-file without --user" 2 "capfenced: --user and --password-file come together" \
+	"$CFD" --endpoints $DEAD --host a --password-file "$W/pw"
+
 # capfenced without the module: one line, exit 1 (the etcd side is fine)
 if [ ! -e /sys/module/capfence ]; then
 	tg "capfenced: module not loaded" 1 "the capfence module is not loaded" \

@@ -19,7 +19,8 @@
 #define DEF_WAIT_S	30
 
 static const char fleet_usage[] =
-	"capfence fleet [--endpoints URLS] [--prefix P] [--cacert F] [--cert F --key F] [--signing-key F] [--host-keys F] "
+	"capfence fleet [--endpoints URLS] [--prefix P] [--cacert F] [--cert F --key F] [--user U --password-file F] "
+	"[--signing-key F] [--host-keys F] "
 	"epoch install ID RULE... | epoch install [ID] -f FILE | "
 	"epoch activate ID | key add ID | key remove ID | revoke CAP_ID | status [--json] | keygen -o FILE   "
 	"(changes: [--wait [--timeout S]] [--json]; URLS default $CAPFENCE_ETCD_ENDPOINTS or " DEF_ENDPOINTS
@@ -27,7 +28,7 @@ static const char fleet_usage[] =
 
 struct fleet_opts {
 	const char *endpoints, *prefix;
-	const char *cacert, *cert, *key, *signing_key, *host_keys;
+	const char *cacert, *cert, *key, *signing_key, *host_keys, *user, *password_file;
 	bool json, wait;
 	unsigned long timeout_s;
 	bool timeout_set;
@@ -52,6 +53,11 @@ static int open_fleet(const struct fleet_opts *o, struct cf_fleet **f)
 	}
 	if ((o->cacert || o->cert || o->key) &&
 	    cf_etcd_set_tls((*f)->etcd, o->cacert, o->cert, o->key, err, sizeof(err))) {
+		cf_err("fleet: %s", err);
+		goto bad;
+	}
+	if ((o->user || o->password_file) &&
+	    cf_etcd_set_auth((*f)->etcd, o->user, o->password_file, err, sizeof(err))) {
 		cf_err("fleet: %s", err);
 		goto bad;
 	}
@@ -395,7 +401,8 @@ int cf_cmd_fleet(int argc, char **argv)
 
 		if (!strcmp(a, "--endpoints") || !strcmp(a, "--prefix") || !strcmp(a, "--timeout") ||
 		    !strcmp(a, "--cacert") || !strcmp(a, "--cert") || !strcmp(a, "--key") ||
-		    !strcmp(a, "--signing-key") || !strcmp(a, "--host-keys")) {
+		    !strcmp(a, "--signing-key") || !strcmp(a, "--host-keys") || !strcmp(a, "--user") ||
+		    !strcmp(a, "--password-file")) {
 			if (i + 1 >= argc) {
 				ret = cf_usage(fleet_usage, "fleet: option '%s' needs a value", a);
 				goto out;
@@ -410,6 +417,10 @@ int cf_cmd_fleet(int argc, char **argv)
 				o.signing_key = argv[++i];
 			} else if (!strcmp(a, "--host-keys")) {
 				o.host_keys = argv[++i];
+			} else if (!strcmp(a, "--user")) {
+				o.user = argv[++i];
+			} else if (!strcmp(a, "--password-file")) {
+				o.password_file = argv[++i];
 			} else if (!strcmp(a, "--endpoints")) {
 				o.endpoints = argv[++i];
 			} else if (!strcmp(a, "--prefix")) {

@@ -5,7 +5,7 @@
  *   capfenced --endpoints URL[,URL...] --host NAME [--prefix P]
  *             [--max-staleness MS] [--deny-after MS] [--heartbeat MS]
  *             [--lease-ttl S] [--reconcile S] [--foreground] [--log FILE]
- *             [--cacert FILE] [--cert FILE --key FILE]
+ *             [--cacert FILE] [--cert FILE --key FILE] [--user U --password-file F]
  *             [--fleet-pubkey KEY]... [--host-key FILE]
  *
  * With --fleet-pubkey (a fleet public key, base64 or a file; up to four,
@@ -768,7 +768,8 @@ static void usage(FILE *f)
 		"usage: capfenced --endpoints URL[,URL...] --host NAME [--prefix P]\n"
 		"                 [--max-staleness MS] [--deny-after MS] [--heartbeat MS]\n"
 		"                 [--lease-ttl S] [--reconcile S] [--foreground] [--log FILE]\n"
-		"                 [--cacert FILE] [--cert FILE --key FILE] [--fleet-pubkey KEY]... [--host-key FILE]\n");
+		"                 [--cacert FILE] [--cert FILE --key FILE] [--user U --password-file F]\n"
+		"                 [--fleet-pubkey KEY]... [--host-key FILE]\n");
 }
 
 static int num(const char *opt, const char *s, unsigned long min, unsigned long max,
@@ -804,6 +805,8 @@ int main(int argc, char **argv)
 		{ "key", required_argument, NULL, 'k' },
 		{ "fleet-pubkey", required_argument, NULL, 'P' },
 		{ "host-key", required_argument, NULL, 'K' },
+		{ "user", required_argument, NULL, 'u' },
+		{ "password-file", required_argument, NULL, 'W' },
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "log", required_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
@@ -811,6 +814,7 @@ int main(int argc, char **argv)
 	};
 	const char *endpoints = getenv("CAPFENCE_ETCD_ENDPOINTS"), *prefix = CF_FLEET_PREFIX;
 	const char *logpath = NULL, *cacert = NULL, *cert = NULL, *key = NULL, *host_key = NULL;
+	const char *user = NULL, *password_file = NULL;
 	const char *pubkeys[CF_FLEET_MAX_PUBKEYS + 1];
 	size_t npub = 0, i;
 	uint32_t ttl = DEF_LEASE_TTL, ttl_asked = 0;
@@ -861,6 +865,8 @@ int main(int argc, char **argv)
 		case 'c': cert = optarg; break;
 		case 'k': key = optarg; break;
 		case 'K': host_key = optarg; break;
+		case 'u': user = optarg; break;
+		case 'W': password_file = optarg; break;
 		case 'P':
 			if (npub == CF_FLEET_MAX_PUBKEYS) {
 				fprintf(stderr, "capfenced: --fleet-pubkey: at most %d keys\n",
@@ -939,6 +945,12 @@ int main(int argc, char **argv)
 	}
 	if ((cacert || cert || key) &&
 	    cf_etcd_set_tls(A.fleet->etcd, cacert, cert, key, err, sizeof(err))) {
+		fprintf(stderr, "capfenced: %s\n", err);
+		cf_fleet_close(A.fleet);
+		return 2;
+	}
+	if ((user || password_file) &&
+	    cf_etcd_set_auth(A.fleet->etcd, user, password_file, err, sizeof(err))) {
 		fprintf(stderr, "capfenced: %s\n", err);
 		cf_fleet_close(A.fleet);
 		return 2;
