@@ -161,8 +161,9 @@ void cf_fleet_commit(u64 rev)
  * Caller holds cf_mutex.
  *
  * Return: 0, -EALREADY for a revision below the module's, -EINVAL for
- * bounds that are not 0 <= STALE_MS <= DENY_MS (both 0 or both set), or a
- * confirmation outside fleet mode.
+ * bounds that are not 0 <= STALE_MS <= DENY_MS (both 0 or both set), a
+ * confirmation outside fleet mode, or one asked at an instant ahead of
+ * the module's clock.
  */
 int cf_fleet_set(const struct cf_fleet_req *req, struct netlink_ext_ack *extack)
 {
@@ -187,6 +188,11 @@ int cf_fleet_set(const struct cf_fleet_req *req, struct netlink_ext_ack *extack)
 		NL_SET_ERR_MSG(extack, "a fleet confirmation needs fleet mode (STALE_MS)");
 		return -EINVAL;
 	}
+	if (req->asked_ns > ktime_get_boot_fast_ns()) {
+		NL_SET_ERR_MSG(extack,
+			       "ASKED_NS is ahead of the module's CLOCK_BOOTTIME");
+		return -EINVAL;
+	}
 	if (req->rev > cf_fleet_rev_val) {
 		WRITE_ONCE(cf_fleet_rev_val, req->rev);
 		cf_event(CAPFENCE_EV_FLEET_APPLY, 0, 0, CAPFENCE_R_OK, 0);
@@ -198,7 +204,10 @@ int cf_fleet_set(const struct cf_fleet_req *req, struct netlink_ext_ack *extack)
 		u64 age = (u64)req->age_ms * NSEC_PER_MSEC;
 
 		/* the confirmation holds from when the agent asked */
-		cf_fleet.confirmed = age < now ? now - age : 1;
+		if (req->asked_ns)
+			cf_fleet.confirmed = req->asked_ns;
+		else
+			cf_fleet.confirmed = age < now ? now - age : 1;
 	}
 	cf_fleet_deadlines();
 	if (stale)

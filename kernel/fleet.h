@@ -22,6 +22,7 @@ struct cf_fleet_req {
 	u32 deny_ms;
 	bool fresh;			/* a confirmation, age_ms old */
 	u32 age_ms;
+	u64 asked_ns;			/* or from this boot ns, 0 = none */
 };
 
 DECLARE_STATIC_KEY_FALSE(cf_fleet_mode);

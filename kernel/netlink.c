@@ -61,6 +61,7 @@ static const struct nla_policy cf_fleet_policy[CAPFENCE_FLEET_A_MAX + 1] = {
 	[CAPFENCE_FLEET_A_DENY_MS] = NLA_POLICY_FULL_RANGE(NLA_U32, &cf_fleet_ms),
 	[CAPFENCE_FLEET_A_FRESH] = { .type = NLA_FLAG },
 	[CAPFENCE_FLEET_A_AGE_MS] = NLA_POLICY_FULL_RANGE(NLA_U32, &cf_fleet_ms),
+	[CAPFENCE_FLEET_A_ASKED_NS] = NLA_POLICY_MIN(NLA_U64, 1),
 };
 
 static const struct nla_policy cf_policy[CAPFENCE_A_MAX + 1] = {
@@ -823,9 +824,17 @@ static int cf_nl_fleet_set(struct sk_buff *skb, struct genl_info *info)
 		req.stale_ms = nla_get_u32(tb[CAPFENCE_FLEET_A_STALE_MS]);
 		req.deny_ms = nla_get_u32(tb[CAPFENCE_FLEET_A_DENY_MS]);
 	}
+	if (tb[CAPFENCE_FLEET_A_ASKED_NS] &&
+	    (!tb[CAPFENCE_FLEET_A_FRESH] || tb[CAPFENCE_FLEET_A_AGE_MS])) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[CAPFENCE_FLEET_A_ASKED_NS],
+				    "ASKED_NS dates a FRESH confirmation, without AGE_MS");
+		return -EINVAL;
+	}
 	req.fresh = nla_get_flag(tb[CAPFENCE_FLEET_A_FRESH]);
 	if (tb[CAPFENCE_FLEET_A_AGE_MS])
 		req.age_ms = nla_get_u32(tb[CAPFENCE_FLEET_A_AGE_MS]);
+	if (tb[CAPFENCE_FLEET_A_ASKED_NS])
+		req.asked_ns = nla_get_u64(tb[CAPFENCE_FLEET_A_ASKED_NS]);
 	mutex_lock(&cf_mutex);
 	err = cf_fleet_set(&req, info->extack);
 	mutex_unlock(&cf_mutex);

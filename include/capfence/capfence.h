@@ -648,11 +648,14 @@ int capfence_client_task_sandbox(struct capfence_client *c, uint32_t pid,
 #define CAPFENCE_FLEET_SET_REV		0x1u	/* rev (not below the module's) */
 #define CAPFENCE_FLEET_SET_BOUNDS	0x2u	/* stale_ms, deny_ms */
 #define CAPFENCE_FLEET_SET_FRESH	0x4u	/* a confirmation age_ms old */
+#define CAPFENCE_FLEET_SET_ASKED	0x8u	/* with FRESH: asked at asked_ns
+						 * (CLOCK_BOOTTIME), not age_ms */
 struct capfence_fleet_set {
 	unsigned int flags;
 	uint64_t rev;
 	uint32_t stale_ms, deny_ms;	/* ms, <= CAPFENCE_FLEET_MAX_MS */
 	uint32_t age_ms;
+	uint64_t asked_ns;		/* read only with CAPFENCE_FLEET_SET_ASKED */
 };
 
 /*

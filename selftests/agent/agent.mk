@@ -15,8 +15,10 @@ AGENT_ETCD = $(firstword $(wildcard /usr/bin/etcd /usr/local/bin/etcd))
 agent-check: $(B)/tools/capfence $(B)/guest/bin/capfenced module
 	@mkdir -p $(B)/logs
 	@[ -n "$(AGENT_ETCD)" ] || { echo "agent-check: no etcd binary (apt-get install etcd-server)"; exit 1; }
+	@rm -rf $(B)/agent-tls && sh selftests/fleet/make-certs.sh $(B)/agent-tls
 	-@for k in $(KERNEL); do \
 		$(VMRUN) --kernel $$k --timeout 300 --add $(AGENT_ETCD):/usr/bin/etcd \
+			--add $(B)/agent-tls:/root/tls \
 			--add selftests/agent/agent-vm-test.sh:/root/agent-vm-test.sh \
 			-- sh /root/agent-vm-test.sh > $(B)/logs/agent-$$k.log 2>&1; \
 		rc=$$?; grep -E '^(not ok|# Totals)|^run:' $(B)/logs/agent-$$k.log; \

@@ -93,6 +93,25 @@ tg "fleet key add: bad id" 2 "bad key id '4294967296'" "$CF" fleet key add 42949
 tg "fleet key remove: bad id" 2 "bad key id '-1'" "$CF" fleet key remove -1
 tg "fleet revoke: no id" 2 "missing ID" "$CF" fleet revoke
 tg "fleet revoke: bad cap id" 2 "bad cap id 'xyz'" "$CF" fleet revoke xyz
+tg "fleet: --cacert to a missing file" 2 "fleet: --cacert $W/none: No such file or directory" \
+	"$CF" fleet --endpoints https://127.0.0.1:1 --cacert "$W/none" status
+tg "fleet: --cert without --key" 2 "fleet: --cert and --key come together" \
+	"$CF" fleet --endpoints https://127.0.0.1:1 --cert /etc/passwd status
+tg "fleet: --signing-key to a missing file" 2 "fleet: --signing-key $W/none: No such file or directory" \
+	"$CF" fleet --endpoints $DEAD --signing-key "$W/none" revoke 1
+printf 'x\n' > "$W/badkey"
+tg "fleet: --signing-key not a key" 2 "not a signing key (base64 of 64 bytes)" \
+	"$CF" fleet --endpoints $DEAD --signing-key "$W/badkey" revoke 1
+tg "fleet: --host-keys with a bad line" 2 "fleet: --host-keys $W/badkey:1: expected NAME PUBLIC-KEY" \
+	"$CF" fleet --endpoints $DEAD --host-keys "$W/badkey" status
+tg "fleet keygen: no -o" 2 "fleet keygen: expected -o FILE" "$CF" fleet keygen
+tg "fleet keygen -o FILE prints the public key" 0 '^[A-Za-z0-9+/]\{43\}=$' "$CF" fleet keygen -o "$W/fk"
+if [ "$(stat -c %a "$W/fk")" = 600 ] && grep -qx "$(cat "$W/out")" "$W/fk.pub"; then
+	ok "fleet keygen: FILE mode 0600, FILE.pub the public key"
+else
+	nok "fleet keygen: FILE mode 0600, FILE.pub the public key"
+fi
+tg "fleet keygen: never overwrites a key" 1 "fleet keygen: $W/fk: File exists" "$CF" fleet keygen -o "$W/fk"
 tg "fleet: store unreachable is one line, exit 1" 1 "etcd unreachable" \
 	"$CF" fleet --endpoints $DEAD revoke 5
 tg "fleet status: store unreachable" 1 "etcd unreachable" "$CF" fleet --endpoints $DEAD status
@@ -107,13 +126,28 @@ tg "capfenced: deny below stale" 2 "must not be below --max-staleness" \
 	"$CFD" --endpoints $DEAD --host a --max-staleness 5000 --deny-after 1000
 tg "capfenced: heartbeat above stale" 2 "must be below --max-staleness" \
 	"$CFD" --endpoints $DEAD --host a --max-staleness 1000 --heartbeat 1000
-tg "capfenced: stale above the module's bound" 2 "not a number from 0 to 86400000" \
+tg "capfenced: --max-staleness 0 (no bound) refused" 2 "--max-staleness: '0' is not a number from 1 to 86400000" \
+	"$CFD" --endpoints $DEAD --host a --max-staleness 0
+tg "capfenced: --deny-after 0 refused" 2 "--deny-after: '0' is not a number from 1 to 86400000" \
+	"$CFD" --endpoints $DEAD --host a --deny-after 0
+tg "capfenced: stale above the module's bound" 2 "not a number from 1 to 86400000" \
 	"$CFD" --endpoints $DEAD --host a --max-staleness 86400001
 tg "capfenced: bad --lease-ttl" 2 "--lease-ttl: 'x'" "$CFD" --endpoints $DEAD --host a --lease-ttl x
 tg "capfenced: unknown option" 2 "unknown option or missing value: .--frob." "$CFD" --frob
 tg "capfenced: option without its value" 2 "unknown option or missing value: .--host." "$CFD" --endpoints $DEAD --host
 tg "capfenced: extra argument" 2 "unexpected argument 'x'" "$CFD" --endpoints $DEAD --host a x
 tg "capfenced: --log to a bad path" 2 "--log /nonexistent/x" "$CFD" --endpoints $DEAD --host a --log /nonexistent/x
+tg "capfenced: --cacert to a missing file" 2 "capfenced: --cacert $W/none: No such file" \
+	"$CFD" --endpoints $DEAD --host a --cacert "$W/none"
+tg "capfenced: --key without --cert" 2 "capfenced: --cert and --key come together" \
+	"$CFD" --endpoints $DEAD --host a --key /etc/passwd
+tg "capfenced: --fleet-pubkey not a key" 2 "capfenced: --fleet-pubkey $W/badkey: not a fleet public key" \
+	"$CFD" --endpoints $DEAD --host a --fleet-pubkey "$W/badkey"
+tg "capfenced: --fleet-pubkey five times" 2 "capfenced: --fleet-pubkey: at most 4 keys" \
+	"$CFD" --endpoints $DEAD --host a --fleet-pubkey "$W/fk.pub" --fleet-pubkey "$W/fk.pub" \
+	--fleet-pubkey "$W/fk.pub" --fleet-pubkey "$W/fk.pub" --fleet-pubkey "$W/fk.pub"
+tg "capfenced: --host-key not a key" 2 "capfenced: --host-key $W/badkey: not a signing key" \
+	"$CFD" --endpoints $DEAD --host a --host-key "$W/badkey"
 
 # ---- against a real etcd ---------------------------------------------------------------------
 ETCD=$(command -v etcd || ls /usr/bin/etcd 2>/dev/null)
@@ -154,7 +188,11 @@ tg "fleet key remove again" 1 "key 1 is already removed" "$CF" fleet key remove 
 tg "fleet revoke --json" 0 '"cap_id":"00000000000000ff"' "$CF" fleet revoke 0xff --json
 tg "fleet revoke again" 1 "cap 00000000000000ff is already revoked" "$CF" fleet revoke 0xff
 tg "fleet --prefix keeps fleets apart" 0 "^rev=" "$CF" fleet --prefix /other/ revoke 0xff
-tg "fleet --wait without live hosts" 0 "applied by 0 hosts" "$CF" fleet revoke 0x100 --wait --timeout 1
+tg "fleet --wait without live hosts: exit 12, nothing enforces it" 12 \
+	"rev=[0-9]* committed; no live host under /capfence/hosts/ after 1 s" \
+	"$CF" fleet revoke 0x100 --wait --timeout 1
+tg "fleet --wait --json without live hosts" 12 '"applied":false,"hosts":0,"lagging":\[\],"counted":\[\]}$' \
+	"$CF" fleet revoke 0x104 --wait --timeout 1 --json
 
 # two live hosts, one lagging (reports written as capfenced writes them)
 R=$("$CF" fleet status --json | sed -n 's/.*"fleet_rev":\([0-9]*\).*/\1/p')
@@ -164,12 +202,96 @@ tg "fleet --wait: a lagging host is exit 12 and named" 12 "not applied after 1 s
 	"$CF" fleet revoke 0x101 --wait --timeout 1
 if grep -q "^rev=" "$W/out" && ! grep -q fast "$W/err"; then ok "fleet --wait: the revision first, only the laggard named"
 else nok "fleet --wait: the revision first, only the laggard named"; fi
-tg "fleet --wait --json: lagging hosts in the JSON" 12 '"applied":false,"hosts":2,"lagging":\[{"host":"slow","applied":1}\]' \
+tg "fleet --wait --json: lagging hosts in the JSON" 12 '"applied":false,"hosts":2,"lagging":\[{"host":"slow","applied":1}\],"counted":\["fast"\]}$' \
 	"$CF" fleet revoke 0x102 --wait --timeout 1 --json
 tg "fleet status: the hosts" 0 "^slow  *1 current  yes$" "$CF" fleet status
 tg "fleet status --json" 0 '"hosts":\[{"host":"fast",' "$CF" fleet status --json
 "$ETCDCTL" --endpoints "$E" put /capfence/hosts/slow "{\"host\":\"slow\",\"applied\":\"$((R + 100))\"}" >/dev/null
 tg "fleet --wait: every live host applied" 0 "applied by 2 hosts" "$CF" fleet revoke 0x103 --wait --timeout 5
+# a malformed report is named, never counted as a host that applied
+"$ETCDCTL" --endpoints "$E" put /capfence/hosts/odd 'not json' >/dev/null
+tg "fleet --wait: a malformed host report is exit 12 and named" 12 \
+	'not applied after 1 s by: odd (malformed report (not JSON with "host" and "applied"))' \
+	"$CF" fleet revoke 0x105 --wait --timeout 1
+"$ETCDCTL" --endpoints "$E" put /capfence/hosts/odd "{\"host\":\"fast\",\"applied\":\"$((R + 100))\"}" >/dev/null
+tg "fleet --wait: a report under another host's name is malformed" 12 \
+	"odd (the report names host 'fast')" "$CF" fleet revoke 0x106 --wait --timeout 1
+tg "fleet status: a malformed report is listed" 0 "^odd  *- ? *yes (the report names host 'fast')$" "$CF" fleet status
+"$ETCDCTL" --endpoints "$E" put /capfence/hosts/odd "{\"host\":\"odd\",\"applied\":\"$((R + 100))\",\"failing\":\"x\"}" >/dev/null
+tg "fleet status --json: a failing host says why" 0 '"host":"odd","applied":[0-9]*,"current":true,"state":"","stale_ms":0,"deny_ms":0,"time_ms":0,"failing":"x"}' \
+	"$CF" fleet status --json
+"$ETCDCTL" --endpoints "$E" del /capfence/hosts/odd >/dev/null
+
+# signed changes: the value carries the signature of the key and value
+"$CF" fleet --signing-key "$W/fk" revoke 0x200 >/dev/null
+"$ETCDCTL" --endpoints "$E" get /capfence/fleet/revoke/512 --print-value-only > "$W/v"
+if grep -q '^{"kind":"revoke","cap_id":"512","sig":"[A-Za-z0-9+/]*=*"}$' "$W/v"; then ok "fleet --signing-key: the change is signed"
+else nok "fleet --signing-key: the change is signed"; cat "$W/v"; fi
+CAPFENCE_FLEET_SIGNING_KEY="$W/fk" "$CF" fleet revoke 0x201 >/dev/null
+"$ETCDCTL" --endpoints "$E" get /capfence/fleet/revoke/513 --print-value-only > "$W/v"
+if grep -q '"sig":' "$W/v"; then ok "fleet: CAPFENCE_FLEET_SIGNING_KEY signs too"
+else nok "fleet: CAPFENCE_FLEET_SIGNING_KEY signs too"; fi
+
+# --host-keys: only signed reports of the listed hosts count; a listed host
+# the store does not show lags (etcd can neither forge nor hide a host)
+"$CF" fleet keygen -o "$W/hk-fast" > "$W/hk-fast.b64"
+"$CF" fleet keygen -o "$W/hk-gone" > "$W/hk-gone.b64"
+printf '# hosts\nfast %s\ngone %s\n' "$(cat "$W/hk-fast.b64")" "$(cat "$W/hk-gone.b64")" > "$W/hosts"
+tg "fleet --host-keys: a forged (unsigned) report, a hidden host and a stranger all lag" 12 \
+	"by: fast (unsigned report refused), gone (no live report), slow (not a host of --host-keys)" \
+	"$CF" fleet --host-keys "$W/hosts" revoke 0x202 --wait --timeout 1
+"$ETCDCTL" --endpoints "$E" put /capfence/hosts/fast "{\"host\":\"fast\",\"applied\":\"$((R + 1000))\",\"sig\":\"$(cat "$W/hk-gone.b64")$(cat "$W/hk-gone.b64")\"}" >/dev/null
+tg "fleet --host-keys: a report signed by another key lags" 12 \
+	"fast (bad signature on the report" "$CF" fleet --host-keys "$W/hosts" revoke 0x203 --wait --timeout 1
+
+# etcd with mutual TLS (client-certificate auth), certificates made here
+if command -v openssl >/dev/null; then
+	T=$W/tls
+	sh "$(dirname "$0")/../fleet/make-certs.sh" "$T"
+	TP=$(port) TPP=$(port)
+	TE=https://127.0.0.1:$TP
+	"$ETCD" --name t --data-dir "$W/etcd-tls" --listen-client-urls "$TE" --advertise-client-urls "$TE" \
+		--listen-peer-urls "http://127.0.0.1:$TPP" --initial-advertise-peer-urls "http://127.0.0.1:$TPP" \
+		--initial-cluster "t=http://127.0.0.1:$TPP" --cert-file "$T/server.crt" --key-file "$T/server.key" \
+		--client-cert-auth --trusted-ca-file "$T/ca.crt" >"$W/etcd-tls.log" 2>&1 &
+	TPID=$!
+	TLS="--cacert $T/ca.crt --cert $T/client.crt --key $T/client.key"
+	i=0
+	until "$CF" fleet --endpoints "$TE" $TLS status >/dev/null 2>&1; do
+		i=$((i + 1))
+		[ $i -lt 100 ] || break
+		sleep 0.1
+	done
+	tg "fleet over mutual TLS: --cacert --cert --key" 0 "^rev=" "$CF" fleet --endpoints "$TE" $TLS revoke 0x300
+	tg "fleet over TLS without a client certificate: refused" 1 "etcd unreachable" \
+		"$CF" fleet --endpoints "$TE" --cacert "$T/ca.crt" status
+	tg "fleet over TLS without the CA: the member is not trusted" 1 "etcd unreachable" \
+		"$CF" fleet --endpoints "$TE" --cert "$T/client.crt" --key "$T/client.key" status
+	kill "$TPID" 2>/dev/null; wait "$TPID" 2>/dev/null
+else
+	skipt "fleet over mutual TLS" "no openssl (apt-get install openssl)"
+fi
+
+# etcd user auth: root with a password, auth enabled on the store
+printf 'pw-%s\n' "$$" > "$W/pw"
+printf 'wrong\n' > "$W/badpw"
+if "$ETCDCTL" --endpoints "$E" user add "root:$(cat "$W/pw")" >/dev/null 2>&1 &&
+	"$ETCDCTL" --endpoints "$E" auth enable >/dev/null 2>&1; then
+	tg "etcd auth: without a user, refused" 1 "fleet status: etcd: etcdserver: user name is empty" "$CF" fleet --endpoints "$E" status
+	tg "etcd auth: --user --password-file" 0 "^rev=" \
+		"$CF" fleet --endpoints "$E" --user root --password-file "$W/pw" revoke 0x400
+	tg "etcd auth: a wrong password is one line, exit 1" 1 "etcd user 'root': etcd: .*authentication failed" \
+		"$CF" fleet --endpoints "$E" --user root --password-file "$W/badpw" status
+	"$ETCDCTL" --endpoints "$E" --user "root:$(cat "$W/pw")" auth disable >/dev/null 2>&1
+else
+	nok "etcd auth enabled for the test"
+fi
+tg "fleet: --user without --password-file" 2 "fleet: --user and --password-file come together" \
+	"$CF" fleet --endpoints $DEAD --user root status
+tg "fleet: --password-file missing" 2 "fleet: --password-file $W/none: No such file" \
+	"$CF" fleet --endpoints $DEAD --user root --password-file "$W/none" status
+tg "capfenced: --password-file without --user" 2 "capfenced: --user and --password-file come together" \
+	"$CFD" --endpoints $DEAD --host a --password-file "$W/pw"
 
 # capfenced without the module: one line, exit 1 (the etcd side is fine)
 if [ ! -e /sys/module/capfence ]; then

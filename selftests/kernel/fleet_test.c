@@ -267,6 +267,63 @@ TEST_F(fleet, bad_requests)
 	EXPECT_EQ(-EINVAL, cft_nl_talk(&self->nl, nlh, NULL, NULL));
 }
 
+/* FLEET_SET with ASKED_NS (CLOCK_BOOTTIME), FRESH and AGE_MS as asked */
+static int fleet_asked(struct cft_nl *nl, uint64_t asked, bool fresh, bool age)
+{
+	struct nlmsghdr *nlh = cft_nl_req(nl, CAPFENCE_CMD_FLEET_SET, 0);
+	struct nlattr *nest = mnl_attr_nest_start(nlh, CAPFENCE_A_FLEET);
+
+	if (fresh)
+		mnl_attr_put(nlh, CAPFENCE_FLEET_A_FRESH, 0, NULL);
+	if (age)
+		mnl_attr_put_u32(nlh, CAPFENCE_FLEET_A_AGE_MS, 1);
+	mnl_attr_put_u64(nlh, CAPFENCE_FLEET_A_ASKED_NS, asked);
+	mnl_attr_nest_end(nlh, nest);
+	return cft_nl_talk(nl, nlh, NULL, NULL);
+}
+
+static uint64_t boot_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * A confirmation holds from the instant the agent asked its store, on the
+ * module's clock: however late the request arrives (a stalled or
+ * suspended agent), its age is counted from then.
+ */
+TEST_F(fleet, confirmation_dated_by_the_instant_asked)
+{
+	struct fleet_status s;
+	uint64_t asked;
+
+	ASSERT_EQ(0, fleet_set(&self->nl, 0, 1000, 2000, false, 0));
+	asked = boot_ns() - 1500ull * 1000000;	/* asked 1.5 s ago */
+	ASSERT_EQ(0, fleet_asked(&self->nl, asked, true, false));
+	ASSERT_EQ(0, fleet_status(&self->nl, &s));
+	EXPECT_LE(1500, s.age_ms);
+	EXPECT_GT(1900, s.age_ms);
+	/* past the stale bound already: the stall did not extend it */
+	EXPECT_EQ(CAPFENCE_FLEET_STALE, s.state);
+	/* ahead of the module's clock */
+	EXPECT_EQ(-EINVAL, fleet_asked(&self->nl, boot_ns() + 60ull * 1000000000,
+				       true, false));
+	EXPECT_NE(NULL, strstr(self->nl.ext, "ahead of the module's CLOCK_BOOTTIME"));
+	/* without FRESH, or with AGE_MS */
+	EXPECT_EQ(-EINVAL, fleet_asked(&self->nl, boot_ns(), false, false));
+	EXPECT_NE(NULL, strstr(self->nl.ext, "ASKED_NS dates a FRESH confirmation"));
+	EXPECT_EQ(-EINVAL, fleet_asked(&self->nl, boot_ns(), true, true));
+	EXPECT_NE(NULL, strstr(self->nl.ext, "without AGE_MS"));
+	/* a fresh one: current again */
+	ASSERT_EQ(0, fleet_asked(&self->nl, boot_ns(), true, false));
+	ASSERT_EQ(0, fleet_status(&self->nl, &s));
+	EXPECT_EQ(CAPFENCE_FLEET_CURRENT, s.state);
+	EXPECT_GT(500, s.age_ms);
+}
+
 TEST_F(fleet, stale_host_refuses_delegations)
 {
 	struct capfence_status a, b;

@@ -216,9 +216,13 @@ TEST_F(etcd, snapshot_holds_the_newest_value_of_each_key)
 	r1 = commit(_metadata, self->f, CF_FLEET_KEY_ADD, 7, 0);
 	r2 = commit(_metadata, self->f, CF_FLEET_EPOCH_INSTALL, 5, 0);
 	r3 = commit(_metadata, self->f, CF_FLEET_KEY_REMOVE, 7, 0);
-	/* a key the schema does not have is left out */
+	/* a key the schema does not have stops the snapshot: never skipped */
 	ASSERT_EQ(0, cf_etcd_put(self->f->etcd, "/t/fleet/junk/1", "x", 0, NULL, err, sizeof(err)));
-	ASSERT_EQ(0, cf_fleet_snapshot(self->f, 0, &chs, &n, &rev, err, sizeof(err)));
+	EXPECT_EQ(-EBADMSG, cf_fleet_snapshot(self->f, 0, &chs, &n, &rev, err, sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, ": /t/fleet/junk/1: the value is not a fleet change"));
+	EXPECT_EQ(NULL, chs);
+	/* before it was written */
+	ASSERT_EQ(0, cf_fleet_snapshot(self->f, r3, &chs, &n, &rev, err, sizeof(err)));
 	ASSERT_EQ(2u, n);
 	EXPECT_EQ(CF_FLEET_EPOCH_INSTALL, chs[0].kind);
 	EXPECT_EQ(r2, chs[0].rev);
@@ -305,7 +309,7 @@ TEST_F(etcd, watch_delivers_in_revision_order_and_reports_compaction)
 
 TEST_F(etcd, host_reports_live_under_a_lease)
 {
-	struct cf_fleet_host h = { "b-host", 12, "current", 100, 200, 1 }, *hs;
+	struct cf_fleet_host h = { "b-host", 12, "current", 100, 200, 1, "", false }, *hs;
 	char err[CAPFENCE_ERR_MAX];
 	int64_t lease, ttl;
 	size_t n;
@@ -323,6 +327,17 @@ TEST_F(etcd, host_reports_live_under_a_lease)
 	EXPECT_EQ(3u, hs[0].applied);
 	EXPECT_STREQ("b-host", hs[1].name);
 	EXPECT_EQ(12u, hs[1].applied);
+	EXPECT_FALSE(hs[1].malformed);
+	free(hs);
+	/* a report that does not decode is listed, malformed, never applied */
+	ASSERT_EQ(0, cf_etcd_put(self->f->etcd, "/t/hosts/c-host", "{\"applied\":\"99\"}",
+				 lease, NULL, err, sizeof(err)));
+	ASSERT_EQ(0, cf_fleet_hosts(self->f, &hs, &n, err, sizeof(err)));
+	ASSERT_EQ(3u, n);
+	EXPECT_STREQ("c-host", hs[2].name);
+	EXPECT_TRUE(hs[2].malformed);
+	EXPECT_EQ(0u, hs[2].applied);
+	EXPECT_STREQ("malformed report (not JSON with \"host\" and \"applied\")", hs[2].failing);
 	free(hs);
 	/* the lease gone, the hosts are gone */
 	ASSERT_EQ(0, cf_etcd_lease_revoke(self->f->etcd, lease, err, sizeof(err)));
@@ -331,6 +346,83 @@ TEST_F(etcd, host_reports_live_under_a_lease)
 	free(hs);
 	ASSERT_EQ(0, cf_etcd_lease_keepalive(self->f->etcd, lease, &ttl, err, sizeof(err)));
 	EXPECT_EQ(0, ttl);
+	CF_NO_LEAKS();
+}
+
+/* a change fetched back from the store as the agent sees it */
+static char *stored(struct __test_metadata *_metadata, struct cf_fleet *f, const char *key)
+{
+	struct cf_etcd_range_opts o = { 0 };
+	struct cf_etcd_range r;
+	char err[CAPFENCE_ERR_MAX], *v = NULL;
+
+	EXPECT_EQ(0, cf_etcd_range(f->etcd, key, &o, &r, err, sizeof(err)));
+	if (r.n)
+		v = strdup(r.kvs[0].value);
+	cf_etcd_range_release(&r);
+	return v;
+}
+
+TEST_F(etcd, signed_changes_verify_only_with_a_pinned_key)
+{
+	char dir[] = "/tmp/cf-sig.XXXXXX", sk[64], sk2[64], pub[64], pub2[64], err[CAPFENCE_ERR_MAX];
+	struct cf_fleet_change ch = { .kind = CF_FLEET_REVOKE, .id = 0x99 }, back;
+	struct cf_fleet *reader;
+	char *v, *forged;
+	uint64_t rev;
+
+	ASSERT_NE(NULL, mkdtemp(dir));
+	snprintf(sk, sizeof(sk), "%s/k1", dir);
+	snprintf(sk2, sizeof(sk2), "%s/k2", dir);
+	ASSERT_EQ(0, cf_fleet_keygen(sk, pub, sizeof(pub), err, sizeof(err)));
+	ASSERT_EQ(0, cf_fleet_keygen(sk2, pub2, sizeof(pub2), err, sizeof(err)));
+	EXPECT_EQ(-EEXIST, cf_fleet_keygen(sk, pub, sizeof(pub), err, sizeof(err)));
+	ASSERT_EQ(0, cf_fleet_load_signing_key(self->f, sk, err, sizeof(err)));
+	ASSERT_EQ(0, cf_fleet_commit(self->f, &ch, &rev, err, sizeof(err))) TH_LOG("%s", err);
+	ASSERT_EQ(0, cf_fleet_open(&reader, self->url, "/t/", err, sizeof(err)));
+	ASSERT_EQ(0, cf_fleet_add_pubkey(reader, pub, err, sizeof(err)));
+	v = stored(_metadata, reader, "/t/fleet/revoke/153");
+	ASSERT_NE(NULL, v);
+	EXPECT_EQ(0, cf_fleet_decode_verified(reader, "/t/fleet/revoke/153", v, &back, err, sizeof(err)))
+		TH_LOG("%s", err);
+	EXPECT_EQ(0x99u, back.id);
+	/* moved to another key (another cap), the signature no longer holds */
+	forged = strdup(v);
+	ASSERT_NE(NULL, forged);
+	EXPECT_EQ(-EPERM, cf_fleet_decode_verified(reader, "/u/fleet/revoke/153", v, &back, err,
+						   sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, "bad signature on the change (no pinned key made it)"));
+	/* a value changed under its signature */
+	memcpy(strstr(forged, "153"), "154", 3);
+	EXPECT_EQ(-EPERM, cf_fleet_decode_verified(reader, "/t/fleet/revoke/153", forged, &back, err,
+						   sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, "bad signature"));
+	/* unsigned */
+	EXPECT_EQ(-EPERM, cf_fleet_decode_verified(reader, "/t/fleet/revoke/153",
+						   "{\"kind\":\"revoke\",\"cap_id\":\"153\"}", &back,
+						   err, sizeof(err)));
+	EXPECT_STREQ("/t/fleet/revoke/153: unsigned change refused", err);
+	/* a rotation: the new key pinned beside the old one, both verify */
+	ASSERT_EQ(0, cf_fleet_load_signing_key(self->f, sk2, err, sizeof(err)));
+	ch.id = 0x9a;
+	ASSERT_EQ(0, cf_fleet_commit(self->f, &ch, &rev, err, sizeof(err)));
+	free(v);
+	v = stored(_metadata, reader, "/t/fleet/revoke/154");
+	ASSERT_NE(NULL, v);
+	EXPECT_EQ(-EPERM, cf_fleet_decode_verified(reader, "/t/fleet/revoke/154", v, &back, err,
+						   sizeof(err)));
+	ASSERT_EQ(0, cf_fleet_add_pubkey(reader, pub2, err, sizeof(err)));
+	EXPECT_EQ(0, cf_fleet_decode_verified(reader, "/t/fleet/revoke/154", v, &back, err, sizeof(err)));
+	free(v);
+	free(forged);
+	cf_fleet_close(reader);
+	unlink(sk);
+	unlink(sk2);
+	snprintf(sk, sizeof(sk), "%s/k1.pub", dir);
+	unlink(sk);
+	snprintf(sk, sizeof(sk), "%s/k2.pub", dir);
+	unlink(sk);
+	rmdir(dir);
 	CF_NO_LEAKS();
 }
 

@@ -190,7 +190,7 @@ TEST(prefixes_and_host_names)
 TEST(host_report_roundtrips)
 {
 	struct cf_fleet_host h = { "web-1", 18446744073709551615ULL, "current", 10000, 30000,
-				   1700000000123LL }, back;
+				   1700000000123LL, "rev=9 revoke 0000000000000009: out of memory", false }, back;
 	char *v = cf_fleet_host_encode(&h), err[CAPFENCE_ERR_MAX];
 
 	ASSERT_NE(NULL, v);
@@ -201,10 +201,11 @@ TEST(host_report_roundtrips)
 	EXPECT_EQ(10000u, back.stale_ms);
 	EXPECT_EQ(30000u, back.deny_ms);
 	EXPECT_EQ(h.time_ms, back.time_ms);
+	EXPECT_STREQ(h.failing, back.failing);
 	free(v);
 	EXPECT_EQ(-EBADMSG, cf_fleet_host_decode("{\"host\":\"a/b\",\"applied\":\"1\"}", &back,
 						 err, sizeof(err)));
-	EXPECT_STREQ("a host report is malformed", err);
+	EXPECT_STREQ("malformed report (not JSON with \"host\" and \"applied\")", err);
 	EXPECT_EQ(-EBADMSG, cf_fleet_host_decode("{\"host\":\"a\",\"applied\":\"x\"}", &back,
 						 err, sizeof(err)));
 	CF_NO_LEAKS();

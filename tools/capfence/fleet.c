@@ -19,12 +19,16 @@
 #define DEF_WAIT_S	30
 
 static const char fleet_usage[] =
-	"capfence fleet [--endpoints URLS] [--prefix P] epoch install ID RULE... | epoch install [ID] -f FILE | "
-	"epoch activate ID | key add ID | key remove ID | revoke CAP_ID | status [--json]   "
-	"(changes: [--wait [--timeout S]] [--json]; URLS default $CAPFENCE_ETCD_ENDPOINTS or " DEF_ENDPOINTS ")";
+	"capfence fleet [--endpoints URLS] [--prefix P] [--cacert F] [--cert F --key F] [--user U --password-file F] "
+	"[--signing-key F] [--host-keys F] "
+	"epoch install ID RULE... | epoch install [ID] -f FILE | "
+	"epoch activate ID | key add ID | key remove ID | revoke CAP_ID | status [--json] | keygen -o FILE   "
+	"(changes: [--wait [--timeout S]] [--json]; URLS default $CAPFENCE_ETCD_ENDPOINTS or " DEF_ENDPOINTS
+	"; --signing-key default $CAPFENCE_FLEET_SIGNING_KEY)";
 
 struct fleet_opts {
 	const char *endpoints, *prefix;
+	const char *cacert, *cert, *key, *signing_key, *host_keys, *user, *password_file;
 	bool json, wait;
 	unsigned long timeout_s;
 	bool timeout_set;
@@ -47,6 +51,44 @@ static int open_fleet(const struct fleet_opts *o, struct cf_fleet **f)
 		cf_err("fleet: %s", err);
 		return ret == -EINVAL ? CF_EXIT_USAGE : CF_EXIT_SYSTEM;
 	}
+	if ((o->cacert || o->cert || o->key) &&
+	    cf_etcd_set_tls((*f)->etcd, o->cacert, o->cert, o->key, err, sizeof(err))) {
+		cf_err("fleet: %s", err);
+		goto bad;
+	}
+	if ((o->user || o->password_file) &&
+	    cf_etcd_set_auth((*f)->etcd, o->user, o->password_file, err, sizeof(err))) {
+		cf_err("fleet: %s", err);
+		goto bad;
+	}
+	if (o->signing_key && cf_fleet_load_signing_key(*f, o->signing_key, err, sizeof(err))) {
+		cf_err("fleet: --signing-key %s", err);
+		goto bad;
+	}
+	if (o->host_keys && cf_fleet_load_host_keys(*f, o->host_keys, err, sizeof(err))) {
+		cf_err("fleet: --host-keys %s", err);
+		goto bad;
+	}
+	return 0;
+bad:
+	cf_fleet_close(*f);
+	*f = NULL;
+	return CF_EXIT_USAGE;
+}
+
+/* keygen -o FILE: an Ed25519 key pair, FILE (secret, 0600) and FILE.pub */
+static int keygen(int argc, char **argv)
+{
+	static const char usage[] = "capfence fleet keygen -o FILE   (writes FILE, mode 0600, and FILE.pub)";
+	char err[CAPFENCE_ERR_MAX], pub[64];
+
+	if (argc != 2 || (strcmp(argv[0], "-o") && strcmp(argv[0], "--output")))
+		return cf_usage(usage, "fleet keygen: expected -o FILE");
+	if (cf_fleet_keygen(argv[1], pub, sizeof(pub), err, sizeof(err))) {
+		cf_err("fleet keygen: %s", err);
+		return CF_EXIT_SYSTEM;
+	}
+	printf("%s\n", pub);
 	return 0;
 }
 
@@ -63,7 +105,31 @@ static void json_change(const struct cf_fleet_change *ch, uint64_t rev)
 		       "epoch_id" : "key_id", ch->id);
 }
 
-/* Every live host has applied rev: 0; else 12 on timeout with the laggards. */
+static bool host_lags(const struct cf_fleet_host *h, uint64_t rev)
+{
+	return h->malformed || h->applied < rev;
+}
+
+/* "NAME (rev=R)", "NAME (rev=R, failing: WHY)", "NAME (malformed report: WHY)" */
+static size_t host_line(char *b, size_t len, const struct cf_fleet_host *h)
+{
+	int k;
+
+	if (h->malformed)
+		k = snprintf(b, len, "%s (%s)", h->name, h->failing);
+	else if (h->failing[0])
+		k = snprintf(b, len, "%s (rev=%" PRIu64 ", failing: %s)", h->name, h->applied,
+			     h->failing);
+	else
+		k = snprintf(b, len, "%s (rev=%" PRIu64 ")", h->name, h->applied);
+	return k < 0 ? 0 : (size_t)k < len ? (size_t)k : len - 1;
+}
+
+/*
+ * Every live host has applied rev: 0. 12 on timeout with the laggards (a
+ * malformed report lags: it is never counted as applied), and 12 when no
+ * host is live at all (nothing would enforce the change).
+ */
 static int wait_hosts(struct cf_fleet *f, const struct fleet_opts *o,
 		      const char *what, const struct cf_fleet_change *ch, uint64_t rev)
 {
@@ -80,8 +146,8 @@ static int wait_hosts(struct cf_fleet *f, const struct fleet_opts *o,
 		lag = 0;
 		if (!ret)
 			for (i = 0; i < n; i++)
-				lag += h[i].applied < rev;
-		if (!ret && !lag)
+				lag += host_lags(&h[i], rev);
+		if (!ret && !lag && n)
 			break;
 		if (mono_s() >= deadline)
 			break;
@@ -99,30 +165,56 @@ static int wait_hosts(struct cf_fleet *f, const struct fleet_opts *o,
 		free(h);
 		return CF_EXIT_FLEET_WAIT;
 	}
-	if (!n)
-		cf_err("fleet %s: no live host (nothing under %s)", what, f->hosts);
 	if (o->json) {
 		json_change(ch, rev);
-		printf(",\"applied\":%s,\"hosts\":%zu,\"lagging\":[", lag ? "false" : "true", n);
+		printf(",\"applied\":%s,\"hosts\":%zu,\"lagging\":[", lag || !n ? "false" : "true", n);
 		for (i = 0, lag = 0; i < n; i++) {
-			if (h[i].applied >= rev)
+			if (!host_lags(&h[i], rev))
 				continue;
 			printf("%s{\"host\":", lag++ ? "," : "");
 			cf_json_str(stdout, h[i].name);
-			printf(",\"applied\":%" PRIu64 "}", h[i].applied);
+			if (h[i].malformed) {
+				printf(",\"malformed\":true,\"error\":");
+				cf_json_str(stdout, h[i].failing);
+			} else {
+				printf(",\"applied\":%" PRIu64, h[i].applied);
+				if (h[i].failing[0]) {
+					printf(",\"failing\":");
+					cf_json_str(stdout, h[i].failing);
+				}
+			}
+			printf("}");
+		}
+		/* the hosts that count as having applied it */
+		printf("],\"counted\":[");
+		for (i = 0, lag = 0; i < n; i++) {
+			if (host_lags(&h[i], rev))
+				continue;
+			printf("%s", lag++ ? "," : "");
+			cf_json_str(stdout, h[i].name);
 		}
 		printf("]}\n");
-	} else if (!lag) {
+		for (i = 0, lag = 0; i < n; i++)
+			lag += host_lags(&h[i], rev);
+	} else if (!lag && n) {
 		printf("rev=%" PRIu64 " applied by %zu host%s\n", rev, n, n == 1 ? "" : "s");
+	}
+	if (!n) {
+		cf_err("fleet %s: rev=%" PRIu64 " committed; no live host under %s after %lu s (check --prefix and the agents)",
+		       what, rev, f->hosts, o->timeout_s);
+		free(h);
+		return CF_EXIT_FLEET_WAIT;
 	}
 	if (lag) {
 		char line[1024] = "";
 		size_t off = 0;
 
-		for (i = 0; i < n && off < sizeof(line) - 80; i++)
-			if (h[i].applied < rev)
-				off += (size_t)snprintf(line + off, sizeof(line) - off, "%s%s (rev=%" PRIu64 ")",
-							off ? ", " : "", h[i].name, h[i].applied);
+		for (i = 0; i < n && off < sizeof(line) - 8; i++)
+			if (host_lags(&h[i], rev)) {
+				if (off)
+					off += (size_t)snprintf(line + off, sizeof(line) - off, ", ");
+				off += host_line(line + off, sizeof(line) - off, &h[i]);
+			}
 		cf_err("fleet %s: rev=%" PRIu64 " not applied after %lu s by: %s", what, rev,
 		       o->timeout_s, line);
 		free(h);
@@ -242,11 +334,22 @@ static int status(const struct fleet_opts *o, int argc, char **argv)
 		for (i = 0; i < n; i++) {
 			printf("%s{\"host\":", i ? "," : "");
 			cf_json_str(stdout, h[i].name);
+			if (h[i].malformed) {
+				printf(",\"malformed\":true,\"current\":false,\"error\":");
+				cf_json_str(stdout, h[i].failing);
+				printf("}");
+				continue;
+			}
 			printf(",\"applied\":%" PRIu64 ",\"current\":%s,\"state\":", h[i].applied,
-			       h[i].applied >= latest ? "true" : "false");
+			       !host_lags(&h[i], latest) ? "true" : "false");
 			cf_json_str(stdout, h[i].state);
-			printf(",\"stale_ms\":%u,\"deny_ms\":%u,\"time_ms\":%" PRId64 "}",
+			printf(",\"stale_ms\":%u,\"deny_ms\":%u,\"time_ms\":%" PRId64,
 			       h[i].stale_ms, h[i].deny_ms, h[i].time_ms);
+			if (h[i].failing[0]) {
+				printf(",\"failing\":");
+				cf_json_str(stdout, h[i].failing);
+			}
+			printf("}");
 		}
 		printf("]}\n");
 	} else {
@@ -255,10 +358,18 @@ static int status(const struct fleet_opts *o, int argc, char **argv)
 		printf("live hosts            %zu\n", n);
 		if (n)
 			printf("%-24s %12s %-8s %s\n", "HOST", "APPLIED", "STATE", "BEHIND");
-		for (i = 0; i < n; i++)
-			printf("%-24s %12" PRIu64 " %-8s %s\n", h[i].name, h[i].applied,
+		for (i = 0; i < n; i++) {
+			if (h[i].malformed) {
+				printf("%-24s %12s %-8s yes (%s)\n", h[i].name, "-", "?", h[i].failing);
+				continue;
+			}
+			printf("%-24s %12" PRIu64 " %-8s %s", h[i].name, h[i].applied,
 			       h[i].state[0] ? h[i].state : "?",
-			       h[i].applied >= latest ? "no" : "yes");
+			       !host_lags(&h[i], latest) ? "no" : "yes");
+			if (h[i].failing[0])
+				printf(" (failing: %s)", h[i].failing);
+			printf("\n");
+		}
 	}
 	free(h);
 	cf_fleet_close(f);
@@ -267,8 +378,10 @@ static int status(const struct fleet_opts *o, int argc, char **argv)
 
 int cf_cmd_fleet(int argc, char **argv)
 {
-	struct fleet_opts o = { getenv("CAPFENCE_ETCD_ENDPOINTS"), CF_FLEET_PREFIX, false, false,
-				DEF_WAIT_S, false };
+	struct fleet_opts o = { .endpoints = getenv("CAPFENCE_ETCD_ENDPOINTS"),
+				.prefix = CF_FLEET_PREFIX,
+				.signing_key = getenv("CAPFENCE_FLEET_SIGNING_KEY"),
+				.timeout_s = DEF_WAIT_S };
 	char **pos = calloc((size_t)argc + 1, sizeof(*pos));
 	int i, n = 0, ret;
 
@@ -286,12 +399,29 @@ int cf_cmd_fleet(int argc, char **argv)
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
 
-		if (!strcmp(a, "--endpoints") || !strcmp(a, "--prefix") || !strcmp(a, "--timeout")) {
+		if (!strcmp(a, "--endpoints") || !strcmp(a, "--prefix") || !strcmp(a, "--timeout") ||
+		    !strcmp(a, "--cacert") || !strcmp(a, "--cert") || !strcmp(a, "--key") ||
+		    !strcmp(a, "--signing-key") || !strcmp(a, "--host-keys") || !strcmp(a, "--user") ||
+		    !strcmp(a, "--password-file")) {
 			if (i + 1 >= argc) {
 				ret = cf_usage(fleet_usage, "fleet: option '%s' needs a value", a);
 				goto out;
 			}
-			if (!strcmp(a, "--endpoints")) {
+			if (!strcmp(a, "--cacert")) {
+				o.cacert = argv[++i];
+			} else if (!strcmp(a, "--cert")) {
+				o.cert = argv[++i];
+			} else if (!strcmp(a, "--key")) {
+				o.key = argv[++i];
+			} else if (!strcmp(a, "--signing-key")) {
+				o.signing_key = argv[++i];
+			} else if (!strcmp(a, "--host-keys")) {
+				o.host_keys = argv[++i];
+			} else if (!strcmp(a, "--user")) {
+				o.user = argv[++i];
+			} else if (!strcmp(a, "--password-file")) {
+				o.password_file = argv[++i];
+			} else if (!strcmp(a, "--endpoints")) {
 				o.endpoints = argv[++i];
 			} else if (!strcmp(a, "--prefix")) {
 				o.prefix = argv[++i];
@@ -311,7 +441,8 @@ int cf_cmd_fleet(int argc, char **argv)
 			o.json = true;
 		} else if (!strcmp(a, "--wait")) {
 			o.wait = true;
-		} else if (!strcmp(a, "-f") || !strcmp(a, "--file")) {
+		} else if (!strcmp(a, "-f") || !strcmp(a, "--file") || !strcmp(a, "-o") ||
+			   !strcmp(a, "--output")) {
 			pos[n++] = argv[i];
 			if (i + 1 < argc)
 				pos[n++] = argv[++i];
@@ -327,7 +458,7 @@ int cf_cmd_fleet(int argc, char **argv)
 		goto out;
 	}
 	if (!n) {
-		ret = cf_usage(fleet_usage, "fleet: missing subcommand (epoch, key, revoke, status)");
+		ret = cf_usage(fleet_usage, "fleet: missing subcommand (epoch, key, revoke, status, keygen)");
 		goto out;
 	}
 	if (o.wait && !strcmp(pos[0], "status")) {
@@ -358,6 +489,8 @@ int cf_cmd_fleet(int argc, char **argv)
 				CF_FLEET_REVOKE, n - 1, pos + 1);
 	} else if (!strcmp(pos[0], "status")) {
 		ret = status(&o, n - 1, pos + 1);
+	} else if (!strcmp(pos[0], "keygen")) {
+		ret = keygen(n - 1, pos + 1);
 	} else {
 		ret = cf_usage(fleet_usage, "fleet: unknown subcommand '%s'", pos[0]);
 	}

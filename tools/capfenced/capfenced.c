@@ -4,15 +4,33 @@
  *
  *   capfenced --endpoints URL[,URL...] --host NAME [--prefix P]
  *             [--max-staleness MS] [--deny-after MS] [--heartbeat MS]
- *             [--lease-ttl S] [--foreground] [--log FILE]
+ *             [--lease-ttl S] [--reconcile S] [--foreground] [--log FILE]
+ *             [--cacert FILE] [--cert FILE --key FILE] [--user U --password-file F]
+ *             [--fleet-pubkey KEY]... [--host-key FILE]
+ *
+ * With --fleet-pubkey (a fleet public key, base64 or a file; up to four,
+ * for a rotation) every change must carry a signature one of them made:
+ * an unsigned or mis-signed one is refused as a change that cannot be
+ * decoded (never skipped: the host stops confirming and says why). With
+ * --host-key the host report is signed, for `capfence fleet --host-keys`.
  *
  * It applies the fleet's changes (etcd, under <prefix>fleet/) to the local
  * capfence module in revision order, each with its revision; confirms
  * freshness to the module on every heartbeat; and reports the module's
  * revision under <prefix>hosts/NAME, under a lease it keeps alive.
  *
- * Two threads: the watch applies; the heartbeat confirms, reports, and
- * restarts a watch that stopped delivering.
+ * A change is never skipped: one that fails to apply (or to decode) is
+ * retried with backoff, and until it applies the module stays below its
+ * revision, no confirmation is sent (so the module goes stale, then denies,
+ * on its own clock) and the host report says why ("failing"). On start,
+ * on a module reload and every --reconcile seconds the agent compares the
+ * module's state with the fleet's and repairs it, or fails closed the same
+ * way.
+ *
+ * Two threads: the watch applies; the heartbeat confirms, reports,
+ * reconciles, re-arms a reloaded module and restarts a watch that stopped
+ * delivering. cf_lock serializes every use of the module handle (the
+ * heartbeat reopens it after a reload); state_lock guards failing.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -35,6 +53,10 @@
 #define DEF_DENY_MS	30000
 #define DEF_HEARTBEAT_MS 1000
 #define DEF_LEASE_TTL	10
+#define DEF_RECONCILE_S	60
+/* the retry backoff of a change that fails to apply */
+#define RETRY_MIN_MS	200
+#define RETRY_MAX_MS	5000
 /* heartbeats that see the watch behind the store without progress */
 #define WATCH_LAG_BEATS	3
 
@@ -42,9 +64,15 @@ struct agent {
 	struct cf_fleet *fleet;
 	struct capfence_client *cf;
 	const char *host;
-	uint32_t stale_ms, deny_ms, heartbeat_ms;
+	uint32_t stale_ms, deny_ms, heartbeat_ms, reconcile_s;
 	int64_t lease_ttl, lease;
-	atomic_bool stop, restart;
+	atomic_bool stop, restart, rearm;
+	pthread_mutex_t cf_lock;	/* the module handle */
+	pthread_mutex_t state_lock;	/* failing, failing_rev */
+	char failing[160];		/* why the host is below the fleet, "" */
+	uint64_t failing_rev;		/* the change that fails, 0 = reconcile */
+	uint64_t known_rev;		/* the highest revision seen in the module */
+	const char *fault_file;		/* test only: CAPFENCED_FAULT_FILE */
 	FILE *log;
 	bool use_syslog;
 	pthread_mutex_t log_lock;
@@ -72,12 +100,22 @@ static void say(const char *fmt, ...)
 	va_end(ap);
 }
 
+/* The module's clock: CLOCK_BOOTTIME runs through a suspend. */
 static int64_t now_ms(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(CLOCK_BOOTTIME, &ts);
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* The instant a confirmation is dated from, on the module's clock. */
+static uint64_t boot_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 static int64_t wall_ms(void)
@@ -106,47 +144,207 @@ static void on_signal(int sig)
 	atomic_store(&A.stop, true);
 }
 
+static void set_failing(uint64_t rev, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void set_failing(uint64_t rev, const char *fmt, ...)
+{
+	char why[sizeof(A.failing)];
+	bool news;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	pthread_mutex_lock(&A.state_lock);
+	news = strcmp(why, A.failing) != 0;
+	snprintf(A.failing, sizeof(A.failing), "%s", why);
+	A.failing_rev = rev;
+	pthread_mutex_unlock(&A.state_lock);
+	if (news)	/* once per distinct failure, not on every retry */
+		say("FAILING: %s; retrying, no freshness confirmed until it applies", why);
+}
+
+/* The failure of the change at rev (0: of a reconcile) is over. */
+static void clear_failing(uint64_t rev)
+{
+	bool was;
+
+	pthread_mutex_lock(&A.state_lock);
+	/* 0: a reconcile's failure; rev: a change's, at rev or below */
+	was = A.failing[0] && (rev ? A.failing_rev && A.failing_rev <= rev : !A.failing_rev);
+	if (was) {
+		A.failing[0] = '\0';
+		A.failing_rev = 0;
+	}
+	pthread_mutex_unlock(&A.state_lock);
+	if (was)
+		say("recovered: the module has the fleet's changes again");
+}
+
+static bool is_failing(void)
+{
+	bool f;
+
+	pthread_mutex_lock(&A.state_lock);
+	f = A.failing[0] != '\0';
+	pthread_mutex_unlock(&A.state_lock);
+	return f;
+}
+
 static uint64_t module_rev(void)
 {
 	struct capfence_fleet_status fs;
 	char err[CAPFENCE_ERR_MAX];
+	int ret;
 
-	if (capfence_client_fleet_status(A.cf, &fs, err, sizeof(err))) {
+	pthread_mutex_lock(&A.cf_lock);
+	ret = capfence_client_fleet_status(A.cf, &fs, err, sizeof(err));
+	pthread_mutex_unlock(&A.cf_lock);
+	if (ret) {
 		say("cannot read the module's fleet state: %s", err);
 		return 0;
 	}
 	return fs.rev;
 }
 
-/* Advance the module to rev without a change (a skipped one). */
-static void skip_to(uint64_t rev)
+/* Advance the module to rev without a change (a delete, a snapshot's S). */
+static int skip_to(uint64_t rev)
 {
 	struct capfence_fleet_set fs = { .flags = CAPFENCE_FLEET_SET_REV, .rev = rev };
 	char err[CAPFENCE_ERR_MAX];
-	int ret = capfence_client_fleet_set(A.cf, &fs, err, sizeof(err));
+	int ret;
 
-	if (ret && ret != -EALREADY)
+	pthread_mutex_lock(&A.cf_lock);
+	ret = capfence_client_fleet_set(A.cf, &fs, err, sizeof(err));
+	pthread_mutex_unlock(&A.cf_lock);
+	if (ret && ret != -EALREADY) {
 		say("cannot advance the module to rev=%" PRIu64 ": %s", rev, err);
+		return ret;
+	}
+	return 0;
 }
 
-/* Apply one change at its revision; a failure is logged and skipped. */
-static void apply(const struct cf_fleet_change *ch)
+/*
+ * Test only: CAPFENCED_FAULT_FILE names a file holding a count; while it
+ * is above 0 each apply fails as the kernel's ENOMEM would, and the count
+ * goes down by one ("always": every apply fails). No file: no effect.
+ */
+static int injected_fault(char *err, size_t errlen)
 {
-	char err[CAPFENCE_ERR_MAX];
-	int ret = cf_fleet_apply(A.cf, ch, err, sizeof(err));
+	char buf[32] = "";
+	FILE *f;
+	long left;
 
-	char id[24];
+	if (!A.fault_file)
+		return 0;
+	f = fopen(A.fault_file, "re");
+	if (!f)
+		return 0;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = '\0';
+	fclose(f);
+	if (!strncmp(buf, "always", 6)) {
+		snprintf(err, errlen, "Cannot allocate memory (injected)");
+		return -ENOMEM;
+	}
+	left = strtol(buf, NULL, 10);
+	if (left <= 0)
+		return 0;
+	f = fopen(A.fault_file, "we");
+	if (f) {
+		fprintf(f, "%ld\n", left - 1);
+		fclose(f);
+	}
+	snprintf(err, errlen, "Cannot allocate memory (injected)");
+	return -ENOMEM;
+}
 
+/* Do two epochs have the same rules (by their canonical text)? */
+static bool same_rules(const struct capfence_epoch *a, const struct capfence_epoch *b)
+{
+	char ra[CAPFENCE_RULE_TEXT_MAX], rb[CAPFENCE_RULE_TEXT_MAX];
+	int cls;
+
+	for (cls = 1; cls <= CAPFENCE_CLASS_MAX; cls++) {
+		if (capfence_rule_format(&a->rules[cls], ra, sizeof(ra)) < 0 ||
+		    capfence_rule_format(&b->rules[cls], rb, sizeof(rb)) < 0 ||
+		    strcmp(ra, rb))
+			return false;
+	}
+	return true;
+}
+
+static void change_id(const struct cf_fleet_change *ch, char *id, size_t len)
+{
 	/* cap ids as the CLI prints them (16 hex digits), other ids decimal */
-	snprintf(id, sizeof(id), ch->kind == CF_FLEET_REVOKE ? "%016" PRIx64 : "%" PRIu64, ch->id);
+	snprintf(id, len, ch->kind == CF_FLEET_REVOKE ? "%016" PRIx64 : "%" PRIu64, ch->id);
+}
+
+/*
+ * Does the module hold what ch asks for, though applying it failed? A key
+ * id this host never had is removed already; an epoch installed with the
+ * same rules, or active already, is what the change asks. Then the
+ * revision may advance: the change's effect holds.
+ */
+static bool effect_holds(const struct cf_fleet_change *ch, int ret)
+{
+	struct capfence_epoch_info ei;
+	char err[CAPFENCE_ERR_MAX];
+
+	switch (ch->kind) {
+	case CF_FLEET_KEY_REMOVE:
+		return ret == -ENOENT;
+	case CF_FLEET_EPOCH_INSTALL:
+		if (capfence_client_epoch_get(A.cf, ch->id, &ei, err, sizeof(err)))
+			return false;
+		return same_rules(&ei.e, &ch->epoch);
+	case CF_FLEET_EPOCH_ACTIVATE:
+		return !capfence_client_epoch_get(A.cf, ch->id, &ei, err, sizeof(err)) && ei.active;
+	default:
+		return false;
+	}
+}
+
+/*
+ * Apply one change at its revision: 0 when the module has it (applied now,
+ * or before), else the error, with the host marked failing. Never skips.
+ */
+static int apply(const struct cf_fleet_change *ch)
+{
+	char err[CAPFENCE_ERR_MAX] = "", id[24];
+	int ret;
+
+	change_id(ch, id, sizeof(id));
+	pthread_mutex_lock(&A.cf_lock);
+	ret = injected_fault(err, sizeof(err));
+	if (!ret)
+		ret = cf_fleet_apply(A.cf, ch, err, sizeof(err));
+	if (ret && ret != -EALREADY && effect_holds(ch, ret)) {
+		struct capfence_fleet_set fs = { .flags = CAPFENCE_FLEET_SET_REV, .rev = ch->rev };
+		char why[CAPFENCE_ERR_MAX];
+		int r2 = capfence_client_fleet_set(A.cf, &fs, why, sizeof(why));
+
+		if (!r2 || r2 == -EALREADY) {
+			pthread_mutex_unlock(&A.cf_lock);
+			say("applied rev=%" PRIu64 " %s %s (the module had it: %s)", ch->rev,
+			    cf_fleet_kind_name(ch->kind), id, err);
+			clear_failing(ch->rev);
+			return 0;
+		}
+		snprintf(err, sizeof(err), "%s", why);
+		ret = r2;
+	}
+	pthread_mutex_unlock(&A.cf_lock);
 	if (!ret) {
 		say("applied rev=%" PRIu64 " %s %s", ch->rev, cf_fleet_kind_name(ch->kind), id);
-		return;
+		clear_failing(ch->rev);
+		return 0;
 	}
 	if (ret == -EALREADY)
-		return;		/* the module is past it already */
-	say("skipped rev=%" PRIu64 " %s %s: %s", ch->rev, cf_fleet_kind_name(ch->kind), id, err);
-	skip_to(ch->rev);
+		return 0;	/* the module is past it already */
+	set_failing(ch->rev, "rev=%" PRIu64 " %s %s: %s", ch->rev, cf_fleet_kind_name(ch->kind),
+		    id, err);
+	return ret;
 }
 
 /* ---- host report ------------------------------------------------------------------ */
@@ -168,7 +366,10 @@ static void report_locked(void)
 	int64_t ttl = 0;
 	int ret;
 
-	if (capfence_client_fleet_status(A.cf, &st, err, sizeof(err))) {
+	pthread_mutex_lock(&A.cf_lock);
+	ret = capfence_client_fleet_status(A.cf, &st, err, sizeof(err));
+	pthread_mutex_unlock(&A.cf_lock);
+	if (ret) {
 		say("cannot read the module's fleet state: %s", err);
 		return;
 	}
@@ -194,34 +395,39 @@ static void report_locked(void)
 	h.stale_ms = st.stale_ms;
 	h.deny_ms = st.deny_ms;
 	h.time_ms = wall_ms();
+	pthread_mutex_lock(&A.state_lock);
+	snprintf(h.failing, sizeof(h.failing), "%s", A.failing);
+	pthread_mutex_unlock(&A.state_lock);
 	if (cf_fleet_report(A.fleet, &h, A.lease, err, sizeof(err)))
 		say("host report: %s", err);
 }
 
 /* ---- the watch ------------------------------------------------------------------- */
 
+/* A failed change ends the stream: the watch restarts from it after a backoff. */
 static int on_event(const struct cf_etcd_event *ev, void *arg)
 {
 	struct cf_fleet_change ch;
 	char err[CAPFENCE_ERR_MAX];
 	uint64_t rev = (uint64_t)ev->kv->mod_rev;
+	int ret;
 
 	(void)arg;
 	if (ev->deleted) {
-		/* the fleet's keys are never deleted: nothing to apply */
-		say("skipped rev=%" PRIu64 " delete of %s", rev, ev->kv->key);
-		skip_to(rev);
-		return 0;
+		/* the fleet's keys are never deleted: a delete carries no change */
+		say("rev=%" PRIu64 ": delete of %s, nothing to apply", rev, ev->kv->key);
+		return skip_to(rev) ? -EAGAIN : 0;
 	}
-	if (cf_fleet_decode(A.fleet->prefix, ev->kv->key, ev->kv->value, &ch, err, sizeof(err))) {
-		say("skipped rev=%" PRIu64 ": %s", rev, err);
-		skip_to(rev);
-		return 0;
+	ret = cf_fleet_decode_verified(A.fleet, ev->kv->key, ev->kv->value, &ch, err, sizeof(err));
+	if (ret) {
+		set_failing(rev, "rev=%" PRIu64 " %s: %s", rev,
+			    ret == -EPERM ? "refused" : "cannot be decoded", err);
+		return -EAGAIN;
 	}
 	ch.rev = rev;
-	apply(&ch);
+	ret = apply(&ch);
 	report();
-	return 0;
+	return ret ? -EAGAIN : 0;
 }
 
 static bool watch_stop(void *arg)
@@ -239,17 +445,21 @@ static int rebuild(void)
 	size_t i, n, applied = 0;
 
 	if (cf_fleet_snapshot(A.fleet, 0, &chs, &n, &s, err, sizeof(err))) {
-		say("snapshot: %s", err);
+		set_failing(r0 + 1, "snapshot: %s", err);
 		return -1;
 	}
 	for (i = 0; i < n; i++) {
 		if (chs[i].rev <= r0)
 			continue;	/* applied before */
-		apply(&chs[i]);
+		if (apply(&chs[i])) {
+			free(chs);
+			return -1;	/* never past a change that did not apply */
+		}
 		applied++;
 	}
 	free(chs);
-	skip_to(s);
+	if (skip_to(s))
+		return -1;
 	say("rebuilt from a snapshot at rev=%" PRIu64 " (%zu changes past rev=%" PRIu64 ")",
 	    s, applied, r0);
 	report();
@@ -259,7 +469,7 @@ static int rebuild(void)
 static void *watch_main(void *arg)
 {
 	char err[CAPFENCE_ERR_MAX];
-	uint32_t backoff = 200;
+	uint32_t backoff = 200, retry = RETRY_MIN_MS;
 	bool failing = false;
 
 	(void)arg;
@@ -280,10 +490,21 @@ static void *watch_main(void *arg)
 		if (ret == -ECANCELED && compact) {
 			say("watch from rev=%" PRIu64 ": compacted at rev=%" PRId64 ", rebuilding",
 			    from, compact);
-			if (rebuild())
-				nap(backoff);
+			if (rebuild()) {
+				nap(retry);
+				retry = retry < RETRY_MAX_MS ? retry * 2 : RETRY_MAX_MS;
+			} else {
+				retry = RETRY_MIN_MS;
+			}
 			continue;
 		}
+		if (ret == -EAGAIN) {
+			/* a change did not apply: from it again, after a backoff */
+			nap(retry);
+			retry = retry < RETRY_MAX_MS ? retry * 2 : RETRY_MAX_MS;
+			continue;
+		}
+		retry = RETRY_MIN_MS;
 		if (!ret) {
 			say("restarting the watch from rev=%" PRIu64, module_rev() + 1);
 			backoff = 200;
@@ -299,19 +520,185 @@ static void *watch_main(void *arg)
 	return NULL;
 }
 
+/* ---- module reload and reconciliation ------------------------------------------- */
+
+static int set_bounds(char *err, size_t errlen)
+{
+	struct capfence_fleet_set fs = { .flags = CAPFENCE_FLEET_SET_BOUNDS,
+					 .stale_ms = A.stale_ms, .deny_ms = A.deny_ms };
+
+	return capfence_client_fleet_set(A.cf, &fs, err, errlen);
+}
+
+/*
+ * The module as the agent left it? A reloaded module (the handle fails,
+ * or fleet mode is off, or its revision went back) is re-armed: bounds set
+ * again (it denies until the first confirmation) and the watch replays
+ * the fleet from its revision + 1. Returns the module's revision, or -1
+ * when it cannot be read (no confirmation then).
+ */
+static int64_t check_module(bool *rearmed)
+{
+	struct capfence_fleet_status st;
+	char err[CAPFENCE_ERR_MAX];
+	static bool gone;
+	int ret;
+
+	*rearmed = false;
+	pthread_mutex_lock(&A.cf_lock);
+	ret = capfence_client_fleet_status(A.cf, &st, err, sizeof(err));
+	if (ret) {
+		struct capfence_client *c;
+
+		/* a reloaded module is a new generic netlink family: reopen */
+		if (capfence_client_open(&c, err, sizeof(err))) {
+			pthread_mutex_unlock(&A.cf_lock);
+			if (!gone)
+				say("the module cannot be reached: %s; waiting for it", err);
+			gone = true;
+			return -1;
+		}
+		capfence_client_close(A.cf);
+		A.cf = c;
+		ret = capfence_client_fleet_status(A.cf, &st, err, sizeof(err));
+		if (ret) {
+			pthread_mutex_unlock(&A.cf_lock);
+			say("cannot read the module's fleet state: %s", err);
+			return -1;
+		}
+	}
+	gone = false;
+	if (!st.stale_ms || st.rev < A.known_rev) {
+		say("the module was reloaded or reset (rev=%" PRIu64 ", fleet mode %s): re-arming fleet mode and replaying the fleet",
+		    st.rev, st.stale_ms ? "on" : "off");
+		if (set_bounds(err, sizeof(err))) {
+			pthread_mutex_unlock(&A.cf_lock);
+			say("cannot set the fleet bounds: %s", err);
+			return -1;
+		}
+		A.known_rev = st.rev;
+		*rearmed = true;
+		atomic_store(&A.rearm, true);
+		atomic_store(&A.restart, true);
+	}
+	if (st.rev > A.known_rev)
+		A.known_rev = st.rev;
+	pthread_mutex_unlock(&A.cf_lock);
+	return (int64_t)st.rev;
+}
+
+/*
+ * Compare the module with the fleet up to the module's revision, and
+ * repair: every epoch installed with the fleet's rules, the newest
+ * activation active, every revocation recorded (REVOKE is idempotent),
+ * every removed key absent. What cannot be repaired (an epoch whose rules
+ * differ) fails the host closed. 0 when the module agrees (after repairs).
+ */
+static int reconcile(uint64_t upto)
+{
+	struct cf_fleet_change *chs, *act = NULL;
+	char err[CAPFENCE_ERR_MAX];
+	size_t i, n, repaired = 0;
+	uint64_t s;
+	int ret = 0;
+
+	if (cf_fleet_snapshot(A.fleet, 0, &chs, &n, &s, err, sizeof(err))) {
+		set_failing(0, "reconcile: %s", err);
+		return -1;
+	}
+	pthread_mutex_lock(&A.cf_lock);
+	for (i = 0; i < n && !ret; i++) {
+		struct cf_fleet_change *ch = &chs[i];
+		struct capfence_epoch_info ei;
+		struct capfence_result r;
+		char id[24];
+
+		if (ch->rev > upto)
+			break;
+		err[0] = '\0';
+		change_id(ch, id, sizeof(id));
+		switch (ch->kind) {
+		case CF_FLEET_EPOCH_INSTALL:
+			ret = capfence_client_epoch_get(A.cf, ch->id, &ei, err, sizeof(err));
+			if (ret == -ENOENT) {
+				ret = capfence_client_epoch_install(A.cf, &ch->epoch, err, sizeof(err));
+				repaired += !ret;
+			} else if (!ret && !same_rules(&ei.e, &ch->epoch)) {
+				snprintf(err, sizeof(err), "the module's rules differ from the fleet's");
+				ret = -EEXIST;
+			}
+			break;
+		case CF_FLEET_EPOCH_ACTIVATE:
+			act = ch;
+			break;
+		case CF_FLEET_REVOKE:
+			ret = injected_fault(err, sizeof(err));
+			if (!ret)
+				ret = capfence_client_revoke(A.cf, ch->id, &r);
+			if (ret && !err[0])
+				snprintf(err, sizeof(err), "%s", r.message[0] ? r.message : strerror(-ret));
+			break;
+		case CF_FLEET_KEY_REMOVE:
+			ret = capfence_client_key_remove(A.cf, (uint32_t)ch->id, err, sizeof(err));
+			if (!ret) {
+				say("reconcile: key %s was back in the module: removed", id);
+				repaired++;
+			} else if (ret == -ENOENT) {
+				ret = 0;
+			}
+			break;
+		default:
+			break;
+		}
+		if (ret)
+			set_failing(0, "reconcile: rev=%" PRIu64 " %s %s: %s", ch->rev,
+				    cf_fleet_kind_name(ch->kind), id, err);
+	}
+	if (!ret && act) {
+		struct capfence_epoch_info ei;
+
+		ret = capfence_client_epoch_get(A.cf, act->id, &ei, err, sizeof(err));
+		if (!ret && !ei.active) {
+			ret = capfence_client_epoch_activate(A.cf, act->id, err, sizeof(err));
+			repaired += !ret;
+		}
+		if (ret)
+			set_failing(0, "reconcile: rev=%" PRIu64 " epoch_activate %" PRIu64 ": %s",
+				    act->rev, act->id, err);
+	}
+	pthread_mutex_unlock(&A.cf_lock);
+	free(chs);
+	if (repaired)
+		say("reconcile: %zu change%s repaired in the module", repaired, repaired == 1 ? "" : "s");
+	if (!ret)
+		clear_failing(0);
+	return ret ? -1 : 0;
+}
+
 /* ---- the heartbeat ------------------------------------------------------------------ */
 
 static void heartbeat_loop(void)
 {
 	uint64_t last_applied = 0, lag_beats = 0;
+	int64_t next_reconcile = 0;	/* now: on start */
 	char err[CAPFENCE_ERR_MAX];
 	bool down = false;
 
 	while (!atomic_load(&A.stop)) {
-		int64_t t0 = now_ms(), spent;
-		uint64_t f = 0, store = 0, applied;
+		int64_t t0 = now_ms(), spent, mrev;
+		uint64_t f = 0, store = 0, applied, asked;
+		bool rearmed;
 		int ret;
 
+		mrev = check_module(&rearmed);
+		if (mrev < 0)
+			goto next;
+		/*
+		 * Read before the store is asked: the module dates the
+		 * confirmation from this instant, so no stall or suspend
+		 * between here and FLEET_SET extends its bounds.
+		 */
+		asked = boot_ns();
 		if (cf_fleet_latest(A.fleet, &f, &store, err, sizeof(err))) {
 			if (!down)	/* once per outage */
 				say("heartbeat: %s; no confirmations until it answers", err);
@@ -322,29 +709,39 @@ static void heartbeat_loop(void)
 			say("heartbeat: etcd answers again");
 		down = false;
 		applied = module_rev();
-		if (applied >= f) {
+		if (applied >= f && (atomic_load(&A.rearm) ||
+				     (A.reconcile_s && now_ms() >= next_reconcile))) {
+			/* caught up (after a reload: replayed): compare and repair */
+			atomic_store(&A.rearm, false);
+			next_reconcile = now_ms() + (int64_t)A.reconcile_s * 1000;
+			reconcile(applied);
+		}
+		if (applied >= f && !is_failing()) {
 			/*
 			 * No fleet change lies in (f, store]: the module is
 			 * current as of the store's revision, which becomes its
 			 * revision (as after a snapshot) with the confirmation.
 			 */
 			struct capfence_fleet_set fs = {
-				.flags = CAPFENCE_FLEET_SET_FRESH |
+				.flags = CAPFENCE_FLEET_SET_FRESH | CAPFENCE_FLEET_SET_ASKED |
 					 (store > applied ? CAPFENCE_FLEET_SET_REV : 0),
 				.rev = store,
-				.age_ms = (uint32_t)(now_ms() - t0),
+				.asked_ns = asked,
 			};
 
+			pthread_mutex_lock(&A.cf_lock);
 			ret = capfence_client_fleet_set(A.cf, &fs, err, sizeof(err));
 			if (ret == -EALREADY && (fs.flags & CAPFENCE_FLEET_SET_REV)) {
 				/* the watch applied a newer change meanwhile */
-				fs.flags = CAPFENCE_FLEET_SET_FRESH;
-				fs.age_ms = (uint32_t)(now_ms() - t0);
+				fs.flags = CAPFENCE_FLEET_SET_FRESH | CAPFENCE_FLEET_SET_ASKED;
 				ret = capfence_client_fleet_set(A.cf, &fs, err, sizeof(err));
 			}
+			pthread_mutex_unlock(&A.cf_lock);
 			if (ret)
 				say("cannot confirm freshness: %s", err);
 			lag_beats = 0;
+		} else if (is_failing()) {
+			lag_beats = 0;	/* the watch retries the change itself */
 		} else if (applied == last_applied && ++lag_beats >= WATCH_LAG_BEATS) {
 			/* the store has rev=f, the watch delivers nothing: a dead stream */
 			say("the module is at rev=%" PRIu64 ", the fleet at rev=%" PRIu64
@@ -370,7 +767,9 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: capfenced --endpoints URL[,URL...] --host NAME [--prefix P]\n"
 		"                 [--max-staleness MS] [--deny-after MS] [--heartbeat MS]\n"
-		"                 [--lease-ttl S] [--foreground] [--log FILE]\n");
+		"                 [--lease-ttl S] [--reconcile S] [--foreground] [--log FILE]\n"
+		"                 [--cacert FILE] [--cert FILE --key FILE] [--user U --password-file F]\n"
+		"                 [--fleet-pubkey KEY]... [--host-key FILE]\n");
 }
 
 static int num(const char *opt, const char *s, unsigned long min, unsigned long max,
@@ -400,13 +799,24 @@ int main(int argc, char **argv)
 		{ "deny-after", required_argument, NULL, 'd' },
 		{ "heartbeat", required_argument, NULL, 'b' },
 		{ "lease-ttl", required_argument, NULL, 'l' },
+		{ "reconcile", required_argument, NULL, 'r' },
+		{ "cacert", required_argument, NULL, 'C' },
+		{ "cert", required_argument, NULL, 'c' },
+		{ "key", required_argument, NULL, 'k' },
+		{ "fleet-pubkey", required_argument, NULL, 'P' },
+		{ "host-key", required_argument, NULL, 'K' },
+		{ "user", required_argument, NULL, 'u' },
+		{ "password-file", required_argument, NULL, 'W' },
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "log", required_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *endpoints = getenv("CAPFENCE_ETCD_ENDPOINTS"), *prefix = CF_FLEET_PREFIX;
-	const char *logpath = NULL;
+	const char *logpath = NULL, *cacert = NULL, *cert = NULL, *key = NULL, *host_key = NULL;
+	const char *user = NULL, *password_file = NULL;
+	const char *pubkeys[CF_FLEET_MAX_PUBKEYS + 1];
+	size_t npub = 0, i;
 	uint32_t ttl = DEF_LEASE_TTL, ttl_asked = 0;
 	bool fg = false, deny_set = false;
 	char err[CAPFENCE_ERR_MAX];
@@ -418,7 +828,11 @@ int main(int argc, char **argv)
 	A.stale_ms = DEF_STALE_MS;
 	A.deny_ms = DEF_DENY_MS;
 	A.heartbeat_ms = DEF_HEARTBEAT_MS;
+	A.reconcile_s = DEF_RECONCILE_S;
+	A.fault_file = getenv("CAPFENCED_FAULT_FILE");
 	pthread_mutex_init(&A.log_lock, NULL);
+	pthread_mutex_init(&A.cf_lock, NULL);
+	pthread_mutex_init(&A.state_lock, NULL);
 	pthread_mutex_init(&A.report_lock, NULL);
 	opterr = 0;	/* our own one-line messages */
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -427,11 +841,11 @@ int main(int argc, char **argv)
 		case 'H': A.host = optarg; break;
 		case 'p': prefix = optarg; break;
 		case 's':
-			if (num("--max-staleness", optarg, 0, CAPFENCE_FLEET_MAX_MS, &A.stale_ms))
+			if (num("--max-staleness", optarg, 1, CAPFENCE_FLEET_MAX_MS, &A.stale_ms))
 				return 2;
 			break;
 		case 'd':
-			if (num("--deny-after", optarg, 0, CAPFENCE_FLEET_MAX_MS, &A.deny_ms))
+			if (num("--deny-after", optarg, 1, CAPFENCE_FLEET_MAX_MS, &A.deny_ms))
 				return 2;
 			deny_set = true;
 			break;
@@ -442,6 +856,24 @@ int main(int argc, char **argv)
 		case 'l':
 			if (num("--lease-ttl", optarg, 1, 3600, &ttl))
 				return 2;
+			break;
+		case 'r':
+			if (num("--reconcile", optarg, 0, 86400, &A.reconcile_s))
+				return 2;
+			break;
+		case 'C': cacert = optarg; break;
+		case 'c': cert = optarg; break;
+		case 'k': key = optarg; break;
+		case 'K': host_key = optarg; break;
+		case 'u': user = optarg; break;
+		case 'W': password_file = optarg; break;
+		case 'P':
+			if (npub == CF_FLEET_MAX_PUBKEYS) {
+				fprintf(stderr, "capfenced: --fleet-pubkey: at most %d keys\n",
+					CF_FLEET_MAX_PUBKEYS);
+				return 2;
+			}
+			pubkeys[npub++] = optarg;
 			break;
 		case 'f': fg = true; break;
 		case 'L': logpath = optarg; break;
@@ -478,7 +910,7 @@ int main(int argc, char **argv)
 			A.deny_ms, A.stale_ms);
 		return 2;
 	}
-	if (A.stale_ms && A.heartbeat_ms >= A.stale_ms) {
+	if (A.heartbeat_ms >= A.stale_ms) {
 		fprintf(stderr, "capfenced: --heartbeat (%u) must be below --max-staleness (%u)\n",
 			A.heartbeat_ms, A.stale_ms);
 		return 2;
@@ -511,8 +943,32 @@ int main(int argc, char **argv)
 		fprintf(stderr, "capfenced: %s\n", err);
 		return 2;
 	}
-	/* a partition must never hold a heartbeat for long */
-	cf_etcd_set_timeouts(A.fleet->etcd, 1000,
+	if ((cacert || cert || key) &&
+	    cf_etcd_set_tls(A.fleet->etcd, cacert, cert, key, err, sizeof(err))) {
+		fprintf(stderr, "capfenced: %s\n", err);
+		cf_fleet_close(A.fleet);
+		return 2;
+	}
+	if ((user || password_file) &&
+	    cf_etcd_set_auth(A.fleet->etcd, user, password_file, err, sizeof(err))) {
+		fprintf(stderr, "capfenced: %s\n", err);
+		cf_fleet_close(A.fleet);
+		return 2;
+	}
+	for (i = 0; i < npub; i++) {
+		if (cf_fleet_add_pubkey(A.fleet, pubkeys[i], err, sizeof(err))) {
+			fprintf(stderr, "capfenced: --fleet-pubkey %s\n", err);
+			cf_fleet_close(A.fleet);
+			return 2;
+		}
+	}
+	if (host_key && cf_fleet_load_host_key(A.fleet, host_key, err, sizeof(err))) {
+		fprintf(stderr, "capfenced: --host-key %s\n", err);
+		cf_fleet_close(A.fleet);
+		return 2;
+	}
+	/* a partition must never hold a heartbeat for long (a TLS handshake is slower) */
+	cf_etcd_set_timeouts(A.fleet->etcd, strstr(endpoints, "https://") ? 3000 : 1000,
 			     A.heartbeat_ms * 2 > 3000 ? (long)A.heartbeat_ms * 2 : 3000);
 	ret = capfence_client_open(&A.cf, err, sizeof(err));
 	if (ret) {
@@ -522,6 +978,7 @@ int main(int argc, char **argv)
 	}
 	fs = (struct capfence_fleet_set){ .flags = CAPFENCE_FLEET_SET_BOUNDS,
 					  .stale_ms = A.stale_ms, .deny_ms = A.deny_ms };
+	A.known_rev = module_rev();
 	if (capfence_client_fleet_set(A.cf, &fs, err, sizeof(err))) {
 		fprintf(stderr, "capfenced: cannot set the fleet bounds: %s\n", err);
 		capfence_client_close(A.cf);
@@ -545,6 +1002,8 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	say("host %s, fleet %s at %s, module at rev=%" PRIu64 ", stale after %u ms, deny after %u ms",
 	    A.host, A.fleet->fleet, endpoints, module_rev(), A.stale_ms, A.deny_ms);
+	if (!npub)
+		say("no --fleet-pubkey: changes are not authenticated, whoever can write to etcd can change this host's policy");
 	if (ttl_asked)
 		say("--lease-ttl %u raised to %u s: a host must stay live until it denies (--deny-after %u ms)",
 		    ttl_asked, ttl, A.deny_ms);

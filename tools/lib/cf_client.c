@@ -607,7 +607,8 @@ int capfence_client_fleet_set(struct capfence_client *c,
 	struct nlattr *nest;
 
 	if (fs->flags & ~(CAPFENCE_FLEET_SET_REV | CAPFENCE_FLEET_SET_BOUNDS |
-			  CAPFENCE_FLEET_SET_FRESH)) {
+			  CAPFENCE_FLEET_SET_FRESH | CAPFENCE_FLEET_SET_ASKED) ||
+	    ((fs->flags & CAPFENCE_FLEET_SET_ASKED) && !(fs->flags & CAPFENCE_FLEET_SET_FRESH))) {
 		capfence__seterr(err, errlen, "unknown fleet set flags 0x%x",
 				 fs->flags);
 		return -EINVAL;
@@ -623,7 +624,10 @@ int capfence_client_fleet_set(struct capfence_client *c,
 		}
 		if (fs->flags & CAPFENCE_FLEET_SET_FRESH) {
 			mnl_attr_put(nlh, CAPFENCE_FLEET_A_FRESH, 0, NULL);
-			mnl_attr_put_u32(nlh, CAPFENCE_FLEET_A_AGE_MS, fs->age_ms);
+			if (fs->flags & CAPFENCE_FLEET_SET_ASKED)
+				mnl_attr_put_u64(nlh, CAPFENCE_FLEET_A_ASKED_NS, fs->asked_ns);
+			else
+				mnl_attr_put_u32(nlh, CAPFENCE_FLEET_A_AGE_MS, fs->age_ms);
 		}
 		mnl_attr_nest_end(nlh, nest);
 	}

@@ -21,6 +21,9 @@ struct cf_etcd {
 	char *urls[CF_ETCD_MAX_ENDPOINTS];
 	size_t n, cur;		/* cur: the endpoint that answered last */
 	long connect_ms, total_ms;
+	char *cacert, *cert, *key;	/* TLS files, NULL = curl's default / none */
+	char *user, *password;		/* etcd user auth, NULL = none */
+	char *token;			/* its token, under lock; NULL = ask */
 };
 
 /* ---- endpoints -------------------------------------------------------------- */
@@ -126,8 +129,81 @@ void cf_etcd_close(struct cf_etcd *e)
 	curl_global_cleanup();
 	for (size_t i = 0; i < e->n; i++)
 		free(e->urls[i]);
+	free(e->cacert);
+	free(e->cert);
+	free(e->key);
+	free(e->user);
+	if (e->password)
+		sodium_memzero(e->password, strlen(e->password));
+	free(e->password);
+	free(e->token);
 	pthread_mutex_destroy(&e->lock);
 	free(e);
+}
+
+int cf_etcd_set_tls(struct cf_etcd *e, const char *cacert, const char *cert,
+		    const char *key, char *err, size_t errlen)
+{
+	const char *files[3] = { cacert, cert, key }, *opts[3] = { "--cacert", "--cert", "--key" };
+	char **dst[3] = { &e->cacert, &e->cert, &e->key };
+	size_t i;
+
+	if (!cert != !key) {
+		capfence__seterr(err, errlen, "--cert and --key come together (a client certificate and its key)");
+		return -EINVAL;
+	}
+	for (i = 0; i < 3; i++) {
+		FILE *f;
+
+		if (!files[i])
+			continue;
+		f = fopen(files[i], "re");
+		if (!f) {
+			capfence__seterr(err, errlen, "%s %.200s: %s", opts[i], files[i], strerror(errno));
+			return -errno;
+		}
+		fclose(f);
+		free(*dst[i]);
+		*dst[i] = strdup(files[i]);
+		if (!*dst[i]) {
+			capfence__seterr(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+int cf_etcd_set_auth(struct cf_etcd *e, const char *user, const char *password_file,
+		     char *err, size_t errlen)
+{
+	char line[256] = "";
+	FILE *f;
+
+	if (!user || !*user || !password_file) {
+		capfence__seterr(err, errlen, "--user and --password-file come together");
+		return -EINVAL;
+	}
+	f = fopen(password_file, "re");
+	if (!f) {
+		int r = -errno;
+
+		capfence__seterr(err, errlen, "--password-file %.200s: %s", password_file, strerror(errno));
+		return r;
+	}
+	if (!fgets(line, sizeof(line), f))
+		line[0] = '\0';
+	fclose(f);
+	line[strcspn(line, "\r\n")] = '\0';
+	free(e->user);
+	free(e->password);
+	e->user = strdup(user);
+	e->password = strdup(line);
+	sodium_memzero(line, sizeof(line));
+	if (!e->user || !e->password) {
+		capfence__seterr(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 void cf_etcd_set_timeouts(struct cf_etcd *e, long connect_ms, long total_ms)
@@ -251,9 +327,15 @@ static size_t buf_write(char *ptr, size_t size, size_t nmemb, void *data)
 	return add;
 }
 
-static void set_common(CURL *c, const char *url, struct curl_slist *hdr,
-		       long connect_ms)
+static void set_common(const struct cf_etcd *e, CURL *c, const char *url,
+		       struct curl_slist *hdr, long connect_ms)
 {
+	if (e->cacert)
+		curl_easy_setopt(c, CURLOPT_CAINFO, e->cacert);
+	if (e->cert) {
+		curl_easy_setopt(c, CURLOPT_SSLCERT, e->cert);
+		curl_easy_setopt(c, CURLOPT_SSLKEY, e->key);
+	}
 	curl_easy_setopt(c, CURLOPT_URL, url);
 	curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdr);
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
@@ -287,6 +369,11 @@ static int etcd_error(struct json_object *o, long http, char *err,
 		return -ERANGE;
 	if (code == 14)					/* Unavailable */
 		return -EAGAIN;
+	if (strstr(msg, "invalid auth token"))
+		return -EKEYEXPIRED;
+	if (code == 16 || code == 7 || strstr(msg, "permission denied") ||
+	    strstr(msg, "authentication failed") || strstr(msg, "user name is empty"))
+		return -EACCES;				/* Unauthenticated, PermissionDenied */
 	return -EIO;
 }
 
@@ -294,9 +381,67 @@ static int etcd_error(struct json_object *o, long http, char *err,
  * One request, failing over. *ambiguous (may be NULL): an attempt that
  * reached a server failed before the answer (it may have been applied).
  */
+static int call_locked(struct cf_etcd *e, const char *path, struct json_object *req,
+		       bool idempotent, struct json_object **resp, bool *ambiguous,
+		       char *err, size_t errlen);
+
+/* A token for the user (under e->lock): /v3/auth/authenticate. */
+static int authenticate_locked(struct cf_etcd *e, char *err, size_t errlen)
+{
+	struct json_object *req = json_object_new_object(), *resp = NULL, *t;
+	char *user = e->user;
+	int ret;
+
+	if (!req) {
+		capfence__seterr(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	json_object_object_add(req, "name", json_object_new_string(e->user));
+	json_object_object_add(req, "password", json_object_new_string(e->password));
+	e->user = NULL;		/* no token for the authentication itself */
+	ret = call_locked(e, "/v3/auth/authenticate", req, true, &resp, NULL, err, errlen);
+	e->user = user;
+	json_object_put(req);
+	if (!ret) {
+		free(e->token);
+		e->token = NULL;
+		if (json_object_object_get_ex(resp, "token", &t) &&
+		    json_object_is_type(t, json_type_string))
+			e->token = strdup(json_object_get_string(t));
+		if (!e->token) {
+			capfence__seterr(err, errlen, "etcd: authentication of '%.60s' gave no token", user);
+			ret = -EACCES;
+		}
+	} else {
+		char why[CAPFENCE_ERR_MAX];
+
+		snprintf(why, sizeof(why), "%s", err);
+		capfence__seterr(err, errlen, "etcd user '%.60s': %s", user, why);
+	}
+	json_object_put(resp);
+	return ret;
+}
+
 static int call(struct cf_etcd *e, const char *path, struct json_object *req,
 		bool idempotent, struct json_object **resp, bool *ambiguous,
 		char *err, size_t errlen)
+{
+	int ret;
+
+	pthread_mutex_lock(&e->lock);
+	ret = call_locked(e, path, req, idempotent, resp, ambiguous, err, errlen);
+	if (ret == -EKEYEXPIRED) {	/* the token expired or the store forgot it */
+		free(e->token);
+		e->token = NULL;
+		ret = call_locked(e, path, req, idempotent, resp, ambiguous, err, errlen);
+	}
+	pthread_mutex_unlock(&e->lock);
+	return ret;
+}
+
+static int call_locked(struct cf_etcd *e, const char *path, struct json_object *req,
+		       bool idempotent, struct json_object **resp, bool *ambiguous,
+		       char *err, size_t errlen)
 {
 	const char *body = json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN);
 	struct curl_slist *hdr = curl_slist_append(NULL, "Content-Type: application/json");
@@ -309,7 +454,23 @@ static int call(struct cf_etcd *e, const char *path, struct json_object *req,
 		capfence__seterr(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	pthread_mutex_lock(&e->lock);
+	if (e->user) {
+		char *auth = NULL;
+
+		if (!e->token && (ret = authenticate_locked(e, err, errlen))) {
+			curl_slist_free_all(hdr);
+			return ret;
+		}
+		if (asprintf(&auth, "Authorization: %s", e->token) < 0 ||
+		    !curl_slist_append(hdr, auth)) {
+			free(auth);
+			curl_slist_free_all(hdr);
+			capfence__seterr(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
+		free(auth);
+		ret = -EHOSTUNREACH;
+	}
 	for (tries = 0; tries < e->n; tries++) {
 		size_t i = (e->cur + tries) % e->n;
 		char url[512], cerr[CURL_ERROR_SIZE] = "";
@@ -320,7 +481,7 @@ static int call(struct cf_etcd *e, const char *path, struct json_object *req,
 
 		snprintf(url, sizeof(url), "%s%s", e->urls[i], path);
 		curl_easy_reset(e->curl);
-		set_common(e->curl, url, hdr, e->connect_ms);
+		set_common(e, e->curl, url, hdr, e->connect_ms);
 		curl_easy_setopt(e->curl, CURLOPT_TIMEOUT_MS, e->total_ms);
 		curl_easy_setopt(e->curl, CURLOPT_POSTFIELDS, body);
 		curl_easy_setopt(e->curl, CURLOPT_WRITEFUNCTION, buf_write);
@@ -359,7 +520,6 @@ fail:
 	else
 		capfence__seterr(err, errlen, "%s", why);
 out:
-	pthread_mutex_unlock(&e->lock);
 	curl_slist_free_all(hdr);
 	return ret;
 }
@@ -791,6 +951,22 @@ int cf_etcd_watch(struct cf_etcd *e, const char *prefix, int64_t start_rev,
 	body = json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN);
 	pthread_mutex_lock(&e->lock);
 	first = e->cur;
+	if (e->user) {
+		char *auth = NULL;
+
+		ret = e->token ? 0 : authenticate_locked(e, err, errlen);
+		if (!ret && (asprintf(&auth, "Authorization: %s", e->token) < 0 ||
+			     !curl_slist_append(hdr, auth))) {
+			capfence__seterr(err, errlen, "out of memory");
+			ret = -ENOMEM;
+		}
+		free(auth);
+		if (ret) {
+			pthread_mutex_unlock(&e->lock);
+			goto out;
+		}
+		ret = -ENOMEM;
+	}
 	pthread_mutex_unlock(&e->lock);
 	for (tries = 0; tries < e->n; tries++) {
 		size_t i = (first + tries) % e->n;
@@ -800,7 +976,7 @@ int cf_etcd_watch(struct cf_etcd *e, const char *prefix, int64_t start_rev,
 
 		snprintf(url, sizeof(url), "%s/v3/watch", e->urls[i]);
 		curl_easy_reset(c);
-		set_common(c, url, hdr, e->connect_ms);
+		set_common(e, c, url, hdr, e->connect_ms);
 		curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
 		curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, watch_write);
 		curl_easy_setopt(c, CURLOPT_WRITEDATA, &w);
@@ -835,6 +1011,12 @@ int cf_etcd_watch(struct cf_etcd *e, const char *prefix, int64_t start_rev,
 	capfence__seterr(err, errlen, "etcd unreachable (%s)", why);
 	ret = -EHOSTUNREACH;
 out:
+	if (ret == -EKEYEXPIRED) {	/* a new token for the next watch */
+		pthread_mutex_lock(&e->lock);
+		free(e->token);
+		e->token = NULL;
+		pthread_mutex_unlock(&e->lock);
+	}
 	if (w.tok)
 		json_tokener_free(w.tok);
 	if (c)

@@ -33,6 +33,22 @@ int cf_etcd_open(struct cf_etcd **out, const char *endpoints, char *err,
 		 size_t errlen);
 void cf_etcd_close(struct cf_etcd *e);
 void cf_etcd_set_timeouts(struct cf_etcd *e, long connect_ms, long total_ms);
+/*
+ * Transport security for https:// endpoints: cacert, the CA bundle that
+ * verifies the members (NULL: the system's); cert and key, a client
+ * certificate and its key (mutual TLS; both or neither). Each file must be
+ * readable now: -errno and "--cacert FILE: why" otherwise.
+ */
+int cf_etcd_set_tls(struct cf_etcd *e, const char *cacert, const char *cert,
+		    const char *key, char *err, size_t errlen);
+/*
+ * etcd user auth: the password is the first line of password_file (read
+ * now). Each request carries the user's token (/v3/auth/authenticate,
+ * asked again when the store says it expired). -EACCES for a refused
+ * authentication or permission.
+ */
+int cf_etcd_set_auth(struct cf_etcd *e, const char *user, const char *password_file,
+		     char *err, size_t errlen);
 /* The endpoint that answered last (for messages). */
 const char *cf_etcd_endpoint(const struct cf_etcd *e);
 

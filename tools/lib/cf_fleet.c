@@ -9,7 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <json-c/json.h>
+#include <sodium.h>
 #include "cf_internal.h"
 #include "cf_fleet.h"
 
@@ -241,6 +244,301 @@ out:
 	return ret;
 }
 
+/* ---- signatures -------------------------------------------------------------- */
+
+#define DOMAIN_CHANGE	"capfence-fleet-v1\n"
+#define DOMAIN_HOST	"capfence-host-v1\n"
+#define B64V		sodium_base64_VARIANT_ORIGINAL
+
+static int read_line(const char *path, char *buf, size_t len, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "re");
+	size_t l;
+
+	if (!f) {
+		int e = errno;
+
+		capfence__seterr(err, errlen, "%.200s: %s", path, strerror(e));
+		return -e;
+	}
+	if (!fgets(buf, (int)len, f))
+		buf[0] = '\0';
+	fclose(f);
+	l = strcspn(buf, "\r\n");
+	buf[l] = '\0';
+	return 0;
+}
+
+static int unb64(const char *b64, unsigned char *out, size_t want)
+{
+	size_t got = 0;
+
+	if (sodium_base642bin(out, want, b64, strlen(b64), NULL, &got, NULL, B64V) || got != want)
+		return -EINVAL;
+	return 0;
+}
+
+int cf_fleet_keygen(const char *path, char *pub_b64, size_t publen, char *err, size_t errlen)
+{
+	unsigned char pk[CF_FLEET_PK_LEN], sk[CF_FLEET_SK_LEN];
+	char skb[sodium_base64_ENCODED_LEN(CF_FLEET_SK_LEN, B64V)];
+	char pkb[sodium_base64_ENCODED_LEN(CF_FLEET_PK_LEN, B64V)];
+	char *pubpath = NULL;
+	FILE *f;
+	int fd, ret = 0;
+
+	if (sodium_init() < 0) {
+		capfence__seterr(err, errlen, "libsodium cannot start");
+		return -ENOTRECOVERABLE;
+	}
+	crypto_sign_keypair(pk, sk);
+	sodium_bin2base64(skb, sizeof(skb), sk, sizeof(sk), B64V);
+	sodium_bin2base64(pkb, sizeof(pkb), pk, sizeof(pk), B64V);
+	sodium_memzero(sk, sizeof(sk));
+	if (asprintf(&pubpath, "%s.pub", path) < 0) {
+		capfence__seterr(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		ret = -errno;
+		capfence__seterr(err, errlen, "%.200s: %s", path, strerror(errno));
+		goto out;
+	}
+	if (dprintf(fd, "%s\n", skb) < 0 || close(fd)) {
+		ret = -EIO;
+		capfence__seterr(err, errlen, "%.200s: cannot write", path);
+		goto out;
+	}
+	f = fopen(pubpath, "we");
+	if (!f || fprintf(f, "%s\n", pkb) < 0 || fclose(f)) {
+		ret = -EIO;
+		capfence__seterr(err, errlen, "%.200s: cannot write", pubpath);
+		goto out;
+	}
+	snprintf(pub_b64, publen, "%s", pkb);
+out:
+	sodium_memzero(skb, sizeof(skb));
+	free(pubpath);
+	return ret;
+}
+
+static int load_sk(const char *path, unsigned char *sk, char *err, size_t errlen)
+{
+	char line[256];
+	int ret;
+
+	if (sodium_init() < 0) {
+		capfence__seterr(err, errlen, "libsodium cannot start");
+		return -ENOTRECOVERABLE;
+	}
+	ret = read_line(path, line, sizeof(line), err, errlen);
+	if (ret)
+		return ret;
+	ret = unb64(line, sk, CF_FLEET_SK_LEN);
+	sodium_memzero(line, sizeof(line));
+	if (ret)
+		capfence__seterr(err, errlen, "%.200s: not a signing key (base64 of 64 bytes)", path);
+	return ret;
+}
+
+int cf_fleet_load_signing_key(struct cf_fleet *f, const char *path, char *err, size_t errlen)
+{
+	int ret = load_sk(path, f->sk, err, errlen);
+
+	f->have_sk = !ret;
+	return ret;
+}
+
+int cf_fleet_load_host_key(struct cf_fleet *f, const char *path, char *err, size_t errlen)
+{
+	int ret = load_sk(path, f->host_sk, err, errlen);
+
+	f->have_host_sk = !ret;
+	return ret;
+}
+
+int cf_fleet_add_pubkey(struct cf_fleet *f, const char *arg, char *err, size_t errlen)
+{
+	char line[256];
+
+	if (f->npk >= CF_FLEET_MAX_PUBKEYS) {
+		capfence__seterr(err, errlen, "at most %d fleet public keys", CF_FLEET_MAX_PUBKEYS);
+		return -E2BIG;
+	}
+	snprintf(line, sizeof(line), "%s", arg);
+	if (unb64(line, f->pk[f->npk], CF_FLEET_PK_LEN)) {
+		int ret = read_line(arg, line, sizeof(line), err, errlen);
+
+		if (ret)
+			return ret;
+		if (unb64(line, f->pk[f->npk], CF_FLEET_PK_LEN)) {
+			capfence__seterr(err, errlen, "%.200s: not a fleet public key (base64 of 32 bytes)", arg);
+			return -EINVAL;
+		}
+	}
+	f->npk++;
+	return 0;
+}
+
+int cf_fleet_load_host_keys(struct cf_fleet *f, const char *path, char *err, size_t errlen)
+{
+	FILE *fp = fopen(path, "re");
+	char line[512];
+	int lineno = 0, ret = 0;
+
+	if (!fp) {
+		ret = -errno;
+		capfence__seterr(err, errlen, "%.200s: %s", path, strerror(errno));
+		return ret;
+	}
+	free(f->hostkeys);
+	f->nhostkeys = 0;
+	f->hostkeys = calloc(CF_FLEET_MAX_HOSTKEYS, sizeof(*f->hostkeys));
+	if (!f->hostkeys) {
+		fclose(fp);
+		capfence__seterr(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	while (fgets(line, sizeof(line), fp)) {
+		char name[CF_FLEET_HOST_MAX + 2], pk[128];
+		struct cf_fleet_hostkey *h;
+		int k;
+
+		lineno++;
+		line[strcspn(line, "#\r\n")] = '\0';
+		k = sscanf(line, "%65s %127s", name, pk);
+		if (k <= 0)
+			continue;
+		h = &f->hostkeys[f->nhostkeys];
+		if (k != 2 || cf_fleet_check_host(name, NULL, 0) || unb64(pk, h->pk, CF_FLEET_PK_LEN)) {
+			capfence__seterr(err, errlen, "%.200s:%d: expected NAME PUBLIC-KEY (base64 of 32 bytes)",
+					 path, lineno);
+			ret = -EINVAL;
+			break;
+		}
+		if (f->nhostkeys + 1 >= CF_FLEET_MAX_HOSTKEYS) {
+			capfence__seterr(err, errlen, "%.200s: more than %d hosts", path,
+					 CF_FLEET_MAX_HOSTKEYS - 1);
+			ret = -E2BIG;
+			break;
+		}
+		snprintf(h->name, sizeof(h->name), "%.*s", CF_FLEET_HOST_MAX, name);
+		f->nhostkeys++;
+	}
+	fclose(fp);
+	if (!ret && !f->nhostkeys) {
+		capfence__seterr(err, errlen, "%.200s: no host listed", path);
+		ret = -EINVAL;
+	}
+	return ret;
+}
+
+/* The message a signature covers; *o the value parsed, "sig" taken out. */
+static char *signed_message(const char *domain, const char *key, const char *value,
+			    struct json_object **o, char *sig_b64, size_t siglen)
+{
+	struct json_object *sg;
+	char *msg;
+
+	*o = json_tokener_parse(value);
+	if (!*o || !json_object_is_type(*o, json_type_object))
+		return NULL;
+	if (sig_b64)
+		sig_b64[0] = '\0';
+	if (json_object_object_get_ex(*o, "sig", &sg)) {
+		if (sig_b64 && json_object_is_type(sg, json_type_string))
+			snprintf(sig_b64, siglen, "%s", json_object_get_string(sg));
+		json_object_object_del(*o, "sig");
+	}
+	if (asprintf(&msg, "%s%s\n%s", domain, key,
+		     json_object_to_json_string_ext(*o, JSON_C_TO_STRING_PLAIN |
+						    JSON_C_TO_STRING_NOSLASHESCAPE)) < 0)
+		return NULL;
+	return msg;
+}
+
+/* Replace *value by its signed form. */
+static int sign_value(const char *domain, const unsigned char *sk, const char *key,
+		      char **value)
+{
+	unsigned char sig[crypto_sign_BYTES];
+	char b64[sodium_base64_ENCODED_LEN(crypto_sign_BYTES, B64V)];
+	struct json_object *o = NULL;
+	char *msg = signed_message(domain, key, *value, &o, NULL, 0), *out;
+
+	if (!msg) {
+		json_object_put(o);
+		return -ENOMEM;
+	}
+	crypto_sign_detached(sig, NULL, (const unsigned char *)msg, strlen(msg), sk);
+	free(msg);
+	sodium_bin2base64(b64, sizeof(b64), sig, sizeof(sig), B64V);
+	json_object_object_add(o, "sig", json_object_new_string(b64));
+	out = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+						    JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(o);
+	if (!out)
+		return -ENOMEM;
+	free(*value);
+	*value = out;
+	return 0;
+}
+
+/* 0 when value at key carries a signature one of pks made; -EPERM else. */
+static int verify_value(const char *domain, const unsigned char (*pks)[CF_FLEET_PK_LEN],
+			size_t npk, const char *key, const char *value, const char *what,
+			char *err, size_t errlen)
+{
+	unsigned char sig[crypto_sign_BYTES];
+	struct json_object *o = NULL;
+	char b64[256];
+	char *msg = signed_message(domain, key, value, &o, b64, sizeof(b64));
+	size_t i;
+	int ret = -EPERM;
+
+	json_object_put(o);
+	if (!msg) {
+		capfence__seterr(err, errlen, "%.80s: the value is not a JSON object", key);
+		return -EBADMSG;
+	}
+	if (sodium_init() < 0) {
+		free(msg);
+		capfence__seterr(err, errlen, "libsodium cannot start");
+		return -ENOTRECOVERABLE;
+	}
+	if (!b64[0]) {
+		capfence__seterr(err, errlen, "%.80s: unsigned %s refused", key, what);
+	} else if (unb64(b64, sig, sizeof(sig))) {
+		capfence__seterr(err, errlen, "%.80s: bad signature on the %s (not base64 of %d bytes)",
+				 key, what, crypto_sign_BYTES);
+	} else {
+		for (i = 0; i < npk && ret; i++)
+			if (!crypto_sign_verify_detached(sig, (const unsigned char *)msg, strlen(msg), pks[i]))
+				ret = 0;
+		if (ret)
+			capfence__seterr(err, errlen, "%.80s: bad signature on the %s (no pinned key made it)",
+					 key, what);
+	}
+	free(msg);
+	return ret;
+}
+
+int cf_fleet_decode_verified(struct cf_fleet *f, const char *key, const char *value,
+			     struct cf_fleet_change *ch, char *err, size_t errlen)
+{
+	if (f->npk) {
+		int ret = verify_value(DOMAIN_CHANGE, (const unsigned char (*)[CF_FLEET_PK_LEN])f->pk,
+				       f->npk, key, value, "change", err, errlen);
+
+		if (ret) {
+			memset(ch, 0, sizeof(*ch));
+			return ret;
+		}
+	}
+	return cf_fleet_decode(f->prefix, key, value, ch, err, errlen);
+}
+
 /* ---- the store ------------------------------------------------------------------- */
 
 int cf_fleet_open(struct cf_fleet **out, const char *endpoints,
@@ -277,6 +575,9 @@ void cf_fleet_close(struct cf_fleet *f)
 	if (!f)
 		return;
 	cf_etcd_close(f->etcd);
+	free(f->hostkeys);
+	sodium_memzero(f->sk, sizeof(f->sk));
+	sodium_memzero(f->host_sk, sizeof(f->host_sk));
 	free(f);
 }
 
@@ -319,6 +620,8 @@ int cf_fleet_commit(struct cf_fleet *f, const struct cf_fleet_change *ch,
 	ret = cf_fleet_encode(f->prefix, ch, &key, &value, err, errlen);
 	if (ret)
 		return ret;
+	if (f->have_sk && sign_value(DOMAIN_CHANGE, f->sk, key, &value))
+		goto nomem;
 	switch (ch->kind) {
 	case CF_FLEET_EPOCH_INSTALL:
 	case CF_FLEET_KEY_ADD:
@@ -340,6 +643,9 @@ int cf_fleet_commit(struct cf_fleet *f, const struct cf_fleet_change *ch,
 		ret = cf_fleet_encode(f->prefix, &add, &other, &added, err, errlen);
 		if (ret)
 			goto out;
+		/* signatures are deterministic: the add as this key signed it */
+		if (f->have_sk && sign_value(DOMAIN_CHANGE, f->sk, other, &added))
+			goto nomem;
 		cmp[ncmp++] = (struct cf_etcd_cmp){ key, CF_ETCD_VALUE, added };
 		break;
 	default:
@@ -449,6 +755,8 @@ char *cf_fleet_host_encode(const struct cf_fleet_host *h)
 	json_object_object_add(o, "stale_ms", json_object_new_int64(h->stale_ms));
 	json_object_object_add(o, "deny_ms", json_object_new_int64(h->deny_ms));
 	json_object_object_add(o, "time_ms", json_object_new_int64(h->time_ms));
+	if (h->failing[0])
+		json_object_object_add(o, "failing", json_object_new_string(h->failing));
 	s = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(o);
 	return s;
@@ -466,7 +774,7 @@ int cf_fleet_host_decode(const char *value, struct cf_fleet_host *h, char *err,
 	    !json_object_is_type(f, json_type_string) ||
 	    cf_fleet_check_host(json_object_get_string(f), NULL, 0) ||
 	    get_u64(o, "applied", &h->applied)) {
-		capfence__seterr(err, errlen, "a host report is malformed");
+		capfence__seterr(err, errlen, "malformed report (not JSON with \"host\" and \"applied\")");
 		goto out;
 	}
 	snprintf(h->name, sizeof(h->name), "%s", json_object_get_string(f));
@@ -478,6 +786,8 @@ int cf_fleet_host_decode(const char *value, struct cf_fleet_host *h, char *err,
 		h->deny_ms = (uint32_t)json_object_get_int64(f);
 	if (json_object_object_get_ex(o, "time_ms", &f))
 		h->time_ms = json_object_get_int64(f);
+	if (json_object_object_get_ex(o, "failing", &f) && json_object_is_type(f, json_type_string))
+		snprintf(h->failing, sizeof(h->failing), "%s", json_object_get_string(f));
 	ret = 0;
 out:
 	json_object_put(o);
@@ -490,8 +800,10 @@ int cf_fleet_report(struct cf_fleet *f, const struct cf_fleet_host *h,
 	char *key = NULL, *value = cf_fleet_host_encode(h);
 	int ret;
 
-	if (!value || asprintf(&key, "%s%s", f->hosts, h->name) < 0) {
+	if (!value || asprintf(&key, "%s%s", f->hosts, h->name) < 0 ||
+	    (f->have_host_sk && sign_value(DOMAIN_HOST, f->host_sk, key, &value))) {
 		free(value);
+		free(key);
 		capfence__seterr(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
@@ -499,6 +811,16 @@ int cf_fleet_report(struct cf_fleet *f, const struct cf_fleet_host *h,
 	free(key);
 	free(value);
 	return ret;
+}
+
+static const struct cf_fleet_hostkey *find_hostkey(const struct cf_fleet *f, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < f->nhostkeys; i++)
+		if (!strcmp(f->hostkeys[i].name, name))
+			return &f->hostkeys[i];
+	return NULL;
 }
 
 static int host_cmp(const void *a, const void *b)
@@ -520,15 +842,52 @@ int cf_fleet_hosts(struct cf_fleet *f, struct cf_fleet_host **out, size_t *n,
 	ret = cf_etcd_range(f->etcd, f->hosts, &o, &r, err, errlen);
 	if (ret)
 		return ret;
-	*out = calloc(r.n ? r.n : 1, sizeof(**out));
+	*out = calloc(r.n + f->nhostkeys + 1, sizeof(**out));
 	if (!*out) {
 		cf_etcd_range_release(&r);
 		capfence__seterr(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	for (i = 0; i < r.n; i++)
-		if (!cf_fleet_host_decode(r.kvs[i].value, &(*out)[*n], NULL, 0))
-			(*n)++;	/* a malformed report is no live host */
+	for (i = 0; i < r.n; i++) {
+		struct cf_fleet_host *h = &(*out)[(*n)++];
+		const char *name = r.kvs[i].key + strlen(f->hosts);
+		const struct cf_fleet_hostkey *hk = find_hostkey(f, name);
+		char why[160] = "";
+
+		if (f->nhostkeys && !hk) {
+			snprintf(why, sizeof(why), "not a host of --host-keys");
+		} else if (hk && verify_value(DOMAIN_HOST, &hk->pk, 1, r.kvs[i].key, r.kvs[i].value,
+					      "report", why, sizeof(why))) {
+			/* the message names the key: say it shorter */
+			const char *c = strstr(why, ": ");
+
+			if (c)
+				memmove(why, c + 2, strlen(c + 2) + 1);
+		} else if (!cf_fleet_host_decode(r.kvs[i].value, h, why, sizeof(why)) &&
+			   !strcmp(h->name, name)) {
+			continue;
+		} else if (!why[0]) {
+			snprintf(why, sizeof(why), "the report names host '%.64s'", h->name);
+		}
+		/* listed, never counted as applied: --wait names it */
+		memset(h, 0, sizeof(*h));
+		h->malformed = true;
+		snprintf(h->name, sizeof(h->name), "%.*s", CF_FLEET_HOST_MAX, name);
+		snprintf(h->failing, sizeof(h->failing), "%s", why);
+	}
+	/* a host of --host-keys the store does not show lags: etcd cannot hide it */
+	for (i = 0; i < f->nhostkeys; i++) {
+		size_t j;
+
+		for (j = 0; j < *n && strcmp((*out)[j].name, f->hostkeys[i].name); j++)
+			;
+		if (j < *n)
+			continue;
+		(*out)[*n].malformed = true;
+		snprintf((*out)[*n].name, sizeof((*out)[*n].name), "%s", f->hostkeys[i].name);
+		snprintf((*out)[*n].failing, sizeof((*out)[*n].failing), "no live report");
+		(*n)++;
+	}
 	cf_etcd_range_release(&r);
 	qsort(*out, *n, sizeof(**out), host_cmp);
 	return 0;
@@ -558,10 +917,17 @@ int cf_fleet_snapshot(struct cf_fleet *f, uint64_t at,
 	}
 	for (i = 0; i < r.n; i++) {
 		struct cf_fleet_change *ch = &(*out)[*n];
+		char why[CAPFENCE_ERR_MAX];
 
-		/* a key the schema does not have is left out, as the watch does */
-		if (cf_fleet_decode(f->prefix, r.kvs[i].key, r.kvs[i].value, ch, NULL, 0))
-			continue;
+		/* a change that does not decode stops the reader: never skipped */
+		if (cf_fleet_decode_verified(f, r.kvs[i].key, r.kvs[i].value, ch, why, sizeof(why))) {
+			capfence__seterr(err, errlen, "rev=%" PRId64 ": %s", r.kvs[i].mod_rev, why);
+			cf_etcd_range_release(&r);
+			free(*out);
+			*out = NULL;
+			*n = 0;
+			return -EBADMSG;
+		}
 		ch->rev = (uint64_t)r.kvs[i].mod_rev;
 		(*n)++;
 	}

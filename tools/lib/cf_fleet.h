@@ -63,8 +63,26 @@ int cf_fleet_encode(const char *prefix, const struct cf_fleet_change *ch,
 int cf_fleet_decode(const char *prefix, const char *key, const char *value,
 		    struct cf_fleet_change *ch, char *err, size_t errlen);
 
+#define CF_FLEET_MAX_PUBKEYS	4	/* pinned fleet keys (a rotation holds two) */
+#define CF_FLEET_MAX_HOSTKEYS	256
+#define CF_FLEET_SK_LEN		64	/* Ed25519 secret key (libsodium's form) */
+#define CF_FLEET_PK_LEN		32
+
+struct cf_fleet_hostkey {
+	char name[CF_FLEET_HOST_MAX + 1];
+	unsigned char pk[CF_FLEET_PK_LEN];
+};
+
 struct cf_fleet {
 	struct cf_etcd *etcd;
+	bool have_sk;				/* changes are signed with sk */
+	unsigned char sk[CF_FLEET_SK_LEN];
+	size_t npk;				/* > 0: changes must verify */
+	unsigned char pk[CF_FLEET_MAX_PUBKEYS][CF_FLEET_PK_LEN];
+	bool have_host_sk;			/* reports are signed with host_sk */
+	unsigned char host_sk[CF_FLEET_SK_LEN];
+	size_t nhostkeys;			/* > 0: only these hosts count */
+	struct cf_fleet_hostkey *hostkeys;
 	char prefix[CF_FLEET_PREFIX_MAX + 1];
 	char fleet[CF_FLEET_PREFIX_MAX + 16];	/* <prefix>fleet/ */
 	char hosts[CF_FLEET_PREFIX_MAX + 16];	/* <prefix>hosts/ */
@@ -72,6 +90,33 @@ struct cf_fleet {
 
 int cf_fleet_open(struct cf_fleet **out, const char *endpoints,
 		  const char *prefix, char *err, size_t errlen);
+
+/*
+ * Signatures (Ed25519, libsodium). A signed value carries "sig", the
+ * base64 signature of "capfence-fleet-v1\n" KEY "\n" VALUE (for host
+ * reports "capfence-host-v1\n" ...), VALUE being the value's JSON without
+ * "sig" as json-c prints it plainly: the signature binds the value to its
+ * key, so a signed change cannot be moved to another key or fleet prefix.
+ *
+ * Key files: a secret key file holds the base64 of the 64-byte secret key
+ * on one line (mode 0600); a public key file (or argument) the base64 of
+ * the 32-byte public key.
+ */
+int cf_fleet_keygen(const char *path, char *pub_b64, size_t publen, char *err, size_t errlen);
+/* The fleet signing key (the orchestrator's): every commit is signed. */
+int cf_fleet_load_signing_key(struct cf_fleet *f, const char *path, char *err, size_t errlen);
+/* A pinned fleet public key (a file, or base64 itself); up to CF_FLEET_MAX_PUBKEYS. */
+int cf_fleet_add_pubkey(struct cf_fleet *f, const char *file_or_b64, char *err, size_t errlen);
+/* This host's report signing key (capfenced --host-key). */
+int cf_fleet_load_host_key(struct cf_fleet *f, const char *path, char *err, size_t errlen);
+/* The hosts that count, "NAME PUBKEY" per line ('#' comments). */
+int cf_fleet_load_host_keys(struct cf_fleet *f, const char *path, char *err, size_t errlen);
+/*
+ * A change from the store, checked against the pinned keys when there are
+ * any: -EPERM "unsigned change ..." / "bad signature ..." before decoding.
+ */
+int cf_fleet_decode_verified(struct cf_fleet *f, const char *key, const char *value,
+			     struct cf_fleet_change *ch, char *err, size_t errlen);
 void cf_fleet_close(struct cf_fleet *f);
 
 /*
@@ -97,22 +142,36 @@ struct cf_fleet_host {
 	char state[16];			/* capfence_fleet_state_name() */
 	uint32_t stale_ms, deny_ms;
 	int64_t time_ms;		/* the agent's clock at the report */
+	char failing[160];		/* why the agent is stuck below the fleet, "" */
+	bool malformed;			/* the report under hosts/NAME did not decode */
 };
 
 /* The report's JSON (malloc'd). */
 char *cf_fleet_host_encode(const struct cf_fleet_host *h);
 int cf_fleet_host_decode(const char *value, struct cf_fleet_host *h,
 			 char *err, size_t errlen);
-/* Put the report under lease; *rev (may be NULL) its revision. */
+/*
+ * Put the report under lease (signed with the host key when loaded); *rev
+ * (may be NULL) its revision.
+ */
 int cf_fleet_report(struct cf_fleet *f, const struct cf_fleet_host *h,
 		    int64_t lease, char *err, size_t errlen);
-/* Every live host's report, sorted by name (free *out). */
+/*
+ * Every live host's report, sorted by name (free *out). A report that does
+ * not decode is listed too, malformed, its name taken from its key and
+ * failing saying why: a caller never counts it as a host that applied.
+ * With host keys loaded, a report that is unsigned, mis-signed or from a
+ * host not listed is malformed too, and a listed host without a report is
+ * listed malformed ("no live report"): the store cannot hide a host.
+ */
 int cf_fleet_hosts(struct cf_fleet *f, struct cf_fleet_host **out, size_t *n,
 		   char *err, size_t errlen);
 
 /*
  * Every change at one revision: *out (free it) holds the newest value of
  * each fleet key, oldest change first; *rev the revision read (0 = now).
+ * -EBADMSG (naming its revision) when a value under <prefix>fleet/ does
+ * not decode: a reader never rebuilds past a change it cannot read.
  */
 int cf_fleet_snapshot(struct cf_fleet *f, uint64_t at,
 		      struct cf_fleet_change **out, size_t *n, uint64_t *rev,

@@ -327,7 +327,12 @@ enum capfence_event {
  * EALREADY), so a change is never applied twice. FLEET_SET advances the
  * revision alone (not below the module's: EALREADY), sets the bounds and
  * renews freshness (CAPFENCE_FLEET_A_FRESH: every change committed in the
- * store when the agent asked, CAPFENCE_FLEET_A_AGE_MS ago, is applied).
+ * store when the agent asked, CAPFENCE_FLEET_A_AGE_MS ago or at the
+ * CLOCK_BOOTTIME instant CAPFENCE_FLEET_A_ASKED_NS, is applied). With
+ * ASKED_NS the confirmation holds from that instant, however long the
+ * request took to arrive (a stall or a suspend of the agent cannot extend
+ * it); an instant ahead of the module's clock is EINVAL, as are ASKED_NS
+ * and AGE_MS together.
  *
  * While STALE_MS is non-zero the host is in fleet mode: STALE_MS after the
  * last confirmation, delegations and exec tokens are refused with
@@ -348,6 +353,10 @@ enum capfence_fleet_attr {
 	CAPFENCE_FLEET_A_STATE,		/* u32 enum capfence_fleet_state, output */
 	CAPFENCE_FLEET_A_APPLIED,	/* u64 output: changes applied at a revision */
 	CAPFENCE_FLEET_A_PAD,
+	CAPFENCE_FLEET_A_ASKED_NS,	/* u64: in FLEET_SET with FRESH, the
+					 * CLOCK_BOOTTIME ns the agent read
+					 * before asking its store
+					 */
 	__CAPFENCE_FLEET_A_MAX
 };
 
