@@ -45,8 +45,9 @@ CLANG      ?= clang
 CFLAGS_USR := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g
 CPPFLAGS_USR := -Iinclude -Iinclude/uapi -Itools/lib -Itools/capfence -I$(B)/lsm -isystem $(B)/ksft
 SAN        := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
-# the library's fleet client (cf_etcd.c, cf_fleet.c): libcurl and json-c
-NET_LIBS   := -lcurl -ljson-c
+# the library's fleet client (cf_etcd.c, cf_fleet.c): libcurl and json-c;
+# its syscall policy compiler (cf_seccomp.c): json-c and libseccomp
+NET_LIBS   := -lcurl -ljson-c -lseccomp
 LIBS       := -lsodium -lmnl $(NET_LIBS) -lbpf -lelf -lz -lpthread
 VMRUN      := selftests/vm/run
 export CAPFENCE_BUILD := $(CURDIR)/$(B)
