@@ -13,6 +13,7 @@
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,13 +45,31 @@ static const char other_profile[] =
 	"{\"defaultAction\":\"SCMP_ACT_ALLOW\",\"syscalls\":["
 	"{\"names\":[\"acct\"],\"action\":\"SCMP_ACT_ERRNO\",\"errnoRet\":13}]}";
 
-/* agent side: "sys NR" makes system call NR with zero arguments */
+/*
+ * agent side: "sys NR" makes system call NR with zero arguments;
+ * "killer seccomp|prctl" loads a filter that kills the process at its
+ * next getppid(), through seccomp(2) or prctl(2); "strict" asks for strict
+ * mode (which kills at any other call).
+ */
 int cft_agent_extra(char *cmd)
 {
+	struct sock_filter killer[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_getppid, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog fp = { .len = 4, .filter = killer };
 	long nr;
 
 	if (sscanf(cmd, "sys %ld", &nr) == 1)
 		return syscall(nr, 0, 0, 0, 0, 0, 0) < 0 ? errno : 0;
+	if (!strcmp(cmd, "killer seccomp"))
+		return syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &fp) ? errno : 0;
+	if (!strcmp(cmd, "killer prctl"))
+		return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fp) ? errno : 0;
+	if (!strcmp(cmd, "strict"))
+		return syscall(SYS_seccomp, SECCOMP_SET_MODE_STRICT, 0, NULL) ? errno : 0;
 	return EINVAL;
 }
 
@@ -61,6 +80,8 @@ struct launch {
 	bool nolog;		/* load it without SECCOMP_FILTER_FLAG_LOG */
 	const void *extra;	/* another program loaded after it */
 	size_t extra_len;
+	const void *below;	/* another program loaded before it */
+	size_t below_len;
 };
 
 static int load(const void *prog, size_t len, unsigned int flags)
@@ -79,7 +100,9 @@ static int launch(void *arg)
 	struct launch *l = arg;
 	int err = 0;
 
-	if (l->prog)
+	if (l->below)
+		err = load(l->below, l->below_len, 0);
+	if (!err && l->prog)
 		err = l->nolog ? load(l->prog, l->len, 0) :
 				 capfence_seccomp_apply(l->prog, l->len);
 	if (!err && l->extra)
@@ -280,7 +303,20 @@ TEST_F(sc, exec_refused_with_another_filter)
 	capfence_seccomp_free(s);
 }
 
-TEST_F(sc, exec_refused_with_a_filter_above_the_epochs)
+/*
+ * The epoch's program must be the newest: a filter loaded after it is
+ * refused by the program itself (EACCES, nothing is exec'd); one loaded
+ * before it (a runtime's own filter) leaves it newest, and the bind
+ * succeeds.
+ */
+static const struct sock_filter below_acct[] = {
+	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_acct, 0, 1),
+	BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EACCES),
+	BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+};
+
+TEST_F(sc, filter_above_the_epochs_refused_below_accepted)
 {
 	const char *rules[] = { "fs:read=open" };
 	struct capfence_seccomp *s = NULL;
@@ -294,8 +330,19 @@ TEST_F(sc, exec_refused_with_a_filter_above_the_epochs)
 					      &s, err, sizeof(err))) TH_LOG("%s", err);
 	self->l.extra = capfence_seccomp_program(s, &self->l.extra_len);
 	EXPECT_EQ(-EACCES, cft_agent_spawn(&a, self->e, NULL, 0, &r));
-	EXPECT_STREQ("execv failed", r.ext);
-	check_bind(_metadata, self->audit, 0, self->e, self->info.digest, "seccomp");
+	EXPECT_STREQ("pre-exec step failed", r.ext);
+	/*
+	 * below: a runtime's own filter first (one that lets filters be
+	 * stacked on it: refuses acct, allows the rest), then the epoch's
+	 */
+	self->l.extra = NULL;
+	self->l.below = below_acct;
+	self->l.below_len = sizeof(below_acct);
+	ASSERT_EQ(0, cft_agent_spawn(&a, self->e, NULL, 0, NULL));
+	check_bind(_metadata, self->audit, a.pid, self->e, self->info.digest, "ok");
+	/* both filters apply (the epoch's answers acct first: KILL rewritten) */
+	EXPECT_EQ(EACCES, cft_agent_do(&a, "sys %d", SYS_acct));
+	EXPECT_TRUE(cft_agent_stop_clean(&a));
 	capfence_seccomp_free(s);
 }
 
@@ -562,6 +609,57 @@ TEST_F(sc, narrowing_by_profile_fences_held_tokens)
 	EXPECT_TRUE(cft_agent_stop_clean(&old));
 	EXPECT_TRUE(cft_agent_stop_clean(&young));
 	close(srv);
+}
+
+/*
+ * A bound task cannot stack a filter that kills or traps: no stock kernel
+ * hook sees a filter's instructions at load, so the epoch's program
+ * refuses every new filter (seccomp(2), prctl(PR_SET_SECCOMP), strict
+ * mode) with EACCES, recorded; the task lives on.
+ */
+TEST_F(sc, bound_task_cannot_load_a_killing_filter)
+{
+	struct cft_agent a;
+
+	ASSERT_EQ(0, cft_agent_spawn(&a, self->e, NULL, 0, NULL));
+	EXPECT_EQ(EACCES, cft_agent_do(&a, "killer seccomp"));
+	check_seccomp_record(_metadata, self->audit, a.pid, SYS_seccomp);
+	EXPECT_EQ(EACCES, cft_agent_do(&a, "killer prctl"));
+	check_seccomp_record(_metadata, self->audit, a.pid, SYS_prctl);
+	EXPECT_EQ(EACCES, cft_agent_do(&a, "strict"));
+	/* nothing was loaded: getppid() does not kill */
+	EXPECT_EQ(0, cft_agent_do(&a, "sys %d", SYS_getppid));
+	/* prctl's other options, and seccomp's queries, still work */
+	EXPECT_EQ(0, cft_agent_do(&a, "sys %d", SYS_getpid));
+	EXPECT_TRUE(cft_agent_stop_clean(&a));
+}
+
+/* The same with a default-deny profile that allows seccomp and prctl. */
+TEST_F(sc, default_deny_profile_refuses_new_filters_too)
+{
+	const char *rules[] = { "fs:read=open" };
+	struct capfence_seccomp *s = NULL;
+	struct capfence_seccomp_info info;
+	struct capfence_epoch ep;
+	char err[CAPFENCE_ERR_MAX];
+	struct cft_agent a;
+	uint64_t e = cft_next_epoch(&self->nl);
+
+	ASSERT_EQ(0, capfence_epoch_parse_rules(&ep, e, rules, 1, err, sizeof(err)));
+	ASSERT_EQ(0, capfence_seccomp_compile_file(DEFAULT_PROFILE, &ep, &s, err,
+						   sizeof(err))) TH_LOG("%s", err);
+	ASSERT_EQ(0, capfence_client_epoch_install_seccomp(self->nl.c, &ep, s, err,
+							   sizeof(err))) TH_LOG("%s", err);
+	capfence_seccomp_free(s);
+	ASSERT_EQ(0, capfence_client_epoch_seccomp(self->nl.c, e, &info, err, sizeof(err)));
+	self->l.prog = info.prog;
+	self->l.len = info.len;
+	ASSERT_EQ(0, cft_agent_spawn(&a, e, NULL, 0, NULL));
+	EXPECT_EQ(EACCES, cft_agent_do(&a, "killer seccomp"));
+	EXPECT_EQ(EACCES, cft_agent_do(&a, "killer prctl"));
+	EXPECT_EQ(0, cft_agent_do(&a, "sys %d", SYS_getppid));
+	EXPECT_TRUE(cft_agent_stop_clean(&a));
+	capfence_free(info.prog);
 }
 
 CFT_MAIN

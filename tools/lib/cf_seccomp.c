@@ -11,6 +11,16 @@
  * record, never a signal. A profile that denies a system call a class
  * granted by the epoch needs is refused (the class registry, cf_core.c,
  * names those calls).
+ *
+ * A task bound to the epoch must not stack a filter that kills or traps
+ * above it (the seed's condition 2 for every filter the task can load).
+ * Stock kernels cannot check that at load time: seccomp(2) reaches no LSM
+ * hook, prctl(PR_SET_SECCOMP) reaches task_prctl only with the program
+ * still in user memory (a check there races the task's other threads), and
+ * nothing runs after the kernel has copied it. So the program refuses
+ * every new filter itself: seccomp(SECCOMP_SET_MODE_STRICT or _FILTER) and
+ * prctl(PR_SET_SECCOMP) answer EACCES (logged) whatever the profile says;
+ * the epoch's filter stays the task's newest for its whole life.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -263,6 +273,77 @@ static bool only_keys(struct json_object *o, const char *const *keys,
 	return true;
 }
 
+/*
+ * The calls that would stack a filter or enter strict mode, as conditions
+ * on argument 0 of seccomp(2) and prctl(2); see the top of this file.
+ */
+static bool is_seccomp_call(const char *name)
+{
+	return !strcmp(name, "seccomp") || !strcmp(name, "prctl");
+}
+
+/* The condition on argument 0 under which @name is allowed. */
+static struct scmp_arg_cmp allowed_arg0(const char *name)
+{
+	if (!strcmp(name, "seccomp"))	/* GET_ACTION_AVAIL, GET_NOTIF_SIZES */
+		return SCMP_A0(SCMP_CMP_GT, SECCOMP_SET_MODE_FILTER);
+	return SCMP_A0(SCMP_CMP_NE, PR_SET_SECCOMP);
+}
+
+/*
+ * An allowing rule of the profile on seccomp(2) or prctl(2): allowed only
+ * when argument 0 does not install a filter.
+ */
+static int add_allowing_seccomp_call(struct cf_sc_build *b, const char *where,
+				     const char *name, uint32_t action,
+				     struct scmp_arg_cmp *cmp, unsigned int nargs)
+{
+	struct scmp_arg_cmp all[7];
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < nargs; i++) {
+		if (cmp[i].arg == 0) {
+			capfence__seterr(b->err, b->errlen,
+					 "profile: %s: conditions on argument 0 of %s are not supported (capfence refuses new seccomp filters there itself)",
+					 where, name);
+			return -EINVAL;
+		}
+		all[i] = cmp[i];
+	}
+	all[nargs] = allowed_arg0(name);
+	ret = seccomp_rule_add_array(b->ctx, action, seccomp_syscall_resolve_name(name),
+				     nargs + 1, all);
+	if (ret) {
+		capfence__seterr(b->err, b->errlen,
+				 "profile: %s: libseccomp refused the rule for '%s': %s",
+				 where, name, strerror(-ret));
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * Refuse new filters when the default lets seccomp(2) and prctl(2)
+ * through (a refusing default already refuses what no rule allows).
+ */
+static int refuse_new_filters(struct cf_sc_build *b)
+{
+	int ret;
+
+	if (b->def == CF_SC_REFUSE)
+		return 0;
+	ret = seccomp_rule_add(b->ctx, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(seccomp), 1,
+			       SCMP_A0(SCMP_CMP_LE, SECCOMP_SET_MODE_FILTER)) ?:
+	      seccomp_rule_add(b->ctx, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(prctl), 1,
+			       SCMP_A0(SCMP_CMP_EQ, PR_SET_SECCOMP));
+	if (ret)
+		capfence__seterr(b->err, b->errlen,
+				 "profile: libseccomp refused capfence's rule on new filters: %s",
+				 strerror(-ret));
+	return ret ? -EINVAL : 0;
+}
+
 static int add_rule(struct cf_sc_build *b, struct json_object *r, size_t idx)
 {
 	static const char *const keys[] = {
@@ -331,6 +412,21 @@ static int add_rule(struct cf_sc_build *b, struct json_object *r, size_t idx)
 	for (i = 0; i < n; i++) {
 		const char *nm = json_object_get_string(json_object_array_get_idx(names, i));
 
+		if (is_seccomp_call(nm)) {
+			/* refusing: kept; allowing: never a new filter */
+			if (rule->kind == CF_SC_REFUSE)
+				goto plain;
+			/* the default allows: refuse_new_filters() does it */
+			if (b->def != CF_SC_REFUSE)
+				continue;
+			ret = add_allowing_seccomp_call(b, where, nm,
+							scmp_action(rule->kind),
+							cmp, nargs);
+			if (ret)
+				return ret;
+			continue;
+		}
+plain:
 		ret = seccomp_rule_add_array(b->ctx, scmp_action(rule->kind),
 					     seccomp_syscall_resolve_name(nm),
 					     nargs, cmp);
@@ -631,6 +727,8 @@ int capfence_seccomp_compile(const char *text, size_t len,
 		}
 	}
 	ret = check_classes(&b, e);
+	if (!ret)
+		ret = refuse_new_filters(&b);
 	if (!ret)
 		ret = export_prog(&b);
 	if (!ret) {
