@@ -86,10 +86,6 @@ static const struct nla_policy cf_policy[CAPFENCE_A_MAX + 1] = {
 	[CAPFENCE_A_TOKENS] = { .type = NLA_NESTED_ARRAY },
 	/* sizes are checked by cf_seccomp_parse(), with their own errors */
 	[CAPFENCE_A_SECCOMP_PROG] = { .type = NLA_BINARY },
-	[CAPFENCE_A_SECCOMP_DIGEST] = { .type = NLA_REJECT,
-					.reject_message = "CAPFENCE_A_SECCOMP_DIGEST is output only" },
-	[CAPFENCE_A_SECCOMP_LEN] = { .type = NLA_REJECT,
-				     .reject_message = "CAPFENCE_A_SECCOMP_LEN is output only" },
 };
 
 static const struct genl_multicast_group cf_mcgrps[] = {
