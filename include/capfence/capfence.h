@@ -38,15 +38,15 @@ extern "C" {
 
 /* The version of the library this header belongs to. */
 #define CAPFENCE_LIB_VERSION_MAJOR	1
-#define CAPFENCE_LIB_VERSION_MINOR	2
+#define CAPFENCE_LIB_VERSION_MINOR	3
 #define CAPFENCE_LIB_VERSION_PATCH	0
-#define CAPFENCE_LIB_VERSION_STRING	"1.2.0"
+#define CAPFENCE_LIB_VERSION_STRING	"1.3.0"
 /* MAJOR * 10000 + MINOR * 100 + PATCH, for #if comparisons. */
 #define CAPFENCE_LIB_VERSION		(CAPFENCE_LIB_VERSION_MAJOR * 10000 + \
 					 CAPFENCE_LIB_VERSION_MINOR * 100 + \
 					 CAPFENCE_LIB_VERSION_PATCH)
 
-/* The version of the library actually loaded: "1.2.0". */
+/* The version of the library actually loaded: "1.3.0". */
 const char *capfence_version(void);
 /* The same as a number (CAPFENCE_LIB_VERSION of the loaded library). */
 unsigned int capfence_version_number(void);
