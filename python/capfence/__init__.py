@@ -901,12 +901,26 @@ class Client(_Handle):
     def exec_set(self, epoch_id: int,
                  tokens: Iterable[Union[Token, str]] = ()) -> None:
         """Bind *this* process's next execve() to ``epoch_id`` holding
-        ``tokens`` (the caller must be unbound)."""
+        ``tokens`` (the caller must be unbound). When the epoch has a
+        syscall policy, its seccomp program is loaded now (no_new_privs,
+        SECCOMP_FILTER_FLAG_LOG), as ``capfence exec`` does: the kernel
+        binds the execve only under it, and this process runs under it
+        until then."""
         arr, n = _tokens(tokens)
         r = self._r
         ret = _c.capfence_client_exec_set(self._ptr, epoch_id, arr, n,
                                           ctypes.byref(r))
         self._decided(ret, r, None)
+        info, err = _lib.SeccompInfo(), _err()
+        _check(_c.capfence_client_epoch_seccomp(self._ptr, epoch_id,
+                                                ctypes.byref(info), err,
+                                                len(err)), err)
+        try:
+            if info.insns:
+                _check(_c.capfence_seccomp_apply(info.prog, info.len),
+                       "cannot load the epoch's seccomp filter")
+        finally:
+            _c.capfence_free(info.prog)
 
     def spawn_bound(self, epoch_id: int, argv: Sequence[str],
                     tokens: Iterable[Union[Token, str]] = (),

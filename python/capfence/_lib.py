@@ -238,6 +238,7 @@ _proto("capfence_seccomp_note", c_char_p, c_void_p, c_size_t)
 _proto("capfence_seccomp_digest", None, c_void_p, c_uint8 * 32)
 _proto("capfence_seccomp_free", None, c_void_p)
 _proto("capfence_free", None, c_void_p)
+_proto("capfence_seccomp_apply", c_int, c_void_p, c_size_t)
 _proto("capfence_client_epoch_install_seccomp", c_int, _C, POINTER(EpochS),
        c_void_p, c_char_p, c_size_t)
 _proto("capfence_client_epoch_seccomp", c_int, _C, c_uint64,
