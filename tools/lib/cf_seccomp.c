@@ -282,12 +282,20 @@ static bool is_seccomp_call(const char *name)
 	return !strcmp(name, "seccomp") || !strcmp(name, "prctl");
 }
 
+/* A condition on argument 0 (libseccomp's SCMP_A0 leaves datum_b implicit). */
+static struct scmp_arg_cmp arg0(enum scmp_compare op, scmp_datum_t v)
+{
+	struct scmp_arg_cmp c = { .arg = 0, .op = op, .datum_a = v, .datum_b = 0 };
+
+	return c;
+}
+
 /* The condition on argument 0 under which @name is allowed. */
 static struct scmp_arg_cmp allowed_arg0(const char *name)
 {
 	if (!strcmp(name, "seccomp"))	/* GET_ACTION_AVAIL, GET_NOTIF_SIZES */
-		return SCMP_A0(SCMP_CMP_GT, SECCOMP_SET_MODE_FILTER);
-	return SCMP_A0(SCMP_CMP_NE, PR_SET_SECCOMP);
+		return arg0(SCMP_CMP_GT, SECCOMP_SET_MODE_FILTER);
+	return arg0(SCMP_CMP_NE, PR_SET_SECCOMP);
 }
 
 /*
@@ -329,14 +337,15 @@ static int add_allowing_seccomp_call(struct cf_sc_build *b, const char *where,
  */
 static int refuse_new_filters(struct cf_sc_build *b)
 {
+	struct scmp_arg_cmp sc = arg0(SCMP_CMP_LE, SECCOMP_SET_MODE_FILTER);
+	struct scmp_arg_cmp pr = arg0(SCMP_CMP_EQ, PR_SET_SECCOMP);
 	int ret;
 
 	if (b->def == CF_SC_REFUSE)
 		return 0;
-	ret = seccomp_rule_add(b->ctx, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(seccomp), 1,
-			       SCMP_A0(SCMP_CMP_LE, SECCOMP_SET_MODE_FILTER)) ?:
-	      seccomp_rule_add(b->ctx, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(prctl), 1,
-			       SCMP_A0(SCMP_CMP_EQ, PR_SET_SECCOMP));
+
+	ret = seccomp_rule_add_array(b->ctx, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(seccomp), 1, &sc) ?:
+	      seccomp_rule_add_array(b->ctx, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(prctl), 1, &pr);
 	if (ret)
 		capfence__seterr(b->err, b->errlen,
 				 "profile: libseccomp refused capfence's rule on new filters: %s",
