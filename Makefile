@@ -47,8 +47,12 @@ CLANG      ?= clang
 CFLAGS_USR := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g
 CPPFLAGS_USR := -Iinclude -Iinclude/uapi -Itools/lib -Itools/capfence -I$(B)/lsm -isystem $(B)/ksft
 SAN        := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
-# the library's fleet client (cf_etcd.c, cf_fleet.c): libcurl and json-c
-NET_LIBS   := -lcurl -ljson-c
+# the library's fleet client (cf_etcd.c, cf_fleet.c): libcurl and json-c;
+# its syscall policy compiler (cf_seccomp.c): json-c and libseccomp
+NET_LIBS   := -lcurl -ljson-c -lseccomp
+# what a program linking libcapfence.a without the fleet client needs
+# besides libsodium and libmnl (the syscall policy: cf_seccomp.c)
+SC_LIBS    := -ljson-c -lseccomp
 LIBS       := -lsodium -lmnl $(NET_LIBS) -lbpf -lelf -lz -lpthread
 VMRUN      := selftests/vm/run
 export CAPFENCE_BUILD := $(CURDIR)/$(B)
@@ -161,7 +165,7 @@ $(B)/unit/%: selftests/unit/%.c $(LIB_SRCS) $(LIB_HDRS) $(wildcard selftests/uni
 # VM tests: kselftest-harness programs run in the guest.
 $(B)/guest/bin/%: selftests/kernel/%.c $(VMT_COMMON) $(wildcard selftests/kernel/*.h) $(LIB_A) $(LIB_HDRS) $(B)/ksft/kselftest_harness.h
 	@mkdir -p $(B)/guest/bin
-	$(CC) $(CFLAGS_USR) $(CPPFLAGS_USR) -Iselftests/kernel -I$(B)/bench -DCF_VECTORS='"/usr/share/capfence/tokens.txt"' $< $(VMT_COMMON) $(LIB_A) -lsodium -lmnl -luring -lbpf -lelf -lz -lpthread -o $@
+	$(CC) $(CFLAGS_USR) $(CPPFLAGS_USR) -Iselftests/kernel -I$(B)/bench -DCF_VECTORS='"/usr/share/capfence/tokens.txt"' $< $(VMT_COMMON) $(LIB_A) -lsodium -lmnl $(SC_LIBS) -luring -lbpf -lelf -lz -lpthread -o $@
 
 # the lifecycle test offers the no-op BPF-LSM programs as hooks
 $(B)/guest/bin/lifecycle_test: $(B)/bench/noop-lsm.skel.h
@@ -187,6 +191,7 @@ $(B)/guest/bin/run-vm-tests: selftests/kernel/run-vm-tests
 	cp $< $@
 
 GUEST_FILES := $(B)/guest/bin/run-vm-tests $(B)/guest/share/capfence/tokens.txt \
+	$(B)/guest/share/capfence/seccomp-default.json \
 	$(B)/guest/share/capfence/threat-model.md \
 	$(if $(wildcard selftests/cli/cli-tests.sh),$(B)/guest/share/capfence/cli-tests.sh)
 

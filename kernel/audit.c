@@ -32,6 +32,7 @@ static const char *const cf_reason_names[] = {
 	[CAPFENCE_R_BYPASS] = "bypass",
 	[CAPFENCE_R_BORROW] = "borrow",
 	[CAPFENCE_R_FLEET_STALE] = "fleet_stale",
+	[CAPFENCE_R_SECCOMP] = "seccomp",
 };
 
 static const int cf_reason_errnos[] = {
@@ -49,7 +50,11 @@ static const int cf_reason_errnos[] = {
 	[CAPFENCE_R_BYPASS] = EACCES,
 	[CAPFENCE_R_BORROW] = EACCES,
 	[CAPFENCE_R_FLEET_STALE] = ENOLINK,
+	[CAPFENCE_R_SECCOMP] = EACCES,
 };
+
+static_assert(ARRAY_SIZE(cf_reason_names) == __CAPFENCE_R_MAX);
+static_assert(ARRAY_SIZE(cf_reason_errnos) == __CAPFENCE_R_MAX);
 
 /**
  * cf_reason_name() - stable name of a reason
@@ -215,6 +220,42 @@ void cf_audit_cred_limit(struct cf_sandbox *sb, unsigned int limit)
 	cf_audit_str(ab, "comm", comm, strnlen(comm, sizeof(comm)));
 	audit_log_format(ab, " epoch=%llu sandbox=%llu creds=%d limit=%u fleet_rev=%llu",
 			 sb->epoch_id, sb->id, atomic_read(&sb->creds), limit,
+			 cf_fleet_rev());
+	cf_audit_commit(ab, sb);
+}
+
+/**
+ * cf_audit_bind() - record the bind of an epoch with a syscall policy
+ * @sb: the sandbox the exec makes, or NULL
+ * @e: the epoch
+ * @r: CAPFENCE_R_OK (bound) or CAPFENCE_R_SECCOMP (exec refused)
+ *
+ * Names the epoch and its program's digest, so that the kernel's
+ * AUDIT_SECCOMP records of the task (same pid) can be attributed to the
+ * epoch. Within @sb's budgets. BPF program context.
+ */
+void cf_audit_bind(struct cf_sandbox *sb, const struct cf_epoch *e,
+		   enum capfence_reason r)
+{
+	char comm[TASK_COMM_LEN];
+	struct audit_buffer *ab;
+
+	sb = sb ?: &cf_host_sandbox;
+	ab = cf_audit_begin(sb);
+	if (!ab)
+		return;
+	audit_log_format(ab, "lsm=capfence op=bind reason=%s errno=%d pid=%d",
+			 cf_reason_name(r), -cf_reason_errno(r),
+			 task_tgid_nr(current));
+	cf_current_comm(comm);
+	cf_audit_str(ab, "comm", comm, strnlen(comm, sizeof(comm)));
+	audit_log_format(ab, " epoch=%llu", e->id);
+	if (e->sc)
+		audit_log_format(ab, " seccomp=%*phN insns=%u", 32,
+				 e->sc->digest, e->sc->len);
+	else
+		audit_log_format(ab, " seccomp=none");
+	audit_log_format(ab, " sandbox=%llu fleet_rev=%llu", sb->id,
 			 cf_fleet_rev());
 	cf_audit_commit(ab, sb);
 }

@@ -9,6 +9,7 @@
 #include "constraint.h"
 
 struct cf_sandbox;
+struct cf_epoch;
 
 void cf_audit_exercise(const struct cf_target *t, u64 epoch,
 		       enum capfence_reason r, u64 cap_id, u64 fence);
@@ -18,5 +19,7 @@ bool cf_audit_report(const struct cf_sandbox *sb, const u64 *missed,
 void cf_audit_delegate(pid_t pid, u64 epoch, u64 token_epoch, u8 class_id,
 		       enum capfence_reason r, u64 cap_id, u64 fence);
 int cf_reason_errno(enum capfence_reason r);
+void cf_audit_bind(struct cf_sandbox *sb, const struct cf_epoch *e,
+		   enum capfence_reason r);
 
 #endif /* _CAPFENCE_AUDIT_H */

@@ -37,6 +37,7 @@
 #include "constraint.h"
 #include "class.h"
 #include "epoch.h"
+#include "seccomp.h"
 #include "key.h"
 #include "token.h"
 #include "cap.h"

@@ -288,15 +288,23 @@ void cf_cred_free(struct cred *cred)
 /**
  * cf_cred_bind_exec() - bind the new credential of an execve
  * @bprm: exec in progress; bprm->cred is not yet visible to anyone else
+ * @sc_prog: the calling task's newest seccomp filter's program, or NULL
+ * @sc_log: that filter was loaded with SECCOMP_FILTER_FLAG_LOG
  *
  * A pending exec epoch becomes the bound epoch, its tokens become held
  * capabilities, and the first bind to an epoch activates it (fencing what
  * it narrows). A bound credential keeps its epoch and holdings.
  *
+ * An epoch with a syscall policy is bound only when the exec'ing task's
+ * newest seccomp filter is that epoch's program (seccomp.c); else the exec
+ * fails (reason seccomp, recorded). Its bind is recorded with the
+ * program's digest.
+ *
  * Return: 0, or -EACCES when a pending epoch cannot be bound, which fails
  * the exec.
  */
-int cf_cred_bind_exec(struct linux_binprm *bprm)
+int cf_cred_bind_exec(struct linux_binprm *bprm, const struct bpf_prog *sc_prog,
+		      bool sc_log)
 {
 	struct cf_cred *e = cf_cred_lookup(bprm->cred);
 	struct cf_holdings *h;
@@ -305,6 +313,13 @@ int cf_cred_bind_exec(struct linux_binprm *bprm)
 		return 0;
 	if (!cf_hooks_attached())
 		return -EACCES;
+	if (e->pending->sc &&
+	    !cf_seccomp_match(e->pending->sc, sc_prog, sc_log)) {
+		cf_audit_bind(e->sb, e->pending, CAPFENCE_R_SECCOMP);
+		return -EACCES;
+	}
+	if (e->pending->sc)
+		cf_audit_bind(e->sb, e->pending, CAPFENCE_R_OK);
 	cf_epoch_bind_activate(e->pending);
 	spin_lock(&e->lock);
 	h = rcu_dereference_protected(e->held, lockdep_is_held(&e->lock));

@@ -116,7 +116,8 @@ int cf_cred_prepare(struct cred *new, const struct cred *old, gfp_t gfp);
 int cf_cred_alloc_blank(struct cred *cred);
 void cf_cred_transfer(struct cred *new, const struct cred *old);
 void cf_cred_free(struct cred *cred);
-int cf_cred_bind_exec(struct linux_binprm *bprm);
+int cf_cred_bind_exec(struct linux_binprm *bprm, const struct bpf_prog *sc_prog,
+		      bool sc_log);
 int cf_cred_set_pending(const struct cred *cred, struct cf_epoch *e,
 			struct cf_holdings *h, struct cf_sandbox *sb);
 bool cf_current_bound(void);

@@ -65,6 +65,7 @@ void cf_epoch_free(struct cf_epoch *e)
 		return;
 	for (i = 0; i < __CAPFENCE_CLASS_MAX; i++)
 		kfree(e->rules[i].c);
+	cf_seccomp_free(e->sc);
 	kfree(e);
 }
 

@@ -19,6 +19,7 @@ struct cf_epoch {
 	bool active;			/* written under the fence lock */
 	u64 fenced_at[__CAPFENCE_CLASS_MAX];	/* fence lock; 0 = not fenced */
 	struct cf_rule rules[__CAPFENCE_CLASS_MAX];
+	struct cf_seccomp *sc;		/* its syscall policy, or NULL */
 };
 
 void cf_epoch_exit(void);

@@ -50,9 +50,17 @@ noinline void capfence_cred_free(struct cred *cred)
 	cf_cred_free(cred);
 }
 
-noinline int capfence_bprm_creds_for_exec(struct linux_binprm *bprm)
+/*
+ * @sc_prog and @sc_log: the calling task's newest seccomp filter's program
+ * (0 when it has none) and whether it was loaded to log, which capfence's
+ * BPF program reads through BTF (struct seccomp_filter is private to the
+ * kernel's seccomp.c; seccomp.c here says why the pointer is safe to read).
+ */
+noinline int capfence_bprm_creds_for_exec(struct linux_binprm *bprm,
+					  u64 sc_prog, u32 sc_log)
 {
-	return cf_cred_bind_exec(bprm);
+	return cf_cred_bind_exec(bprm, (const struct bpf_prog *)(unsigned long)sc_prog,
+				 sc_log);
 }
 
 /* Out of line: the kfuncs' unbound path (the filter test) needs no frame. */

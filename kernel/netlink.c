@@ -85,6 +85,8 @@ static const struct nla_policy cf_policy[CAPFENCE_A_MAX + 1] = {
 	[CAPFENCE_A_LINK_FDS] = { .type = NLA_NESTED_ARRAY },
 	[CAPFENCE_A_RULES] = NLA_POLICY_NESTED_ARRAY(cf_rule_policy),
 	[CAPFENCE_A_TOKENS] = { .type = NLA_NESTED_ARRAY },
+	/* sizes are checked by cf_seccomp_parse(), with their own errors */
+	[CAPFENCE_A_SECCOMP_PROG] = { .type = NLA_BINARY },
 };
 
 static const struct genl_multicast_group cf_mcgrps[] = {
@@ -403,6 +405,12 @@ static int cf_nl_epoch_install(struct sk_buff *skb, struct genl_info *info)
 	e = cf_epoch_alloc(id);
 	if (!e)
 		return -ENOMEM;
+	if (info->attrs[CAPFENCE_A_SECCOMP_PROG]) {
+		err = cf_seccomp_parse(e, info->attrs[CAPFENCE_A_SECCOMP_PROG],
+				       info->extack);
+		if (err)
+			goto fail;
+	}
 	if (rules) {
 		nla_for_each_nested(nla, rules, rem) {
 			err = cf_parse_rule(e, nla, seen, info->extack);
@@ -462,7 +470,8 @@ static int cf_put_constraints(struct sk_buff *skb, const struct cf_constraint *c
 	return 0;
 }
 
-static int cf_fill_epoch(struct sk_buff *skb, const struct cf_epoch *e)
+static int cf_fill_epoch(struct sk_buff *skb, const struct cf_epoch *e,
+			 bool prog)
 {
 	struct nlattr *arr, *nest;
 	int c;
@@ -490,7 +499,7 @@ static int cf_fill_epoch(struct sk_buff *skb, const struct cf_epoch *e)
 		nla_nest_end(skb, nest);
 	}
 	nla_nest_end(skb, arr);
-	return 0;
+	return cf_seccomp_fill(skb, e, prog);
 }
 
 /*
@@ -550,13 +559,14 @@ static int cf_nl_epoch_get(struct sk_buff *skb, struct genl_info *info)
 				   "a task bound to an epoch can read only its own");
 		return -EPERM;
 	}
-	msg = genlmsg_new(cf_epoch_msg_max(), GFP_KERNEL);
+	msg = genlmsg_new(cf_epoch_msg_max() + cf_seccomp_msg_max(true),
+			  GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
 	hdr = cf_put_hdr(msg, info, CAPFENCE_CMD_EPOCH_GET);
 	rcu_read_lock();
 	e = cf_epoch_find(id);
-	err = e ? cf_fill_epoch(msg, e) : -ENOENT;
+	err = e ? cf_fill_epoch(msg, e, true) : -ENOENT;
 	rcu_read_unlock();
 	if (err || !hdr) {
 		if (err == -ENOENT)
@@ -583,7 +593,8 @@ static int cf_nl_epoch_dump_start(struct netlink_callback *cb)
 	if (err)
 		return err;
 	cb->args[1] = own;
-	cb->min_dump_alloc = nlmsg_total_size(cf_epoch_msg_max());
+	cb->min_dump_alloc = nlmsg_total_size(cf_epoch_msg_max() +
+					      cf_seccomp_msg_max(false));
 	return 0;
 }
 
@@ -617,7 +628,7 @@ static int cf_nl_epoch_dump(struct sk_buff *skb, struct netlink_callback *cb)
 		}
 		genl_dump_check_consistent(cb, hdr);
 		id = e->id;
-		if (cf_fill_epoch(skb, e)) {
+		if (cf_fill_epoch(skb, e, false)) {
 			rcu_read_unlock();
 			genlmsg_cancel(skb, hdr);
 			/* never end silently: an empty skb here is a bug */

@@ -38,15 +38,15 @@ extern "C" {
 
 /* The version of the library this header belongs to. */
 #define CAPFENCE_LIB_VERSION_MAJOR	1
-#define CAPFENCE_LIB_VERSION_MINOR	2
+#define CAPFENCE_LIB_VERSION_MINOR	3
 #define CAPFENCE_LIB_VERSION_PATCH	0
-#define CAPFENCE_LIB_VERSION_STRING	"1.2.0"
+#define CAPFENCE_LIB_VERSION_STRING	"1.3.0"
 /* MAJOR * 10000 + MINOR * 100 + PATCH, for #if comparisons. */
 #define CAPFENCE_LIB_VERSION		(CAPFENCE_LIB_VERSION_MAJOR * 10000 + \
 					 CAPFENCE_LIB_VERSION_MINOR * 100 + \
 					 CAPFENCE_LIB_VERSION_PATCH)
 
-/* The version of the library actually loaded: "1.2.0". */
+/* The version of the library actually loaded: "1.3.0". */
 const char *capfence_version(void);
 /* The same as a number (CAPFENCE_LIB_VERSION of the loaded library). */
 unsigned int capfence_version_number(void);
@@ -513,6 +513,76 @@ int capfence_client_spawn_bound(struct capfence_client *c, uint64_t epoch_id,
 				const char *path, char *const argv[],
 				char *const envp[], pid_t *pid,
 				struct capfence_result *r);
+
+/* ---- syscall policy: OCI linux.seccomp profiles ---------------------------- */
+
+/* The most bytes of profile text capfence_seccomp_compile() takes. */
+#define CAPFENCE_SECCOMP_PROFILE_MAX	(1 << 20)
+
+/*
+ * An epoch's syscall policy, compiled: the classic BPF program the module
+ * keeps with the epoch, its SHA-256 digest, and one note per profile rule
+ * whose refusing action capfence rewrote to SCMP_ACT_ERRNO(EACCES).
+ */
+struct capfence_seccomp;
+
+/*
+ * Compile the OCI runtime-spec linux.seccomp profile text[len] (JSON:
+ * defaultAction, defaultErrnoRet, architectures, flags, syscalls[] with
+ * names, action, errnoRet, args) for epoch e with libseccomp. Every
+ * refusing action (SCMP_ACT_KILL*, _TRAP, _TRACE, _ERRNO with any errno)
+ * becomes SCMP_ACT_ERRNO(EACCES), as does a call of an architecture the
+ * profile does not list. -EINVAL with a one-line message for bad JSON, an
+ * unknown key, syscall, action, op or architecture (x86_64, x86 and x32
+ * are supported), SCMP_ACT_NOTIFY, and a profile that denies a system call
+ * that a class e grants (open or token) needs (the message names the call
+ * and the class); -E2BIG above CAPFENCE_SECCOMP_PROFILE_MAX bytes or
+ * CAPFENCE_SECCOMP_MAX_INSNS instructions; -ENOMEM.
+ */
+int capfence_seccomp_compile(const char *text, size_t len,
+			     const struct capfence_epoch *e,
+			     struct capfence_seccomp **out, char *err,
+			     size_t errlen);
+/* As capfence_seccomp_compile() on a file; messages start with its path. */
+int capfence_seccomp_compile_file(const char *path,
+				  const struct capfence_epoch *e,
+				  struct capfence_seccomp **out, char *err,
+				  size_t errlen);
+/* The rewrite notes: how many, and note i ("syscalls[3] (ptrace): ..."). */
+size_t capfence_seccomp_notes(const struct capfence_seccomp *s);
+const char *capfence_seccomp_note(const struct capfence_seccomp *s, size_t i);
+/* The program (struct sock_filter[], *len bytes) and its SHA-256. */
+const void *capfence_seccomp_program(const struct capfence_seccomp *s,
+				     size_t *len);
+void capfence_seccomp_digest(const struct capfence_seccomp *s,
+			     uint8_t digest[CAPFENCE_SECCOMP_DIGEST_LEN]);
+void capfence_seccomp_free(struct capfence_seccomp *s);
+/*
+ * Load prog[len] as the calling thread's newest seccomp filter, with
+ * no_new_privs and SECCOMP_FILTER_FLAG_LOG, as the module requires of a
+ * task it binds to an epoch with a syscall policy. Async-signal-safe (for
+ * a child between fork and exec). 0 or -errno.
+ */
+int capfence_seccomp_apply(const void *prog, size_t len);
+
+/* Install epoch e with the syscall policy s (NULL: none). */
+int capfence_client_epoch_install_seccomp(struct capfence_client *c,
+					  const struct capfence_epoch *e,
+					  const struct capfence_seccomp *s,
+					  char *err, size_t errlen);
+
+/* An installed epoch's syscall policy as the module keeps it. */
+struct capfence_seccomp_info {
+	uint32_t insns;		/* 0: the epoch has no syscall policy */
+	uint8_t digest[CAPFENCE_SECCOMP_DIGEST_LEN];
+	void *prog;		/* insns * 8 bytes; release with capfence_free() */
+	size_t len;		/* bytes of prog */
+};
+
+/* The syscall policy of epoch_id; -ENOENT when it is not installed. */
+int capfence_client_epoch_seccomp(struct capfence_client *c, uint64_t epoch_id,
+				  struct capfence_seccomp_info *out, char *err,
+				  size_t errlen);
 
 /* One held capability of a task. */
 struct capfence_cap_info {

@@ -38,7 +38,7 @@ __all__ = [
     "Revoked", "Fenced", "NotHeld", "NotBound", "NoTask", "FleetStale",
 ]
 
-__version__ = "1.2.0"
+__version__ = "1.3.0"
 
 #: The capability classes, by name, in class id order.
 CLASSES: Tuple[str, ...] = tuple(
@@ -46,7 +46,7 @@ CLASSES: Tuple[str, ...] = tuple(
 
 
 def library_version() -> str:
-    """The version of the libcapfence.so.1 actually loaded ("1.2.0")."""
+    """The version of the libcapfence.so.1 actually loaded ("1.3.0")."""
     return _c.capfence_version().decode()
 
 
@@ -418,9 +418,12 @@ class Epoch:
     need an (unconstrained) token, the others are denied.
     """
 
-    __slots__ = ("_s",)
+    __slots__ = ("_s", "seccomp_notes")
 
     def __init__(self, epoch_id: int, rules: Iterable[str] = ()) -> None:
+        #: after an install with a syscall policy: one line per profile rule
+        #: whose refusing action was rewritten to ERRNO(EACCES)
+        self.seccomp_notes: List[str] = []
         rules = [r.encode() for r in rules]
         arr = (ctypes.c_char_p * max(len(rules), 1))(*rules)
         self._s, err = _lib.EpochS(), _err()
@@ -753,18 +756,57 @@ class Client(_Handle):
                                              len(err)), err)
 
     def install_epoch(self, epoch: Union[Epoch, int],
-                      rules: Optional[Iterable[str]] = None) -> Epoch:
+                      rules: Optional[Iterable[str]] = None,
+                      seccomp: Optional[Union[str, bytes]] = None) -> Epoch:
         """Install an epoch: an :class:`Epoch`, or an id and its rules.
-        Ids only grow (ERANGE otherwise). Returns the epoch installed."""
+        Ids only grow (ERANGE otherwise). Returns the epoch installed.
+
+        ``seccomp``: the epoch's syscall policy, an OCI ``linux.seccomp``
+        profile (JSON text), compiled with libseccomp; every refusing action
+        becomes ERRNO(EACCES), logged. A malformed profile, or one that
+        denies a system call a granted class needs, raises
+        :class:`CapfenceError` (EINVAL, one line) and installs nothing.
+        The rewritten rules are in :attr:`Epoch.seccomp_notes` afterwards."""
         if not isinstance(epoch, Epoch):
             epoch = Epoch(epoch, rules or ())
         elif rules is not None:
             raise TypeError("rules are given with an epoch id, not an Epoch")
         err = _err()
-        _check(_c.capfence_client_epoch_install(self._ptr,
-                                                ctypes.byref(epoch._s), err,
-                                                len(err)), err)
+        if seccomp is None:
+            _check(_c.capfence_client_epoch_install(self._ptr,
+                                                    ctypes.byref(epoch._s),
+                                                    err, len(err)), err)
+            return epoch
+        text = seccomp.encode() if isinstance(seccomp, str) else bytes(seccomp)
+        sc = ctypes.c_void_p()
+        _check(_c.capfence_seccomp_compile(text, len(text),
+                                           ctypes.byref(epoch._s),
+                                           ctypes.byref(sc), err, len(err)),
+               err)
+        try:
+            notes = [_c.capfence_seccomp_note(sc, i).decode()
+                     for i in range(_c.capfence_seccomp_notes(sc))]
+            _check(_c.capfence_client_epoch_install_seccomp(
+                self._ptr, ctypes.byref(epoch._s), sc, err, len(err)), err)
+        finally:
+            _c.capfence_seccomp_free(sc)
+        epoch.seccomp_notes = notes
         return epoch
+
+    def epoch_seccomp(self, epoch_id: int) -> Optional[Tuple[str, int]]:
+        """The syscall policy the module keeps with an epoch: (SHA-256 of
+        its seccomp program in hex, instructions), or None when it has
+        none. ENOENT when the epoch is not installed."""
+        info, err = _lib.SeccompInfo(), _err()
+        _check(_c.capfence_client_epoch_seccomp(self._ptr, epoch_id,
+                                                ctypes.byref(info), err,
+                                                len(err)), err)
+        try:
+            if not info.insns:
+                return None
+            return bytes(info.digest).hex(), int(info.insns)
+        finally:
+            _c.capfence_free(info.prog)
 
     def activate_epoch(self, epoch_id: int) -> None:
         """Activate an installed epoch: classes it narrows are fenced."""
@@ -780,6 +822,7 @@ class Client(_Handle):
                                             len(err)), err)
         e = Epoch.__new__(Epoch)
         e._s = info.e
+        e.seccomp_notes = []
         return e
 
     def task(self, pid: int) -> TaskInfo:
@@ -858,12 +901,26 @@ class Client(_Handle):
     def exec_set(self, epoch_id: int,
                  tokens: Iterable[Union[Token, str]] = ()) -> None:
         """Bind *this* process's next execve() to ``epoch_id`` holding
-        ``tokens`` (the caller must be unbound)."""
+        ``tokens`` (the caller must be unbound). When the epoch has a
+        syscall policy, its seccomp program is loaded now (no_new_privs,
+        SECCOMP_FILTER_FLAG_LOG), as ``capfence exec`` does: the kernel
+        binds the execve only under it, and this process runs under it
+        until then."""
         arr, n = _tokens(tokens)
         r = self._r
         ret = _c.capfence_client_exec_set(self._ptr, epoch_id, arr, n,
                                           ctypes.byref(r))
         self._decided(ret, r, None)
+        info, err = _lib.SeccompInfo(), _err()
+        _check(_c.capfence_client_epoch_seccomp(self._ptr, epoch_id,
+                                                ctypes.byref(info), err,
+                                                len(err)), err)
+        try:
+            if info.insns:
+                _check(_c.capfence_seccomp_apply(info.prog, info.len),
+                       "cannot load the epoch's seccomp filter")
+        finally:
+            _c.capfence_free(info.prog)
 
     def spawn_bound(self, epoch_id: int, argv: Sequence[str],
                     tokens: Iterable[Union[Token, str]] = (),

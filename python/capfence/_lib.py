@@ -223,6 +223,26 @@ _proto("capfence_client_epoch_install", c_int, _C, POINTER(EpochS), c_char_p,
        c_size_t)
 _proto("capfence_client_epoch_activate", c_int, _C, c_uint64, c_char_p,
        c_size_t)
+
+
+class SeccompInfo(Structure):
+    """struct capfence_seccomp_info"""
+    _fields_ = [("insns", c_uint32), ("digest", c_uint8 * 32),
+                ("prog", c_void_p), ("len", c_size_t)]
+
+
+_proto("capfence_seccomp_compile", c_int, c_char_p, c_size_t, POINTER(EpochS),
+       _pp, c_char_p, c_size_t)
+_proto("capfence_seccomp_notes", c_size_t, c_void_p)
+_proto("capfence_seccomp_note", c_char_p, c_void_p, c_size_t)
+_proto("capfence_seccomp_digest", None, c_void_p, c_uint8 * 32)
+_proto("capfence_seccomp_free", None, c_void_p)
+_proto("capfence_free", None, c_void_p)
+_proto("capfence_seccomp_apply", c_int, c_void_p, c_size_t)
+_proto("capfence_client_epoch_install_seccomp", c_int, _C, POINTER(EpochS),
+       c_void_p, c_char_p, c_size_t)
+_proto("capfence_client_epoch_seccomp", c_int, _C, c_uint64,
+       POINTER(SeccompInfo), c_char_p, c_size_t)
 _proto("capfence_client_epoch_get", c_int, _C, c_uint64, POINTER(EpochInfo),
        c_char_p, c_size_t)
 _proto("capfence_client_delegate", c_int, _C, _T, c_uint32, c_uint32, c_uint,

@@ -230,6 +230,40 @@ def test_spawned_child_holds_its_tokens(client, key, children):
         [(t.cap_id, "fs:read", 0)]
 
 
+KILL_ACCT = ('{"defaultAction":"SCMP_ACT_ALLOW","syscalls":['
+             '{"names":["acct"],"action":"SCMP_ACT_KILL_PROCESS"}]}')
+
+
+def test_syscall_policy(client, children):
+    """install_epoch(seccomp=...) and spawn_bound(): the child runs the
+    epoch's filter (the kernel would refuse the bind otherwise); a
+    contradicting or malformed profile installs nothing."""
+    e = next_epoch(client)
+    epoch = client.install_epoch(e, ["fs:read=open"], seccomp=KILL_ACCT)
+    assert epoch.seccomp_notes == [
+        "syscalls[0] (acct): SCMP_ACT_KILL_PROCESS -> SCMP_ACT_ERRNO(EACCES)"]
+    digest, insns = client.epoch_seccomp(e)
+    assert len(digest) == 64 and insns > 0
+    pid = spawn(client, children, e)
+    with open(f"/proc/{pid}/status") as f:
+        assert "Seccomp:\t2" in f.read()
+    assert client.task(pid).epoch_id == e
+    with pytest.raises(cf.CapfenceError) as ei:
+        client.install_epoch(e + 1, ["net:connect=open"], seccomp=(
+            '{"defaultAction":"SCMP_ACT_ALLOW","syscalls":['
+            '{"names":["connect"],"action":"SCMP_ACT_TRAP"}]}'))
+    assert ei.value.errno == errno.EINVAL
+    assert "denies connect, which class net:connect needs" in str(ei.value)
+    with pytest.raises(cf.CapfenceError) as ei:
+        client.install_epoch(e + 1, ["fs:read=open"], seccomp="{")
+    assert ei.value.errno == errno.EINVAL
+    assert client.status().max_epoch == e
+    assert client.epoch_seccomp(next_epoch(client) - 1) is not None
+    e2 = next_epoch(client)
+    client.install_epoch(e2, ["fs:read=open"])
+    assert client.epoch_seccomp(e2) is None
+
+
 def test_install_epoch_is_monotonic(client):
     e = next_epoch(client)
     client.install_epoch(e, ["fs:read=open"])

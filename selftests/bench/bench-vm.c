@@ -984,6 +984,103 @@ static void bench_netlink(struct env *e)
 	close(res[1]);
 }
 
+/* ---- exec-to-bound, with and without a syscall policy ------------------- */
+
+#define EXEC_REPS	60
+#define SC_PROFILE	"/usr/share/capfence/seccomp-default.json"
+
+/*
+ * fork, EXEC_SET, (the epoch's seccomp program, as capfence exec loads
+ * it), execve of this program, which tells the parent it runs: bound (the
+ * bind is part of the execve) and past its dynamic loader, under the
+ * filter when there is one.
+ */
+static double exec_rtt(uint64_t epoch, const struct capfence_seccomp_info *sc)
+{
+	uint64_t t0 = cft_now_ns(), t1;
+	int p[2], st;
+	pid_t pid;
+	char c;
+
+	if (pipe(p))
+		die("pipe", errno);
+	pid = fork();
+	if (pid < 0)
+		die("fork", errno);
+	if (!pid) {
+		struct cft_reply r;
+		struct cft_nl nl;
+
+		close(p[0]);
+		if (cft_open(&nl) || cft_exec_set(&nl, epoch, NULL, 0, &r))
+			_exit(126);
+		cft_nl_close(&nl);
+		if (sc->insns && capfence_seccomp_apply(sc->prog, sc->len))
+			_exit(125);
+		if (dup2(p[1], 3) < 0)
+			_exit(124);
+		execl("/proc/self/exe", "bench-vm", "exec-child", (char *)NULL);
+		_exit(127);
+	}
+	close(p[1]);
+	if (read(p[0], &c, 1) != 1) {
+		waitpid(pid, &st, 0);
+		fprintf(stderr, "bench-vm: exec child of epoch %" PRIu64 " failed (status %d)\n",
+			epoch, st);
+		exit(1);
+	}
+	t1 = cft_now_ns();
+	close(p[0]);
+	waitpid(pid, &st, 0);
+	return (double)(t1 - t0);
+}
+
+static void bench_exec(void)
+{
+	const char *rules[] = { "net:connect=token:127.0.0.0/8", "fs:read=open" };
+	static double plain[EXEC_REPS], prof[EXEC_REPS];
+	struct capfence_seccomp_info none = { 0 }, sc;
+	struct capfence_seccomp *s = NULL;
+	struct capfence_epoch ep;
+	char err[CAPFENCE_ERR_MAX];
+	struct cft_nl nl;
+	uint64_t a, b;
+	int i, ret;
+
+	if (cft_open(&nl))
+		die("netlink", EIO);
+	a = cft_next_epoch(&nl);
+	if (cft_epoch_install(&nl, a, rules, 2, err, sizeof(err)))
+		die("epoch install", EINVAL);
+	b = a + 1;
+	ret = capfence_epoch_parse_rules(&ep, b, rules, 2, err, sizeof(err)) ?:
+	      capfence_seccomp_compile_file(SC_PROFILE, &ep, &s, err, sizeof(err)) ?:
+	      capfence_client_epoch_install_seccomp(nl.c, &ep, s, err, sizeof(err)) ?:
+	      capfence_client_epoch_seccomp(nl.c, b, &sc, err, sizeof(err));
+	capfence_seccomp_free(s);
+	if (ret) {
+		fprintf(stderr, "bench-vm: %s\n", err);
+		exit(1);
+	}
+	/* interleaved, so that drift of the machine hits both alike */
+	exec_rtt(a, &none);
+	exec_rtt(b, &sc);
+	for (i = 0; i < EXEC_REPS; i++) {
+		plain[i] = exec_rtt(a, &none);
+		prof[i] = exec_rtt(b, &sc);
+	}
+	{
+		double m0 = median(plain, EXEC_REPS), m1 = median(prof, EXEC_REPS);
+
+		printf("# exec-to-bound (fork, EXEC_SET, [seccomp program], execve, first write of the new image), %d runs each: no profile median %.0f us p90 %.0f us; with the default-deny profile (%u insns) median %.0f us p90 %.0f us\n",
+		       EXEC_REPS, m0 / 1000, pctl(plain, EXEC_REPS, 0.9) / 1000,
+		       sc.insns, m1 / 1000, pctl(prof, EXEC_REPS, 0.9) / 1000);
+		line("exec_to_bound_profile_ratio", m1 / m0, "", "<=1.5", m1 / m0 <= 1.5);
+	}
+	capfence_free(sc.prog);
+	cft_nl_close(&nl);
+}
+
 /* ---- figure 5: activation with 1 vs N bound tasks -------------------- */
 
 static double activate_rtt(struct env *e, uint64_t *next)
@@ -1248,6 +1345,8 @@ int main(int argc, char **argv)
 		return worker_main(atoi(argv[2]), atoi(argv[3]));
 	if (!strcmp(what, "filler"))
 		return filler_main();
+	if (!strcmp(what, "exec-child"))
+		return write(3, "r", 1) == 1 ? 0 : 1;
 	signal(SIGPIPE, SIG_IGN);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (!strcmp(what, "hooks")) {
@@ -1259,6 +1358,10 @@ int main(int argc, char **argv)
 	if (!strcmp(what, "landlock")) {
 		bench_files_only(argc > 2 ? atoi(argv[2]) : HK_ROUNDS,
 				 argc > 3 ? atoi(argv[3]) : HK_MS);
+		return 0;
+	}
+	if (!strcmp(what, "exec")) {
+		bench_exec();
 		return 0;
 	}
 	if (argc > 2)

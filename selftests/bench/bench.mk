@@ -36,7 +36,7 @@ GUEST_EXTRA += $(B)/guest/bin/rollsim $(B)/guest/bin/rollsim-sandbox \
 
 $(B)/guest/bin/rollsim: $(BENCH_DIR)/rollsim.c $(BENCH_COMMON) $(LIB_A) $(BENCH_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_USR) $(CPPFLAGS_USR) -Iselftests/kernel $< $(BENCH_COMMON) $(LIB_A) -lsodium -lmnl -lpthread -o $@
+	$(CC) $(CFLAGS_USR) $(CPPFLAGS_USR) -Iselftests/kernel $< $(BENCH_COMMON) $(LIB_A) -lsodium -lmnl $(SC_LIBS) -lpthread -o $@
 
 # Static and allocation-free: thousands of these must fit in the guest.
 $(B)/guest/bin/rollsim-sandbox: $(BENCH_DIR)/rollsim-sandbox.c $(BENCH_DIR)/rollsim.h
@@ -54,7 +54,7 @@ $(BENCH_OUT)/noop-lsm.skel.h: $(BENCH_OUT)/noop-lsm.bpf.o
 
 $(B)/guest/bin/bench-vm: $(BENCH_DIR)/bench-vm.c $(BENCH_COMMON) $(LIB_A) $(BENCH_HDRS) $(BENCH_OUT)/noop-lsm.skel.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_USR) $(CPPFLAGS_USR) -Iselftests/kernel -I$(BENCH_OUT) $< $(BENCH_COMMON) $(LIB_A) -lsodium -lmnl -lbpf -lelf -lz -lpthread -o $@
+	$(CC) $(CFLAGS_USR) $(CPPFLAGS_USR) -Iselftests/kernel -I$(BENCH_OUT) $< $(BENCH_COMMON) $(LIB_A) -lsodium -lmnl $(SC_LIBS) -lbpf -lelf -lz -lpthread -o $@
 
 $(B)/guest/bin/rollsim-check: $(BENCH_DIR)/rollsim-check
 	@mkdir -p $(dir $@)
@@ -66,7 +66,7 @@ $(B)/guest/bin/bench-vm-run: $(BENCH_DIR)/bench-vm-run
 
 $(BENCH_OUT)/bench-host: $(BENCH_DIR)/bench-host.c $(LIB_A) $(BENCH_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_USR) $(CPPFLAGS_USR) $< $(LIB_A) -lsodium -lmnl -lpthread -o $@
+	$(CC) $(CFLAGS_USR) $(CPPFLAGS_USR) $< $(LIB_A) -lsodium -lmnl $(SC_LIBS) -lpthread -o $@
 
 .PHONY: rollsim bench bench-check bench-progs bench-hooks-icount bench-deleg
 

@@ -86,11 +86,12 @@ static struct {
 	unsigned int seed;
 	uint64_t epoch;
 	const char *sandbox;
+	const char *seccomp;	/* capfence: each epoch's profile, or "none" */
 	bool json, verbose;
 } opt = {
 	.mode = M_CAPFENCE, .n = 4000, .parents = 0, .inflight = 8,
 	.retries = 3, .backoff_ms = 20, .roll_at = 0.4, .roll_len = 0.2,
-	.seed = 42,
+	.seed = 42, .seccomp = "/usr/share/capfence/seccomp-default.json",
 };
 
 /* ---- bookkeeping ---------------------------------------------------- */
@@ -158,6 +159,10 @@ static struct {
 		 rpc_eacces, unattributable, spawn_err, other_deaths,
 		 cross_epoch, processes;
 	uint64_t reject[__CAPFENCE_R_MAX];
+	/* capfence: each epoch's syscall policy ([0] old, [1] new) and the
+	 * seccomp denials (EACCES) its children met */
+	struct capfence_seccomp_info sc[2];
+	uint64_t sc_denied[2];
 	uint64_t *lat, *lat_x;	/* ns per delivery; cross-epoch ones */
 	size_t nlat, nlat_x;
 	struct tick *tl;
@@ -285,6 +290,9 @@ static pid_t spawn(const char *role, uint64_t epoch, const struct capfence_token
 			struct cft_nl nl;
 			struct cft_reply r = { .err = -EIO, .reason = -1 };
 
+			const struct capfence_seccomp_info *sc =
+				&S.sc[epoch >= S.e_new];
+
 			if (cft_open(&nl) ||
 			    cft_exec_set(&nl, epoch, tok, tok ? 1 : 0, &r)) {
 				dprintf(1, "E %d %d %d\n", getpid(), -r.err,
@@ -292,6 +300,11 @@ static pid_t spawn(const char *role, uint64_t epoch, const struct capfence_token
 				_exit(3);
 			}
 			cft_nl_close(&nl);
+			/* the epoch's syscall policy, as capfence exec loads it */
+			if (sc->insns && capfence_seccomp_apply(sc->prog, sc->len)) {
+				dprintf(1, "E %d %d -1\n", getpid(), errno);
+				_exit(3);
+			}
 		}
 		execv(opt.sandbox, argv);
 		dprintf(1, "E %d %d -1\n", getpid(), errno);
@@ -639,6 +652,10 @@ static void on_line(char *line)
 
 	if (sscanf(line, "ready %d", &pid) == 1) {
 		pr = proc_slot(pid, false);
+		/* a child's probe of its syscall policy: attributed by epoch */
+		if (pr && pr->kind == P_CHILD && sscanf(line, "ready %d %d", &pid, &a) == 2 &&
+		    a == EACCES && opt.mode == M_CAPFENCE)
+			S.sc_denied[S.w[pr->idx].epoch >= S.e_new]++;
 		if (pr && pr->alive)
 			on_ready(pr);
 	} else if (sscanf(line, "R %d %d", &pid, &a) == 2) {
@@ -762,6 +779,17 @@ static void report(void)
 		       S.rpc_ok, S.sigsys, S.lost, S.unattributable, S.rpc_eacces);
 		printf("  delegate p50 %.1f us, p99 %.1f us; cross-epoch p50 %.1f us, p99 %.1f us\n",
 		       p50, p99, x50, x99);
+		for (r = 0; r < 2; r++) {
+			char hex[2 * CAPFENCE_SECCOMP_DIGEST_LEN + 1] = "none";
+
+			if (opt.mode != M_CAPFENCE)
+				break;
+			if (S.sc[r].insns)
+				sodium_bin2hex(hex, sizeof(hex), S.sc[r].digest,
+					       CAPFENCE_SECCOMP_DIGEST_LEN);
+			printf("  epoch %" PRIu64 " syscall policy %s: seccomp denials (EACCES, AUDIT_SECCOMP) %" PRIu64 "\n",
+			       r ? S.e_new : S.e_old, hex, S.sc_denied[r]);
+		}
 		return;
 	}
 	printf("{\"mode\":\"%s\",\"sandboxes\":%d,\"parents\":%d,\"processes\":%" PRIu64
@@ -793,6 +821,18 @@ static void report(void)
 		       vs.hits, vs.misses);
 	}
 	if (opt.mode == M_CAPFENCE) {
+		printf(",\"seccomp\":{");
+		for (r = 0; r < 2; r++) {
+			char hex[2 * CAPFENCE_SECCOMP_DIGEST_LEN + 1] = "";
+
+			if (S.sc[r].insns)
+				sodium_bin2hex(hex, sizeof(hex), S.sc[r].digest,
+					       CAPFENCE_SECCOMP_DIGEST_LEN);
+			printf("%s\"%" PRIu64 "\":{\"sha256\":\"%s\",\"insns\":%u,\"denials\":%" PRIu64 "}",
+			       r ? "," : "", r ? S.e_new : S.e_old, hex, S.sc[r].insns,
+			       S.sc_denied[r]);
+		}
+		printf("}");
 		printf(",\"kernel\":{\"delegate_reject\":{");
 		for (r = 0, i = 0; r < __CAPFENCE_R_MAX; r++)
 			if (S.st1.delegate_reject[r] - S.st0.delegate_reject[r])
@@ -831,7 +871,8 @@ static void usage(int st)
 	fprintf(st ? stderr : stdout,
 		"usage: rollsim [--mode naive|capfence] [--sandboxes N] [--parents P] [--inflight K]\n"
 		"               [--retries R] [--backoff-ms MS] [--roll-at F] [--roll-len F]\n"
-		"               [--epoch ID] [--seed S] [--sandbox PATH] [--json] [--verbose]\n");
+		"               [--epoch ID] [--seed S] [--sandbox PATH] [--seccomp PROFILE|none]\n"
+		"               [--json] [--verbose]\n");
 	exit(st);
 }
 
@@ -853,6 +894,30 @@ static const char *find_sandbox(void)
 	return "/usr/bin/rollsim-sandbox";
 }
 
+/*
+ * capfence: install an epoch with the syscall policy of --seccomp (a
+ * container-style default-deny profile unless "none") and keep its program
+ * for the spawns.
+ */
+static void install_epoch(uint64_t id, const struct capfence_epoch *e,
+			  const char **rules, struct capfence_seccomp_info *sc)
+{
+	struct capfence_seccomp *s = NULL;
+	char err[CAPFENCE_ERR_MAX];
+
+	memset(sc, 0, sizeof(*sc));
+	if (!strcmp(opt.seccomp, "none")) {
+		if (cft_epoch_install(&S.nl, id, rules, 1, err, sizeof(err)))
+			die("install epoch %" PRIu64 ": %s", id, err);
+		return;
+	}
+	if (capfence_seccomp_compile_file(opt.seccomp, e, &s, err, sizeof(err)) ||
+	    capfence_client_epoch_install_seccomp(S.nl.c, e, s, err, sizeof(err)) ||
+	    capfence_client_epoch_seccomp(S.nl.c, id, sc, err, sizeof(err)))
+		die("install epoch %" PRIu64 " with %s: %s", id, opt.seccomp, err);
+	capfence_seccomp_free(s);
+}
+
 static void setup_epochs(void)
 {
 	const char *old_rules[] = { "net:connect=token:10.0.0.0/8,127.0.0.0/8" };
@@ -869,19 +934,16 @@ static void setup_epochs(void)
 	if (capfence_epoch_parse_rules(&S.ep_old, S.e_old, old_rules, 1, err, sizeof(err)) ||
 	    capfence_epoch_parse_rules(&S.ep_new, S.e_new, new_rules, 1, err, sizeof(err)))
 		die("rules: %s", err);
-	if (opt.mode == M_CAPFENCE &&
-	    cft_epoch_install(&S.nl, S.e_old, old_rules, 1, err, sizeof(err)))
-		die("install epoch %" PRIu64 ": %s", S.e_old, err);
+	if (opt.mode == M_CAPFENCE)
+		install_epoch(S.e_old, &S.ep_old, old_rules, &S.sc[0]);
 }
 
 static void roll(void)
 {
 	const char *new_rules[] = { "net:connect=token:127.0.0.0/8" };
-	char err[CAPFENCE_ERR_MAX];
 
-	if (opt.mode == M_CAPFENCE &&
-	    cft_epoch_install(&S.nl, S.e_new, new_rules, 1, err, sizeof(err)))
-		die("install epoch %" PRIu64 ": %s", S.e_new, err);
+	if (opt.mode == M_CAPFENCE)
+		install_epoch(S.e_new, &S.ep_new, new_rules, &S.sc[1]);
 	S.rolled = true;
 	S.roll_t = now_ns();
 }
@@ -895,7 +957,8 @@ int main(int argc, char **argv)
 		{ "roll-at", 1, 0, 'a' }, { "roll-len", 1, 0, 'l' },
 		{ "epoch", 1, 0, 'e' }, { "seed", 1, 0, 's' },
 		{ "sandbox", 1, 0, 'x' }, { "json", 0, 0, 'j' },
-		{ "verbose", 0, 0, 'v' }, { "help", 0, 0, 'h' }, {}
+		{ "verbose", 0, 0, 'v' }, { "help", 0, 0, 'h' },
+		{ "seccomp", 1, 0, 'c' }, {}
 	};
 	struct rlimit rl;
 	uint16_t port;
@@ -922,6 +985,7 @@ int main(int argc, char **argv)
 		case 'e': opt.epoch = strtoull(optarg, NULL, 10); break;
 		case 's': opt.seed = (unsigned int)strtoul(optarg, NULL, 10); break;
 		case 'x': opt.sandbox = optarg; break;
+		case 'c': opt.seccomp = optarg; break;
 		case 'j': opt.json = true; break;
 		case 'v': opt.verbose = true; break;
 		case 'h': usage(0); break;

@@ -369,4 +369,31 @@ else
 	nok "monitor --json: one JSON object per line"; head -n 3 "$W/monj" | sed 's/^/#   /'
 fi
 
+# ---- syscall policy (an OCI seccomp profile with the epoch) ----------------------------
+PROF=/usr/share/capfence/seccomp-default.json
+tg "epoch install --seccomp: one line per rewritten rule" 0 \
+	'^seccomp: rewritten defaultAction: SCMP_ACT_ERRNO(EPERM) -> SCMP_ACT_ERRNO(EACCES)$' \
+	"$CF" epoch install 1000 --seccomp "$PROF" fs:read=open fs:write=open
+cp "$W/out" "$W/sc-install"
+tg "epoch install --seccomp: KILL_PROCESS rewritten" 0 \
+	'^seccomp: rewritten syscalls\[1\] (ptrace, ...): SCMP_ACT_KILL_PROCESS -> SCMP_ACT_ERRNO(EACCES)$' \
+	cat "$W/sc-install"
+tg "epoch show: the program's digest" 0 '^# seccomp sha256:[0-9a-f]\{64\} insns [0-9]*$' \
+	"$CF" epoch show 1000
+tg "epoch show --json: seccomp" 0 '"seccomp":{"sha256":"[0-9a-f]\{64\}","insns":[0-9]*}}$' \
+	"$CF" epoch show 1000 --json
+tg "exec under a default-deny profile: busybox works" 0 '^hi$' \
+	"$CF" exec --epoch 1000 -- busybox sh -c 'echo hi > /tmp/cf-sc; cat /tmp/cf-sc; ls / >/dev/null'
+tg "exec under a default-deny profile: a refused call is EACCES, no signal" 1 'Permission denied' \
+	"$CF" exec --epoch 1000 -- busybox sh -c 'busybox swapoff /tmp/cf-sc'
+tg "epoch install --seccomp: bad JSON is one line, nothing installed" 2 \
+	'profile: bad JSON at byte' sh -c "echo '{' > $W/bad.json; $CF epoch install 1001 --seccomp $W/bad.json fs:read=open"
+t "  ... and epoch 1001 is not installed" 1 "$CF" epoch show 1001
+tg "epoch install --seccomp: a profile denying a granted class's call" 2 \
+	'denies connect, which class net:connect needs, and epoch 1001 grants net:connect (open)' \
+	sh -c "echo '{\"defaultAction\":\"SCMP_ACT_ALLOW\",\"syscalls\":[{\"names\":[\"connect\"],\"action\":\"SCMP_ACT_KILL\"}]}' > $W/c.json; $CF epoch install 1001 --seccomp $W/c.json net:connect=open"
+tg "epoch install --seccomp: unsupported architecture" 2 "unsupported architecture 'SCMP_ARCH_ARM'" \
+	sh -c "echo '{\"defaultAction\":\"SCMP_ACT_ALLOW\",\"architectures\":[\"SCMP_ARCH_ARM\"]}' > $W/a.json; $CF epoch install 1001 --seccomp $W/a.json fs:read=open"
+t "  ... and still nothing installed" 1 "$CF" epoch show 1001
+
 finish

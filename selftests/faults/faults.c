@@ -921,17 +921,20 @@ static int op_epoch_install(struct op *op, unsigned int n, struct attempt *a)
 		"net:connect=token:127.0.0.0/8,10.0.0.0/8",
 		"net:bind=open",
 	};
+	/* a syscall policy: the module keeps any program as it is sent */
+	static const uint32_t allow_all[2] = { 0x06, 0x7fff0000 };
 	struct nlmsghdr *nlh;
 	struct nlattr *arr;
 	struct capfence_epoch e;
 	char err[256];
 	int c;
 
-	(void)op;
 	if (capfence_epoch_parse_rules(&e, 1, rules, 4, err, sizeof(err)))
 		return -EINVAL;
 	nlh = cft_nl_req(&rnl, CAPFENCE_CMD_EPOCH_INSTALL, 0);
 	mnl_attr_put_u64(nlh, CAPFENCE_A_EPOCH_ID, cft_next_epoch(&snl));
+	if (op->arg && !strcmp(op->arg, "seccomp"))
+		mnl_attr_put(nlh, CAPFENCE_A_SECCOMP_PROG, sizeof(allow_all), allow_all);
 	arr = mnl_attr_nest_start(nlh, CAPFENCE_A_RULES);
 	for (c = 1; c <= CAPFENCE_CLASS_MAX; c++) {
 		const struct capfence_rule *r = &e.rules[c];
@@ -1340,6 +1343,7 @@ static struct op ops[] = {
 	OP("KEY_INSTALL", op_key_install, 0, NULL),
 	OP("KEY_REMOVE", op_key_remove, 0, NULL),
 	OP("EPOCH_INSTALL", op_epoch_install, 0, NULL),
+	OP("EPOCH_INSTALL with a syscall policy", op_epoch_install, 0, "seccomp"),
 	OP("EPOCH_ACTIVATE", op_epoch_activate, 0, NULL),
 	OP("EPOCH_GET", op_epoch_get, 0, NULL),
 	OP("EPOCH_GET dump", op_epoch_get, 0, "dump"),

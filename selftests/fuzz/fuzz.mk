@@ -30,11 +30,11 @@ GUEST_EXTRA += $(if $(wildcard selftests/fuzz/nlfuzz.c),$(B)/guest/bin/nlfuzz)
 
 $(B)/fuzz/fuzz_%: selftests/fuzz/fuzz_%.c selftests/fuzz/fuzz.h $(LIB_PURE_SRCS) $(LIB_HDRS) | deps
 	@mkdir -p $(B)/fuzz
-	$(FUZZ_CC) $(FUZZ_CFLAGS) $(CPPFLAGS_USR) $< $(LIB_PURE_SRCS) -lsodium -o $@
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(CPPFLAGS_USR) $< $(LIB_PURE_SRCS) -lsodium $(SC_LIBS) -o $@
 
 $(B)/guest/bin/nlfuzz: selftests/fuzz/nlfuzz.c $(VMT_COMMON) $(wildcard selftests/kernel/*.h) $(LIB_A)
 	@mkdir -p $(B)/guest/bin
-	$(CC) $(CFLAGS_USR) $(CPPFLAGS_USR) -Iselftests/kernel $< $(VMT_COMMON) $(LIB_A) -lsodium -lmnl -lpthread -o $@
+	$(CC) $(CFLAGS_USR) $(CPPFLAGS_USR) -Iselftests/kernel $< $(VMT_COMMON) $(LIB_A) -lsodium -lmnl $(SC_LIBS) -lpthread -o $@
 
 fuzz-build: $(FUZZ_BINS) $(B)/guest/bin/nlfuzz
 

@@ -394,6 +394,9 @@ int cft_read_line(int fd, char *buf, size_t len, int timeout_ms)
 	return (int)n;
 }
 
+int (*cft_pre_exec)(void *arg);
+void *cft_pre_exec_arg;
+
 int cft_agent_spawn(struct cft_agent *a, uint64_t epoch,
 		    const struct capfence_token *t, int n, struct cft_reply *r)
 {
@@ -424,6 +427,13 @@ int cft_agent_spawn(struct cft_agent *a, uint64_t epoch,
 		}
 		if (epoch)
 			cft_nl_close(&nl);
+		if (epoch && cft_pre_exec) {
+			err = cft_pre_exec(cft_pre_exec_arg);
+			if (err) {
+				dprintf(1, "E %d -1 pre-exec step failed\n", -err);
+				_exit(0);
+			}
+		}
 		execv("/proc/self/exe", argv);
 		dprintf(1, "E %d -1 execv failed\n", errno);
 		_exit(0);
@@ -903,13 +913,14 @@ int cft_audit_open(void)
 	return fd;
 }
 
-int cft_audit_wait(int fd, char *out, size_t len, int timeout_ms, ...)
+static int audit_vwait(int fd, int type, char *out, size_t len, int timeout_ms,
+		       va_list ap1)
 {
 	char buf[8192];
 	int waited = 0;
 	va_list ap0;
 
-	va_start(ap0, timeout_ms);
+	va_copy(ap0, ap1);
 	HELPER_WAITING("an audit record with \"%s\"", va_arg(ap0, const char *) ?: "");
 	va_end(ap0);
 	timeout_ms = cft_ms(timeout_ms);
@@ -924,12 +935,11 @@ int cft_audit_wait(int fd, char *out, size_t len, int timeout_ms, ...)
 			waited += 1000;
 			continue;
 		}
-		if (n < (ssize_t)NLMSG_HDRLEN ||
-		    h->nlmsg_type != CAPFENCE_AUDIT_TYPE)
+		if (n < (ssize_t)NLMSG_HDRLEN || h->nlmsg_type != type)
 			continue;
 		buf[n] = '\0';
 		text = (const char *)NLMSG_DATA(h);
-		va_start(ap, timeout_ms);
+		va_copy(ap, ap1);
 		while ((needle = va_arg(ap, const char *)))
 			if (!strstr(text, needle))
 				all = false;
@@ -941,6 +951,29 @@ int cft_audit_wait(int fd, char *out, size_t len, int timeout_ms, ...)
 		}
 	}
 	return -ETIMEDOUT;
+}
+
+int cft_audit_wait(int fd, char *out, size_t len, int timeout_ms, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, timeout_ms);
+	ret = audit_vwait(fd, CAPFENCE_AUDIT_TYPE, out, len, timeout_ms, ap);
+	va_end(ap);
+	return ret;
+}
+
+int cft_audit_wait_type(int fd, int type, char *out, size_t len,
+			int timeout_ms, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, timeout_ms);
+	ret = audit_vwait(fd, type, out, len, timeout_ms, ap);
+	va_end(ap);
+	return ret;
 }
 
 void cft_audit_close(int fd)

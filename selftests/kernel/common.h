@@ -95,6 +95,13 @@ struct cft_agent {
  * Returns 0, or the EXEC_SET error (then nothing was exec'd). */
 int cft_agent_spawn(struct cft_agent *a, uint64_t epoch,
 		    const struct capfence_token *t, int n, struct cft_reply *r);
+/*
+ * When set, a bound agent's child runs cft_pre_exec(cft_pre_exec_arg)
+ * between EXEC_SET and its execve (a launcher loading a seccomp filter);
+ * a negative return is the spawn's error.
+ */
+extern int (*cft_pre_exec)(void *arg);
+extern void *cft_pre_exec_arg;
 /* Run one agent command; returns its errno result (0 = success), or
  * -1 when the agent does not answer. */
 int cft_agent_do(struct cft_agent *a, const char *fmt, ...)
@@ -136,6 +143,9 @@ int cft_audit_open(void);
  * list) for @timeout_ms (scaled); copies it into out. Returns 0 or
  * -ETIMEDOUT. */
 int cft_audit_wait(int fd, char *out, size_t len, int timeout_ms, ...);
+/* cft_audit_wait() for records of another audit type (AUDIT_SECCOMP...). */
+int cft_audit_wait_type(int fd, int type, char *out, size_t len,
+			int timeout_ms, ...);
 void cft_audit_close(int fd);
 /* Value of key=VALUE in an audit record (quotes kept), or "" if absent. */
 const char *cft_field(const char *rec, const char *key, char *buf,

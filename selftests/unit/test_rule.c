@@ -325,13 +325,14 @@ TEST(classes_and_reasons)
 		"ok", "no_task", "not_bound", "forged", "epoch_mismatch",
 		"class_denied", "revoked", "fenced", "not_held",
 		"no_capability", "constraint", "bypass", "borrow",
-		"fleet_stale",
+		"fleet_stale", "seccomp",
 	};
 	static const int errs[] = {
 		0, ESRCH, EINVAL, EBADMSG, ESTALE, EACCES, EKEYREVOKED,
 		EKEYEXPIRED, ENOKEY, EACCES, EACCES, EACCES, EACCES, ENOLINK,
+		EACCES,
 	};
-	static const int exits[] = { 0, 8, 8, 5, 3, 4, 6, 7, 9, 4, 4, 4, 4, 11 };
+	static const int exits[] = { 0, 8, 8, 5, 3, 4, 6, 7, 9, 4, 4, 4, 4, 11, 4 };
 	int i;
 
 	EXPECT_EQ(CAPFENCE_CLASS_NET_CONNECT, capfence_class_from_name("net:connect"));

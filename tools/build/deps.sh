@@ -9,7 +9,7 @@ set -eu
 PKGS="make gcc-12 gcc g++ clang libclang-rt-dev llvm lld libbpf-dev bpftool dwarves libelf-dev zlib1g-dev
 libsodium-dev libmnl-dev liburing-dev python3-pytest qemu-system-x86 busybox-static cpio lz4 xz-utils
 linux-source-6.1 debootstrap kmod bc bison flex libssl-dev pkg-config python3 iproute2
-auditd libauparse-dev libcurl4-openssl-dev libjson-c-dev etcd-server etcd-client socat ccache openssl
+auditd libauparse-dev libcurl4-openssl-dev libjson-c-dev libseccomp-dev etcd-server etcd-client socat ccache openssl
 python3-yaml python3-jsonschema"
 missing=""
 for p in $PKGS; do

@@ -15,9 +15,9 @@
 #include "cli.h"
 
 static const char epoch_usage[] =
-	"capfence epoch install ID RULE... | epoch install [ID] -f FILE | epoch list [--json] | epoch show ID [--json] | epoch activate ID";
+	"capfence epoch install ID [--seccomp PROFILE] RULE... | epoch install [ID] [--seccomp PROFILE] -f FILE | epoch list [--json] | epoch show ID [--json] | epoch activate ID";
 static const char install_usage[] =
-	"capfence epoch install ID RULE... | capfence epoch install [ID] -f FILE   (RULE: CLASS=open|deny|token[:C[,C]...]; FILE '-' is stdin)";
+	"capfence epoch install ID [--seccomp PROFILE] RULE... | capfence epoch install [ID] [--seccomp PROFILE] -f FILE   (RULE: CLASS=open|deny|token[:C[,C]...]; FILE '-' is stdin; PROFILE: an OCI linux.seccomp JSON profile)";
 static const char list_usage[] = "capfence epoch list [--json]";
 static const char show_usage[] = "capfence epoch show ID [--json]";
 static const char activate_usage[] = "capfence epoch activate ID";
@@ -30,7 +30,30 @@ static void rule_text(const struct capfence_rule *r, char *buf, size_t len)
 		snprintf(buf, len, "%s=?", capfence_class_name(r->class_id) ?: "?");
 }
 
-static void json_epoch(const struct capfence_epoch_info *info)
+static void digest_hex(const uint8_t *d, char hex[2 * CAPFENCE_SECCOMP_DIGEST_LEN + 1])
+{
+	int i;
+
+	for (i = 0; i < CAPFENCE_SECCOMP_DIGEST_LEN; i++)
+		sprintf(hex + 2 * i, "%02x", d[i]);
+}
+
+static void json_seccomp(const struct capfence_seccomp_info *sc)
+{
+	char hex[2 * CAPFENCE_SECCOMP_DIGEST_LEN + 1];
+
+	if (!sc)
+		return;		/* not asked (epoch list) */
+	if (!sc->insns) {
+		printf(",\"seccomp\":null");
+		return;
+	}
+	digest_hex(sc->digest, hex);
+	printf(",\"seccomp\":{\"sha256\":\"%s\",\"insns\":%u}", hex, sc->insns);
+}
+
+static void json_epoch(const struct capfence_epoch_info *info,
+		       const struct capfence_seccomp_info *sc)
 {
 	static const char *const kinds[] = { "deny", "open", "token" };
 	char buf[CAPFENCE_RULE_TEXT_MAX];
@@ -52,17 +75,28 @@ static void json_epoch(const struct capfence_epoch_info *info)
 		cf_json_constraints(stdout, r->constraints, r->n);
 		printf(",\"fenced_at\":%" PRIu64 "}", info->fenced_at[c]);
 	}
-	printf("]}");
+	printf("]");
+	json_seccomp(sc);
+	printf("}");
 }
 
-static void show_epoch(const struct capfence_epoch_info *info)
+static void show_epoch(const struct capfence_epoch_info *info,
+		       const struct capfence_seccomp_info *sc)
 {
+	char hex[2 * CAPFENCE_SECCOMP_DIGEST_LEN + 1];
+
 	char buf[CAPFENCE_RULE_TEXT_MAX];
 	int c;
 
 	/* the output is a valid rules file: `epoch install -f` reads it */
 	printf("epoch %" PRIu64 "\n", info->e.epoch_id);
 	printf("# active %s\n", info->active ? "yes" : "no");
+	if (sc->insns) {
+		digest_hex(sc->digest, hex);
+		printf("# seccomp sha256:%s insns %u\n", hex, sc->insns);
+	} else {
+		printf("# seccomp none\n");
+	}
 	for (c = 1; c <= CAPFENCE_CLASS_MAX; c++) {
 		rule_text(&info->e.rules[c], buf, sizeof(buf));
 		if (info->fenced_at[c])
@@ -191,25 +225,57 @@ out:
 
 static int epoch_install(int argc, char **argv)
 {
+	char hex[2 * CAPFENCE_SECCOMP_DIGEST_LEN + 1];
+	uint8_t digest[CAPFENCE_SECCOMP_DIGEST_LEN];
+	struct capfence_seccomp *sc = NULL;
 	struct capfence_epoch *e;
 	struct capfence_client *nl = NULL;
 	char msg[CAPFENCE_ERR_MAX] = "";
-	int ret;
+	const char *profile = NULL;
+	char **args;
+	int i, n = 0, ret;
+	size_t k, plen;
 
 	if (cf_want_help(argc, argv, install_usage))
 		return 0;
 	e = malloc(sizeof(*e));
-	if (!e) {
+	args = calloc((size_t)argc + 1, sizeof(*args));
+	if (!e || !args) {
+		free(e);
+		free(args);
 		cf_err("epoch install: out of memory");
 		return CF_EXIT_SYSTEM;
 	}
-	ret = cf_epoch_from_args("epoch install", install_usage, argc - 1, argv + 1, e);
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--seccomp")) {
+			args[n++] = argv[i];
+			continue;
+		}
+		if (i + 1 >= argc) {
+			ret = cf_usage(install_usage, "epoch install: option '--seccomp' needs a PROFILE");
+			goto out;
+		}
+		if (profile) {
+			ret = cf_usage(install_usage, "epoch install: only one --seccomp PROFILE");
+			goto out;
+		}
+		profile = argv[++i];
+	}
+	ret = cf_epoch_from_args("epoch install", install_usage, n, args, e);
 	if (ret)
 		goto out;
+	if (profile) {
+		ret = capfence_seccomp_compile_file(profile, e, &sc, msg, sizeof(msg));
+		if (ret) {
+			cf_err("epoch install: %s; nothing was installed", msg);
+			ret = ret == -EINVAL || ret == -E2BIG ? CF_EXIT_USAGE : CF_EXIT_SYSTEM;
+			goto out;
+		}
+	}
 	ret = cf_client_open_or_die(&nl);
 	if (ret)
 		goto out;
-	ret = capfence_client_epoch_install(nl, e, msg, sizeof(msg));
+	ret = capfence_client_epoch_install_seccomp(nl, e, sc, msg, sizeof(msg));
 	if (ret == -EMSGSIZE) {
 		cf_err("epoch install: the epoch does not fit in one message");
 		ret = CF_EXIT_SYSTEM;
@@ -220,9 +286,21 @@ static int epoch_install(int argc, char **argv)
 		ret = cf_client_fail("epoch install", ret, msg);
 	} else {
 		printf("epoch %" PRIu64 " installed\n", e->epoch_id);
+		/* one line per refusing action rewritten to EACCES */
+		for (k = 0; k < capfence_seccomp_notes(sc); k++)
+			printf("seccomp: rewritten %s\n", capfence_seccomp_note(sc, k));
+		if (sc) {
+			capfence_seccomp_digest(sc, digest);
+			digest_hex(digest, hex);
+			capfence_seccomp_program(sc, &plen);
+			printf("seccomp: sha256:%s insns %zu, loaded with SECCOMP_FILTER_FLAG_LOG: every denial is EACCES with an AUDIT_SECCOMP record\n",
+			       hex, plen / 8);
+		}
 	}
 	capfence_client_close(nl);
 out:
+	capfence_seccomp_free(sc);
+	free(args);
 	free(e);
 	return ret;
 }
@@ -262,7 +340,7 @@ static int epoch_list(int argc, char **argv)
 		for (i = 0; i < l.n; i++) {
 			if (i)
 				putchar(',');
-			json_epoch(&l.v[i]);
+			json_epoch(&l.v[i], NULL);
 		}
 		printf("]}\n");
 		goto out;
@@ -297,6 +375,7 @@ out:
 
 static int epoch_show(int argc, char **argv)
 {
+	struct capfence_seccomp_info sc = { 0 };
 	struct capfence_epoch_info *info;
 	bool json = false;
 	uint64_t id = 0;
@@ -327,15 +406,17 @@ static int epoch_show(int argc, char **argv)
 		free(info);
 		return ret;
 	}
-	ret = capfence_client_epoch_get(nl, id, info, msg, sizeof(msg));
+	ret = capfence_client_epoch_get(nl, id, info, msg, sizeof(msg)) ?:
+	      capfence_client_epoch_seccomp(nl, id, &sc, msg, sizeof(msg));
 	if (ret) {
 		ret = cf_client_fail("epoch show", ret, msg);
 	} else if (json) {
-		json_epoch(info);
+		json_epoch(info, &sc);
 		putchar('\n');
 	} else {
-		show_epoch(info);
+		show_epoch(info, &sc);
 	}
+	capfence_free(sc.prog);
 	capfence_client_close(nl);
 	free(info);
 	return ret;

@@ -5,7 +5,10 @@
  * Sets the pending exec epoch (and the tokens to hold) on this unbound
  * launcher with CAPFENCE_CMD_EXEC_SET, then execvp()s COMMAND: the kernel
  * binds the new credential to the epoch at that execve, or fails it. When
- * EXEC_SET is refused nothing is run.
+ * EXEC_SET is refused nothing is run. An epoch with a syscall policy has
+ * its seccomp program loaded (no_new_privs, SECCOMP_FILTER_FLAG_LOG)
+ * between EXEC_SET and the execve: the kernel binds the task only when its
+ * newest filter is that program.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -20,6 +23,7 @@ static const char exec_usage[] =
 
 int cf_cmd_exec(int argc, char **argv)
 {
+	struct capfence_seccomp_info sc = { 0 };
 	struct capfence_token *toks;
 	struct capfence_result d;
 	uint64_t epoch = 0;
@@ -91,6 +95,19 @@ int cf_cmd_exec(int argc, char **argv)
 	}
 	ret = capfence_client_exec_set(nl, epoch, toks, (size_t)ntok, &d);
 	free(toks);
+	if (!ret) {
+		char msg[CAPFENCE_ERR_MAX] = "";
+
+		ret = capfence_client_epoch_seccomp(nl, epoch, &sc, msg, sizeof(msg));
+		if (ret) {
+			snprintf(line, sizeof(line),
+				 "exec: epoch %" PRIu64 ": cannot read its syscall policy (nothing was run)",
+				 epoch);
+			cf_client_fail(line, ret, msg);
+			capfence_client_close(nl);
+			return CF_EXIT_SYSTEM;
+		}
+	}
 	if (ret) {
 		if (d.reason >= 0) {
 			cf_decision_text(&d, line, sizeof(line));
@@ -106,9 +123,21 @@ int cf_cmd_exec(int argc, char **argv)
 	}
 	capfence_client_close(nl);
 	fflush(NULL);
+	if (sc.insns) {
+		ret = capfence_seccomp_apply(sc.prog, sc.len);
+		capfence_free(sc.prog);
+		if (ret) {
+			cf_err("exec: epoch %" PRIu64 ": cannot load its seccomp filter: %s; nothing was run",
+			       epoch, strerror(-ret));
+			return CF_EXIT_SYSTEM;
+		}
+	}
 	execvp(argv[cmd], argv + cmd);
 	e = errno;
-	if (e == EACCES)
+	if (e == EACCES && sc.insns)
+		cf_err("exec: cannot run '%s': %s (if it is executable, the kernel refused to bind epoch %" PRIu64 ": see its op=bind audit record, or the epoch's syscall policy denies execve)",
+		       argv[cmd], strerror(e), epoch);
+	else if (e == EACCES)
 		cf_err("exec: cannot run '%s': %s (if it is executable, the kernel refused to bind epoch %" PRIu64 ": are the hooks attached?)",
 		       argv[cmd], strerror(e), epoch);
 	else

@@ -690,9 +690,10 @@ int capfence_client_epoch_install(struct capfence_client *c,
 	return capfence_client_epoch_install_at(c, e, 0, err, errlen);
 }
 
-int capfence_client_epoch_install_at(struct capfence_client *c,
-				     const struct capfence_epoch *e,
-				     uint64_t rev, char *err, size_t errlen)
+static int epoch_install(struct capfence_client *c,
+			 const struct capfence_epoch *e, uint64_t rev,
+			 const struct capfence_seccomp *s, char *err,
+			 size_t errlen)
 {
 	struct nlmsghdr *nlh = begin(c, CAPFENCE_CMD_EPOCH_INSTALL, 0);
 	struct nlattr *arr, *nest;
@@ -700,6 +701,14 @@ int capfence_client_epoch_install_at(struct capfence_client *c,
 
 	put_rev(nlh, rev);
 	mnl_attr_put_u64(nlh, CAPFENCE_A_EPOCH_ID, e->epoch_id);
+	if (s) {
+		size_t plen;
+		const void *prog = capfence_seccomp_program(s, &plen);
+
+		if (!mnl_attr_put_check(nlh, CF_NL_BUFSZ, CAPFENCE_A_SECCOMP_PROG,
+					plen, prog))
+			goto too_big;
+	}
 	/* one nested array of rules; a member's type is its index */
 	arr = mnl_attr_nest_start_check(nlh, CF_NL_BUFSZ, CAPFENCE_A_RULES);
 	if (!arr)
@@ -741,6 +750,21 @@ too_big:
 	capfence__seterr(err, errlen, "epoch %llu does not fit one request",
 		  (unsigned long long)e->epoch_id);
 	return -EMSGSIZE;
+}
+
+int capfence_client_epoch_install_at(struct capfence_client *c,
+				     const struct capfence_epoch *e,
+				     uint64_t rev, char *err, size_t errlen)
+{
+	return epoch_install(c, e, rev, NULL, err, errlen);
+}
+
+int capfence_client_epoch_install_seccomp(struct capfence_client *c,
+					  const struct capfence_epoch *e,
+					  const struct capfence_seccomp *s,
+					  char *err, size_t errlen)
+{
+	return epoch_install(c, e, 0, s, err, errlen);
 }
 
 int capfence_client_epoch_activate(struct capfence_client *c,
@@ -858,6 +882,62 @@ int capfence_client_epoch_get(struct capfence_client *c, uint64_t epoch_id,
 	memset(out, 0, sizeof(*out));
 	mnl_attr_put_u64(nlh, CAPFENCE_A_EPOCH_ID, epoch_id);
 	return simple(c, nlh, epoch_get_cb, out, err, errlen);
+}
+
+static int epoch_seccomp_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct capfence_seccomp_info *out = data;
+	const struct nlattr *a;
+
+	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr)) {
+		switch (mnl_attr_get_type(a)) {
+		case CAPFENCE_A_SECCOMP_LEN:
+			if (mnl_attr_validate(a, MNL_TYPE_U32))
+				goto bad;
+			out->insns = mnl_attr_get_u32(a);
+			break;
+		case CAPFENCE_A_SECCOMP_DIGEST:
+			if (mnl_attr_get_payload_len(a) != CAPFENCE_SECCOMP_DIGEST_LEN)
+				goto bad;
+			memcpy(out->digest, mnl_attr_get_payload(a),
+			       CAPFENCE_SECCOMP_DIGEST_LEN);
+			break;
+		case CAPFENCE_A_SECCOMP_PROG:
+			if (out->prog)
+				goto bad;
+			out->len = mnl_attr_get_payload_len(a);
+			out->prog = malloc(out->len ?: 1);
+			if (!out->prog) {
+				errno = ENOMEM;
+				return MNL_CB_ERROR;
+			}
+			memcpy(out->prog, mnl_attr_get_payload(a), out->len);
+			break;
+		}
+	}
+	if (out->insns && (!out->prog || out->len != out->insns * 8ULL))
+		goto bad;
+	return MNL_CB_OK;
+bad:
+	errno = EBADMSG;
+	return MNL_CB_ERROR;
+}
+
+int capfence_client_epoch_seccomp(struct capfence_client *c, uint64_t epoch_id,
+				  struct capfence_seccomp_info *out, char *err,
+				  size_t errlen)
+{
+	struct nlmsghdr *nlh = begin(c, CAPFENCE_CMD_EPOCH_GET, 0);
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	mnl_attr_put_u64(nlh, CAPFENCE_A_EPOCH_ID, epoch_id);
+	ret = simple(c, nlh, epoch_seccomp_cb, out, err, errlen);
+	if (ret) {
+		free(out->prog);
+		memset(out, 0, sizeof(*out));
+	}
+	return ret;
 }
 
 struct epoch_list {
@@ -1170,6 +1250,8 @@ int capfence_client_spawn_bound(struct capfence_client *c, uint64_t epoch_id,
 				char *const envp[], pid_t *pid,
 				struct capfence_result *r)
 {
+	static const char sc_fail[] = "cannot load the epoch's seccomp filter";
+	struct capfence_seccomp_info sc;
 	struct nlmsghdr *nlh;
 	char *req, *buf;
 	int pfd[2], ret, status;
@@ -1180,11 +1262,21 @@ int capfence_client_spawn_bound(struct capfence_client *c, uint64_t epoch_id,
 	*pid = -1;
 	if (n > CAPFENCE_MAX_TOKENS || !path || !argv)
 		return abandon_nolock(r, -EINVAL, "bad arguments");
+	/*
+	 * The epoch's syscall policy, loaded by the child between EXEC_SET
+	 * and execve. When it cannot be read, EXEC_SET says why (an unknown
+	 * epoch) or the kernel refuses the bind (reason seccomp).
+	 */
+	if (capfence_client_epoch_seccomp(c, epoch_id, &sc, r->message,
+					  sizeof(r->message)))
+		memset(&sc, 0, sizeof(sc));
+	r->message[0] = '\0';
 	req = calloc(1, CF_NL_BUFSZ);
 	buf = malloc(8192);
 	if (!req || !buf) {
 		free(req);
 		free(buf);
+		free(sc.prog);
 		return abandon_nolock(r, -ENOMEM, "out of memory");
 	}
 	nlh = put_req(req, c->s.family, CAPFENCE_CMD_EXEC_SET, 0);
@@ -1192,12 +1284,14 @@ int capfence_client_spawn_bound(struct capfence_client *c, uint64_t epoch_id,
 	if (put_exec_set(nlh, epoch_id, tokens, n)) {
 		free(req);
 		free(buf);
+		free(sc.prog);
 		return abandon_nolock(r, -EINVAL, "a token is not well formed");
 	}
 	if (pipe2(pfd, O_CLOEXEC)) {
 		ret = -errno;
 		free(req);
 		free(buf);
+		free(sc.prog);
 		return abandon_nolock(r, ret, strerror(-ret));
 	}
 	child = fork();
@@ -1207,11 +1301,19 @@ int capfence_client_spawn_bound(struct capfence_client *c, uint64_t epoch_id,
 		close(pfd[1]);
 		free(req);
 		free(buf);
+		free(sc.prog);
 		return abandon_nolock(r, ret, strerror(-ret));
 	}
 	if (!child) {
 		close(pfd[0]);
 		r->err = child_exec_set(nlh, buf, 8192, r);
+		if (!r->err && sc.insns) {
+			r->err = capfence_seccomp_apply(sc.prog, sc.len);
+			if (r->err) {
+				r->reason = -1;
+				memcpy(r->message, sc_fail, sizeof(sc_fail));
+			}
+		}
 		if (!r->err) {
 			if (strchr(path, '/'))
 				execve(path, argv, envp ? envp : environ);
@@ -1230,6 +1332,7 @@ int capfence_client_spawn_bound(struct capfence_client *c, uint64_t epoch_id,
 	sodium_memzero(req, CF_NL_BUFSZ);
 	free(req);
 	free(buf);
+	free(sc.prog);
 	do {
 		got = read(pfd[0], r, sizeof(*r));
 	} while (got < 0 && errno == EINTR);

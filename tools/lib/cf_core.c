@@ -35,18 +35,51 @@ void capfence__seterr(char *err, size_t errlen, const char *fmt, ...)
 
 /* ---- classes ------------------------------------------------------------- */
 
+/*
+ * The class registry: each class's name, constraint kind, and the system
+ * calls (x86_64 names) that exercise it. An epoch whose syscall policy
+ * denies one of them while it grants the class is refused at install
+ * (cf_seccomp.c): the capability graph would say yes and the syscall
+ * policy no.
+ */
+static const char *const sys_net_connect[] = {
+	"connect", "sendto", "sendmsg", "sendmmsg",
+	/* io_uring's IORING_OP_CONNECT, _SEND and _SENDMSG */
+	"io_uring_setup", "io_uring_enter", NULL
+};
+static const char *const sys_net_bind[] = { "bind", "listen", NULL };
+static const char *const sys_fs_read[] = { "open", "openat", "openat2", NULL };
+static const char *const sys_fs_write[] = {
+	"open", "openat", "openat2", "creat", "truncate", "ftruncate",
+	"rename", "renameat", "renameat2", "link", "linkat", "symlink",
+	"symlinkat", "unlink", "unlinkat", "mkdir", "mkdirat", "rmdir",
+	"mknod", "mknodat", "chmod", "fchmod", "fchmodat", "chown", "fchown",
+	"lchown", "fchownat", "setxattr", "lsetxattr", "fsetxattr",
+	"removexattr", "lremovexattr", "fremovexattr", NULL
+};
+
 static const struct {
 	const char *name;
 	bool net;
+	const char *const *syscalls;
 } classes[] = {
-	[CAPFENCE_CLASS_NET_CONNECT]	= { "net:connect", true },
-	[CAPFENCE_CLASS_NET_BIND]	= { "net:bind", true },
-	[CAPFENCE_CLASS_FS_READ]	= { "fs:read", false },
-	[CAPFENCE_CLASS_FS_WRITE]	= { "fs:write", false },
+	[CAPFENCE_CLASS_NET_CONNECT]	= { "net:connect", true, sys_net_connect },
+	[CAPFENCE_CLASS_NET_BIND]	= { "net:bind", true, sys_net_bind },
+	[CAPFENCE_CLASS_FS_READ]	= { "fs:read", false, sys_fs_read },
+	[CAPFENCE_CLASS_FS_WRITE]	= { "fs:write", false, sys_fs_write },
 };
 
 _Static_assert(sizeof(classes) / sizeof(classes[0]) == CAPFENCE_CLASS_MAX + 1,
 	       "every uapi class needs a name");
+
+const char *const *capfence__class_syscalls(int class_id)
+{
+	static const char *const none[] = { NULL };
+
+	if (class_id <= CAPFENCE_CLASS_NONE || class_id > CAPFENCE_CLASS_MAX)
+		return none;
+	return classes[class_id].syscalls;
+}
 
 bool capfence_class_valid(int class_id)
 {
@@ -98,6 +131,8 @@ static const struct {
 	[CAPFENCE_R_BORROW]		= { "borrow", EACCES, 4 },
 	/* delegation on a host out of touch with its fleet */
 	[CAPFENCE_R_FLEET_STALE]	= { "fleet_stale", ENOLINK, 11 },
+	/* exec only: the task does not run its epoch's seccomp program */
+	[CAPFENCE_R_SECCOMP]		= { "seccomp", EACCES, 4 },
 };
 
 _Static_assert(sizeof(reasons) / sizeof(reasons[0]) == CAPFENCE_R_MAX + 1,

@@ -26,6 +26,9 @@ void capfence__mac_body(const struct capfence_key *k, const uint8_t *body, size_
 enum capfence_reason capfence__decide_authentic(const struct capfence_token *t,
 					 const struct capfence_epoch *receiver);
 
+/* The system calls that exercise a class (NULL-terminated; empty for none). */
+const char *const *capfence__class_syscalls(int class_id);
+
 #pragma GCC visibility pop
 
 #endif /* CF_INTERNAL_H */

@@ -67,6 +67,10 @@ enum capfence_reason {
 					 * it is current with its fleet within
 					 * the configured bound
 					 */
+	CAPFENCE_R_SECCOMP,		/* exec only: EACCES; the task's newest
+					 * seccomp filter is not its epoch's
+					 * program (see CAPFENCE_A_SECCOMP_PROG)
+					 */
 	__CAPFENCE_R_MAX
 };
 
@@ -202,6 +206,14 @@ enum capfence_attr {
 	CAPFENCE_A_SANDBOX,		/* nest capfence_sandbox_attr: STATUS_GET
 					 * the host's, TASK_GET the task's
 					 */
+	CAPFENCE_A_SECCOMP_PROG,	/* binary: the epoch's seccomp program,
+					 * struct sock_filter[] (EPOCH_INSTALL;
+					 * EPOCH_GET by id)
+					 */
+	CAPFENCE_A_SECCOMP_DIGEST,	/* binary, CAPFENCE_SECCOMP_DIGEST_LEN:
+					 * SHA-256 of the program (output)
+					 */
+	CAPFENCE_A_SECCOMP_LEN,		/* u32: its instructions (output) */
 	__CAPFENCE_A_MAX
 };
 
@@ -303,6 +315,20 @@ enum capfence_sandbox_attr {
 };
 
 #define CAPFENCE_SANDBOX_A_MAX (__CAPFENCE_SANDBOX_A_MAX - 1)
+
+/*
+ * Syscall policy. An epoch may carry a classic BPF seccomp program
+ * (CAPFENCE_A_SECCOMP_PROG: 1 to CAPFENCE_SECCOMP_MAX_INSNS struct
+ * sock_filter, host order, as seccomp(2) takes it), compiled by the tools
+ * from an OCI linux.seccomp profile whose refusing actions all answer
+ * ERRNO(EACCES). The exec that binds a task to such an epoch fails with
+ * EACCES (reason CAPFENCE_R_SECCOMP, audited) unless the task's newest
+ * seccomp filter is exactly that program, loaded with
+ * SECCOMP_FILTER_FLAG_LOG. The module keeps the program and its SHA-256
+ * digest, which the bind record names (seccomp=HEX).
+ */
+#define CAPFENCE_SECCOMP_MAX_INSNS	4096	/* BPF_MAXINSNS */
+#define CAPFENCE_SECCOMP_DIGEST_LEN	32
 
 /* Multicast events (CAPFENCE_A_EVENT). */
 enum capfence_event {

@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The syscall policy of an epoch (seed condition 1: the token's epoch is
+ * "the epoch bound to the receiving task's seccomp program"). An epoch may
+ * carry a classic BPF seccomp program, compiled by the tools from an OCI
+ * linux.seccomp profile; the module keeps the program and its SHA-256
+ * digest. The exec that binds a task to the epoch is refused unless the
+ * task's newest seccomp filter is exactly that program, loaded with
+ * SECCOMP_FILTER_FLAG_LOG: the launcher installs it between EXEC_SET and
+ * execve, and the kernel, not the launcher, says whether it did.
+ *
+ * How the task's filter is read. struct seccomp_filter is private to the
+ * kernel's seccomp.c; capfence's BPF program on bprm_creds_for_exec reads
+ * the current task's newest filter's program pointer and log flag through
+ * BTF (CO-RE, as the open memo reads the mount namespace) and hands them
+ * to the kfunc. struct bpf_prog is public: its orig_prog is the filter as
+ * seccomp(2) received it (kept when CONFIG_CHECKPOINT_RESTORE is set, as
+ * on Debian's kernels; without it every such bind fails closed).
+ *
+ * Locking and context: an epoch's program is written before the epoch is
+ * published (cf_epoch_install() under cf_mutex) and never changes, so
+ * readers need only the epoch's lifetime (the module's). The match runs in
+ * BPF program context (RCU read lock, never sleeps) and only reads the
+ * calling task's own newest filter, which the task keeps alive; during an
+ * exec no other thread can replace it (SECCOMP_FILTER_FLAG_TSYNC takes
+ * cred_guard_mutex, which the exec holds).
+ */
+#include <crypto/sha2.h>
+#include <linux/filter.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include "capfence.h"
+
+/**
+ * cf_seccomp_parse() - attach the program of CAPFENCE_A_SECCOMP_PROG to @e
+ * @e: an epoch being built (not yet installed)
+ * @nla: the attribute
+ * @extack: netlink extended ack
+ *
+ * Process context. The program is kept as it was sent, and its digest
+ * computed.
+ *
+ * Return: 0, -EINVAL for a length that is not a whole number of
+ * instructions, -E2BIG above CAPFENCE_SECCOMP_MAX_INSNS, -ENOMEM.
+ */
+int cf_seccomp_parse(struct cf_epoch *e, const struct nlattr *nla,
+		     struct netlink_ext_ack *extack)
+{
+	u32 bytes = nla_len(nla), len = bytes / sizeof(struct sock_filter);
+	struct cf_seccomp *sc;
+
+	if (!bytes || bytes % sizeof(struct sock_filter)) {
+		NL_SET_ERR_MSG_ATTR(extack, nla,
+				    "seccomp program is not a whole number of instructions");
+		return -EINVAL;
+	}
+	if (len > CAPFENCE_SECCOMP_MAX_INSNS) {
+		NL_SET_ERR_MSG_ATTR(extack, nla,
+				    "seccomp program has more than 4096 instructions");
+		return -E2BIG;
+	}
+	sc = kmalloc(struct_size(sc, insns, len), GFP_KERNEL);
+	if (!sc)
+		return -ENOMEM;
+	sc->len = len;
+	memcpy(sc->insns, nla_data(nla), bytes);
+	sha256((const u8 *)sc->insns, bytes, sc->digest);
+	e->sc = sc;
+	return 0;
+}
+
+/**
+ * cf_seccomp_free() - free a program
+ * @sc: program, may be NULL
+ */
+void cf_seccomp_free(struct cf_seccomp *sc)
+{
+	kfree(sc);
+}
+
+/**
+ * cf_seccomp_fill() - put an epoch's program attributes into a message
+ * @skb: message
+ * @e: epoch
+ * @prog: also the program itself (EPOCH_GET by id), not only its digest
+ *
+ * Return: 0 (also for an epoch without a program) or -EMSGSIZE.
+ */
+int cf_seccomp_fill(struct sk_buff *skb, const struct cf_epoch *e, bool prog)
+{
+	const struct cf_seccomp *sc = e->sc;
+
+	if (!sc)
+		return 0;
+	if (nla_put(skb, CAPFENCE_A_SECCOMP_DIGEST, sizeof(sc->digest),
+		    sc->digest) ||
+	    nla_put_u32(skb, CAPFENCE_A_SECCOMP_LEN, sc->len))
+		return -EMSGSIZE;
+	if (prog && nla_put(skb, CAPFENCE_A_SECCOMP_PROG,
+			    sc->len * sizeof(struct sock_filter), sc->insns))
+		return -EMSGSIZE;
+	return 0;
+}
+
+/**
+ * cf_seccomp_msg_max() - room cf_seccomp_fill() may need
+ * @prog: with the program
+ *
+ * Return: bytes.
+ */
+size_t cf_seccomp_msg_max(bool prog)
+{
+	size_t n = nla_total_size(CAPFENCE_SECCOMP_DIGEST_LEN) +
+		   nla_total_size(sizeof(u32));
+
+	if (prog)
+		n += nla_total_size(CAPFENCE_SECCOMP_MAX_INSNS *
+				    sizeof(struct sock_filter));
+	return n;
+}
+
+/**
+ * cf_seccomp_match() - is @prog the epoch's program, loaded to log?
+ * @sc: the epoch's program
+ * @prog: the calling task's newest seccomp filter's program, or NULL
+ * @log: that filter was loaded with SECCOMP_FILTER_FLAG_LOG
+ *
+ * BPF program context; never sleeps. Compares the instructions the filter
+ * was loaded from with the epoch's, all of them.
+ *
+ * Return: true on an exact match.
+ */
+bool cf_seccomp_match(const struct cf_seccomp *sc, const struct bpf_prog *prog,
+		      bool log)
+{
+	const struct sock_fprog_kern *orig;
+
+	if (!prog || !log)
+		return false;
+	orig = READ_ONCE(prog->orig_prog);
+	if (!orig || orig->len != sc->len || !orig->filter)
+		return false;
+	return !memcmp(orig->filter, sc->insns,
+		       sc->len * sizeof(struct sock_filter));
+}

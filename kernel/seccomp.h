@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * An epoch's syscall policy: its seccomp program (seccomp.c).
+ */
+#ifndef _CAPFENCE_SECCOMP_H
+#define _CAPFENCE_SECCOMP_H
+
+#include <linux/filter.h>
+#include <linux/types.h>
+#include <net/netlink.h>
+#include <uapi/linux/capfence.h>
+
+/* An epoch's program: fixed before the epoch is published, never changed. */
+struct cf_seccomp {
+	u32 len;				/* instructions */
+	u8 digest[CAPFENCE_SECCOMP_DIGEST_LEN];	/* SHA-256 of insns */
+	struct sock_filter insns[];
+};
+
+struct cf_epoch;
+
+int cf_seccomp_parse(struct cf_epoch *e, const struct nlattr *nla,
+		     struct netlink_ext_ack *extack);
+void cf_seccomp_free(struct cf_seccomp *sc);
+int cf_seccomp_fill(struct sk_buff *skb, const struct cf_epoch *e, bool prog);
+size_t cf_seccomp_msg_max(bool prog);
+bool cf_seccomp_match(const struct cf_seccomp *sc, const struct bpf_prog *prog,
+		      bool log);
+
+#endif /* _CAPFENCE_SECCOMP_H */

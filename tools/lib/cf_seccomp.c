@@ -1,0 +1,859 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * libcapfence: an epoch's syscall policy. An OCI runtime-spec linux.seccomp
+ * profile (the JSON of Docker's, Podman's and containerd's seccomp.json:
+ * defaultAction, defaultErrnoRet, architectures, flags, syscalls[] with
+ * names, action, errnoRet, args) is compiled with libseccomp into the
+ * classic BPF program the module keeps with the epoch. Every refusing
+ * action (SCMP_ACT_KILL*, SCMP_ACT_TRAP, SCMP_ACT_TRACE, SCMP_ACT_ERRNO with
+ * any errno) becomes ERRNO(EACCES), and the program is loaded with
+ * SECCOMP_FILTER_FLAG_LOG, so a denial is EACCES and an AUDIT_SECCOMP
+ * record, never a signal. A profile that denies a system call a class
+ * granted by the epoch needs is refused (the class registry, cf_core.c,
+ * names those calls).
+ *
+ * A task bound to the epoch must not stack a filter that kills or traps
+ * above it (the seed's condition 2 for every filter the task can load).
+ * Stock kernels cannot check that at load time: seccomp(2) reaches no LSM
+ * hook, prctl(PR_SET_SECCOMP) reaches task_prctl only with the program
+ * still in user memory (a check there races the task's other threads), and
+ * nothing runs after the kernel has copied it. So the program refuses
+ * every new filter itself: seccomp(SECCOMP_SET_MODE_STRICT or _FILTER) and
+ * prctl(PR_SET_SECCOMP) answer EACCES (logged) whatever the profile says;
+ * the epoch's filter stays the task's newest for its whole life.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+#include <seccomp.h>
+#include <sodium.h>
+
+#include <capfence/capfence.h>
+#include "cf_internal.h"
+
+#define CF_SC_MAX_NOTES		256
+#define CF_SC_NOTE_LEN		160
+
+struct capfence_seccomp {
+	size_t len;				/* program bytes */
+	struct sock_filter *prog;
+	uint8_t digest[CAPFENCE_SECCOMP_DIGEST_LEN];
+	size_t n_notes;
+	char (*notes)[CF_SC_NOTE_LEN];		/* one per rewritten rule */
+};
+
+/* What a profile's action does, once capfence has rewritten it. */
+enum cf_sc_kind { CF_SC_ALLOW, CF_SC_LOG, CF_SC_REFUSE };
+
+static const struct {
+	const char *name;
+	enum cf_sc_kind kind;
+} cf_sc_actions[] = {
+	{ "SCMP_ACT_ALLOW", CF_SC_ALLOW },
+	{ "SCMP_ACT_LOG", CF_SC_LOG },
+	{ "SCMP_ACT_ERRNO", CF_SC_REFUSE },
+	{ "SCMP_ACT_KILL", CF_SC_REFUSE },
+	{ "SCMP_ACT_KILL_THREAD", CF_SC_REFUSE },
+	{ "SCMP_ACT_KILL_PROCESS", CF_SC_REFUSE },
+	{ "SCMP_ACT_TRAP", CF_SC_REFUSE },
+	{ "SCMP_ACT_TRACE", CF_SC_REFUSE },
+};
+
+static const struct {
+	const char *name;
+	uint32_t arch;
+} cf_sc_arches[] = {
+	{ "SCMP_ARCH_X86_64", SCMP_ARCH_X86_64 },
+	{ "SCMP_ARCH_X86", SCMP_ARCH_X86 },
+	{ "SCMP_ARCH_X32", SCMP_ARCH_X32 },
+};
+
+static const struct {
+	const char *name;
+	enum scmp_compare op;
+} cf_sc_ops[] = {
+	{ "SCMP_CMP_NE", SCMP_CMP_NE }, { "SCMP_CMP_LT", SCMP_CMP_LT },
+	{ "SCMP_CMP_LE", SCMP_CMP_LE }, { "SCMP_CMP_EQ", SCMP_CMP_EQ },
+	{ "SCMP_CMP_GE", SCMP_CMP_GE }, { "SCMP_CMP_GT", SCMP_CMP_GT },
+	{ "SCMP_CMP_MASKED_EQ", SCMP_CMP_MASKED_EQ },
+};
+
+/* One syscalls[] entry, as far as the class check needs it. */
+struct cf_sc_rule {
+	struct json_object *names;
+	enum cf_sc_kind kind;
+	bool has_args;
+};
+
+struct cf_sc_build {
+	scmp_filter_ctx ctx;
+	struct capfence_seccomp *s;
+	enum cf_sc_kind def;
+	struct cf_sc_rule *rules;
+	size_t n_rules;
+	char *err;
+	size_t errlen;
+};
+
+static const char *errno_text(int e)
+{
+	const char *n = e > 0 ? strerrorname_np(e) : NULL;
+
+	return n ?: "?";
+}
+
+static int note(struct cf_sc_build *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int note(struct cf_sc_build *b, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (b->s->n_notes == CF_SC_MAX_NOTES)
+		return 0;
+	va_start(ap, fmt);
+	vsnprintf(b->s->notes[b->s->n_notes++], CF_SC_NOTE_LEN, fmt, ap);
+	va_end(ap);
+	return 0;
+}
+
+/*
+ * The action of an object with "action"/"errnoRet" (a rule) or
+ * "defaultAction"/"defaultErrnoRet" (the profile): its kind, and a note
+ * when capfence rewrites it.
+ */
+static int get_action(struct cf_sc_build *b, struct json_object *o,
+		      const char *akey, const char *ekey, const char *where,
+		      const char *what, enum cf_sc_kind *kind)
+{
+	struct json_object *a, *en;
+	const char *name;
+	int64_t eno = -1;
+	size_t i;
+
+	if (!json_object_object_get_ex(o, akey, &a) ||
+	    !json_object_is_type(a, json_type_string)) {
+		capfence__seterr(b->err, b->errlen, "profile: %s: %s must be a string",
+				 where, akey);
+		return -EINVAL;
+	}
+	name = json_object_get_string(a);
+	if (json_object_object_get_ex(o, ekey, &en)) {
+		if (!json_object_is_type(en, json_type_int) ||
+		    (eno = json_object_get_int64(en)) < 0 || eno > 4095) {
+			capfence__seterr(b->err, b->errlen,
+					 "profile: %s: %s must be an errno (0 to 4095)",
+					 where, ekey);
+			return -EINVAL;
+		}
+	}
+	for (i = 0; i < sizeof(cf_sc_actions) / sizeof(cf_sc_actions[0]); i++)
+		if (!strcmp(name, cf_sc_actions[i].name))
+			break;
+	if (i == sizeof(cf_sc_actions) / sizeof(cf_sc_actions[0])) {
+		if (!strcmp(name, "SCMP_ACT_NOTIFY"))
+			capfence__seterr(b->err, b->errlen,
+					 "profile: %s: unsupported action 'SCMP_ACT_NOTIFY' (capfence answers every refusal itself)",
+					 where);
+		else
+			capfence__seterr(b->err, b->errlen,
+					 "profile: %s: unknown action '%.64s'", where, name);
+		return -EINVAL;
+	}
+	*kind = cf_sc_actions[i].kind;
+	if (*kind != CF_SC_REFUSE)
+		return 0;
+	/* OCI: SCMP_ACT_ERRNO without errnoRet is EPERM */
+	if (!strcmp(name, "SCMP_ACT_ERRNO")) {
+		if (eno == EACCES)
+			return 0;
+		return note(b, "%s: SCMP_ACT_ERRNO(%s) -> SCMP_ACT_ERRNO(EACCES)",
+			    what, errno_text(eno < 0 ? EPERM : (int)eno));
+	}
+	return note(b, "%s: %s -> SCMP_ACT_ERRNO(EACCES)", what, name);
+}
+
+static uint32_t scmp_action(enum cf_sc_kind k)
+{
+	return k == CF_SC_ALLOW ? SCMP_ACT_ALLOW :
+	       k == CF_SC_LOG ? SCMP_ACT_LOG : SCMP_ACT_ERRNO(EACCES);
+}
+
+static int get_u64(struct json_object *o, const char *key, bool need,
+		   uint64_t *v)
+{
+	struct json_object *x;
+
+	*v = 0;
+	if (!json_object_object_get_ex(o, key, &x))
+		return need ? -EINVAL : 0;
+	if (!json_object_is_type(x, json_type_int))
+		return -EINVAL;
+	if (json_object_get_int64(x) < 0 && json_object_get_uint64(x) <= INT64_MAX)
+		return -EINVAL;
+	*v = json_object_get_uint64(x);
+	return 0;
+}
+
+static int get_args(struct cf_sc_build *b, struct json_object *args,
+		    const char *where, struct scmp_arg_cmp *cmp,
+		    unsigned int *n)
+{
+	size_t i, j, len;
+
+	*n = 0;
+	if (!json_object_is_type(args, json_type_array) ||
+	    (len = json_object_array_length(args)) > 6) {
+		capfence__seterr(b->err, b->errlen,
+				 "profile: %s: args must be an array of at most 6 conditions",
+				 where);
+		return -EINVAL;
+	}
+	for (i = 0; i < len; i++) {
+		struct json_object *a = json_object_array_get_idx(args, i), *op;
+		uint64_t index, value, two;
+
+		if (!json_object_is_type(a, json_type_object) ||
+		    get_u64(a, "index", true, &index) || index > 5 ||
+		    get_u64(a, "value", true, &value) ||
+		    get_u64(a, "valueTwo", false, &two) ||
+		    !json_object_object_get_ex(a, "op", &op) ||
+		    !json_object_is_type(op, json_type_string)) {
+			capfence__seterr(b->err, b->errlen,
+					 "profile: %s: args[%zu] needs index (0 to 5), value, op and an optional valueTwo, all unsigned",
+					 where, i);
+			return -EINVAL;
+		}
+		for (j = 0; j < sizeof(cf_sc_ops) / sizeof(cf_sc_ops[0]); j++)
+			if (!strcmp(json_object_get_string(op), cf_sc_ops[j].name))
+				break;
+		if (j == sizeof(cf_sc_ops) / sizeof(cf_sc_ops[0])) {
+			capfence__seterr(b->err, b->errlen,
+					 "profile: %s: args[%zu]: unknown op '%.64s'",
+					 where, i, json_object_get_string(op));
+			return -EINVAL;
+		}
+		cmp[i].arg = (unsigned int)index;
+		cmp[i].op = cf_sc_ops[j].op;
+		cmp[i].datum_a = value;
+		cmp[i].datum_b = two;
+	}
+	*n = (unsigned int)len;
+	return 0;
+}
+
+static bool only_keys(struct json_object *o, const char *const *keys,
+		      const char **bad)
+{
+	json_object_object_foreach(o, k, v) {
+		const char *const *p;
+
+		(void)v;
+		for (p = keys; *p; p++)
+			if (!strcmp(k, *p))
+				break;
+		if (!*p) {
+			*bad = k;
+			return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * The calls that would stack a filter or enter strict mode, as conditions
+ * on argument 0 of seccomp(2) and prctl(2); see the top of this file.
+ */
+static bool is_seccomp_call(const char *name)
+{
+	return !strcmp(name, "seccomp") || !strcmp(name, "prctl");
+}
+
+/* A condition on argument 0 (libseccomp's SCMP_A0 leaves datum_b implicit). */
+static struct scmp_arg_cmp arg0(enum scmp_compare op, scmp_datum_t v)
+{
+	struct scmp_arg_cmp c = { .arg = 0, .op = op, .datum_a = v, .datum_b = 0 };
+
+	return c;
+}
+
+/* The condition on argument 0 under which @name is allowed. */
+static struct scmp_arg_cmp allowed_arg0(const char *name)
+{
+	if (!strcmp(name, "seccomp"))	/* GET_ACTION_AVAIL, GET_NOTIF_SIZES */
+		return arg0(SCMP_CMP_GT, SECCOMP_SET_MODE_FILTER);
+	return arg0(SCMP_CMP_NE, PR_SET_SECCOMP);
+}
+
+/*
+ * An allowing rule of the profile on seccomp(2) or prctl(2): allowed only
+ * when argument 0 does not install a filter.
+ */
+static int add_allowing_seccomp_call(struct cf_sc_build *b, const char *where,
+				     const char *name, uint32_t action,
+				     struct scmp_arg_cmp *cmp, unsigned int nargs)
+{
+	struct scmp_arg_cmp all[7];
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < nargs; i++) {
+		if (cmp[i].arg == 0) {
+			capfence__seterr(b->err, b->errlen,
+					 "profile: %s: conditions on argument 0 of %s are not supported (capfence refuses new seccomp filters there itself)",
+					 where, name);
+			return -EINVAL;
+		}
+		all[i] = cmp[i];
+	}
+	all[nargs] = allowed_arg0(name);
+	ret = seccomp_rule_add_array(b->ctx, action, seccomp_syscall_resolve_name(name),
+				     nargs + 1, all);
+	if (ret) {
+		capfence__seterr(b->err, b->errlen,
+				 "profile: %s: libseccomp refused the rule for '%s': %s",
+				 where, name, strerror(-ret));
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * Refuse new filters when the default lets seccomp(2) and prctl(2)
+ * through (a refusing default already refuses what no rule allows).
+ */
+static int refuse_new_filters(struct cf_sc_build *b)
+{
+	struct scmp_arg_cmp sc = arg0(SCMP_CMP_LE, SECCOMP_SET_MODE_FILTER);
+	struct scmp_arg_cmp pr = arg0(SCMP_CMP_EQ, PR_SET_SECCOMP);
+	int ret;
+
+	if (b->def == CF_SC_REFUSE)
+		return 0;
+
+	ret = seccomp_rule_add_array(b->ctx, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(seccomp), 1, &sc) ?:
+	      seccomp_rule_add_array(b->ctx, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(prctl), 1, &pr);
+	if (ret)
+		capfence__seterr(b->err, b->errlen,
+				 "profile: libseccomp refused capfence's rule on new filters: %s",
+				 strerror(-ret));
+	return ret ? -EINVAL : 0;
+}
+
+static int add_rule(struct cf_sc_build *b, struct json_object *r, size_t idx)
+{
+	static const char *const keys[] = {
+		"names", "action", "errnoRet", "args", "comment", NULL
+	};
+	struct scmp_arg_cmp cmp[6];
+	struct json_object *names, *args, *first;
+	char where[32], what[CF_SC_NOTE_LEN];
+	struct cf_sc_rule *rule = &b->rules[idx];
+	unsigned int nargs = 0;
+	const char *bad;
+	size_t i, n;
+	int ret;
+
+	snprintf(where, sizeof(where), "syscalls[%zu]", idx);
+	if (!json_object_is_type(r, json_type_object)) {
+		capfence__seterr(b->err, b->errlen, "profile: %s is not an object", where);
+		return -EINVAL;
+	}
+	if (!only_keys(r, keys, &bad)) {
+		capfence__seterr(b->err, b->errlen, "profile: %s: unknown key '%.64s'",
+				 where, bad);
+		return -EINVAL;
+	}
+	if (!json_object_object_get_ex(r, "names", &names) ||
+	    !json_object_is_type(names, json_type_array) ||
+	    !(n = json_object_array_length(names))) {
+		capfence__seterr(b->err, b->errlen,
+				 "profile: %s: names must be a non-empty array of system call names",
+				 where);
+		return -EINVAL;
+	}
+	for (i = 0; i < n; i++) {
+		struct json_object *nm = json_object_array_get_idx(names, i);
+
+		if (!json_object_is_type(nm, json_type_string)) {
+			capfence__seterr(b->err, b->errlen,
+					 "profile: %s: names[%zu] is not a string", where, i);
+			return -EINVAL;
+		}
+		if (seccomp_syscall_resolve_name(json_object_get_string(nm)) ==
+		    __NR_SCMP_ERROR) {
+			capfence__seterr(b->err, b->errlen,
+					 "profile: %s: unknown syscall '%.64s'", where,
+					 json_object_get_string(nm));
+			return -EINVAL;
+		}
+	}
+	first = json_object_array_get_idx(names, 0);
+	snprintf(what, sizeof(what), "%s (%.40s%s)", where,
+		 json_object_get_string(first), n > 1 ? ", ..." : "");
+	ret = get_action(b, r, "action", "errnoRet", where, what, &rule->kind);
+	if (ret)
+		return ret;
+	if (json_object_object_get_ex(r, "args", &args)) {
+		ret = get_args(b, args, where, cmp, &nargs);
+		if (ret)
+			return ret;
+	}
+	rule->names = names;
+	rule->has_args = nargs > 0;
+	/* a rule that does what the default does changes nothing (and
+	 * libseccomp refuses it) */
+	if (rule->kind == b->def)
+		return 0;
+	for (i = 0; i < n; i++) {
+		const char *nm = json_object_get_string(json_object_array_get_idx(names, i));
+
+		if (is_seccomp_call(nm)) {
+			/* refusing: kept; allowing: never a new filter */
+			if (rule->kind == CF_SC_REFUSE)
+				goto plain;
+			/* the default allows: refuse_new_filters() does it */
+			if (b->def != CF_SC_REFUSE)
+				continue;
+			ret = add_allowing_seccomp_call(b, where, nm,
+							scmp_action(rule->kind),
+							cmp, nargs);
+			if (ret)
+				return ret;
+			continue;
+		}
+plain:
+		ret = seccomp_rule_add_array(b->ctx, scmp_action(rule->kind),
+					     seccomp_syscall_resolve_name(nm),
+					     nargs, cmp);
+		if (ret) {
+			capfence__seterr(b->err, b->errlen,
+					 "profile: %s: libseccomp refused the rule for '%.64s': %s",
+					 where, nm, strerror(-ret));
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Does the profile let @name through whatever its arguments? Refused by a
+ * rule naming it (with conditions or not), or by the default unless a rule
+ * without conditions allows it.
+ */
+static const char *denies(const struct cf_sc_build *b, const char *name,
+			  size_t *which)
+{
+	bool allowed = false;
+	size_t i, j;
+
+	for (i = 0; i < b->n_rules; i++) {
+		const struct cf_sc_rule *r = &b->rules[i];
+		size_t n = json_object_array_length(r->names);
+
+		for (j = 0; j < n; j++) {
+			if (strcmp(name, json_object_get_string(json_object_array_get_idx(r->names, j))))
+				continue;
+			if (r->kind == CF_SC_REFUSE) {
+				*which = i;
+				return "a rule";
+			}
+			if (!r->has_args)
+				allowed = true;
+		}
+	}
+	if (b->def == CF_SC_REFUSE && !allowed)
+		return "the default action";
+	return NULL;
+}
+
+static int check_classes(struct cf_sc_build *b, const struct capfence_epoch *e)
+{
+	static const char *const kinds[] = { "deny", "open", "token" };
+	int c;
+
+	for (c = CAPFENCE_CLASS_NONE + 1; c <= CAPFENCE_CLASS_MAX; c++) {
+		const char *const *sys = capfence__class_syscalls(c);
+		const struct capfence_rule *r = &e->rules[c];
+		size_t which = 0;
+		const char *why;
+
+		if (r->kind == CAPFENCE_RULE_DENY)
+			continue;
+		for (; *sys; sys++) {
+			why = denies(b, *sys, &which);
+			if (!why)
+				continue;
+			if (!strcmp(why, "a rule"))
+				capfence__seterr(b->err, b->errlen,
+						 "profile: syscalls[%zu] denies %s, which class %s needs, and epoch %" PRIu64 " grants %s (%s): allow the call or deny the class",
+						 which, *sys, capfence_class_name(c), e->epoch_id,
+						 capfence_class_name(c), kinds[r->kind < 3 ? r->kind : 0]);
+			else
+				capfence__seterr(b->err, b->errlen,
+						 "profile: the default action denies %s, which class %s needs, and epoch %" PRIu64 " grants %s (%s): allow the call or deny the class",
+						 *sys, capfence_class_name(c), e->epoch_id,
+						 capfence_class_name(c), kinds[r->kind < 3 ? r->kind : 0]);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static int get_arches(struct cf_sc_build *b, struct json_object *root)
+{
+	struct json_object *a;
+	size_t i, j, n;
+	int ret;
+
+	if (!json_object_object_get_ex(root, "architectures", &a))
+		return 0;
+	if (!json_object_is_type(a, json_type_array)) {
+		capfence__seterr(b->err, b->errlen,
+				 "profile: architectures must be an array of SCMP_ARCH_* names");
+		return -EINVAL;
+	}
+	n = json_object_array_length(a);
+	for (i = 0; i < n; i++) {
+		struct json_object *x = json_object_array_get_idx(a, i);
+		const char *name = json_object_is_type(x, json_type_string) ?
+				   json_object_get_string(x) : "(not a string)";
+
+		for (j = 0; j < sizeof(cf_sc_arches) / sizeof(cf_sc_arches[0]); j++)
+			if (!strcmp(name, cf_sc_arches[j].name))
+				break;
+		if (j == sizeof(cf_sc_arches) / sizeof(cf_sc_arches[0])) {
+			capfence__seterr(b->err, b->errlen,
+					 "profile: unsupported architecture '%.64s' (supported: SCMP_ARCH_X86_64, SCMP_ARCH_X86, SCMP_ARCH_X32)",
+					 name);
+			return -EINVAL;
+		}
+		if (cf_sc_arches[j].arch == SCMP_ARCH_X86_64)
+			continue;	/* native: always in the filter */
+		ret = seccomp_arch_add(b->ctx, cf_sc_arches[j].arch);
+		if (ret && ret != -EEXIST) {
+			capfence__seterr(b->err, b->errlen,
+					 "profile: libseccomp refused architecture %s: %s",
+					 name, strerror(-ret));
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static int get_flags(struct cf_sc_build *b, struct json_object *root)
+{
+	struct json_object *f;
+	size_t i, n;
+
+	if (!json_object_object_get_ex(root, "flags", &f))
+		return 0;
+	if (!json_object_is_type(f, json_type_array)) {
+		capfence__seterr(b->err, b->errlen, "profile: flags must be an array");
+		return -EINVAL;
+	}
+	n = json_object_array_length(f);
+	for (i = 0; i < n; i++) {
+		const char *s = json_object_get_string(json_object_array_get_idx(f, i));
+
+		/* capfence always loads with LOG; nothing else is supported */
+		if (!s || strcmp(s, "SECCOMP_FILTER_FLAG_LOG")) {
+			capfence__seterr(b->err, b->errlen,
+					 "profile: unsupported flag '%.64s' (only SECCOMP_FILTER_FLAG_LOG, which capfence always sets)",
+					 s ?: "(not a string)");
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static int export_prog(struct cf_sc_build *b)
+{
+	struct stat st;
+	int fd, ret;
+
+	fd = memfd_create("capfence-seccomp", MFD_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		capfence__seterr(b->err, b->errlen, "profile: memfd_create: %s", strerror(-ret));
+		return ret;
+	}
+	ret = seccomp_export_bpf(b->ctx, fd);
+	if (ret) {
+		capfence__seterr(b->err, b->errlen, "profile: libseccomp cannot export the program: %s",
+				 strerror(-ret));
+		goto out;
+	}
+	if (fstat(fd, &st)) {
+		ret = -errno;
+		goto out;
+	}
+	if (!st.st_size || st.st_size % sizeof(struct sock_filter)) {
+		capfence__seterr(b->err, b->errlen, "profile: libseccomp exported a malformed program");
+		ret = -EINVAL;
+		goto out;
+	}
+	if ((size_t)st.st_size / sizeof(struct sock_filter) > CAPFENCE_SECCOMP_MAX_INSNS) {
+		capfence__seterr(b->err, b->errlen,
+				 "profile: compiles to %zu instructions, more than the %d a seccomp program may have",
+				 (size_t)st.st_size / sizeof(struct sock_filter),
+				 CAPFENCE_SECCOMP_MAX_INSNS);
+		ret = -E2BIG;
+		goto out;
+	}
+	b->s->prog = malloc((size_t)st.st_size);
+	if (!b->s->prog) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	if (pread(fd, b->s->prog, (size_t)st.st_size, 0) != st.st_size) {
+		ret = -EIO;
+		capfence__seterr(b->err, b->errlen, "profile: cannot read the exported program");
+		goto out;
+	}
+	b->s->len = (size_t)st.st_size;
+	crypto_hash_sha256(b->s->digest, (const unsigned char *)b->s->prog, b->s->len);
+	ret = 0;
+out:
+	close(fd);
+	return ret;
+}
+
+int capfence_seccomp_compile(const char *text, size_t len,
+			     const struct capfence_epoch *e,
+			     struct capfence_seccomp **out, char *err,
+			     size_t errlen)
+{
+	static const char *const keys[] = {
+		"defaultAction", "defaultErrnoRet", "architectures", "flags",
+		"syscalls", "comment", NULL
+	};
+	struct cf_sc_build b = { .err = err, .errlen = errlen };
+	struct json_object *root = NULL, *sys = NULL;
+	enum json_tokener_error jerr;
+	struct json_tokener *tok;
+	const char *bad;
+	size_t i;
+	int ret;
+
+	*out = NULL;
+	if (!text || !e)
+		return -EINVAL;
+	if (len > CAPFENCE_SECCOMP_PROFILE_MAX) {
+		capfence__seterr(err, errlen,
+				 "profile: %zu bytes, more than the %d a profile may have",
+				 len, CAPFENCE_SECCOMP_PROFILE_MAX);
+		return -E2BIG;
+	}
+	if (sodium_init() < 0)
+		return -EIO;
+	tok = json_tokener_new_ex(64);
+	if (!tok)
+		return -ENOMEM;
+	root = json_tokener_parse_ex(tok, text, (int)len);
+	jerr = json_tokener_get_error(tok);
+	if (!root || jerr != json_tokener_success) {
+		capfence__seterr(err, errlen, "profile: bad JSON at byte %zu: %s",
+				 json_tokener_get_parse_end(tok),
+				 jerr == json_tokener_continue ? "unexpected end of input" :
+				 json_tokener_error_desc(jerr));
+		json_tokener_free(tok);
+		json_object_put(root);
+		return -EINVAL;
+	}
+	for (i = json_tokener_get_parse_end(tok); i < len; i++)
+		if (!strchr(" \t\r\n", text[i])) {
+			capfence__seterr(err, errlen, "profile: bad JSON at byte %zu: trailing data", i);
+			json_tokener_free(tok);
+			json_object_put(root);
+			return -EINVAL;
+		}
+	json_tokener_free(tok);
+	ret = -EINVAL;
+	if (!json_object_is_type(root, json_type_object)) {
+		capfence__seterr(err, errlen, "profile: not a JSON object");
+		goto out;
+	}
+	if (!only_keys(root, keys, &bad)) {
+		capfence__seterr(err, errlen,
+				 "profile: unknown key '%.64s' (an OCI linux.seccomp profile has defaultAction, defaultErrnoRet, architectures, flags, syscalls)",
+				 bad);
+		goto out;
+	}
+	ret = -ENOMEM;
+	b.s = calloc(1, sizeof(*b.s));
+	if (!b.s)
+		goto out;
+	b.s->notes = calloc(CF_SC_MAX_NOTES, sizeof(*b.s->notes));
+	if (!b.s->notes)
+		goto out;
+	ret = get_action(&b, root, "defaultAction", "defaultErrnoRet", "defaultAction",
+			 "defaultAction", &b.def);
+	if (ret)
+		goto out;
+	ret = -ENOMEM;
+	b.ctx = seccomp_init(scmp_action(b.def));
+	if (!b.ctx)
+		goto out;
+	/* a call from an architecture the profile does not list: EACCES too */
+	ret = seccomp_attr_set(b.ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_ERRNO(EACCES));
+	if (ret)
+		goto out;
+	ret = get_arches(&b, root);
+	if (!ret)
+		ret = get_flags(&b, root);
+	if (ret)
+		goto out;
+	if (json_object_object_get_ex(root, "syscalls", &sys)) {
+		if (!json_object_is_type(sys, json_type_array)) {
+			capfence__seterr(err, errlen, "profile: syscalls must be an array");
+			ret = -EINVAL;
+			goto out;
+		}
+		b.n_rules = json_object_array_length(sys);
+		b.rules = calloc(b.n_rules + 1, sizeof(*b.rules));
+		if (!b.rules) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		for (i = 0; i < b.n_rules; i++) {
+			ret = add_rule(&b, json_object_array_get_idx(sys, i), i);
+			if (ret)
+				goto out;
+		}
+	}
+	ret = check_classes(&b, e);
+	if (!ret)
+		ret = refuse_new_filters(&b);
+	if (!ret)
+		ret = export_prog(&b);
+	if (!ret) {
+		*out = b.s;
+		b.s = NULL;
+	}
+out:
+	if (b.ctx)
+		seccomp_release(b.ctx);
+	free(b.rules);
+	capfence_seccomp_free(b.s);
+	json_object_put(root);
+	return ret;
+}
+
+int capfence_seccomp_compile_file(const char *path, const struct capfence_epoch *e,
+				  struct capfence_seccomp **out, char *err,
+				  size_t errlen)
+{
+	struct stat st;
+	char *text;
+	ssize_t got;
+	int fd, ret;
+
+	*out = NULL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		capfence__seterr(err, errlen, "%s: %s", path, strerror(-ret));
+		return ret;
+	}
+	if (fstat(fd, &st)) {
+		ret = -errno;
+		close(fd);
+		capfence__seterr(err, errlen, "%s: %s", path, strerror(-ret));
+		return ret;
+	}
+	if (!S_ISREG(st.st_mode) || st.st_size > CAPFENCE_SECCOMP_PROFILE_MAX) {
+		close(fd);
+		if (!S_ISREG(st.st_mode)) {
+			capfence__seterr(err, errlen, "%s: not a regular file", path);
+			return -EINVAL;
+		}
+		capfence__seterr(err, errlen,
+				 "%s: profile: %lld bytes, more than the %d a profile may have",
+				 path, (long long)st.st_size, CAPFENCE_SECCOMP_PROFILE_MAX);
+		return -E2BIG;
+	}
+	text = malloc((size_t)st.st_size + 1);
+	if (!text) {
+		close(fd);
+		return -ENOMEM;
+	}
+	got = read(fd, text, (size_t)st.st_size);
+	close(fd);
+	if (got != st.st_size) {
+		free(text);
+		capfence__seterr(err, errlen, "%s: short read", path);
+		return -EIO;
+	}
+	text[got] = '\0';
+	ret = capfence_seccomp_compile(text, (size_t)got, e, out, err, errlen);
+	free(text);
+	if (ret && err && errlen) {
+		char msg[CAPFENCE_ERR_MAX];
+
+		snprintf(msg, sizeof(msg), "%s", err);
+		capfence__seterr(err, errlen, "%s: %s", path, msg);
+	}
+	return ret;
+}
+
+size_t capfence_seccomp_notes(const struct capfence_seccomp *s)
+{
+	return s ? s->n_notes : 0;
+}
+
+const char *capfence_seccomp_note(const struct capfence_seccomp *s, size_t i)
+{
+	return s && i < s->n_notes ? s->notes[i] : NULL;
+}
+
+const void *capfence_seccomp_program(const struct capfence_seccomp *s, size_t *len)
+{
+	*len = s ? s->len : 0;
+	return s ? s->prog : NULL;
+}
+
+void capfence_seccomp_digest(const struct capfence_seccomp *s,
+			     uint8_t digest[CAPFENCE_SECCOMP_DIGEST_LEN])
+{
+	memcpy(digest, s->digest, CAPFENCE_SECCOMP_DIGEST_LEN);
+}
+
+void capfence_seccomp_free(struct capfence_seccomp *s)
+{
+	if (!s)
+		return;
+	free(s->prog);
+	free(s->notes);
+	free(s);
+}
+
+int capfence_seccomp_apply(const void *prog, size_t len)
+{
+	struct sock_fprog fp = {
+		.len = (unsigned short)(len / sizeof(struct sock_filter)),
+		.filter = (struct sock_filter *)prog,
+	};
+
+	if (!prog || !len || len % sizeof(struct sock_filter) ||
+	    len / sizeof(struct sock_filter) > CAPFENCE_SECCOMP_MAX_INSNS)
+		return -EINVAL;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		return -errno;
+	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_LOG, &fp))
+		return -errno;
+	return 0;
+}
