@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Helpers shared by the VM tests; see common.h. */
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -489,8 +490,43 @@ int cft_agent_do(struct cft_agent *a, const char *fmt, ...)
 	return res;
 }
 
+/* Where each thread of @pid is: state, wait channel, kernel stack. */
+static void agent_where(pid_t pid)
+{
+	char path[96], buf[2048];
+	struct dirent *d;
+	DIR *dir;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	dir = opendir(path);
+	while (dir && (d = readdir(dir))) {
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%s/stat", (int)pid, d->d_name);
+		f = fopen(path, "r");
+		if (f && fgets(buf, sizeof(buf), f)) {
+			char *e = strrchr(buf, ')');
+
+			fprintf(stderr, "#   thread %s: state %c\n", d->d_name,
+				e && e[1] ? e[2] : '?');
+		}
+		if (f)
+			fclose(f);
+		snprintf(path, sizeof(path), "/proc/%d/task/%s/stack", (int)pid, d->d_name);
+		f = fopen(path, "r");
+		while (f && fgets(buf, sizeof(buf), f))
+			fprintf(stderr, "#     %s", buf);
+		if (f)
+			fclose(f);
+	}
+	if (dir)
+		closedir(dir);
+}
+
 int cft_agent_stop(struct cft_agent *a)
 {
+	uint64_t told = cft_now_ns() + cft_secs(30) * 1000000000ull;
 	int status = 0;
 
 	if (a->pid <= 0)
@@ -498,7 +534,17 @@ int cft_agent_stop(struct cft_agent *a)
 	close(a->in);
 	close(a->out);
 	HELPER_WAITING("agent %d to exit", (int)a->pid);
-	waitpid(a->pid, &status, 0);
+	/* an agent slow to exit says where it is, once */
+	while (waitpid(a->pid, &status, told ? WNOHANG : 0) == 0) {
+		if (cft_now_ns() > told) {
+			fprintf(stderr, "# agent %d has not exited %u s after its input closed:\n",
+				(int)a->pid, cft_secs(30));
+			agent_where(a->pid);
+			told = 0;
+			continue;
+		}
+		usleep(20000);
+	}
 	HELPER_WAITED();
 	a->pid = 0;
 	return status;

@@ -20,7 +20,7 @@
  * cft_run_test() in front of each test's function, which runs in the
  * test's own process: it arms the watchdog (common.c) for the scaled
  * budget and records how long the test took. The harness's alarm stays
- * armed CFT_GRACE_SECONDS later, for a test process that cannot take the
+ * armed CFT_GRACE_SECONDS (scaled) later, for a test process that cannot take the
  * watchdog's signal. After the last test, the slowest one is printed with
  * its budget ("# timing: ...").
  */
@@ -126,7 +126,8 @@ static inline int cft_harness_run(int argc, char **argv)
 			c->base = (unsigned int)t->timeout;
 			c->secs = cft_secs(c->base);
 			t->fn = cft_run_test;
-			t->timeout = (int)(c->secs + CFT_GRACE_SECONDS);
+			/* room for the watchdog's task dump on a slow kernel */
+			t->timeout = (int)(c->secs + cft_secs(CFT_GRACE_SECONDS));
 		}
 	}
 	for (i = 0; i < n; i++)
