@@ -493,7 +493,7 @@ int cft_agent_do(struct cft_agent *a, const char *fmt, ...)
 /* Where each thread of @pid is: state, wait channel, kernel stack. */
 static void agent_where(pid_t pid)
 {
-	char path[96], buf[2048];
+	char path[320], buf[2048];
 	struct dirent *d;
 	DIR *dir;
 	FILE *f;
