@@ -282,33 +282,57 @@ static bool is_seccomp_call(const char *name)
 	return !strcmp(name, "seccomp") || !strcmp(name, "prctl");
 }
 
-/* A condition on argument 0 (libseccomp's SCMP_A0 leaves datum_b implicit). */
-static struct scmp_arg_cmp arg0(enum scmp_compare op, scmp_datum_t v)
+/*
+ * The kernel reads argument 0 of seccomp(2) (unsigned int op) and prctl(2)
+ * (int option) as 32 bits: a condition on all 64 would let a caller set
+ * the upper half and slip past it. Every condition here is a masked
+ * equality whose mask covers the upper half (which must be zero) and the
+ * bits of the lower half it fixes.
+ */
+static struct scmp_arg_cmp arg0_prefix(uint32_t value, unsigned int low_bits)
 {
-	struct scmp_arg_cmp c = { .arg = 0, .op = op, .datum_a = v, .datum_b = 0 };
+	uint64_t keep = low_bits >= 32 ? 0 : ~0ull << low_bits;
 
-	return c;
+	return (struct scmp_arg_cmp){ .arg = 0, .op = SCMP_CMP_MASKED_EQ,
+				      .datum_a = keep, .datum_b = value };
 }
 
-/* The condition on argument 0 under which @name is allowed. */
-static struct scmp_arg_cmp allowed_arg0(const char *name)
+/*
+ * The conditions on argument 0 under which @name is allowed, one rule
+ * each: seccomp(2)'s queries (GET_ACTION_AVAIL, GET_NOTIF_SIZES); prctl(2)
+ * with any option but PR_SET_SECCOMP, as the aligned blocks that cover
+ * [0, 2^32) less that one value. Returns their number.
+ */
+static unsigned int allowed_arg0(const char *name, struct scmp_arg_cmp *out)
 {
-	if (!strcmp(name, "seccomp"))	/* GET_ACTION_AVAIL, GET_NOTIF_SIZES */
-		return arg0(SCMP_CMP_GT, SECCOMP_SET_MODE_FILTER);
-	return arg0(SCMP_CMP_NE, PR_SET_SECCOMP);
+	unsigned int n = 0, bit;
+
+	if (!strcmp(name, "seccomp")) {
+		out[n++] = arg0_prefix(SECCOMP_GET_ACTION_AVAIL, 0);
+		out[n++] = arg0_prefix(SECCOMP_GET_NOTIF_SIZES, 0);
+		return n;
+	}
+	/* for each bit, the block that differs from PR_SET_SECCOMP there first */
+	for (bit = 0; bit < 32; bit++) {
+		uint32_t flip = (uint32_t)PR_SET_SECCOMP ^ (1u << bit);
+
+		out[n++] = arg0_prefix(flip & ~((1u << bit) - 1), bit);
+	}
+	return n;
 }
 
 /*
  * An allowing rule of the profile on seccomp(2) or prctl(2): allowed only
- * when argument 0 does not install a filter.
+ * when argument 0 does not install a filter (one rule per block of
+ * allowed values).
  */
 static int add_allowing_seccomp_call(struct cf_sc_build *b, const char *where,
 				     const char *name, uint32_t action,
 				     struct scmp_arg_cmp *cmp, unsigned int nargs)
 {
-	struct scmp_arg_cmp all[7];
-	unsigned int i;
-	int ret;
+	struct scmp_arg_cmp all[7], allowed[32];
+	unsigned int i, k, n;
+	int ret = 0;
 
 	for (i = 0; i < nargs; i++) {
 		if (cmp[i].arg == 0) {
@@ -319,9 +343,13 @@ static int add_allowing_seccomp_call(struct cf_sc_build *b, const char *where,
 		}
 		all[i] = cmp[i];
 	}
-	all[nargs] = allowed_arg0(name);
-	ret = seccomp_rule_add_array(b->ctx, action, seccomp_syscall_resolve_name(name),
-				     nargs + 1, all);
+	n = allowed_arg0(name, allowed);
+	for (k = 0; k < n && !ret; k++) {
+		all[nargs] = allowed[k];
+		ret = seccomp_rule_add_array(b->ctx, action,
+					     seccomp_syscall_resolve_name(name),
+					     nargs + 1, all);
+	}
 	if (ret) {
 		capfence__seterr(b->err, b->errlen,
 				 "profile: %s: libseccomp refused the rule for '%s': %s",
@@ -333,18 +361,24 @@ static int add_allowing_seccomp_call(struct cf_sc_build *b, const char *where,
 
 /*
  * Refuse new filters when the default lets seccomp(2) and prctl(2)
- * through (a refusing default already refuses what no rule allows).
+ * through (a refusing default already refuses what no rule allows):
+ * SET_MODE_STRICT, SET_MODE_FILTER and PR_SET_SECCOMP, on the lower 32
+ * bits of argument 0 with any upper half.
  */
 static int refuse_new_filters(struct cf_sc_build *b)
 {
-	struct scmp_arg_cmp sc = arg0(SCMP_CMP_LE, SECCOMP_SET_MODE_FILTER);
-	struct scmp_arg_cmp pr = arg0(SCMP_CMP_EQ, PR_SET_SECCOMP);
+	struct scmp_arg_cmp strict = { .arg = 0, .op = SCMP_CMP_MASKED_EQ,
+				       .datum_a = 0xffffffffu,
+				       .datum_b = SECCOMP_SET_MODE_STRICT };
+	struct scmp_arg_cmp filter = strict, pr = strict;
 	int ret;
 
 	if (b->def == CF_SC_REFUSE)
 		return 0;
-
-	ret = seccomp_rule_add_array(b->ctx, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(seccomp), 1, &sc) ?:
+	filter.datum_b = SECCOMP_SET_MODE_FILTER;
+	pr.datum_b = PR_SET_SECCOMP;
+	ret = seccomp_rule_add_array(b->ctx, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(seccomp), 1, &strict) ?:
+	      seccomp_rule_add_array(b->ctx, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(seccomp), 1, &filter) ?:
 	      seccomp_rule_add_array(b->ctx, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(prctl), 1, &pr);
 	if (ret)
 		capfence__seterr(b->err, b->errlen,
