@@ -70,6 +70,13 @@ int cft_agent_extra(char *cmd)
 		return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fp) ? errno : 0;
 	if (!strcmp(cmd, "strict"))
 		return syscall(SYS_seccomp, SECCOMP_SET_MODE_STRICT, 0, NULL) ? errno : 0;
+	/* the kernel reads argument 0 as 32 bits: the upper half set */
+	if (!strcmp(cmd, "killer seccomp-high"))
+		return syscall(SYS_seccomp, (1ul << 32) | SECCOMP_SET_MODE_FILTER, 0, &fp) ?
+		       errno : 0;
+	if (!strcmp(cmd, "killer prctl-high"))
+		return syscall(SYS_prctl, (1ul << 32) | PR_SET_SECCOMP,
+			       (unsigned long)SECCOMP_MODE_FILTER, &fp, 0ul, 0ul) ? errno : 0;
 	return EINVAL;
 }
 
@@ -627,6 +634,9 @@ TEST_F(sc, bound_task_cannot_load_a_killing_filter)
 	EXPECT_EQ(EACCES, cft_agent_do(&a, "killer prctl"));
 	check_seccomp_record(_metadata, self->audit, a.pid, SYS_prctl);
 	EXPECT_EQ(EACCES, cft_agent_do(&a, "strict"));
+	/* with the upper half of argument 0 set (the outside review's way in) */
+	EXPECT_EQ(EACCES, cft_agent_do(&a, "killer seccomp-high"));
+	EXPECT_EQ(EACCES, cft_agent_do(&a, "killer prctl-high"));
 	/* nothing was loaded: getppid() does not kill */
 	EXPECT_EQ(0, cft_agent_do(&a, "sys %d", SYS_getppid));
 	/* prctl's other options, and seccomp's queries, still work */
@@ -657,6 +667,8 @@ TEST_F(sc, default_deny_profile_refuses_new_filters_too)
 	ASSERT_EQ(0, cft_agent_spawn(&a, e, NULL, 0, NULL));
 	EXPECT_EQ(EACCES, cft_agent_do(&a, "killer seccomp"));
 	EXPECT_EQ(EACCES, cft_agent_do(&a, "killer prctl"));
+	EXPECT_EQ(EACCES, cft_agent_do(&a, "killer seccomp-high"));
+	EXPECT_EQ(EACCES, cft_agent_do(&a, "killer prctl-high"));
 	EXPECT_EQ(0, cft_agent_do(&a, "sys %d", SYS_getppid));
 	EXPECT_TRUE(cft_agent_stop_clean(&a));
 	capfence_free(info.prog);
