@@ -155,7 +155,7 @@ static uint64_t commit(struct __test_metadata *_metadata, struct cf_fleet *f,
 
 		capfence_epoch_parse_rules(&ch.epoch, id, rules, 2, NULL, 0);
 	}
-	EXPECT_EQ(want, cf_fleet_commit(f, &ch, &rev, err, sizeof(err))) {
+	EXPECT_EQ(want, cf_fleet_commit(f, &ch, &rev, NULL, err, sizeof(err))) {
 		TH_LOG("%s %llu: %s", cf_fleet_kind_name(kind), (unsigned long long)id, err);
 	}
 	return rev;
@@ -181,21 +181,21 @@ TEST_F(etcd, changes_are_guarded_transactions)
 	memset(&ch, 0, sizeof(ch));
 	ch.kind = CF_FLEET_REVOKE;
 	ch.id = 99;
-	EXPECT_EQ(-EEXIST, cf_fleet_commit(self->f, &ch, &r1, err, sizeof(err)));
+	EXPECT_EQ(-EEXIST, cf_fleet_commit(self->f, &ch, &r1, NULL, err, sizeof(err)));
 	EXPECT_STREQ("cap 0000000000000063 is already revoked in the fleet", err);
 	ch.kind = CF_FLEET_EPOCH_ACTIVATE;
 	ch.id = 42;
-	EXPECT_EQ(-ENOENT, cf_fleet_commit(self->f, &ch, &r1, err, sizeof(err)));
+	EXPECT_EQ(-ENOENT, cf_fleet_commit(self->f, &ch, &r1, NULL, err, sizeof(err)));
 	EXPECT_STREQ("epoch 42 is not in the fleet (fleet epoch install first)", err);
 	ch.id = 41;
-	EXPECT_EQ(-EEXIST, cf_fleet_commit(self->f, &ch, &r1, err, sizeof(err)));
+	EXPECT_EQ(-EEXIST, cf_fleet_commit(self->f, &ch, &r1, NULL, err, sizeof(err)));
 	EXPECT_STREQ("epoch 41 is already activated in the fleet", err);
 	ch.kind = CF_FLEET_KEY_REMOVE;
 	ch.id = 3;
-	EXPECT_EQ(-EEXIST, cf_fleet_commit(self->f, &ch, &r1, err, sizeof(err)));
+	EXPECT_EQ(-EEXIST, cf_fleet_commit(self->f, &ch, &r1, NULL, err, sizeof(err)));
 	EXPECT_STREQ("key 3 is already removed from the fleet", err);
 	ch.id = 4;
-	EXPECT_EQ(-ENOENT, cf_fleet_commit(self->f, &ch, &r1, err, sizeof(err)));
+	EXPECT_EQ(-ENOENT, cf_fleet_commit(self->f, &ch, &r1, NULL, err, sizeof(err)));
 	EXPECT_STREQ("key 4 is not in the fleet (fleet key add first)", err);
 	commit(_metadata, self->f, CF_FLEET_EPOCH_INSTALL, 41, -EEXIST);
 	commit(_metadata, self->f, CF_FLEET_KEY_ADD, 3, -EEXIST);
@@ -206,7 +206,7 @@ TEST_F(etcd, changes_are_guarded_transactions)
 	CF_NO_LEAKS();
 }
 
-TEST_F(etcd, snapshot_holds_the_newest_value_of_each_key)
+TEST_F(etcd, snapshot_holds_every_change_in_order)
 {
 	struct cf_fleet_change *chs;
 	char err[CAPFENCE_ERR_MAX];
@@ -223,11 +223,14 @@ TEST_F(etcd, snapshot_holds_the_newest_value_of_each_key)
 	EXPECT_EQ(NULL, chs);
 	/* before it was written */
 	ASSERT_EQ(0, cf_fleet_snapshot(self->f, r3, &chs, &n, &rev, err, sizeof(err)));
-	ASSERT_EQ(2u, n);
-	EXPECT_EQ(CF_FLEET_EPOCH_INSTALL, chs[0].kind);
-	EXPECT_EQ(r2, chs[0].rev);
-	EXPECT_EQ(CF_FLEET_KEY_REMOVE, chs[1].kind);
-	EXPECT_EQ(r3, chs[1].rev);
+	/* a key removal has a key of its own: no change overwrites another */
+	ASSERT_EQ(3u, n);
+	EXPECT_EQ(CF_FLEET_KEY_ADD, chs[0].kind);
+	EXPECT_EQ(r1, chs[0].rev);
+	EXPECT_EQ(CF_FLEET_EPOCH_INSTALL, chs[1].kind);
+	EXPECT_EQ(r2, chs[1].rev);
+	EXPECT_EQ(CF_FLEET_KEY_REMOVE, chs[2].kind);
+	EXPECT_EQ(r3, chs[2].rev);
 	EXPECT_LT(r3, rev);
 	free(chs);
 	/* at an older revision */
@@ -309,7 +312,7 @@ TEST_F(etcd, watch_delivers_in_revision_order_and_reports_compaction)
 
 TEST_F(etcd, host_reports_live_under_a_lease)
 {
-	struct cf_fleet_host h = { "b-host", 12, "current", 100, 200, 1, "", false }, *hs;
+	struct cf_fleet_host h = { "b-host", 12, "current", 100, 200, 1, "", false, 0 }, *hs;
 	char err[CAPFENCE_ERR_MAX];
 	int64_t lease, ttl;
 	size_t n;
@@ -378,7 +381,7 @@ TEST_F(etcd, signed_changes_verify_only_with_a_pinned_key)
 	ASSERT_EQ(0, cf_fleet_keygen(sk2, pub2, sizeof(pub2), err, sizeof(err)));
 	EXPECT_EQ(-EEXIST, cf_fleet_keygen(sk, pub, sizeof(pub), err, sizeof(err)));
 	ASSERT_EQ(0, cf_fleet_load_signing_key(self->f, sk, err, sizeof(err)));
-	ASSERT_EQ(0, cf_fleet_commit(self->f, &ch, &rev, err, sizeof(err))) TH_LOG("%s", err);
+	ASSERT_EQ(0, cf_fleet_commit(self->f, &ch, &rev, NULL, err, sizeof(err))) TH_LOG("%s", err);
 	ASSERT_EQ(0, cf_fleet_open(&reader, self->url, "/t/", err, sizeof(err)));
 	ASSERT_EQ(0, cf_fleet_add_pubkey(reader, pub, err, sizeof(err)));
 	v = stored(_metadata, reader, "/t/fleet/revoke/153");
@@ -402,10 +405,17 @@ TEST_F(etcd, signed_changes_verify_only_with_a_pinned_key)
 						   "{\"kind\":\"revoke\",\"cap_id\":\"153\"}", &back,
 						   err, sizeof(err)));
 	EXPECT_STREQ("/t/fleet/revoke/153: unsigned change refused", err);
-	/* a rotation: the new key pinned beside the old one, both verify */
+	/*
+	 * A rotation: the new key pinned beside the old one, both verify. The
+	 * orchestrator signing with the new key must trust the head the old
+	 * one signed (pinned), else it refuses to chain onto it.
+	 */
 	ASSERT_EQ(0, cf_fleet_load_signing_key(self->f, sk2, err, sizeof(err)));
 	ch.id = 0x9a;
-	ASSERT_EQ(0, cf_fleet_commit(self->f, &ch, &rev, err, sizeof(err)));
+	EXPECT_EQ(-EPERM, cf_fleet_commit(self->f, &ch, &rev, NULL, err, sizeof(err)));
+	EXPECT_STREQ("/t/head: bad signature on the head (no pinned key made it)", err);
+	ASSERT_EQ(0, cf_fleet_add_pubkey(self->f, pub, err, sizeof(err)));
+	ASSERT_EQ(0, cf_fleet_commit(self->f, &ch, &rev, NULL, err, sizeof(err))) TH_LOG("%s", err);
 	free(v);
 	v = stored(_metadata, reader, "/t/fleet/revoke/154");
 	ASSERT_NE(NULL, v);
@@ -421,6 +431,83 @@ TEST_F(etcd, signed_changes_verify_only_with_a_pinned_key)
 	snprintf(sk, sizeof(sk), "%s/k1.pub", dir);
 	unlink(sk);
 	snprintf(sk, sizeof(sk), "%s/k2.pub", dir);
+	unlink(sk);
+	rmdir(dir);
+	CF_NO_LEAKS();
+}
+
+/*
+ * Signed commits form a chain that the head closes: each change's seq and
+ * prev follow the one before, the head names the last one's link, and a
+ * head below one signed before is refused (a rollback); an unsigned or
+ * altered head does not verify.
+ */
+TEST_F(etcd, signed_changes_form_a_chain_closed_by_the_head)
+{
+	char dir[] = "/tmp/cf-chain.XXXXXX", sk[64], pub[64], err[CAPFENCE_ERR_MAX];
+	unsigned char zero[CF_FLEET_HASH_LEN] = { 0 };
+	struct cf_fleet_change ch = { .kind = CF_FLEET_REVOKE }, *chs;
+	struct cf_fleet_head h, h2;
+	struct cf_fleet *reader;
+	uint64_t rev, seq, srev;
+	size_t n, i;
+	char *v;
+
+	ASSERT_NE(NULL, mkdtemp(dir));
+	snprintf(sk, sizeof(sk), "%s/k", dir);
+	ASSERT_EQ(0, cf_fleet_keygen(sk, pub, sizeof(pub), err, sizeof(err)));
+	ASSERT_EQ(0, cf_fleet_open(&reader, self->url, "/t/", err, sizeof(err)));
+	ASSERT_EQ(0, cf_fleet_add_pubkey(reader, pub, err, sizeof(err)));
+	EXPECT_EQ(-ENOENT, cf_fleet_head_get(reader, &h, NULL, err, sizeof(err)));
+	/* renewing needs the signing key; then a genesis head */
+	EXPECT_EQ(-EINVAL, cf_fleet_head_renew(self->f, 0, &h, err, sizeof(err)));
+	ASSERT_EQ(0, cf_fleet_load_signing_key(self->f, sk, err, sizeof(err)));
+	ASSERT_EQ(0, cf_fleet_head_renew(self->f, 0, &h, err, sizeof(err))) TH_LOG("%s", err);
+	EXPECT_EQ(0u, h.seq);
+	for (i = 1; i <= 3; i++) {
+		ch.id = 0x200 + i;
+		ASSERT_EQ(0, cf_fleet_commit(self->f, &ch, &rev, &seq, err, sizeof(err))) TH_LOG("%s", err);
+		EXPECT_EQ(i, seq);
+	}
+	ASSERT_EQ(0, cf_fleet_snapshot(reader, 0, &chs, &n, &srev, err, sizeof(err))) TH_LOG("%s", err);
+	ASSERT_EQ(3u, n);
+	for (i = 0; i < n; i++) {
+		EXPECT_EQ(i + 1, chs[i].seq);
+		EXPECT_EQ(0, memcmp(chs[i].prev, i ? chs[i - 1].link : zero, CF_FLEET_HASH_LEN));
+	}
+	ASSERT_EQ(0, cf_fleet_head_get(reader, &h, &srev, err, sizeof(err))) TH_LOG("%s", err);
+	EXPECT_EQ(3u, h.seq);
+	EXPECT_EQ(0, memcmp(h.hash, chs[2].link, CF_FLEET_HASH_LEN));
+	EXPECT_EQ((int64_t)rev, h.mod_rev);	/* moved in the change's own transaction */
+	free(chs);
+	/* renewed: the same seq and hash, a new time and revision */
+	msleep(20);
+	ASSERT_EQ(0, cf_fleet_head_renew(self->f, 3, &h2, err, sizeof(err))) TH_LOG("%s", err);
+	EXPECT_EQ(3u, h2.seq);
+	EXPECT_EQ(0, memcmp(h.hash, h2.hash, CF_FLEET_HASH_LEN));
+	EXPECT_LT(h.time_ms, h2.time_ms);
+	EXPECT_LT(h.mod_rev, h2.mod_rev);
+	/* a store that shows an older head than one signed is refused */
+	EXPECT_EQ(-ESTALE, cf_fleet_head_renew(self->f, 4, &h2, err, sizeof(err)));
+	EXPECT_STREQ("the store's head is at seq=3, below seq=4 signed before: a rollback, not signed", err);
+	/* a head altered or unsigned does not verify */
+	v = stored(_metadata, reader, "/t/head");
+	ASSERT_NE(NULL, v);
+	memcpy(strstr(v, "\"seq\":\"3\""), "\"seq\":\"9\"", 9);
+	ASSERT_EQ(0, cf_etcd_put(self->f->etcd, "/t/head", v, 0, NULL, err, sizeof(err)));
+	EXPECT_EQ(-EPERM, cf_fleet_head_get(reader, &h, NULL, err, sizeof(err)));
+	EXPECT_STREQ("/t/head: bad signature on the head (no pinned key made it)", err);
+	ASSERT_EQ(0, cf_etcd_put(self->f->etcd, "/t/head", "{\"seq\":\"9\",\"hash\":\"\",\"time_ms\":1}", 0,
+				 NULL, err, sizeof(err)));
+	EXPECT_EQ(-EPERM, cf_fleet_head_get(reader, &h, NULL, err, sizeof(err)));
+	EXPECT_STREQ("/t/head: unsigned head refused", err);
+	/* and the committer will not chain onto it */
+	ch.id = 0x300;
+	EXPECT_EQ(-EPERM, cf_fleet_commit(self->f, &ch, &rev, &seq, err, sizeof(err)));
+	free(v);
+	cf_fleet_close(reader);
+	unlink(sk);
+	snprintf(sk, sizeof(sk), "%s/k.pub", dir);
 	unlink(sk);
 	rmdir(dir);
 	CF_NO_LEAKS();
@@ -463,12 +550,12 @@ TEST_F(etcd, a_change_fails_over_past_a_member_that_holds_it)
 	memset(&ch, 0, sizeof(ch));
 	ch.kind = CF_FLEET_REVOKE;
 	ch.id = 77;
-	EXPECT_EQ(0, cf_fleet_commit(f, &ch, &rev, err, sizeof(err))) {
+	EXPECT_EQ(0, cf_fleet_commit(f, &ch, &rev, NULL, err, sizeof(err))) {
 		TH_LOG("%s", err);
 	}
 	EXPECT_LT(0, rev);
 	/* a second revoke of it is refused as before */
-	EXPECT_EQ(-EEXIST, cf_fleet_commit(self->f, &ch, &rev, err, sizeof(err)));
+	EXPECT_EQ(-EEXIST, cf_fleet_commit(self->f, &ch, &rev, NULL, err, sizeof(err)));
 	cf_fleet_close(f);
 	close(fd);
 	CF_NO_LEAKS();

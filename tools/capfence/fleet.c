@@ -20,9 +20,10 @@
 
 static const char fleet_usage[] =
 	"capfence fleet [--endpoints URLS] [--prefix P] [--cacert F] [--cert F --key F] [--user U --password-file F] "
-	"[--signing-key F] [--host-keys F] "
+	"[--signing-key F [--fleet-pubkey K]...] [--host-keys F] "
 	"epoch install ID RULE... | epoch install [ID] -f FILE | "
-	"epoch activate ID | key add ID | key remove ID | revoke CAP_ID | status [--json] | keygen -o FILE   "
+	"epoch activate ID | key add ID | key remove ID | revoke CAP_ID | status [--json] | keygen -o FILE | "
+	"head [--every MS]   "
 	"(changes: [--wait [--timeout S]] [--json]; URLS default $CAPFENCE_ETCD_ENDPOINTS or " DEF_ENDPOINTS
 	"; --signing-key default $CAPFENCE_FLEET_SIGNING_KEY)";
 
@@ -30,7 +31,9 @@ struct fleet_opts {
 	const char *endpoints, *prefix;
 	const char *cacert, *cert, *key, *signing_key, *host_keys, *user, *password_file;
 	bool json, wait;
-	unsigned long timeout_s;
+	const char *pubkeys[CF_FLEET_MAX_PUBKEYS];
+	size_t npub;
+	unsigned long timeout_s, every_ms;
 	bool timeout_set;
 };
 
@@ -64,6 +67,12 @@ static int open_fleet(const struct fleet_opts *o, struct cf_fleet **f)
 	if (o->signing_key && cf_fleet_load_signing_key(*f, o->signing_key, err, sizeof(err))) {
 		cf_err("fleet: --signing-key %s", err);
 		goto bad;
+	}
+	for (size_t i = 0; i < o->npub; i++) {
+		if (cf_fleet_add_pubkey(*f, o->pubkeys[i], err, sizeof(err))) {
+			cf_err("fleet: --fleet-pubkey %s", err);
+			goto bad;
+		}
 	}
 	if (o->host_keys && cf_fleet_load_host_keys(*f, o->host_keys, err, sizeof(err))) {
 		cf_err("fleet: --host-keys %s", err);
@@ -105,9 +114,17 @@ static void json_change(const struct cf_fleet_change *ch, uint64_t rev)
 		       "epoch_id" : "key_id", ch->id);
 }
 
-static bool host_lags(const struct cf_fleet_host *h, uint64_t rev)
+/*
+ * A chained change (seq > 0) is applied by a host whose report says it
+ * has the chain up to seq: a host computes that itself, from changes it
+ * verified, so the store cannot make it claim a change it withheld. An
+ * unchained report is judged by its revision.
+ */
+static bool host_lags(const struct cf_fleet_host *h, uint64_t rev, uint64_t seq)
 {
-	return h->malformed || h->applied < rev;
+	if (h->malformed)
+		return true;
+	return seq && h->seq ? h->seq < seq : h->applied < rev;
 }
 
 /* "NAME (rev=R)", "NAME (rev=R, failing: WHY)", "NAME (malformed report: WHY)" */
@@ -115,13 +132,17 @@ static size_t host_line(char *b, size_t len, const struct cf_fleet_host *h)
 {
 	int k;
 
+	char seq[32] = "";
+
+	if (h->seq)
+		snprintf(seq, sizeof(seq), ", seq=%" PRIu64, h->seq);
 	if (h->malformed)
 		k = snprintf(b, len, "%s (%s)", h->name, h->failing);
 	else if (h->failing[0])
-		k = snprintf(b, len, "%s (rev=%" PRIu64 ", failing: %s)", h->name, h->applied,
-			     h->failing);
+		k = snprintf(b, len, "%s (rev=%" PRIu64 "%s, failing: %s)", h->name, h->applied,
+			     seq, h->failing);
 	else
-		k = snprintf(b, len, "%s (rev=%" PRIu64 ")", h->name, h->applied);
+		k = snprintf(b, len, "%s (rev=%" PRIu64 "%s)", h->name, h->applied, seq);
 	return k < 0 ? 0 : (size_t)k < len ? (size_t)k : len - 1;
 }
 
@@ -131,7 +152,8 @@ static size_t host_line(char *b, size_t len, const struct cf_fleet_host *h)
  * host is live at all (nothing would enforce the change).
  */
 static int wait_hosts(struct cf_fleet *f, const struct fleet_opts *o,
-		      const char *what, const struct cf_fleet_change *ch, uint64_t rev)
+		      const char *what, const struct cf_fleet_change *ch, uint64_t rev,
+		      uint64_t seq)
 {
 	double deadline = mono_s() + (double)o->timeout_s;
 	struct cf_fleet_host *h = NULL;
@@ -146,7 +168,7 @@ static int wait_hosts(struct cf_fleet *f, const struct fleet_opts *o,
 		lag = 0;
 		if (!ret)
 			for (i = 0; i < n; i++)
-				lag += host_lags(&h[i], rev);
+				lag += host_lags(&h[i], rev, seq);
 		if (!ret && !lag && n)
 			break;
 		if (mono_s() >= deadline)
@@ -167,9 +189,11 @@ static int wait_hosts(struct cf_fleet *f, const struct fleet_opts *o,
 	}
 	if (o->json) {
 		json_change(ch, rev);
+		if (seq)
+			printf(",\"seq\":%" PRIu64, seq);
 		printf(",\"applied\":%s,\"hosts\":%zu,\"lagging\":[", lag || !n ? "false" : "true", n);
 		for (i = 0, lag = 0; i < n; i++) {
-			if (!host_lags(&h[i], rev))
+			if (!host_lags(&h[i], rev, seq))
 				continue;
 			printf("%s{\"host\":", lag++ ? "," : "");
 			cf_json_str(stdout, h[i].name);
@@ -178,6 +202,8 @@ static int wait_hosts(struct cf_fleet *f, const struct fleet_opts *o,
 				cf_json_str(stdout, h[i].failing);
 			} else {
 				printf(",\"applied\":%" PRIu64, h[i].applied);
+				if (h[i].seq)
+					printf(",\"seq\":%" PRIu64, h[i].seq);
 				if (h[i].failing[0]) {
 					printf(",\"failing\":");
 					cf_json_str(stdout, h[i].failing);
@@ -188,14 +214,14 @@ static int wait_hosts(struct cf_fleet *f, const struct fleet_opts *o,
 		/* the hosts that count as having applied it */
 		printf("],\"counted\":[");
 		for (i = 0, lag = 0; i < n; i++) {
-			if (host_lags(&h[i], rev))
+			if (host_lags(&h[i], rev, seq))
 				continue;
 			printf("%s", lag++ ? "," : "");
 			cf_json_str(stdout, h[i].name);
 		}
 		printf("]}\n");
 		for (i = 0, lag = 0; i < n; i++)
-			lag += host_lags(&h[i], rev);
+			lag += host_lags(&h[i], rev, seq);
 	} else if (!lag && n) {
 		printf("rev=%" PRIu64 " applied by %zu host%s\n", rev, n, n == 1 ? "" : "s");
 	}
@@ -210,7 +236,7 @@ static int wait_hosts(struct cf_fleet *f, const struct fleet_opts *o,
 		size_t off = 0;
 
 		for (i = 0; i < n && off < sizeof(line) - 8; i++)
-			if (host_lags(&h[i], rev)) {
+			if (host_lags(&h[i], rev, seq)) {
 				if (off)
 					off += (size_t)snprintf(line + off, sizeof(line) - off, ", ");
 				off += host_line(line + off, sizeof(line) - off, &h[i]);
@@ -230,12 +256,12 @@ static int change(const struct fleet_opts *o, const char *what,
 {
 	struct cf_fleet *f;
 	char err[CAPFENCE_ERR_MAX];
-	uint64_t rev;
+	uint64_t rev, seq;
 	int ret = open_fleet(o, &f);
 
 	if (ret)
 		return ret;
-	ret = cf_fleet_commit(f, ch, &rev, err, sizeof(err));
+	ret = cf_fleet_commit(f, ch, &rev, &seq, err, sizeof(err));
 	if (ret) {
 		cf_err("fleet %s: %s", what, err);
 		cf_fleet_close(f);
@@ -245,9 +271,11 @@ static int change(const struct fleet_opts *o, const char *what,
 		if (!o->json)
 			printf("rev=%" PRIu64 "\n", rev);
 		fflush(stdout);
-		ret = wait_hosts(f, o, what, ch, rev);
+		ret = wait_hosts(f, o, what, ch, rev, seq);
 	} else if (o->json) {
 		json_change(ch, rev);
+		if (seq)
+			printf(",\"seq\":%" PRIu64, seq);
 		printf("}\n");
 	} else {
 		printf("rev=%" PRIu64 "\n", rev);
@@ -304,6 +332,57 @@ static int id_change(const struct fleet_opts *o, const char *what, const char *u
 	return change(o, what, &ch);
 }
 
+/*
+ * head [--every MS]: sign the chain's head again with the time now (the
+ * fleet's timestamp role); with --every, for ever, never signing a head
+ * below one it signed before (a store that rolls the head back is
+ * refused, loudly, until it shows the newer one again).
+ */
+static int head(const struct fleet_opts *o, int argc, char **argv)
+{
+	static const char usage[] = "capfence fleet --signing-key F head [--every MS] [--json]";
+	struct cf_fleet_head h;
+	struct cf_fleet *f;
+	char err[CAPFENCE_ERR_MAX], last[CAPFENCE_ERR_MAX] = "";
+	uint64_t seen = 0;
+	int ret;
+
+	if (argc > 0)
+		return cf_usage(usage, "fleet head: unexpected argument '%s'", argv[0]);
+	if (!o->signing_key)
+		return cf_usage(usage, "fleet head: the head is signed with the fleet signing key (--signing-key or $CAPFENCE_FLEET_SIGNING_KEY)");
+	ret = open_fleet(o, &f);
+	if (ret)
+		return ret;
+	for (;;) {
+		ret = cf_fleet_head_renew(f, seen, &h, err, sizeof(err));
+		if (!ret) {
+			seen = h.seq;
+			if (last[0])
+				cf_err("fleet head: signing again at seq=%" PRIu64, h.seq);
+			last[0] = '\0';
+			if (!o->every_ms) {
+				if (o->json)
+					printf("{\"seq\":%" PRIu64 ",\"rev\":%" PRId64 ",\"time_ms\":%" PRId64 "}\n",
+					       h.seq, h.mod_rev, h.time_ms);
+				else
+					printf("head seq=%" PRIu64 " rev=%" PRId64 " time_ms=%" PRId64 "\n",
+					       h.seq, h.mod_rev, h.time_ms);
+			}
+		} else if (strcmp(err, last)) {	/* once per distinct failure */
+			cf_err("fleet head: %s", err);
+			snprintf(last, sizeof(last), "%s", err);
+		}
+		if (!o->every_ms)
+			break;
+		struct timespec ts = { (time_t)(o->every_ms / 1000), (long)(o->every_ms % 1000) * 1000000L };
+
+		nanosleep(&ts, NULL);
+	}
+	cf_fleet_close(f);
+	return ret ? CF_EXIT_SYSTEM : 0;
+}
+
 static int status(const struct fleet_opts *o, int argc, char **argv)
 {
 	static const char usage[] = "capfence fleet status [--json]";
@@ -341,7 +420,7 @@ static int status(const struct fleet_opts *o, int argc, char **argv)
 				continue;
 			}
 			printf(",\"applied\":%" PRIu64 ",\"current\":%s,\"state\":", h[i].applied,
-			       !host_lags(&h[i], latest) ? "true" : "false");
+			       !host_lags(&h[i], latest, 0) ? "true" : "false");
 			cf_json_str(stdout, h[i].state);
 			printf(",\"stale_ms\":%u,\"deny_ms\":%u,\"time_ms\":%" PRId64,
 			       h[i].stale_ms, h[i].deny_ms, h[i].time_ms);
@@ -365,7 +444,7 @@ static int status(const struct fleet_opts *o, int argc, char **argv)
 			}
 			printf("%-24s %12" PRIu64 " %-8s %s", h[i].name, h[i].applied,
 			       h[i].state[0] ? h[i].state : "?",
-			       !host_lags(&h[i], latest) ? "no" : "yes");
+			       !host_lags(&h[i], latest, 0) ? "no" : "yes");
 			if (h[i].failing[0])
 				printf(" (failing: %s)", h[i].failing);
 			printf("\n");
@@ -402,7 +481,8 @@ int cf_cmd_fleet(int argc, char **argv)
 		if (!strcmp(a, "--endpoints") || !strcmp(a, "--prefix") || !strcmp(a, "--timeout") ||
 		    !strcmp(a, "--cacert") || !strcmp(a, "--cert") || !strcmp(a, "--key") ||
 		    !strcmp(a, "--signing-key") || !strcmp(a, "--host-keys") || !strcmp(a, "--user") ||
-		    !strcmp(a, "--password-file")) {
+		    !strcmp(a, "--password-file") || !strcmp(a, "--every") ||
+		    !strcmp(a, "--fleet-pubkey")) {
 			if (i + 1 >= argc) {
 				ret = cf_usage(fleet_usage, "fleet: option '%s' needs a value", a);
 				goto out;
@@ -425,6 +505,24 @@ int cf_cmd_fleet(int argc, char **argv)
 				o.endpoints = argv[++i];
 			} else if (!strcmp(a, "--prefix")) {
 				o.prefix = argv[++i];
+			} else if (!strcmp(a, "--fleet-pubkey")) {
+				if (o.npub == CF_FLEET_MAX_PUBKEYS) {
+					ret = cf_usage(fleet_usage, "fleet: --fleet-pubkey: at most %d keys",
+						       CF_FLEET_MAX_PUBKEYS);
+					goto out;
+				}
+				o.pubkeys[o.npub++] = argv[++i];
+			} else if (!strcmp(a, "--every")) {
+				char *end;
+				const char *v = argv[++i];
+
+				errno = 0;
+				o.every_ms = strtoul(v, &end, 10);
+				if (!*v || *end || errno || v[0] == '-' || o.every_ms < 10 ||
+				    o.every_ms > 3600000) {
+					ret = cf_usage(fleet_usage, "fleet: --every: '%s' is not a number of milliseconds from 10 to 3600000", v);
+					goto out;
+				}
 			} else {
 				char *end;
 				const char *v = argv[++i];
@@ -458,11 +556,15 @@ int cf_cmd_fleet(int argc, char **argv)
 		goto out;
 	}
 	if (!n) {
-		ret = cf_usage(fleet_usage, "fleet: missing subcommand (epoch, key, revoke, status, keygen)");
+		ret = cf_usage(fleet_usage, "fleet: missing subcommand (epoch, key, revoke, status, head, keygen)");
 		goto out;
 	}
-	if (o.wait && !strcmp(pos[0], "status")) {
-		ret = cf_usage(fleet_usage, "fleet status: --wait goes with a change");
+	if (o.every_ms && strcmp(pos[0], "head")) {
+		ret = cf_usage(fleet_usage, "fleet: --every goes with head");
+		goto out;
+	}
+	if (o.wait && (!strcmp(pos[0], "status") || !strcmp(pos[0], "head"))) {
+		ret = cf_usage(fleet_usage, "fleet %s: --wait goes with a change", pos[0]);
 		goto out;
 	}
 	if (!strcmp(pos[0], "epoch") && n >= 2 && !strcmp(pos[1], "install")) {
@@ -489,6 +591,8 @@ int cf_cmd_fleet(int argc, char **argv)
 				CF_FLEET_REVOKE, n - 1, pos + 1);
 	} else if (!strcmp(pos[0], "status")) {
 		ret = status(&o, n - 1, pos + 1);
+	} else if (!strcmp(pos[0], "head")) {
+		ret = head(&o, n - 1, pos + 1);
 	} else if (!strcmp(pos[0], "keygen")) {
 		ret = keygen(n - 1, pos + 1);
 	} else {

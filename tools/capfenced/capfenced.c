@@ -6,13 +6,20 @@
  *             [--max-staleness MS] [--deny-after MS] [--heartbeat MS]
  *             [--lease-ttl S] [--reconcile S] [--foreground] [--log FILE]
  *             [--cacert FILE] [--cert FILE --key FILE] [--user U --password-file F]
- *             [--fleet-pubkey KEY]... [--host-key FILE]
+ *             [--fleet-pubkey KEY]... [--host-key FILE] [--require-head]
  *
  * With --fleet-pubkey (a fleet public key, base64 or a file; up to four,
  * for a rotation) every change must carry a signature one of them made:
  * an unsigned or mis-signed one is refused as a change that cannot be
- * decoded (never skipped: the host stops confirming and says why). With
- * --host-key the host report is signed, for `capfence fleet --host-keys`.
+ * decoded (never skipped: the host stops confirming and says why), and the
+ * changes must form the fleet's chain (cf_fleet.h): each one's "seq" and
+ * "prev" follow the one before, so the store can neither leave one out
+ * nor reorder them unseen. With --require-head the host also confirms
+ * only once it has the chain up to the fleet's signed head, and dates the
+ * confirmation from the instant the head was signed: a store that
+ * withholds a change, or freezes the head, makes the module stale on its
+ * own clock within its bounds. With --host-key the host report is signed,
+ * for `capfence fleet --host-keys`.
  *
  * It applies the fleet's changes (etcd, under <prefix>fleet/) to the local
  * capfence module in revision order, each with its revision; confirms
@@ -30,7 +37,8 @@
  * Two threads: the watch applies; the heartbeat confirms, reports,
  * reconciles, re-arms a reloaded module and restarts a watch that stopped
  * delivering. cf_lock serializes every use of the module handle (the
- * heartbeat reopens it after a reload); state_lock guards failing.
+ * heartbeat reopens it after a reload); state_lock guards failing and
+ * the chain.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -72,6 +80,13 @@ struct agent {
 	char failing[160];		/* why the host is below the fleet, "" */
 	uint64_t failing_rev;		/* the change that fails, 0 = reconcile */
 	uint64_t known_rev;		/* the highest revision seen in the module */
+	bool chained;			/* changes must form the chain (--fleet-pubkey) */
+	bool require_head;		/* confirm only at the signed head */
+	uint64_t chain_seq;		/* the chain's changes the module has */
+	unsigned char (*links)[CF_FLEET_HASH_LEN];	/* links[s - 1]: change s's */
+	size_t links_cap;
+	uint64_t head_seen;		/* the highest head seq seen */
+	char head_why[160];		/* why the head stops confirmations, "" */
 	const char *fault_file;		/* test only: CAPFENCED_FAULT_FILE */
 	FILE *log;
 	bool use_syslog;
@@ -189,6 +204,114 @@ static bool is_failing(void)
 	f = A.failing[0] != '\0';
 	pthread_mutex_unlock(&A.state_lock);
 	return f;
+}
+
+/* ---- the chain --------------------------------------------------------------------- */
+
+/* Does ch follow the chain as the module has it? Else the host fails. */
+static bool chain_follows(const struct cf_fleet_change *ch)
+{
+	uint64_t seq;
+	bool ok;
+
+	if (!A.chained)
+		return true;
+	pthread_mutex_lock(&A.state_lock);
+	seq = A.chain_seq;
+	ok = ch->seq == seq + 1 &&
+	     !memcmp(ch->prev, seq ? A.links[seq - 1] : (const unsigned char[CF_FLEET_HASH_LEN]){ 0 },
+		     CF_FLEET_HASH_LEN);
+	pthread_mutex_unlock(&A.state_lock);
+	if (ok)
+		return true;
+	if (!ch->seq)
+		set_failing(ch->rev, "rev=%" PRIu64 " refused: not chained (no \"seq\"; signed by an older capfence?)",
+			    ch->rev);
+	else if (ch->seq != seq + 1)
+		set_failing(ch->rev, "rev=%" PRIu64 " out of chain: seq=%" PRIu64 " after seq=%" PRIu64
+			    " (the store withheld or reordered a change)", ch->rev, ch->seq, seq);
+	else
+		set_failing(ch->rev, "rev=%" PRIu64 " out of chain: seq=%" PRIu64
+			    " does not follow this host's seq=%" PRIu64 " (a forked store)",
+			    ch->rev, ch->seq, seq);
+	return false;
+}
+
+/* ch is in the module: the chain grows by it. */
+static int chain_add(const struct cf_fleet_change *ch)
+{
+	int ret = 0;
+
+	if (!A.chained)
+		return 0;
+	pthread_mutex_lock(&A.state_lock);
+	if (A.chain_seq == A.links_cap) {
+		size_t cap = A.links_cap ? A.links_cap * 2 : 64;
+		void *p = realloc(A.links, cap * CF_FLEET_HASH_LEN);
+
+		if (!p) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		A.links = p;
+		A.links_cap = cap;
+	}
+	memcpy(A.links[A.chain_seq], ch->link, CF_FLEET_HASH_LEN);
+	A.chain_seq++;
+out:
+	pthread_mutex_unlock(&A.state_lock);
+	if (ret)
+		set_failing(ch->rev, "rev=%" PRIu64 ": out of memory for the chain", ch->rev);
+	return ret;
+}
+
+static void chain_reset(void)
+{
+	pthread_mutex_lock(&A.state_lock);
+	A.chain_seq = 0;
+	pthread_mutex_unlock(&A.state_lock);
+}
+
+static uint64_t module_rev(void);
+
+/*
+ * The chain as far as the module's revision, from the store's changes
+ * (all of them: no fleet key is written twice), each checked against the
+ * one before. Before a watch starts from upto + 1. 0, or -1 with the host
+ * failing.
+ */
+static int chain_load(uint64_t upto)
+{
+	struct cf_etcd_range_opts o = { .prefix = true, .sort_mod_asc = true };
+	struct cf_etcd_range r;
+	char err[CAPFENCE_ERR_MAX];
+	size_t i;
+	int ret = 0;
+
+	if (!A.chained)
+		return 0;
+	if (cf_etcd_range(A.fleet->etcd, A.fleet->fleet, &o, &r, err, sizeof(err))) {
+		set_failing(upto + 1, "the chain: %s", err);
+		return -1;
+	}
+	chain_reset();
+	for (i = 0; i < r.n && (uint64_t)r.kvs[i].mod_rev <= upto && !ret; i++) {
+		struct cf_fleet_change ch;
+		uint64_t rev = (uint64_t)r.kvs[i].mod_rev;
+
+		ret = cf_fleet_decode_verified(A.fleet, r.kvs[i].key, r.kvs[i].value, &ch,
+					       err, sizeof(err));
+		if (ret) {
+			set_failing(rev, "rev=%" PRIu64 " %s: %s", rev,
+				    ret == -EPERM ? "refused" : "cannot be decoded", err);
+			break;
+		}
+		ch.rev = rev;
+		if (!chain_follows(&ch) || chain_add(&ch))
+			ret = -1;
+	}
+	cf_etcd_range_release(&r);
+	return ret ? -1 : 0;
 }
 
 static uint64_t module_rev(void)
@@ -396,7 +519,8 @@ static void report_locked(void)
 	h.deny_ms = st.deny_ms;
 	h.time_ms = wall_ms();
 	pthread_mutex_lock(&A.state_lock);
-	snprintf(h.failing, sizeof(h.failing), "%s", A.failing);
+	snprintf(h.failing, sizeof(h.failing), "%s", A.failing[0] ? A.failing : A.head_why);
+	h.seq = A.chain_seq;
 	pthread_mutex_unlock(&A.state_lock);
 	if (cf_fleet_report(A.fleet, &h, A.lease, err, sizeof(err)))
 		say("host report: %s", err);
@@ -425,7 +549,11 @@ static int on_event(const struct cf_etcd_event *ev, void *arg)
 		return -EAGAIN;
 	}
 	ch.rev = rev;
+	if (!chain_follows(&ch))
+		return -EAGAIN;
 	ret = apply(&ch);
+	if (!ret)
+		ret = chain_add(&ch);
 	report();
 	return ret ? -EAGAIN : 0;
 }
@@ -448,14 +576,23 @@ static int rebuild(void)
 		set_failing(r0 + 1, "snapshot: %s", err);
 		return -1;
 	}
+	chain_reset();
 	for (i = 0; i < n; i++) {
-		if (chs[i].rev <= r0)
-			continue;	/* applied before */
-		if (apply(&chs[i])) {
+		if (!chain_follows(&chs[i])) {
 			free(chs);
-			return -1;	/* never past a change that did not apply */
+			return -1;
 		}
-		applied++;
+		if (chs[i].rev > r0) {	/* else applied before */
+			if (apply(&chs[i])) {
+				free(chs);
+				return -1;	/* never past a change that did not apply */
+			}
+			applied++;
+		}
+		if (chain_add(&chs[i])) {
+			free(chs);
+			return -1;
+		}
 	}
 	free(chs);
 	if (skip_to(s))
@@ -479,6 +616,11 @@ static void *watch_main(void *arg)
 		int ret;
 
 		atomic_store(&A.restart, false);
+		if (chain_load(from - 1)) {
+			nap(retry);
+			retry = retry < RETRY_MAX_MS ? retry * 2 : RETRY_MAX_MS;
+			continue;
+		}
 		ret = cf_etcd_watch(A.fleet->etcd, A.fleet->fleet, (int64_t)from, on_event,
 				    watch_stop, NULL, &compact, err, sizeof(err));
 		if (atomic_load(&A.stop))
@@ -677,6 +819,84 @@ static int reconcile(uint64_t upto)
 
 /* ---- the heartbeat ------------------------------------------------------------------ */
 
+/* Why the head stops confirmations ("" clears); said once per kind. */
+static void head_note(int kind, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void head_note(int kind, const char *fmt, ...)
+{
+	static int last_kind;
+	char why[sizeof(A.head_why)] = "";
+	va_list ap;
+
+	if (fmt) {
+		va_start(ap, fmt);
+		vsnprintf(why, sizeof(why), fmt, ap);
+		va_end(ap);
+	}
+	pthread_mutex_lock(&A.state_lock);
+	snprintf(A.head_why, sizeof(A.head_why), "%s", why);
+	pthread_mutex_unlock(&A.state_lock);
+	if (kind != last_kind)
+		say(kind ? "HEAD: %s; no freshness confirmed until it clears" : "head: %s",
+		    kind ? why : "the module has the fleet's head again");
+	last_kind = kind;
+}
+
+enum { HEAD_OK, HEAD_UNREAD, HEAD_ROLLBACK, HEAD_BEHIND, HEAD_FORK, HEAD_OLD };
+
+/*
+ * --require-head: may the module be confirmed current, and as of which
+ * instant? The head verifies, is not below one seen before, and the
+ * module has the chain up to it, with the head's link; the confirmation
+ * is then dated from when the head was signed (*asked moves back by the
+ * head's age on the wall clock), so a frozen head goes stale on its own.
+ * *behind: the module lacks changes the head has.
+ */
+static bool head_allows(uint64_t *asked, bool *behind)
+{
+	struct cf_fleet_head hd;
+	char err[CAPFENCE_ERR_MAX];
+	int64_t wall = wall_ms(), age;
+	uint64_t seq;
+	bool fork;
+
+	*behind = false;
+	if (cf_fleet_head_get(A.fleet, &hd, NULL, err, sizeof(err))) {
+		head_note(HEAD_UNREAD, "the fleet head: %s", err);
+		return false;
+	}
+	if (hd.seq < A.head_seen) {
+		head_note(HEAD_ROLLBACK, "the store's head went back from seq=%" PRIu64 " to seq=%" PRIu64
+			  " (a rollback)", A.head_seen, hd.seq);
+		return false;
+	}
+	A.head_seen = hd.seq;
+	pthread_mutex_lock(&A.state_lock);
+	seq = A.chain_seq;
+	fork = hd.seq && hd.seq <= seq && memcmp(A.links[hd.seq - 1], hd.hash, CF_FLEET_HASH_LEN);
+	pthread_mutex_unlock(&A.state_lock);
+	if (seq < hd.seq) {
+		*behind = true;
+		head_note(HEAD_BEHIND, "behind the fleet head: seq=%" PRIu64 " of seq=%" PRIu64, seq, hd.seq);
+		return false;
+	}
+	if (fork) {
+		head_note(HEAD_FORK, "the fleet head's seq=%" PRIu64 " is not the change this host has there (a forked store)",
+			  hd.seq);
+		return false;
+	}
+	age = wall - hd.time_ms;
+	if (age < 0)
+		age = 0;	/* the signer's clock is ahead: dated now */
+	if (age >= (int64_t)A.stale_ms) {
+		head_note(HEAD_OLD, "the fleet head is %" PRId64 " ms old, signed at %" PRId64
+			  " (frozen, or no `capfence fleet head --every` runs)", age, hd.time_ms);
+		return false;
+	}
+	*asked = *asked > (uint64_t)age * 1000000ull ? *asked - (uint64_t)age * 1000000ull : 1;
+	head_note(HEAD_OK, NULL);
+	return true;
+}
+
 static void heartbeat_loop(void)
 {
 	uint64_t last_applied = 0, lag_beats = 0;
@@ -715,6 +935,20 @@ static void heartbeat_loop(void)
 			atomic_store(&A.rearm, false);
 			next_reconcile = now_ms() + (int64_t)A.reconcile_s * 1000;
 			reconcile(applied);
+		}
+		if (A.require_head && applied >= f && !is_failing()) {
+			bool behind;
+
+			if (!head_allows(&asked, &behind)) {
+				if (behind && applied == last_applied && ++lag_beats >= WATCH_LAG_BEATS) {
+					say("the module is behind the fleet head: restarting the watch");
+					atomic_store(&A.restart, true);
+					lag_beats = 0;
+				}
+				last_applied = applied;
+				report();
+				goto next;
+			}
 		}
 		if (applied >= f && !is_failing()) {
 			/*
@@ -769,7 +1003,7 @@ static void usage(FILE *f)
 		"                 [--max-staleness MS] [--deny-after MS] [--heartbeat MS]\n"
 		"                 [--lease-ttl S] [--reconcile S] [--foreground] [--log FILE]\n"
 		"                 [--cacert FILE] [--cert FILE --key FILE] [--user U --password-file F]\n"
-		"                 [--fleet-pubkey KEY]... [--host-key FILE]\n");
+		"                 [--fleet-pubkey KEY]... [--host-key FILE] [--require-head]\n");
 }
 
 static int num(const char *opt, const char *s, unsigned long min, unsigned long max,
@@ -805,6 +1039,7 @@ int main(int argc, char **argv)
 		{ "key", required_argument, NULL, 'k' },
 		{ "fleet-pubkey", required_argument, NULL, 'P' },
 		{ "host-key", required_argument, NULL, 'K' },
+		{ "require-head", no_argument, NULL, 'R' },
 		{ "user", required_argument, NULL, 'u' },
 		{ "password-file", required_argument, NULL, 'W' },
 		{ "foreground", no_argument, NULL, 'f' },
@@ -875,6 +1110,7 @@ int main(int argc, char **argv)
 			}
 			pubkeys[npub++] = optarg;
 			break;
+		case 'R': A.require_head = true; break;
 		case 'f': fg = true; break;
 		case 'L': logpath = optarg; break;
 		case 'h': usage(stdout); return 0;
@@ -910,6 +1146,11 @@ int main(int argc, char **argv)
 			A.deny_ms, A.stale_ms);
 		return 2;
 	}
+	if (A.require_head && !npub) {
+		fprintf(stderr, "capfenced: --require-head needs --fleet-pubkey (the head is verified with it)\n");
+		return 2;
+	}
+	A.chained = npub > 0;
 	if (A.heartbeat_ms >= A.stale_ms) {
 		fprintf(stderr, "capfenced: --heartbeat (%u) must be below --max-staleness (%u)\n",
 			A.heartbeat_ms, A.stale_ms);
@@ -1022,6 +1263,7 @@ int main(int argc, char **argv)
 	say("stopped at rev=%" PRIu64, module_rev());
 	capfence_client_close(A.cf);
 	cf_fleet_close(A.fleet);
+	free(A.links);
 	if (A.log != stderr)
 		fclose(A.log);
 	pthread_mutex_destroy(&A.log_lock);

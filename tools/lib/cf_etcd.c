@@ -674,31 +674,37 @@ int cf_etcd_put(struct cf_etcd *e, const char *key, const char *value,
 	return ret;
 }
 
-int cf_etcd_txn_put(struct cf_etcd *e, const struct cf_etcd_cmp *cmps,
-		    size_t ncmp, const char *key, const char *value,
-		    int64_t *rev, bool *succeeded, bool *retried, char *err,
-		    size_t errlen)
+int cf_etcd_txn(struct cf_etcd *e, const struct cf_etcd_cmp *cmps, size_t ncmp,
+		const struct cf_etcd_put *puts, size_t nput, int64_t *rev,
+		bool *succeeded, bool *retried, char *err, size_t errlen)
 {
-	struct json_object *req = json_object_new_object(), *resp = NULL;
+	struct json_object *req = json_object_new_object(), *resp = NULL, *s;
 	struct json_object *cmp = json_object_new_array(), *succ = json_object_new_array();
-	struct json_object *op = json_object_new_object(), *put = put_req(key, value, 0), *s;
 	int ret = -ENOMEM;
 	size_t i;
 
 	*succeeded = false;
 	*retried = false;
 	*rev = 0;
-	if (!req || !cmp || !succ || !op || !put) {
+	if (!req || !cmp || !succ) {
 		json_object_put(cmp);
 		json_object_put(succ);
-		json_object_put(op);
-		json_object_put(put);
 		goto nomem;
 	}
 	json_object_object_add(req, "compare", cmp);
 	json_object_object_add(req, "success", succ);
-	json_object_object_add(op, "request_put", put);
-	json_object_array_add(succ, op);
+	for (i = 0; i < nput; i++) {
+		struct json_object *op = json_object_new_object();
+		struct json_object *put = put_req(puts[i].key, puts[i].value, 0);
+
+		if (!op || !put) {
+			json_object_put(op);
+			json_object_put(put);
+			goto nomem;
+		}
+		json_object_object_add(op, "request_put", put);
+		json_object_array_add(succ, op);
+	}
 	for (i = 0; i < ncmp; i++) {
 		struct json_object *c = json_object_new_object();
 
@@ -714,6 +720,11 @@ int cf_etcd_txn_put(struct cf_etcd *e, const struct cf_etcd_cmp *cmps,
 			json_object_object_add(c, "result", json_object_new_string(
 				cmps[i].kind == CF_ETCD_ABSENT ? "EQUAL" : "GREATER"));
 			add_int(c, "create_revision", 0);
+			break;
+		case CF_ETCD_MOD_REV:
+			json_object_object_add(c, "target", json_object_new_string("MOD"));
+			json_object_object_add(c, "result", json_object_new_string("EQUAL"));
+			add_int(c, "mod_revision", cmps[i].mod_rev);
 			break;
 		case CF_ETCD_VALUE:
 		case CF_ETCD_NOT_VALUE:
@@ -744,6 +755,16 @@ out:
 	json_object_put(req);
 	json_object_put(resp);
 	return ret;
+}
+
+int cf_etcd_txn_put(struct cf_etcd *e, const struct cf_etcd_cmp *cmps,
+		    size_t ncmp, const char *key, const char *value,
+		    int64_t *rev, bool *succeeded, bool *retried, char *err,
+		    size_t errlen)
+{
+	struct cf_etcd_put p = { key, value };
+
+	return cf_etcd_txn(e, cmps, ncmp, &p, 1, rev, succeeded, retried, err, errlen);
 }
 
 int cf_etcd_lease_grant(struct cf_etcd *e, int64_t ttl_s, int64_t *id,

@@ -98,19 +98,35 @@ int cf_etcd_range(struct cf_etcd *e, const char *key,
 		  char *err, size_t errlen);
 void cf_etcd_range_release(struct cf_etcd_range *r);
 
-/* A guard of cf_etcd_txn_put(). */
+/* A guard of cf_etcd_txn(). */
 enum cf_etcd_cmp_kind {
 	CF_ETCD_ABSENT,		/* key does not exist */
 	CF_ETCD_PRESENT,	/* key exists */
 	CF_ETCD_VALUE,		/* key's value is value */
 	CF_ETCD_NOT_VALUE,	/* key exists and its value is not value */
+	CF_ETCD_MOD_REV,	/* key's mod revision is mod_rev (0: absent) */
 };
 
 struct cf_etcd_cmp {
 	const char *key;
 	enum cf_etcd_cmp_kind kind;
 	const char *value;
+	int64_t mod_rev;
 };
+
+/* One put of cf_etcd_txn(). */
+struct cf_etcd_put {
+	const char *key;
+	const char *value;
+};
+
+/*
+ * One transaction: if every cmp holds, every put (in order, at one
+ * revision). Otherwise as cf_etcd_txn_put().
+ */
+int cf_etcd_txn(struct cf_etcd *e, const struct cf_etcd_cmp *cmps, size_t ncmp,
+		const struct cf_etcd_put *puts, size_t nput, int64_t *rev,
+		bool *succeeded, bool *retried, char *err, size_t errlen);
 
 /*
  * One transaction: if every cmp holds, put value at key. *rev: the

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <fcntl.h>
 #include <unistd.h>
 #include <json-c/json.h>
@@ -25,7 +26,7 @@ static const struct {
 	[CF_FLEET_EPOCH_INSTALL]	= { "epoch_install", "epoch", "epoch" },
 	[CF_FLEET_EPOCH_ACTIVATE]	= { "epoch_activate", "activate", "epoch" },
 	[CF_FLEET_KEY_ADD]		= { "key_add", "key", "key_id" },
-	[CF_FLEET_KEY_REMOVE]		= { "key_remove", "key", "key_id" },
+	[CF_FLEET_KEY_REMOVE]		= { "key_remove", "unkey", "key_id" },
 	[CF_FLEET_REVOKE]		= { "revoke", "revoke", "cap_id" },
 };
 
@@ -66,6 +67,23 @@ int cf_fleet_check_host(const char *n, char *err, size_t errlen)
 }
 
 /* ---- encoding -------------------------------------------------------------------- */
+
+#define B64V		sodium_base64_VARIANT_ORIGINAL
+#define DOMAIN_LINK	"capfence-link-v1\n"
+
+static int unb64(const char *b64, unsigned char *out, size_t want);
+
+void cf_fleet_link(const char *key, const char *value, unsigned char out[CF_FLEET_HASH_LEN])
+{
+	crypto_generichash_state st;
+
+	crypto_generichash_init(&st, NULL, 0, CF_FLEET_HASH_LEN);
+	crypto_generichash_update(&st, (const unsigned char *)DOMAIN_LINK, strlen(DOMAIN_LINK));
+	crypto_generichash_update(&st, (const unsigned char *)key, strlen(key));
+	crypto_generichash_update(&st, (const unsigned char *)"\n", 1);
+	crypto_generichash_update(&st, (const unsigned char *)value, strlen(value));
+	crypto_generichash_final(&st, out, CF_FLEET_HASH_LEN);
+}
 
 static void add_u64(struct json_object *o, const char *name, uint64_t v)
 {
@@ -141,6 +159,13 @@ int cf_fleet_encode(const char *prefix, const struct cf_fleet_change *ch,
 			json_object_array_add(rules, json_object_new_string(rule));
 		}
 	}
+	if (ch->seq) {
+		char b64[sodium_base64_ENCODED_LEN(CF_FLEET_HASH_LEN, B64V)];
+
+		add_u64(o, "seq", ch->seq);
+		sodium_bin2base64(b64, sizeof(b64), ch->prev, CF_FLEET_HASH_LEN, B64V);
+		json_object_object_add(o, "prev", json_object_new_string(b64));
+	}
 	*value = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
 	if (asprintf(key, "%sfleet/%s/%" PRIu64, prefix, kinds[ch->kind].dir, ch->id) < 0)
 		*key = NULL;
@@ -212,6 +237,18 @@ int cf_fleet_decode(const char *prefix, const char *key, const char *value,
 	}
 	ch->kind = (enum cf_fleet_kind)k;
 	ch->id = kid;
+	if (json_object_object_get_ex(o, "seq", &f)) {
+		struct json_object *pv;
+
+		if (get_u64(o, "seq", &ch->seq) || !ch->seq ||
+		    !json_object_object_get_ex(o, "prev", &pv) ||
+		    !json_object_is_type(pv, json_type_string) ||
+		    unb64(json_object_get_string(pv), ch->prev, CF_FLEET_HASH_LEN)) {
+			capfence__seterr(err, errlen, "%.80s: \"seq\" or \"prev\" is malformed", key);
+			goto out;
+		}
+	}
+	cf_fleet_link(key, value, ch->link);
 	if (k == CF_FLEET_EPOCH_INSTALL) {
 		const char *r[CAPFENCE_CLASS_MAX];
 		char msg[CAPFENCE_ERR_MAX];
@@ -248,7 +285,7 @@ out:
 
 #define DOMAIN_CHANGE	"capfence-fleet-v1\n"
 #define DOMAIN_HOST	"capfence-host-v1\n"
-#define B64V		sodium_base64_VARIANT_ORIGINAL
+#define DOMAIN_HEAD	"capfence-head-v1\n"
 
 static int read_line(const char *path, char *buf, size_t len, char *err, size_t errlen)
 {
@@ -566,6 +603,7 @@ int cf_fleet_open(struct cf_fleet **out, const char *endpoints,
 	snprintf(f->prefix, sizeof(f->prefix), "%s", prefix);
 	snprintf(f->fleet, sizeof(f->fleet), "%sfleet/", prefix);
 	snprintf(f->hosts, sizeof(f->hosts), "%shosts/", prefix);
+	snprintf(f->head, sizeof(f->head), "%shead", prefix);
 	*out = f;
 	return 0;
 }
@@ -605,107 +643,279 @@ static char *key_of(struct cf_fleet *f, enum cf_fleet_kind kind, uint64_t id)
 	return asprintf(&k, "%s%s/%" PRIu64, f->fleet, kinds[kind].dir, id) < 0 ? NULL : k;
 }
 
-int cf_fleet_commit(struct cf_fleet *f, const struct cf_fleet_change *ch,
-		    uint64_t *rev, char *err, size_t errlen)
+/* The keys a head must verify under: the pinned ones and our own. */
+static size_t trusted_keys(const struct cf_fleet *f,
+			   unsigned char (*pks)[CF_FLEET_PK_LEN])
 {
-	struct cf_etcd_cmp cmp[2];
-	char *key = NULL, *value = NULL, *other = NULL, *added = NULL, *cur = NULL;
-	struct cf_fleet_change add;
-	size_t ncmp = 0;
-	int64_t r = 0;
-	bool ok = false, retried = false;
+	size_t n = f->npk;
+
+	memcpy(pks, f->pk, n * CF_FLEET_PK_LEN);
+	if (f->have_sk)
+		crypto_sign_ed25519_sk_to_pk(pks[n++], f->sk);
+	return n;
+}
+
+int cf_fleet_head_get(struct cf_fleet *f, struct cf_fleet_head *h, uint64_t *store_rev,
+		      char *err, size_t errlen)
+{
+	unsigned char pks[CF_FLEET_MAX_PUBKEYS + 1][CF_FLEET_PK_LEN];
+	struct cf_etcd_range_opts o = { 0 };
+	struct json_object *v = NULL, *t, *hb;
+	struct cf_etcd_range r;
+	size_t npk = trusted_keys(f, pks);
 	int ret;
 
-	*rev = 0;
-	ret = cf_fleet_encode(f->prefix, ch, &key, &value, err, errlen);
+	memset(h, 0, sizeof(*h));
+	if (store_rev)
+		*store_rev = 0;
+	ret = cf_etcd_range(f->etcd, f->head, &o, &r, err, errlen);
 	if (ret)
 		return ret;
-	if (f->have_sk && sign_value(DOMAIN_CHANGE, f->sk, key, &value))
-		goto nomem;
-	switch (ch->kind) {
-	case CF_FLEET_EPOCH_INSTALL:
-	case CF_FLEET_KEY_ADD:
-	case CF_FLEET_REVOKE:
-		cmp[ncmp++] = (struct cf_etcd_cmp){ key, CF_ETCD_ABSENT, NULL };
-		break;
-	case CF_FLEET_EPOCH_ACTIVATE:
-		other = key_of(f, CF_FLEET_EPOCH_INSTALL, ch->id);
-		if (!other)
-			goto nomem;
-		cmp[ncmp++] = (struct cf_etcd_cmp){ other, CF_ETCD_PRESENT, NULL };
-		cmp[ncmp++] = (struct cf_etcd_cmp){ key, CF_ETCD_ABSENT, NULL };
-		break;
-	case CF_FLEET_KEY_REMOVE:
-		/* only a key id the fleet has, and has not removed yet */
-		memset(&add, 0, sizeof(add));
-		add.kind = CF_FLEET_KEY_ADD;
-		add.id = ch->id;
-		ret = cf_fleet_encode(f->prefix, &add, &other, &added, err, errlen);
-		if (ret)
-			goto out;
-		/* signatures are deterministic: the add as this key signed it */
-		if (f->have_sk && sign_value(DOMAIN_CHANGE, f->sk, other, &added))
-			goto nomem;
-		cmp[ncmp++] = (struct cf_etcd_cmp){ key, CF_ETCD_VALUE, added };
-		break;
-	default:
-		break;
+	if (store_rev)
+		*store_rev = (uint64_t)r.rev;
+	if (!r.n) {
+		cf_etcd_range_release(&r);
+		capfence__seterr(err, errlen, "%s: the fleet has no head (start `capfence fleet head --every MS`)",
+				 f->head);
+		return -ENOENT;
 	}
-	ret = cf_etcd_txn_put(f->etcd, cmp, ncmp, key, value, &r, &ok, &retried, err, errlen);
+	ret = npk ? verify_value(DOMAIN_HEAD, (const unsigned char (*)[CF_FLEET_PK_LEN])pks, npk,
+				 f->head, r.kvs[0].value, "head", err, errlen) : 0;
+	if (!npk) {
+		capfence__seterr(err, errlen, "no key to verify the head with");
+		ret = -EPERM;
+	}
 	if (ret)
 		goto out;
-	if (ok) {
-		*rev = (uint64_t)r;
+	ret = -EBADMSG;
+	v = json_tokener_parse(r.kvs[0].value);
+	if (!v || get_u64(v, "seq", &h->seq) ||
+	    !json_object_object_get_ex(v, "hash", &hb) || !json_object_is_type(hb, json_type_string) ||
+	    unb64(json_object_get_string(hb), h->hash, CF_FLEET_HASH_LEN) ||
+	    !json_object_object_get_ex(v, "time_ms", &t) || !json_object_is_type(t, json_type_int)) {
+		capfence__seterr(err, errlen, "%s: a malformed head", f->head);
 		goto out;
 	}
-	if (retried) {
-		/* the guard may have failed on our own first attempt */
-		struct cf_etcd_range_opts o = { 0 };
-		struct cf_etcd_range rr;
+	h->time_ms = json_object_get_int64(t);
+	h->mod_rev = r.kvs[0].mod_rev;
+	ret = 0;
+out:
+	json_object_put(v);
+	cf_etcd_range_release(&r);
+	return ret;
+}
 
-		ret = cf_etcd_range(f->etcd, key, &o, &rr, err, errlen);
-		if (ret)
-			goto out;
-		if (rr.n && !strcmp(rr.kvs[0].value, value)) {
-			*rev = (uint64_t)rr.kvs[0].mod_rev;
-			cf_etcd_range_release(&rr);
-			goto out;
-		}
-		cf_etcd_range_release(&rr);
+static int64_t wall_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* The signed value of a head at seq/hash, dated now (malloc'd). */
+static char *head_value(struct cf_fleet *f, uint64_t seq, const unsigned char *hash)
+{
+	char b64[sodium_base64_ENCODED_LEN(CF_FLEET_HASH_LEN, B64V)];
+	struct json_object *o = json_object_new_object();
+	char *v;
+
+	if (!o)
+		return NULL;
+	add_u64(o, "seq", seq);
+	sodium_bin2base64(b64, sizeof(b64), hash, CF_FLEET_HASH_LEN, B64V);
+	json_object_object_add(o, "hash", json_object_new_string(b64));
+	json_object_object_add(o, "time_ms", json_object_new_int64(wall_now_ms()));
+	v = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+						  JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(o);
+	if (v && sign_value(DOMAIN_HEAD, f->sk, f->head, &v)) {
+		free(v);
+		v = NULL;
 	}
-	/* the guard failed: say which way */
-	ret = -EEXIST;
+	return v;
+}
+
+int cf_fleet_head_renew(struct cf_fleet *f, uint64_t min_seq, struct cf_fleet_head *h,
+			char *err, size_t errlen)
+{
+	int attempt, ret;
+
+	if (!f->have_sk) {
+		capfence__seterr(err, errlen, "the head is signed with the fleet signing key (--signing-key)");
+		return -EINVAL;
+	}
+	for (attempt = 0; attempt < 16; attempt++) {
+		struct cf_etcd_cmp cmp;
+		struct cf_etcd_put put;
+		bool ok, retried;
+		int64_t r;
+		char *v;
+
+		ret = cf_fleet_head_get(f, h, NULL, err, errlen);
+		if (ret && ret != -ENOENT)
+			return ret;
+		if (h->seq < min_seq) {
+			capfence__seterr(err, errlen,
+					 "the store's head is at seq=%" PRIu64 ", below seq=%" PRIu64
+					 " signed before: a rollback, not signed", h->seq, min_seq);
+			return -ESTALE;
+		}
+		v = head_value(f, h->seq, h->hash);
+		if (!v) {
+			capfence__seterr(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
+		cmp = (struct cf_etcd_cmp){ f->head, CF_ETCD_MOD_REV, NULL, h->mod_rev };
+		put = (struct cf_etcd_put){ f->head, v };
+		ret = cf_etcd_txn(f->etcd, &cmp, 1, &put, 1, &r, &ok, &retried, err, errlen);
+		free(v);
+		if (ret)
+			return ret;
+		if (ok || retried)	/* retried: ours, or a commit's newer head */
+			return cf_fleet_head_get(f, h, NULL, err, errlen);
+		/* a commit moved the head meanwhile: renew that one */
+	}
+	capfence__seterr(err, errlen, "the head kept moving under 16 attempts to renew it");
+	return -EAGAIN;
+}
+
+/* Why a guarded change did not go in: -EEXIST or -ENOENT and the message. */
+static int guard_failed(struct cf_fleet *f, const struct cf_fleet_change *ch, const char *needs,
+			char *err, size_t errlen)
+{
+	char *cur;
+	int ret;
+
 	switch (ch->kind) {
 	case CF_FLEET_EPOCH_INSTALL:
 		capfence__seterr(err, errlen, "epoch %" PRIu64 " is already in the fleet", ch->id);
-		break;
+		return -EEXIST;
 	case CF_FLEET_KEY_ADD:
 		capfence__seterr(err, errlen, "key %" PRIu64 " is already in the fleet", ch->id);
-		break;
+		return -EEXIST;
 	case CF_FLEET_REVOKE:
 		capfence__seterr(err, errlen, "cap %016" PRIx64 " is already revoked in the fleet", ch->id);
-		break;
+		return -EEXIST;
 	case CF_FLEET_EPOCH_ACTIVATE:
 	case CF_FLEET_KEY_REMOVE: {
 		bool epoch = ch->kind == CF_FLEET_EPOCH_ACTIVATE;
 
-		/* the guard names what the change needs: absent, or done already */
-		cur = get_value(f, epoch ? other : key, &ret, err, errlen);
+		/* the change needs what it refers to, and must not be done already */
+		cur = get_value(f, needs, &ret, err, errlen);
 		if (ret)
-			break;
-		ret = cur ? -EEXIST : -ENOENT;
-		if (!cur)
+			return ret;
+		free(cur);
+		if (!cur) {
 			capfence__seterr(err, errlen, "%s %" PRIu64 " is not in the fleet (fleet %s first)",
 					 epoch ? "epoch" : "key", ch->id, epoch ? "epoch install" : "key add");
-		else
-			capfence__seterr(err, errlen, "%s %" PRIu64 " is already %s the fleet",
-					 epoch ? "epoch" : "key", ch->id,
-					 epoch ? "activated in" : "removed from");
-		break;
+			return -ENOENT;
+		}
+		capfence__seterr(err, errlen, "%s %" PRIu64 " is already %s the fleet",
+				 epoch ? "epoch" : "key", ch->id,
+				 epoch ? "activated in" : "removed from");
+		return -EEXIST;
 	}
 	default:
-		break;
+		capfence__seterr(err, errlen, "not a fleet change");
+		return -EINVAL;
 	}
+}
+
+int cf_fleet_commit(struct cf_fleet *f, const struct cf_fleet_change *ch,
+		    uint64_t *rev, uint64_t *seq, char *err, size_t errlen)
+{
+	struct cf_fleet_change c = *ch;
+	struct cf_fleet_head h;
+	struct cf_etcd_cmp cmp[3];
+	struct cf_etcd_put put[2];
+	char *key = NULL, *value = NULL, *needs = NULL, *hv = NULL;
+	unsigned char link[CF_FLEET_HASH_LEN];
+	int attempt, ret;
+
+	*rev = 0;
+	if (seq)
+		*seq = 0;
+	c.seq = 0;
+	if (ch->kind == CF_FLEET_EPOCH_ACTIVATE || ch->kind == CF_FLEET_KEY_REMOVE) {
+		needs = key_of(f, ch->kind == CF_FLEET_EPOCH_ACTIVATE ? CF_FLEET_EPOCH_INSTALL :
+			       CF_FLEET_KEY_ADD, ch->id);
+		if (!needs)
+			goto nomem;
+	}
+	for (attempt = 0; attempt < 16; attempt++) {
+		size_t ncmp = 0, nput = 1;
+		bool ok = false, retried = false;
+		int64_t r = 0;
+
+		free(key);
+		free(value);
+		free(hv);
+		key = value = hv = NULL;
+		memset(&h, 0, sizeof(h));
+		if (f->have_sk) {
+			/* chained: after the head the store shows now */
+			ret = cf_fleet_head_get(f, &h, NULL, err, errlen);
+			if (ret && ret != -ENOENT)
+				goto out;
+			c.seq = h.seq + 1;
+			memcpy(c.prev, h.hash, sizeof(c.prev));
+		}
+		ret = cf_fleet_encode(f->prefix, &c, &key, &value, err, errlen);
+		if (ret)
+			goto out;
+		if (f->have_sk) {
+			if (sign_value(DOMAIN_CHANGE, f->sk, key, &value))
+				goto nomem;
+			cf_fleet_link(key, value, link);
+			hv = head_value(f, c.seq, link);
+			if (!hv)
+				goto nomem;
+			cmp[ncmp++] = (struct cf_etcd_cmp){ f->head, CF_ETCD_MOD_REV, NULL, h.mod_rev };
+			put[nput++] = (struct cf_etcd_put){ f->head, hv };
+		}
+		put[0] = (struct cf_etcd_put){ key, value };
+		if (needs)
+			cmp[ncmp++] = (struct cf_etcd_cmp){ needs, CF_ETCD_PRESENT, NULL, 0 };
+		cmp[ncmp++] = (struct cf_etcd_cmp){ key, CF_ETCD_ABSENT, NULL, 0 };
+		ret = cf_etcd_txn(f->etcd, cmp, ncmp, put, nput, &r, &ok, &retried, err, errlen);
+		if (ret)
+			goto out;
+		if (!ok && retried) {
+			/* the guard may have failed on our own first attempt */
+			struct cf_etcd_range_opts o = { 0 };
+			struct cf_etcd_range rr;
+
+			ret = cf_etcd_range(f->etcd, key, &o, &rr, err, errlen);
+			if (ret)
+				goto out;
+			if (rr.n && !strcmp(rr.kvs[0].value, value)) {
+				r = rr.kvs[0].mod_rev;
+				ok = true;
+			}
+			cf_etcd_range_release(&rr);
+		}
+		if (ok) {
+			*rev = (uint64_t)r;
+			if (seq)
+				*seq = c.seq;
+			ret = 0;
+			goto out;
+		}
+		if (f->have_sk) {
+			struct cf_fleet_head now;
+
+			ret = cf_fleet_head_get(f, &now, NULL, err, errlen);
+			if (ret && ret != -ENOENT)
+				goto out;
+			if (now.mod_rev != h.mod_rev)
+				continue;	/* another commit (or a renewal) moved the head */
+		}
+		ret = guard_failed(f, ch, needs, err, errlen);
+		goto out;
+	}
+	ret = -EAGAIN;
+	capfence__seterr(err, errlen, "the fleet's head kept moving under 16 attempts to commit");
 	goto out;
 nomem:
 	ret = -ENOMEM;
@@ -713,9 +923,8 @@ nomem:
 out:
 	free(key);
 	free(value);
-	free(other);
-	free(added);
-	free(cur);
+	free(needs);
+	free(hv);
 	return ret;
 }
 
@@ -755,6 +964,8 @@ char *cf_fleet_host_encode(const struct cf_fleet_host *h)
 	json_object_object_add(o, "stale_ms", json_object_new_int64(h->stale_ms));
 	json_object_object_add(o, "deny_ms", json_object_new_int64(h->deny_ms));
 	json_object_object_add(o, "time_ms", json_object_new_int64(h->time_ms));
+	if (h->seq)
+		add_u64(o, "seq", h->seq);
 	if (h->failing[0])
 		json_object_object_add(o, "failing", json_object_new_string(h->failing));
 	s = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
@@ -788,6 +999,10 @@ int cf_fleet_host_decode(const char *value, struct cf_fleet_host *h, char *err,
 		h->time_ms = json_object_get_int64(f);
 	if (json_object_object_get_ex(o, "failing", &f) && json_object_is_type(f, json_type_string))
 		snprintf(h->failing, sizeof(h->failing), "%s", json_object_get_string(f));
+	if (json_object_object_get_ex(o, "seq", &f) && get_u64(o, "seq", &h->seq)) {
+		capfence__seterr(err, errlen, "malformed report (\"seq\" is not a number)");
+		goto out;
+	}
 	ret = 0;
 out:
 	json_object_put(o);

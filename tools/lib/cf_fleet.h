@@ -7,15 +7,28 @@
  *   <prefix>fleet/epoch/<id>      {"kind":"epoch_install","epoch":"ID","rules":[RULE...]}
  *   <prefix>fleet/activate/<id>   {"kind":"epoch_activate","epoch":"ID"}
  *   <prefix>fleet/key/<id>        {"kind":"key_add","key_id":"ID"}
- *                                 {"kind":"key_remove","key_id":"ID"}
+ *   <prefix>fleet/unkey/<id>      {"kind":"key_remove","key_id":"ID"}
  *   <prefix>fleet/revoke/<cap>    {"kind":"revoke","cap_id":"ID"}
  *   <prefix>hosts/<name>          {"applied":"REV","host":NAME,"state":S,...}
  *                                 (under the host agent's lease)
+ *   <prefix>head                  {"seq":"N","hash":B64,"time_ms":T,"sig":B64}
  *
  * Each change is one etcd transaction (a guarded put of one key); its
- * revision is the fleet revision the hosts apply it at. Key material never
- * goes to etcd: keys are installed on each host by hand; the fleet records
- * key ids and orders their removal.
+ * revision is the fleet revision the hosts apply it at. No key is ever
+ * written twice, so the keys under fleet/ are the whole history. Key
+ * material never goes to etcd: keys are installed on each host by hand;
+ * the fleet records key ids and orders their removal.
+ *
+ * The chain (signed fleets): a change committed with the signing key also
+ * carries "seq" (1, 2, ...) and "prev", the link hash of the change before
+ * it (BLAKE2b-256 of "capfence-link-v1\n" KEY "\n" VALUE as stored;
+ * genesis: zeros), inside what it signs; the same transaction moves the
+ * signed head to its seq and link hash, guarded by the head's revision,
+ * so the chain is the order of the store. The head's time_ms is the
+ * signer's wall clock, renewed by `capfence fleet head --every`: a host
+ * that must reach a fresh head before it confirms cannot be kept behind
+ * a change the store withholds, or a head it freezes, for longer than
+ * its --head-max-age (The Update Framework's timestamp role).
  */
 #ifndef CF_FLEET_H
 #define CF_FLEET_H
@@ -38,12 +51,17 @@ enum cf_fleet_kind {
 	CF_FLEET_REVOKE,
 };
 
+#define CF_FLEET_HASH_LEN	32	/* a link hash */
+
 /* One fleet change. id: the epoch, key or cap id. */
 struct cf_fleet_change {
 	enum cf_fleet_kind kind;
 	uint64_t id;
 	uint64_t rev;			/* its etcd mod revision (decoded) */
 	struct capfence_epoch epoch;	/* EPOCH_INSTALL */
+	uint64_t seq;			/* its place in the chain, 0: unchained */
+	unsigned char prev[CF_FLEET_HASH_LEN];	/* the link before it (seq > 0) */
+	unsigned char link[CF_FLEET_HASH_LEN];	/* its own link hash (decoded) */
 };
 
 /* "epoch_install", ...; "?" if unknown. */
@@ -86,6 +104,7 @@ struct cf_fleet {
 	char prefix[CF_FLEET_PREFIX_MAX + 1];
 	char fleet[CF_FLEET_PREFIX_MAX + 16];	/* <prefix>fleet/ */
 	char hosts[CF_FLEET_PREFIX_MAX + 16];	/* <prefix>hosts/ */
+	char head[CF_FLEET_PREFIX_MAX + 16];	/* <prefix>head */
 };
 
 int cf_fleet_open(struct cf_fleet **out, const char *endpoints,
@@ -120,13 +139,43 @@ int cf_fleet_decode_verified(struct cf_fleet *f, const char *key, const char *va
 void cf_fleet_close(struct cf_fleet *f);
 
 /*
- * Commit a change as one guarded transaction; *rev its revision.
- * -EEXIST: the epoch (key id, revocation, activation) is already in the
- * fleet; -ENOENT: what it refers to is not (activating an epoch, removing
- * a key id the fleet does not have). The message says which.
+ * Commit a change as one guarded transaction; *rev its revision, *seq
+ * (may be NULL) its place in the chain (0: unsigned, unchained). With the
+ * signing key the change is chained and the head moved in the same
+ * transaction (retried while other commits move the head). -EEXIST: the
+ * epoch (key id, revocation, activation) is already in the fleet;
+ * -ENOENT: what it refers to is not (activating an epoch, removing a key
+ * id the fleet does not have); -EPERM: the store's head is not signed by
+ * a key of ours. The message says which.
  */
 int cf_fleet_commit(struct cf_fleet *f, const struct cf_fleet_change *ch,
-		    uint64_t *rev, char *err, size_t errlen);
+		    uint64_t *rev, uint64_t *seq, char *err, size_t errlen);
+
+/* The signed head of the chain. */
+struct cf_fleet_head {
+	uint64_t seq;				/* chained changes so far */
+	unsigned char hash[CF_FLEET_HASH_LEN];	/* the last one's link (zeros: none) */
+	int64_t time_ms;			/* the signer's wall clock */
+	int64_t mod_rev;			/* its etcd mod revision */
+};
+
+/*
+ * The head, verified under the pinned keys (or, without any, the signing
+ * key's own): -ENOENT when the store has none, -EPERM unsigned or
+ * mis-signed, -EBADMSG malformed; *store_rev (may be NULL) the store's
+ * revision at the read.
+ */
+int cf_fleet_head_get(struct cf_fleet *f, struct cf_fleet_head *h, uint64_t *store_rev,
+		      char *err, size_t errlen);
+/*
+ * Sign the head again with the wall clock now (the signing key; a
+ * genesis head when the store has none). -ESTALE when the store shows a
+ * head below min_seq (a rollback: nothing is signed). *h the head now.
+ */
+int cf_fleet_head_renew(struct cf_fleet *f, uint64_t min_seq, struct cf_fleet_head *h,
+			char *err, size_t errlen);
+/* The link hash of a change's key and stored value. */
+void cf_fleet_link(const char *key, const char *value, unsigned char out[CF_FLEET_HASH_LEN]);
 
 /*
  * The revision of the newest fleet change (0: none yet), by a linearizable
@@ -144,6 +193,7 @@ struct cf_fleet_host {
 	int64_t time_ms;		/* the agent's clock at the report */
 	char failing[160];		/* why the agent is stuck below the fleet, "" */
 	bool malformed;			/* the report under hosts/NAME did not decode */
+	uint64_t seq;			/* the chain's changes the host has, 0: unchained */
 };
 
 /* The report's JSON (malloc'd). */
