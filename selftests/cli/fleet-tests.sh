@@ -225,12 +225,47 @@ tg "fleet status --json: a failing host says why" 0 '"host":"odd","applied":[0-9
 # signed changes: the value carries the signature of the key and value
 "$CF" fleet --signing-key "$W/fk" revoke 0x200 >/dev/null
 "$ETCDCTL" --endpoints "$E" get /capfence/fleet/revoke/512 --print-value-only > "$W/v"
-if grep -q '^{"kind":"revoke","cap_id":"512","sig":"[A-Za-z0-9+/]*=*"}$' "$W/v"; then ok "fleet --signing-key: the change is signed"
-else nok "fleet --signing-key: the change is signed"; cat "$W/v"; fi
-CAPFENCE_FLEET_SIGNING_KEY="$W/fk" "$CF" fleet revoke 0x201 >/dev/null
+# and opens the chain: seq 1 after the genesis link (zeros)
+if grep -q '^{"kind":"revoke","cap_id":"512","seq":"1","prev":"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=","sig":"[A-Za-z0-9+/]*=*"}$' "$W/v"; then
+	ok "fleet --signing-key: the change is signed and chained"
+else nok "fleet --signing-key: the change is signed and chained"; cat "$W/v"; fi
+tg "fleet --json: a chained change says its seq" 0 '"rev":[0-9]*,"kind":"revoke","cap_id":"0000000000000201","seq":2}' \
+	env CAPFENCE_FLEET_SIGNING_KEY="$W/fk" "$CF" fleet revoke 0x201 --json
 "$ETCDCTL" --endpoints "$E" get /capfence/fleet/revoke/513 --print-value-only > "$W/v"
-if grep -q '"sig":' "$W/v"; then ok "fleet: CAPFENCE_FLEET_SIGNING_KEY signs too"
+if grep -q '"seq":"2","prev":"[A-Za-z0-9+/]*=*","sig":' "$W/v"; then ok "fleet: CAPFENCE_FLEET_SIGNING_KEY signs too"
 else nok "fleet: CAPFENCE_FLEET_SIGNING_KEY signs too"; fi
+"$ETCDCTL" --endpoints "$E" get /capfence/head --print-value-only > "$W/v"
+if grep -q '^{"seq":"2","hash":"[A-Za-z0-9+/]*=*","time_ms":[0-9]*,"sig":"[A-Za-z0-9+/]*=*"}$' "$W/v"; then
+	ok "fleet: each chained change moves the signed head"
+else nok "fleet: each chained change moves the signed head"; cat "$W/v"; fi
+
+# the head's timestamp role
+tg "fleet head: renews the head (same seq, a new time)" 0 '^head seq=2 rev=[0-9]* time_ms=[0-9]*$' \
+	"$CF" fleet --signing-key "$W/fk" head
+tg "fleet head --json" 0 '^{"seq":2,"rev":[0-9]*,"time_ms":[0-9]*}$' "$CF" fleet --signing-key "$W/fk" head --json
+tg "fleet head: needs the signing key" 2 "the head is signed with the fleet signing key" "$CF" fleet head
+tg "fleet head: --every below 10 ms" 2 "--every: '5' is not a number of milliseconds from 10 to 3600000" \
+	"$CF" fleet --signing-key "$W/fk" head --every 5
+tg "fleet: --every goes with head only" 2 "fleet: --every goes with head" "$CF" fleet --every 100 status
+tg "fleet head: --wait is refused" 2 "fleet head: --wait goes with a change" "$CF" fleet --signing-key "$W/fk" head --wait
+tg "fleet head: an extra argument" 2 "fleet head: unexpected argument 'x'" "$CF" fleet --signing-key "$W/fk" head x
+"$CF" fleet keygen -o "$W/fk2" >/dev/null
+tg "fleet: a new signing key does not chain onto a head it cannot verify" 1 \
+	"/capfence/head: bad signature on the head (no pinned key made it)" \
+	"$CF" fleet --signing-key "$W/fk2" revoke 0x204
+tg "fleet: ... and does with the old key pinned (a rotation)" 0 "^rev=[0-9]*$" \
+	"$CF" fleet --signing-key "$W/fk2" --fleet-pubkey "$W/fk.pub" revoke 0x204
+tg "fleet head: with the new key and the old one pinned" 0 '^head seq=3 ' \
+	"$CF" fleet --signing-key "$W/fk2" --fleet-pubkey "$W/fk.pub" head
+tg "fleet: --fleet-pubkey that is not a key" 2 "fleet: --fleet-pubkey" \
+	"$CF" fleet --signing-key "$W/fk2" --fleet-pubkey nonsense head
+# a head the store altered is refused by the timestamp role and by commits
+"$ETCDCTL" --endpoints "$E" put /capfence/head '{"seq":"9","hash":"","time_ms":1}' >/dev/null
+tg "fleet head: an unsigned head is refused, not re-signed" 1 "/capfence/head: unsigned head refused" \
+	"$CF" fleet --signing-key "$W/fk2" head
+tg "fleet: no change is chained onto an unsigned head" 1 "/capfence/head: unsigned head refused" \
+	"$CF" fleet --signing-key "$W/fk2" revoke 0x205
+"$ETCDCTL" --endpoints "$E" del /capfence/head >/dev/null
 
 # --host-keys: only signed reports of the listed hosts count; a listed host
 # the store does not show lags (etcd can neither forge nor hide a host)

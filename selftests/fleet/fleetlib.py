@@ -153,8 +153,9 @@ class Guest:
     """One test VM: selftests/vm/run in the background with --etcd, --ctl
     and --monitor; the guest runs `fleet-guest serve`."""
 
-    def __init__(self, name, workdir, cluster, kernel="6.1", adds=(), timeout=900):
+    def __init__(self, name, workdir, cluster, kernel="6.1", adds=(), timeout=900, extra_etcd=()):
         self.name = name
+        self.extra_etcd = list(extra_etcd)
         self.workdir = workdir
         self.ctl_path = os.path.join(workdir, name + ".ctl")
         self.mon_path = os.path.join(workdir, name + ".mon")
@@ -172,7 +173,7 @@ class Guest:
     def start(self):
         cmd = [os.path.join(TOP, "selftests/vm/run"), "--kernel", self.kernel,
                "--timeout", str(self.timeout),
-               "--etcd", ",".join(self.cluster.hostports),
+               "--etcd", ",".join(self.cluster.hostports + self.extra_etcd),
                "--ctl", self.ctl_path, "--monitor", self.mon_path,
                "--add", os.path.join(TOP, "selftests/fleet/fleet-guest") + ":/usr/bin/fleet-guest"]
         for a in self.adds:
@@ -304,3 +305,169 @@ class History:
     def dump(self, path):
         with open(path, "w") as f:
             json.dump(self.ops, f, indent=1)
+
+
+class LyingEtcd:
+    """A man in the middle on one host's path to etcd (what sits on an
+    unauthenticated http:// path, or a compromised member): an HTTP proxy
+    to the cluster's v3 JSON gateway that is honest until withhold(key),
+    then drops that key from every watch event and range answer (a
+    limited range is answered as if the key did not exist) and answers
+    every read of the head with the one it saw when it started lying."""
+
+    def __init__(self, cluster, head_key):
+        import http.server
+
+        self.cluster = cluster
+        self.head_key = head_key
+        self.withheld = None
+        self.frozen = None
+        self.lock = threading.Lock()
+        proxy = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *a):
+                pass
+
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                try:
+                    proxy.forward(self, body)
+                except OSError:
+                    self.close_connection = True
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.port = self.server.server_address[1]
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    @property
+    def hostport(self):
+        return "127.0.0.1:%d" % self.port
+
+    def withhold(self, key):
+        """Start lying: key disappears, the head freezes as it is now."""
+        req = json.dumps({"key": base64.b64encode(self.head_key.encode()).decode()}).encode()
+        status, data = self.upstream("/v3/kv/range", req)
+        kvs = json.loads(data).get("kvs", [])
+        with self.lock:
+            self.frozen = kvs[0] if kvs else None
+            self.withheld = key
+
+    def release(self):
+        with self.lock:
+            self.withheld = None
+            self.frozen = None
+
+    def stop(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+    def connect(self, timeout):
+        import http.client
+
+        last = None
+        for i in range(self.cluster.n):
+            if not self.cluster.procs[i]:
+                continue
+            c = http.client.HTTPConnection("127.0.0.1", self.cluster.client[i], timeout=timeout)
+            try:
+                c.connect()
+                return c
+            except OSError as e:
+                last = e
+        raise OSError("no etcd member answers: %s" % last)
+
+    def upstream(self, path, body):
+        c = self.connect(10)
+        try:
+            c.request("POST", path, body, {"Content-Type": "application/json"})
+            r = c.getresponse()
+            return r.status, r.read()
+        finally:
+            c.close()
+
+    def hidden(self, kv):
+        with self.lock:
+            w = self.withheld
+        return w is not None and base64.b64decode(kv.get("key", "")).decode(errors="replace") == w
+
+    def forward(self, h, body):
+        if h.path == "/v3/watch":
+            return self.watch(h, body)
+        req = None
+        if h.path == "/v3/kv/range":
+            try:
+                req = json.loads(body)
+            except ValueError:
+                req = None
+        with self.lock:
+            lying = self.withheld is not None
+        limit = 0
+        if lying and req is not None:
+            key = base64.b64decode(req.get("key", "")).decode(errors="replace")
+            if key == self.head_key:
+                with self.lock:
+                    frozen = self.frozen
+                status, data = self.upstream(h.path, body)
+                resp = json.loads(data)
+                resp["kvs"] = [frozen] if frozen else []
+                resp["count"] = str(len(resp["kvs"]))
+                return self.reply(h, status, json.dumps(resp).encode())
+            # answer as if the withheld key did not exist
+            limit = int(req.pop("limit", 0) or 0)
+            body = json.dumps(req).encode()
+        status, data = self.upstream(h.path, body)
+        if lying and req is not None and status == 200:
+            resp = json.loads(data)
+            kvs = [kv for kv in resp.get("kvs", []) if not self.hidden(kv)]
+            if limit:
+                resp["more"] = len(kvs) > limit
+                kvs = kvs[:limit]
+            resp["kvs"] = kvs
+            resp["count"] = str(len(kvs))
+            data = json.dumps(resp).encode()
+        return self.reply(h, status, data)
+
+    @staticmethod
+    def reply(h, status, data):
+        h.send_response(status)
+        h.send_header("Content-Type", "application/json")
+        h.send_header("Content-Length", str(len(data)))
+        h.end_headers()
+        h.wfile.write(data)
+
+    def watch(self, h, body):
+        c = self.connect(None)
+        try:
+            c.request("POST", "/v3/watch", body, {"Content-Type": "application/json"})
+            r = c.getresponse()
+            h.send_response(r.status)
+            h.send_header("Content-Type", "application/json")
+            h.send_header("Transfer-Encoding", "chunked")
+            h.end_headers()
+            while True:
+                line = r.readline()
+                if not line:
+                    break
+                try:
+                    msg = json.loads(line)
+                except ValueError:
+                    continue
+                res = msg.get("result", {})
+                evs = res.get("events")
+                if evs:
+                    keep = [e for e in evs if not self.hidden(e.get("kv", {}))]
+                    if not keep:
+                        continue
+                    res["events"] = keep
+                out = json.dumps(msg).encode() + b"\n"
+                h.wfile.write(b"%x\r\n%s\r\n" % (len(out), out))
+                h.wfile.flush()
+            h.wfile.write(b"0\r\n\r\n")
+        finally:
+            c.close()
+            h.close_connection = True

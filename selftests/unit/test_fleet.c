@@ -53,7 +53,7 @@ TEST(every_kind_roundtrips)
 	roundtrip(_metadata, &ch, "/capfence/fleet/key/4294967295");
 	ch.kind = CF_FLEET_KEY_REMOVE;
 	ch.id = 7;
-	roundtrip(_metadata, &ch, "/capfence/fleet/key/7");
+	roundtrip(_metadata, &ch, "/capfence/fleet/unkey/7");
 	ch.kind = CF_FLEET_REVOKE;
 	ch.id = 0x1234abcdULL;
 	roundtrip(_metadata, &ch, "/capfence/fleet/revoke/305441741");
@@ -130,6 +130,15 @@ static const struct {
 	  "/p/fleet/revoke/5: \"cap_id\" is missing or not the key's id" },
 	{ "/p/fleet/revoke/5", "{\"kind\":\"revoke\",\"cap_id\":5}",
 	  "/p/fleet/revoke/5: \"cap_id\" is missing or not the key's id" },
+	{ "/p/fleet/unkey/5", "{\"kind\":\"key_add\",\"key_id\":\"5\"}",
+	  "/p/fleet/unkey/5: a key_add change under unkey/" },
+	/* a chained change: seq from 1, prev the 32-byte link before it */
+	{ "/p/fleet/revoke/5", "{\"kind\":\"revoke\",\"cap_id\":\"5\",\"seq\":\"1\"}",
+	  "/p/fleet/revoke/5: \"seq\" or \"prev\" is malformed" },
+	{ "/p/fleet/revoke/5", "{\"kind\":\"revoke\",\"cap_id\":\"5\",\"seq\":\"0\",\"prev\":\"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\"}",
+	  "/p/fleet/revoke/5: \"seq\" or \"prev\" is malformed" },
+	{ "/p/fleet/revoke/5", "{\"kind\":\"revoke\",\"cap_id\":\"5\",\"seq\":\"1\",\"prev\":\"AAAA\"}",
+	  "/p/fleet/revoke/5: \"seq\" or \"prev\" is malformed" },
 	{ "/p/fleet/key/4294967296", "{\"kind\":\"key_add\",\"key_id\":\"4294967296\"}",
 	  "/p/fleet/key/4294967296: key id out of range" },
 	{ "/p/fleet/epoch/9", "{\"kind\":\"epoch_install\",\"epoch\":\"9\"}",
@@ -190,7 +199,7 @@ TEST(prefixes_and_host_names)
 TEST(host_report_roundtrips)
 {
 	struct cf_fleet_host h = { "web-1", 18446744073709551615ULL, "current", 10000, 30000,
-				   1700000000123LL, "rev=9 revoke 0000000000000009: out of memory", false }, back;
+				   1700000000123LL, "rev=9 revoke 0000000000000009: out of memory", false, 41 }, back;
 	char *v = cf_fleet_host_encode(&h), err[CAPFENCE_ERR_MAX];
 
 	ASSERT_NE(NULL, v);
@@ -202,7 +211,11 @@ TEST(host_report_roundtrips)
 	EXPECT_EQ(30000u, back.deny_ms);
 	EXPECT_EQ(h.time_ms, back.time_ms);
 	EXPECT_STREQ(h.failing, back.failing);
+	EXPECT_EQ(41u, back.seq);
 	free(v);
+	EXPECT_EQ(-EBADMSG, cf_fleet_host_decode("{\"host\":\"a\",\"applied\":\"1\",\"seq\":\"-1\"}", &back,
+						 err, sizeof(err)));
+	EXPECT_STREQ("malformed report (\"seq\" is not a number)", err);
 	EXPECT_EQ(-EBADMSG, cf_fleet_host_decode("{\"host\":\"a/b\",\"applied\":\"1\"}", &back,
 						 err, sizeof(err)));
 	EXPECT_STREQ("malformed report (not JSON with \"host\" and \"applied\")", err);
