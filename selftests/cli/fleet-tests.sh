@@ -243,6 +243,10 @@ else nok "fleet: each chained change moves the signed head"; cat "$W/v"; fi
 tg "fleet head: renews the head (same seq, a new time)" 0 '^head seq=2 rev=[0-9]* time_ms=[0-9]*$' \
 	"$CF" fleet --signing-key "$W/fk" head
 tg "fleet head --json" 0 '^{"seq":2,"rev":[0-9]*,"time_ms":[0-9]*}$' "$CF" fleet --signing-key "$W/fk" head --json
+tg "fleet status: the head, verified, and its age" 0 '^head  *seq=2, signed [0-9]* ms ago$' \
+	"$CF" fleet --signing-key "$W/fk" status
+tg "fleet status --json: the head" 0 '"head":{"seq":2,"rev":[0-9]*,"age_ms":[0-9]*}' \
+	"$CF" fleet --fleet-pubkey "$W/fk.pub" status --json
 tg "fleet head: needs the signing key" 2 "the head is signed with the fleet signing key" "$CF" fleet head
 tg "fleet head: --every below 10 ms" 2 "--every: '5' is not a number of milliseconds from 10 to 3600000" \
 	"$CF" fleet --signing-key "$W/fk" head --every 5

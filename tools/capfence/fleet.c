@@ -45,6 +45,14 @@ static double mono_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+static int64_t wall_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 static int open_fleet(const struct fleet_opts *o, struct cf_fleet **f)
 {
 	char err[CAPFENCE_ERR_MAX];
@@ -386,6 +394,9 @@ static int head(const struct fleet_opts *o, int argc, char **argv)
 static int status(const struct fleet_opts *o, int argc, char **argv)
 {
 	static const char usage[] = "capfence fleet status [--json]";
+	char head_err[CAPFENCE_ERR_MAX] = "";
+	int head_ret = -ENODATA;	/* not asked: no key to verify it */
+	struct cf_fleet_head hd;
 	struct cf_fleet_host *h = NULL;
 	struct cf_fleet *f;
 	char err[CAPFENCE_ERR_MAX];
@@ -406,9 +417,20 @@ static int status(const struct fleet_opts *o, int argc, char **argv)
 		cf_fleet_close(f);
 		return CF_EXIT_SYSTEM;
 	}
+	/* the signed head, when there is a key to verify it with */
+	if (f->npk || f->have_sk)
+		head_ret = cf_fleet_head_get(f, &hd, NULL, head_err, sizeof(head_err));
 	if (o->json) {
 		printf("{\"fleet_rev\":%" PRIu64 ",\"store_rev\":%" PRIu64 ",\"prefix\":", latest, store);
 		cf_json_str(stdout, f->prefix);
+		if (!head_ret) {
+			printf(",\"head\":{\"seq\":%" PRIu64 ",\"rev\":%" PRId64 ",\"age_ms\":%" PRId64 "}",
+			       hd.seq, hd.mod_rev, wall_ms() - hd.time_ms);
+		} else if (head_ret != -ENODATA) {
+			printf(",\"head\":{\"error\":");
+			cf_json_str(stdout, head_err);
+			printf("}");
+		}
 		printf(",\"hosts\":[");
 		for (i = 0; i < n; i++) {
 			printf("%s{\"host\":", i ? "," : "");
@@ -434,6 +456,11 @@ static int status(const struct fleet_opts *o, int argc, char **argv)
 	} else {
 		printf("fleet rev             %" PRIu64 "\n", latest);
 		printf("store rev             %" PRIu64 "\n", store);
+		if (!head_ret)
+			printf("head                  seq=%" PRIu64 ", signed %" PRId64 " ms ago\n", hd.seq,
+			       wall_ms() - hd.time_ms);
+		else if (head_ret != -ENODATA)
+			printf("head                  %s\n", head_err);
 		printf("live hosts            %zu\n", n);
 		if (n)
 			printf("%-24s %12s %-8s %s\n", "HOST", "APPLIED", "STATE", "BEHIND");

@@ -86,6 +86,8 @@ struct agent {
 	unsigned char (*links)[CF_FLEET_HASH_LEN];	/* links[s - 1]: change s's */
 	size_t links_cap;
 	uint64_t head_seen;		/* the highest head seq seen */
+	uint64_t watch_from;		/* chained: after a rebuild, its revision + 1 */
+	atomic_bool rebuild_asked;	/* chained: behind the head, rebuild */
 	char head_why[160];		/* why the head stops confirmations, "" */
 	const char *fault_file;		/* test only: CAPFENCED_FAULT_FILE */
 	FILE *log;
@@ -540,7 +542,12 @@ static int on_event(const struct cf_etcd_event *ev, void *arg)
 	if (ev->deleted) {
 		/* the fleet's keys are never deleted: a delete carries no change */
 		say("rev=%" PRIu64 ": delete of %s, nothing to apply", rev, ev->kv->key);
-		return skip_to(rev) ? -EAGAIN : 0;
+		/*
+		 * Chained, the module's revision is only ever a change it
+		 * applied: a store could send a delete past a change it
+		 * withholds, and the watch would start past that change.
+		 */
+		return A.chained || !skip_to(rev) ? 0 : -EAGAIN;
 	}
 	ret = cf_fleet_decode_verified(A.fleet, ev->kv->key, ev->kv->value, &ch, err, sizeof(err));
 	if (ret) {
@@ -595,7 +602,9 @@ static int rebuild(void)
 		}
 	}
 	free(chs);
-	if (skip_to(s))
+	if (A.chained)
+		A.watch_from = s + 1;	/* the module stays at the last change */
+	else if (skip_to(s))
 		return -1;
 	say("rebuilt from a snapshot at rev=%" PRIu64 " (%zu changes past rev=%" PRIu64 ")",
 	    s, applied, r0);
@@ -612,6 +621,15 @@ static void *watch_main(void *arg)
 	(void)arg;
 	while (!atomic_load(&A.stop)) {
 		uint64_t from = module_rev() + 1;
+
+		if (atomic_exchange(&A.rebuild_asked, false) && rebuild()) {
+			nap(retry);
+			retry = retry < RETRY_MAX_MS ? retry * 2 : RETRY_MAX_MS;
+			continue;
+		}
+		from = module_rev() + 1;
+		if (A.watch_from > from)
+			from = A.watch_from;
 		int64_t compact = 0, t0 = now_ms();
 		int ret;
 
@@ -941,7 +959,9 @@ static void heartbeat_loop(void)
 
 			if (!head_allows(&asked, &behind)) {
 				if (behind && applied == last_applied && ++lag_beats >= WATCH_LAG_BEATS) {
-					say("the module is behind the fleet head: restarting the watch");
+					/* a snapshot: the store may withhold the change from a watch */
+					say("the module is behind the fleet head: rebuilding from a snapshot");
+					atomic_store(&A.rebuild_asked, true);
 					atomic_store(&A.restart, true);
 					lag_beats = 0;
 				}
@@ -958,7 +978,7 @@ static void heartbeat_loop(void)
 			 */
 			struct capfence_fleet_set fs = {
 				.flags = CAPFENCE_FLEET_SET_FRESH | CAPFENCE_FLEET_SET_ASKED |
-					 (store > applied ? CAPFENCE_FLEET_SET_REV : 0),
+					 (store > applied && !A.chained ? CAPFENCE_FLEET_SET_REV : 0),
 				.rev = store,
 				.asked_ns = asked,
 			};
