@@ -937,7 +937,13 @@ static void heartbeat_loop(void)
 		 * between here and FLEET_SET extends its bounds.
 		 */
 		asked = boot_ns();
-		if (cf_fleet_latest(A.fleet, &f, &store, err, sizeof(err))) {
+		if (A.require_head) {
+			/*
+			 * The head says what the module must have (head_allows):
+			 * one key read per beat, however long the fleet's history.
+			 */
+			f = 0;
+		} else if (cf_fleet_latest(A.fleet, &f, &store, err, sizeof(err))) {
 			if (!down)	/* once per outage */
 				say("heartbeat: %s; no confirmations until it answers", err);
 			down = true;
