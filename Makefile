@@ -143,9 +143,9 @@ cli: $(B)/tools/capfence
 
 # the fleet agent; the guest gets it too (multi-host tests)
 AGENT_SRCS := $(wildcard tools/capfenced/*.c)
-$(B)/tools/capfenced: $(AGENT_SRCS) $(LIB_A) $(LIB_HDRS) | deps
+$(B)/tools/capfenced: $(AGENT_SRCS) $(wildcard tools/capfenced/*.h) $(LIB_A) $(LIB_HDRS) | deps
 	@mkdir -p $(B)/tools
-	$(CC) $(CFLAGS_USR) $(CPPFLAGS_USR) $(AGENT_SRCS) $(LIB_A) -lsodium -lmnl $(NET_LIBS) -lpthread -o $@
+	$(CC) $(CFLAGS_USR) $(CPPFLAGS_USR) $(AGENT_SRCS) $(LIB_A) -lsodium -lmnl $(NET_LIBS) -lsystemd -lpthread -o $@
 
 $(B)/guest/bin/capfenced: $(B)/tools/capfenced
 	@mkdir -p $(B)/guest/bin
