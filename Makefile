@@ -156,8 +156,10 @@ GUEST_EXTRA += $(B)/guest/bin/capfenced
 agent: $(B)/tools/capfenced
 
 # Host unit tests: libcapfence under AddressSanitizer and UBSan (the etcd
-# client against an etcd each test starts), and the fleet CLI and agent's
-# input checks (selftests/cli/fleet-tests.sh).
+# client against an etcd each test starts), the fleet CLI and agent's
+# input checks (selftests/cli/fleet-tests.sh), and the metrics text under
+# promtool and capfenced.service under systemd-analyze
+# (selftests/cli/metrics-tests.sh).
 $(B)/unit/%: selftests/unit/%.c $(LIB_SRCS) $(LIB_HDRS) $(wildcard selftests/unit/*.h) $(B)/ksft/kselftest_harness.h
 	@mkdir -p $(B)/unit
 	$(CC) $(CFLAGS_USR) -O1 $(SAN) $(CPPFLAGS_USR) -DCF_VECTORS='"$(CURDIR)/selftests/vectors/tokens.txt"' $< $(LIB_SRCS) -lsodium -lmnl $(NET_LIBS) -lpthread -o $@
@@ -205,6 +207,9 @@ unit: $(UNIT_BINS) $(B)/tools/capfence $(B)/tools/capfenced
 	done; \
 	CAPFENCE=$(B)/tools/capfence CAPFENCED=$(B)/tools/capfenced sh selftests/cli/fleet-tests.sh \
 		>> $(B)/logs/unit.log 2>&1 || echo "FAIL: selftests/cli/fleet-tests.sh" >> $(B)/logs/unit.log; \
+	CAPFENCE=$(B)/tools/capfence CAPFENCED=$(B)/tools/capfenced UNIT_METRICS=$(B)/unit/test_metrics \
+		sh selftests/cli/metrics-tests.sh \
+		>> $(B)/logs/unit.log 2>&1 || echo "FAIL: selftests/cli/metrics-tests.sh" >> $(B)/logs/unit.log; \
 	$(MAKE) -s pytest >/dev/null 2>&1; cat $(B)/logs/pytest.log >> $(B)/logs/unit.log; \
 	selftests/summary unit $(B)/logs/unit.log
 
