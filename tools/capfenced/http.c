@@ -4,7 +4,9 @@
  * non-blocking sockets in a thread of its own. A request's header is at
  * most CF_HTTP_REQ_MAX bytes and a connection lives at most CONN_MS; at
  * most MAX_CONNS are served at once (the rest wait in the backlog). Every
- * response closes its connection. Each scrape asks the module on a
+ * response closes its connection: the write side first, then what the
+ * peer still sends is read and dropped, so that a refused request's
+ * unread bytes do not turn the close into a reset that loses the answer. Each scrape asks the module on a
  * netlink handle of its own, never the heartbeat's.
  */
 #include <arpa/inet.h>
@@ -31,6 +33,7 @@ struct conn {
 	char in[CF_HTTP_REQ_MAX];
 	char *out;			/* the response, once there is one */
 	size_t out_len, out_off;
+	bool draining;			/* sent: reading what the peer still sends */
 };
 
 static int64_t mono_ms(void)
@@ -194,7 +197,17 @@ static void on_read(struct cfd_http *h, struct conn *c)
 {
 	int route, status;
 	bool head;
-	ssize_t n = read(c->fd, c->in + c->in_len, sizeof(c->in) - c->in_len);
+	ssize_t n;
+
+	if (c->draining) {
+		char sink[1024];
+
+		n = read(c->fd, sink, sizeof(sink));
+		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
+			drop(c);
+		return;
+	}
+	n = read(c->fd, c->in + c->in_len, sizeof(c->in) - c->in_len);
 
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return;
@@ -222,8 +235,13 @@ static void on_write(struct conn *c)
 		return;
 	}
 	c->out_off += (size_t)n;
-	if (c->out_off == c->out_len)
-		drop(c);	/* Connection: close */
+	if (c->out_off == c->out_len) {
+		/* Connection: close, once the peer has closed too (or the deadline) */
+		shutdown(c->fd, SHUT_WR);
+		free(c->out);
+		c->out = NULL;
+		c->draining = true;
+	}
 }
 
 void *cfd_http_main(void *arg)
