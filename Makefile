@@ -59,7 +59,7 @@ export CAPFENCE_BUILD := $(CURDIR)/$(B)
 
 LIB_SRCS   := $(wildcard tools/lib/*.c)
 # the part of the library that never talks to the kernel (fuzzers)
-LIB_PURE_SRCS := $(filter-out tools/lib/cf_client.c tools/lib/cf_etcd.c tools/lib/cf_fleet.c,$(LIB_SRCS))
+LIB_PURE_SRCS := $(filter-out tools/lib/cf_client.c tools/lib/cf_etcd.c tools/lib/cf_fleet.c tools/lib/cf_metrics.c,$(LIB_SRCS))
 LIB_HDRS   := include/capfence/capfence.h include/uapi/linux/capfence.h $(wildcard tools/lib/*.h)
 CLI_SRCS   := $(wildcard tools/capfence/*.c)
 KSRCS      := $(wildcard kernel/*.c kernel/*.h) Kbuild include/uapi/linux/capfence.h
@@ -143,9 +143,9 @@ cli: $(B)/tools/capfence
 
 # the fleet agent; the guest gets it too (multi-host tests)
 AGENT_SRCS := $(wildcard tools/capfenced/*.c)
-$(B)/tools/capfenced: $(AGENT_SRCS) $(LIB_A) $(LIB_HDRS) | deps
+$(B)/tools/capfenced: $(AGENT_SRCS) $(wildcard tools/capfenced/*.h) $(LIB_A) $(LIB_HDRS) | deps
 	@mkdir -p $(B)/tools
-	$(CC) $(CFLAGS_USR) $(CPPFLAGS_USR) $(AGENT_SRCS) $(LIB_A) -lsodium -lmnl $(NET_LIBS) -lpthread -o $@
+	$(CC) $(CFLAGS_USR) $(CPPFLAGS_USR) $(AGENT_SRCS) $(LIB_A) -lsodium -lmnl $(NET_LIBS) -lsystemd -lpthread -o $@
 
 $(B)/guest/bin/capfenced: $(B)/tools/capfenced
 	@mkdir -p $(B)/guest/bin
@@ -156,8 +156,10 @@ GUEST_EXTRA += $(B)/guest/bin/capfenced
 agent: $(B)/tools/capfenced
 
 # Host unit tests: libcapfence under AddressSanitizer and UBSan (the etcd
-# client against an etcd each test starts), and the fleet CLI and agent's
-# input checks (selftests/cli/fleet-tests.sh).
+# client against an etcd each test starts), the fleet CLI and agent's
+# input checks (selftests/cli/fleet-tests.sh), and the metrics text under
+# promtool and capfenced.service under systemd-analyze
+# (selftests/cli/metrics-tests.sh).
 $(B)/unit/%: selftests/unit/%.c $(LIB_SRCS) $(LIB_HDRS) $(wildcard selftests/unit/*.h) $(B)/ksft/kselftest_harness.h
 	@mkdir -p $(B)/unit
 	$(CC) $(CFLAGS_USR) -O1 $(SAN) $(CPPFLAGS_USR) -DCF_VECTORS='"$(CURDIR)/selftests/vectors/tokens.txt"' $< $(LIB_SRCS) -lsodium -lmnl $(NET_LIBS) -lpthread -o $@
@@ -205,6 +207,9 @@ unit: $(UNIT_BINS) $(B)/tools/capfence $(B)/tools/capfenced
 	done; \
 	CAPFENCE=$(B)/tools/capfence CAPFENCED=$(B)/tools/capfenced sh selftests/cli/fleet-tests.sh \
 		>> $(B)/logs/unit.log 2>&1 || echo "FAIL: selftests/cli/fleet-tests.sh" >> $(B)/logs/unit.log; \
+	CAPFENCE=$(B)/tools/capfence CAPFENCED=$(B)/tools/capfenced UNIT_METRICS=$(B)/unit/test_metrics \
+		sh selftests/cli/metrics-tests.sh \
+		>> $(B)/logs/unit.log 2>&1 || echo "FAIL: selftests/cli/metrics-tests.sh" >> $(B)/logs/unit.log; \
 	$(MAKE) -s pytest >/dev/null 2>&1; cat $(B)/logs/pytest.log >> $(B)/logs/unit.log; \
 	selftests/summary unit $(B)/logs/unit.log
 

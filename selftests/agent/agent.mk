@@ -4,23 +4,38 @@
 #
 #   make agent-check   per kernel of KERNEL: selftests/agent/agent-vm-test.sh
 #                      with the host's etcd binary staged into the guest
-#                      (etcd on the guest's loopback); build/logs/agent-<series>.log
+#                      (etcd on the guest's loopback), then, in the same boot,
+#                      selftests/agent/agent-metrics-test.sh (/metrics,
+#                      /healthz, sd_notify READY=1 and WATCHDOG=1 read by
+#                      notify-sink, promtool staged when the host has it);
+#                      build/logs/agent-<series>.log
 #
 # The multi-host scenarios (several VMs, one etcd on the host) are not here.
 
 AGENT_ETCD = $(firstword $(wildcard /usr/bin/etcd /usr/local/bin/etcd))
+AGENT_PROMTOOL = $(firstword $(wildcard /usr/bin/promtool))
+
+# systemd's notification socket, as a test reads it
+$(B)/guest/bin/notify-sink: selftests/agent/notify-sink.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_USR) $< -o $@
+
+GUEST_EXTRA += $(B)/guest/bin/notify-sink
 
 .PHONY: agent-check
 
-agent-check: $(B)/tools/capfence $(B)/guest/bin/capfenced module
+agent-check: $(B)/tools/capfence $(B)/guest/bin/capfenced $(B)/guest/bin/notify-sink module
 	@mkdir -p $(B)/logs
 	@[ -n "$(AGENT_ETCD)" ] || { echo "agent-check: no etcd binary (apt-get install etcd-server)"; exit 1; }
 	@rm -rf $(B)/agent-tls && sh selftests/fleet/make-certs.sh $(B)/agent-tls
 	-@for k in $(KERNEL); do \
-		$(VMRUN) --kernel $$k --timeout 300 --add $(AGENT_ETCD):/usr/bin/etcd \
+		$(VMRUN) --kernel $$k --timeout 420 --add $(AGENT_ETCD):/usr/bin/etcd \
 			--add $(B)/agent-tls:/root/tls \
 			--add selftests/agent/agent-vm-test.sh:/root/agent-vm-test.sh \
-			-- sh /root/agent-vm-test.sh > $(B)/logs/agent-$$k.log 2>&1; \
+			--add selftests/agent/agent-metrics-test.sh:/root/agent-metrics-test.sh \
+			$(if $(AGENT_PROMTOOL),--add $(AGENT_PROMTOOL):/usr/bin/promtool) \
+			-- sh -c 'sh /root/agent-vm-test.sh; a=$$?; sh /root/agent-metrics-test.sh && exit $$a' \
+			> $(B)/logs/agent-$$k.log 2>&1; \
 		rc=$$?; grep -E '^(not ok|# Totals)|^run:' $(B)/logs/agent-$$k.log; \
 		[ $$rc -lt 125 ] || echo "FAIL: the VM failed (exit $$rc)" >> $(B)/logs/agent-$$k.log; \
 		selftests/summary "agent $$k" $(B)/logs/agent-$$k.log; \

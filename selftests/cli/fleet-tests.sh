@@ -148,6 +148,29 @@ tg "capfenced: --fleet-pubkey five times" 2 "capfenced: --fleet-pubkey: at most 
 	--fleet-pubkey "$W/fk.pub" --fleet-pubkey "$W/fk.pub" --fleet-pubkey "$W/fk.pub"
 tg "capfenced: --host-key not a key" 2 "capfenced: --host-key $W/badkey: not a signing key" \
 	"$CFD" --endpoints $DEAD --host a --host-key "$W/badkey"
+tg "capfenced: --metrics-listen without a port" 2 \
+	"capfenced: --metrics-listen '127.0.0.1': expected ADDR:PORT with a numeric address" \
+	"$CFD" --endpoints $DEAD --host a --metrics-listen 127.0.0.1
+tg "capfenced: --metrics-listen with a host name" 2 "--metrics-listen 'localhost:9464': expected ADDR:PORT" \
+	"$CFD" --endpoints $DEAD --host a --metrics-listen localhost:9464
+tg "capfenced: --metrics-listen with a bad address" 2 "--metrics-listen '999.1.1.1:9464': expected ADDR:PORT" \
+	"$CFD" --endpoints $DEAD --host a --metrics-listen 999.1.1.1:9464
+tg "capfenced: --metrics-listen with an unbracketed IPv6 address" 2 "--metrics-listen '::1:9464': expected ADDR:PORT" \
+	"$CFD" --endpoints $DEAD --host a --metrics-listen ::1:9464
+tg "capfenced: --metrics-listen port 0" 2 "--metrics-listen '127.0.0.1:0': the port must be a number from 1 to 65535" \
+	"$CFD" --endpoints $DEAD --host a --metrics-listen 127.0.0.1:0
+tg "capfenced: --metrics-listen port 65536" 2 "the port must be a number from 1 to 65535" \
+	"$CFD" --endpoints $DEAD --host a --metrics-listen '[::1]:65536'
+tg "capfenced: --metrics-listen without its value" 2 "unknown option or missing value: .--metrics-listen." \
+	"$CFD" --endpoints $DEAD --host a --metrics-listen
+# a port another socket holds: the bind error, before anything else
+python3 -c 'import socket,sys,time; s=socket.socket(); s.bind(("127.0.0.1",0)); s.listen(); print(s.getsockname()[1], flush=True); sys.stdout.close(); time.sleep(10)' > "$W/busy" &
+BUSY=$!
+i=0
+until [ -s "$W/busy" ] || [ $i -ge 50 ]; do sleep 0.1; i=$((i + 1)); done
+tg "capfenced: --metrics-listen on a port in use" 2 "capfenced: --metrics-listen 127.0.0.1:$(cat "$W/busy"): Address already in use" \
+	"$CFD" --endpoints $DEAD --host a --metrics-listen "127.0.0.1:$(cat "$W/busy")"
+kill $BUSY 2>/dev/null; wait $BUSY 2>/dev/null
 
 # ---- against a real etcd ---------------------------------------------------------------------
 ETCD=$(command -v etcd || ls /usr/bin/etcd 2>/dev/null)

@@ -98,5 +98,6 @@ int cf_cmd_exec(int argc, char **argv);
 int cf_cmd_task(int argc, char **argv);
 int cf_cmd_monitor(int argc, char **argv);
 int cf_cmd_fleet(int argc, char **argv);
+int cf_cmd_metrics(int argc, char **argv);
 
 #endif

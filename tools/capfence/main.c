@@ -111,6 +111,7 @@ static const struct cf_cmd cmds[] = {
 	{ "attach", cf_cmd_attach, "capfence attach" },
 	{ "detach", cf_cmd_detach, "capfence detach" },
 	{ "status", cf_cmd_status, "capfence status [--json]" },
+	{ "metrics", cf_cmd_metrics, "capfence metrics" },
 	{ "key", cf_cmd_key,
 	  "capfence key generate [--id N] [-o FILE] | key install FILE | key remove ID" },
 	{ "epoch", cf_cmd_epoch,

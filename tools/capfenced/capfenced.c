@@ -7,6 +7,7 @@
  *             [--lease-ttl S] [--reconcile S] [--foreground] [--log FILE]
  *             [--cacert FILE] [--cert FILE --key FILE] [--user U --password-file F]
  *             [--fleet-pubkey KEY]... [--host-key FILE] [--require-head]
+ *             [--metrics-listen ADDR:PORT]
  *
  * With --fleet-pubkey (a fleet public key, base64 or a file; up to four,
  * for a rotation) every change must carry a signature one of them made:
@@ -34,11 +35,18 @@
  * module's state with the fleet's and repairs it, or fails closed the same
  * way.
  *
- * Two threads: the watch applies; the heartbeat confirms, reports,
- * reconciles, re-arms a reloaded module and restarts a watch that stopped
- * delivering. cf_lock serializes every use of the module handle (the
- * heartbeat reopens it after a reload); state_lock guards failing and
- * the chain.
+ * Under systemd (Type=notify) it says READY=1 once the module is in
+ * fleet mode and current, and WATCHDOG=1 from the heartbeat only, so a
+ * heartbeat that hangs stops the pings and systemd restarts the agent
+ * before the host goes stale. --metrics-listen serves /metrics and
+ * /healthz (http.c).
+ *
+ * Two threads, three with --metrics-listen: the watch applies; the
+ * heartbeat confirms, reports, reconciles, re-arms a reloaded module and
+ * restarts a watch that stopped delivering; the listener answers scrapes
+ * on a module handle of its own. cf_lock serializes every use of the
+ * module handle (the heartbeat reopens it after a reload); state_lock
+ * guards failing and the chain; metrics_lock the agent's counters.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -54,8 +62,11 @@
 #include <syslog.h>
 #include <time.h>
 #include <unistd.h>
+#include <systemd/sd-daemon.h>
 #include <capfence/capfence.h>
 #include "cf_fleet.h"
+#include "cf_metrics.h"
+#include "http.h"
 
 #define DEF_STALE_MS	10000
 #define DEF_DENY_MS	30000
@@ -94,6 +105,11 @@ struct agent {
 	bool use_syslog;
 	pthread_mutex_t log_lock;
 	pthread_mutex_t report_lock;	/* the lease, one report at a time */
+	pthread_mutex_t metrics_lock;	/* m */
+	struct cf_agent_metrics m;	/* for /metrics */
+	uint64_t wd_usec;		/* systemd's WatchdogSec, 0 = none */
+	int64_t wd_last;		/* the last WATCHDOG=1, ms */
+	char sd_status[200];		/* the last STATUS= sent */
 };
 
 static struct agent A;
@@ -153,6 +169,69 @@ static void nap(uint32_t ms)
 		nanosleep(&ts, NULL);
 		ms -= step;
 	}
+}
+
+/* ---- metrics and systemd ------------------------------------------------------------ */
+
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void count_error(enum cf_agent_error e)
+{
+	pthread_mutex_lock(&A.metrics_lock);
+	A.m.errors[e]++;
+	pthread_mutex_unlock(&A.metrics_lock);
+}
+
+static bool is_failing(void);
+
+/* for the listener: a copy of the counters */
+static void agent_metrics(struct cf_agent_metrics *out)
+{
+	bool failing = is_failing();
+
+	pthread_mutex_lock(&A.metrics_lock);
+	*out = A.m;
+	pthread_mutex_unlock(&A.metrics_lock);
+	out->failing = failing;
+}
+
+/*
+ * WATCHDOG=1, from the heartbeat's thread only, at most four times per
+ * WatchdogSec: the pings stop when the loop that confirms freshness hangs.
+ */
+static void watchdog_ping(void)
+{
+	int64_t now;
+
+	if (!A.wd_usec)
+		return;
+	now = mono_ms();
+	if (A.wd_last && now - A.wd_last < (int64_t)(A.wd_usec / 4000))
+		return;
+	A.wd_last = now;
+	sd_notify(0, "WATCHDOG=1");
+}
+
+/* STATUS= for systemctl status, when it changes */
+static void sd_status(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void sd_status(const char *fmt, ...)
+{
+	char st[sizeof(A.sd_status)];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(st, sizeof(st), fmt, ap);
+	va_end(ap);
+	if (!strcmp(st, A.sd_status))
+		return;
+	snprintf(A.sd_status, sizeof(A.sd_status), "%s", st);
+	sd_notifyf(0, "STATUS=%s", st);
 }
 
 static void on_signal(int sig)
@@ -368,6 +447,19 @@ static int injected_fault(char *err, size_t errlen)
 	if (!fgets(buf, sizeof(buf), f))
 		buf[0] = '\0';
 	fclose(f);
+	if (!strncmp(buf, "hang", 4)) {
+		/* a module call that does not return, with cf_lock held */
+		say("test: apply hangs while %s says hang", A.fault_file);
+		while (!atomic_load(&A.stop) && (f = fopen(A.fault_file, "re"))) {
+			bool hang = fgets(buf, sizeof(buf), f) && !strncmp(buf, "hang", 4);
+
+			fclose(f);
+			if (!hang)
+				break;
+			nap(100);
+		}
+		return 0;
+	}
 	if (!strncmp(buf, "always", 6)) {
 		snprintf(err, errlen, "Cannot allocate memory (injected)");
 		return -ENOMEM;
@@ -430,6 +522,18 @@ static bool effect_holds(const struct cf_fleet_change *ch, int ret)
 	}
 }
 
+/* one apply, its outcome and how long it took (the lock's wait included) */
+static void count_apply(const struct cf_fleet_change *ch, bool ok, int64_t t0)
+{
+	double s = (double)(mono_ms() - t0) / 1000.0;
+
+	pthread_mutex_lock(&A.metrics_lock);
+	cf_agent_metrics_apply(&A.m, ch->kind, ok, s);
+	if (!ok)
+		A.m.errors[CF_AGENT_ERR_APPLY]++;
+	pthread_mutex_unlock(&A.metrics_lock);
+}
+
 /*
  * Apply one change at its revision: 0 when the module has it (applied now,
  * or before), else the error, with the host marked failing. Never skips.
@@ -437,6 +541,7 @@ static bool effect_holds(const struct cf_fleet_change *ch, int ret)
 static int apply(const struct cf_fleet_change *ch)
 {
 	char err[CAPFENCE_ERR_MAX] = "", id[24];
+	int64_t t0 = mono_ms();
 	int ret;
 
 	change_id(ch, id, sizeof(id));
@@ -451,6 +556,7 @@ static int apply(const struct cf_fleet_change *ch)
 
 		if (!r2 || r2 == -EALREADY) {
 			pthread_mutex_unlock(&A.cf_lock);
+			count_apply(ch, true, t0);
 			say("applied rev=%" PRIu64 " %s %s (the module had it: %s)", ch->rev,
 			    cf_fleet_kind_name(ch->kind), id, err);
 			clear_failing(ch->rev);
@@ -460,6 +566,7 @@ static int apply(const struct cf_fleet_change *ch)
 		ret = r2;
 	}
 	pthread_mutex_unlock(&A.cf_lock);
+	count_apply(ch, !ret || ret == -EALREADY, t0);
 	if (!ret) {
 		say("applied rev=%" PRIu64 " %s %s", ch->rev, cf_fleet_kind_name(ch->kind), id);
 		clear_failing(ch->rev);
@@ -551,6 +658,7 @@ static int on_event(const struct cf_etcd_event *ev, void *arg)
 	}
 	ret = cf_fleet_decode_verified(A.fleet, ev->kv->key, ev->kv->value, &ch, err, sizeof(err));
 	if (ret) {
+		count_error(CF_AGENT_ERR_DECODE);
 		set_failing(rev, "rev=%" PRIu64 " %s: %s", rev,
 			    ret == -EPERM ? "refused" : "cannot be decoded", err);
 		return -EAGAIN;
@@ -764,6 +872,7 @@ static int reconcile(uint64_t upto)
 
 	if (cf_fleet_snapshot(A.fleet, 0, &chs, &n, &s, err, sizeof(err))) {
 		set_failing(0, "reconcile: %s", err);
+		count_error(CF_AGENT_ERR_RECONCILE);
 		return -1;
 	}
 	pthread_mutex_lock(&A.cf_lock);
@@ -828,6 +937,12 @@ static int reconcile(uint64_t upto)
 	}
 	pthread_mutex_unlock(&A.cf_lock);
 	free(chs);
+	pthread_mutex_lock(&A.metrics_lock);
+	A.m.reconciles++;
+	A.m.repaired += repaired;
+	if (ret)
+		A.m.errors[CF_AGENT_ERR_RECONCILE]++;
+	pthread_mutex_unlock(&A.metrics_lock);
 	if (repaired)
 		say("reconcile: %zu change%s repaired in the module", repaired, repaired == 1 ? "" : "s");
 	if (!ret)
@@ -915,6 +1030,49 @@ static bool head_allows(uint64_t *asked, bool *behind)
 	return true;
 }
 
+/*
+ * After a confirmation: READY=1 the first time the module says it is in
+ * fleet mode and current; STATUS= with the state from then on.
+ */
+static void notify_state(void)
+{
+	struct capfence_fleet_status st;
+	char err[CAPFENCE_ERR_MAX];
+	bool failing = is_failing(), ready;
+	int ret;
+
+	pthread_mutex_lock(&A.cf_lock);
+	ret = capfence_client_fleet_status(A.cf, &st, err, sizeof(err));
+	pthread_mutex_unlock(&A.cf_lock);
+	if (ret)
+		return;
+	pthread_mutex_lock(&A.metrics_lock);
+	ready = A.m.ready;
+	if (!ready && st.stale_ms && st.state == CAPFENCE_FLEET_CURRENT && !failing)
+		A.m.ready = true;
+	pthread_mutex_unlock(&A.metrics_lock);
+	if (!ready && st.stale_ms && st.state == CAPFENCE_FLEET_CURRENT && !failing) {
+		say("ready: the module is in fleet mode and current at rev=%" PRIu64, st.rev);
+		sd_notify(0, "READY=1");
+	}
+	if (failing)
+		sd_status("failing: a change does not apply (capfence fleet status says which)");
+	else
+		sd_status("fleet %s", capfence_fleet_state_name(st.state));
+}
+
+/* the heartbeat's sleep, feeding the watchdog */
+static void beat_nap(uint32_t ms)
+{
+	while (ms && !atomic_load(&A.stop)) {
+		uint32_t step = ms < 100 ? ms : 100;
+
+		watchdog_ping();
+		nap(step);
+		ms -= step;
+	}
+}
+
 static void heartbeat_loop(void)
 {
 	uint64_t last_applied = 0, lag_beats = 0;
@@ -928,9 +1086,13 @@ static void heartbeat_loop(void)
 		bool rearmed;
 		int ret;
 
+		watchdog_ping();
 		mrev = check_module(&rearmed);
-		if (mrev < 0)
+		if (mrev < 0) {
+			count_error(CF_AGENT_ERR_MODULE);
+			sd_status("the module cannot be reached");
 			goto next;
+		}
 		/*
 		 * Read before the store is asked: the module dates the
 		 * confirmation from this instant, so no stall or suspend
@@ -947,8 +1109,11 @@ static void heartbeat_loop(void)
 			if (!down)	/* once per outage */
 				say("heartbeat: %s; no confirmations until it answers", err);
 			down = true;
+			count_error(CF_AGENT_ERR_ETCD);
+			sd_status("etcd does not answer: no confirmations");
 			goto next;
 		}
+		watchdog_ping();	/* each etcd request is bounded by its timeout */
 		if (down)
 			say("heartbeat: etcd answers again");
 		down = false;
@@ -959,6 +1124,7 @@ static void heartbeat_loop(void)
 			atomic_store(&A.rearm, false);
 			next_reconcile = now_ms() + (int64_t)A.reconcile_s * 1000;
 			reconcile(applied);
+			watchdog_ping();
 		}
 		if (A.require_head && applied >= f && !is_failing()) {
 			bool behind;
@@ -973,6 +1139,7 @@ static void heartbeat_loop(void)
 				}
 				last_applied = applied;
 				report();
+				notify_state();
 				goto next;
 			}
 		}
@@ -997,11 +1164,19 @@ static void heartbeat_loop(void)
 				ret = capfence_client_fleet_set(A.cf, &fs, err, sizeof(err));
 			}
 			pthread_mutex_unlock(&A.cf_lock);
-			if (ret)
+			if (ret) {
 				say("cannot confirm freshness: %s", err);
+				count_error(CF_AGENT_ERR_CONFIRM);
+			} else {
+				pthread_mutex_lock(&A.metrics_lock);
+				A.m.confirmations++;
+				pthread_mutex_unlock(&A.metrics_lock);
+			}
+			notify_state();
 			lag_beats = 0;
 		} else if (is_failing()) {
 			lag_beats = 0;	/* the watch retries the change itself */
+			notify_state();
 		} else if (applied == last_applied && ++lag_beats >= WATCH_LAG_BEATS) {
 			/* the store has rev=f, the watch delivers nothing: a dead stream */
 			say("the module is at rev=%" PRIu64 ", the fleet at rev=%" PRIu64
@@ -1014,9 +1189,10 @@ static void heartbeat_loop(void)
 		last_applied = applied;
 		report();
 next:
+		watchdog_ping();
 		spent = now_ms() - t0;
 		if (spent < A.heartbeat_ms)
-			nap((uint32_t)(A.heartbeat_ms - spent));
+			beat_nap((uint32_t)(A.heartbeat_ms - spent));
 	}
 }
 
@@ -1029,7 +1205,8 @@ static void usage(FILE *f)
 		"                 [--max-staleness MS] [--deny-after MS] [--heartbeat MS]\n"
 		"                 [--lease-ttl S] [--reconcile S] [--foreground] [--log FILE]\n"
 		"                 [--cacert FILE] [--cert FILE --key FILE] [--user U --password-file F]\n"
-		"                 [--fleet-pubkey KEY]... [--host-key FILE] [--require-head]\n");
+		"                 [--fleet-pubkey KEY]... [--host-key FILE] [--require-head]\n"
+		"                 [--metrics-listen ADDR:PORT]\n");
 }
 
 static int num(const char *opt, const char *s, unsigned long min, unsigned long max,
@@ -1068,6 +1245,7 @@ int main(int argc, char **argv)
 		{ "require-head", no_argument, NULL, 'R' },
 		{ "user", required_argument, NULL, 'u' },
 		{ "password-file", required_argument, NULL, 'W' },
+		{ "metrics-listen", required_argument, NULL, 'M' },
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "log", required_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
@@ -1075,7 +1253,9 @@ int main(int argc, char **argv)
 	};
 	const char *endpoints = getenv("CAPFENCE_ETCD_ENDPOINTS"), *prefix = CF_FLEET_PREFIX;
 	const char *logpath = NULL, *cacert = NULL, *cert = NULL, *key = NULL, *host_key = NULL;
-	const char *user = NULL, *password_file = NULL;
+	const char *user = NULL, *password_file = NULL, *listen_on = NULL;
+	struct cfd_http http = { .fd = -1, .stop = &A.stop, .agent = agent_metrics };
+	pthread_t listener;
 	const char *pubkeys[CF_FLEET_MAX_PUBKEYS + 1];
 	size_t npub = 0, i;
 	uint32_t ttl = DEF_LEASE_TTL, ttl_asked = 0;
@@ -1095,6 +1275,7 @@ int main(int argc, char **argv)
 	pthread_mutex_init(&A.cf_lock, NULL);
 	pthread_mutex_init(&A.state_lock, NULL);
 	pthread_mutex_init(&A.report_lock, NULL);
+	pthread_mutex_init(&A.metrics_lock, NULL);
 	opterr = 0;	/* our own one-line messages */
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
@@ -1137,6 +1318,7 @@ int main(int argc, char **argv)
 			pubkeys[npub++] = optarg;
 			break;
 		case 'R': A.require_head = true; break;
+		case 'M': listen_on = optarg; break;
 		case 'f': fg = true; break;
 		case 'L': logpath = optarg; break;
 		case 'h': usage(stdout); return 0;
@@ -1198,6 +1380,14 @@ int main(int argc, char **argv)
 	}
 	A.lease_ttl = ttl;
 	A.log = stderr;
+	/* bound before anything else can fail: a bad address is one line here */
+	if (listen_on) {
+		http.fd = cfd_http_listen(listen_on, err, sizeof(err));
+		if (http.fd < 0) {
+			fprintf(stderr, "capfenced: %s\n", err);
+			return 2;
+		}
+	}
 	if (logpath) {
 		A.log = fopen(logpath, "ae");
 		if (!A.log) {
@@ -1269,6 +1459,22 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	say("host %s, fleet %s at %s, module at rev=%" PRIu64 ", stale after %u ms, deny after %u ms",
 	    A.host, A.fleet->fleet, endpoints, module_rev(), A.stale_ms, A.deny_ms);
+	A.m.start_time = (double)wall_ms() / 1000.0;
+	/* systemd's watchdog, fed by the heartbeat: it must beat well within it */
+	if (sd_watchdog_enabled(0, &A.wd_usec) <= 0)
+		A.wd_usec = 0;
+	if (A.wd_usec)
+		say("watchdog: WATCHDOG=1 from the heartbeat, WatchdogSec=%" PRIu64 " ms%s",
+		    A.wd_usec / 1000, A.wd_usec / 1000 < 2ull * A.heartbeat_ms ?
+		    " (below twice --heartbeat: systemd may restart a healthy agent)" : "");
+	sd_status("starting: waiting for the module to be current with the fleet");
+	if (http.fd >= 0) {
+		if (pthread_create(&listener, NULL, cfd_http_main, &http)) {
+			say("cannot start the metrics listener");
+			return 1;
+		}
+		say("metrics at http://%s/metrics, health at /healthz", listen_on);
+	}
 	if (!npub)
 		say("no --fleet-pubkey: changes are not authenticated, whoever can write to etcd can change this host's policy");
 	if (ttl_asked)
@@ -1279,7 +1485,12 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	heartbeat_loop();
+	sd_notify(0, "STOPPING=1");
 	pthread_join(watcher, NULL);
+	if (http.fd >= 0) {
+		pthread_join(listener, NULL);
+		close(http.fd);
+	}
 	/*
 	 * The lease is left to expire, not revoked: the module keeps allowing
 	 * grants until its deny bound, so the host stays in the live set (and
