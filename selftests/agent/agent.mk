@@ -29,7 +29,7 @@ agent-check: $(B)/tools/capfence $(B)/guest/bin/capfenced $(B)/guest/bin/notify-
 	@[ -n "$(AGENT_ETCD)" ] || { echo "agent-check: no etcd binary (apt-get install etcd-server)"; exit 1; }
 	@rm -rf $(B)/agent-tls && sh selftests/fleet/make-certs.sh $(B)/agent-tls
 	-@for k in $(KERNEL); do \
-		$(VMRUN) --kernel $$k --timeout 420 --add $(AGENT_ETCD):/usr/bin/etcd \
+		$(VMRUN) --kernel $$k --timeout 900 --add $(AGENT_ETCD):/usr/bin/etcd \
 			--add $(B)/agent-tls:/root/tls \
 			--add selftests/agent/agent-vm-test.sh:/root/agent-vm-test.sh \
 			--add selftests/agent/agent-metrics-test.sh:/root/agent-metrics-test.sh \

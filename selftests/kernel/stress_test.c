@@ -304,7 +304,13 @@ static void judge(struct gen *g, uint64_t start, int pi, bool allowed,
 static void *spinner(void *p)
 {
 	struct gen *g = p;
-	int secs = (int)((g->end_ns - cft_now_ns()) / 1000000000ull) + 1;
+	/*
+	 * Signed: on a slow machine this thread may start after the
+	 * generation ended, and an unsigned difference then asked the agent
+	 * to spin for decades (it did not exit when its input closed).
+	 */
+	int64_t left = (int64_t)(g->end_ns - cft_now_ns());
+	int secs = left > 0 ? (int)(left / 1000000000) + 1 : 1;
 	int res;
 
 	res = cft_agent_do(&g->a, "spin %d %d %d", secs, g->base, NPORTS);
