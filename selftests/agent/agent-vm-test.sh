@@ -79,7 +79,10 @@ check "fleet status lists vm1 current" grep -q '"host":"vm1","applied":[0-9]*,"c
 kill -9 $EP; wait $EP 2>/dev/null
 i=0
 until [ "$(state)" != current ] || [ $i -ge 60 ]; do sleep 0.1; i=$((i + 1)); done
-check "outage: stale after --max-staleness" [ "$(state)" = stale ]
+# a loaded guest's polls can step over the stale window (2 s to 4 s) into
+# deny; the order stale, then deny, is fleet_test's (the module's events)
+st=$(state)
+check "outage: stale after --max-staleness" [ "$st" = stale -o "$st" = deny ]
 i=0
 until [ "$(state)" = deny ] || [ $i -ge 60 ]; do sleep 0.1; i=$((i + 1)); done
 check "outage: deny after --deny-after" [ "$(state)" = deny ]
