@@ -93,7 +93,12 @@ if [ -z "$rbtf" ]; then
 	unpack_source resolve_btfids
 	say "building resolve_btfids from $(basename "$srctar")"
 	mkdir -p "$work/rbtf"
-	make -s -C "$work/src/tools/bpf/resolve_btfids" OUTPUT="$work/rbtf/" >/dev/null ||
+	# the kernel's own compiler (gcc-12 on Debian 12): DKMS needs no "gcc"
+	hcc=gcc
+	command -v gcc >/dev/null ||
+		hcc=$(sed -n 's/^CONFIG_CC_VERSION_TEXT="\([^ ]*\) .*/\1/p' "$kdir/.config" 2>/dev/null)
+	command -v "$hcc" >/dev/null 2>&1 || die "no C compiler for resolve_btfids (apt-get install gcc)"
+	make -s -C "$work/src/tools/bpf/resolve_btfids" OUTPUT="$work/rbtf/" CC="$hcc" HOSTCC="$hcc" >/dev/null ||
 		die "building resolve_btfids failed (apt-get install libelf-dev zlib1g-dev)"
 	rbtf=$work/rbtf/resolve_btfids
 fi
