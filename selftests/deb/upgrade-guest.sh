@@ -31,7 +31,7 @@ t "new CLI: capfence-new --version names $new and the loaded module $old" sh -c 
 	capfence-new --version > $W/v 2> $W/e; cat $W/v $W/e
 	grep -qx 'capfence $new (abi [0-9]*)' $W/v && grep -qx 'module $old (abi [0-9]*)' $W/v &&
 	grep -q 'version mismatch: CLI $new, module $old' $W/e"
-t "new CLI: status of the old module (1 bound credential)" sh -c "capfence-new status | tee /dev/stderr | grep -q '^bound credentials *[1-9]'"
+t "new CLI: status of the old module (1 bound credential)" sh -c "capfence-new status | grep -q '^bound credentials *[1-9]'"
 t "new CLI: the task is still bound" bound $task
 t "new CLI: detach refused while the task is bound" sh -c "! capfence-new detach"
 t "rmmod capfence refused while the task is bound" sh -c "! rmmod capfence"
@@ -47,8 +47,8 @@ t "insmod the new module, attach with the new CLI" sh -c "insmod /root/capfence-
 t "capfence-new --version: module $new, no mismatch" sh -c "
 	capfence-new --version > $W/v 2> $W/e; cat $W/v $W/e
 	grep -qx 'module $new (abi [0-9]*)' $W/v && ! [ -s $W/e ]"
-t "new module: key, epoch, a bound task" sh -c "
+t "new module: key, epoch, a command run bound to it" sh -c "
 	capfence-new key install $W/k && capfence-new epoch install 41 fs:read=open &&
-	capfence-new exec --epoch 41 -- sh -c 'cat /proc/self/status >/dev/null'"
+	capfence-new exec --epoch 41 -- true"
 echo "# Totals: pass:$pass fail:$fail xfail:0 xpass:0 skip:0 error:0"
 [ $fail = 0 ]

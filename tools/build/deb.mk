@@ -26,6 +26,6 @@ check-deb: deb
 	@mkdir -p $(B)/logs
 	@for s in $(DEB_SUITES); do \
 		selftests/deb/check-deb $$s $(B)/deb/$$s > $(B)/logs/deb-$$s.log 2>&1; \
-		grep -E '^(not ok|# )|^check-deb:' $(B)/logs/deb-$$s.log; \
+		grep -aE '^(not ok|# )|^check-deb:' $(B)/logs/deb-$$s.log; \
 		selftests/summary "deb $$s" $(B)/logs/deb-$$s.log; \
 	done
