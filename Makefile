@@ -77,6 +77,7 @@ BENCH_SRCS := $(wildcard selftests/bench/*.c)
 -include selftests/bench/bench.mk
 -include selftests/fuzz/fuzz.mk
 -include tools/build/install.mk
+-include tools/build/deb.mk
 -include selftests/debug/debug.mk
 -include selftests/faults/faults.mk
 -include selftests/agent/agent.mk
@@ -86,8 +87,10 @@ BENCH_SRCS := $(wildcard selftests/bench/*.c)
 
 all: module lib cli agent tests pyroot
 
+# CAPFENCE_NO_DEPS=1: the Debian package build (debian/rules), whose build
+# dependencies come from debian/control, installs nothing
 deps:
-	@tools/build/deps.sh
+	@$(if $(filter 1,$(CAPFENCE_NO_DEPS)),:,tools/build/deps.sh)
 
 $(LSRC)/.stamp: | deps
 	@tools/build/source.sh $(LSRC)
@@ -122,9 +125,17 @@ $(call TESTMOD,6.12): selftests/kernel/seqwrap/seqwrap.c $(call KB,6.12)/release
 
 # One BPF object for every kernel: compiled against the oldest supported
 # kernel's types (CO-RE), it loads on the newer ones unchanged.
+# VMLINUX_H=FILE takes those types from FILE instead (the Debian source
+# package ships the ones of Debian 12's kernel: it fetches no kernel)
+ifdef VMLINUX_H
+$(B)/lsm/vmlinux.h: $(VMLINUX_H)
+	@mkdir -p $(B)/lsm
+	cp $< $@
+else
 $(B)/lsm/vmlinux.h: $(call KB,6.1)/release
 	@mkdir -p $(B)/lsm
 	bpftool btf dump file $(call KB,6.1)/vmlinux format c > $@
+endif
 
 $(B)/lsm/capfence.bpf.o: lsm/capfence.bpf.c $(B)/lsm/vmlinux.h
 	$(CLANG) -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_x86 -I$(B)/lsm -c $< -o $@.full

@@ -21,7 +21,9 @@
 #   resolve_btfids: CAPFENCE_RESOLVE_BTFIDS; KERNEL_SOURCE_DIR/tools/...;
 #             built from /usr/src/linux-source-*.tar.xz (linux-source-6.1).
 # Packages: dwarves, linux-headers-KVER, linux-source-6.1 (unless both files
-# are already present), libelf-dev, zlib1g-dev, xz-utils.
+# are already present), libelf-dev, zlib1g-dev, xz-utils (the source
+# tarball), and the decompressor of the kernel image (Debian 12's 6.1
+# kernels are LZ4: lz4).
 set -eu
 kver=${1:?usage: dkms-build.sh KERNELVER [KERNEL_SOURCE_DIR]}
 kdir=${2:-/lib/modules/$kver/build}
@@ -65,6 +67,16 @@ if [ -z "$vmlinux" ] && [ -f "$boot/vmlinuz-$kver" ]; then
 		say "extracting vmlinux from $boot/vmlinuz-$kver"
 		sh "$x" "$boot/vmlinuz-$kver" > "$work/vmlinux" 2>/dev/null || true
 		has_btf "$work/vmlinux" && vmlinux=$work/vmlinux
+		# extract-vmlinux tries the decompressors it finds: name a missing one
+		if [ -z "$vmlinux" ] && [ -f "$boot/config-$kver" ]; then
+			c=$(sed -n 's/^CONFIG_KERNEL_\(LZ4\|ZSTD\|LZO\)=y$/\1/p' "$boot/config-$kver")
+			case $c in
+			LZ4) t=lz4 p=lz4 ;; ZSTD) t=unzstd p=zstd ;; LZO) t=lzop p=lzop ;; *) t="" ;;
+			esac
+			if [ -n "$t" ] && ! command -v "$t" >/dev/null; then
+				die "$boot/vmlinuz-$kver is $c-compressed and $t is missing (apt-get install $p)"
+			fi
+		fi
 	fi
 fi
 if [ -z "$vmlinux" ] && [ "$kver" = "$(uname -r)" ] && [ -r /sys/kernel/btf/vmlinux ]; then
@@ -81,7 +93,12 @@ if [ -z "$rbtf" ]; then
 	unpack_source resolve_btfids
 	say "building resolve_btfids from $(basename "$srctar")"
 	mkdir -p "$work/rbtf"
-	make -s -C "$work/src/tools/bpf/resolve_btfids" OUTPUT="$work/rbtf/" >/dev/null ||
+	# the kernel's own compiler (gcc-12 on Debian 12): DKMS needs no "gcc"
+	hcc=gcc
+	command -v gcc >/dev/null ||
+		hcc=$(sed -n 's/^CONFIG_CC_VERSION_TEXT="\([^ ]*\) .*/\1/p' "$kdir/.config" 2>/dev/null)
+	command -v "$hcc" >/dev/null 2>&1 || die "no C compiler for resolve_btfids (apt-get install gcc)"
+	make -s -C "$work/src/tools/bpf/resolve_btfids" OUTPUT="$work/rbtf/" CC="$hcc" HOSTCC="$hcc" >/dev/null ||
 		die "building resolve_btfids failed (apt-get install libelf-dev zlib1g-dev)"
 	rbtf=$work/rbtf/resolve_btfids
 fi
