@@ -45,13 +45,6 @@ static double mono_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static int64_t wall_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static int open_fleet(const struct fleet_opts *o, struct cf_fleet **f)
 {
@@ -425,7 +418,7 @@ static int status(const struct fleet_opts *o, int argc, char **argv)
 		cf_json_str(stdout, f->prefix);
 		if (!head_ret) {
 			printf(",\"head\":{\"seq\":%" PRIu64 ",\"rev\":%" PRId64 ",\"age_ms\":%" PRId64 "}",
-			       hd.seq, hd.mod_rev, wall_ms() - hd.time_ms);
+			       hd.seq, hd.mod_rev, cf_fleet_wall_ms() - hd.time_ms);
 		} else if (head_ret != -ENODATA) {
 			printf(",\"head\":{\"error\":");
 			cf_json_str(stdout, head_err);
@@ -458,7 +451,7 @@ static int status(const struct fleet_opts *o, int argc, char **argv)
 		printf("store rev             %" PRIu64 "\n", store);
 		if (!head_ret)
 			printf("head                  seq=%" PRIu64 ", signed %" PRId64 " ms ago\n", hd.seq,
-			       wall_ms() - hd.time_ms);
+			       cf_fleet_wall_ms() - hd.time_ms);
 		else if (head_ret != -ENODATA)
 			printf("head                  %s\n", head_err);
 		printf("live hosts            %zu\n", n);

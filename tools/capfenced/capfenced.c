@@ -151,13 +151,6 @@ static uint64_t boot_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static int64_t wall_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* Sleep ms, waking early when asked to stop. */
 static void nap(uint32_t ms)
@@ -626,7 +619,7 @@ static void report_locked(void)
 	snprintf(h.state, sizeof(h.state), "%s", capfence_fleet_state_name(st.state));
 	h.stale_ms = st.stale_ms;
 	h.deny_ms = st.deny_ms;
-	h.time_ms = wall_ms();
+	h.time_ms = cf_fleet_wall_ms();
 	pthread_mutex_lock(&A.state_lock);
 	snprintf(h.failing, sizeof(h.failing), "%s", A.failing[0] ? A.failing : A.head_why);
 	h.seq = A.chain_seq;
@@ -988,7 +981,7 @@ static bool head_allows(uint64_t *asked, bool *behind)
 {
 	struct cf_fleet_head hd;
 	char err[CAPFENCE_ERR_MAX];
-	int64_t wall = wall_ms(), age;
+	int64_t wall = cf_fleet_wall_ms(), age;
 	uint64_t seq;
 	bool fork;
 
@@ -1459,7 +1452,7 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	say("host %s, fleet %s at %s, module at rev=%" PRIu64 ", stale after %u ms, deny after %u ms",
 	    A.host, A.fleet->fleet, endpoints, module_rev(), A.stale_ms, A.deny_ms);
-	A.m.start_time = (double)wall_ms() / 1000.0;
+	A.m.start_time = (double)cf_fleet_wall_ms() / 1000.0;
 	/* systemd's watchdog, fed by the heartbeat: it must beat well within it */
 	if (sd_watchdog_enabled(0, &A.wd_usec) <= 0)
 		A.wd_usec = 0;

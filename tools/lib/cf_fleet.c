@@ -705,7 +705,7 @@ out:
 	return ret;
 }
 
-static int64_t wall_now_ms(void)
+int64_t cf_fleet_wall_ms(void)
 {
 	struct timespec ts;
 
@@ -725,7 +725,7 @@ static char *head_value(struct cf_fleet *f, uint64_t seq, const unsigned char *h
 	add_u64(o, "seq", seq);
 	sodium_bin2base64(b64, sizeof(b64), hash, CF_FLEET_HASH_LEN, B64V);
 	json_object_object_add(o, "hash", json_object_new_string(b64));
-	json_object_object_add(o, "time_ms", json_object_new_int64(wall_now_ms()));
+	json_object_object_add(o, "time_ms", json_object_new_int64(cf_fleet_wall_ms()));
 	v = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
 						  JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(o);

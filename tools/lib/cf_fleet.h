@@ -174,6 +174,8 @@ int cf_fleet_head_get(struct cf_fleet *f, struct cf_fleet_head *h, uint64_t *sto
  */
 int cf_fleet_head_renew(struct cf_fleet *f, uint64_t min_seq, struct cf_fleet_head *h,
 			char *err, size_t errlen);
+/* The wall clock (CLOCK_REALTIME) in ms: heads' and reports' time_ms. */
+int64_t cf_fleet_wall_ms(void);
 /* The link hash of a change's key and stored value. */
 void cf_fleet_link(const char *key, const char *value, unsigned char out[CF_FLEET_HASH_LEN]);
 
