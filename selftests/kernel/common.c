@@ -925,9 +925,6 @@ int cft_agent_main(void)
 
 /* ---- audit ---- */
 
-/* the kernel's queue of records for the daemon, as auditd's stock rules set */
-#define CFT_AUDIT_BACKLOG 8192
-
 /*
  * Register @fd as the audit daemon (@pid != 0) or unregister it, and wait
  * for the kernel's answer: a registration the kernel refused (another
@@ -952,10 +949,6 @@ static int audit_set_pid(int fd, uint32_t pid)
 	req.s.mask = AUDIT_STATUS_PID | AUDIT_STATUS_ENABLED;
 	req.s.enabled = 1;
 	req.s.pid = pid;
-	if (pid) {
-		req.s.mask |= AUDIT_STATUS_BACKLOG_LIMIT;
-		req.s.backlog_limit = CFT_AUDIT_BACKLOG;
-	}
 	if (sendto(fd, &req, sizeof(req), 0, (struct sockaddr *)&sa,
 		   sizeof(sa)) < 0)
 		return -errno;
