@@ -463,6 +463,51 @@ TEST_F(sbx, flood_leaves_other_sandboxes_their_records)
 }
 
 /*
+ * A reader that is slow, not absent: the flood is logged while nobody
+ * reads, and only then are the records collected. kauditd does not wait
+ * for a full daemon socket; it parks what did not fit and tries again only
+ * when a new record is logged, so with a socket smaller than the flood the
+ * rest would never come. Each of the 3,000 records the module wrote must
+ * still arrive, with no record after the flood to push it (the test's
+ * audit socket: cft_audit_open()).
+ */
+TEST_F(sbx, records_reach_a_reader_that_paused)
+{
+	struct capfence_sandbox_info sa;
+	struct tally ta = {};
+	char rec[2048], err[CAPFENCE_ERR_MAX];
+	struct cft_agent a;
+	uint64_t end;
+
+	/* every denial of the flood recorded: far more than a default socket */
+	ASSERT_EQ(0, param_set("audit_window_ms", 60000));
+	ASSERT_EQ(0, param_set("audit_budget", 2 * FLOOD));
+	ASSERT_EQ(0, param_set("audit_ceiling", 4 * FLOOD));
+	ASSERT_EQ(0, spawn(self, &a, &sa));
+	ta.sandbox = sa.id;
+	ta.pid = a.pid;
+	ASSERT_EQ(0, cft_agent_do(&a, "flood %d " SBX_SECRET, FLOOD));
+	/* its counts are final: a denial is counted when it is judged */
+	ASSERT_EQ(0, capfence_client_task_sandbox(self->nl.c, (uint32_t)a.pid,
+						  &sa, err, sizeof(err)));
+	EXPECT_TRUE(cft_agent_stop_clean(&a));
+	sleep(2);	/* kauditd has sent, or parked, all it had */
+	end = cft_now_ns() + cft_secs(20) * 1000000000ull;
+	cft_waiting("the flood's %d records or reports, read late", FLOOD);
+	while (cft_now_ns() < end && ta.seen + ta.reported < FLOOD) {
+		if (audit_next(self->audit, rec, sizeof(rec), 1000))
+			continue;
+		tally(&ta, rec);
+	}
+	cft_waited();
+	EXPECT_EQ(FLOOD, sa.records);
+	EXPECT_EQ(FLOOD, ta.seen)
+		TH_LOG("%llu of %d records arrived, %llu reported",
+		       (unsigned long long)ta.seen, FLOOD,
+		       (unsigned long long)ta.reported);
+}
+
+/*
  * Several sandboxes flooding at once fill the host's ceiling; a sandbox's
  * first records of a window (the floor) are written all the same, and what
  * the ceiling cuts is counted for the sandbox it was cut from. With a
