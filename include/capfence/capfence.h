@@ -637,8 +637,6 @@ uint16_t capfence_client_family(const struct capfence_client *c);
 int capfence_client_request(struct capfence_client *c, struct nlmsghdr *msg,
 			    capfence_msg_cb cb, void *arg, char *err,
 			    size_t errlen);
-/* The socket's fd (for tests that send malformed frames); never close it. */
-int capfence_client_fd(const struct capfence_client *c);
 
 /* ---- fleet: the kernel side (since 1.1) ------------------------------------- */
 

@@ -20,6 +20,7 @@
 #include <libmnl/libmnl.h>
 #include <sodium.h>
 #include <capfence/capfence.h>
+#include "capfence_testing.h"
 #include "cf_internal.h"
 
 /* Room for any reply (a dump batch) and any request (16 tokens). */
