@@ -38,15 +38,15 @@ extern "C" {
 
 /* The version of the library this header belongs to. */
 #define CAPFENCE_LIB_VERSION_MAJOR	1
-#define CAPFENCE_LIB_VERSION_MINOR	3
+#define CAPFENCE_LIB_VERSION_MINOR	4
 #define CAPFENCE_LIB_VERSION_PATCH	0
-#define CAPFENCE_LIB_VERSION_STRING	"1.3.0"
+#define CAPFENCE_LIB_VERSION_STRING	"1.4.0"
 /* MAJOR * 10000 + MINOR * 100 + PATCH, for #if comparisons. */
 #define CAPFENCE_LIB_VERSION		(CAPFENCE_LIB_VERSION_MAJOR * 10000 + \
 					 CAPFENCE_LIB_VERSION_MINOR * 100 + \
 					 CAPFENCE_LIB_VERSION_PATCH)
 
-/* The version of the library actually loaded: "1.3.0". */
+/* The version of the library actually loaded: "1.4.0". */
 const char *capfence_version(void);
 /* The same as a number (CAPFENCE_LIB_VERSION of the loaded library). */
 unsigned int capfence_version_number(void);
@@ -75,6 +75,31 @@ const char *capfence_class_name(int class_id);
 bool capfence_class_is_net(int class_id);
 /* True iff class_id is a known class (1..CAPFENCE_CLASS_MAX). */
 bool capfence_class_valid(int class_id);
+
+/*
+ * Room for classes in the structs indexed by class id (struct
+ * capfence_epoch, struct capfence_epoch_info; since 1.4): ids
+ * 0..CAPFENCE_CLASS_SLOTS - 1. A class added to the uapi enum takes a free
+ * slot, so those structs keep their size and a program built against an
+ * older header keeps working with a newer library; slots above the
+ * library's classes are unused (zero). Programs built against 1.3 or
+ * earlier (CAPFENCE_CLASS_MAX + 1 == 5 slots) call the functions of the
+ * older symbol versions, which convert.
+ */
+#define CAPFENCE_CLASS_SLOTS		16
+/*
+ * The classes the loaded library knows: ids 1..capfence_class_count()
+ * (its CAPFENCE_CLASS_MAX, which may be above the header's); and its
+ * CAPFENCE_CLASS_SLOTS (since 1.4). Bindings size their structs from these.
+ */
+unsigned int capfence_class_count(void);
+unsigned int capfence_class_slots(void);
+/*
+ * sizeof() of the public struct named ("capfence_epoch", "capfence_rule",
+ * ... without "struct "), as the loaded library was built; 0 for a name
+ * it does not know (since 1.4).
+ */
+size_t capfence_struct_size(const char *name);
 
 /* Stable lower-case name of a reason ("ok", "forged", ...); "?" if unknown. */
 const char *capfence_reason_name(int reason);
@@ -156,10 +181,14 @@ struct capfence_rule {
 	struct capfence_constraint constraints[CAPFENCE_MAX_CONSTRAINTS];
 };
 
-/* An epoch table entry: one rule per class, indexed by class id. */
+/*
+ * An epoch table entry: one rule per class, indexed by class id ([0] and
+ * the slots above the library's classes unused). Its size does not depend
+ * on the number of classes (CAPFENCE_CLASS_SLOTS).
+ */
 struct capfence_epoch {
 	uint64_t epoch_id;
-	struct capfence_rule rules[CAPFENCE_CLASS_MAX + 1];	/* [0] unused */
+	struct capfence_rule rules[CAPFENCE_CLASS_SLOTS];
 };
 
 /*
@@ -426,7 +455,7 @@ int capfence_client_epoch_activate(struct capfence_client *c,
 struct capfence_epoch_info {
 	struct capfence_epoch e;
 	bool active;
-	uint64_t fenced_at[CAPFENCE_CLASS_MAX + 1];	/* per class, 0 = never */
+	uint64_t fenced_at[CAPFENCE_CLASS_SLOTS];	/* per class id, 0 = never */
 };
 
 /* One installed epoch; -ENOENT when epoch_id is not installed. */

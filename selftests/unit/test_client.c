@@ -20,7 +20,7 @@ TEST(version)
 {
 	EXPECT_STREQ(CAPFENCE_LIB_VERSION_STRING, capfence_version());
 	EXPECT_EQ(CAPFENCE_LIB_VERSION, capfence_version_number());
-	EXPECT_EQ(10300u, CAPFENCE_LIB_VERSION);
+	EXPECT_EQ(10400u, CAPFENCE_LIB_VERSION);
 }
 
 TEST(open_without_module)

@@ -690,6 +690,7 @@ int capfence_client_epoch_install(struct capfence_client *c,
 {
 	return capfence_client_epoch_install_at(c, e, 0, err, errlen);
 }
+CF_DEFAULT_VERSION(capfence_client_epoch_install, LIBCAPFENCE_1.4);
 
 static int epoch_install(struct capfence_client *c,
 			 const struct capfence_epoch *e, uint64_t rev,
@@ -759,6 +760,7 @@ int capfence_client_epoch_install_at(struct capfence_client *c,
 {
 	return epoch_install(c, e, rev, NULL, err, errlen);
 }
+CF_DEFAULT_VERSION(capfence_client_epoch_install_at, LIBCAPFENCE_1.4);
 
 int capfence_client_epoch_install_seccomp(struct capfence_client *c,
 					  const struct capfence_epoch *e,
@@ -767,6 +769,7 @@ int capfence_client_epoch_install_seccomp(struct capfence_client *c,
 {
 	return epoch_install(c, e, 0, s, err, errlen);
 }
+CF_DEFAULT_VERSION(capfence_client_epoch_install_seccomp, LIBCAPFENCE_1.4);
 
 int capfence_client_epoch_activate(struct capfence_client *c,
 				   uint64_t epoch_id, char *err,
@@ -884,6 +887,7 @@ int capfence_client_epoch_get(struct capfence_client *c, uint64_t epoch_id,
 	mnl_attr_put_u64(nlh, CAPFENCE_A_EPOCH_ID, epoch_id);
 	return simple(c, nlh, epoch_get_cb, out, err, errlen);
 }
+CF_DEFAULT_VERSION(capfence_client_epoch_get, LIBCAPFENCE_1.4);
 
 static int epoch_seccomp_cb(const struct nlmsghdr *nlh, void *data)
 {
@@ -987,6 +991,7 @@ int capfence_client_epoch_list(struct capfence_client *c,
 	*n = l.n;
 	return ret;
 }
+CF_DEFAULT_VERSION(capfence_client_epoch_list, LIBCAPFENCE_1.4);
 
 void capfence_free(void *p)
 {

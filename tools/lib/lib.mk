@@ -12,7 +12,7 @@
 # Python package and programs outside the tree load libcapfence.so.1.
 
 LIB_MAJOR   := 1
-LIB_VERSION := $(LIB_MAJOR).3.0
+LIB_VERSION := $(LIB_MAJOR).4.0
 LIB_OUT     := $(B)/lib
 LIB_SO      := $(LIB_OUT)/libcapfence.so.$(LIB_VERSION)
 LIB_SONAME  := libcapfence.so.$(LIB_MAJOR)
@@ -24,9 +24,11 @@ LIB_REQUIRES := libsodium libmnl
 
 .PHONY: abi-check
 
+# -DCF_SYMVER: the symbol versions of functions that have more than one
+# (cf_internal.h, cf_compat.c)
 $(LIB_OUT)/obj/%.o: tools/lib/%.c $(LIB_HDRS) tools/lib/lib.mk | deps
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_USR) -fPIC $(CPPFLAGS_USR) -c $< -o $@
+	$(CC) $(CFLAGS_USR) -fPIC -DCF_SYMVER $(CPPFLAGS_USR) -c $< -o $@
 
 # exported: exactly the version script's list (internals are hidden too)
 $(LIB_SO): $(LIB_OBJS) $(LIB_MAP)
