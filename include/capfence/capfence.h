@@ -690,6 +690,47 @@ int capfence_client_epoch_activate_at(struct capfence_client *c,
 int capfence_client_revoke_at(struct capfence_client *c, uint64_t cap_id,
 			      uint64_t rev, struct capfence_result *r);
 
+/*
+ * The change commands with options (since 1.4): one call per command, and
+ * an options struct that later releases extend instead of adding _at or
+ * _seccomp twins (libbpf's *_opts). sz comes first and is the caller's
+ * sizeof(struct capfence_change_opts): CAPFENCE_CHANGE_OPTS(o, .fleet_rev
+ * = R) declares one. A library older than the caller's header refuses
+ * fields it does not know unless they are 0; a newer one reads the fields
+ * the caller's sz covers and takes the rest as 0. opts may be NULL (all
+ * 0). -EINVAL with a message for a bad sz or a field the command does not
+ * take (seccomp outside epoch install).
+ */
+struct capfence_change_opts {
+	size_t sz;				/* sizeof(struct capfence_change_opts) */
+	uint64_t fleet_rev;			/* as the _at calls' rev; 0: none */
+	const struct capfence_seccomp *seccomp;	/* epoch install only; NULL: none */
+};
+#define CAPFENCE_CHANGE_OPTS(name, ...)					\
+	struct capfence_change_opts name = {				\
+		.sz = sizeof(struct capfence_change_opts), __VA_ARGS__	\
+	}
+
+int capfence_client_key_install_opts(struct capfence_client *c,
+				     const struct capfence_key *k,
+				     const struct capfence_change_opts *opts,
+				     char *err, size_t errlen);
+int capfence_client_key_remove_opts(struct capfence_client *c, uint32_t key_id,
+				    const struct capfence_change_opts *opts,
+				    char *err, size_t errlen);
+int capfence_client_epoch_install_opts(struct capfence_client *c,
+				       const struct capfence_epoch *e,
+				       const struct capfence_change_opts *opts,
+				       char *err, size_t errlen);
+int capfence_client_epoch_activate_opts(struct capfence_client *c,
+					uint64_t epoch_id,
+					const struct capfence_change_opts *opts,
+					char *err, size_t errlen);
+/* r as for capfence_client_revoke(); a bad opts: r->err -EINVAL, message */
+int capfence_client_revoke_opts(struct capfence_client *c, uint64_t cap_id,
+				const struct capfence_change_opts *opts,
+				struct capfence_result *r);
+
 /* The module's fleet state (from CAPFENCE_CMD_STATUS_GET). */
 struct capfence_fleet_status {
 	bool supported;		/* the module reports a fleet nest */

@@ -381,6 +381,8 @@ TEST(class_count_slots_sizes)
 	EXPECT_EQ(sizeof(struct capfence_rule), capfence_struct_size("capfence_rule"));
 	EXPECT_EQ(sizeof(struct capfence_token), capfence_struct_size("capfence_token"));
 	EXPECT_EQ(sizeof(struct capfence_status), capfence_struct_size("capfence_status"));
+	EXPECT_EQ(sizeof(struct capfence_change_opts),
+		  capfence_struct_size("capfence_change_opts"));
 	EXPECT_EQ(8 + CAPFENCE_CLASS_SLOTS * sizeof(struct capfence_rule),
 		  sizeof(struct capfence_epoch));
 	/* bad names: 0, never a guess */

@@ -1128,6 +1128,103 @@ int capfence_client_revoke_at(struct capfence_client *c, uint64_t cap_id,
 	return decide(c, nlh, r);
 }
 
+/* ---- the change commands with options (libbpf-style *_opts) ---- */
+
+/*
+ * A copy of the caller's options: the fields its sz covers, the others 0;
+ * -EINVAL for an sz too small to hold itself, or a non-zero byte past the
+ * fields this library knows (the caller's header is newer and uses one).
+ */
+static int change_opts(const struct capfence_change_opts *in,
+		       struct capfence_change_opts *out, bool seccomp_ok,
+		       char *err, size_t errlen)
+{
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	if (!in)
+		return 0;
+	if (in->sz < sizeof(in->sz)) {
+		capfence__seterr(err, errlen, "options: sz %zu is less than sizeof(size_t)",
+				 in->sz);
+		return -EINVAL;
+	}
+	for (i = sizeof(*out); i < in->sz; i++) {
+		if (((const unsigned char *)in)[i]) {
+			capfence__seterr(err, errlen,
+					 "options: byte %zu of %zu is not 0: a field this library (%s) does not know",
+					 i, in->sz, CAPFENCE_LIB_VERSION_STRING);
+			return -EINVAL;
+		}
+	}
+	memcpy(out, in, in->sz < sizeof(*out) ? in->sz : sizeof(*out));
+	out->sz = sizeof(*out);
+	if (out->seccomp && !seccomp_ok) {
+		capfence__seterr(err, errlen, "options: seccomp is an epoch install option");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int capfence_client_key_install_opts(struct capfence_client *c,
+				     const struct capfence_key *k,
+				     const struct capfence_change_opts *opts,
+				     char *err, size_t errlen)
+{
+	struct capfence_change_opts o;
+	int ret = change_opts(opts, &o, false, err, errlen);
+
+	return ret ?: capfence_client_key_install_at(c, k, o.fleet_rev, err, errlen);
+}
+
+int capfence_client_key_remove_opts(struct capfence_client *c, uint32_t key_id,
+				    const struct capfence_change_opts *opts,
+				    char *err, size_t errlen)
+{
+	struct capfence_change_opts o;
+	int ret = change_opts(opts, &o, false, err, errlen);
+
+	return ret ?: capfence_client_key_remove_at(c, key_id, o.fleet_rev, err, errlen);
+}
+
+int capfence_client_epoch_install_opts(struct capfence_client *c,
+				       const struct capfence_epoch *e,
+				       const struct capfence_change_opts *opts,
+				       char *err, size_t errlen)
+{
+	struct capfence_change_opts o;
+	int ret = change_opts(opts, &o, true, err, errlen);
+
+	return ret ?: epoch_install(c, e, o.fleet_rev, o.seccomp, err, errlen);
+}
+
+int capfence_client_epoch_activate_opts(struct capfence_client *c,
+					uint64_t epoch_id,
+					const struct capfence_change_opts *opts,
+					char *err, size_t errlen)
+{
+	struct capfence_change_opts o;
+	int ret = change_opts(opts, &o, false, err, errlen);
+
+	return ret ?: capfence_client_epoch_activate_at(c, epoch_id, o.fleet_rev, err, errlen);
+}
+
+int capfence_client_revoke_opts(struct capfence_client *c, uint64_t cap_id,
+				const struct capfence_change_opts *opts,
+				struct capfence_result *r)
+{
+	struct capfence_change_opts o;
+	int ret;
+
+	result_init(r);
+	ret = change_opts(opts, &o, false, r->message, sizeof(r->message));
+	if (ret) {
+		r->err = ret;
+		return ret;
+	}
+	return capfence_client_revoke_at(c, cap_id, o.fleet_rev, r);
+}
+
 static int put_exec_set(struct nlmsghdr *nlh, uint64_t epoch_id,
 			const struct capfence_token *tokens, size_t n)
 {

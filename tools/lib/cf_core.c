@@ -108,6 +108,7 @@ size_t capfence_struct_size(const char *name)
 		CF_SIZE(capfence_sandbox_info),
 		CF_SIZE(capfence_fleet_set),
 		CF_SIZE(capfence_event_info),
+		CF_SIZE(capfence_change_opts),
 #undef CF_SIZE
 	};
 	size_t i;
