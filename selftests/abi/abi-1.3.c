@@ -9,6 +9,9 @@
  *   - the answers are 1.3's (the texts, the decisions, the errors);
  *   - the library never writes past the 1.3 struct (a guard after each);
  *   - it runs the library's 1.4 or later (capfence_version_number()).
+ * With CAPFENCE_ABI_KERNEL=1 (in the VM, python/tests/run-vm-tests), also
+ * the client calls of 1.3's layout against the module: epoch install
+ * (@1.0, _at @1.1, _seccomp @1.3), get and list (@1.0) read back.
  * Prints kselftest-style lines; exit status 1 when anything failed.
  */
 #include <stdio.h>
@@ -64,6 +67,64 @@ static const char *const seccomp_denies_mount =
 	"{ \"defaultAction\": \"SCMP_ACT_ALLOW\","
 	"  \"architectures\": [\"SCMP_ARCH_X86_64\"],"
 	"  \"syscalls\": [ { \"names\": [\"mount\"], \"action\": \"SCMP_ACT_ERRNO\" } ] }";
+
+/* the client calls with 1.3's layout, against the module */
+static void kernel_part(const struct capfence_epoch *tmpl)
+{
+	struct guarded_info {
+		struct capfence_epoch_info i;
+		unsigned char guard[GUARD_LEN];
+	} *gi = malloc(sizeof(*gi));
+	struct capfence_epoch_info *v = NULL;
+	struct capfence_client *c = NULL;
+	struct capfence_status st;
+	struct capfence_epoch e = *tmpl;
+	char err[CAPFENCE_ERR_MAX] = "";
+	size_t n = 0, k;
+	int found = 0, ret;
+
+	if (!gi || capfence_client_open(&c, err, sizeof(err)) ||
+	    capfence_client_status(c, &st, err, sizeof(err))) {
+		check(0, "client: open and status");
+		printf("# %s\n", err);
+		capfence_client_close(c);
+		free(gi);
+		return;
+	}
+	e.epoch_id = st.max_epoch + 1;
+	ret = capfence_client_epoch_install(c, &e, err, sizeof(err));
+	check(!ret, "capfence_client_epoch_install (@LIBCAPFENCE_1.0)");
+	if (ret)
+		printf("# %s\n", err);
+	guard_set(gi->guard);
+	ret = capfence_client_epoch_get(c, e.epoch_id, &gi->i, err, sizeof(err));
+	check(!ret && gi->i.e.epoch_id == e.epoch_id &&
+	      gi->i.e.rules[CAPFENCE_CLASS_NET_CONNECT].kind == CAPFENCE_RULE_TOKEN &&
+	      gi->i.e.rules[CAPFENCE_CLASS_NET_CONNECT].n == 1 &&
+	      gi->i.e.rules[CAPFENCE_CLASS_FS_READ].kind == CAPFENCE_RULE_OPEN &&
+	      gi->i.e.rules[CAPFENCE_CLASS_FS_WRITE].kind == CAPFENCE_RULE_DENY,
+	      "capfence_client_epoch_get (@LIBCAPFENCE_1.0) reads the rules back");
+	check(guard_ok(gi->guard), "capfence_client_epoch_get: nothing written past the struct");
+	ret = capfence_client_epoch_list(c, &v, &n, err, sizeof(err));
+	for (k = 0; !ret && k < n; k++)
+		if (v[k].e.epoch_id == e.epoch_id &&
+		    v[k].e.rules[CAPFENCE_CLASS_FS_READ].kind == CAPFENCE_RULE_OPEN)
+			found++;
+	check(!ret && found == 1,
+	      "capfence_client_epoch_list (@LIBCAPFENCE_1.0): 1.3-sized entries");
+	capfence_free(v);
+	e.epoch_id++;
+	ret = capfence_client_epoch_install_at(c, &e, 0, err, sizeof(err));
+	check(!ret, "capfence_client_epoch_install_at (@LIBCAPFENCE_1.1)");
+	e.epoch_id++;
+	ret = capfence_client_epoch_install_seccomp(c, &e, NULL, err, sizeof(err));
+	check(!ret, "capfence_client_epoch_install_seccomp (@LIBCAPFENCE_1.3)");
+	ret = capfence_client_epoch_get(c, e.epoch_id, &gi->i, err, sizeof(err));
+	check(!ret && gi->i.e.epoch_id == e.epoch_id && guard_ok(gi->guard),
+	      "the last one reads back too");
+	capfence_client_close(c);
+	free(gi);
+}
 
 int main(int argc, char **argv)
 {
@@ -199,6 +260,8 @@ int main(int argc, char **argv)
 		printf("# %s\n", err);
 	check(guard_ok(g41->guard) && guard_ok(g42->guard),
 	      "no call wrote past a 1.3 struct");
+	if (getenv("CAPFENCE_ABI_KERNEL"))
+		kernel_part(&g41->e);
 
 	capfence_seccomp_free(sc);
 	capfence_verifier_free(v);

@@ -50,6 +50,15 @@ $(LIB_PC): tools/lib/capfence.pc.in tools/lib/lib.mk
 
 lib: $(LIB_SO) $(LIB_A) $(LIB_PC)
 
+# The program of make abi-check built against libcapfence 1.3
+# (selftests/abi/), for the VM: the Python overlay carries it
+# (python/python.mk) and python/tests/run-vm-tests runs it against the
+# overlay's libcapfence.so.1 and the module.
+$(B)/abi-1.3/abi-1.3: selftests/abi/abi-1.3.c selftests/abi/1.3/capfence/capfence.h \
+		selftests/abi/1.3/linux/capfence.h selftests/abi/1.3/libcapfence.map tools/lib/abi-check
+	@rm -rf $(B)/abi-1.3
+	@tools/lib/abi-check --build-old $(B)/abi-1.3
+
 abi-check: lib
 	@mkdir -p $(B)/logs
 	@tools/lib/abi-check $(LIB_SO) $(LIB_MAP) > $(B)/logs/abi.log 2>&1; \
