@@ -8,6 +8,7 @@
 #                   ABI, spec, install and fuzz checks, then the VM, CLI,
 #                   Python and ecosystem tests on each kernel, and the
 #                   fleet tests (etcd and several VMs, on 6.1)
+#   make cli-check  the CLI tests alone in the VM, on each kernel of KERNEL
 #   make demo       boot the VM (newest kernel) and play the seed scenario
 #   make check-fresh make demo and make check in a fresh minimal Debian 12 root
 #   make bench      benchmarks (figures, side by side)
@@ -59,7 +60,8 @@ export CAPFENCE_BUILD := $(CURDIR)/$(B)
 
 LIB_SRCS   := $(wildcard tools/lib/*.c)
 # the part of the library that never talks to the kernel (fuzzers)
-LIB_PURE_SRCS := $(filter-out tools/lib/cf_client.c tools/lib/cf_etcd.c tools/lib/cf_fleet.c tools/lib/cf_metrics.c,$(LIB_SRCS))
+# (cf_compat.c: the 1.3 layout wrappers, of the client calls too)
+LIB_PURE_SRCS := $(filter-out tools/lib/cf_client.c tools/lib/cf_compat.c tools/lib/cf_etcd.c tools/lib/cf_fleet.c tools/lib/cf_metrics.c,$(LIB_SRCS))
 LIB_HDRS   := include/capfence/capfence.h include/uapi/linux/capfence.h $(wildcard tools/lib/*.h)
 CLI_SRCS   := $(wildcard tools/capfence/*.c)
 KSRCS      := $(wildcard kernel/*.c kernel/*.h) Kbuild include/uapi/linux/capfence.h
@@ -83,7 +85,7 @@ BENCH_SRCS := $(wildcard selftests/bench/*.c)
 -include selftests/agent/agent.mk
 -include selftests/fleet/fleet.mk
 
-.PHONY: all deps module bpf lib pyroot cli agent tests check check-fresh unit vmtest demo checkpatch clean distclean
+.PHONY: all deps module bpf lib pyroot cli agent tests check check-fresh unit vmtest cli-check demo checkpatch clean distclean
 
 all: module lib cli agent tests pyroot
 
@@ -251,6 +253,20 @@ vmtest: all
 		selftests/summary "python $$k" $(B)/logs/py-$$k.log; \
 	done
 	@cd $(B)/logs && $(CURDIR)/selftests/summary vm+cli+python $(foreach k,$(KERNEL),vm-$(k).log cli-$(k).log py-$(k).log) >/dev/null
+
+# The CLI tests alone (selftests/cli/cli-tests.sh), one boot per kernel of
+# KERNEL, on a fresh module: make cli-check KERNEL=6.1. Log:
+# build/logs/cli-<series>.log.
+cli-check: all
+	@mkdir -p $(B)/logs
+	-@for k in $(KERNEL); do \
+		t0=$$(date +%s); \
+		$(VMRUN) --kernel $$k --timeout 600 -- sh /usr/share/capfence/cli-tests.sh > $(B)/logs/cli-$$k.log 2>&1; \
+		rc=$$?; grep -E '^(not ok|# Totals)|^run:' $(B)/logs/cli-$$k.log; \
+		[ $$rc -lt 125 ] || echo "FAIL: the VM failed (exit $$rc)" >> $(B)/logs/cli-$$k.log; \
+		echo "# time: cli $$k $$(( $$(date +%s) - t0 )) s" >> $(B)/logs/cli-$$k.log; \
+		selftests/summary "cli $$k" $(B)/logs/cli-$$k.log; \
+	done
 
 # The host stages once, the VM stages on each kernel of KERNEL; one line
 # "N passed, N failed" at the end covers them all.

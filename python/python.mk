@@ -53,10 +53,13 @@ $(B)/examples/bench-deleg: selftests/bench/bench-deleg.c $(SDK)/.stamp
 
 $(PYROOT)/.stamp: $(PY_TESTS) $(SDK)/.stamp $(B)/examples/orchestrator examples/orchestrator.py examples/tutorial.py tools/build/pyroot.sh \
 		$(B)/examples/bench-deleg selftests/bench/bench_deleg.py selftests/bench/bench-deleg.sh \
-		$(YNL)/version docs/netlink/capfence.yaml selftests/netlink/ynl-test.py
+		$(YNL)/version docs/netlink/capfence.yaml selftests/netlink/ynl-test.py \
+		$(B)/abi-1.3/abi-1.3
 	@tools/build/pyroot.sh $(PYROOT) $(SDK)
 	@mkdir -p $(PYROOT)/usr/share/capfence/python-tests $(PYROOT)/usr/share/capfence/examples
 	@cp python/tests/*.py python/tests/run-vm-tests $(PYROOT)/usr/share/capfence/python-tests/
+	@# a program built against libcapfence 1.3, run against this one
+	@cp $(B)/abi-1.3/abi-1.3 $(PYROOT)/usr/share/capfence/python-tests/
 	@cp $(B)/examples/orchestrator examples/orchestrator.py examples/tutorial.py $(PYROOT)/usr/share/capfence/examples/
 	@mkdir -p $(PYROOT)/usr/share/capfence/bench
 	@cp $(B)/examples/bench-deleg selftests/bench/bench_deleg.py selftests/bench/bench-deleg.sh \

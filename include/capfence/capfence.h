@@ -38,15 +38,15 @@ extern "C" {
 
 /* The version of the library this header belongs to. */
 #define CAPFENCE_LIB_VERSION_MAJOR	1
-#define CAPFENCE_LIB_VERSION_MINOR	3
+#define CAPFENCE_LIB_VERSION_MINOR	4
 #define CAPFENCE_LIB_VERSION_PATCH	0
-#define CAPFENCE_LIB_VERSION_STRING	"1.3.0"
+#define CAPFENCE_LIB_VERSION_STRING	"1.4.0"
 /* MAJOR * 10000 + MINOR * 100 + PATCH, for #if comparisons. */
 #define CAPFENCE_LIB_VERSION		(CAPFENCE_LIB_VERSION_MAJOR * 10000 + \
 					 CAPFENCE_LIB_VERSION_MINOR * 100 + \
 					 CAPFENCE_LIB_VERSION_PATCH)
 
-/* The version of the library actually loaded: "1.3.0". */
+/* The version of the library actually loaded: "1.4.0". */
 const char *capfence_version(void);
 /* The same as a number (CAPFENCE_LIB_VERSION of the loaded library). */
 unsigned int capfence_version_number(void);
@@ -75,6 +75,31 @@ const char *capfence_class_name(int class_id);
 bool capfence_class_is_net(int class_id);
 /* True iff class_id is a known class (1..CAPFENCE_CLASS_MAX). */
 bool capfence_class_valid(int class_id);
+
+/*
+ * Room for classes in the structs indexed by class id (struct
+ * capfence_epoch, struct capfence_epoch_info; since 1.4): ids
+ * 0..CAPFENCE_CLASS_SLOTS - 1. A class added to the uapi enum takes a free
+ * slot, so those structs keep their size and a program built against an
+ * older header keeps working with a newer library; slots above the
+ * library's classes are unused (zero). Programs built against 1.3 or
+ * earlier (CAPFENCE_CLASS_MAX + 1 == 5 slots) call the functions of the
+ * older symbol versions, which convert.
+ */
+#define CAPFENCE_CLASS_SLOTS		16
+/*
+ * The classes the loaded library knows: ids 1..capfence_class_count()
+ * (its CAPFENCE_CLASS_MAX, which may be above the header's); and its
+ * CAPFENCE_CLASS_SLOTS (since 1.4). Bindings size their structs from these.
+ */
+unsigned int capfence_class_count(void);
+unsigned int capfence_class_slots(void);
+/*
+ * sizeof() of the public struct named ("capfence_epoch", "capfence_rule",
+ * ... without "struct "), as the loaded library was built; 0 for a name
+ * it does not know (since 1.4).
+ */
+size_t capfence_struct_size(const char *name);
 
 /* Stable lower-case name of a reason ("ok", "forged", ...); "?" if unknown. */
 const char *capfence_reason_name(int reason);
@@ -156,10 +181,14 @@ struct capfence_rule {
 	struct capfence_constraint constraints[CAPFENCE_MAX_CONSTRAINTS];
 };
 
-/* An epoch table entry: one rule per class, indexed by class id. */
+/*
+ * An epoch table entry: one rule per class, indexed by class id ([0] and
+ * the slots above the library's classes unused). Its size does not depend
+ * on the number of classes (CAPFENCE_CLASS_SLOTS).
+ */
 struct capfence_epoch {
 	uint64_t epoch_id;
-	struct capfence_rule rules[CAPFENCE_CLASS_MAX + 1];	/* [0] unused */
+	struct capfence_rule rules[CAPFENCE_CLASS_SLOTS];
 };
 
 /*
@@ -426,7 +455,7 @@ int capfence_client_epoch_activate(struct capfence_client *c,
 struct capfence_epoch_info {
 	struct capfence_epoch e;
 	bool active;
-	uint64_t fenced_at[CAPFENCE_CLASS_MAX + 1];	/* per class, 0 = never */
+	uint64_t fenced_at[CAPFENCE_CLASS_SLOTS];	/* per class id, 0 = never */
 };
 
 /* One installed epoch; -ENOENT when epoch_id is not installed. */
@@ -637,8 +666,6 @@ uint16_t capfence_client_family(const struct capfence_client *c);
 int capfence_client_request(struct capfence_client *c, struct nlmsghdr *msg,
 			    capfence_msg_cb cb, void *arg, char *err,
 			    size_t errlen);
-/* The socket's fd (for tests that send malformed frames); never close it. */
-int capfence_client_fd(const struct capfence_client *c);
 
 /* ---- fleet: the kernel side (since 1.1) ------------------------------------- */
 
@@ -662,6 +689,47 @@ int capfence_client_epoch_activate_at(struct capfence_client *c,
 				      char *err, size_t errlen);
 int capfence_client_revoke_at(struct capfence_client *c, uint64_t cap_id,
 			      uint64_t rev, struct capfence_result *r);
+
+/*
+ * The change commands with options (since 1.4): one call per command, and
+ * an options struct that later releases extend instead of adding _at or
+ * _seccomp twins (libbpf's *_opts). sz comes first and is the caller's
+ * sizeof(struct capfence_change_opts): CAPFENCE_CHANGE_OPTS(o, .fleet_rev
+ * = R) declares one. A library older than the caller's header refuses
+ * fields it does not know unless they are 0; a newer one reads the fields
+ * the caller's sz covers and takes the rest as 0. opts may be NULL (all
+ * 0). -EINVAL with a message for a bad sz or a field the command does not
+ * take (seccomp outside epoch install).
+ */
+struct capfence_change_opts {
+	size_t sz;				/* sizeof(struct capfence_change_opts) */
+	uint64_t fleet_rev;			/* as the _at calls' rev; 0: none */
+	const struct capfence_seccomp *seccomp;	/* epoch install only; NULL: none */
+};
+#define CAPFENCE_CHANGE_OPTS(name, ...)					\
+	struct capfence_change_opts name = {				\
+		.sz = sizeof(struct capfence_change_opts), __VA_ARGS__	\
+	}
+
+int capfence_client_key_install_opts(struct capfence_client *c,
+				     const struct capfence_key *k,
+				     const struct capfence_change_opts *opts,
+				     char *err, size_t errlen);
+int capfence_client_key_remove_opts(struct capfence_client *c, uint32_t key_id,
+				    const struct capfence_change_opts *opts,
+				    char *err, size_t errlen);
+int capfence_client_epoch_install_opts(struct capfence_client *c,
+				       const struct capfence_epoch *e,
+				       const struct capfence_change_opts *opts,
+				       char *err, size_t errlen);
+int capfence_client_epoch_activate_opts(struct capfence_client *c,
+					uint64_t epoch_id,
+					const struct capfence_change_opts *opts,
+					char *err, size_t errlen);
+/* r as for capfence_client_revoke(); a bad opts: r->err -EINVAL, message */
+int capfence_client_revoke_opts(struct capfence_client *c, uint64_t cap_id,
+				const struct capfence_change_opts *opts,
+				struct capfence_result *r);
 
 /* The module's fleet state (from CAPFENCE_CMD_STATUS_GET). */
 struct capfence_fleet_status {

@@ -20,13 +20,47 @@ MAX_CONSTRAINTS = 8
 MAX_TOKENS = 16
 MAC_LEN = 32
 KEY_LEN = 32
-CLASS_MAX = 4
 TOKEN_MAX_LEN = 24 + 1 + MAX_CONSTRAINTS * (1 + 1 + PATH_MAX) + MAC_LEN
 TOKEN_TEXT_MAX = 4 + (TOKEN_MAX_LEN * 4 + 2) // 3
 ERR_MAX = 256
 STATUS_REASONS = 32
 DELEGATE_DRY_RUN = 0x1
 SONAME = "libcapfence.so.1"
+
+
+def _load() -> ctypes.CDLL:
+    """Load libcapfence.so.1: $CAPFENCE_LIBRARY, else the dynamic loader's
+    search path (ldconfig's cache, LD_LIBRARY_PATH)."""
+    path = os.environ.get("CAPFENCE_LIBRARY")
+    names = [path] if path else [SONAME]
+    if not path:
+        found = ctypes.util.find_library("capfence")
+        if found and found != SONAME:
+            names.append(found)
+    last: OSError | None = None
+    for name in names:
+        try:
+            return ctypes.CDLL(name, use_errno=True)
+        except OSError as exc:
+            last = exc
+    raise ImportError(f"capfence: cannot load {names[0]} ({last}); install "
+                      "libcapfence or set CAPFENCE_LIBRARY to its path")
+
+
+lib = _load()
+try:
+    # the classes the library knows and the room its structs have for
+    # them (since 1.4): nothing here is sized by a class count of its own
+    lib.capfence_class_count.restype = c_uint
+    lib.capfence_class_slots.restype = c_uint
+    lib.capfence_struct_size.restype = c_size_t
+    lib.capfence_struct_size.argtypes = [c_char_p]
+except AttributeError as _exc:  # pragma: no cover - an older library
+    raise ImportError("capfence: the libcapfence loaded is older than 1.4 "
+                      "(no capfence_class_count()); install libcapfence 1.4 "
+                      "or later") from _exc
+CLASS_MAX = lib.capfence_class_count()      # class ids 1..CLASS_MAX
+CLASS_SLOTS = lib.capfence_class_slots()    # rules[] of struct capfence_epoch
 
 
 class NetRange(Structure):
@@ -62,7 +96,7 @@ class Rule(Structure):
 
 
 class EpochS(Structure):
-    _fields_ = [("epoch_id", c_uint64), ("rules", Rule * (CLASS_MAX + 1))]
+    _fields_ = [("epoch_id", c_uint64), ("rules", Rule * CLASS_SLOTS)]
 
 
 class Result(Structure):
@@ -121,40 +155,25 @@ class TaskInfo(Structure):
 
 class EpochInfo(Structure):
     _fields_ = [("e", EpochS), ("active", c_bool),
-                ("fenced_at", c_uint64 * (CLASS_MAX + 1))]
+                ("fenced_at", c_uint64 * CLASS_SLOTS)]
 
 
-# the C sizes on x86_64/aarch64 (LP64); checked at import
-_SIZES = {NetRange: 24, Constraint: 260, TokenS: 2144, Rule: 2084,
-          EpochS: 10432, Result: 288, EventInfo: 40, StatusS: 624,
-          TaskInfo: 48, CapInfo: 2120, EpochInfo: 10480, FleetStatusS: 48,
-          SandboxInfoS: 112}
-for _t, _n in _SIZES.items():
+# each structure mirrors the C struct of this name; its size is the
+# library's (capfence_struct_size()), checked at import
+_STRUCTS = {NetRange: "capfence_net_range", Constraint: "capfence_constraint",
+            TokenS: "capfence_token", Rule: "capfence_rule",
+            EpochS: "capfence_epoch", Result: "capfence_result",
+            EventInfo: "capfence_event_info", StatusS: "capfence_status",
+            TaskInfo: "capfence_task_info", CapInfo: "capfence_cap_info",
+            EpochInfo: "capfence_epoch_info",
+            FleetStatusS: "capfence_fleet_status",
+            SandboxInfoS: "capfence_sandbox_info"}
+for _t, _name in _STRUCTS.items():
+    _n = lib.capfence_struct_size(_name.encode())
     if ctypes.sizeof(_t) != _n:  # pragma: no cover - a port to a new ABI
-        raise ImportError(f"capfence: struct {_t.__name__} is "
-                          f"{ctypes.sizeof(_t)} bytes here, {_n} in C")
-
-
-def _load() -> ctypes.CDLL:
-    """Load libcapfence.so.1: $CAPFENCE_LIBRARY, else the dynamic loader's
-    search path (ldconfig's cache, LD_LIBRARY_PATH)."""
-    path = os.environ.get("CAPFENCE_LIBRARY")
-    names = [path] if path else [SONAME]
-    if not path:
-        found = ctypes.util.find_library("capfence")
-        if found and found != SONAME:
-            names.append(found)
-    last: OSError | None = None
-    for name in names:
-        try:
-            return ctypes.CDLL(name, use_errno=True)
-        except OSError as exc:
-            last = exc
-    raise ImportError(f"capfence: cannot load {names[0]} ({last}); install "
-                      "libcapfence or set CAPFENCE_LIBRARY to its path")
-
-
-lib = _load()
+        raise ImportError(f"capfence: struct {_name} is "
+                          f"{ctypes.sizeof(_t)} bytes here, {_n} in the "
+                          "library")
 ERRBUF = c_char * ERR_MAX
 _pp = POINTER(c_void_p)
 

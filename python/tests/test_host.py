@@ -22,9 +22,26 @@ def key():
 
 
 def test_versions():
-    assert cf.library_version() == "1.3.0"
+    assert cf.library_version() == "1.4.0"
     assert cf.__version__ == cf.library_version()
     assert cf.CLASSES == ("net:connect", "net:bind", "fs:read", "fs:write")
+
+
+def test_class_count_and_sizes_from_the_library():
+    from capfence import _lib
+    # the library's registry, not a count of the package's own
+    assert _lib.CLASS_MAX == _lib.lib.capfence_class_count() == len(cf.CLASSES)
+    assert _lib.CLASS_SLOTS == _lib.lib.capfence_class_slots() > _lib.CLASS_MAX
+    for t, name in _lib._STRUCTS.items():
+        assert _lib.ctypes.sizeof(t) == _lib.lib.capfence_struct_size(
+            name.encode()), name
+    assert _lib.lib.capfence_struct_size(b"no_such_struct") == 0
+    # an epoch round-trips through the library with the slots unused
+    e = cf.Epoch.from_classes(5, {"fs:write"})
+    assert e.rules == ["net:connect=deny", "net:bind=deny", "fs:read=deny",
+                       "fs:write=token"]
+    assert all(r.kind == 0 and r.n == 0 and r.class_id == 0
+               for r in e._s.rules[_lib.CLASS_MAX + 1:])
 
 
 def test_mint_and_text_round_trip(key):

@@ -129,9 +129,30 @@ tg "usage: revoke missing CAP_ID" 2 "missing CAP_ID" "$CF" revoke
 tg "usage: task bad pid" 2 "'self'" "$CF" task self
 tg "usage: exec missing --epoch" 2 "missing --epoch" "$CF" exec -- true
 tg "usage: exec missing COMMAND" 2 "missing COMMAND" "$CF" exec --epoch 41 --
-tg "usage: exec unknown option" 2 "'--tokens'" "$CF" exec --epoch 41 --tokens x -- true
-tg "usage: monitor unknown argument" 2 "'--follow'" "$CF" monitor --follow
-tg "usage: status unknown argument" 2 "'-v'" "$CF" status -v
+tg "usage: exec unknown option" 2 "exec: unknown option '--tokens'" "$CF" exec --epoch 41 --tokens x -- true
+tg "usage: monitor unknown argument" 2 "monitor: unknown option '--follow'" "$CF" monitor --follow
+tg "usage: status unknown argument" 2 "status: unknown option '-v'" "$CF" status -v
+# one option parser (getopt_long) for every command: the same messages
+tg "options: unknown long option" 2 "mint: unknown option '--frob'" "$CF" mint --frob
+tg "options: no abbreviations" 2 "delegate: unknown option '--pi'" "$CF" delegate cf1_x --pi 1
+tg "options: a value for a flag" 2 "revoke: option '--json' takes no value" "$CF" revoke 1 --json=yes
+tg "options: a long option without its value" 2 "check: option '--epoch' needs a value" "$CF" check cf1_x --epoch
+tg "options: a short option without its value" 2 "key generate: option '-o' needs a value" "$CF" key generate -o
+tg "options: unknown short option" 2 "task: unknown option '-x'" "$CF" task -x 1
+tg "options: an extra argument" 2 "epoch show: unexpected argument '42'" "$CF" epoch show 41 42
+tg "options: an argument after --" 2 "key remove: unexpected argument '1'" "$CF" key remove -- 1
+tg "options: attach takes none" 2 "attach: unexpected argument 'now'" "$CF" attach now
+tg "options: detach takes none" 2 "detach: unknown option '--force'" "$CF" detach --force
+tg "options: --opt=VALUE" 2 "mint: bad epoch id '0'" "$CF" mint --key=/nonexistent --class=net:connect --epoch=0
+tg "options: a negative number is an argument" 2 "revoke: bad cap_id '-1'" "$CF" revoke -1
+tg "options: epoch install --seccomp without its value" 2 "epoch install: option '--seccomp' needs a value" \
+	"$CF" epoch install 41 net:connect=open --seccomp
+for c in "key generate" "key install" "key remove" "epoch install" "epoch list" "epoch show" \
+	 "epoch activate" mint inspect check delegate revoke exec task monitor status attach detach \
+	 metrics fleet; do
+	# shellcheck disable=SC2086
+	tg "options: $c --help" 0 "^usage: capfence $c" "$CF" $c --help
+done
 
 # ---- keys, mint and inspect: offline --------------------------------------
 umask 022

@@ -79,7 +79,7 @@ tg "fleet epoch install: bad rule" 2 "rule 1: " "$CF" fleet epoch install 5 fs:r
 tg "fleet epoch install: duplicate class" 2 "rule 2: " "$CF" fleet epoch install 5 fs:read=open fs:read=deny
 tg "fleet epoch install: rules and -f" 2 "either as arguments or with -f" \
 	"$CF" fleet epoch install 5 -f /dev/null fs:read=open
-tg "fleet epoch install: -f without FILE" 2 "needs a FILE" "$CF" fleet epoch install 5 -f
+tg "fleet epoch install: -f without FILE" 2 "option '-f' needs a value" "$CF" fleet epoch install 5 -f
 tg "fleet epoch install: missing file" 1 "No such file" "$CF" fleet epoch install 5 -f "$W/none"
 printf 'fs:read=open\n' > "$W/noid"
 tg "fleet epoch install -f: file without an epoch id" 2 "" "$CF" fleet epoch install -f "$W/noid"

@@ -47,7 +47,7 @@ echo "TAP version 13"
 PROMTOOL=$(command -v promtool)
 
 tg "metrics --help" 0 "usage: capfence metrics" "$CF" metrics --help
-tg "metrics: extra argument" 2 "unknown argument 'x'" "$CF" metrics x
+tg "metrics: extra argument" 2 "metrics: unexpected argument 'x'" "$CF" metrics x
 if [ ! -e /sys/module/capfence ]; then
 	tg "metrics without the module: capfence_module_loaded 0, exit 0" 0 "^capfence_module_loaded 0$" "$CF" metrics
 	if [ -n "$PROMTOOL" ]; then

@@ -12,6 +12,7 @@
 #include <sys/types.h>
 #include <libmnl/libmnl.h>
 #include <capfence/capfence.h>
+#include "capfence_testing.h"	/* capfence_client_fd() */
 
 /*
  * The tests' view of the library's client: the typed calls go through

@@ -325,6 +325,54 @@ TEST_F(ctl, keys)
 	EXPECT_EQ(-EINVAL, cft_nl_talk(&self->nl, nlh, NULL, NULL));
 }
 
+/*
+ * The change commands with an options struct (libcapfence 1.4's *_opts):
+ * NULL options and CAPFENCE_CHANGE_OPTS() do what the plain calls do; the
+ * epoch reads back with the new layout.
+ */
+TEST_F(ctl, change_opts)
+{
+	static const char *const rules[] = { "fs:read=token:/srv", "net:bind=open" };
+	uint8_t raw[CAPFENCE_KEY_LEN] = { 3 };
+	struct capfence_epoch_info *info = calloc(1, sizeof(*info));
+	struct capfence_epoch *ep = calloc(1, sizeof(*ep));
+	uint64_t e = cft_next_epoch(&self->nl);
+	char err[CAPFENCE_ERR_MAX] = "";
+	CAPFENCE_CHANGE_OPTS(o);
+	struct capfence_change_opts tiny = { .sz = 1 };
+	struct capfence_result r;
+	struct capfence_key *k;
+
+	ASSERT_NE(NULL, info);
+	ASSERT_NE(NULL, ep);
+	ASSERT_EQ(0, capfence_key_from_bytes(903, raw, &k));
+	EXPECT_EQ(0, capfence_client_key_install_opts(self->nl.c, k, NULL, err, sizeof(err)))
+		TH_LOG("%s", err);
+	EXPECT_EQ(-EEXIST, capfence_client_key_install_opts(self->nl.c, k, &o, err, sizeof(err)));
+	EXPECT_EQ(-EINVAL, capfence_client_key_remove_opts(self->nl.c, 903, &tiny, err, sizeof(err)));
+	EXPECT_STREQ("options: sz 1 is less than sizeof(size_t)", err);
+	EXPECT_EQ(0, capfence_client_key_remove_opts(self->nl.c, 903, &o, err, sizeof(err)));
+	EXPECT_EQ(-ENOENT, capfence_client_key_remove_opts(self->nl.c, 903, NULL, err, sizeof(err)));
+	capfence_key_free(k);
+
+	ASSERT_EQ(0, capfence_epoch_parse_rules(ep, e, rules, 2, err, sizeof(err)));
+	EXPECT_EQ(0, capfence_client_epoch_install_opts(self->nl.c, ep, &o, err, sizeof(err)))
+		TH_LOG("%s", err);
+	ASSERT_EQ(0, capfence_client_epoch_get(self->nl.c, e, info, err, sizeof(err)));
+	EXPECT_EQ(e, info->e.epoch_id);
+	EXPECT_EQ(CAPFENCE_RULE_TOKEN, info->e.rules[CAPFENCE_CLASS_FS_READ].kind);
+	EXPECT_EQ(CAPFENCE_RULE_OPEN, info->e.rules[CAPFENCE_CLASS_NET_BIND].kind);
+	EXPECT_EQ(CAPFENCE_RULE_DENY, info->e.rules[CAPFENCE_CLASS_FS_WRITE].kind);
+	EXPECT_EQ(0, info->e.rules[CAPFENCE_CLASS_SLOTS - 1].kind);
+	EXPECT_EQ(0, capfence_client_epoch_activate_opts(self->nl.c, e, NULL, err, sizeof(err)));
+	EXPECT_EQ(-ENOENT, capfence_client_epoch_activate_opts(self->nl.c, e + 100, &o, err,
+							       sizeof(err)));
+	EXPECT_EQ(-EINVAL, capfence_client_revoke_opts(self->nl.c, 1, &tiny, &r));
+	EXPECT_EQ(-1, r.reason);
+	free(info);
+	free(ep);
+}
+
 /* Try each mutating operation; all must fail with @want. */
 static void try_mutations(struct __test_metadata *_metadata, int want)
 {

@@ -46,5 +46,41 @@ mut "an output attribute of a nested set without its (output) mark" \
 mut "the events group's CAP_NET_ADMIN unsaid" \
 	's/ to CAP_NET_ADMIN listeners\././' \
 	'the family doc does not say CAP_NET_ADMIN'
+# the hand-kept copies of the class registry and the hook list: a
+# mutation of a copy of one source file must fail with its message
+# NAME FILE SED-EXPRESSION EXPECTED-TEXT
+mutsrc() {
+	n=$((n + 1))
+	rm -rf "$w/top"
+	mkdir -p "$w/top/tools" "$w/top/python" "$w/top/selftests/bench"
+	cp -r "$top/docs" "$top/kernel" "$top/lsm" "$top/include" "$w/top/"
+	cp -r "$top/tools/lib" "$top/tools/capfence" "$w/top/tools/"
+	cp -r "$top/python/capfence" "$w/top/python/"
+	cp "$top/selftests/bench/noop-lsm.bpf.c" "$w/top/selftests/bench/"
+	sed -i "$3" "$w/top/$2"
+	if cmp -s "$top/$2" "$w/top/$2"; then
+		fail=$((fail + 1)); echo "not ok $n - $1 (the mutation changed nothing)"; return
+	fi
+	"$py" "$top/selftests/netlink/check-spec.py" --top "$w/top" --schema "$schema" > "$w/out" 2>&1
+	rc=$?
+	if [ $rc != 0 ] && grep -qF -- "$4" "$w/out"; then
+		pass=$((pass + 1)); echo "ok $n - $1"
+	else
+		fail=$((fail + 1)); echo "not ok $n - $1 (exit $rc)"
+		sed 's/^/#   /' "$w/out" | grep -v '^#   ok ' | head -5
+	fi
+}
+mutsrc "a class count of the Python binding's own" python/capfence/_lib.py \
+	's/^CLASS_MAX = lib.capfence_class_count()/CLASS_MAX = 4/' \
+	'_lib.py: CLASS_MAX = 4, not lib.capfence_class_count()'
+mutsrc "a Python epoch struct sized by the class count" python/capfence/_lib.py \
+	's/("rules", Rule \* CLASS_SLOTS)/("rules", Rule * (CLASS_MAX + 1))/' \
+	'_lib.py: EpochS.rules is not sized by CLASS_SLOTS'
+mutsrc "a class missing from the man page's Classes" docs/capfence.8 \
+	's/^\.BR fs:read " and " fs:write /.BR fs:read " and writes "/' \
+	"docs/capfence.8 (Classes) lists ['net:connect', 'net:bind', 'fs:read']"
+mutsrc "a hook without its no-op twin" selftests/bench/noop-lsm.bpf.c \
+	's|SEC("lsm/cred_free")|SEC("lsm/cred_free_x")|' \
+	"selftests/bench/noop-lsm.bpf.c: missing ['cred_free'], extra ['cred_free_x']"
 echo "# Totals: pass:$pass fail:$fail xfail:0 xpass:0 skip:0 error:0"
 [ $fail = 0 ]

@@ -619,9 +619,60 @@ def class_lists(spec, top, tap):
     m = re.search(r'^_capfence_classes="([^"]*)"', open(os.path.join(
         top, 'tools/capfence/capfence.bash-completion')).read(), re.M)
     found['bash completion'] = m.group(1).split() if m else []
+    # the man page's CONCEPTS "Classes" paragraph (up to the next .TP)
+    man = open(os.path.join(top, 'docs/capfence.8')).read()
+    m = re.search(r'^\.B Classes\n(.*?)^\.TP', man, re.M | re.S)
+    found['docs/capfence.8 (Classes)'] = re.findall(
+        r'\b([a-z]+:[a-z]+)\b', m.group(1)) if m else []
     for where, names in found.items():
         p = [] if names == want else ['%s lists %s, spec %s' % (where, names, want)]
         tap.check('class names in %s' % where, p)
+    tap.check('python/capfence/_lib.py sizes its structs from the library',
+              python_classes(top))
+    tap.check('selftests/bench/noop-lsm.bpf.c has a no-op twin of every hook',
+              noop_hooks(top))
+
+
+def python_classes(top):
+    """The Python binding takes the class count and the room for classes
+    from the library (capfence_class_count(), capfence_class_slots()) and
+    checks every structure's size against capfence_struct_size(): no
+    number of classes of its own."""
+    src = open(os.path.join(top, 'python/capfence/_lib.py')).read()
+    p = []
+    for name, want in (('CLASS_MAX', 'lib.capfence_class_count()'),
+                       ('CLASS_SLOTS', 'lib.capfence_class_slots()')):
+        m = re.search(r'^%s = (.*?)\s*(#.*)?$' % name, src, re.M)
+        if not m or m.group(1) != want:
+            p.append('_lib.py: %s = %s, not %s' % (
+                name, m.group(1) if m else '(missing)', want))
+    for struct, field in (('EpochS', 'rules'), ('EpochInfo', 'fenced_at')):
+        m = re.search(r'^class %s\(Structure\):.*?\("%s", ([^)]*\))' % (struct, field),
+                      src, re.M | re.S)
+        if not m or 'CLASS_SLOTS' not in m.group(1) or 'CLASS_MAX' in m.group(1):
+            p.append('_lib.py: %s.%s is not sized by CLASS_SLOTS' % (struct, field))
+    if 'capfence_struct_size' not in src:
+        p.append('_lib.py does not check its sizes with capfence_struct_size()')
+    return p
+
+
+def noop_hooks(top):
+    """The benchmark floor has one no-op program per hook of the one hook
+    list (kernel/hook_defs.h), as lsm/capfence.bpf.c has one real one."""
+    def secs(path):
+        return sorted(re.findall(r'SEC\("lsm[.a-z]*/([a-z_0-9]+)"\)',
+                                 open(os.path.join(top, path)).read()))
+    hooks = sorted(set(re.findall(r'^CF_HOOK\(([a-z_0-9]+)',
+                                  open(os.path.join(top, 'kernel/hook_defs.h')).read(),
+                                  re.M)))
+    p = []
+    for path in ('selftests/bench/noop-lsm.bpf.c', 'lsm/capfence.bpf.c'):
+        got = secs(path)
+        if got != hooks:
+            p.append('%s: missing %s, extra %s (kernel/hook_defs.h)' % (
+                path, sorted(set(hooks) - set(got)) or '-',
+                sorted(set(got) - set(hooks)) or '-'))
+    return p
 
 
 def genl_expect(spec, out):

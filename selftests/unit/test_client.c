@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <stddef.h>
 #include <unistd.h>
 
 #include "cf_test.h"
@@ -20,7 +21,7 @@ TEST(version)
 {
 	EXPECT_STREQ(CAPFENCE_LIB_VERSION_STRING, capfence_version());
 	EXPECT_EQ(CAPFENCE_LIB_VERSION, capfence_version_number());
-	EXPECT_EQ(10300u, CAPFENCE_LIB_VERSION);
+	EXPECT_EQ(10400u, CAPFENCE_LIB_VERSION);
 }
 
 TEST(open_without_module)
@@ -70,6 +71,43 @@ TEST(event_names)
 	EXPECT_STREQ("epoch_install", capfence_event_name(CAPFENCE_EV_EPOCH_INSTALL));
 	EXPECT_STREQ("?", capfence_event_name(__CAPFENCE_EV_MAX));
 	EXPECT_STREQ("?", capfence_event_name(-1));
+}
+
+/*
+ * The change commands' options (since 1.4): a bad options struct is
+ * refused before the handle is touched (none is needed here).
+ */
+TEST(change_opts_bad_input)
+{
+	struct newer_opts {
+		struct capfence_change_opts o;
+		uint64_t later_field;	/* a newer header's */
+	} big = { .o = { .sz = sizeof(big) }, .later_field = 7 };
+	struct capfence_seccomp *sc = (struct capfence_seccomp *)&big;
+	CAPFENCE_CHANGE_OPTS(with_sc, .seccomp = sc);
+	CAPFENCE_CHANGE_OPTS(ok, .fleet_rev = 3);
+	struct capfence_change_opts tiny = { .sz = 1 };
+	struct capfence_result r;
+	char err[CAPFENCE_ERR_MAX] = "";
+	char want[CAPFENCE_ERR_MAX];
+
+	EXPECT_EQ(sizeof(struct capfence_change_opts), ok.sz);
+	EXPECT_EQ(3, ok.fleet_rev);
+	EXPECT_EQ(NULL, ok.seccomp);
+	EXPECT_EQ(-EINVAL, capfence_client_key_remove_opts(NULL, 1, &tiny, err, sizeof(err)));
+	EXPECT_STREQ("options: sz 1 is less than sizeof(size_t)", err);
+	EXPECT_EQ(-EINVAL, capfence_client_epoch_activate_opts(NULL, 1, &big.o, err, sizeof(err)));
+	snprintf(want, sizeof(want),
+		 "options: byte %zu of %zu is not 0: a field this library (%s) does not know",
+		 offsetof(struct newer_opts, later_field), sizeof(big), CAPFENCE_LIB_VERSION_STRING);
+	EXPECT_STREQ(want, err);
+	EXPECT_EQ(-EINVAL, capfence_client_key_install_opts(NULL, NULL, &with_sc, err, sizeof(err)));
+	EXPECT_STREQ("options: seccomp is an epoch install option", err);
+	EXPECT_EQ(-EINVAL, capfence_client_epoch_install_opts(NULL, NULL, &tiny, NULL, 0));
+	EXPECT_EQ(-EINVAL, capfence_client_revoke_opts(NULL, 1, &with_sc, &r));
+	EXPECT_EQ(-EINVAL, r.err);
+	EXPECT_EQ(-1, r.reason);
+	EXPECT_STREQ("options: seccomp is an epoch install option", r.message);
 }
 
 TEST_HARNESS_MAIN

@@ -364,4 +364,104 @@ TEST(classes_and_reasons)
 	EXPECT_EQ(1, capfence_reason_exit(99));
 }
 
+/* The class registry as bindings read it (since 1.4), and its bad inputs. */
+TEST(class_count_slots_sizes)
+{
+	struct capfence_epoch *e = malloc(sizeof(*e));
+	size_t i;
+	int c;
+
+	ASSERT_NE(NULL, e);
+	EXPECT_EQ(CAPFENCE_CLASS_MAX, (int)capfence_class_count());
+	EXPECT_EQ(CAPFENCE_CLASS_SLOTS, (int)capfence_class_slots());
+	EXPECT_LT(CAPFENCE_CLASS_MAX, CAPFENCE_CLASS_SLOTS);
+	EXPECT_EQ(sizeof(struct capfence_epoch), capfence_struct_size("capfence_epoch"));
+	EXPECT_EQ(sizeof(struct capfence_epoch_info),
+		  capfence_struct_size("capfence_epoch_info"));
+	EXPECT_EQ(sizeof(struct capfence_rule), capfence_struct_size("capfence_rule"));
+	EXPECT_EQ(sizeof(struct capfence_token), capfence_struct_size("capfence_token"));
+	EXPECT_EQ(sizeof(struct capfence_status), capfence_struct_size("capfence_status"));
+	EXPECT_EQ(sizeof(struct capfence_change_opts),
+		  capfence_struct_size("capfence_change_opts"));
+	EXPECT_EQ(8 + CAPFENCE_CLASS_SLOTS * sizeof(struct capfence_rule),
+		  sizeof(struct capfence_epoch));
+	/* bad names: 0, never a guess */
+	EXPECT_EQ(0, capfence_struct_size(NULL));
+	EXPECT_EQ(0, capfence_struct_size(""));
+	EXPECT_EQ(0, capfence_struct_size("struct capfence_epoch"));
+	EXPECT_EQ(0, capfence_struct_size("capfence_epoch "));
+	EXPECT_EQ(0, capfence_struct_size("capfence_key"));	/* opaque */
+	/* the slots above the library's classes stay unused */
+	memset(e, 0xff, sizeof(*e));
+	capfence_epoch_init(e, 3);
+	for (c = CAPFENCE_CLASS_MAX + 1; c < CAPFENCE_CLASS_SLOTS; c++)
+		for (i = 0; i < sizeof(e->rules[c]); i++)
+			ASSERT_EQ(0, ((unsigned char *)&e->rules[c])[i]);
+	EXPECT_FALSE(capfence_class_valid(CAPFENCE_CLASS_MAX + 1));
+	EXPECT_FALSE(capfence_class_valid(CAPFENCE_CLASS_SLOTS));
+	EXPECT_FALSE(capfence_epoch_narrows(e, e, CAPFENCE_CLASS_SLOTS));
+	free(e);
+}
+
+/*
+ * The 1.3 layout's wrappers (cf_compat.c; shared library: the symbols
+ * @LIBCAPFENCE_1.0/_1.1/_1.3), called here by their internal names under
+ * ASan: a write past the 1.3 struct is a heap overflow.
+ */
+struct v10_epoch {
+	uint64_t epoch_id;
+	struct capfence_rule rules[5];
+};
+void capfence__v10_epoch_init(struct v10_epoch *o, uint64_t epoch_id);
+int capfence__v10_epoch_parse_rules(struct v10_epoch *o, uint64_t epoch_id,
+				    const char *const *rules, size_t n,
+				    char *err, size_t errlen);
+int capfence__v10_epoch_parse_text(struct v10_epoch *o, uint64_t epoch_id,
+				   const char *text, char *err, size_t errlen);
+int capfence__v10_epoch_format(const struct v10_epoch *o, char *buf, size_t len);
+bool capfence__v10_epoch_narrows(const struct v10_epoch *old_o,
+				 const struct v10_epoch *new_o, int class_id);
+enum capfence_reason capfence__v10_decide_delegation(const struct capfence_key *const keys[],
+						     size_t nkeys,
+						     const struct capfence_token *t,
+						     const struct v10_epoch *receiver);
+
+TEST(compat_1_3_layout)
+{
+	static const char *const rules[] = { "net:bind=token:0.0.0.0/0:80", "fs:write=open" };
+	static const char *const bad[] = { "net:bind=open", "fs:exec=open" };
+	struct v10_epoch *o = malloc(sizeof(*o)), *o2 = malloc(sizeof(*o2));
+	char err[CAPFENCE_ERR_MAX], buf[4096];
+
+	ASSERT_NE(NULL, o);
+	ASSERT_NE(NULL, o2);
+	ASSERT_EQ(10432, sizeof(*o));
+	capfence__v10_epoch_init(o, 9);
+	EXPECT_EQ(9, o->epoch_id);
+	EXPECT_EQ(CAPFENCE_RULE_DENY, o->rules[CAPFENCE_CLASS_FS_WRITE].kind);
+	ASSERT_EQ(0, capfence__v10_epoch_parse_rules(o, 9, rules, 2, err, sizeof(err)));
+	ASSERT_LT(0, capfence__v10_epoch_format(o, buf, sizeof(buf)));
+	EXPECT_STREQ("epoch 9\nnet:connect=deny\nnet:bind=token:0.0.0.0/0:80\n"
+		     "fs:read=deny\nfs:write=open\n", buf);
+	EXPECT_EQ(-ENOSPC, capfence__v10_epoch_format(o, buf, 10));
+	ASSERT_EQ(0, capfence__v10_epoch_parse_text(o2, 10, "fs:write=deny\n", err, sizeof(err)));
+	EXPECT_TRUE(capfence__v10_epoch_narrows(o, o2, CAPFENCE_CLASS_FS_WRITE));
+	EXPECT_FALSE(capfence__v10_epoch_narrows(o, o2, CAPFENCE_CLASS_NET_CONNECT));
+	/* bad input: the same errors as the current functions */
+	EXPECT_EQ(-EINVAL, capfence__v10_epoch_parse_rules(o, 9, bad, 2, err, sizeof(err)));
+	EXPECT_STREQ("rule 2: unknown class \"fs:exec\"", err);
+	EXPECT_EQ(-EINVAL, capfence__v10_epoch_parse_rules(o, 0, rules, 2, err, sizeof(err)));
+	EXPECT_STREQ("epoch id must be greater than 0", err);
+	EXPECT_EQ(-EINVAL, capfence__v10_epoch_parse_text(o, 0, "fs:write=deny\n", err, sizeof(err)));
+	EXPECT_EQ(-EINVAL, capfence__v10_epoch_parse_text(NULL, 1, "", err, sizeof(err)));
+	EXPECT_EQ(-EINVAL, capfence__v10_epoch_parse_text(o, 1, NULL, err, sizeof(err)));
+	EXPECT_EQ(-EINVAL, capfence__v10_epoch_format(NULL, buf, sizeof(buf)));
+	EXPECT_FALSE(capfence__v10_epoch_narrows(o, o2, 0));
+	EXPECT_FALSE(capfence__v10_epoch_narrows(o, o2, 5));
+	EXPECT_FALSE(capfence__v10_epoch_narrows(o, o2, -1));
+	EXPECT_EQ(CAPFENCE_R_FORGED, capfence__v10_decide_delegation(NULL, 0, NULL, o));
+	free(o);
+	free(o2);
+}
+
 TEST_HARNESS_MAIN

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <capfence/capfence.h>
 
@@ -43,6 +44,44 @@ int cf_usage(const char *usage, const char *fmt, ...)
 /* True when argv[i] is -h/--help; then prints usage. */
 bool cf_want_help(int argc, char **argv, const char *usage);
 
+/*
+ * The one option parser of every command: getopt_long(3) over argv[1..],
+ * in order (positional arguments come back as CF_OPT_ARG, with optarg),
+ * long options only by their full names ("--key FILE" or "--key=FILE"),
+ * "-h"/"--help" printing the usage line, and the same one-line messages
+ * for every command:
+ *   "CMD: unknown option '--x'", "CMD: option '--key' needs a value",
+ *   "CMD: option '--json' takes no value", "CMD: unexpected argument 'x'"
+ * (the last from cf_opt_unexpected() and for anything after "--" unless
+ * .rest). A negative number ("-5") is a positional argument, so its own
+ * check names it. cf_getopt() returns the option's val, CF_OPT_ARG, -1 at
+ * the end (with .rest, argv[optind..] is what followed "--"), or '?' after
+ * an error or --help: return .exit (2, or 0 after --help).
+ */
+#define CF_OPT_ARG	1
+#define CF_OPT_MAX	24	/* long options of one command */
+struct cf_opts {
+	const char *cmd;		/* "key generate": starts every message */
+	const char *usage;
+	const char *shortopts;		/* e.g. "o:f:"; NULL for none */
+	const struct option *longopts;	/* { NULL } terminated; NULL for none */
+	bool rest;			/* "--" ends the options, the rest is the caller's */
+	int exit;
+	/* the parser's */
+	bool started;
+	char optstring[32];
+	struct option lo[CF_OPT_MAX + 2];
+};
+int cf_getopt(struct cf_opts *o, int argc, char **argv);
+/* A positional argument the command does not take; returns 2. */
+int cf_opt_unexpected(struct cf_opts *o, const char *arg);
+/*
+ * A command that takes no argument but --json (json NULL: not even that):
+ * -1 to go on, else the exit code to return.
+ */
+int cf_opts_simple(const char *cmd, const char *usage, int argc, char **argv,
+		   bool *json);
+
 /* Open a libcapfence client or print why not; returns 0 or an exit code. */
 int cf_client_open_or_die(struct capfence_client **c);
 /*
@@ -66,14 +105,16 @@ int cf_arg_u64(const char *s, uint64_t *v);
 int cf_arg_cap_id(const char *s, uint64_t *v);
 /* pid: decimal 1..INT32_MAX. */
 int cf_arg_pid(const char *s, uint32_t *v);
-/* True iff a is one of the space-separated options in list. */
-bool cf_opt_in(const char *a, const char *list);
 /* Symbolic name of a positive errno ("ESTALE"), or its number as text. */
 const char *cf_errno_name(int err);
 /* An epoch from install arguments ([ID] RULE... | [ID] -f FILE); 0 or an
  * exit code after saying why (epoch.c). */
 int cf_epoch_from_args(const char *what, const char *usage, int argc,
 		       char **argv, struct capfence_epoch *e);
+/* The same from parsed parts: epoch id (0: none), rules[n] or FILE. */
+int cf_epoch_from_parts(const char *what, const char *usage, uint64_t id,
+			const char *const *rules, size_t n, const char *file,
+			struct capfence_epoch *e);
 /* Decode a text token argument; prints why not. 0 or an exit code. */
 int cf_token_arg(const char *what, const char *text, struct capfence_token *t);
 /* Constraints as "a,b" (or "-" when none) and as a JSON array. */

@@ -152,7 +152,6 @@ int cf_epoch_from_args(const char *what, const char *usage, int argc,
 		       char **argv, struct capfence_epoch *e)
 {
 	const char **rules = calloc((size_t)argc + 1, sizeof(*rules));
-	char err[CAPFENCE_ERR_MAX] = "";
 	const char *file = NULL;
 	uint64_t id = 0;
 	size_t n = 0;
@@ -165,7 +164,7 @@ int cf_epoch_from_args(const char *what, const char *usage, int argc,
 	for (i = 0; i < argc; i++) {
 		if (!strcmp(argv[i], "-f") || !strcmp(argv[i], "--file")) {
 			if (i + 1 >= argc) {
-				ret = cf_usage(usage, "%s: option '%s' needs a FILE", what, argv[i]);
+				ret = cf_usage(usage, "%s: option '%s' needs a value", what, argv[i]);
 				goto out;
 			}
 			if (file) {
@@ -185,6 +184,19 @@ int cf_epoch_from_args(const char *what, const char *usage, int argc,
 			rules[n++] = argv[i];
 		}
 	}
+	ret = cf_epoch_from_parts(what, usage, id, rules, n, file, e);
+out:
+	free(rules);
+	return ret;
+}
+
+int cf_epoch_from_parts(const char *what, const char *usage, uint64_t id,
+			const char *const *rules, size_t n, const char *file,
+			struct capfence_epoch *e)
+{
+	char err[CAPFENCE_ERR_MAX] = "";
+	int ret = 0;
+
 	if (file && n) {
 		ret = cf_usage(usage, "%s: give rules either as arguments or with -f, not both ('%s')",
 			       what, rules[0]);
@@ -219,7 +231,6 @@ int cf_epoch_from_args(const char *what, const char *usage, int argc,
 		ret = CF_EXIT_USAGE;
 	}
 out:
-	free(rules);
 	return ret;
 }
 
@@ -231,9 +242,17 @@ static int epoch_install(int argc, char **argv)
 	struct capfence_epoch *e;
 	struct capfence_client *nl = NULL;
 	char msg[CAPFENCE_ERR_MAX] = "";
-	const char *profile = NULL;
-	char **args;
-	int i, n = 0, ret;
+	const char *profile = NULL, *file = NULL;
+	static const struct option lo[] = {
+		{ "seccomp", required_argument, NULL, 's' },
+		{ "file", required_argument, NULL, 'f' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct cf_opts o = { .cmd = "epoch install", .usage = install_usage,
+			     .shortopts = "f:", .longopts = lo };
+	const char **args;
+	uint64_t id = 0;
+	int c, n = 0, ret;
 	size_t k, plen;
 
 	if (cf_want_help(argc, argv, install_usage))
@@ -246,22 +265,41 @@ static int epoch_install(int argc, char **argv)
 		cf_err("epoch install: out of memory");
 		return CF_EXIT_SYSTEM;
 	}
-	for (i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--seccomp")) {
-			args[n++] = argv[i];
-			continue;
-		}
-		if (i + 1 >= argc) {
-			ret = cf_usage(install_usage, "epoch install: option '--seccomp' needs a PROFILE");
+	/* [ID] RULE... | [ID] -f FILE, and --seccomp PROFILE, in any order */
+	while ((c = cf_getopt(&o, argc, argv)) != -1) {
+		switch (c) {
+		case 's':
+			if (profile) {
+				ret = cf_usage(install_usage, "epoch install: only one --seccomp PROFILE");
+				goto out;
+			}
+			profile = optarg;
+			break;
+		case 'f':
+			if (file) {
+				ret = cf_usage(install_usage, "epoch install: only one -f FILE");
+				goto out;
+			}
+			file = optarg;
+			break;
+		case CF_OPT_ARG:
+			if (!id && !n && !strchr(optarg, '=')) {
+				if (cf_arg_u64(optarg, &id)) {
+					ret = cf_usage(install_usage, "epoch install: bad epoch id '%s' (a decimal > 0)",
+						       optarg);
+					goto out;
+				}
+				break;
+			}
+			args[n++] = optarg;
+			break;
+		default:
+			ret = o.exit;
 			goto out;
 		}
-		if (profile) {
-			ret = cf_usage(install_usage, "epoch install: only one --seccomp PROFILE");
-			goto out;
-		}
-		profile = argv[++i];
 	}
-	ret = cf_epoch_from_args("epoch install", install_usage, n, args, e);
+	ret = cf_epoch_from_parts("epoch install", install_usage, id, args,
+				  (size_t)n, file, e);
 	if (ret)
 		goto out;
 	if (profile) {
@@ -312,16 +350,22 @@ static int epoch_list(int argc, char **argv)
 	bool json = false;
 	struct capfence_client *nl = NULL;
 	char msg[CAPFENCE_ERR_MAX] = "";
+	static const struct option lo[] = {
+		{ "json", no_argument, NULL, 'j' }, { NULL, 0, NULL, 0 }
+	};
+	struct cf_opts o = { .cmd = "epoch list", .usage = list_usage, .longopts = lo };
 	size_t i;
 	int c, ret;
 
 	if (cf_want_help(argc, argv, list_usage))
 		return 0;
-	for (c = 1; c < argc; c++) {
-		if (!strcmp(argv[c], "--json"))
+	while ((c = cf_getopt(&o, argc, argv)) != -1) {
+		if (c == 'j')
 			json = true;
+		else if (c == CF_OPT_ARG)
+			return cf_opt_unexpected(&o, optarg);
 		else
-			return cf_usage(list_usage, "epoch list: unknown argument '%s'", argv[c]);
+			return o.exit;
 	}
 	ret = cf_client_open_or_die(&nl);
 	if (ret)
@@ -381,19 +425,25 @@ static int epoch_show(int argc, char **argv)
 	uint64_t id = 0;
 	struct capfence_client *nl = NULL;
 	char msg[CAPFENCE_ERR_MAX] = "";
-	int i, ret;
+	static const struct option lo[] = {
+		{ "json", no_argument, NULL, 'j' }, { NULL, 0, NULL, 0 }
+	};
+	struct cf_opts o = { .cmd = "epoch show", .usage = show_usage, .longopts = lo };
+	int c, ret;
 
 	if (cf_want_help(argc, argv, show_usage))
 		return 0;
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json"))
+	while ((c = cf_getopt(&o, argc, argv)) != -1) {
+		if (c == 'j') {
 			json = true;
-		else if (!id && argv[i][0] != '-') {
-			if (cf_arg_u64(argv[i], &id))
+		} else if (c == CF_OPT_ARG && !id) {
+			if (cf_arg_u64(optarg, &id))
 				return cf_usage(show_usage, "epoch show: bad epoch id '%s' (a decimal > 0)",
-						argv[i]);
+						optarg);
+		} else if (c == CF_OPT_ARG) {
+			return cf_opt_unexpected(&o, optarg);
 		} else {
-			return cf_usage(show_usage, "epoch show: unknown argument '%s'", argv[i]);
+			return o.exit;
 		}
 	}
 	if (!id)
@@ -427,17 +477,24 @@ static int epoch_activate(int argc, char **argv)
 	uint64_t id = 0;
 	struct capfence_client *nl = NULL;
 	char msg[CAPFENCE_ERR_MAX] = "";
-	int ret;
+	struct cf_opts o = { .cmd = "epoch activate", .usage = activate_usage };
+	const char *arg = NULL;
+	int c, ret;
 
 	if (cf_want_help(argc, argv, activate_usage))
 		return 0;
-	if (argc < 2)
+	while ((c = cf_getopt(&o, argc, argv)) != -1) {
+		if (c != CF_OPT_ARG)
+			return o.exit;
+		if (arg)
+			return cf_opt_unexpected(&o, optarg);
+		arg = optarg;
+	}
+	if (!arg)
 		return cf_usage(activate_usage, "epoch activate: missing epoch ID");
-	if (argc > 2)
-		return cf_usage(activate_usage, "epoch activate: unknown argument '%s'", argv[2]);
-	if (cf_arg_u64(argv[1], &id))
+	if (cf_arg_u64(arg, &id))
 		return cf_usage(activate_usage, "epoch activate: bad epoch id '%s' (a decimal > 0)",
-				argv[1]);
+				arg);
 	ret = cf_client_open_or_die(&nl);
 	if (ret)
 		return ret;

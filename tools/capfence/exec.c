@@ -29,7 +29,14 @@ int cf_cmd_exec(int argc, char **argv)
 	uint64_t epoch = 0;
 	char line[512], why[CAPFENCE_ERR_MAX];
 	struct capfence_client *nl = NULL;
-	int i, cmd = 0, ntok = 0, ret, e;
+	static const struct option lo[] = {
+		{ "epoch", required_argument, NULL, 'e' },
+		{ "token", required_argument, NULL, 't' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct cf_opts o = { .cmd = "exec", .usage = exec_usage, .longopts = lo,
+			     .rest = true };
+	int c, cmd = 0, ntok = 0, ret, e;
 
 	toks = calloc(CAPFENCE_MAX_TOKENS, sizeof(*toks));
 	if (!toks) {
@@ -38,29 +45,22 @@ int cf_cmd_exec(int argc, char **argv)
 	}
 	/* options end at "--" or at the first non-option: COMMAND's own
 	 * arguments, --help included, are never ours */
-	for (i = 1; i < argc && !cmd; i++) {
-		const char *a = argv[i];
-		bool has = i + 1 < argc;
-
-		if (!strcmp(a, "--")) {
-			cmd = i + 1;
-		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			printf("usage: %s\n", exec_usage);
-			free(toks);
-			return 0;
-		} else if (!strcmp(a, "--epoch") && has) {
-			if (cf_arg_u64(argv[++i], &epoch)) {
+	while (!cmd && (c = cf_getopt(&o, argc, argv)) != -1) {
+		switch (c) {
+		case 'e':
+			if (cf_arg_u64(optarg, &epoch)) {
 				free(toks);
 				return cf_usage(exec_usage, "exec: bad epoch id '%s' (a decimal > 0)",
-						argv[i]);
+						optarg);
 			}
-		} else if (!strcmp(a, "--token") && has) {
+			break;
+		case 't':
 			if (ntok == CAPFENCE_MAX_TOKENS) {
 				free(toks);
 				return cf_usage(exec_usage, "exec: more than %d tokens",
 						CAPFENCE_MAX_TOKENS);
 			}
-			if (capfence_token_from_text(argv[++i], &toks[ntok], why,
+			if (capfence_token_from_text(optarg, &toks[ntok], why,
 					       sizeof(why))) {
 				/* as the kernel would: a token that does not
 				 * decode is forged */
@@ -70,16 +70,17 @@ int cf_cmd_exec(int argc, char **argv)
 				return CF_EXIT_FORGED;
 			}
 			ntok++;
-		} else if (cf_opt_in(a, "--epoch --token")) {
+			break;
+		case CF_OPT_ARG:
+			cmd = optind - 1;
+			break;
+		default:
 			free(toks);
-			return cf_usage(exec_usage, "exec: option '%s' needs a value", a);
-		} else if (a[0] == '-') {
-			free(toks);
-			return cf_usage(exec_usage, "exec: unknown option '%s'", a);
-		} else {
-			cmd = i;
+			return o.exit;
 		}
 	}
+	if (!cmd)
+		cmd = optind;	/* after "--" (or argc: none) */
 	if (!epoch) {
 		free(toks);
 		return cf_usage(exec_usage, "exec: missing --epoch ID");

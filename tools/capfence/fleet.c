@@ -482,7 +482,28 @@ int cf_cmd_fleet(int argc, char **argv)
 				.signing_key = getenv("CAPFENCE_FLEET_SIGNING_KEY"),
 				.timeout_s = DEF_WAIT_S };
 	char **pos = calloc((size_t)argc + 1, sizeof(*pos));
-	int i, n = 0, ret;
+	static const struct option lo[] = {
+		{ "endpoints", required_argument, NULL, 'E' },
+		{ "prefix", required_argument, NULL, 'x' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "cacert", required_argument, NULL, 'C' },
+		{ "cert", required_argument, NULL, 'c' },
+		{ "key", required_argument, NULL, 'k' },
+		{ "signing-key", required_argument, NULL, 's' },
+		{ "host-keys", required_argument, NULL, 'H' },
+		{ "user", required_argument, NULL, 'u' },
+		{ "password-file", required_argument, NULL, 'P' },
+		{ "every", required_argument, NULL, 'e' },
+		{ "fleet-pubkey", required_argument, NULL, 'K' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "wait", no_argument, NULL, 'w' },
+		{ "file", required_argument, NULL, 'f' },
+		{ "output", required_argument, NULL, 'o' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct cf_opts p = { .cmd = "fleet", .usage = fleet_usage,
+			     .shortopts = "f:o:", .longopts = lo };
+	int c, n = 0, ret;
 
 	if (!pos) {
 		cf_err("fleet: out of memory");
@@ -494,81 +515,83 @@ int cf_cmd_fleet(int argc, char **argv)
 	}
 	if (!o.endpoints || !*o.endpoints)
 		o.endpoints = DEF_ENDPOINTS;
-	/* the options may stand anywhere; -f FILE belongs to epoch install */
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
+	/* the options may stand anywhere; -f FILE belongs to epoch install,
+	 * -o FILE to keygen */
+	while ((c = cf_getopt(&p, argc, argv)) != -1) {
+		char *end;
 
-		if (!strcmp(a, "--endpoints") || !strcmp(a, "--prefix") || !strcmp(a, "--timeout") ||
-		    !strcmp(a, "--cacert") || !strcmp(a, "--cert") || !strcmp(a, "--key") ||
-		    !strcmp(a, "--signing-key") || !strcmp(a, "--host-keys") || !strcmp(a, "--user") ||
-		    !strcmp(a, "--password-file") || !strcmp(a, "--every") ||
-		    !strcmp(a, "--fleet-pubkey")) {
-			if (i + 1 >= argc) {
-				ret = cf_usage(fleet_usage, "fleet: option '%s' needs a value", a);
+		switch (c) {
+		case 'C':
+			o.cacert = optarg;
+			break;
+		case 'c':
+			o.cert = optarg;
+			break;
+		case 'k':
+			o.key = optarg;
+			break;
+		case 's':
+			o.signing_key = optarg;
+			break;
+		case 'H':
+			o.host_keys = optarg;
+			break;
+		case 'u':
+			o.user = optarg;
+			break;
+		case 'P':
+			o.password_file = optarg;
+			break;
+		case 'E':
+			o.endpoints = optarg;
+			break;
+		case 'x':
+			o.prefix = optarg;
+			break;
+		case 'K':
+			if (o.npub == CF_FLEET_MAX_PUBKEYS) {
+				ret = cf_usage(fleet_usage, "fleet: --fleet-pubkey: at most %d keys",
+					       CF_FLEET_MAX_PUBKEYS);
 				goto out;
 			}
-			if (!strcmp(a, "--cacert")) {
-				o.cacert = argv[++i];
-			} else if (!strcmp(a, "--cert")) {
-				o.cert = argv[++i];
-			} else if (!strcmp(a, "--key")) {
-				o.key = argv[++i];
-			} else if (!strcmp(a, "--signing-key")) {
-				o.signing_key = argv[++i];
-			} else if (!strcmp(a, "--host-keys")) {
-				o.host_keys = argv[++i];
-			} else if (!strcmp(a, "--user")) {
-				o.user = argv[++i];
-			} else if (!strcmp(a, "--password-file")) {
-				o.password_file = argv[++i];
-			} else if (!strcmp(a, "--endpoints")) {
-				o.endpoints = argv[++i];
-			} else if (!strcmp(a, "--prefix")) {
-				o.prefix = argv[++i];
-			} else if (!strcmp(a, "--fleet-pubkey")) {
-				if (o.npub == CF_FLEET_MAX_PUBKEYS) {
-					ret = cf_usage(fleet_usage, "fleet: --fleet-pubkey: at most %d keys",
-						       CF_FLEET_MAX_PUBKEYS);
-					goto out;
-				}
-				o.pubkeys[o.npub++] = argv[++i];
-			} else if (!strcmp(a, "--every")) {
-				char *end;
-				const char *v = argv[++i];
-
-				errno = 0;
-				o.every_ms = strtoul(v, &end, 10);
-				if (!*v || *end || errno || v[0] == '-' || o.every_ms < 10 ||
-				    o.every_ms > 3600000) {
-					ret = cf_usage(fleet_usage, "fleet: --every: '%s' is not a number of milliseconds from 10 to 3600000", v);
-					goto out;
-				}
-			} else {
-				char *end;
-				const char *v = argv[++i];
-
-				errno = 0;
-				o.timeout_s = strtoul(v, &end, 10);
-				if (!*v || *end || errno || v[0] == '-' || !o.timeout_s || o.timeout_s > 86400) {
-					ret = cf_usage(fleet_usage, "fleet: --timeout: '%s' is not a number of seconds from 1 to 86400", v);
-					goto out;
-				}
-				o.timeout_set = true;
+			o.pubkeys[o.npub++] = optarg;
+			break;
+		case 'e':
+			errno = 0;
+			o.every_ms = strtoul(optarg, &end, 10);
+			if (!*optarg || *end || errno || optarg[0] == '-' || o.every_ms < 10 ||
+			    o.every_ms > 3600000) {
+				ret = cf_usage(fleet_usage, "fleet: --every: '%s' is not a number of milliseconds from 10 to 3600000", optarg);
+				goto out;
 			}
-		} else if (!strcmp(a, "--json")) {
+			break;
+		case 't':
+			errno = 0;
+			o.timeout_s = strtoul(optarg, &end, 10);
+			if (!*optarg || *end || errno || optarg[0] == '-' || !o.timeout_s ||
+			    o.timeout_s > 86400) {
+				ret = cf_usage(fleet_usage, "fleet: --timeout: '%s' is not a number of seconds from 1 to 86400", optarg);
+				goto out;
+			}
+			o.timeout_set = true;
+			break;
+		case 'j':
 			o.json = true;
-		} else if (!strcmp(a, "--wait")) {
+			break;
+		case 'w':
 			o.wait = true;
-		} else if (!strcmp(a, "-f") || !strcmp(a, "--file") || !strcmp(a, "-o") ||
-			   !strcmp(a, "--output")) {
-			pos[n++] = argv[i];
-			if (i + 1 < argc)
-				pos[n++] = argv[++i];
-		} else if (a[0] == '-' && a[1] == '-') {
-			ret = cf_usage(fleet_usage, "fleet: unknown option '%s'", a);
+			break;
+		case 'f':
+		case 'o':
+			pos[n++] = c == 'f' ? "-f" : "-o";
+			pos[n++] = optarg;
+			break;
+		case CF_OPT_ARG:
+			pos[n++] = optarg;
+			break;
+		default:
+			ret = p.exit;
 			goto out;
-		} else {
-			pos[n++] = argv[i];
 		}
 	}
 	if (o.timeout_set && !o.wait) {

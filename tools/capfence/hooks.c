@@ -58,17 +58,13 @@ int cf_cmd_status(int argc, char **argv)
 	struct capfence_client *nl = NULL;
 	char msg[CAPFENCE_ERR_MAX] = "";
 	bool json = false;
-	int i, err;
+	int err;
 
 	if (cf_want_help(argc, argv, status_usage))
 		return 0;
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json"))
-			json = true;
-		else
-			return cf_usage(status_usage, "unknown argument '%s'",
-					argv[i]);
-	}
+	err = cf_opts_simple("status", status_usage, argc, argv, &json);
+	if (err >= 0)
+		return err;
 	err = cf_client_open_or_die(&nl);
 	if (err)
 		return err;
@@ -256,8 +252,9 @@ int cf_cmd_attach(int argc, char **argv)
 
 	if (cf_want_help(argc, argv, attach_usage))
 		return 0;
-	if (argc > 1)
-		return cf_usage(attach_usage, "unknown argument '%s'", argv[1]);
+	err = cf_opts_simple("attach", attach_usage, argc, argv, NULL);
+	if (err >= 0)
+		return err;
 	err = cf_client_open_or_die(&nl);
 	if (err)
 		return err;
@@ -342,8 +339,9 @@ int cf_cmd_detach(int argc, char **argv)
 
 	if (cf_want_help(argc, argv, detach_usage))
 		return 0;
-	if (argc > 1)
-		return cf_usage(detach_usage, "unknown argument '%s'", argv[1]);
+	err = cf_opts_simple("detach", detach_usage, argc, argv, NULL);
+	if (err >= 0)
+		return err;
 	err = cf_client_open_or_die(&nl);
 	if (err)
 		return err;

@@ -33,22 +33,31 @@ static int key_generate(int argc, char **argv)
 	const char *out = NULL;
 	struct capfence_key *k = NULL;
 	uint32_t id = 1;
-	int i, n, ret;
+	static const struct option lo[] = {
+		{ "id", required_argument, NULL, 'i' },
+		{ "output", required_argument, NULL, 'o' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct cf_opts o = { .cmd = "key generate", .usage = generate_usage,
+			     .shortopts = "o:", .longopts = lo };
+	int c, n, ret;
 
 	if (cf_want_help(argc, argv, generate_usage))
 		return 0;
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--id") && i + 1 < argc) {
-			if (parse_key_id(argv[++i], &id))
+	while ((c = cf_getopt(&o, argc, argv)) != -1) {
+		switch (c) {
+		case 'i':
+			if (parse_key_id(optarg, &id))
 				return cf_usage(generate_usage, "key generate: bad key id '%s' (a decimal in 1..4294967295)",
-						argv[i]);
-		} else if ((!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) &&
-			   i + 1 < argc) {
-			out = argv[++i];
-		} else if (cf_opt_in(argv[i], "--id -o --output")) {
-			return cf_usage(generate_usage, "key generate: option '%s' needs a value", argv[i]);
-		} else {
-			return cf_usage(generate_usage, "key generate: unknown argument '%s'", argv[i]);
+						optarg);
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case CF_OPT_ARG:
+			return cf_opt_unexpected(&o, optarg);
+		default:
+			return o.exit;
 		}
 	}
 	ret = capfence_key_generate(id, &k);
@@ -86,16 +95,23 @@ static int key_install(int argc, char **argv)
 	struct capfence_key *k = NULL;
 	struct capfence_client *nl = NULL;
 	char msg[CAPFENCE_ERR_MAX] = "";
+	struct cf_opts o = { .cmd = "key install", .usage = install_usage };
+	const char *file = NULL;
 	uint32_t id;
-	int ret;
+	int c, ret;
 
 	if (cf_want_help(argc, argv, install_usage))
 		return 0;
-	if (argc < 2)
+	while ((c = cf_getopt(&o, argc, argv)) != -1) {
+		if (c != CF_OPT_ARG)
+			return o.exit;
+		if (file)
+			return cf_opt_unexpected(&o, optarg);
+		file = optarg;
+	}
+	if (!file)
 		return cf_usage(install_usage, "key install: missing key FILE");
-	if (argc > 2)
-		return cf_usage(install_usage, "key install: unknown argument '%s'", argv[2]);
-	if (capfence_key_load(argv[1], &k, err, sizeof(err))) {
+	if (capfence_key_load(file, &k, err, sizeof(err))) {
 		cf_err("key install: %s", err);
 		return CF_EXIT_SYSTEM;
 	}
@@ -120,18 +136,25 @@ static int key_remove(int argc, char **argv)
 {
 	struct capfence_client *nl = NULL;
 	char msg[CAPFENCE_ERR_MAX] = "";
+	struct cf_opts o = { .cmd = "key remove", .usage = remove_usage };
+	const char *arg = NULL;
 	uint32_t id;
-	int ret;
+	int c, ret;
 
 	if (cf_want_help(argc, argv, remove_usage))
 		return 0;
-	if (argc < 2)
+	while ((c = cf_getopt(&o, argc, argv)) != -1) {
+		if (c != CF_OPT_ARG)
+			return o.exit;
+		if (arg)
+			return cf_opt_unexpected(&o, optarg);
+		arg = optarg;
+	}
+	if (!arg)
 		return cf_usage(remove_usage, "key remove: missing key ID");
-	if (argc > 2)
-		return cf_usage(remove_usage, "key remove: unknown argument '%s'", argv[2]);
-	if (parse_key_id(argv[1], &id))
+	if (parse_key_id(arg, &id))
 		return cf_usage(remove_usage, "key remove: bad key id '%s' (a decimal in 1..4294967295)",
-				argv[1]);
+				arg);
 	ret = cf_client_open_or_die(&nl);
 	if (ret)
 		return ret;

@@ -65,6 +65,117 @@ bool cf_want_help(int argc, char **argv, const char *usage)
 	return false;
 }
 
+static int opt_fail(struct cf_opts *o, const char *fmt, const char *arg,
+		    int len)
+{
+	char what[160];
+
+	snprintf(what, sizeof(what), fmt, len, arg);
+	o->exit = cf_usage(o->usage, "%s: %s", o->cmd, what);
+	return '?';
+}
+
+int cf_opt_unexpected(struct cf_opts *o, const char *arg)
+{
+	opt_fail(o, "unexpected argument '%.*s'", arg, (int)strlen(arg));
+	return o->exit;
+}
+
+/* the long option named exactly a[2..] (up to '='), or NULL */
+static const struct option *opt_long(const struct cf_opts *o, const char *a)
+{
+	size_t len = strcspn(a + 2, "=");
+	const struct option *lo;
+
+	for (lo = o->lo; lo->name; lo++)
+		if (strlen(lo->name) == len && !strncmp(lo->name, a + 2, len))
+			return lo;
+	return NULL;
+}
+
+int cf_getopt(struct cf_opts *o, int argc, char **argv)
+{
+	char short_opt[3] = "-?";
+	const char *a;
+	int c, n = 0, next;
+
+	if (!o->started) {
+		/* "-": positional arguments in order; ":": missing values */
+		snprintf(o->optstring, sizeof(o->optstring), "-:h%s",
+			 o->shortopts ? o->shortopts : "");
+		while (o->longopts && o->longopts[n].name && n < CF_OPT_MAX) {
+			o->lo[n] = o->longopts[n];
+			n++;
+		}
+		o->lo[n++] = (struct option){ "help", no_argument, NULL, 'h' };
+		o->lo[n] = (struct option){ NULL, 0, NULL, 0 };
+		o->started = true;
+		o->exit = 0;
+		opterr = 0;
+		optind = 0;	/* glibc: start over (a command may parse twice) */
+	}
+	next = optind ? optind : 1;
+	if (next < argc) {
+		a = argv[next];
+		/* a negative number is an argument: its own check names it */
+		if (a[0] == '-' && a[1] >= '0' && a[1] <= '9') {
+			optind = next + 1;
+			optarg = argv[next];
+			return CF_OPT_ARG;
+		}
+		/* long options by their full names only (no abbreviations) */
+		if (a[0] == '-' && a[1] == '-' && a[2] && !opt_long(o, a))
+			return opt_fail(o, "unknown option '%.*s'", a, (int)strlen(a));
+	}
+	c = getopt_long(argc, argv, o->optstring, o->lo, NULL);
+	a = optind > 1 ? argv[optind - 1] : "";
+	switch (c) {
+	case -1:
+		if (!o->rest && optind < argc)
+			return opt_fail(o, "unexpected argument '%.*s'", argv[optind],
+					(int)strlen(argv[optind]));
+		return -1;
+	case 'h':
+		printf("usage: %s\n", o->usage);
+		o->exit = 0;
+		return '?';
+	case ':':
+		return opt_fail(o, "option '%.*s' needs a value", a,
+				(int)strcspn(a, "="));
+	case '?':
+		/* "--json=1": a known name given a value it does not take */
+		if (a[0] == '-' && a[1] == '-' && strchr(a, '=') && opt_long(o, a))
+			return opt_fail(o, "option '%.*s' takes no value", a,
+					(int)strcspn(a, "="));
+		short_opt[1] = (char)optopt;
+		return opt_fail(o, "unknown option '%.*s'", short_opt, 2);
+	case CF_OPT_ARG:
+	default:
+		return c;
+	}
+}
+
+int cf_opts_simple(const char *cmd, const char *usage, int argc, char **argv,
+		   bool *json)
+{
+	static const struct option lo[] = {
+		{ "json", no_argument, NULL, 'j' }, { NULL, 0, NULL, 0 }
+	};
+	struct cf_opts o = { .cmd = cmd, .usage = usage,
+			     .longopts = json ? lo : NULL };
+	int c;
+
+	while ((c = cf_getopt(&o, argc, argv)) != -1) {
+		if (c == 'j')
+			*json = true;
+		else if (c == CF_OPT_ARG)
+			return cf_opt_unexpected(&o, optarg);
+		else
+			return o.exit;
+	}
+	return -1;
+}
+
 int cf_client_open_or_die(struct capfence_client **c)
 {
 	char msg[CAPFENCE_ERR_MAX];

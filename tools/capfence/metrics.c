@@ -23,8 +23,9 @@ int cf_cmd_metrics(int argc, char **argv)
 
 	if (cf_want_help(argc, argv, metrics_usage))
 		return 0;
-	if (argc > 1)
-		return cf_usage(metrics_usage, "unknown argument '%s'", argv[1]);
+	err = cf_opts_simple("metrics", metrics_usage, argc, argv, NULL);
+	if (err >= 0)
+		return err;
 	/* a module that is not loaded is a metric (capfence_module_loaded 0) */
 	err = cf_metrics_collect(NULL, &m, msg, sizeof(msg));
 	if (err)

@@ -59,16 +59,13 @@ int cf_cmd_monitor(int argc, char **argv)
 	struct capfence_events *ev = NULL;
 	struct capfence_event_info e;
 	char msg[CAPFENCE_ERR_MAX] = "";
-	int i, ret;
+	int ret;
 
 	if (cf_want_help(argc, argv, monitor_usage))
 		return 0;
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json"))
-			json = true;
-		else
-			return cf_usage(monitor_usage, "monitor: unknown argument '%s'", argv[i]);
-	}
+	ret = cf_opts_simple("monitor", monitor_usage, argc, argv, &json);
+	if (ret >= 0)
+		return ret;
 	ret = capfence_events_open(&ev, msg, sizeof(msg));
 	if (ret) {
 		if (ret == -ENOENT && strstr(msg, "not loaded"))

@@ -109,18 +109,24 @@ int cf_cmd_task(int argc, char **argv)
 	bool json = false;
 	struct capfence_client *nl = NULL;
 	char msg[CAPFENCE_ERR_MAX] = "";
-	int i, ret;
+	static const struct option lo[] = {
+		{ "json", no_argument, NULL, 'j' }, { NULL, 0, NULL, 0 }
+	};
+	struct cf_opts o = { .cmd = "task", .usage = task_usage, .longopts = lo };
+	int c, ret;
 
 	if (cf_want_help(argc, argv, task_usage))
 		return 0;
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json"))
+	while ((c = cf_getopt(&o, argc, argv)) != -1) {
+		if (c == 'j') {
 			json = true;
-		else if (!pid && argv[i][0] != '-') {
-			if (cf_arg_pid(argv[i], &pid))
-				return cf_usage(task_usage, "task: bad pid '%s'", argv[i]);
+		} else if (c == CF_OPT_ARG && !pid) {
+			if (cf_arg_pid(optarg, &pid))
+				return cf_usage(task_usage, "task: bad pid '%s'", optarg);
+		} else if (c == CF_OPT_ARG) {
+			return cf_opt_unexpected(&o, optarg);
 		} else {
-			return cf_usage(task_usage, "task: unknown argument '%s'", argv[i]);
+			return o.exit;
 		}
 	}
 	if (!pid)

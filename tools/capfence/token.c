@@ -208,18 +208,6 @@ static void json_decision(const struct capfence_result *d)
 	       ",\"fence\":%" PRIu64, d->cap_id, d->epoch_id, d->fence);
 }
 
-/* True iff a is one of the space-separated options in list. */
-bool cf_opt_in(const char *a, const char *list)
-{
-	size_t n = strlen(a);
-	const char *p;
-
-	for (p = strstr(list, a); p; p = strstr(p + 1, a))
-		if ((p == list || p[-1] == ' ') && (!p[n] || p[n] == ' '))
-			return true;
-	return false;
-}
-
 static int load_key(const char *what, const char *path, struct capfence_key **k)
 {
 	char err[CAPFENCE_ERR_MAX] = "";
@@ -283,36 +271,50 @@ int cf_cmd_mint(int argc, char **argv)
 	struct capfence_token t;
 	bool json = false;
 	size_t n = 0;
-	int i, class_id, ret;
+	static const struct option lo[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "key", required_argument, NULL, 'k' },
+		{ "class", required_argument, NULL, 'c' },
+		{ "epoch", required_argument, NULL, 'e' },
+		{ "id", required_argument, NULL, 'i' },
+		{ "constraint", required_argument, NULL, 'C' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct cf_opts o = { .cmd = "mint", .usage = mint_usage, .longopts = lo };
+	int c, class_id, ret;
 
 	if (cf_want_help(argc, argv, mint_usage))
 		return 0;
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		bool has = i + 1 < argc;
-
-		if (!strcmp(a, "--json")) {
+	while ((c = cf_getopt(&o, argc, argv)) != -1) {
+		switch (c) {
+		case 'j':
 			json = true;
-		} else if (!strcmp(a, "--key") && has) {
-			keyfile = argv[++i];
-		} else if (!strcmp(a, "--class") && has) {
-			cls = argv[++i];
-		} else if (!strcmp(a, "--epoch") && has) {
-			if (cf_arg_u64(argv[++i], &epoch))
+			break;
+		case 'k':
+			keyfile = optarg;
+			break;
+		case 'c':
+			cls = optarg;
+			break;
+		case 'e':
+			if (cf_arg_u64(optarg, &epoch))
 				return cf_usage(mint_usage, "mint: bad epoch id '%s' (a decimal > 0)",
-						argv[i]);
-		} else if (!strcmp(a, "--id") && has) {
-			if (cf_arg_cap_id(argv[++i], &cap_id))
+						optarg);
+			break;
+		case 'i':
+			if (cf_arg_cap_id(optarg, &cap_id))
 				return cf_usage(mint_usage, "mint: bad cap_id '%s' (hex 0x... or 16 digits, or decimal; not 0)",
-						argv[i]);
-		} else if (!strcmp(a, "--constraint") && has) {
-			ret = parse_constraints("mint", argv[++i], cs, &n);
+						optarg);
+			break;
+		case 'C':
+			ret = parse_constraints("mint", optarg, cs, &n);
 			if (ret)
 				return ret;
-		} else if (!has && cf_opt_in(a, "--key --class --epoch --id --constraint")) {
-			return cf_usage(mint_usage, "mint: option '%s' needs a value", a);
-		} else {
-			return cf_usage(mint_usage, "mint: unknown argument '%s'", a);
+			break;
+		case CF_OPT_ARG:
+			return cf_opt_unexpected(&o, optarg);
+		default:
+			return o.exit;
 		}
 	}
 	if (!keyfile)
@@ -364,22 +366,27 @@ int cf_cmd_inspect(int argc, char **argv)
 	struct capfence_token t;
 	bool json = false;
 	int verified = -1;	/* -1 not checked, 0 forged, 1 ok */
-	int i, ret;
+	static const struct option lo[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "key", required_argument, NULL, 'k' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct cf_opts o = { .cmd = "inspect", .usage = inspect_usage, .longopts = lo };
+	int c, i, ret;
 
 	if (cf_want_help(argc, argv, inspect_usage))
 		return 0;
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json"))
+	while ((c = cf_getopt(&o, argc, argv)) != -1) {
+		if (c == 'j')
 			json = true;
-		else if (!strcmp(argv[i], "--key") && i + 1 < argc)
-			keyfile = argv[++i];
-		else if (!strcmp(argv[i], "--key"))
-			return cf_usage(inspect_usage, "inspect: option '--key' needs a value");
-		else if (!text && strncmp(argv[i], "--", 2))
-			text = argv[i];
+		else if (c == 'k')
+			keyfile = optarg;
+		else if (c == CF_OPT_ARG && !text)
+			text = optarg;
+		else if (c == CF_OPT_ARG)
+			return cf_opt_unexpected(&o, optarg);
 		else
-			return cf_usage(inspect_usage, "inspect: unknown argument '%s'",
-					argv[i]);
+			return o.exit;
 	}
 	if (!text)
 		return cf_usage(inspect_usage, "inspect: missing TOKEN");
@@ -604,34 +611,47 @@ int cf_cmd_check(int argc, char **argv)
 	uint64_t epoch = 0;
 	struct capfence_token t;
 	bool json = false;
-	int i, ret;
+	static const struct option lo[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "key", required_argument, NULL, 'k' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "from", required_argument, NULL, 'F' },
+		{ "epoch", required_argument, NULL, 'e' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct cf_opts o = { .cmd = "check", .usage = check_usage, .longopts = lo };
+	int c, ret;
 
 	if (cf_want_help(argc, argv, check_usage))
 		return 0;
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		bool has = i + 1 < argc;
-
-		if (!strcmp(a, "--json")) {
+	while ((c = cf_getopt(&o, argc, argv)) != -1) {
+		switch (c) {
+		case 'j':
 			json = true;
-		} else if (!strcmp(a, "--key") && has) {
-			keyfile = argv[++i];
-		} else if (!strcmp(a, "--pid") && has) {
-			if (cf_arg_pid(argv[++i], &pid))
-				return cf_usage(check_usage, "check: bad pid '%s'", argv[i]);
-		} else if (!strcmp(a, "--from") && has) {
-			if (cf_arg_pid(argv[++i], &from))
-				return cf_usage(check_usage, "check: bad --from pid '%s'", argv[i]);
-		} else if (!strcmp(a, "--epoch") && has) {
-			if (cf_arg_u64(argv[++i], &epoch))
+			break;
+		case 'k':
+			keyfile = optarg;
+			break;
+		case 'p':
+			if (cf_arg_pid(optarg, &pid))
+				return cf_usage(check_usage, "check: bad pid '%s'", optarg);
+			break;
+		case 'F':
+			if (cf_arg_pid(optarg, &from))
+				return cf_usage(check_usage, "check: bad --from pid '%s'", optarg);
+			break;
+		case 'e':
+			if (cf_arg_u64(optarg, &epoch))
 				return cf_usage(check_usage, "check: bad epoch id '%s' (a decimal > 0)",
-						argv[i]);
-		} else if (!has && cf_opt_in(a, "--key --pid --from --epoch")) {
-			return cf_usage(check_usage, "check: option '%s' needs a value", a);
-		} else if (!text && strncmp(a, "--", 2)) {
-			text = a;
-		} else {
-			return cf_usage(check_usage, "check: unknown argument '%s'", a);
+						optarg);
+			break;
+		case CF_OPT_ARG:
+			if (text)
+				return cf_opt_unexpected(&o, optarg);
+			text = optarg;
+			break;
+		default:
+			return o.exit;
 		}
 	}
 	if (!text)
@@ -665,32 +685,45 @@ int cf_cmd_delegate(int argc, char **argv)
 	struct capfence_token t, nt;
 	bool json = false, remint = false;
 	struct capfence_client *nl = NULL;
-	int i, err, ret;
+	static const struct option lo[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "remint", no_argument, NULL, 'r' },
+		{ "key", required_argument, NULL, 'k' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "from", required_argument, NULL, 'F' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct cf_opts o = { .cmd = "delegate", .usage = delegate_usage, .longopts = lo };
+	int c, err, ret;
 
 	if (cf_want_help(argc, argv, delegate_usage))
 		return 0;
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		bool has = i + 1 < argc;
-
-		if (!strcmp(a, "--json")) {
+	while ((c = cf_getopt(&o, argc, argv)) != -1) {
+		switch (c) {
+		case 'j':
 			json = true;
-		} else if (!strcmp(a, "--remint")) {
+			break;
+		case 'r':
 			remint = true;
-		} else if (!strcmp(a, "--key") && has) {
-			keyfile = argv[++i];
-		} else if (!strcmp(a, "--pid") && has) {
-			if (cf_arg_pid(argv[++i], &pid))
-				return cf_usage(delegate_usage, "delegate: bad pid '%s'", argv[i]);
-		} else if (!strcmp(a, "--from") && has) {
-			if (cf_arg_pid(argv[++i], &from))
-				return cf_usage(delegate_usage, "delegate: bad --from pid '%s'", argv[i]);
-		} else if (!has && cf_opt_in(a, "--key --pid --from")) {
-			return cf_usage(delegate_usage, "delegate: option '%s' needs a value", a);
-		} else if (!text && strncmp(a, "--", 2)) {
-			text = a;
-		} else {
-			return cf_usage(delegate_usage, "delegate: unknown argument '%s'", a);
+			break;
+		case 'k':
+			keyfile = optarg;
+			break;
+		case 'p':
+			if (cf_arg_pid(optarg, &pid))
+				return cf_usage(delegate_usage, "delegate: bad pid '%s'", optarg);
+			break;
+		case 'F':
+			if (cf_arg_pid(optarg, &from))
+				return cf_usage(delegate_usage, "delegate: bad --from pid '%s'", optarg);
+			break;
+		case CF_OPT_ARG:
+			if (text)
+				return cf_opt_unexpected(&o, optarg);
+			text = optarg;
+			break;
+		default:
+			return o.exit;
 		}
 	}
 	if (!text)
@@ -804,19 +837,25 @@ int cf_cmd_revoke(int argc, char **argv)
 	uint64_t cap_id = 0;
 	bool json = false;
 	struct capfence_client *nl = NULL;
-	int i, err;
+	static const struct option lo[] = {
+		{ "json", no_argument, NULL, 'j' }, { NULL, 0, NULL, 0 }
+	};
+	struct cf_opts o = { .cmd = "revoke", .usage = revoke_usage, .longopts = lo };
+	int c, err;
 
 	if (cf_want_help(argc, argv, revoke_usage))
 		return 0;
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json"))
+	while ((c = cf_getopt(&o, argc, argv)) != -1) {
+		if (c == 'j') {
 			json = true;
-		else if (!cap_id && strncmp(argv[i], "--", 2)) {
-			if (cf_arg_cap_id(argv[i], &cap_id))
+		} else if (c == CF_OPT_ARG && !cap_id) {
+			if (cf_arg_cap_id(optarg, &cap_id))
 				return cf_usage(revoke_usage, "revoke: bad cap_id '%s' (hex 0x... or 16 digits, or decimal; not 0)",
-						argv[i]);
+						optarg);
+		} else if (c == CF_OPT_ARG) {
+			return cf_opt_unexpected(&o, optarg);
 		} else {
-			return cf_usage(revoke_usage, "revoke: unknown argument '%s'", argv[i]);
+			return o.exit;
 		}
 	}
 	if (!cap_id)

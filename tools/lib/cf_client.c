@@ -20,6 +20,7 @@
 #include <libmnl/libmnl.h>
 #include <sodium.h>
 #include <capfence/capfence.h>
+#include "capfence_testing.h"
 #include "cf_internal.h"
 
 /* Room for any reply (a dump batch) and any request (16 tokens). */
@@ -689,6 +690,7 @@ int capfence_client_epoch_install(struct capfence_client *c,
 {
 	return capfence_client_epoch_install_at(c, e, 0, err, errlen);
 }
+CF_DEFAULT_VERSION(capfence_client_epoch_install, LIBCAPFENCE_1.4);
 
 static int epoch_install(struct capfence_client *c,
 			 const struct capfence_epoch *e, uint64_t rev,
@@ -758,6 +760,7 @@ int capfence_client_epoch_install_at(struct capfence_client *c,
 {
 	return epoch_install(c, e, rev, NULL, err, errlen);
 }
+CF_DEFAULT_VERSION(capfence_client_epoch_install_at, LIBCAPFENCE_1.4);
 
 int capfence_client_epoch_install_seccomp(struct capfence_client *c,
 					  const struct capfence_epoch *e,
@@ -766,6 +769,7 @@ int capfence_client_epoch_install_seccomp(struct capfence_client *c,
 {
 	return epoch_install(c, e, 0, s, err, errlen);
 }
+CF_DEFAULT_VERSION(capfence_client_epoch_install_seccomp, LIBCAPFENCE_1.4);
 
 int capfence_client_epoch_activate(struct capfence_client *c,
 				   uint64_t epoch_id, char *err,
@@ -883,6 +887,7 @@ int capfence_client_epoch_get(struct capfence_client *c, uint64_t epoch_id,
 	mnl_attr_put_u64(nlh, CAPFENCE_A_EPOCH_ID, epoch_id);
 	return simple(c, nlh, epoch_get_cb, out, err, errlen);
 }
+CF_DEFAULT_VERSION(capfence_client_epoch_get, LIBCAPFENCE_1.4);
 
 static int epoch_seccomp_cb(const struct nlmsghdr *nlh, void *data)
 {
@@ -986,6 +991,7 @@ int capfence_client_epoch_list(struct capfence_client *c,
 	*n = l.n;
 	return ret;
 }
+CF_DEFAULT_VERSION(capfence_client_epoch_list, LIBCAPFENCE_1.4);
 
 void capfence_free(void *p)
 {
@@ -1120,6 +1126,103 @@ int capfence_client_revoke_at(struct capfence_client *c, uint64_t cap_id,
 	nlh = begin(c, CAPFENCE_CMD_REVOKE, 0);
 	put_rev(nlh, rev);	mnl_attr_put_u64(nlh, CAPFENCE_A_CAP_ID, cap_id);
 	return decide(c, nlh, r);
+}
+
+/* ---- the change commands with options (libbpf-style *_opts) ---- */
+
+/*
+ * A copy of the caller's options: the fields its sz covers, the others 0;
+ * -EINVAL for an sz too small to hold itself, or a non-zero byte past the
+ * fields this library knows (the caller's header is newer and uses one).
+ */
+static int change_opts(const struct capfence_change_opts *in,
+		       struct capfence_change_opts *out, bool seccomp_ok,
+		       char *err, size_t errlen)
+{
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	if (!in)
+		return 0;
+	if (in->sz < sizeof(in->sz)) {
+		capfence__seterr(err, errlen, "options: sz %zu is less than sizeof(size_t)",
+				 in->sz);
+		return -EINVAL;
+	}
+	for (i = sizeof(*out); i < in->sz; i++) {
+		if (((const unsigned char *)in)[i]) {
+			capfence__seterr(err, errlen,
+					 "options: byte %zu of %zu is not 0: a field this library (%s) does not know",
+					 i, in->sz, CAPFENCE_LIB_VERSION_STRING);
+			return -EINVAL;
+		}
+	}
+	memcpy(out, in, in->sz < sizeof(*out) ? in->sz : sizeof(*out));
+	out->sz = sizeof(*out);
+	if (out->seccomp && !seccomp_ok) {
+		capfence__seterr(err, errlen, "options: seccomp is an epoch install option");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int capfence_client_key_install_opts(struct capfence_client *c,
+				     const struct capfence_key *k,
+				     const struct capfence_change_opts *opts,
+				     char *err, size_t errlen)
+{
+	struct capfence_change_opts o;
+	int ret = change_opts(opts, &o, false, err, errlen);
+
+	return ret ?: capfence_client_key_install_at(c, k, o.fleet_rev, err, errlen);
+}
+
+int capfence_client_key_remove_opts(struct capfence_client *c, uint32_t key_id,
+				    const struct capfence_change_opts *opts,
+				    char *err, size_t errlen)
+{
+	struct capfence_change_opts o;
+	int ret = change_opts(opts, &o, false, err, errlen);
+
+	return ret ?: capfence_client_key_remove_at(c, key_id, o.fleet_rev, err, errlen);
+}
+
+int capfence_client_epoch_install_opts(struct capfence_client *c,
+				       const struct capfence_epoch *e,
+				       const struct capfence_change_opts *opts,
+				       char *err, size_t errlen)
+{
+	struct capfence_change_opts o;
+	int ret = change_opts(opts, &o, true, err, errlen);
+
+	return ret ?: epoch_install(c, e, o.fleet_rev, o.seccomp, err, errlen);
+}
+
+int capfence_client_epoch_activate_opts(struct capfence_client *c,
+					uint64_t epoch_id,
+					const struct capfence_change_opts *opts,
+					char *err, size_t errlen)
+{
+	struct capfence_change_opts o;
+	int ret = change_opts(opts, &o, false, err, errlen);
+
+	return ret ?: capfence_client_epoch_activate_at(c, epoch_id, o.fleet_rev, err, errlen);
+}
+
+int capfence_client_revoke_opts(struct capfence_client *c, uint64_t cap_id,
+				const struct capfence_change_opts *opts,
+				struct capfence_result *r)
+{
+	struct capfence_change_opts o;
+	int ret;
+
+	result_init(r);
+	ret = change_opts(opts, &o, false, r->message, sizeof(r->message));
+	if (ret) {
+		r->err = ret;
+		return ret;
+	}
+	return capfence_client_revoke_at(c, cap_id, o.fleet_rev, r);
 }
 
 static int put_exec_set(struct nlmsghdr *nlh, uint64_t epoch_id,

@@ -71,6 +71,55 @@ static const struct {
 
 _Static_assert(sizeof(classes) / sizeof(classes[0]) == CAPFENCE_CLASS_MAX + 1,
 	       "every uapi class needs a name");
+_Static_assert(CAPFENCE_CLASS_MAX < CAPFENCE_CLASS_SLOTS,
+	       "a class beyond CAPFENCE_CLASS_SLOTS changes the size of struct "
+	       "capfence_epoch: raise the slots under a new symbol version");
+
+unsigned int capfence_class_count(void)
+{
+	return CAPFENCE_CLASS_MAX;
+}
+
+unsigned int capfence_class_slots(void)
+{
+	return CAPFENCE_CLASS_SLOTS;
+}
+
+size_t capfence_struct_size(const char *name)
+{
+	static const struct {
+		const char *name;
+		size_t size;
+	} sizes[] = {
+#define CF_SIZE(t) { #t, sizeof(struct t) }
+		CF_SIZE(capfence_net_range),
+		CF_SIZE(capfence_constraint),
+		CF_SIZE(capfence_rule),
+		CF_SIZE(capfence_epoch),
+		CF_SIZE(capfence_token),
+		CF_SIZE(capfence_verifier_stats),
+		CF_SIZE(capfence_status),
+		CF_SIZE(capfence_epoch_info),
+		CF_SIZE(capfence_result),
+		CF_SIZE(capfence_seccomp_info),
+		CF_SIZE(capfence_cap_info),
+		CF_SIZE(capfence_task_info),
+		CF_SIZE(capfence_fleet_status),
+		CF_SIZE(capfence_sandbox_info),
+		CF_SIZE(capfence_fleet_set),
+		CF_SIZE(capfence_event_info),
+		CF_SIZE(capfence_change_opts),
+#undef CF_SIZE
+	};
+	size_t i;
+
+	if (!name)
+		return 0;
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+		if (!strcmp(sizes[i].name, name))
+			return sizes[i].size;
+	return 0;
+}
 
 const char *const *capfence__class_syscalls(int class_id)
 {
@@ -829,6 +878,7 @@ void capfence_epoch_init(struct capfence_epoch *e, uint64_t epoch_id)
 		e->rules[i].kind = CAPFENCE_RULE_DENY;
 	}
 }
+CF_DEFAULT_VERSION(capfence_epoch_init, LIBCAPFENCE_1.4);
 
 /* Parse one rule into e, refusing a class seen before. */
 static int epoch_add_rule(struct capfence_epoch *e, bool *seen, const char *s,
@@ -869,6 +919,7 @@ int capfence_epoch_parse_rules(struct capfence_epoch *e, uint64_t epoch_id,
 	}
 	return 0;
 }
+CF_DEFAULT_VERSION(capfence_epoch_parse_rules, LIBCAPFENCE_1.4);
 
 static int parse_u64(const char *s, uint64_t *out)
 {
@@ -978,6 +1029,7 @@ int capfence_epoch_parse_text(struct capfence_epoch *e, uint64_t epoch_id,
 		return -EINVAL;
 	return epoch_parse(e, epoch_id, text, NULL, err, errlen);
 }
+CF_DEFAULT_VERSION(capfence_epoch_parse_text, LIBCAPFENCE_1.4);
 
 #define CF_RULES_FILE_MAX	(1 << 20)
 
@@ -1044,6 +1096,7 @@ out:
 	close(fd);
 	return ret;
 }
+CF_DEFAULT_VERSION(capfence_epoch_parse_file, LIBCAPFENCE_1.4);
 
 int capfence_epoch_format(const struct capfence_epoch *e, char *buf, size_t len)
 {
@@ -1066,6 +1119,7 @@ int capfence_epoch_format(const struct capfence_epoch *e, char *buf, size_t len)
 	}
 	return (int)off;
 }
+CF_DEFAULT_VERSION(capfence_epoch_format, LIBCAPFENCE_1.4);
 
 bool capfence_epoch_narrows(const struct capfence_epoch *old_e,
 		      const struct capfence_epoch *new_e, int class_id)
@@ -1075,6 +1129,7 @@ bool capfence_epoch_narrows(const struct capfence_epoch *old_e,
 	return capfence_rule_narrows(&old_e->rules[class_id],
 			       &new_e->rules[class_id]);
 }
+CF_DEFAULT_VERSION(capfence_epoch_narrows, LIBCAPFENCE_1.4);
 
 /* ---- version ---------------------------------------------------------------- */
 

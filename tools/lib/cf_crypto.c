@@ -812,6 +812,7 @@ enum capfence_reason capfence_decide_delegation(const struct capfence_key *const
 		return CAPFENCE_R_FORGED;
 	return capfence__decide_authentic(t, receiver);
 }
+CF_DEFAULT_VERSION(capfence_decide_delegation, LIBCAPFENCE_1.4);
 
 enum capfence_reason capfence__decide_authentic(const struct capfence_token *t,
 					 const struct capfence_epoch *receiver)

@@ -31,4 +31,25 @@ const char *const *capfence__class_syscalls(int class_id);
 
 #pragma GCC visibility pop
 
+/*
+ * Bind a public function to its default symbol version, for the functions
+ * whose arguments changed layout in that version: their earlier versions
+ * are cf_compat.c's wrappers (CF_COMPAT_VERSION), and the name is listed
+ * in every node of the version script that has a version of it. Only the
+ * library's own objects (lib.mk: -DCF_SYMVER, for libcapfence.so.1 and
+ * libcapfence.a) carry versions; the test programs and fuzzers that
+ * compile the sources themselves get plain names.
+ */
+#ifdef CF_SYMVER
+#define CF_DEFAULT_VERSION(api, node) \
+	__asm__(".symver " #api "," #api "@@" #node ", remove")
+#define CF_COMPAT_VERSION(internal, api, node) \
+	__asm__(".symver " #internal "," #api "@" #node)
+#else
+#define CF_DEFAULT_VERSION(api, node) \
+	_Static_assert(1, #api)
+#define CF_COMPAT_VERSION(internal, api, node) \
+	_Static_assert(1, #internal)
+#endif
+
 #endif /* CF_INTERNAL_H */

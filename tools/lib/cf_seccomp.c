@@ -786,6 +786,7 @@ out:
 	json_object_put(root);
 	return ret;
 }
+CF_DEFAULT_VERSION(capfence_seccomp_compile, LIBCAPFENCE_1.4);
 
 int capfence_seccomp_compile_file(const char *path, const struct capfence_epoch *e,
 				  struct capfence_seccomp **out, char *err,
@@ -843,6 +844,7 @@ int capfence_seccomp_compile_file(const char *path, const struct capfence_epoch 
 	}
 	return ret;
 }
+CF_DEFAULT_VERSION(capfence_seccomp_compile_file, LIBCAPFENCE_1.4);
 
 size_t capfence_seccomp_notes(const struct capfence_seccomp *s)
 {

@@ -241,6 +241,7 @@ enum capfence_reason capfence_verifier_decide(struct capfence_verifier *v,
 		return CAPFENCE_R_FORGED;
 	return capfence__decide_authentic(t, receiver);
 }
+CF_DEFAULT_VERSION(capfence_verifier_decide, LIBCAPFENCE_1.4);
 
 int capfence_verifier_mint(struct capfence_verifier *v, const struct capfence_key *k,
 		     int class_id, uint64_t epoch_id,

@@ -12,7 +12,7 @@
 # Python package and programs outside the tree load libcapfence.so.1.
 
 LIB_MAJOR   := 1
-LIB_VERSION := $(LIB_MAJOR).3.0
+LIB_VERSION := $(LIB_MAJOR).4.0
 LIB_OUT     := $(B)/lib
 LIB_SO      := $(LIB_OUT)/libcapfence.so.$(LIB_VERSION)
 LIB_SONAME  := libcapfence.so.$(LIB_MAJOR)
@@ -24,9 +24,11 @@ LIB_REQUIRES := libsodium libmnl
 
 .PHONY: abi-check
 
+# -DCF_SYMVER: the symbol versions of functions that have more than one
+# (cf_internal.h, cf_compat.c)
 $(LIB_OUT)/obj/%.o: tools/lib/%.c $(LIB_HDRS) tools/lib/lib.mk | deps
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_USR) -fPIC $(CPPFLAGS_USR) -c $< -o $@
+	$(CC) $(CFLAGS_USR) -fPIC -DCF_SYMVER $(CPPFLAGS_USR) -c $< -o $@
 
 # exported: exactly the version script's list (internals are hidden too)
 $(LIB_SO): $(LIB_OBJS) $(LIB_MAP)
@@ -47,6 +49,15 @@ $(LIB_PC): tools/lib/capfence.pc.in tools/lib/lib.mk
 		-e 's|@VERSION@|$(LIB_VERSION)|' -e 's|@REQUIRES@|$(LIB_REQUIRES)|' $< > $@
 
 lib: $(LIB_SO) $(LIB_A) $(LIB_PC)
+
+# The program of make abi-check built against libcapfence 1.3
+# (selftests/abi/), for the VM: the Python overlay carries it
+# (python/python.mk) and python/tests/run-vm-tests runs it against the
+# overlay's libcapfence.so.1 and the module.
+$(B)/abi-1.3/abi-1.3: selftests/abi/abi-1.3.c selftests/abi/1.3/capfence/capfence.h \
+		selftests/abi/1.3/linux/capfence.h selftests/abi/1.3/libcapfence.map tools/lib/abi-check
+	@rm -rf $(B)/abi-1.3
+	@tools/lib/abi-check --build-old $(B)/abi-1.3
 
 abi-check: lib
 	@mkdir -p $(B)/logs

@@ -1,0 +1,771 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * libcapfence - the library an orchestrator links to drive capfence:
+ *
+ *   - the pure part: classes, constraints, epoch rules, keys, tokens and
+ *     the delegation-time decision of rows 2-4 of the delegation table
+ *     (docs/errors.md, "Delegation"; libsodium
+ *     for every cryptographic primitive);
+ *   - the kernel client (struct capfence_client): every control operation
+ *     of the capfence generic netlink family, typed, over libmnl;
+ *   - the event subscription (struct capfence_events).
+ *
+ * Conventions: functions return 0 (or a length) on success and a negative
+ * errno on failure. Functions that parse user input or talk to the kernel
+ * take (err, errlen): on failure they write one line, without a trailing
+ * newline, naming the bad input or carrying the kernel's extack message.
+ * err may be NULL. The library keeps no global state; a capfence_client is
+ * safe to share between threads (its requests are serialised), everything
+ * else is owned by the caller. Memory the library hands out is released
+ * with the release call named next to the function that returned it.
+ *
+ * Link with pkg-config: cc prog.c $(pkg-config --cflags --libs capfence).
+ */
+#ifndef CAPFENCE_CAPFENCE_H
+#define CAPFENCE_CAPFENCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <linux/capfence.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- version ------------------------------------------------------------ */
+
+/* The version of the library this header belongs to. */
+#define CAPFENCE_LIB_VERSION_MAJOR	1
+#define CAPFENCE_LIB_VERSION_MINOR	3
+#define CAPFENCE_LIB_VERSION_PATCH	0
+#define CAPFENCE_LIB_VERSION_STRING	"1.3.0"
+/* MAJOR * 10000 + MINOR * 100 + PATCH, for #if comparisons. */
+#define CAPFENCE_LIB_VERSION		(CAPFENCE_LIB_VERSION_MAJOR * 10000 + \
+					 CAPFENCE_LIB_VERSION_MINOR * 100 + \
+					 CAPFENCE_LIB_VERSION_PATCH)
+
+/* The version of the library actually loaded: "1.3.0". */
+const char *capfence_version(void);
+/* The same as a number (CAPFENCE_LIB_VERSION of the loaded library). */
+unsigned int capfence_version_number(void);
+
+/* Largest error line the library writes (callers may pass less). */
+#define CAPFENCE_ERR_MAX		256
+
+/* Bytes of the canonical encoding before the MAC, at most. */
+#define CAPFENCE_TOKEN_BODY_MAX	(CAPFENCE_TOKEN_MAX_LEN - CAPFENCE_MAC_LEN)
+/* Longest text form: prefix + base64url(no padding) of the longest token. */
+#define CAPFENCE_TOKEN_TEXT_MAX	(sizeof(CAPFENCE_TOKEN_PREFIX) - 1 + \
+				 (CAPFENCE_TOKEN_MAX_LEN * 4 + 2) / 3)
+/* Longest printed constraint ("[v6]/128:65535-65535" or a path), with NUL. */
+#define CAPFENCE_CONSTRAINT_TEXT_MAX	(CAPFENCE_PATH_MAX + 1)
+/* Longest printed rule: class, "=token:", constraints and commas, NUL. */
+#define CAPFENCE_RULE_TEXT_MAX	(32 + CAPFENCE_MAX_CONSTRAINTS * \
+				 CAPFENCE_CONSTRAINT_TEXT_MAX)
+
+/* ---- classes and reasons ---------------------------------------------- */
+
+/* Class id of a name such as "net:connect", or -EINVAL if unknown. */
+int capfence_class_from_name(const char *name);
+/* Name of a class id, or NULL if the id is not a known class. */
+const char *capfence_class_name(int class_id);
+/* True iff class_id is a known net:* class (constraints are CIDRs). */
+bool capfence_class_is_net(int class_id);
+/* True iff class_id is a known class (1..CAPFENCE_CLASS_MAX). */
+bool capfence_class_valid(int class_id);
+
+/* Stable lower-case name of a reason ("ok", "forged", ...); "?" if unknown. */
+const char *capfence_reason_name(int reason);
+/* Reason id of a name as printed by capfence_reason_name, or -EINVAL. */
+int capfence_reason_from_name(const char *name);
+/* Positive errno a reason is reported with (0 for ok, EINVAL if unknown). */
+int capfence_reason_errno(int reason);
+/* Exit status of the capfence CLI for a reason (0 ok, 1 if unknown). */
+int capfence_reason_exit(int reason);
+
+/* ---- constraints -------------------------------------------------------- */
+
+/*
+ * One constraint. NET ranges are kept in host order (ports); addr is in
+ * network order as in the uapi struct. PATH is a NUL-terminated absolute,
+ * normalized path of 1..CAPFENCE_PATH_MAX bytes.
+ */
+struct capfence_constraint {
+	uint8_t kind;			/* enum capfence_constraint_kind */
+	union {
+		struct capfence_net_range net;
+		struct {
+			uint8_t len;	/* strlen(s) */
+			char s[CAPFENCE_PATH_MAX + 1];
+		} path;
+	};
+};
+
+/*
+ * Parse one constraint: "10.0.0.0/8", "10.1.2.3" (= /32), "10.0.0.0/8:443",
+ * "10.0.0.0/8:1000-2000", "[::1]/128:80", "::1/128", "/srv/data".
+ * Rejects host bits, bad prefixes, port 0, reversed ranges, ports > 65535,
+ * and non-normalized or over-long paths. -EINVAL on error.
+ */
+int capfence_constraint_parse(const char *s, struct capfence_constraint *c,
+			char *err, size_t errlen);
+/* Print the canonical text form; returns its length or -ENOSPC. */
+int capfence_constraint_format(const struct capfence_constraint *c, char *buf, size_t len);
+/*
+ * Check that c is well formed and canonical (what a decoder accepts);
+ * 0 or -EINVAL with a message.
+ */
+int capfence_constraint_check(const struct capfence_constraint *c, char *err,
+			size_t errlen);
+/* True iff c admits exactly the same targets as d. */
+bool capfence_constraint_equal(const struct capfence_constraint *c,
+			 const struct capfence_constraint *d);
+/* True iff everything inner admits is admitted by outer (same kind only). */
+bool capfence_constraint_contains(const struct capfence_constraint *outer,
+			    const struct capfence_constraint *inner);
+/* True iff NET constraint c admits address addr (network order) of family 4/6. */
+bool capfence_constraint_admits_addr(const struct capfence_constraint *c, int family,
+			       const uint8_t *addr);
+/* True iff NET constraint c admits port (host order). */
+bool capfence_constraint_admits_port(const struct capfence_constraint *c,
+			       unsigned int port);
+/*
+ * True iff PATH constraint c admits path (prefix on component boundary).
+ * path must already be resolved (no "..", no symlinks): this is a string
+ * comparison.
+ */
+bool capfence_constraint_admits_path(const struct capfence_constraint *c,
+			       const char *path);
+/*
+ * True iff every constraint of inner[] is contained in some constraint of
+ * outer[]. An empty outer set is unconstrained and contains everything; an
+ * empty inner set (unconstrained) fits only an empty outer set.
+ */
+bool capfence_constraints_contained(const struct capfence_constraint *outer, size_t nout,
+			      const struct capfence_constraint *inner, size_t nin);
+
+/* ---- rules and epochs --------------------------------------------------- */
+
+/* The rule of one class in an epoch. n == 0 with TOKEN is unconstrained. */
+struct capfence_rule {
+	uint8_t class_id;		/* enum capfence_class */
+	uint8_t kind;			/* enum capfence_rule_kind */
+	uint8_t n;
+	struct capfence_constraint constraints[CAPFENCE_MAX_CONSTRAINTS];
+};
+
+/* An epoch table entry: one rule per class, indexed by class id. */
+struct capfence_epoch {
+	uint64_t epoch_id;
+	struct capfence_rule rules[CAPFENCE_CLASS_MAX + 1];	/* [0] unused */
+};
+
+/*
+ * Parse "CLASS=open", "CLASS=deny", "CLASS=token" or
+ * "CLASS=token:C1,C2,...". Net classes take only net constraints, fs
+ * classes only paths. -EINVAL on error.
+ */
+int capfence_rule_parse(const char *s, struct capfence_rule *r, char *err, size_t errlen);
+/* Print the canonical text form of r; returns its length or -ENOSPC. */
+int capfence_rule_format(const struct capfence_rule *r, char *buf, size_t len);
+/*
+ * True iff new_rule does not admit everything old_rule admitted, i.e. the
+ * class is narrowed: open > token(larger) > token(smaller) > deny.
+ * Incomparable constraint sets count as narrowing (fail safe).
+ */
+bool capfence_rule_narrows(const struct capfence_rule *old_rule,
+		     const struct capfence_rule *new_rule);
+/*
+ * True iff a token of rule r's class with constraints cs[n] fits rule r
+ * (row 4 of the delegation table, docs/errors.md): r is TOKEN and the set
+ * is contained in r's set.
+ */
+bool capfence_rule_admits_constraints(const struct capfence_rule *r,
+				const struct capfence_constraint *cs, size_t n);
+
+/* Initialise e: epoch_id, every class deny. */
+void capfence_epoch_init(struct capfence_epoch *e, uint64_t epoch_id);
+/*
+ * Parse rules[0..n-1] into e (initialised to deny first). A duplicate or
+ * unknown class is an error; the message is "rule K: ..." (1-based).
+ */
+int capfence_epoch_parse_rules(struct capfence_epoch *e, uint64_t epoch_id,
+			 const char *const *rules, size_t n,
+			 char *err, size_t errlen);
+/*
+ * Parse a rules file text: one rule per line, '#' starts a comment, blank
+ * lines ignored, and an optional "epoch ID" line. epoch_id 0 means the text
+ * must carry the id; otherwise a differing "epoch" line is an error.
+ * Messages are "line K: ...".
+ */
+int capfence_epoch_parse_text(struct capfence_epoch *e, uint64_t epoch_id,
+			const char *text, char *err, size_t errlen);
+/* As capfence_epoch_parse_text on the contents of a file; messages "PATH:K: ...". */
+int capfence_epoch_parse_file(struct capfence_epoch *e, uint64_t epoch_id,
+			const char *path, char *err, size_t errlen);
+/* Print "epoch ID\n" and one "CLASS=RULE\n" per class; length or -ENOSPC. */
+int capfence_epoch_format(const struct capfence_epoch *e, char *buf, size_t len);
+/* True iff new_e narrows class_id relative to old_e (capfence_rule_narrows). */
+bool capfence_epoch_narrows(const struct capfence_epoch *old_e,
+		      const struct capfence_epoch *new_e, int class_id);
+
+/* ---- keys ---------------------------------------------------------------- */
+
+/*
+ * A MAC key. The whole struct lives in sodium_malloc'd memory (guarded,
+ * locked, read-only after set-up); st is HMAC-SHA256 already keyed, so a
+ * MAC costs a state copy, one update and a final.
+ */
+struct capfence_key;
+
+/* Generate a random key with id (non-zero). */
+int capfence_key_generate(uint32_t id, struct capfence_key **out);
+/* Make a key from CAPFENCE_KEY_LEN raw bytes (tests, vectors). */
+int capfence_key_from_bytes(uint32_t id, const uint8_t *bytes, struct capfence_key **out);
+/* Key id. */
+uint32_t capfence_key_id(const struct capfence_key *k);
+/* Copy the raw key bytes out (e.g. for KEY_INSTALL); caller wipes them. */
+void capfence_key_bytes(const struct capfence_key *k, uint8_t out[CAPFENCE_KEY_LEN]);
+/*
+ * Print the key file text "capfence-key v1\nid N\nkey <base64url>\n" into
+ * buf (secret: wipe it after use). Returns its length or -ENOSPC.
+ */
+int capfence_key_format(const struct capfence_key *k, char *buf, size_t len);
+/*
+ * Write "capfence-key v1\nid N\nkey <base64url>\n" to path, created with
+ * mode 0600; an existing file is replaced atomically (rename).
+ */
+int capfence_key_save(const struct capfence_key *k, const char *path,
+		char *err, size_t errlen);
+/*
+ * Read a key file. -ENOENT / -EACCES / other open errors as errno;
+ * -EBADMSG for a malformed file (message says which line and why).
+ */
+int capfence_key_load(const char *path, struct capfence_key **out,
+		char *err, size_t errlen);
+/* As capfence_key_load on text already in memory. */
+int capfence_key_parse(const char *text, struct capfence_key **out,
+		 char *err, size_t errlen);
+/* Wipe and free a key; NULL is fine. */
+void capfence_key_free(struct capfence_key *k);
+
+/* ---- tokens -------------------------------------------------------------- */
+
+struct capfence_token {
+	uint8_t version;		/* CAPFENCE_TOKEN_VERSION */
+	uint8_t class_id;
+	uint16_t flags;
+	uint32_t key_id;
+	uint64_t cap_id;
+	uint64_t epoch_id;
+	uint8_t n;
+	struct capfence_constraint constraints[CAPFENCE_MAX_CONSTRAINTS];
+	uint8_t mac[CAPFENCE_MAC_LEN];
+};
+
+/*
+ * 0 iff t is well formed (everything capfence_token_decode_bin enforces), else
+ * -EBADMSG with the same message the decoder would give.
+ */
+int capfence_token_check(const struct capfence_token *t, char *err, size_t errlen);
+/*
+ * Canonical bytes without the MAC (the MAC input). Returns the length or
+ * -ENOSPC / -EINVAL (token not well formed).
+ */
+int capfence_token_encode_body(const struct capfence_token *t, uint8_t *buf, size_t len);
+/* Canonical bytes with the MAC appended; length or negative errno. */
+int capfence_token_encode_bin(const struct capfence_token *t, uint8_t *buf, size_t len);
+/*
+ * Strict decoder of the canonical bytes (MAC included). -EBADMSG with a
+ * distinct message for each defect: truncated, trailing bytes, version,
+ * class, flags, zero ids, count, constraint kind, reserved, CIDR, path.
+ */
+int capfence_token_decode_bin(const uint8_t *buf, size_t len, struct capfence_token *t,
+			char *err, size_t errlen);
+/* "cf1_" + base64url without padding; length or -ENOSPC / -EINVAL. */
+int capfence_token_to_text(const struct capfence_token *t, char *buf, size_t len);
+/*
+ * Parse the text form. Rejects any other prefix, whitespace, padding,
+ * non-canonical base64 and over-long input, then decodes strictly.
+ */
+int capfence_token_from_text(const char *s, struct capfence_token *t,
+		       char *err, size_t errlen);
+/*
+ * Mint a token: version 1, key k's id, cap_id (0 = random non-zero),
+ * constraints cs[n] (copied, validated against the class). On failure
+ * *out is left partly written.
+ */
+int capfence_token_mint(const struct capfence_key *k, int class_id, uint64_t epoch_id,
+		  const struct capfence_constraint *cs, size_t n, uint64_t cap_id,
+		  struct capfence_token *out, char *err, size_t errlen);
+/* Compute the MAC of t under k into mac (t->mac is not read). */
+int capfence_token_compute_mac(const struct capfence_key *k, const struct capfence_token *t,
+			 uint8_t mac[CAPFENCE_MAC_LEN]);
+/*
+ * 0 iff t->key_id is k's id and t->mac is the MAC of t's canonical bytes
+ * (constant-time compare); -EBADMSG otherwise.
+ */
+int capfence_token_verify(const struct capfence_key *k, const struct capfence_token *t);
+
+/* ---- the delegation-time decision ---------------------------------------- */
+
+/*
+ * Rows 2-4 of the delegation table (docs/errors.md) for token t delegated
+ * to a task bound to receiver:
+ * FORGED (key unknown or MAC wrong), EPOCH_MISMATCH, CLASS_DENIED, or OK.
+ * Rows 1, 5 and 6 need kernel state and are not decided here.
+ */
+enum capfence_reason capfence_decide_delegation(const struct capfence_key *const keys[],
+					  size_t nkeys,
+					  const struct capfence_token *t,
+					  const struct capfence_epoch *receiver);
+
+/* ---- the verified-token memo ---------------------------------------------- */
+
+/*
+ * A delegating process (an orchestrator) checks the same few tokens over
+ * and over: every child of a parent receives the parent's token, and the
+ * tokens it re-mints are its own. A capfence_verifier remembers the canonical
+ * bytes (MAC included) of tokens it has authenticated, or minted itself,
+ * under a fixed set of keys, so a repeat check costs an encoding and a
+ * constant-time compare instead of an HMAC. Only bytes whose MAC the library
+ * computed under one of those keys are ever remembered: a forged token can
+ * only miss, and then fails the full check like everywhere else.
+ *
+ * The keys are borrowed: they must outlive the verifier. Removing or
+ * rotating a key means a new verifier. Not thread safe: one per thread.
+ */
+struct capfence_verifier;
+
+struct capfence_verifier_stats {
+	uint64_t hits;		/* checks answered from the memo */
+	uint64_t misses;	/* checks that computed the MAC */
+	uint64_t remembered;	/* tokens put into the memo (verified or minted) */
+	uint64_t evicted;	/* remembered tokens displaced by another */
+};
+
+/*
+ * slots: capacity in tokens, rounded up to a power of two of at least 4
+ * (0 = 1024; at most 1 << 20).
+ * Returns 0, -EINVAL (no key, too many slots) or -ENOMEM.
+ */
+int capfence_verifier_new(const struct capfence_key *const keys[], size_t nkeys,
+		    size_t slots, struct capfence_verifier **out);
+void capfence_verifier_free(struct capfence_verifier *v);
+/* 0 iff t is authentic under one of v's keys; -EBADMSG otherwise. */
+int capfence_verifier_verify(struct capfence_verifier *v, const struct capfence_token *t);
+/* capfence_decide_delegation() over v's keys, through the memo. */
+enum capfence_reason capfence_verifier_decide(struct capfence_verifier *v,
+					const struct capfence_token *t,
+					const struct capfence_epoch *receiver);
+/*
+ * capfence_token_mint() that also remembers the new token when k is one of v's
+ * keys (so its first check is a hit). Same arguments and errors.
+ */
+int capfence_verifier_mint(struct capfence_verifier *v, const struct capfence_key *k,
+		     int class_id, uint64_t epoch_id,
+		     const struct capfence_constraint *cs, size_t n, uint64_t cap_id,
+		     struct capfence_token *out, char *err, size_t errlen);
+void capfence_verifier_get_stats(const struct capfence_verifier *v,
+			   struct capfence_verifier_stats *st);
+
+/* ---- the kernel client ---------------------------------------------------- */
+
+/*
+ * A handle on the capfence generic netlink family: one netlink socket with
+ * the family resolved. Requests on one handle are serialised by a mutex, so
+ * threads may share it; a thread wanting parallel requests opens its own.
+ * After fork() the child must not use the parent's handle (open its own).
+ */
+struct capfence_client;
+
+/*
+ * Open a handle. -ENOENT when capfence.ko is not loaded (the family is
+ * unknown), other negative errnos from socket(2)/bind(2), -ENOMEM.
+ */
+int capfence_client_open(struct capfence_client **out, char *err,
+			 size_t errlen);
+/* Close a handle; NULL is fine. */
+void capfence_client_close(struct capfence_client *c);
+
+/* The module's state and counters (CAPFENCE_CMD_STATUS_GET). */
+#define CAPFENCE_STATUS_REASONS	32	/* room for reason ids, fixed ABI */
+struct capfence_status {
+	char version[32];	/* module version */
+	uint32_t abi;		/* CAPFENCE_GENL_VERSION of the module */
+	bool attached;		/* BPF-LSM hooks attached */
+	uint64_t fence, max_epoch, active_epoch;
+	uint64_t bound, held, delegate_ok, exercise_allow;
+	uint64_t delegate_reject[CAPFENCE_STATUS_REASONS];	/* by reason */
+	uint64_t exercise_deny[CAPFENCE_STATUS_REASONS];	/* by reason */
+	uint64_t cred_bytes, cap_bytes;
+};
+
+int capfence_client_status(struct capfence_client *c,
+			   struct capfence_status *st, char *err,
+			   size_t errlen);
+
+/* Install key k (its id and bytes) in the module; remove key id. */
+int capfence_client_key_install(struct capfence_client *c,
+				const struct capfence_key *k, char *err,
+				size_t errlen);
+int capfence_client_key_remove(struct capfence_client *c, uint32_t key_id,
+			       char *err, size_t errlen);
+
+/* Install epoch e (its id and every class rule); activate an installed id. */
+int capfence_client_epoch_install(struct capfence_client *c,
+				  const struct capfence_epoch *e, char *err,
+				  size_t errlen);
+int capfence_client_epoch_activate(struct capfence_client *c,
+				   uint64_t epoch_id, char *err,
+				   size_t errlen);
+
+/* An installed epoch as the module reports it. */
+struct capfence_epoch_info {
+	struct capfence_epoch e;
+	bool active;
+	uint64_t fenced_at[CAPFENCE_CLASS_MAX + 1];	/* per class, 0 = never */
+};
+
+/* One installed epoch; -ENOENT when epoch_id is not installed. */
+int capfence_client_epoch_get(struct capfence_client *c, uint64_t epoch_id,
+			      struct capfence_epoch_info *out, char *err,
+			      size_t errlen);
+/*
+ * Every installed epoch, in the module's order: *out is an array of *n
+ * entries (NULL when none) to release with capfence_free().
+ */
+int capfence_client_epoch_list(struct capfence_client *c,
+			       struct capfence_epoch_info **out, size_t *n,
+			       char *err, size_t errlen);
+/* Release memory the library allocated for the caller; NULL is fine. */
+void capfence_free(void *p);
+
+/*
+ * The typed result of a decision (DELEGATE, EXEC_SET, REVOKE, spawn).
+ * reason is the kernel's CAPFENCE_A_REASON (enum capfence_reason), or -1
+ * when the request failed before a decision (no reason in the reply):
+ * then err says why (-ENOENT, -EPERM, -EINVAL...). For EPOCH_MISMATCH,
+ * epoch_id is the receiver's epoch: re-mint under it.
+ */
+struct capfence_result {
+	int err;		/* 0 or the request's negative errno */
+	int reason;		/* enum capfence_reason, or -1 */
+	uint64_t cap_id;	/* the token's cap_id */
+	uint64_t epoch_id;	/* the receiver's (or exec) epoch */
+	uint64_t fence;		/* the module's fence after the request */
+	char message[CAPFENCE_ERR_MAX];	/* extack text, or "" */
+};
+
+/* Delegation flags. */
+#define CAPFENCE_DELEGATE_DRY_RUN	0x1u	/* decide only, grant nothing */
+
+/*
+ * Delegate token t to task pid (from_pid: the delegating task, 0 = the
+ * orchestrator). Returns 0 when the kernel granted it (or, with DRY_RUN,
+ * would), else the negative errno; r (required) carries the typed result.
+ */
+int capfence_client_delegate(struct capfence_client *c,
+			     const struct capfence_token *t, uint32_t pid,
+			     uint32_t from_pid, unsigned int flags,
+			     struct capfence_result *r);
+/*
+ * capfence_client_delegate(), and when the kernel answers EPOCH_MISMATCH,
+ * re-mint t under key k for the receiver's epoch (same class and
+ * constraints, new random cap_id) and delegate that once. first (optional)
+ * gets the first attempt's result; reminted (optional) gets the new token
+ * (zeroed when there was no re-mint); r gets the final result. With k
+ * NULL the mismatch is returned as it is.
+ */
+int capfence_client_delegate_remint(struct capfence_client *c,
+				    const struct capfence_key *k,
+				    const struct capfence_token *t,
+				    uint32_t pid, uint32_t from_pid,
+				    struct capfence_result *first,
+				    struct capfence_token *reminted,
+				    struct capfence_result *r);
+
+/* Revoke cap_id everywhere (r->fence is the new fence). */
+int capfence_client_revoke(struct capfence_client *c, uint64_t cap_id,
+			   struct capfence_result *r);
+
+/*
+ * Set the pending exec epoch of the calling (unbound) task, with the n
+ * tokens (n <= CAPFENCE_MAX_TOKENS) its next execve() holds: the kernel
+ * binds the credential at that execve. r as for delegate.
+ */
+int capfence_client_exec_set(struct capfence_client *c, uint64_t epoch_id,
+			     const struct capfence_token *tokens, size_t n,
+			     struct capfence_result *r);
+/*
+ * Spawn a child bound to epoch_id holding tokens[n]: fork, EXEC_SET in the
+ * child, execve(path, argv, envp) (envp NULL: the caller's environment;
+ * path without '/' is searched in PATH). Returns 0 with *pid set once the
+ * child has exec'd and the module has it bound (or it is already gone);
+ * else nothing runs and the negative errno is returned:
+ * the EXEC_SET refusal (r says why), or the exec's errno (-ENOENT...).
+ * The child is the caller's to reap.
+ */
+int capfence_client_spawn_bound(struct capfence_client *c, uint64_t epoch_id,
+				const struct capfence_token *tokens, size_t n,
+				const char *path, char *const argv[],
+				char *const envp[], pid_t *pid,
+				struct capfence_result *r);
+
+/* ---- syscall policy: OCI linux.seccomp profiles ---------------------------- */
+
+/* The most bytes of profile text capfence_seccomp_compile() takes. */
+#define CAPFENCE_SECCOMP_PROFILE_MAX	(1 << 20)
+
+/*
+ * An epoch's syscall policy, compiled: the classic BPF program the module
+ * keeps with the epoch, its SHA-256 digest, and one note per profile rule
+ * whose refusing action capfence rewrote to SCMP_ACT_ERRNO(EACCES).
+ */
+struct capfence_seccomp;
+
+/*
+ * Compile the OCI runtime-spec linux.seccomp profile text[len] (JSON:
+ * defaultAction, defaultErrnoRet, architectures, flags, syscalls[] with
+ * names, action, errnoRet, args) for epoch e with libseccomp. Every
+ * refusing action (SCMP_ACT_KILL*, _TRAP, _TRACE, _ERRNO with any errno)
+ * becomes SCMP_ACT_ERRNO(EACCES), as does a call of an architecture the
+ * profile does not list. -EINVAL with a one-line message for bad JSON, an
+ * unknown key, syscall, action, op or architecture (x86_64, x86 and x32
+ * are supported), SCMP_ACT_NOTIFY, and a profile that denies a system call
+ * that a class e grants (open or token) needs (the message names the call
+ * and the class); -E2BIG above CAPFENCE_SECCOMP_PROFILE_MAX bytes or
+ * CAPFENCE_SECCOMP_MAX_INSNS instructions; -ENOMEM.
+ */
+int capfence_seccomp_compile(const char *text, size_t len,
+			     const struct capfence_epoch *e,
+			     struct capfence_seccomp **out, char *err,
+			     size_t errlen);
+/* As capfence_seccomp_compile() on a file; messages start with its path. */
+int capfence_seccomp_compile_file(const char *path,
+				  const struct capfence_epoch *e,
+				  struct capfence_seccomp **out, char *err,
+				  size_t errlen);
+/* The rewrite notes: how many, and note i ("syscalls[3] (ptrace): ..."). */
+size_t capfence_seccomp_notes(const struct capfence_seccomp *s);
+const char *capfence_seccomp_note(const struct capfence_seccomp *s, size_t i);
+/* The program (struct sock_filter[], *len bytes) and its SHA-256. */
+const void *capfence_seccomp_program(const struct capfence_seccomp *s,
+				     size_t *len);
+void capfence_seccomp_digest(const struct capfence_seccomp *s,
+			     uint8_t digest[CAPFENCE_SECCOMP_DIGEST_LEN]);
+void capfence_seccomp_free(struct capfence_seccomp *s);
+/*
+ * Load prog[len] as the calling thread's newest seccomp filter, with
+ * no_new_privs and SECCOMP_FILTER_FLAG_LOG, as the module requires of a
+ * task it binds to an epoch with a syscall policy. Async-signal-safe (for
+ * a child between fork and exec). 0 or -errno.
+ */
+int capfence_seccomp_apply(const void *prog, size_t len);
+
+/* Install epoch e with the syscall policy s (NULL: none). */
+int capfence_client_epoch_install_seccomp(struct capfence_client *c,
+					  const struct capfence_epoch *e,
+					  const struct capfence_seccomp *s,
+					  char *err, size_t errlen);
+
+/* An installed epoch's syscall policy as the module keeps it. */
+struct capfence_seccomp_info {
+	uint32_t insns;		/* 0: the epoch has no syscall policy */
+	uint8_t digest[CAPFENCE_SECCOMP_DIGEST_LEN];
+	void *prog;		/* insns * 8 bytes; release with capfence_free() */
+	size_t len;		/* bytes of prog */
+};
+
+/* The syscall policy of epoch_id; -ENOENT when it is not installed. */
+int capfence_client_epoch_seccomp(struct capfence_client *c, uint64_t epoch_id,
+				  struct capfence_seccomp_info *out, char *err,
+				  size_t errlen);
+
+/* One held capability of a task. */
+struct capfence_cap_info {
+	uint64_t cap_id, epoch_id;
+	uint32_t key_id;
+	uint32_t from_pid;	/* delegator, 0 = orchestrator */
+	uint32_t state;		/* 0 valid, else enum capfence_reason */
+	int class_id;
+	size_t n;
+	struct capfence_constraint constraints[CAPFENCE_MAX_CONSTRAINTS];
+};
+
+/* A task's binding and holdings (CAPFENCE_CMD_TASK_GET). */
+struct capfence_task_info {
+	uint32_t pid;
+	uint64_t epoch_id;		/* 0 = not bound */
+	uint64_t pending_epoch_id;	/* epoch the next execve binds, or 0 */
+	uint64_t fence;
+	size_t n;
+	struct capfence_cap_info *caps;	/* n entries; capfence_task_release() */
+};
+
+/* -ESRCH when there is no such task. */
+int capfence_client_task_get(struct capfence_client *c, uint32_t pid,
+			     struct capfence_task_info *out, char *err,
+			     size_t errlen);
+/* Free out->caps and zero *out; a zeroed struct is fine. */
+void capfence_task_release(struct capfence_task_info *t);
+
+/*
+ * Hand the module the BPF links of its LSM programs (fds of bpf_link's),
+ * or take them back (-EBUSY while tasks are bound). Loading the programs
+ * is the caller's (the capfence CLI embeds them).
+ */
+int capfence_client_hooks_attach(struct capfence_client *c,
+				 const int *link_fds, size_t n, char *err,
+				 size_t errlen);
+int capfence_client_hooks_detach(struct capfence_client *c, char *err,
+				 size_t errlen);
+
+/*
+ * Low level: one hand-built request. msg is a struct nlmsghdr followed by
+ * a struct genlmsghdr and attributes, whose nlmsg_type is
+ * capfence_client_family(c); the library sets nlmsg_seq and nlmsg_pid,
+ * sends it and hands every reply message to cb (a libmnl mnl_cb_t: return
+ * 1 to go on, 0 to stop, -1 with errno set for an error) until the ACK or
+ * the end of a dump. Returns 0 or the negative errno (extack in err).
+ */
+struct nlmsghdr;
+typedef int (*capfence_msg_cb)(const struct nlmsghdr *nlh, void *arg);
+uint16_t capfence_client_family(const struct capfence_client *c);
+int capfence_client_request(struct capfence_client *c, struct nlmsghdr *msg,
+			    capfence_msg_cb cb, void *arg, char *err,
+			    size_t errlen);
+/* The socket's fd (for tests that send malformed frames); never close it. */
+int capfence_client_fd(const struct capfence_client *c);
+
+/* ---- fleet: the kernel side (since 1.1) ------------------------------------- */
+
+/*
+ * A host of a fleet applies the fleet store's changes in revision order
+ * (the "Fleet" block of <linux/capfence.h>, docs/design.md "Fleet"). The
+ * _at variants of the change commands carry the fleet revision rev: the
+ * change and the revision are applied together, only if rev is above the
+ * module's (else -EALREADY). rev 0 sends no revision (the plain call).
+ */
+int capfence_client_key_install_at(struct capfence_client *c,
+				   const struct capfence_key *k, uint64_t rev,
+				   char *err, size_t errlen);
+int capfence_client_key_remove_at(struct capfence_client *c, uint32_t key_id,
+				  uint64_t rev, char *err, size_t errlen);
+int capfence_client_epoch_install_at(struct capfence_client *c,
+				     const struct capfence_epoch *e,
+				     uint64_t rev, char *err, size_t errlen);
+int capfence_client_epoch_activate_at(struct capfence_client *c,
+				      uint64_t epoch_id, uint64_t rev,
+				      char *err, size_t errlen);
+int capfence_client_revoke_at(struct capfence_client *c, uint64_t cap_id,
+			      uint64_t rev, struct capfence_result *r);
+
+/* The module's fleet state (from CAPFENCE_CMD_STATUS_GET). */
+struct capfence_fleet_status {
+	bool supported;		/* the module reports a fleet nest */
+	uint64_t rev;		/* the module's fleet revision */
+	uint32_t stale_ms;	/* 0 = fleet mode off */
+	uint32_t deny_ms;
+	bool confirmed;		/* a confirmation was received: age_ms valid */
+	uint32_t age_ms;	/* time since the last confirmation */
+	int state;		/* enum capfence_fleet_state */
+	uint64_t applied;	/* changes applied at a revision */
+};
+
+int capfence_client_fleet_status(struct capfence_client *c,
+				 struct capfence_fleet_status *out, char *err,
+				 size_t errlen);
+/* "off", "current", "stale", "deny"; "?" if unknown. */
+const char *capfence_fleet_state_name(int state);
+
+/*
+ * Sandboxes (CAPFENCE_A_SANDBOX; <linux/capfence.h>): the audit budgets and
+ * the credential limit, with the host's totals (STATUS_GET) or one task's
+ * sandbox (TASK_GET). Denials without an audit record are counted by why:
+ * over_budget (the sandbox's own), over_ceiling (the host's), lost (the
+ * audit subsystem took none).
+ */
+struct capfence_sandbox_info {
+	bool supported;		/* the module reports a sandbox nest */
+	uint64_t id;		/* TASK_GET: 0 = the task has no sandbox */
+	uint32_t pid;		/* TASK_GET: whose EXEC_SET made it */
+	uint64_t epoch_id;	/* TASK_GET: the epoch it binds */
+	uint64_t creds;		/* TASK_GET: its live credentials */
+	uint32_t cred_limit;	/* credentials per sandbox, 0 = no limit */
+	uint64_t cred_refused;	/* credential changes refused at the limit */
+	uint64_t records;	/* denial records written */
+	uint64_t over_budget, over_ceiling, lost;	/* denials not recorded */
+	uint64_t reports;	/* STATUS_GET: op=suppressed records written */
+	uint32_t window_ms;	/* the budget window */
+	uint32_t budget;	/* records per sandbox per window */
+	uint32_t floor;		/* of those, written whatever the ceiling */
+	uint32_t ceiling;	/* records per host per window */
+};
+
+/* The limits and the host's totals (CAPFENCE_CMD_STATUS_GET). */
+int capfence_client_sandbox_status(struct capfence_client *c,
+				   struct capfence_sandbox_info *out, char *err,
+				   size_t errlen);
+/* Task pid's sandbox (CAPFENCE_CMD_TASK_GET); -ESRCH, -EPERM as task_get. */
+int capfence_client_task_sandbox(struct capfence_client *c, uint32_t pid,
+				 struct capfence_sandbox_info *out, char *err,
+				 size_t errlen);
+
+/* What capfence_client_fleet_set() sends: the fields its flags name. */
+#define CAPFENCE_FLEET_SET_REV		0x1u	/* rev (not below the module's) */
+#define CAPFENCE_FLEET_SET_BOUNDS	0x2u	/* stale_ms, deny_ms */
+#define CAPFENCE_FLEET_SET_FRESH	0x4u	/* a confirmation age_ms old */
+#define CAPFENCE_FLEET_SET_ASKED	0x8u	/* with FRESH: asked at asked_ns
+						 * (CLOCK_BOOTTIME), not age_ms */
+struct capfence_fleet_set {
+	unsigned int flags;
+	uint64_t rev;
+	uint32_t stale_ms, deny_ms;	/* ms, <= CAPFENCE_FLEET_MAX_MS */
+	uint32_t age_ms;
+	uint64_t asked_ns;		/* read only with CAPFENCE_FLEET_SET_ASKED */
+};
+
+/*
+ * CAPFENCE_CMD_FLEET_SET: advance the revision, set the bounds, renew the
+ * freshness, in one request. -EALREADY when rev is below the module's.
+ */
+int capfence_client_fleet_set(struct capfence_client *c,
+			      const struct capfence_fleet_set *fs, char *err,
+			      size_t errlen);
+
+/* ---- events ---------------------------------------------------------------- */
+
+/* A subscription to the module's "events" multicast group. */
+struct capfence_events;
+
+/* One event (CAPFENCE_CMD_EVENT). Fields the event does not carry are 0. */
+struct capfence_event_info {
+	int type;		/* enum capfence_event */
+	int reason;		/* enum capfence_reason */
+	uint32_t pid;
+	uint64_t epoch_id, cap_id, fence;
+};
+
+/* Name of an event type ("delegate_ok", ...), "?" if unknown. */
+const char *capfence_event_name(int type);
+
+int capfence_events_open(struct capfence_events **out, char *err,
+			 size_t errlen);
+void capfence_events_close(struct capfence_events *ev);
+/* The socket's fd, readable when an event is waiting (poll(2)). */
+int capfence_events_fd(const struct capfence_events *ev);
+/*
+ * Next event: 0 with *out filled; -ETIMEDOUT after timeout_ms (< 0 waits
+ * forever, 0 polls); -ENOBUFS when events were lost (the socket overran;
+ * go on reading); -EINTR when a signal interrupted the wait.
+ */
+int capfence_events_next(struct capfence_events *ev,
+			 struct capfence_event_info *out, int timeout_ms);
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CAPFENCE_CAPFENCE_H */
