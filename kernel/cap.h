@@ -80,6 +80,8 @@ static inline enum capfence_reason cf_grant_state(const struct cf_grant *g)
 	return CAPFENCE_R_OK;
 }
 
+enum capfence_reason cf_grants_state(struct cf_grant *const *g, u32 n,
+				     struct cf_grant **bad, u64 *fence);
 int cf_revoke(u64 cap_id, u64 *fence);
 u64 cf_nr_held(void);
 

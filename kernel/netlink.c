@@ -34,7 +34,23 @@
 #include <linux/slab.h>
 #include <net/genetlink.h>
 #include <net/netlink.h>
-#include "capfence.h"
+#include "audit.h"
+#include "cap.h"
+#include "class.h"
+#include "constraint.h"
+#include "cred.h"
+#include "decide.h"
+#include "epoch.h"
+#include "fence.h"
+#include "fleet.h"
+#include "hooks.h"
+#include "key.h"
+#include "netlink.h"
+#include "sandbox.h"
+#include "seccomp.h"
+#include "stats.h"
+#include "token.h"
+#include "version.h"
 #include "hooklist.h"
 #include "compat.h"
 
@@ -105,6 +121,116 @@ static int cf_put_u64(struct sk_buff *skb, int type, u64 v)
 	return nla_put_u64_64bit(skb, type, v, CAPFENCE_A_PAD);
 }
 
+/* CAPFENCE_A_FLEET_REV and the CAPFENCE_A_FLEET nest (fleet.c's view) */
+static int cf_put_fleet(struct sk_buff *skb)
+{
+	struct cf_fleet_view v;
+	struct nlattr *nest;
+
+	cf_fleet_view(&v);
+	if (cf_put_u64(skb, CAPFENCE_A_FLEET_REV, v.rev))
+		return -EMSGSIZE;
+	nest = nla_nest_start(skb, CAPFENCE_A_FLEET);
+	if (!nest ||
+	    nla_put_u32(skb, CAPFENCE_FLEET_A_STALE_MS, v.stale_ms) ||
+	    nla_put_u32(skb, CAPFENCE_FLEET_A_DENY_MS, v.deny_ms) ||
+	    nla_put_u32(skb, CAPFENCE_FLEET_A_STATE, v.state) ||
+	    nla_put_u64_64bit(skb, CAPFENCE_FLEET_A_APPLIED, v.applied,
+			      CAPFENCE_FLEET_A_PAD) ||
+	    (v.confirmed &&
+	     nla_put_u32(skb, CAPFENCE_FLEET_A_AGE_MS, v.age_ms)))
+		return -EMSGSIZE;
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+static int cf_put_sb_u64(struct sk_buff *skb, int type, u64 v)
+{
+	return nla_put_u64_64bit(skb, type, v, CAPFENCE_SANDBOX_A_PAD);
+}
+
+/*
+ * CAPFENCE_A_SANDBOX: a task's sandbox @sb (TASK_GET), or with NULL the
+ * host's totals and the limits (STATUS_GET). Caller holds RCU.
+ */
+static int cf_put_sandbox(struct sk_buff *skb, const struct cf_sandbox *sb)
+{
+	struct nlattr *nest = nla_nest_start(skb, CAPFENCE_A_SANDBOX);
+	struct cf_sandbox_view v;
+
+	cf_sandbox_view(sb, &v);
+	if (!nest ||
+	    nla_put_u32(skb, CAPFENCE_SANDBOX_A_CRED_LIMIT, v.cred_limit) ||
+	    cf_put_sb_u64(skb, CAPFENCE_SANDBOX_A_CRED_REFUSED, v.cred_refused) ||
+	    cf_put_sb_u64(skb, CAPFENCE_SANDBOX_A_RECORDS, v.records) ||
+	    cf_put_sb_u64(skb, CAPFENCE_SANDBOX_A_OVER_BUDGET, v.over_budget) ||
+	    cf_put_sb_u64(skb, CAPFENCE_SANDBOX_A_OVER_CEILING, v.over_ceiling) ||
+	    cf_put_sb_u64(skb, CAPFENCE_SANDBOX_A_LOST, v.lost) ||
+	    nla_put_u32(skb, CAPFENCE_SANDBOX_A_BUDGET, v.budget) ||
+	    nla_put_u32(skb, CAPFENCE_SANDBOX_A_FLOOR, v.floor) ||
+	    nla_put_u32(skb, CAPFENCE_SANDBOX_A_CEILING, v.ceiling) ||
+	    nla_put_u32(skb, CAPFENCE_SANDBOX_A_WINDOW_MS, v.window_ms))
+		return -EMSGSIZE;
+	if (v.one && (cf_put_sb_u64(skb, CAPFENCE_SANDBOX_A_ID, v.id) ||
+		      nla_put_u32(skb, CAPFENCE_SANDBOX_A_PID, v.pid) ||
+		      cf_put_sb_u64(skb, CAPFENCE_SANDBOX_A_EPOCH_ID,
+				    v.epoch_id) ||
+		      cf_put_sb_u64(skb, CAPFENCE_SANDBOX_A_CREDS, v.creds)))
+		return -EMSGSIZE;
+	if (!v.one && cf_put_sb_u64(skb, CAPFENCE_SANDBOX_A_REPORTS, v.reports))
+		return -EMSGSIZE;
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+static int cf_put_reasons(struct sk_buff *skb, int type, const u64 *by)
+{
+	struct nlattr *nest = nla_nest_start(skb, type);
+	int r;
+
+	if (!nest)
+		return -EMSGSIZE;
+	for (r = 1; r <= CAPFENCE_R_MAX; r++)
+		if (nla_put_u64_64bit(skb, r, by[r], CAPFENCE_STATS_A_PAD))
+			return -EMSGSIZE;
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+/* CAPFENCE_A_STATS: the counters (stats.c) and what the state holds */
+static int cf_put_stats(struct sk_buff *skb)
+{
+	struct nlattr *nest = nla_nest_start(skb, CAPFENCE_A_STATS);
+	struct cf_counters sum;
+
+	cf_stats_sum(&sum);
+	if (!nest ||
+	    nla_put_u64_64bit(skb, CAPFENCE_STATS_A_BOUND_CREDS, cf_nr_bound(),
+			      CAPFENCE_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, CAPFENCE_STATS_A_HELD_CAPS, cf_nr_held(),
+			      CAPFENCE_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, CAPFENCE_STATS_A_DELEGATE_OK,
+			      sum.delegate[CAPFENCE_R_OK], CAPFENCE_STATS_A_PAD) ||
+	    cf_put_reasons(skb, CAPFENCE_STATS_A_DELEGATE_REJECT, sum.delegate) ||
+	    nla_put_u64_64bit(skb, CAPFENCE_STATS_A_EXERCISE_ALLOW,
+			      sum.exercise[CAPFENCE_R_OK], CAPFENCE_STATS_A_PAD) ||
+	    cf_put_reasons(skb, CAPFENCE_STATS_A_EXERCISE_DENY, sum.exercise) ||
+	    nla_put_u64_64bit(skb, CAPFENCE_STATS_A_CRED_BYTES,
+			      sizeof(struct cf_cred), CAPFENCE_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, CAPFENCE_STATS_A_CAP_BYTES,
+			      sizeof(struct cf_grant) +
+			      sizeof(struct cf_constraint) +
+			      sizeof(struct cf_grant *),
+			      CAPFENCE_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, CAPFENCE_STATS_A_OPEN_MEMO_HIT,
+			      sum.open_memo[1], CAPFENCE_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, CAPFENCE_STATS_A_OPEN_MEMO_MISS,
+			      sum.open_memo[0], CAPFENCE_STATS_A_PAD))
+		return -EMSGSIZE;
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
 static int cf_nl_status(struct sk_buff *skb, struct genl_info *info)
 {
 	struct sk_buff *msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
@@ -121,9 +247,9 @@ static int cf_nl_status(struct sk_buff *skb, struct genl_info *info)
 	    cf_put_u64(msg, CAPFENCE_A_MAX_EPOCH_ID, cf_epoch_max_id()) ||
 	    cf_put_u64(msg, CAPFENCE_A_ACTIVE_EPOCH_ID, cf_epoch_active_id()) ||
 	    cf_put_u64(msg, CAPFENCE_A_GENERATION, cf_generation()) ||
-	    cf_fleet_fill(msg) ||
-	    cf_stats_fill(msg) ||
-	    cf_sandbox_fill(msg, NULL)) {
+	    cf_put_fleet(msg) ||
+	    cf_put_stats(msg) ||
+	    cf_put_sandbox(msg, NULL)) {
 		nlmsg_free(msg);
 		return -EMSGSIZE;
 	}
@@ -197,7 +323,7 @@ static int cf_nl_hooks_detach(struct sk_buff *skb, struct genl_info *info)
 	return err;
 }
 
-/**
+/*
  * cf_event() - publish an event on the events multicast group
  * @ev: event
  * @epoch: epoch concerned, or 0
@@ -207,8 +333,8 @@ static int cf_nl_hooks_detach(struct sk_buff *skb, struct genl_info *info)
  *
  * Process context.
  */
-void cf_event(enum capfence_event ev, u64 epoch, u64 cap_id,
-	      enum capfence_reason r, pid_t pid)
+static void cf_event(enum capfence_event ev, u64 epoch, u64 cap_id,
+		     enum capfence_reason r, pid_t pid)
 {
 	struct sk_buff *msg;
 	void *hdr;
@@ -226,7 +352,7 @@ void cf_event(enum capfence_event ev, u64 epoch, u64 cap_id,
 	    cf_put_u64(msg, CAPFENCE_A_CAP_ID, cap_id) ||
 	    nla_put_u32(msg, CAPFENCE_A_PID, pid) ||
 	    cf_put_u64(msg, CAPFENCE_A_FENCE, cf_fence_value()) ||
-	    (ev == CAPFENCE_EV_FLEET_STATE ? cf_fleet_fill(msg) :
+	    (ev == CAPFENCE_EV_FLEET_STATE ? cf_put_fleet(msg) :
 	     cf_put_u64(msg, CAPFENCE_A_FLEET_REV, cf_fleet_rev()))) {
 		nlmsg_free(msg);
 		return;
@@ -406,7 +532,7 @@ static int cf_nl_epoch_install(struct sk_buff *skb, struct genl_info *info)
 	if (!e)
 		return -ENOMEM;
 	if (info->attrs[CAPFENCE_A_SECCOMP_PROG]) {
-		err = cf_seccomp_parse(e, info->attrs[CAPFENCE_A_SECCOMP_PROG],
+		err = cf_seccomp_parse(&e->sc, info->attrs[CAPFENCE_A_SECCOMP_PROG],
 				       info->extack);
 		if (err)
 			goto fail;
@@ -473,6 +599,7 @@ static int cf_put_constraints(struct sk_buff *skb, const struct cf_constraint *c
 static int cf_fill_epoch(struct sk_buff *skb, const struct cf_epoch *e,
 			 bool prog)
 {
+	const struct cf_seccomp *sc;
 	struct nlattr *arr, *nest;
 	int c;
 
@@ -499,7 +626,18 @@ static int cf_fill_epoch(struct sk_buff *skb, const struct cf_epoch *e,
 		nla_nest_end(skb, nest);
 	}
 	nla_nest_end(skb, arr);
-	return cf_seccomp_fill(skb, e, prog);
+	/* the epoch's syscall policy: its digest, and by id the program */
+	sc = e->sc;
+	if (!sc)
+		return 0;
+	if (nla_put(skb, CAPFENCE_A_SECCOMP_DIGEST, sizeof(sc->digest),
+		    sc->digest) ||
+	    nla_put_u32(skb, CAPFENCE_A_SECCOMP_LEN, sc->len))
+		return -EMSGSIZE;
+	if (prog && nla_put(skb, CAPFENCE_A_SECCOMP_PROG,
+			    sc->len * sizeof(struct sock_filter), sc->insns))
+		return -EMSGSIZE;
+	return 0;
 }
 
 /*
@@ -934,7 +1072,7 @@ static int cf_nl_task_get(struct sk_buff *skb, struct genl_info *info)
 		err = cf_fill_caps(msg, c ? rcu_dereference(c->held) : NULL);
 	sb = c ? READ_ONCE(c->sb) : NULL;
 	if (!err && sb)
-		err = cf_sandbox_fill(msg, sb);
+		err = cf_put_sandbox(msg, sb);
 	rcu_read_unlock();
 	put_cred(cred);
 	if (err) {
@@ -1012,7 +1150,12 @@ static struct genl_family cf_family __ro_after_init = {
  */
 int cf_netlink_init(void)
 {
-	return genl_register_family(&cf_family);
+	int err = genl_register_family(&cf_family);
+
+	/* the core's events go out through the family from here on */
+	if (!err)
+		cf_notify_register(cf_event);
+	return err;
 }
 
 /**
@@ -1020,5 +1163,6 @@ int cf_netlink_init(void)
  */
 void cf_netlink_exit(void)
 {
+	cf_notify_register(NULL);
 	genl_unregister_family(&cf_family);
 }
