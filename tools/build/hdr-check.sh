@@ -16,10 +16,10 @@ mkdir -p "$dir/kernel"
 ln -sfn "$top/include" "$dir/include"
 objs=()
 for h in "$top"/kernel/*.h; do
-	# an X-macro list, included with CF_HOOK and CF_KFUNC defined
-	[ "$(basename "$h")" = hook_defs.h ] && continue
 	n=$(basename "$h" .h)
 	ln -sfn "$h" "$dir/kernel/"
+	# an X-macro list, included with CF_HOOK and CF_KFUNC defined
+	[ "$n" = hook_defs ] && continue
 	# twice: the include guard must hold too
 	printf '#include "%s.h"\n#include "%s.h"\n' "$n" "$n" > "$dir/hdr_$n.c"
 	objs+=("hdr_$n.o")
