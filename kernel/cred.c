@@ -108,8 +108,8 @@ static int cf_cred_insert(struct cf_cred *e)
 	atomic_inc(cf_cred_hint_of(e->cred));
 	spin_lock_bh(&cf_cred_lock);
 	hlist_for_each_entry(o, b, node) {
-		if (o->cred == e->cred) {
-			/* cannot happen: a cred gets one entry, at its prepare */
+		/* cannot happen: a cred gets one entry, at its prepare */
+		if (WARN_ON_ONCE(o->cred == e->cred)) {
 			spin_unlock_bh(&cf_cred_lock);
 			atomic_dec(cf_cred_hint_of(e->cred));
 			return -EEXIST;
@@ -171,12 +171,14 @@ static bool cf_cred_copy(struct cf_cred *n, struct cf_cred *o, bool enforce)
  * table every hook of every task may walk. The entry is charged to the
  * memory cgroup of the task that makes it.
  *
- * Return: 0, or -ENOMEM (also at the limit: prepare_creds() has no
- * other way to fail).
+ * Return: 0, -ENOMEM (also at the limit: prepare_creds() has no
+ * other way to fail), or -EEXIST should @new already have an entry (a
+ * bug, warned about).
  */
 int cf_cred_prepare(struct cred *new, const struct cred *old, gfp_t gfp)
 {
 	struct cf_cred *o, *n;
+	int err;
 
 	o = cf_cred_lookup(old);
 	/* a blank entry that cred_transfer did not fill carries nothing */
@@ -190,11 +192,10 @@ int cf_cred_prepare(struct cred *new, const struct cred *old, gfp_t gfp)
 		kfree(n);
 		return -ENOMEM;
 	}
-	if (cf_cred_insert(n)) {
+	err = cf_cred_insert(n);
+	if (err)
 		cf_cred_release(n);
-		return -ENOMEM;
-	}
-	return 0;
+	return err;
 }
 
 /**
@@ -209,12 +210,14 @@ int cf_cred_prepare(struct cred *new, const struct cred *old, gfp_t gfp)
  * transferred credential will take in that sandbox is reserved here, so
  * that session-to-parent cannot grow a sandbox past its limit either.
  *
- * Return: 0, or -ENOMEM (also at the sandbox's limit).
+ * Return: 0, -ENOMEM (also at the sandbox's limit), or -EEXIST should
+ * @cred already have an entry (a bug, warned about).
  */
 int cf_cred_alloc_blank(struct cred *cred)
 {
 	struct cf_cred *n, *me = cf_cred_lookup(current_cred());
 	struct cf_sandbox *sb = me && me->epoch ? me->sb : NULL;
+	int err;
 
 	n = cf_cred_alloc(cred, GFP_ATOMIC | __GFP_NOWARN | __GFP_ACCOUNT);
 	if (!n)
@@ -227,11 +230,10 @@ int cf_cred_alloc_blank(struct cred *cred)
 		}
 		n->sb = cf_sandbox_get(sb);
 	}
-	if (cf_cred_insert(n)) {
+	err = cf_cred_insert(n);
+	if (err)
 		cf_cred_release(n);
-		return -ENOMEM;
-	}
-	return 0;
+	return err;
 }
 
 /* Remove @e from the table and free it after a grace period. */
@@ -352,7 +354,8 @@ int cf_cred_bind_exec(struct linux_binprm *bprm, const struct bpf_prog *sc_prog,
  *
  * Caller holds cf_mutex; process context.
  *
- * Return: 0, -EPERM for a bound credential, -ENOMEM.
+ * Return: 0, -EPERM for a bound credential, -ENOMEM, or -EEXIST should
+ * the entry made here collide with one (a bug, warned about).
  */
 int cf_cred_set_pending(const struct cred *cred, struct cf_epoch *e,
 			struct cf_holdings *h, struct cf_sandbox *sb)

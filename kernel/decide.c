@@ -194,7 +194,8 @@ static bool cf_holds_same(struct cf_cred *c, const struct cf_token *t)
  * Caller holds cf_mutex. A rejection is a typed result in @d->reason, not
  * an error return.
  *
- * Return: 0, or a negative errno for a system failure (-ENOMEM).
+ * Return: 0, -E2BIG when the target holds CF_HELD_MAX capabilities
+ * already, or -ENOMEM.
  */
 int cf_delegate(struct cf_delegation *d, struct netlink_ext_ack *extack)
 {
@@ -249,6 +250,12 @@ int cf_delegate(struct cf_delegation *d, struct netlink_ext_ack *extack)
 	/* delegations are the only writers of a published cred's holdings */
 	old = rcu_dereference_protected(target->held,
 					lockdep_is_held(&cf_mutex));
+	if (!d->already_held && old && old->n >= CF_HELD_MAX) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "the target holds the most capabilities a task may hold");
+		err = -E2BIG;
+		goto out;
+	}
 	new = cf_holdings_grant(old, &d->token, target->epoch, d->from, &g);
 	if (!new) {
 		err = -ENOMEM;

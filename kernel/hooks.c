@@ -170,9 +170,14 @@ int cf_hooks_detach(struct netlink_ext_ack *extack)
 	/* sockets of exited sandboxes are freed after a grace period */
 	if (!cf_nr_creds() && (cf_nr_tracked_files() || cf_nr_tracked_socks()))
 		rcu_barrier();
-	if (cf_nr_creds() || cf_nr_tracked_files() || cf_nr_tracked_socks()) {
+	if (cf_nr_creds()) {
 		NL_SET_ERR_MSG_MOD(extack,
 				   "tasks are bound or have a pending exec epoch; hooks stay attached");
+		return -EBUSY;
+	}
+	if (cf_nr_tracked_files() || cf_nr_tracked_socks()) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "files or sockets opened under a capability are still open; hooks stay attached");
 		return -EBUSY;
 	}
 	cf_hooks_release();

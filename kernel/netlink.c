@@ -369,23 +369,50 @@ static u64 cf_nl_fleet_rev(struct genl_info *info)
 	return nla ? nla_get_u64(nla) : 0;
 }
 
+/*
+ * The fleet-revision guard of every change command (key install and
+ * removal, epoch install and activation, revoke), in one place: take
+ * cf_mutex and refuse a revision the module has applied already. On 0 the
+ * caller makes its change and passes the result to cf_nl_change_end().
+ */
+static int cf_nl_change_begin(struct genl_info *info)
+	__cond_acquires(&cf_mutex)
+{
+	int err;
+
+	mutex_lock(&cf_mutex);
+	err = cf_fleet_begin(cf_nl_fleet_rev(info), info->extack);
+	if (err)
+		mutex_unlock(&cf_mutex);
+	return err;
+}
+
+/*
+ * Close what cf_nl_change_begin() opened: a change made (@err >= 0) moves
+ * the module to the command's fleet revision. Returns @err.
+ */
+static int cf_nl_change_end(struct genl_info *info, int err)
+	__releases(&cf_mutex)
+{
+	if (err >= 0)
+		cf_fleet_commit(cf_nl_fleet_rev(info));
+	mutex_unlock(&cf_mutex);
+	return err;
+}
+
 static int cf_nl_key_install(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *key = info->attrs[CAPFENCE_A_KEY];
 	int err = -EINVAL;
-	u64 rev;
 
 	if (GENL_REQ_ATTR_CHECK(info, CAPFENCE_A_KEY_ID) ||
 	    GENL_REQ_ATTR_CHECK(info, CAPFENCE_A_KEY))
 		goto out;
-	rev = cf_nl_fleet_rev(info);
-	mutex_lock(&cf_mutex);
-	err = cf_fleet_begin(rev, info->extack) ?:
-	      cf_key_install(nla_get_u32(info->attrs[CAPFENCE_A_KEY_ID]),
-			     nla_data(key), info->extack);
+	err = cf_nl_change_begin(info);
 	if (!err)
-		cf_fleet_commit(rev);
-	mutex_unlock(&cf_mutex);
+		err = cf_nl_change_end(info,
+				       cf_key_install(nla_get_u32(info->attrs[CAPFENCE_A_KEY_ID]),
+						      nla_data(key), info->extack));
 	if (!err)
 		cf_event(CAPFENCE_EV_KEY_CHANGE, 0, 0, CAPFENCE_R_OK, 0);
 out:
@@ -397,18 +424,15 @@ out:
 
 static int cf_nl_key_remove(struct sk_buff *skb, struct genl_info *info)
 {
-	u64 rev = cf_nl_fleet_rev(info);
 	int err;
 
 	if (GENL_REQ_ATTR_CHECK(info, CAPFENCE_A_KEY_ID))
 		return -EINVAL;
-	mutex_lock(&cf_mutex);
-	err = cf_fleet_begin(rev, info->extack) ?:
-	      cf_key_remove(nla_get_u32(info->attrs[CAPFENCE_A_KEY_ID]),
-			    info->extack);
+	err = cf_nl_change_begin(info);
 	if (!err)
-		cf_fleet_commit(rev);
-	mutex_unlock(&cf_mutex);
+		err = cf_nl_change_end(info,
+				       cf_key_remove(nla_get_u32(info->attrs[CAPFENCE_A_KEY_ID]),
+						     info->extack));
 	if (!err)
 		cf_event(CAPFENCE_EV_KEY_CHANGE, 0, 0, CAPFENCE_R_OK, 0);
 	return err;
@@ -544,12 +568,9 @@ static int cf_nl_epoch_install(struct sk_buff *skb, struct genl_info *info)
 				goto fail;
 		}
 	}
-	mutex_lock(&cf_mutex);
-	err = cf_fleet_begin(cf_nl_fleet_rev(info), info->extack) ?:
-	      cf_epoch_install(e, info->extack);
+	err = cf_nl_change_begin(info);
 	if (!err)
-		cf_fleet_commit(cf_nl_fleet_rev(info));
-	mutex_unlock(&cf_mutex);
+		err = cf_nl_change_end(info, cf_epoch_install(e, info->extack));
 	if (err)
 		goto fail;
 	cf_event(CAPFENCE_EV_EPOCH_INSTALL, id, 0, CAPFENCE_R_OK, 0);
@@ -567,14 +588,9 @@ static int cf_nl_epoch_activate(struct sk_buff *skb, struct genl_info *info)
 	if (GENL_REQ_ATTR_CHECK(info, CAPFENCE_A_EPOCH_ID))
 		return -EINVAL;
 	id = nla_get_u64(info->attrs[CAPFENCE_A_EPOCH_ID]);
-	mutex_lock(&cf_mutex);
-	err = cf_fleet_begin(cf_nl_fleet_rev(info), info->extack);
-	if (!err) {
-		err = cf_epoch_activate(id, info->extack);
-		if (err >= 0)
-			cf_fleet_commit(cf_nl_fleet_rev(info));
-	}
-	mutex_unlock(&cf_mutex);
+	err = cf_nl_change_begin(info);
+	if (!err)
+		err = cf_nl_change_end(info, cf_epoch_activate(id, info->extack));
 	if (err > 0)
 		cf_event(CAPFENCE_EV_EPOCH_ACTIVATE, id, 0, CAPFENCE_R_OK, 0);
 	return err < 0 ? err : 0;
@@ -928,12 +944,9 @@ static int cf_nl_revoke(struct sk_buff *skb, struct genl_info *info)
 	msg = cf_reply_new();
 	if (!msg)
 		return -ENOMEM;
-	mutex_lock(&cf_mutex);
-	err = cf_fleet_begin(cf_nl_fleet_rev(info), info->extack) ?:
-	      cf_revoke(cap_id, &fence);
+	err = cf_nl_change_begin(info);
 	if (!err)
-		cf_fleet_commit(cf_nl_fleet_rev(info));
-	mutex_unlock(&cf_mutex);
+		err = cf_nl_change_end(info, cf_revoke(cap_id, &fence));
 	if (err) {
 		nlmsg_free(msg);
 		return err;
@@ -1028,15 +1041,79 @@ static int cf_fill_caps(struct sk_buff *skb, struct cf_holdings *h)
 	return 0;
 }
 
+/* The room one capability takes in a TASK_GET reply (cf_fill_caps()). */
+static size_t cf_cap_size(const struct cf_grant *g)
+{
+	/* the nest; cap_id, epoch id, fleet revision; class, key, from, state */
+	size_t n = nla_total_size(0) + 3 * nla_total_size_64bit(sizeof(u64)) +
+		   4 * nla_total_size(sizeof(u32));
+	u8 i;
+
+	for (i = 0; i < g->n; i++)
+		n += nla_total_size(g->c[i].kind == CAPFENCE_CONSTRAINT_NET ?
+				    sizeof(g->c[i].net) :
+				    strlen(g->c[i].path) + 1);
+	return n;
+}
+
+/*
+ * The TASK_GET reply for the task whose credential is @cred, into @msg:
+ * -EMSGSIZE when it does not fit (the holdings grew since it was sized).
+ * Caller holds RCU.
+ */
+static int cf_task_fill(struct sk_buff *msg, struct genl_info *info, pid_t pid,
+			const struct cred *cred)
+{
+	struct cf_cred *c = cf_cred_lookup(cred);
+	struct cf_sandbox *sb;
+	void *hdr;
+
+	hdr = cf_put_hdr(msg, info, CAPFENCE_CMD_TASK_GET);
+	if (!hdr || nla_put_u32(msg, CAPFENCE_A_PID, pid) ||
+	    cf_put_u64(msg, CAPFENCE_A_EPOCH_ID,
+		       c && c->epoch ? c->epoch->id : 0) ||
+	    cf_put_u64(msg, CAPFENCE_A_FENCE, cf_fence_value()))
+		return -EMSGSIZE;
+	if (c && c->pending &&
+	    cf_put_u64(msg, CAPFENCE_A_PENDING_EPOCH_ID, c->pending->id))
+		return -EMSGSIZE;
+	/* always present: empty for a task that holds nothing */
+	if (cf_fill_caps(msg, c ? rcu_dereference(c->held) : NULL))
+		return -EMSGSIZE;
+	sb = c ? READ_ONCE(c->sb) : NULL;
+	if (sb && cf_put_sandbox(msg, sb))
+		return -EMSGSIZE;
+	genlmsg_end(msg, hdr);
+	return 0;
+}
+
+/*
+ * The size of the TASK_GET reply for @cred: the fixed part (NLMSG_GOODSIZE
+ * covers the task's ids and its sandbox) and the room each capability it
+ * holds takes, at most CF_HELD_MAX of them.
+ */
+static size_t cf_task_size(const struct cred *cred)
+{
+	size_t n = NLMSG_GOODSIZE + nla_total_size(0);
+	struct cf_holdings *h;
+	struct cf_cred *c;
+	u32 i;
+
+	rcu_read_lock();
+	c = cf_cred_lookup(cred);
+	h = c ? rcu_dereference(c->held) : NULL;
+	for (i = 0; h && i < h->n; i++)
+		n += cf_cap_size(h->g[i]);
+	rcu_read_unlock();
+	return n;
+}
+
 static int cf_nl_task_get(struct sk_buff *skb, struct genl_info *info)
 {
 	const struct cred *cred;
-	struct cf_sandbox *sb;
 	struct sk_buff *msg;
-	struct cf_cred *c;
-	void *hdr;
+	int err, tries = 0;
 	pid_t pid;
-	int err;
 
 	if (GENL_REQ_ATTR_CHECK(info, CAPFENCE_A_PID))
 		return -EINVAL;
@@ -1053,34 +1130,24 @@ static int cf_nl_task_get(struct sk_buff *skb, struct genl_info *info)
 		NL_SET_ERR_MSG_MOD(info->extack, "no task with this pid");
 		return -ESRCH;
 	}
-	msg = genlmsg_new(NLMSG_DEFAULT_SIZE * 4, GFP_KERNEL);
-	if (!msg) {
-		put_cred(cred);
-		return -ENOMEM;
-	}
-	hdr = cf_put_hdr(msg, info, CAPFENCE_CMD_TASK_GET);
-	rcu_read_lock();
-	c = cf_cred_lookup(cred);
-	err = !hdr || nla_put_u32(msg, CAPFENCE_A_PID, pid) ||
-	      cf_put_u64(msg, CAPFENCE_A_EPOCH_ID,
-			 c && c->epoch ? c->epoch->id : 0) ||
-	      cf_put_u64(msg, CAPFENCE_A_FENCE, cf_fence_value());
-	if (!err && c && c->pending)
-		err = cf_put_u64(msg, CAPFENCE_A_PENDING_EPOCH_ID, c->pending->id);
-	/* always present: empty for a task that holds nothing */
-	if (!err)
-		err = cf_fill_caps(msg, c ? rcu_dereference(c->held) : NULL);
-	sb = c ? READ_ONCE(c->sb) : NULL;
-	if (!err && sb)
-		err = cf_put_sandbox(msg, sb);
-	rcu_read_unlock();
+	/*
+	 * Sized from what the task holds; a delegation between sizing and
+	 * filling (holdings only grow) sizes it again.
+	 */
+	do {
+		msg = genlmsg_new(cf_task_size(cred), GFP_KERNEL);
+		if (!msg) {
+			err = -ENOMEM;
+			break;
+		}
+		rcu_read_lock();
+		err = cf_task_fill(msg, info, pid, cred);
+		rcu_read_unlock();
+		if (err)
+			nlmsg_free(msg);
+	} while (err == -EMSGSIZE && ++tries < 3);
 	put_cred(cred);
-	if (err) {
-		nlmsg_free(msg);
-		return -EMSGSIZE;
-	}
-	genlmsg_end(msg, hdr);
-	return genlmsg_reply(msg, info);
+	return err ? err : genlmsg_reply(msg, info);
 }
 
 static int cf_nl_pre_doit(const struct cf_genl_pre_ops *ops,
