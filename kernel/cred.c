@@ -2,28 +2,30 @@
 /*
  * Per-credential state: the bound epoch, held capabilities and the pending
  * exec epoch. A loadable module cannot own a credential security blob, so
- * the state lives in an rhashtable keyed by the cred pointer, maintained by
- * the cred_prepare, cred_alloc_blank, cred_transfer and cred_free hooks.
- * A cred's entry is removed in cred_free, before the cred's memory can be
+ * the state lives in a table keyed by the cred pointer, maintained by the
+ * cred_prepare, cred_alloc_blank, cred_transfer and cred_free hooks. A
+ * cred's entry is removed in cred_free, before the cred's memory can be
  * reused, so a pointer key never aliases a newer cred.
  *
- * The table has a fixed 2^CF_CRED_HINT_BITS buckets, indexed like the
- * filter's counters: a lookup is one multiply, one load and a short
- * chain (an rhashtable lookup cost every bound hook ~40 instructions more).
+ * The table has a fixed 2^CF_CRED_HINT_BITS buckets of RCU chains,
+ * indexed like the filter's counters: a lookup is one multiply, one load
+ * and a short chain (an rhashtable lookup cost every bound hook ~40
+ * instructions more).
  *
  * Locking: lookups run under RCU (BPF programs hold it). Entries are added
  * from cred hooks (atomic context, GFP_ATOMIC) and from netlink (cf_mutex),
  * removed from cred_free (an RCU callback, softirq) and freed after a
  * grace period; cf_cred_lock (a _bh spinlock: removal runs in softirq)
- * orders the writers of the chains. e->lock orders writers of e->held, of the pending
- * fields and of e->sb while pending; readers copy the holdings pointer
- * under RCU, and read a bound entry's e->sb, which no longer changes.
- * An entry holds a reference on its sandbox and is counted in it
- * (sandbox.c): a bound credential's copy past the sandbox's limit fails. e->memo, the net
- * decision memo, is decide.c's: a seqcount whose writers take it with
- * cmpxchg() or skip it, never under e->lock; a new entry starts empty.
+ * orders the writers of the chains. e->lock orders writers of e->held, of
+ * the pending fields and of e->sb while pending; readers copy the holdings
+ * pointer under RCU, and read a bound entry's e->sb, which no longer
+ * changes. An entry holds a reference on its sandbox and is counted in it
+ * (sandbox.c): a bound credential's copy past the sandbox's limit fails.
+ * e->memo, the net decision memo, is decide.c's: a seqcount whose writers
+ * take it with cmpxchg() or skip it, never under e->lock; a new entry
+ * starts empty.
  *
- * cf_cred_hint (capfence.h) filters lookups: an entry's counter is raised
+ * cf_cred_hint (cred.h) filters lookups: an entry's counter is raised
  * (atomic_inc) before the entry is inserted, and the insert publishes the
  * entry with rcu_assign_pointer (a release), so whoever can find the entry
  * also sees its counter raised; it is lowered only after the entry is
@@ -32,8 +34,16 @@
  */
 #include <linux/binfmts.h>
 #include <linux/cred.h>
+#include <linux/ptrace.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
-#include "capfence.h"
+#include "audit.h"
+#include "cap.h"
+#include "cred.h"
+#include "epoch.h"
+#include "fence.h"
+#include "sandbox.h"
+#include "seccomp.h"
 
 static struct hlist_head cf_creds[1 << CF_CRED_HINT_BITS];
 static DEFINE_SPINLOCK(cf_cred_lock);
@@ -98,8 +108,8 @@ static int cf_cred_insert(struct cf_cred *e)
 	atomic_inc(cf_cred_hint_of(e->cred));
 	spin_lock_bh(&cf_cred_lock);
 	hlist_for_each_entry(o, b, node) {
-		if (o->cred == e->cred) {
-			/* cannot happen: a cred gets one entry, at its prepare */
+		/* cannot happen: a cred gets one entry, at its prepare */
+		if (WARN_ON_ONCE(o->cred == e->cred)) {
 			spin_unlock_bh(&cf_cred_lock);
 			atomic_dec(cf_cred_hint_of(e->cred));
 			return -EEXIST;
@@ -161,12 +171,14 @@ static bool cf_cred_copy(struct cf_cred *n, struct cf_cred *o, bool enforce)
  * table every hook of every task may walk. The entry is charged to the
  * memory cgroup of the task that makes it.
  *
- * Return: 0, or -ENOMEM (also at the limit: prepare_creds() has no
- * other way to fail).
+ * Return: 0, -ENOMEM (also at the limit: prepare_creds() has no
+ * other way to fail), or -EEXIST should @new already have an entry (a
+ * bug, warned about).
  */
 int cf_cred_prepare(struct cred *new, const struct cred *old, gfp_t gfp)
 {
 	struct cf_cred *o, *n;
+	int err;
 
 	o = cf_cred_lookup(old);
 	/* a blank entry that cred_transfer did not fill carries nothing */
@@ -180,11 +192,10 @@ int cf_cred_prepare(struct cred *new, const struct cred *old, gfp_t gfp)
 		kfree(n);
 		return -ENOMEM;
 	}
-	if (cf_cred_insert(n)) {
+	err = cf_cred_insert(n);
+	if (err)
 		cf_cred_release(n);
-		return -ENOMEM;
-	}
-	return 0;
+	return err;
 }
 
 /**
@@ -199,12 +210,14 @@ int cf_cred_prepare(struct cred *new, const struct cred *old, gfp_t gfp)
  * transferred credential will take in that sandbox is reserved here, so
  * that session-to-parent cannot grow a sandbox past its limit either.
  *
- * Return: 0, or -ENOMEM (also at the sandbox's limit).
+ * Return: 0, -ENOMEM (also at the sandbox's limit), or -EEXIST should
+ * @cred already have an entry (a bug, warned about).
  */
 int cf_cred_alloc_blank(struct cred *cred)
 {
 	struct cf_cred *n, *me = cf_cred_lookup(current_cred());
 	struct cf_sandbox *sb = me && me->epoch ? me->sb : NULL;
+	int err;
 
 	n = cf_cred_alloc(cred, GFP_ATOMIC | __GFP_NOWARN | __GFP_ACCOUNT);
 	if (!n)
@@ -217,11 +230,10 @@ int cf_cred_alloc_blank(struct cred *cred)
 		}
 		n->sb = cf_sandbox_get(sb);
 	}
-	if (cf_cred_insert(n)) {
+	err = cf_cred_insert(n);
+	if (err)
 		cf_cred_release(n);
-		return -ENOMEM;
-	}
-	return 0;
+	return err;
 }
 
 /* Remove @e from the table and free it after a grace period. */
@@ -342,7 +354,8 @@ int cf_cred_bind_exec(struct linux_binprm *bprm, const struct bpf_prog *sc_prog,
  *
  * Caller holds cf_mutex; process context.
  *
- * Return: 0, -EPERM for a bound credential, -ENOMEM.
+ * Return: 0, -EPERM for a bound credential, -ENOMEM, or -EEXIST should
+ * the entry made here collide with one (a bug, warned about).
  */
 int cf_cred_set_pending(const struct cred *cred, struct cf_epoch *e,
 			struct cf_holdings *h, struct cf_sandbox *sb)
@@ -356,6 +369,7 @@ int cf_cred_set_pending(const struct cred *cred, struct cf_epoch *e,
 	rcu_read_lock();
 	c = cf_cred_lookup(cred);
 	rcu_read_unlock();
+	/* an unbound caller has no entry yet: one carrying only the pending */
 	if (!c) {
 		c = cf_cred_alloc(cred, GFP_KERNEL);
 		if (!c) {
@@ -458,4 +472,39 @@ void cf_cred_exit(void)
 			hlist_del_init(&e->node);
 			cf_cred_release(e);
 		}
+}
+
+/**
+ * cf_tracer_subject() - the bound state of the calling task's tracer
+ *
+ * Caller holds RCU (BPF program context). Never sleeps.
+ *
+ * Return: the state when the calling task is traced by a bound task,
+ * else NULL.
+ */
+struct cf_cred *cf_tracer_subject(void)
+{
+	struct task_struct *tracer = ptrace_parent(current);
+	const struct cred *cred;
+
+	if (!tracer)
+		return NULL;
+	cred = __task_cred(tracer);
+	return cf_cred_maybe(cred) ? cf_subject(cred) : NULL;
+}
+
+/**
+ * cf_current_sandbox() - the sandbox the calling task's denials count in
+ *
+ * Its credential's sandbox, or the host's for an unbound task (a file or
+ * socket of a sandbox rechecked in its hands). Caller holds RCU; the
+ * task's own credential keeps it alive.
+ *
+ * Return: the sandbox, never NULL.
+ */
+struct cf_sandbox *cf_current_sandbox(void)
+{
+	struct cf_cred *e = cf_cred_lookup(current_cred());
+
+	return e && e->epoch && e->sb ? e->sb : &cf_host_sandbox;
 }
