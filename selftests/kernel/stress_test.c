@@ -58,7 +58,8 @@ struct gen {
 	volatile int delegated[NPORTS];	/* to A */
 	volatile uint64_t revoked_ns[NPORTS];	/* return of the revoke */
 	volatile uint64_t fenced_ns;	/* return of E_{g+1}'s activation */
-	uint64_t end_ns;		/* workers stop here */
+	uint64_t end_ns;		/* workers run at least to here */
+	uint64_t hard_end_ns;		/* and never past here */
 	struct cft_agent a, b;
 	pthread_t th[4];
 	struct cft_spin_rec brec[4096];	/* B's children: judged at the end */
@@ -67,12 +68,30 @@ struct gen {
 	struct counters did;
 	long allowed, denied, records;
 	long violations;
-	long del_after_fence;
+	volatile long del_after_fence;
 	char why[1024];
 	pthread_mutex_t lock;
 };
 
 static struct capfence_key *key;
+
+/*
+ * A generation's workers run for GEN_MS + TAIL_MS and then on until
+ * TAIL_MS past its fence (with, for the delegator, one delegation after
+ * it): on a busy machine the next epoch's activation can come after that
+ * span, and a generation that ended first would test nothing across its
+ * fence.  The hard end only keeps a stuck generation from running forever.
+ */
+static bool gen_over(const struct gen *g, bool want_delegation)
+{
+	uint64_t now = cft_now_ns(), fenced = g->fenced_ns;
+
+	if (now >= g->hard_end_ns)
+		return true;
+	if (now < g->end_ns || !fenced || now < fenced + TAIL_MS * 1000000ull)
+		return false;
+	return !want_delegation || g->del_after_fence > 0;
+}
 
 static void gnote(struct gen *g, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -204,7 +223,7 @@ static void *delegator(void *p)
 		order[i] = order[j];
 		order[j] = t;
 	}
-	for (k = 0; cft_now_ns() < g->end_ns; k++) {
+	for (k = 0; !gen_over(g, true); k++) {
 		struct capfence_token t;
 		char c[48];
 		uint64_t t0;
@@ -256,7 +275,7 @@ static void *revoker(void *p)
 		return NULL;
 	}
 	usleep(200000);
-	while (cft_now_ns() < g->end_ns) {
+	while (!gen_over(g, false)) {
 		int pi = (int)(rand_r(&seed) % NPORTS);
 
 		if (g->delegated[pi] && !g->revoked_ns[pi]) {
@@ -329,7 +348,7 @@ static void *forker(void *p)
 	char line[128];
 	int n;
 
-	for (n = 0; cft_now_ns() < g->end_ns; n++) {
+	for (n = 0; !gen_over(g, false); n++) {
 		int pi = (int)(rand_r(&seed) % NPORTS);
 		uint64_t t0 = cft_now_ns();
 		int res;
@@ -368,13 +387,15 @@ static int gen_start(struct gen *g, int n, uint64_t epoch)
 	for (i = 0; i < NPORTS; i++)
 		g->cap_id[i] = ((uint64_t)(n + 1) << 40) | ((uint64_t)getpid() << 16) |
 			       (uint64_t)(i + 1);
-	g->end_ns = cft_now_ns() + (GEN_MS + TAIL_MS) * 1000000ull;
 	err = cft_agent_spawn(&g->a, epoch, NULL, 0, &r);
 	if (err)
 		return err;
 	err = cft_agent_spawn(&g->b, epoch, NULL, 0, &r);
 	if (err)
 		return err;
+	/* from here: spawning two agents can take seconds under KASAN */
+	g->end_ns = cft_now_ns() + (GEN_MS + TAIL_MS) * 1000000ull;
+	g->hard_end_ns = g->end_ns + (uint64_t)cft_ms(10000) * 1000000ull;
 	pthread_create(&g->th[0], NULL, spinner, g);
 	pthread_create(&g->th[1], NULL, delegator, g);
 	pthread_create(&g->th[2], NULL, revoker, g);
