@@ -99,6 +99,15 @@ static struct cf_cred *cf_cred_alloc(const struct cred *cred, gfp_t gfp)
 	return e;
 }
 
+/*
+ * Insert @e; -EEXIST, inserting nothing, when its cred has an entry
+ * already. That happens without any bug: while two sets of capfence's
+ * programs are attached at once (a re-attach while the links of the
+ * previous set, dropped by a detach or replaced as pins, are still being
+ * freed; or `capfence attach` while attached, until the module refuses
+ * the second set), every credential hook runs twice, and the second run
+ * finds the entry the first made (cf_cred_dup()).
+ */
 static int cf_cred_insert(struct cf_cred *e)
 {
 	struct hlist_head *b = &cf_creds[hash_ptr(e->cred, CF_CRED_HINT_BITS)];
@@ -108,8 +117,7 @@ static int cf_cred_insert(struct cf_cred *e)
 	atomic_inc(cf_cred_hint_of(e->cred));
 	spin_lock_bh(&cf_cred_lock);
 	hlist_for_each_entry(o, b, node) {
-		/* cannot happen: a cred gets one entry, at its prepare */
-		if (WARN_ON_ONCE(o->cred == e->cred)) {
+		if (o->cred == e->cred) {
 			spin_unlock_bh(&cf_cred_lock);
 			atomic_dec(cf_cred_hint_of(e->cred));
 			return -EEXIST;
@@ -132,6 +140,22 @@ static void cf_cred_release(struct cf_cred *e)
 		cf_sandbox_put(e->sb);
 	}
 	kfree_rcu(e, rcu);
+}
+
+/*
+ * Did another run of the same hook already give @n's cred the state @n
+ * carries (the same epoch, pending epoch and sandbox)? Then the -EEXIST
+ * of cf_cred_insert() is that run's entry, and the cred has its state.
+ * Anything else (an entry of a freed cred whose memory was reused) stays
+ * an error: the credential change fails closed. Caller holds RCU (BPF
+ * program context).
+ */
+static bool cf_cred_dup(const struct cf_cred *n)
+{
+	const struct cf_cred *x = cf_cred_find(n->cred);
+
+	return x && x->epoch == n->epoch && x->pending == n->pending &&
+	       x->sb == n->sb;
 }
 
 /*
@@ -171,9 +195,10 @@ static bool cf_cred_copy(struct cf_cred *n, struct cf_cred *o, bool enforce)
  * table every hook of every task may walk. The entry is charged to the
  * memory cgroup of the task that makes it.
  *
- * Return: 0, -ENOMEM (also at the limit: prepare_creds() has no
- * other way to fail), or -EEXIST should @new already have an entry (a
- * bug, warned about).
+ * Return: 0 (also when another run of capfence's cred_prepare program
+ * gave @new the same state already: two sets attached at once), -ENOMEM
+ * (also at the limit: prepare_creds() has no other way to fail), or
+ * -EEXIST when @new has an entry with other state.
  */
 int cf_cred_prepare(struct cred *new, const struct cred *old, gfp_t gfp)
 {
@@ -193,8 +218,12 @@ int cf_cred_prepare(struct cred *new, const struct cred *old, gfp_t gfp)
 		return -ENOMEM;
 	}
 	err = cf_cred_insert(n);
-	if (err)
+	if (err) {
+		/* a second run of the hook: the first one's entry stands */
+		if (err == -EEXIST && cf_cred_dup(n))
+			err = 0;
 		cf_cred_release(n);
+	}
 	return err;
 }
 
@@ -210,8 +239,9 @@ int cf_cred_prepare(struct cred *new, const struct cred *old, gfp_t gfp)
  * transferred credential will take in that sandbox is reserved here, so
  * that session-to-parent cannot grow a sandbox past its limit either.
  *
- * Return: 0, -ENOMEM (also at the sandbox's limit), or -EEXIST should
- * @cred already have an entry (a bug, warned about).
+ * Return: 0 (also when another run of the hook reserved it already),
+ * -ENOMEM (also at the sandbox's limit), or -EEXIST when @cred has an
+ * entry with other state.
  */
 int cf_cred_alloc_blank(struct cred *cred)
 {
@@ -231,8 +261,12 @@ int cf_cred_alloc_blank(struct cred *cred)
 		n->sb = cf_sandbox_get(sb);
 	}
 	err = cf_cred_insert(n);
-	if (err)
+	if (err) {
+		/* a second run of the hook: the first one's entry stands */
+		if (err == -EEXIST && cf_cred_dup(n))
+			err = 0;
 		cf_cred_release(n);
+	}
 	return err;
 }
 
@@ -259,14 +293,17 @@ static void cf_cred_forget(struct cf_cred *e)
  * @old: credential whose state it takes
  *
  * When @old has no state, the reserved entry goes: an empty entry would
- * only cost lookups and hold detach off.
+ * only cost lookups and hold detach off. A second run (two sets of
+ * capfence's programs attached at once) finds the entry gone or filled,
+ * and changes nothing.
  */
 void cf_cred_transfer(struct cred *new, const struct cred *old)
 {
 	struct cf_cred *o = cf_cred_lookup(old), *n = cf_cred_lookup(new);
 	struct cf_sandbox *reserved;
 
-	if (!n)
+	/* a blank entry has neither until it is filled here */
+	if (!n || n->epoch || n->pending)
 		return;
 	if (!o) {
 		cf_cred_forget(n);
