@@ -159,6 +159,22 @@ static bool cf_cred_dup(const struct cf_cred *n)
 }
 
 /*
+ * Insert @n, made by a credential hook, or release it: 0 also when a
+ * second run of the hook finds the first run's entry (cf_cred_dup()).
+ */
+static int cf_cred_insert_hook(struct cf_cred *n)
+{
+	int err = cf_cred_insert(n);
+
+	if (err) {
+		if (err == -EEXIST && cf_cred_dup(n))
+			err = 0;
+		cf_cred_release(n);
+	}
+	return err;
+}
+
+/*
  * Copy @o's state into the new entry @n. With @enforce, a bound @o's
  * sandbox refuses a copy past its credential limit: returns false and
  * copies nothing.
@@ -203,7 +219,6 @@ static bool cf_cred_copy(struct cf_cred *n, struct cf_cred *o, bool enforce)
 int cf_cred_prepare(struct cred *new, const struct cred *old, gfp_t gfp)
 {
 	struct cf_cred *o, *n;
-	int err;
 
 	o = cf_cred_lookup(old);
 	/* a blank entry that cred_transfer did not fill carries nothing */
@@ -217,14 +232,7 @@ int cf_cred_prepare(struct cred *new, const struct cred *old, gfp_t gfp)
 		kfree(n);
 		return -ENOMEM;
 	}
-	err = cf_cred_insert(n);
-	if (err) {
-		/* a second run of the hook: the first one's entry stands */
-		if (err == -EEXIST && cf_cred_dup(n))
-			err = 0;
-		cf_cred_release(n);
-	}
-	return err;
+	return cf_cred_insert_hook(n);
 }
 
 /**
@@ -247,7 +255,6 @@ int cf_cred_alloc_blank(struct cred *cred)
 {
 	struct cf_cred *n, *me = cf_cred_lookup(current_cred());
 	struct cf_sandbox *sb = me && me->epoch ? me->sb : NULL;
-	int err;
 
 	n = cf_cred_alloc(cred, GFP_ATOMIC | __GFP_NOWARN | __GFP_ACCOUNT);
 	if (!n)
@@ -260,14 +267,7 @@ int cf_cred_alloc_blank(struct cred *cred)
 		}
 		n->sb = cf_sandbox_get(sb);
 	}
-	err = cf_cred_insert(n);
-	if (err) {
-		/* a second run of the hook: the first one's entry stands */
-		if (err == -EEXIST && cf_cred_dup(n))
-			err = 0;
-		cf_cred_release(n);
-	}
-	return err;
+	return cf_cred_insert_hook(n);
 }
 
 /* Remove @e from the table and free it after a grace period. */
