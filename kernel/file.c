@@ -150,20 +150,24 @@ static int cf_file_track_overflow(struct file *file, struct cf_grant *rg,
  * @wg: the fs:write grant, or NULL; at least one of @rg and @wg is set
  *
  * A reference is taken on each grant. Entries leave in file_free_security,
- * so a file already tracked can only be a stale entry for a reused
- * pointer: that fails the open.
+ * so a file already tracked is either a second run of file_open for the
+ * same open (two sets of capfence's programs attached at once,
+ * docs/design.md "Hooks"), which finds the grants the first run tracked
+ * and changes nothing, or a stale entry for a reused pointer: that fails
+ * the open.
  *
  * Return: 0, -ENOMEM or -EACCES (the open then fails: fail closed).
  */
 int cf_file_track(struct file *file, struct cf_grant *rg, struct cf_grant *wg)
 {
 	struct cf_file_bucket *b = cf_file_bucket(file);
+	struct cf_file_grants *had = cf_file_find(file);
 	struct cf_file_slot *s;
 	int i;
 
-	for (i = 0; i < CF_FILE_WAYS; i++)
-		if (WARN_ON_ONCE(READ_ONCE(b->slot[i].file) == file))
-			return -EACCES;
+	if (had)
+		return WARN_ON_ONCE(had->read != rg || had->write != wg) ?
+		       -EACCES : 0;
 	for (i = 0; i < CF_FILE_WAYS; i++) {
 		s = &b->slot[i];
 		/* nobody else can see @file yet: claim, then fill */

@@ -937,13 +937,15 @@ TEST(lifecycle_pending_rmmod_and_leaks)
  * replaced as pins) are freed, and `capfence attach` while attached until
  * the module refuses the second set. Every credential hook then runs
  * twice for one change; the second run finds the entry the first made.
- * A pending task still execs and binds, a bound one still forks and
- * execs, and every entry goes with its task.
+ * A pending task still execs and binds, a bound one still forks,
+ * connects, opens a file under a grant, moves its keyring session to its
+ * parent and execs, and every entry goes with its task.
  */
 TEST(two_program_sets_attached_at_once)
 {
-	const char *rules[] = { "net:connect=token:127.0.0.0/8", "fs:read=open" };
-	struct capfence_token t;
+	const char *rules[] = { "net:connect=token:127.0.0.0/8", "fs:read=open",
+				"fs:write=token:/tmp" };
+	struct capfence_token t[2];
 	struct capfence_status s;
 	struct capfence_bpf *skel;
 	struct capfence_key *k;
@@ -957,9 +959,11 @@ TEST(two_program_sets_attached_at_once)
 	ASSERT_NE(NULL, k);
 	ASSERT_EQ(0, wait_unbound(&nl, &s));
 	e = cft_next_epoch(&nl);
-	ASSERT_EQ(0, cft_epoch_install(&nl, e, rules, 2, NULL, 0));
+	ASSERT_EQ(0, cft_epoch_install(&nl, e, rules, 3, NULL, 0));
 	ASSERT_EQ(0, cft_mint(k, "net:connect", e, "127.0.0.0/8",
-			      0x2e7a0000ull + (uint64_t)getpid(), &t));
+			      0x2e7a0000ull + (uint64_t)getpid(), &t[0]));
+	ASSERT_EQ(0, cft_mint(k, "fs:write", e, "/tmp",
+			      0x2e7a8000ull + (uint64_t)getpid(), &t[1]));
 
 	cft_waiting("a second set of capfence's programs to load and attach");
 	skel = capfence_bpf__open();
@@ -969,9 +973,14 @@ TEST(two_program_sets_attached_at_once)
 	ASSERT_EQ(0, capfence_bpf__attach(skel));
 	cft_waited();
 
-	/* pending, then bound at exec, with a token: each hook runs twice */
-	ASSERT_EQ(0, cft_agent_spawn(&a, e, &t, 1, &r)) TH_LOG("%s", r.ext);
+	/* pending, then bound at exec, with tokens: each hook runs twice */
+	ASSERT_EQ(0, cft_agent_spawn(&a, e, t, 2, &r)) TH_LOG("%s", r.ext);
 	EXPECT_EQ(0, cft_agent_do(&a, "fork connect 127.0.0.1 9"));
+	/* a file opened under a grant, tracked once, still rechecked */
+	EXPECT_EQ(0, cft_agent_do(&a, "hold /tmp/cft-two-sets"));
+	EXPECT_EQ(0, cft_agent_do(&a, "write"));
+	/* keyctl session-to-parent: alloc_blank and transfer, twice */
+	EXPECT_EQ(0, cft_agent_do(&a, "session-to-parent"));
 	EXPECT_EQ(0, cft_agent_do(&a, "exec"));
 	ASSERT_EQ(0, cft_nl_status(&nl, &s));
 	EXPECT_LE(1, s.bound);
