@@ -5,7 +5,7 @@
 #   make            modules, BPF programs, libcapfence, CLI, the fleet agent
 #                   capfenced, test programs
 #   make check      host unit tests (ASan/UBSan, and the Python package's),
-#                   ABI, spec, install and fuzz checks, then the VM, CLI,
+#                   ABI, spec, layer, install and fuzz checks, then the VM, CLI,
 #                   Python and ecosystem tests on each kernel, and the
 #                   fleet tests (etcd and several VMs, on 6.1)
 #   make cli-check  the CLI tests alone in the VM, on each kernel of KERNEL
@@ -13,6 +13,9 @@
 #   make check-fresh make demo and make check in a fresh minimal Debian 12 root
 #   make bench      benchmarks (figures, side by side)
 #   make checkpatch checkpatch.pl --strict on kernel/ and lsm/
+#   make layer-check the module's files only point down their layers
+#                   (docs/design.md), and each header of kernel/ compiles
+#                   alone
 #   make agent-check capfenced against the module, etcd in the guest
 #
 # Kernels: Debian 12's stock cloud kernel (6.1) and Debian 13's (6.12),
@@ -85,7 +88,7 @@ BENCH_SRCS := $(wildcard selftests/bench/*.c)
 -include selftests/agent/agent.mk
 -include selftests/fleet/fleet.mk
 
-.PHONY: all deps module bpf lib pyroot cli agent tests check check-fresh unit vmtest cli-check demo checkpatch clean distclean
+.PHONY: all deps module bpf lib pyroot cli agent tests check check-fresh unit vmtest cli-check demo checkpatch layer-check clean distclean
 
 all: module lib cli agent tests pyroot
 
@@ -268,20 +271,32 @@ cli-check: all
 		selftests/summary "cli $$k" $(B)/logs/cli-$$k.log; \
 	done
 
+# The layers of kernel/ (tools/build/layer-check.py, and its test: each
+# deliberate violation fails), and each header of kernel/ compiled alone
+# against the oldest kernel of KERNEL. Log: build/logs/layer.log.
+HDRK := $(firstword $(KERNEL))
+layer-check: $(call KB,$(HDRK))/release $(if $(filter 6.12,$(HDRK)),$(TRIXIE)/.key)
+	@mkdir -p $(B)/logs
+	@{ selftests/layers/layer-check-test.sh; \
+		tools/build/hdr-check.sh $(call KB,$(HDRK)) $(if $(filter 6.12,$(HDRK)),$(TRIXIE)); } \
+		> $(B)/logs/layer.log 2>&1; \
+		grep -E '^(not ok|# )' $(B)/logs/layer.log; \
+		selftests/summary layer $(B)/logs/layer.log
+
 # The host stages once, the VM stages on each kernel of KERNEL; one line
 # "N passed, N failed" at the end covers them all.
 check: all
 	@rm -f $(B)/logs/*.log $(B)/logs/times.txt
 	@stage() { local s=$$(date +%s); $(MAKE) -s $$1; \
 		echo "$$1 $$(( $$(date +%s) - s )) s" >> $(B)/logs/times.txt; }; \
-		stage unit; stage abi-check; stage spec-check; stage install-check; \
+		stage unit; stage abi-check; stage spec-check; stage layer-check; stage install-check; \
 		stage fuzz-check; stage vmtest; stage ecotest; stage agent-check; \
 		$(if $(filter 6.1,$(KERNEL)),stage check-fleet;) \
 		echo "# time: $$(paste -sd, $(B)/logs/times.txt | sed 's/,/, /g')"; \
 		cd $(B)/logs && for k in $(KERNEL); do \
 			$(CURDIR)/selftests/summary "kernel $$k" vm-$$k.log cli-$$k.log py-$$k.log eco-$$k.log nlfuzz-$$k.log agent-$$k.log; \
 		done; \
-		$(CURDIR)/selftests/summary total unit.log abi.log spec.log install*.log fuzz.log \
+		$(CURDIR)/selftests/summary total unit.log abi.log spec.log layer.log install*.log fuzz.log \
 			$(foreach k,$(KERNEL),vm-$(k).log cli-$(k).log py-$(k).log eco-$(k).log agent-$(k).log) \
 			$(if $(filter 6.1,$(KERNEL)),fleet.log)
 

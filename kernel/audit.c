@@ -11,11 +11,18 @@
  * and reported in a record of its own (op=suppressed).
  *
  * Locking: none of our own; callable from BPF program context (GFP_ATOMIC),
- * except cf_audit_delegate() and cf_audit_report() (process context).
+ * except cf_audit_delegate() (process context). The report of records
+ * not written is sandbox.c's own (its report work).
  */
 #include <linux/audit.h>
 #include <linux/sched.h>
-#include "capfence.h"
+#include "audit.h"
+#include "class.h"
+#include "constraint.h"
+#include "epoch.h"
+#include "fleet.h"
+#include "sandbox.h"
+#include "seccomp.h"
 
 static const char *const cf_reason_names[] = {
 	[CAPFENCE_R_OK] = "ok",
@@ -127,18 +134,6 @@ static void cf_audit_target(struct audit_buffer *ab, const struct cf_target *t)
 }
 
 /*
- * The calling task's sandbox: its credential's, or the host's for an
- * unbound task (a file or socket of a sandbox rechecked in its hands).
- * Caller holds RCU; the task's own credential keeps it alive.
- */
-static struct cf_sandbox *cf_current_sandbox(void)
-{
-	struct cf_cred *e = cf_cred_lookup(current_cred());
-
-	return e && e->epoch && e->sb ? e->sb : &cf_host_sandbox;
-}
-
-/*
  * Start a record of the calling task's sandbox @sb, within its budgets
  * (sandbox.c): NULL when it is not to be written, counted either way.
  */
@@ -169,21 +164,19 @@ static void cf_audit_commit(struct audit_buffer *ab, struct cf_sandbox *sb)
  * @cap_id: the capability that was closest to admitting @t, or 0
  * @fence: fence value the decision was made at
  *
- * The record names the calling task's sandbox; a denial left without a
- * record is counted for it and reported (sandbox.c).
+ * The record names the calling task's sandbox @sb (cf_current_sandbox());
+ * a denial left without a record is counted for it and reported
+ * (sandbox.c).
  */
-void cf_audit_exercise(const struct cf_target *t, u64 epoch,
-		       enum capfence_reason r, u64 cap_id, u64 fence)
+void cf_audit_exercise(struct cf_sandbox *sb, const struct cf_target *t,
+		       u64 epoch, enum capfence_reason r, u64 cap_id, u64 fence)
 {
 	char comm[TASK_COMM_LEN];
 	struct audit_buffer *ab;
-	struct cf_sandbox *sb;
 
-	rcu_read_lock();
-	sb = cf_current_sandbox();
 	ab = cf_audit_begin(sb);
 	if (!ab)
-		goto out;
+		return;
 	audit_log_format(ab, "lsm=capfence op=exercise reason=%s errno=%d pid=%d",
 			 cf_reason_name(r), t->seen ?: EACCES,
 			 task_tgid_nr(current));
@@ -195,8 +188,6 @@ void cf_audit_exercise(const struct cf_target *t, u64 epoch,
 	audit_log_format(ab, " cap_id=%016llx fence=%llu sandbox=%llu fleet_rev=%llu",
 			 cap_id, fence, sb->id, cf_fleet_rev());
 	cf_audit_commit(ab, sb);
-out:
-	rcu_read_unlock();
 }
 
 /**
@@ -258,37 +249,6 @@ void cf_audit_bind(struct cf_sandbox *sb, const struct cf_epoch *e,
 	audit_log_format(ab, " sandbox=%llu fleet_rev=%llu", sb->id,
 			 cf_fleet_rev());
 	cf_audit_commit(ab, sb);
-}
-
-/**
- * cf_audit_report() - record the denials of @sb that have no record
- * @sb: the sandbox (&cf_host_sandbox: unbound tasks)
- * @missed: how many since its last report, by enum cf_audit_miss
- * @window_ms: the budget window, for the record
- *
- * Process context (the report work). Not itself within a budget: at most
- * one per sandbox per second.
- *
- * Return: true when written.
- */
-bool cf_audit_report(const struct cf_sandbox *sb, const u64 *missed,
-		     unsigned int window_ms)
-{
-	struct audit_buffer *ab;
-
-	ab = audit_log_start(NULL, GFP_KERNEL, CAPFENCE_AUDIT_TYPE);
-	if (!ab)
-		return false;
-	audit_log_format(ab, "lsm=capfence op=suppressed sandbox=%llu pid=%d epoch=%llu",
-			 sb->id, sb->pid, sb->epoch_id);
-	audit_log_format(ab,
-			 " records=%llu budget=%llu ceiling=%llu lost=%llu window_ms=%u fleet_rev=%llu",
-			 missed[CF_AUDIT_BUDGET] + missed[CF_AUDIT_CEILING] +
-			 missed[CF_AUDIT_LOST], missed[CF_AUDIT_BUDGET],
-			 missed[CF_AUDIT_CEILING], missed[CF_AUDIT_LOST],
-			 window_ms, cf_fleet_rev());
-	audit_log_end(ab);
-	return true;
 }
 
 /**

@@ -11,11 +11,9 @@
 struct cf_sandbox;
 struct cf_epoch;
 
-void cf_audit_exercise(const struct cf_target *t, u64 epoch,
-		       enum capfence_reason r, u64 cap_id, u64 fence);
+void cf_audit_exercise(struct cf_sandbox *sb, const struct cf_target *t,
+		       u64 epoch, enum capfence_reason r, u64 cap_id, u64 fence);
 void cf_audit_cred_limit(struct cf_sandbox *sb, unsigned int limit);
-bool cf_audit_report(const struct cf_sandbox *sb, const u64 *missed,
-		     unsigned int window_ms);
 void cf_audit_delegate(pid_t pid, u64 epoch, u64 token_epoch, u8 class_id,
 		       enum capfence_reason r, u64 cap_id, u64 fence);
 int cf_reason_errno(enum capfence_reason r);

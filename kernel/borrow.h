@@ -9,6 +9,5 @@
 
 struct task_struct;
 int cf_borrow_attach(struct cf_cred *tracer, struct task_struct *tracee);
-bool cf_borrow_denied(const struct cf_target *t);
 
 #endif /* _CAPFENCE_BORROW_H */

@@ -14,7 +14,12 @@
  */
 #include <linux/hashtable.h>
 #include <linux/slab.h>
-#include "capfence.h"
+#include "cap.h"
+#include "epoch.h"
+#include "fence.h"
+#include "fleet.h"
+#include "key.h"
+#include "token.h"
 
 static DEFINE_HASHTABLE(cf_capids, 10);
 static atomic_long_t cf_held_count = ATOMIC_LONG_INIT(0);
@@ -160,6 +165,41 @@ void cf_grant_put(struct cf_grant *g)
 		atomic_long_dec(&cf_held_count);
 		cf_call_rcu(&g->rcu, cf_grant_free_rcu);
 	}
+}
+
+/**
+ * cf_grants_state() - the state of a set of grants, in one fence section
+ * @g: the grants
+ * @n: how many
+ * @bad: set to the first grant that is not valid, or NULL
+ * @fence: set to the fence value the answer holds at
+ *
+ * The one place that reads the fence and grant state together for a set
+ * of grants (a tracked file or socket, an exec binding, a task's
+ * holdings listed). Never sleeps: BPF program context, too.
+ *
+ * Return: CAPFENCE_R_OK, or the state of *@bad (see cf_grant_state()).
+ */
+enum capfence_reason cf_grants_state(struct cf_grant *const *g, u32 n,
+				     struct cf_grant **bad, u64 *fence)
+{
+	enum capfence_reason r;
+	unsigned int seq;
+	u32 i;
+
+	do {
+		seq = read_seqbegin(&cf_fence);
+		*fence = cf_fence_value_locked();
+		*bad = NULL;
+		r = CAPFENCE_R_OK;
+		for (i = 0; i < n && r == CAPFENCE_R_OK; i++) {
+			r = cf_grant_state(g[i]);
+			*bad = g[i];
+		}
+	} while (read_seqretry(&cf_fence, seq));
+	if (r == CAPFENCE_R_OK)
+		*bad = NULL;
+	return r;
 }
 
 /**

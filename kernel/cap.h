@@ -37,6 +37,15 @@ struct cf_grant {
 	struct cf_constraint c[];
 };
 
+/*
+ * The most capabilities one credential holds: a delegation past it is
+ * refused with E2BIG (docs/errors.md). It bounds the copy every fork and
+ * exec makes, the walk of every exercise and the TASK_GET reply (sized
+ * from the holdings: about 100 bytes a capability, plus 28 bytes a
+ * network and up to 260 a path constraint).
+ */
+#define CF_HELD_MAX	512
+
 /* An immutable set of grants held by a credential (copy on write). */
 struct cf_holdings {
 	refcount_t ref;
@@ -80,6 +89,8 @@ static inline enum capfence_reason cf_grant_state(const struct cf_grant *g)
 	return CAPFENCE_R_OK;
 }
 
+enum capfence_reason cf_grants_state(struct cf_grant *const *g, u32 n,
+				     struct cf_grant **bad, u64 *fence);
 int cf_revoke(u64 cap_id, u64 *fence);
 u64 cf_nr_held(void);
 

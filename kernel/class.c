@@ -12,7 +12,7 @@
 #include <linux/build_bug.h>
 #include <linux/errno.h>
 #include <linux/kernel.h>
-#include "capfence.h"
+#include "class.h"
 
 static const struct cf_class cf_classes[] = {
 	[CAPFENCE_CLASS_NONE] = { .name = "none" },

@@ -9,7 +9,7 @@
  */
 #include <linux/string.h>
 #include <linux/errno.h>
-#include "capfence.h"
+#include "constraint.h"
 
 static bool cf_prefix_match(const u8 *net, const u8 *addr, u8 plen)
 {

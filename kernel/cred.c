@@ -2,28 +2,30 @@
 /*
  * Per-credential state: the bound epoch, held capabilities and the pending
  * exec epoch. A loadable module cannot own a credential security blob, so
- * the state lives in an rhashtable keyed by the cred pointer, maintained by
- * the cred_prepare, cred_alloc_blank, cred_transfer and cred_free hooks.
- * A cred's entry is removed in cred_free, before the cred's memory can be
+ * the state lives in a table keyed by the cred pointer, maintained by the
+ * cred_prepare, cred_alloc_blank, cred_transfer and cred_free hooks. A
+ * cred's entry is removed in cred_free, before the cred's memory can be
  * reused, so a pointer key never aliases a newer cred.
  *
- * The table has a fixed 2^CF_CRED_HINT_BITS buckets, indexed like the
- * filter's counters: a lookup is one multiply, one load and a short
- * chain (an rhashtable lookup cost every bound hook ~40 instructions more).
+ * The table has a fixed 2^CF_CRED_HINT_BITS buckets of RCU chains,
+ * indexed like the filter's counters: a lookup is one multiply, one load
+ * and a short chain (an rhashtable lookup cost every bound hook ~40
+ * instructions more).
  *
  * Locking: lookups run under RCU (BPF programs hold it). Entries are added
  * from cred hooks (atomic context, GFP_ATOMIC) and from netlink (cf_mutex),
  * removed from cred_free (an RCU callback, softirq) and freed after a
  * grace period; cf_cred_lock (a _bh spinlock: removal runs in softirq)
- * orders the writers of the chains. e->lock orders writers of e->held, of the pending
- * fields and of e->sb while pending; readers copy the holdings pointer
- * under RCU, and read a bound entry's e->sb, which no longer changes.
- * An entry holds a reference on its sandbox and is counted in it
- * (sandbox.c): a bound credential's copy past the sandbox's limit fails. e->memo, the net
- * decision memo, is decide.c's: a seqcount whose writers take it with
- * cmpxchg() or skip it, never under e->lock; a new entry starts empty.
+ * orders the writers of the chains. e->lock orders writers of e->held, of
+ * the pending fields and of e->sb while pending; readers copy the holdings
+ * pointer under RCU, and read a bound entry's e->sb, which no longer
+ * changes. An entry holds a reference on its sandbox and is counted in it
+ * (sandbox.c): a bound credential's copy past the sandbox's limit fails.
+ * e->memo, the net decision memo, is decide.c's: a seqcount whose writers
+ * take it with cmpxchg() or skip it, never under e->lock; a new entry
+ * starts empty.
  *
- * cf_cred_hint (capfence.h) filters lookups: an entry's counter is raised
+ * cf_cred_hint (cred.h) filters lookups: an entry's counter is raised
  * (atomic_inc) before the entry is inserted, and the insert publishes the
  * entry with rcu_assign_pointer (a release), so whoever can find the entry
  * also sees its counter raised; it is lowered only after the entry is
@@ -32,8 +34,16 @@
  */
 #include <linux/binfmts.h>
 #include <linux/cred.h>
+#include <linux/ptrace.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
-#include "capfence.h"
+#include "audit.h"
+#include "cap.h"
+#include "cred.h"
+#include "epoch.h"
+#include "fence.h"
+#include "sandbox.h"
+#include "seccomp.h"
 
 static struct hlist_head cf_creds[1 << CF_CRED_HINT_BITS];
 static DEFINE_SPINLOCK(cf_cred_lock);
@@ -89,6 +99,15 @@ static struct cf_cred *cf_cred_alloc(const struct cred *cred, gfp_t gfp)
 	return e;
 }
 
+/*
+ * Insert @e; -EEXIST, inserting nothing, when its cred has an entry
+ * already. That happens without any bug: while two sets of capfence's
+ * programs are attached at once (a re-attach while the links of the
+ * previous set, dropped by a detach or replaced as pins, are still being
+ * freed; or `capfence attach` while attached, until the module refuses
+ * the second set), every credential hook runs twice, and the second run
+ * finds the entry the first made (cf_cred_dup()).
+ */
 static int cf_cred_insert(struct cf_cred *e)
 {
 	struct hlist_head *b = &cf_creds[hash_ptr(e->cred, CF_CRED_HINT_BITS)];
@@ -99,7 +118,6 @@ static int cf_cred_insert(struct cf_cred *e)
 	spin_lock_bh(&cf_cred_lock);
 	hlist_for_each_entry(o, b, node) {
 		if (o->cred == e->cred) {
-			/* cannot happen: a cred gets one entry, at its prepare */
 			spin_unlock_bh(&cf_cred_lock);
 			atomic_dec(cf_cred_hint_of(e->cred));
 			return -EEXIST;
@@ -122,6 +140,38 @@ static void cf_cred_release(struct cf_cred *e)
 		cf_sandbox_put(e->sb);
 	}
 	kfree_rcu(e, rcu);
+}
+
+/*
+ * Did another run of the same hook already give @n's cred the state @n
+ * carries (the same epoch, pending epoch and sandbox)? Then the -EEXIST
+ * of cf_cred_insert() is that run's entry, and the cred has its state.
+ * Anything else (an entry of a freed cred whose memory was reused) stays
+ * an error: the credential change fails closed. Caller holds RCU (BPF
+ * program context).
+ */
+static bool cf_cred_dup(const struct cf_cred *n)
+{
+	const struct cf_cred *x = cf_cred_find(n->cred);
+
+	return x && x->epoch == n->epoch && x->pending == n->pending &&
+	       x->sb == n->sb;
+}
+
+/*
+ * Insert @n, made by a credential hook, or release it: 0 also when a
+ * second run of the hook finds the first run's entry (cf_cred_dup()).
+ */
+static int cf_cred_insert_hook(struct cf_cred *n)
+{
+	int err = cf_cred_insert(n);
+
+	if (err) {
+		if (err == -EEXIST && cf_cred_dup(n))
+			err = 0;
+		cf_cred_release(n);
+	}
+	return err;
 }
 
 /*
@@ -161,8 +211,10 @@ static bool cf_cred_copy(struct cf_cred *n, struct cf_cred *o, bool enforce)
  * table every hook of every task may walk. The entry is charged to the
  * memory cgroup of the task that makes it.
  *
- * Return: 0, or -ENOMEM (also at the limit: prepare_creds() has no
- * other way to fail).
+ * Return: 0 (also when another run of capfence's cred_prepare program
+ * gave @new the same state already: two sets attached at once), -ENOMEM
+ * (also at the limit: prepare_creds() has no other way to fail), or
+ * -EEXIST when @new has an entry with other state.
  */
 int cf_cred_prepare(struct cred *new, const struct cred *old, gfp_t gfp)
 {
@@ -180,11 +232,7 @@ int cf_cred_prepare(struct cred *new, const struct cred *old, gfp_t gfp)
 		kfree(n);
 		return -ENOMEM;
 	}
-	if (cf_cred_insert(n)) {
-		cf_cred_release(n);
-		return -ENOMEM;
-	}
-	return 0;
+	return cf_cred_insert_hook(n);
 }
 
 /**
@@ -199,7 +247,9 @@ int cf_cred_prepare(struct cred *new, const struct cred *old, gfp_t gfp)
  * transferred credential will take in that sandbox is reserved here, so
  * that session-to-parent cannot grow a sandbox past its limit either.
  *
- * Return: 0, or -ENOMEM (also at the sandbox's limit).
+ * Return: 0 (also when another run of the hook reserved it already),
+ * -ENOMEM (also at the sandbox's limit), or -EEXIST when @cred has an
+ * entry with other state.
  */
 int cf_cred_alloc_blank(struct cred *cred)
 {
@@ -217,11 +267,7 @@ int cf_cred_alloc_blank(struct cred *cred)
 		}
 		n->sb = cf_sandbox_get(sb);
 	}
-	if (cf_cred_insert(n)) {
-		cf_cred_release(n);
-		return -ENOMEM;
-	}
-	return 0;
+	return cf_cred_insert_hook(n);
 }
 
 /* Remove @e from the table and free it after a grace period. */
@@ -247,14 +293,17 @@ static void cf_cred_forget(struct cf_cred *e)
  * @old: credential whose state it takes
  *
  * When @old has no state, the reserved entry goes: an empty entry would
- * only cost lookups and hold detach off.
+ * only cost lookups and hold detach off. A second run (two sets of
+ * capfence's programs attached at once) finds the entry gone or filled,
+ * and changes nothing.
  */
 void cf_cred_transfer(struct cred *new, const struct cred *old)
 {
 	struct cf_cred *o = cf_cred_lookup(old), *n = cf_cred_lookup(new);
 	struct cf_sandbox *reserved;
 
-	if (!n)
+	/* a blank entry has neither until it is filled here */
+	if (!n || n->epoch || n->pending)
 		return;
 	if (!o) {
 		cf_cred_forget(n);
@@ -342,7 +391,8 @@ int cf_cred_bind_exec(struct linux_binprm *bprm, const struct bpf_prog *sc_prog,
  *
  * Caller holds cf_mutex; process context.
  *
- * Return: 0, -EPERM for a bound credential, -ENOMEM.
+ * Return: 0, -EPERM for a bound credential, -ENOMEM, or -EEXIST should
+ * the entry made here collide with one (a bug, warned about).
  */
 int cf_cred_set_pending(const struct cred *cred, struct cf_epoch *e,
 			struct cf_holdings *h, struct cf_sandbox *sb)
@@ -356,6 +406,7 @@ int cf_cred_set_pending(const struct cred *cred, struct cf_epoch *e,
 	rcu_read_lock();
 	c = cf_cred_lookup(cred);
 	rcu_read_unlock();
+	/* an unbound caller has no entry yet: one carrying only the pending */
 	if (!c) {
 		c = cf_cred_alloc(cred, GFP_KERNEL);
 		if (!c) {
@@ -458,4 +509,39 @@ void cf_cred_exit(void)
 			hlist_del_init(&e->node);
 			cf_cred_release(e);
 		}
+}
+
+/**
+ * cf_tracer_subject() - the bound state of the calling task's tracer
+ *
+ * Caller holds RCU (BPF program context). Never sleeps.
+ *
+ * Return: the state when the calling task is traced by a bound task,
+ * else NULL.
+ */
+struct cf_cred *cf_tracer_subject(void)
+{
+	struct task_struct *tracer = ptrace_parent(current);
+	const struct cred *cred;
+
+	if (!tracer)
+		return NULL;
+	cred = __task_cred(tracer);
+	return cf_cred_maybe(cred) ? cf_subject(cred) : NULL;
+}
+
+/**
+ * cf_current_sandbox() - the sandbox the calling task's denials count in
+ *
+ * Its credential's sandbox, or the host's for an unbound task (a file or
+ * socket of a sandbox rechecked in its hands). Caller holds RCU; the
+ * task's own credential keeps it alive.
+ *
+ * Return: the sandbox, never NULL.
+ */
+struct cf_sandbox *cf_current_sandbox(void)
+{
+	struct cf_cred *e = cf_cred_lookup(current_cred());
+
+	return e && e->epoch && e->sb ? e->sb : &cf_host_sandbox;
 }

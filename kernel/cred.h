@@ -137,6 +137,8 @@ static inline struct cf_cred *cf_subject(const struct cred *cred)
 	return e && e->epoch ? e : NULL;
 }
 
+struct cf_cred *cf_tracer_subject(void);
+struct cf_sandbox *cf_current_sandbox(void);
 long cf_nr_creds(void);
 long cf_nr_bound(void);
 

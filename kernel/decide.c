@@ -18,7 +18,18 @@
 #include <linux/pid.h>
 #include <linux/sched.h>
 #include <linux/sched/task.h>
-#include "capfence.h"
+#include "audit.h"
+#include "cap.h"
+#include "constraint.h"
+#include "cred.h"
+#include "decide.h"
+#include "epoch.h"
+#include "fence.h"
+#include "fleet.h"
+#include "key.h"
+#include "sandbox.h"
+#include "stats.h"
+#include "token.h"
 #include "compat.h"
 
 /**
@@ -97,6 +108,54 @@ static int cf_check_token(const struct cf_token *t, enum cf_token_fault fault,
 	return 0;
 }
 
+/*
+ * @old plus the grant token @t makes in epoch @e, delegated by @from (0:
+ * the orchestrator): the new set, with one reference, and the grant in
+ * @g; NULL when either cannot be allocated. Process context.
+ */
+static struct cf_holdings *cf_holdings_grant(const struct cf_holdings *old,
+					     const struct cf_token *t,
+					     struct cf_epoch *e, pid_t from,
+					     struct cf_grant **g)
+{
+	struct cf_holdings *h;
+
+	*g = cf_grant_from_token(t, e, from, GFP_KERNEL);
+	if (!*g)
+		return NULL;
+	h = cf_holdings_add(old, *g, GFP_KERNEL);
+	if (!h)
+		cf_grant_put(*g);
+	return h;
+}
+
+/* the message of row 2, a host stale with its fleet */
+#define CF_MSG_FLEET_STALE \
+	"fleet_stale: this host has not confirmed it is current with its fleet within the bound"
+
+/*
+ * Rows 5 and 6 of the delegation table for the grant @g a token makes:
+ * revoked, or fenced (its class narrowed, or its key removed, since the
+ * token was minted). The one home of both rows, for delegations and exec
+ * bindings alike. Call under the fence lock (written or read): the answer
+ * is ordered against every revocation and activation. The message goes in
+ * @extack.
+ */
+static enum capfence_reason cf_check_live(const struct cf_grant *g,
+					  struct netlink_ext_ack *extack)
+{
+	enum capfence_reason r = cf_grant_state(g);
+
+	if (r == CAPFENCE_R_REVOKED)
+		NL_SET_ERR_MSG(extack, "revoked: this capability was revoked");
+	else if (r == CAPFENCE_R_FENCED)
+		NL_SET_ERR_MSG(extack,
+			       "fenced: a newer epoch narrowed this class; tokens of this epoch are fenced");
+	else if (r == CAPFENCE_R_FLEET_STALE)
+		NL_SET_ERR_MSG(extack, CF_MSG_FLEET_STALE);
+	return r;
+}
+
 static bool cf_holds_valid(struct cf_cred *c, u64 cap_id)
 {
 	struct cf_holdings *h;
@@ -135,7 +194,8 @@ static bool cf_holds_same(struct cf_cred *c, const struct cf_token *t)
  * Caller holds cf_mutex. A rejection is a typed result in @d->reason, not
  * an error return.
  *
- * Return: 0, or a negative errno for a system failure (-ENOMEM).
+ * Return: 0, -E2BIG when the target holds CF_HELD_MAX capabilities
+ * already, or -ENOMEM.
  */
 int cf_delegate(struct cf_delegation *d, struct netlink_ext_ack *extack)
 {
@@ -169,8 +229,7 @@ int cf_delegate(struct cf_delegation *d, struct netlink_ext_ack *extack)
 	}
 	d->target_epoch = target->epoch->id;
 	if (cf_fleet_stale()) {
-		NL_SET_ERR_MSG(extack,
-			       "fleet_stale: this host has not confirmed it is current with its fleet within the bound");
+		NL_SET_ERR_MSG(extack, CF_MSG_FLEET_STALE);
 		d->reason = CAPFENCE_R_FLEET_STALE;
 		goto out;
 	}
@@ -188,30 +247,31 @@ int cf_delegate(struct cf_delegation *d, struct netlink_ext_ack *extack)
 	}
 	/* delegating a held token again changes nothing */
 	d->already_held = cf_holds_same(target, &d->token);
-	g = cf_grant_from_token(&d->token, target->epoch, d->from, GFP_KERNEL);
-	if (!g) {
-		err = -ENOMEM;
-		goto out;
-	}
 	/* delegations are the only writers of a published cred's holdings */
 	old = rcu_dereference_protected(target->held,
 					lockdep_is_held(&cf_mutex));
-	new = cf_holdings_add(old, g, GFP_KERNEL);
+	if (!d->already_held && old && old->n >= CF_HELD_MAX) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "the target holds the most capabilities a task may hold");
+		err = -E2BIG;
+		goto out;
+	}
+	new = cf_holdings_grant(old, &d->token, target->epoch, d->from, &g);
 	if (!new) {
-		cf_grant_put(g);
 		err = -ENOMEM;
 		goto out;
 	}
 
 	write_seqlock(&cf_fence);
 	d->fence = cf_fence_value_locked();
-	if (g->capid->revoked_at) {
-		d->reason = CAPFENCE_R_REVOKED;
-	} else if (target->epoch->fenced_at[g->class_id]) {
-		d->reason = CAPFENCE_R_FENCED;
-	} else if (d->from && (!from || !cf_holds_valid(from, g->capid->cap_id))) {
+	d->reason = cf_check_live(g, extack);
+	if (d->reason == CAPFENCE_R_OK && d->from &&
+	    (!from || !cf_holds_valid(from, g->capid->cap_id))) {
 		d->reason = CAPFENCE_R_NOT_HELD;
-	} else if (!d->dry_run && !d->already_held) {
+		NL_SET_ERR_MSG(extack,
+			       "not_held: the delegator does not validly hold this capability");
+	} else if (d->reason == CAPFENCE_R_OK && !d->dry_run &&
+		   !d->already_held) {
 		spin_lock(&target->lock);
 		rcu_assign_pointer(target->held, new);
 		spin_unlock(&target->lock);
@@ -219,14 +279,6 @@ int cf_delegate(struct cf_delegation *d, struct netlink_ext_ack *extack)
 	}
 	write_sequnlock(&cf_fence);
 
-	if (d->reason == CAPFENCE_R_REVOKED)
-		NL_SET_ERR_MSG(extack, "revoked: this capability was revoked");
-	else if (d->reason == CAPFENCE_R_FENCED)
-		NL_SET_ERR_MSG(extack,
-			       "fenced: a newer epoch narrowed this class; tokens of this epoch are fenced");
-	else if (d->reason == CAPFENCE_R_NOT_HELD)
-		NL_SET_ERR_MSG(extack,
-			       "not_held: the delegator does not validly hold this capability");
 	/* on success @new now holds the replaced set */
 	if (new != old)
 		cf_holdings_put(new);
@@ -280,8 +332,7 @@ int cf_exec_bind(struct cf_exec_binding *b, struct netlink_ext_ack *extack)
 	}
 	if (b->n && cf_fleet_stale()) {
 		cf_token_decode(&b->token, b->tok[0], b->len[0]);
-		NL_SET_ERR_MSG(extack,
-			       "fleet_stale: this host has not confirmed it is current with its fleet within the bound");
+		NL_SET_ERR_MSG(extack, CF_MSG_FLEET_STALE);
 		b->reason = CAPFENCE_R_FLEET_STALE;
 		return 0;
 	}
@@ -291,32 +342,19 @@ int cf_exec_bind(struct cf_exec_binding *b, struct netlink_ext_ack *extack)
 				     extack);
 		if (err || b->reason)
 			goto out;
-		g = cf_grant_from_token(&b->token, e, 0, GFP_KERNEL);
-		if (!g) {
-			err = -ENOMEM;
-			goto out;
-		}
-		nh = cf_holdings_add(h, g, GFP_KERNEL);
+		nh = cf_holdings_grant(h, &b->token, e, 0, &g);
 		if (!nh) {
-			cf_grant_put(g);
 			err = -ENOMEM;
 			goto out;
 		}
 		cf_holdings_put(h);
 		h = nh;
 		read_seqlock_excl(&cf_fence);
-		b->reason = cf_grant_state(g);
+		b->reason = cf_check_live(g, extack);
 		b->fence = cf_fence_value_locked();
 		read_sequnlock_excl(&cf_fence);
-		if (b->reason == CAPFENCE_R_REVOKED) {
-			NL_SET_ERR_MSG(extack, "revoked: this capability was revoked");
+		if (b->reason)
 			goto out;
-		}
-		if (b->reason) {
-			NL_SET_ERR_MSG(extack,
-				       "fenced: a newer epoch narrowed this class");
-			goto out;
-		}
 	}
 	sb = cf_sandbox_new(e->id, GFP_KERNEL);
 	if (!sb) {
@@ -348,8 +386,8 @@ void cf_decision_publish(enum capfence_reason r, const struct cf_token *t,
 {
 	if (!dry_run) {
 		cf_stats_delegate(r);
-		cf_event(r ? CAPFENCE_EV_DELEGATE_REJECT : CAPFENCE_EV_DELEGATE_OK,
-			 epoch, t->cap_id, r, pid);
+		cf_notify(r ? CAPFENCE_EV_DELEGATE_REJECT : CAPFENCE_EV_DELEGATE_OK,
+			  epoch, t->cap_id, r, pid);
 	}
 	if (r == CAPFENCE_R_FORGED || r == CAPFENCE_R_EPOCH_MISMATCH)
 		cf_audit_delegate(pid, epoch, t->epoch_id, t->class_id, r,
@@ -447,9 +485,9 @@ bool cf_admits(const struct cf_cred *e, const struct cf_target *t)
  * bound and its rules are immutable, holdings are immutable arrays replaced
  * on change (compared by pointer; a credential's holdings only grow, so the
  * remembered grant is still held even if a later set reuses the address),
- * a grant's constraints are immutable, and
- * each of a grant's states (revoked_at, fenced_at, removed_at) is written
- * only under the fence lock in a section that advances the fence. Two
+ * a grant's constraints are immutable, and each of a grant's states
+ * (revoked_at, fenced_at, removed_at) is written only under the fence lock
+ * in a section that advances the fence. Two
  * things are not fenced and are tested on every use instead: a host past
  * its fleet deny bound (a deadline, cf_fleet_denies()) and a tracer (per
  * task, current->ptrace); a traced task neither uses nor fills the memo.
@@ -543,9 +581,44 @@ void cf_memo_sock_note(struct cf_cred *e, const struct sock *sk,
 }
 
 /*
- * cf_exercise() without the memo: judge @t, count, audit a denial, and
- * fill the memo with an allowed net target. Out of line, so that a memo
- * hit pays for none of its locals.
+ * The outcome of an exercise, the one place it is counted and audited:
+ * every allow and deny of an exercise, from every hook, ends here (through
+ * cf_exercise(), cf_exercise_recheck(), cf_exercise_refuse(),
+ * cf_refuse_mediated() and cf_exercise_attach()). A denial is audited
+ * with @t, the epoch and the capability it concerns and the fence value it
+ * was judged at. Inline: an allowed exercise pays one per-CPU increment.
+ */
+static __always_inline int cf_exercise_settle(enum capfence_reason r,
+					      const struct cf_target *t,
+					      u64 epoch, u64 cap_id, u64 fence)
+{
+	if (likely(r == CAPFENCE_R_OK)) {
+		cf_stats_exercise_ok();
+		return 0;
+	}
+	cf_stats_exercise(r);
+	rcu_read_lock();
+	cf_audit_exercise(cf_current_sandbox(), t, epoch, r, cap_id, fence);
+	rcu_read_unlock();
+	return -EACCES;
+}
+
+/*
+ * Would the tracer of the calling (bound, traced) task be denied @t? A
+ * task traced by a bound tracer is allowed only what the tracer would be
+ * allowed too.
+ */
+static bool cf_borrow_denied(const struct cf_target *t)
+{
+	struct cf_cred *tracer = cf_tracer_subject();
+
+	return tracer && !cf_admits(tracer, t);
+}
+
+/*
+ * cf_exercise() without the memo: judge @t, settle it, and fill the memo
+ * with an allowed net target. Out of line, so that a memo hit pays for
+ * none of its locals.
  */
 static noinline int cf_exercise_judged(struct cf_cred *e, struct cf_target *t,
 				       struct cf_grant **admitted, bool traced)
@@ -561,16 +634,13 @@ static noinline int cf_exercise_judged(struct cf_cred *e, struct cf_target *t,
 		cap_id = ok ? ok->capid->cap_id : 0;
 		fence = cf_fence_value();
 	}
-	cf_stats_exercise(r);
 	if (r == CAPFENCE_R_OK) {
 		if (ok && t->family && !traced)
 			cf_memo_fill(e, t, h, ok, fence);
 		if (admitted)
 			*admitted = ok;
-		return 0;
 	}
-	cf_audit_exercise(t, e->epoch->id, r, cap_id, fence);
-	return -EACCES;
+	return cf_exercise_settle(r, t, e->epoch->id, cap_id, fence);
 }
 
 /**
@@ -581,7 +651,7 @@ static noinline int cf_exercise_judged(struct cf_cred *e, struct cf_target *t,
  *	      rule is open); valid while the caller holds RCU
  *
  * A task traced by a bound tracer is allowed only what the tracer would
- * be allowed too (borrow.c). A net target the credential was allowed last,
+ * be allowed too. A net target the credential was allowed last,
  * at the same fence value and holdings, is answered from its memo (see
  * cf_memo_find()), counted like any allowed exercise. BPF program context:
  * never sleeps. A denial is counted and audited.
@@ -603,10 +673,9 @@ int cf_exercise(struct cf_cred *e, struct cf_target *t,
 	if (t->family && likely(!traced) && !cf_fleet_denies()) {
 		ok = cf_memo_find(e, t);
 		if (ok) {
-			cf_stats_exercise_ok();
 			if (admitted)
 				*admitted = ok;
-			return 0;
+			return cf_exercise_settle(CAPFENCE_R_OK, t, 0, 0, 0);
 		}
 	}
 	return cf_exercise_judged(e, t, admitted, traced);
@@ -632,8 +701,153 @@ int cf_refuse_mediated(struct cf_cred *e, u8 class_id, const char *what)
 
 	if (e->epoch->rules[class_id].kind == CAPFENCE_RULE_OPEN)
 		return 0;
-	cf_stats_exercise(CAPFENCE_R_BYPASS);
-	cf_audit_exercise(&t, e->epoch->id, CAPFENCE_R_BYPASS, 0,
-			  cf_fence_value());
-	return -EACCES;
+	return cf_exercise_settle(CAPFENCE_R_BYPASS, &t, e->epoch->id, 0,
+				  cf_fence_value());
+}
+
+/**
+ * cf_exercise_recheck() - are the grants behind a tracked object valid?
+ * @g: the grants that admitted the object (a file's or a socket's)
+ * @n: how many
+ * @name: names the object in the audit record's target; called only for
+ *	  a denial, with the target's class set and a PATH_MAX buffer @buf
+ *	  (NULL when it could not be allocated)
+ * @obj: the object, passed to @name
+ *
+ * A use of a file or socket opened, connected or bound under a capability
+ * is an exercise of the grants that admitted it: judged again at every
+ * use, so that a revocation or a fence move reaches it. A use they still
+ * admit was counted when the object was admitted and is not counted again.
+ * BPF program context: never sleeps.
+ *
+ * Return: 0, or -EACCES (counted and audited, reason revoked, fenced or
+ * fleet_stale).
+ */
+int cf_exercise_recheck(struct cf_grant *const *g, u32 n, cf_name_fn name,
+			const void *obj)
+{
+	struct cf_target t = {};
+	enum capfence_reason r;
+	struct cf_grant *bad;
+	char *buf;
+	u64 fence;
+	int err;
+
+	r = cf_grants_state(g, n, &bad, &fence);
+	if (r == CAPFENCE_R_OK)
+		return 0;
+	t.class_id = bad->class_id;
+	/* naming costs an allocation, paid only when denying */
+	buf = kmalloc(PATH_MAX, GFP_ATOMIC | __GFP_NOWARN);
+	name(&t, obj, buf);
+	err = cf_exercise_settle(r, &t, bad->epoch->id, bad->capid->cap_id,
+				 fence);
+	kfree(buf);
+	return err;
+}
+
+/**
+ * cf_exercise_refuse() - refuse what a grant cannot cover
+ * @t: the operation (its class and what)
+ * @g: the grant the operation would escape
+ *
+ * An operation on an object tracked under @g that no later recheck could
+ * stop (a shared mapping of a file opened for writing) is refused as
+ * "bypass". BPF program context: never sleeps.
+ *
+ * Return: -EACCES (counted and audited).
+ */
+int cf_exercise_refuse(const struct cf_target *t, const struct cf_grant *g)
+{
+	return cf_exercise_settle(CAPFENCE_R_BYPASS, t, g->epoch->id,
+				  g->capid->cap_id, cf_fence_value());
+}
+
+/* does @e hold a valid grant of @g's cap_id and class? */
+static bool cf_holds_like(const struct cf_cred *e, const struct cf_grant *g)
+{
+	struct cf_holdings *h = rcu_dereference(e->held);
+	unsigned int seq;
+	bool found;
+	u32 i;
+
+	do {
+		seq = read_seqbegin(&cf_fence);
+		found = false;
+		for (i = 0; h && i < h->n && !found; i++)
+			found = h->g[i]->capid == g->capid &&
+				h->g[i]->class_id == g->class_id &&
+				cf_grant_state(h->g[i]) == CAPFENCE_R_OK;
+	} while (read_seqretry(&cf_fence, seq));
+	return found;
+}
+
+/**
+ * cf_exercise_attach() - may bound @tracer act through another task?
+ * @tracer: the tracer's bound state
+ * @tracee: the bound state of the task to be traced, read or written, or
+ *	    NULL when it is not bound
+ * @seen: the errno the tracer will see for a refusal, 0 for EACCES
+ *
+ * A tracer whose epoch mediates any class attaches only to a task bound
+ * to the same epoch that holds no capability the tracer does not validly
+ * hold too. BPF program context: never sleeps.
+ *
+ * Return: 0, or -EACCES (counted and audited, reason borrow, target
+ * "ptrace").
+ */
+int cf_exercise_attach(struct cf_cred *tracer, const struct cf_cred *tracee,
+		       int seen)
+{
+	struct cf_target t = { .class_id = CAPFENCE_CLASS_NONE,
+			       .what = "ptrace", .seen = seen };
+	enum capfence_reason r = CAPFENCE_R_OK;
+	struct cf_holdings *h;
+	int c;
+	u32 i;
+
+	for (c = CAPFENCE_CLASS_NONE + 1; c <= CAPFENCE_CLASS_MAX; c++)
+		if (tracer->epoch->rules[c].kind != CAPFENCE_RULE_OPEN)
+			break;
+	/* an all-open epoch: nothing to borrow */
+	if (c > CAPFENCE_CLASS_MAX)
+		return 0;
+	if (!tracee || tracee->epoch != tracer->epoch) {
+		r = CAPFENCE_R_BORROW;
+	} else {
+		h = rcu_dereference(tracee->held);
+		for (i = 0; h && i < h->n && !r; i++)
+			if (!cf_holds_like(tracer, h->g[i]))
+				r = CAPFENCE_R_BORROW;
+	}
+	if (r == CAPFENCE_R_OK)
+		return 0;
+	return cf_exercise_settle(r, &t, tracer->epoch->id, 0,
+				  cf_fence_value());
+}
+
+/**
+ * cf_exercise_memo_hit() - count exercises a memo answered allowed
+ * @n: how many (an open for reading and writing is two)
+ *
+ * The open memo (fsmemo.c) answers without judging; what it answers is
+ * counted like any allowed exercise.
+ */
+void cf_exercise_memo_hit(unsigned int n)
+{
+	while (n--)
+		cf_stats_exercise_ok();
+}
+
+/**
+ * cf_exercise_failed() - take back exercises counted allowed
+ * @n: how many
+ *
+ * An allowed exercise whose operation then failed closed (the file or
+ * socket could not be tracked) is not counted allowed.
+ */
+void cf_exercise_failed(unsigned int n)
+{
+	while (n--)
+		cf_stats_exercise_failed();
 }

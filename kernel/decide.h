@@ -46,6 +46,16 @@ void cf_memo_sock_note(struct cf_cred *e, const struct sock *sk,
 int cf_exercise(struct cf_cred *e, struct cf_target *t,
 		struct cf_grant **admitted);
 int cf_refuse_mediated(struct cf_cred *e, u8 class_id, const char *what);
+
+/* names a tracked object in @t for an audit record; @buf: PATH_MAX or NULL */
+typedef void (*cf_name_fn)(struct cf_target *t, const void *obj, char *buf);
+int cf_exercise_recheck(struct cf_grant *const *g, u32 n, cf_name_fn name,
+			const void *obj);
+int cf_exercise_refuse(const struct cf_target *t, const struct cf_grant *g);
+int cf_exercise_attach(struct cf_cred *tracer, const struct cf_cred *tracee,
+		       int seen);
+void cf_exercise_memo_hit(unsigned int n);
+void cf_exercise_failed(unsigned int n);
 bool cf_admits(const struct cf_cred *e, const struct cf_target *t);
 
 #endif /* _CAPFENCE_DECIDE_H */

@@ -14,7 +14,10 @@
 #include <linux/rculist.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
-#include "capfence.h"
+#include "constraint.h"
+#include "epoch.h"
+#include "fence.h"
+#include "seccomp.h"
 
 static LIST_HEAD(cf_epochs);
 /* epochs activated by a bind whose event is not sent yet; each once */
@@ -30,7 +33,7 @@ static void cf_activation_event(struct work_struct *work)
 	struct cf_epoch *e, *tmp;
 
 	llist_for_each_entry_safe(e, tmp, n, activated)
-		cf_event(CAPFENCE_EV_EPOCH_ACTIVATE, e->id, 0, CAPFENCE_R_OK, 0);
+		cf_notify(CAPFENCE_EV_EPOCH_ACTIVATE, e->id, 0, CAPFENCE_R_OK, 0);
 }
 
 static DECLARE_WORK(cf_activation_work, cf_activation_event);

@@ -1,24 +1,32 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The monotonic fence and the control-plane mutex.
+ * The monotonic fence, the control-plane mutex, whether the hooks are
+ * attached, and the one notification callback through which the core
+ * publishes events (netlink.c registers it: no file below the control
+ * plane builds or sends a netlink message).
  *
  * Locking: cf_fence is a seqlock; holding its spinlock (write_seqlock) is
  * the only way to advance the fence, activate an epoch, revoke a cap_id or
  * change a key. Readers never block writers and retry on change, so every
  * decision sees one consistent snapshot. cf_mutex is taken by netlink
  * handlers before the fence lock, never while holding it, and never from
- * BPF program context.
+ * BPF program context. cf_attached is written under cf_mutex (hooks.c)
+ * and read locklessly. The notifier is set before the module's first
+ * event can be published and cleared after its last (main.c's order);
+ * it is read with READ_ONCE() and called in process context.
  */
 #include <linux/atomic.h>
-#include "capfence.h"
+#include "fence.h"
 
 /* the fence lock: orders activations, revocations and key changes */
 DEFINE_SEQLOCK(cf_fence);
 /* serializes control-plane mutations that allocate; taken first */
 DEFINE_MUTEX(cf_mutex);
 
-u64 cf_fence_val;	/* read with cf_fence_value_locked() (capfence.h) */
+u64 cf_fence_val;	/* read with cf_fence_value_locked() (fence.h) */
 static atomic64_t cf_gen = ATOMIC64_INIT(1);
+static bool cf_attached;	/* cf_mutex */
+static cf_notify_fn cf_notifier;
 
 /**
  * cf_fence_value() - read the current fence value
@@ -68,4 +76,57 @@ u64 cf_generation(void)
 void cf_generation_bump(void)
 {
 	atomic64_inc(&cf_gen);
+}
+
+/**
+ * cf_attached_set() - record whether the hooks are attached
+ * @attached: true once every hook's link is held, false once released
+ *
+ * Caller holds cf_mutex (hooks.c).
+ */
+void cf_attached_set(bool attached)
+{
+	lockdep_assert_held(&cf_mutex);
+	WRITE_ONCE(cf_attached, attached);
+}
+
+/**
+ * cf_hooks_attached() - are the capfence hooks attached?
+ *
+ * Return: true when the module holds every hook's link.
+ */
+bool cf_hooks_attached(void)
+{
+	return READ_ONCE(cf_attached);
+}
+
+/**
+ * cf_notify_register() - set the callback events are published through
+ * @fn: the control plane's sender (netlink.c), or NULL to stop
+ *
+ * Module init and exit only.
+ */
+void cf_notify_register(cf_notify_fn fn)
+{
+	WRITE_ONCE(cf_notifier, fn);
+}
+
+/**
+ * cf_notify() - publish an event
+ * @ev: event
+ * @epoch: epoch concerned, or 0
+ * @cap_id: capability concerned, or 0
+ * @r: reason of a rejection, CAPFENCE_R_OK otherwise
+ * @pid: task concerned, or 0
+ *
+ * Process context (the sender allocates). Nothing happens before the
+ * control plane registers its sender or after it leaves.
+ */
+void cf_notify(enum capfence_event ev, u64 epoch, u64 cap_id,
+	       enum capfence_reason r, pid_t pid)
+{
+	cf_notify_fn fn = READ_ONCE(cf_notifier);
+
+	if (fn)
+		fn(ev, epoch, cap_id, r, pid);
 }

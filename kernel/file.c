@@ -25,8 +25,9 @@
  * and released in file_free_security, when it has no user left: only
  * the file's own users read a slot's grants, so slots need no RCU. The
  * overflow table is read under RCU (BPF programs hold it) and its entries
- * are freed after a grace period. Grant validity is read in a fence read
- * section. Never sleeps: BPF program context.
+ * are freed after a grace period. Grant validity is judged, counted and
+ * audited by decide.c (cf_exercise_recheck()). Never sleeps: BPF program
+ * context.
  */
 #include <linux/fs.h>
 #include <linux/hash.h>
@@ -34,7 +35,11 @@
 #include <linux/rhashtable.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
-#include "capfence.h"
+#include "cap.h"
+#include "constraint.h"
+#include "decide.h"
+#include "file.h"
+#include "ptrtable.h"
 
 /* the grants that admitted an open; a reference is held on each */
 struct cf_file_grants {
@@ -145,20 +150,24 @@ static int cf_file_track_overflow(struct file *file, struct cf_grant *rg,
  * @wg: the fs:write grant, or NULL; at least one of @rg and @wg is set
  *
  * A reference is taken on each grant. Entries leave in file_free_security,
- * so a file already tracked can only be a stale entry for a reused
- * pointer: that fails the open.
+ * so a file already tracked is either a second run of file_open for the
+ * same open (two sets of capfence's programs attached at once,
+ * docs/design.md "Hooks"), which finds the grants the first run tracked
+ * and changes nothing, or a stale entry for a reused pointer: that fails
+ * the open.
  *
  * Return: 0, -ENOMEM or -EACCES (the open then fails: fail closed).
  */
 int cf_file_track(struct file *file, struct cf_grant *rg, struct cf_grant *wg)
 {
 	struct cf_file_bucket *b = cf_file_bucket(file);
+	struct cf_file_grants *had = cf_file_find(file);
 	struct cf_file_slot *s;
 	int i;
 
-	for (i = 0; i < CF_FILE_WAYS; i++)
-		if (WARN_ON_ONCE(READ_ONCE(b->slot[i].file) == file))
-			return -EACCES;
+	if (had)
+		return WARN_ON_ONCE(had->read != rg || had->write != wg) ?
+		       -EACCES : 0;
 	for (i = 0; i < CF_FILE_WAYS; i++) {
 		s = &b->slot[i];
 		/* nobody else can see @file yet: claim, then fill */
@@ -171,44 +180,27 @@ int cf_file_track(struct file *file, struct cf_grant *rg, struct cf_grant *wg)
 	return cf_file_track_overflow(file, rg, wg);
 }
 
+/* Name @obj, a file, for the record of a denied recheck. */
+static void cf_file_name(struct cf_target *t, const void *obj, char *buf)
+{
+	const struct file *file = obj;
+
+	t->path = buf ? d_path(&file->f_path, buf, PATH_MAX) : ERR_PTR(-ENOMEM);
+	if (IS_ERR(t->path))
+		t->path = "?";
+	t->path_len = strlen(t->path);
+}
+
 /* The grant behind @f for @mask, rechecked; see cf_file_revalidate(). */
 static int cf_file_check(const struct cf_file_grants *f, struct file *file,
 			 int mask)
 {
-	struct cf_target t = {};
-	enum capfence_reason r;
-	struct cf_grant *g;
-	unsigned int seq;
-	char *buf;
-	u64 fence;
+	struct cf_grant *g = mask & MAY_WRITE ? f->write : f->read;
 
-	if (mask & MAY_WRITE) {
-		g = f->write;
-		t.class_id = CAPFENCE_CLASS_FS_WRITE;
-	} else {
-		g = f->read;
-		t.class_id = CAPFENCE_CLASS_FS_READ;
-	}
 	/* no grant: this kind of access was admitted by an open rule */
 	if (!g)
 		return 0;
-	do {
-		seq = read_seqbegin(&cf_fence);
-		r = cf_grant_state(g);
-		fence = cf_fence_value_locked();
-	} while (read_seqretry(&cf_fence, seq));
-	if (r == CAPFENCE_R_OK)
-		return 0;
-	cf_stats_exercise(r);
-	/* the path costs an allocation, paid only when denying */
-	buf = kmalloc(PATH_MAX, GFP_ATOMIC | __GFP_NOWARN);
-	t.path = buf ? d_path(&file->f_path, buf, PATH_MAX) : ERR_PTR(-ENOMEM);
-	if (IS_ERR(t.path))
-		t.path = "?";
-	t.path_len = strlen(t.path);
-	cf_audit_exercise(&t, g->epoch->id, r, g->capid->cap_id, fence);
-	kfree(buf);
-	return -EACCES;
+	return cf_exercise_recheck(&g, 1, cf_file_name, file);
 }
 
 /**
@@ -252,12 +244,8 @@ int cf_file_map(struct file *file, unsigned long prot, bool shared,
 
 	if (!f)
 		return 0;
-	if (shared && f->write) {
-		cf_stats_exercise(CAPFENCE_R_BYPASS);
-		cf_audit_exercise(&t, f->write->epoch->id, CAPFENCE_R_BYPASS,
-				  f->write->capid->cap_id, cf_fence_value());
-		return -EACCES;
-	}
+	if (shared && f->write)
+		return cf_exercise_refuse(&t, f->write);
 	return cf_file_check(f, file, MAY_READ);
 }
 

@@ -23,9 +23,10 @@
  * cf_fleet_mode static key is flipped only under cf_mutex.
  */
 #include <linux/ktime.h>
+#include <linux/netlink.h>
 #include <linux/workqueue.h>
-#include <net/genetlink.h>
-#include "capfence.h"
+#include "fence.h"
+#include "fleet.h"
 
 DEFINE_STATIC_KEY_FALSE(cf_fleet_mode);
 u64 cf_fleet_rev_val;
@@ -67,9 +68,9 @@ static void cf_fleet_note(void)
 	lockdep_assert_held(&cf_mutex);
 	if (s != cf_fleet.announced) {
 		cf_fleet.announced = s;
-		cf_event(CAPFENCE_EV_FLEET_STATE, 0, 0,
-			 s >= CAPFENCE_FLEET_STALE ? CAPFENCE_R_FLEET_STALE :
-			 CAPFENCE_R_OK, 0);
+		cf_notify(CAPFENCE_EV_FLEET_STATE, 0, 0,
+			  s >= CAPFENCE_FLEET_STALE ? CAPFENCE_R_FLEET_STALE :
+			  CAPFENCE_R_OK, 0);
 	}
 	if (s == CAPFENCE_FLEET_CURRENT)
 		next = cf_fleet.stale_at;
@@ -148,7 +149,7 @@ void cf_fleet_commit(u64 rev)
 	if (!rev)
 		return;
 	WRITE_ONCE(cf_fleet_rev_val, rev);
-	cf_event(CAPFENCE_EV_FLEET_APPLY, 0, 0, CAPFENCE_R_OK, 0);
+	cf_notify(CAPFENCE_EV_FLEET_APPLY, 0, 0, CAPFENCE_R_OK, 0);
 	/* after the event: not a tail call, so fault injection can name it */
 	cf_fleet.applied++;
 }
@@ -195,7 +196,7 @@ int cf_fleet_set(const struct cf_fleet_req *req, struct netlink_ext_ack *extack)
 	}
 	if (req->rev > cf_fleet_rev_val) {
 		WRITE_ONCE(cf_fleet_rev_val, req->rev);
-		cf_event(CAPFENCE_EV_FLEET_APPLY, 0, 0, CAPFENCE_R_OK, 0);
+		cf_notify(CAPFENCE_EV_FLEET_APPLY, 0, 0, CAPFENCE_R_OK, 0);
 	}
 	WRITE_ONCE(cf_fleet.stale_ms, stale);
 	cf_fleet.deny_ms = deny;
@@ -219,37 +220,22 @@ int cf_fleet_set(const struct cf_fleet_req *req, struct netlink_ext_ack *extack)
 }
 
 /**
- * cf_fleet_fill() - put the revision and the fleet nest into @skb
- * @skb: a status reply or a fleet event
- *
- * Return: 0 or -EMSGSIZE.
+ * cf_fleet_view() - the fleet state, for a status reply or a fleet event
+ * @v: filled; read locklessly, one field at a time
  */
-int cf_fleet_fill(struct sk_buff *skb)
+void cf_fleet_view(struct cf_fleet_view *v)
 {
 	u64 now = ktime_get_boot_fast_ns(), confirmed;
-	struct nlattr *nest;
 
-	if (nla_put_u64_64bit(skb, CAPFENCE_A_FLEET_REV, cf_fleet_rev(),
-			      CAPFENCE_A_PAD))
-		return -EMSGSIZE;
-	nest = nla_nest_start(skb, CAPFENCE_A_FLEET);
-	if (!nest ||
-	    nla_put_u32(skb, CAPFENCE_FLEET_A_STALE_MS,
-			READ_ONCE(cf_fleet.stale_ms)) ||
-	    nla_put_u32(skb, CAPFENCE_FLEET_A_DENY_MS,
-			READ_ONCE(cf_fleet.deny_ms)) ||
-	    nla_put_u32(skb, CAPFENCE_FLEET_A_STATE, cf_fleet_state(now)) ||
-	    nla_put_u64_64bit(skb, CAPFENCE_FLEET_A_APPLIED,
-			      READ_ONCE(cf_fleet.applied), CAPFENCE_FLEET_A_PAD))
-		return -EMSGSIZE;
+	v->rev = cf_fleet_rev();
+	v->stale_ms = READ_ONCE(cf_fleet.stale_ms);
+	v->deny_ms = READ_ONCE(cf_fleet.deny_ms);
+	v->state = cf_fleet_state(now);
+	v->applied = READ_ONCE(cf_fleet.applied);
 	confirmed = READ_ONCE(cf_fleet.confirmed);
-	if (confirmed &&
-	    nla_put_u32(skb, CAPFENCE_FLEET_A_AGE_MS,
-			min_t(u64, (now - min(now, confirmed)) / NSEC_PER_MSEC,
-			      U32_MAX)))
-		return -EMSGSIZE;
-	nla_nest_end(skb, nest);
-	return 0;
+	v->confirmed = confirmed != 0;
+	v->age_ms = min_t(u64, (now - min(now, confirmed)) / NSEC_PER_MSEC,
+			  U32_MAX);
 }
 
 /**

@@ -12,7 +12,6 @@
 #include <uapi/linux/capfence.h>
 
 struct netlink_ext_ack;
-struct sk_buff;
 
 /* a parsed FLEET_SET request */
 struct cf_fleet_req {
@@ -62,7 +61,18 @@ bool cf_fleet_stale(void);
 int cf_fleet_begin(u64 rev, struct netlink_ext_ack *extack);
 void cf_fleet_commit(u64 rev);
 int cf_fleet_set(const struct cf_fleet_req *req, struct netlink_ext_ack *extack);
-int cf_fleet_fill(struct sk_buff *skb);
+/* what STATUS_GET and a fleet event say of the fleet (cf_fleet_view()) */
+struct cf_fleet_view {
+	u64 rev;
+	u32 stale_ms;
+	u32 deny_ms;
+	enum capfence_fleet_state state;
+	u64 applied;
+	bool confirmed;			/* ever: age_ms is meaningful */
+	u32 age_ms;
+};
+
+void cf_fleet_view(struct cf_fleet_view *v);
 void cf_fleet_exit(void);
 
 #endif /* _CAPFENCE_FLEET_H */

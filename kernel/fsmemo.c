@@ -71,7 +71,11 @@
 #include <linux/jiffies.h>
 #include <linux/mount.h>
 #include <linux/sched.h>
-#include "capfence.h"
+#include "cap.h"
+#include "constraint.h"
+#include "cred.h"
+#include "fence.h"
+#include "fsmemo.h"
 
 /* how long a filled entry answers: far shorter than a rename_lock wrap */
 #define CF_FS_MEMO_LIFE	HZ

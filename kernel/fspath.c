@@ -39,7 +39,15 @@
 #include <linux/percpu.h>
 #include <linux/sched.h>
 #include <linux/string.h>
-#include "capfence.h"
+#include "cap.h"
+#include "constraint.h"
+#include "cred.h"
+#include "decide.h"
+#include "file.h"
+#include "fleet.h"
+#include "fsmemo.h"
+#include "fspath.h"
+#include "stats.h"
 
 /* The name of the file being judged; see the locking rules above. */
 static DEFINE_PER_CPU(char [PATH_MAX], cf_path_buf);
@@ -126,8 +134,8 @@ static int cf_fs_track(struct file *file, struct cf_grant *rg,
 	if (!wg && !rg)
 		return 0;
 	err = cf_file_track(file, rg, wg);
-	while (err && allowed--)
-		cf_stats_exercise_failed();
+	if (err)
+		cf_exercise_failed(allowed);
 	return err;
 }
 
@@ -162,7 +170,7 @@ int cf_fs_file_open(const struct cred *cred, struct file *file,
 	struct cf_cred *e = cf_subject(cred);
 	struct cf_fs_memo_start s;
 	struct cf_target t = {};
-	int err = 0, allowed;
+	int err = 0;
 	bool rd, wr, memo;
 	u8 need = 0;
 
@@ -186,9 +194,7 @@ int cf_fs_file_open(const struct cred *cred, struct file *file,
 		cf_stats_open_memo(true);
 		rg = rd ? g[0] : NULL;
 		wg = wr ? g[1] : NULL;
-		allowed = rd + wr;
-		while (allowed--)
-			cf_stats_exercise_ok();
+		cf_exercise_memo_hit(rd + wr);
 		return cf_fs_track(file, rg, wg, rd + wr);
 	}
 	if (memo) {

@@ -10,18 +10,23 @@
  * calls that hook's kfunc, so a no-op program on the same hook cannot
  * stand in for capfence's.
  *
- * Locking: cf_links and cf_attached change under cf_mutex; cf_attached is
- * read locklessly (READ_ONCE) from any context.
+ * Locking: cf_links and the attached state (fence.c, cf_attached_set())
+ * change under cf_mutex; the attached state is read locklessly
+ * (cf_hooks_attached()) from any context.
  */
 #include <linux/bpf.h>
 #include <linux/cred.h>
 #include <linux/filter.h>
 #include <linux/string.h>
-#include "capfence.h"
+#include "cred.h"
+#include "fence.h"
+#include "file.h"
+#include "hooks.h"
+#include "kfunc.h"
+#include "sock.h"
 #include "hooklist.h"
 
 static struct bpf_link *cf_links[CF_NR_HOOKS];
-static bool cf_attached;
 
 /*
  * Does @prog call @kfunc? The verifier has rewritten each kfunc call's
@@ -83,7 +88,7 @@ int cf_hooks_attach(const u32 *fds, int n, struct netlink_ext_ack *extack)
 	int i, idx, err = 0;
 
 	lockdep_assert_held(&cf_mutex);
-	if (cf_attached) {
+	if (cf_hooks_attached()) {
 		NL_SET_ERR_MSG_MOD(extack, "hooks are already attached");
 		return -EALREADY;
 	}
@@ -121,7 +126,7 @@ int cf_hooks_attach(const u32 *fds, int n, struct netlink_ext_ack *extack)
 		links[idx] = link;
 	}
 	memcpy(cf_links, links, sizeof(links));
-	WRITE_ONCE(cf_attached, true);
+	cf_attached_set(true);
 	cf_generation_bump();
 	return 0;
 out:
@@ -135,7 +140,7 @@ static void cf_hooks_release(void)
 {
 	int i;
 
-	WRITE_ONCE(cf_attached, false);
+	cf_attached_set(false);
 	for (i = 0; i < CF_NR_HOOKS; i++) {
 		if (cf_links[i])
 			bpf_link_put(cf_links[i]);
@@ -158,16 +163,21 @@ static void cf_hooks_release(void)
 int cf_hooks_detach(struct netlink_ext_ack *extack)
 {
 	lockdep_assert_held(&cf_mutex);
-	if (!cf_attached) {
+	if (!cf_hooks_attached()) {
 		NL_SET_ERR_MSG_MOD(extack, "hooks are not attached");
 		return -ENOENT;
 	}
 	/* sockets of exited sandboxes are freed after a grace period */
 	if (!cf_nr_creds() && (cf_nr_tracked_files() || cf_nr_tracked_socks()))
 		rcu_barrier();
-	if (cf_nr_creds() || cf_nr_tracked_files() || cf_nr_tracked_socks()) {
+	if (cf_nr_creds()) {
 		NL_SET_ERR_MSG_MOD(extack,
 				   "tasks are bound or have a pending exec epoch; hooks stay attached");
+		return -EBUSY;
+	}
+	if (cf_nr_tracked_files() || cf_nr_tracked_socks()) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "files or sockets opened under a capability are still open; hooks stay attached");
 		return -EBUSY;
 	}
 	cf_hooks_release();
@@ -175,20 +185,10 @@ int cf_hooks_detach(struct netlink_ext_ack *extack)
 }
 
 /**
- * cf_hooks_attached() - are the capfence hooks attached?
- *
- * Return: true when the module holds every hook's link.
- */
-bool cf_hooks_attached(void)
-{
-	return READ_ONCE(cf_attached);
-}
-
-/**
  * cf_hooks_exit() - drop links at module exit (none can be held then)
  */
 void cf_hooks_exit(void)
 {
-	if (cf_attached)
+	if (cf_hooks_attached())
 		cf_hooks_release();
 }

@@ -10,7 +10,6 @@
 
 int cf_hooks_attach(const u32 *fds, int n, struct netlink_ext_ack *extack);
 int cf_hooks_detach(struct netlink_ext_ack *extack);
-bool cf_hooks_attached(void);
 void cf_hooks_exit(void);
 
 #endif /* _CAPFENCE_HOOKS_H */

@@ -12,7 +12,8 @@
 #include <crypto/hash.h>
 #include <linux/rculist.h>
 #include <linux/slab.h>
-#include "capfence.h"
+#include "fence.h"
+#include "key.h"
 
 struct cf_key {
 	struct list_head node;

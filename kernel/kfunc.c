@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The kfuncs the BPF-LSM programs in lsm/ call, one per hook. All policy is
- * here; the programs only forward their hook arguments.
+ * The kfuncs the BPF-LSM programs in lsm/ call, one per hook: the
+ * programs only forward their hook arguments, and each kfunc finds the
+ * caller's bound state and hands the operation to the edge that gathers
+ * its target (net.c, sock.c, file.c, fspath.c, borrow.c), which asks
+ * decide.c. No decision is made here.
  *
  * Locking and context: every function runs in BPF program context (RCU
  * read lock held, migration disabled, may be preempted), so nothing here
@@ -22,7 +25,14 @@
 #include <linux/slab.h>
 #include <net/ipv6.h>
 #include <net/sock.h>
-#include "capfence.h"
+#include "borrow.h"
+#include "cred.h"
+#include "file.h"
+#include "fsmemo.h"
+#include "fspath.h"
+#include "kfunc.h"
+#include "net.h"
+#include "sock.h"
 #include "compat.h"
 #include "hooklist.h"
 

@@ -13,7 +13,19 @@
  */
 #include <linux/module.h>
 #include <net/genetlink.h>
-#include "capfence.h"
+#include "cap.h"
+#include "class.h"
+#include "cred.h"
+#include "epoch.h"
+#include "file.h"
+#include "fleet.h"
+#include "hooks.h"
+#include "key.h"
+#include "kfunc.h"
+#include "netlink.h"
+#include "sandbox.h"
+#include "sock.h"
+#include "version.h"
 #include "compat.h"
 
 static int __init capfence_init(void)

@@ -33,32 +33,17 @@
 #include <net/inet_sock.h>
 #include <net/ipv6.h>
 #include <net/sock.h>
-#include "capfence.h"
+#include "cap.h"
+#include "constraint.h"
+#include "cred.h"
+#include "decide.h"
+#include "net.h"
+#include "sock.h"
 #include "compat.h"
 
 static bool cf_inet(const struct sock *sk)
 {
 	return sk && (sk->sk_family == AF_INET || sk->sk_family == AF_INET6);
-}
-
-static void cf_target_v4(struct cf_target *t, const void *addr, __be16 port)
-{
-	t->family = 4;
-	memcpy(t->addr, addr, 4);
-	t->port = ntohs(port);
-}
-
-static void cf_target_v6(struct cf_target *t, const struct in6_addr *a,
-			 __be16 port)
-{
-	/* a v4-mapped address reaches the IPv4 host: judge it so */
-	if (ipv6_addr_v4mapped(a)) {
-		cf_target_v4(t, &a->s6_addr32[3], port);
-		return;
-	}
-	t->family = 6;
-	memcpy(t->addr, a, 16);
-	t->port = ntohs(port);
 }
 
 /**
@@ -85,54 +70,16 @@ static int cf_net_addr(const struct sock *sk, const struct sockaddr *sa,
 	if (family == AF_INET && len >= (int)sizeof(struct sockaddr_in)) {
 		const struct sockaddr_in *sin = (const void *)sa;
 
-		cf_target_v4(t, &sin->sin_addr, sin->sin_port);
+		cf_sock_target_v4(t, &sin->sin_addr, sin->sin_port);
 		return 0;
 	}
 	if (family == AF_INET6 && len >= SIN6_LEN_RFC2133) {
 		const struct sockaddr_in6 *sin6 = (const void *)sa;
 
-		cf_target_v6(t, &sin6->sin6_addr, sin6->sin6_port);
+		cf_sock_target_v6(t, &sin6->sin6_addr, sin6->sin6_port);
 		return 0;
 	}
 	return -ENOENT;
-}
-
-/* The socket's local address with port @port (autobind: 0). */
-static void cf_net_local(const struct sock *sk, u16 port, struct cf_target *t)
-{
-#if IS_ENABLED(CONFIG_IPV6)
-	if (sk->sk_family == AF_INET6) {
-		cf_target_v6(t, &sk->sk_v6_rcv_saddr, htons(port));
-		return;
-	}
-#endif
-	cf_target_v4(t, &sk->sk_rcv_saddr, htons(port));
-}
-
-/**
- * cf_net_peer() - the address a connected socket reaches, for audit
- * @sk: the socket
- * @t: filled with family, address and port
- */
-void cf_net_peer(const struct sock *sk, struct cf_target *t)
-{
-#if IS_ENABLED(CONFIG_IPV6)
-	if (sk->sk_family == AF_INET6) {
-		cf_target_v6(t, &sk->sk_v6_daddr, sk->sk_dport);
-		return;
-	}
-#endif
-	cf_target_v4(t, &sk->sk_daddr, sk->sk_dport);
-}
-
-/**
- * cf_net_bound() - the local address of a bound socket, for audit
- * @sk: the socket
- * @t: filled with family, address and port
- */
-void cf_net_bound(const struct sock *sk, struct cf_target *t)
-{
-	cf_net_local(sk, inet_sk(sk)->inet_num, t);
 }
 
 /*
@@ -156,7 +103,7 @@ static int cf_net_judge(struct cf_cred *e, struct sock *sk,
 	err = cf_sock_track(sk, g);
 	/* the operation fails: the exercise counted allowed was not */
 	if (err)
-		cf_stats_exercise_failed();
+		cf_exercise_failed(1);
 	else
 		cf_memo_sock_note(e, sk, g, gen);
 	return err;
@@ -183,7 +130,7 @@ static int cf_net_judge_v4(struct cf_cred *e, struct sock *sk,
 {
 	struct cf_target u = { .class_id = t->class_id };
 
-	cf_target_v4(&u, &addr, htons(t->port));
+	cf_sock_target_v4(&u, &addr, htons(t->port));
 	return cf_net_judge(e, sk, &u, track);
 }
 
@@ -372,7 +319,7 @@ int cf_net_listen(struct cf_cred *e, struct socket *sock)
 
 	if (!cf_inet(sk))
 		return 0;
-	cf_net_local(sk, READ_ONCE(inet_sk(sk)->inet_num), &t);
+	cf_sock_local(sk, READ_ONCE(inet_sk(sk)->inet_num), &t);
 	return cf_net_judge_local(e, sk, &t, true);
 }
 
@@ -499,10 +446,10 @@ static int cf_net_cmsg(struct cf_cred *e, struct sock *sk,
 		t = (struct cf_target){ .class_id = CAPFENCE_CLASS_NET_CONNECT };
 		if (c->cmsg_type == SCTP_DSTADDRV4 &&
 		    c->cmsg_len >= CMSG_LEN(sizeof(struct in_addr)))
-			cf_target_v4(&t, CMSG_DATA(c), port);
+			cf_sock_target_v4(&t, CMSG_DATA(c), port);
 		else if (c->cmsg_type == SCTP_DSTADDRV6 &&
 			 c->cmsg_len >= CMSG_LEN(sizeof(struct in6_addr)))
-			cf_target_v6(&t, (const void *)CMSG_DATA(c), port);
+			cf_sock_target_v6(&t, (const void *)CMSG_DATA(c), port);
 		else
 			continue;
 		err = cf_net_judge_peer(e, sk, &t, true, 0);
@@ -580,7 +527,7 @@ int cf_net_sendmsg(struct cf_cred *e, struct socket *sock, struct msghdr *msg)
 			return err;
 		if (cf_net_autobinds(sk)) {
 			t = (struct cf_target){ .class_id = CAPFENCE_CLASS_NET_BIND };
-			cf_net_local(sk, 0, &t);
+			cf_sock_local(sk, 0, &t);
 			err = cf_net_judge_local(e, sk, &t, true);
 			if (err)
 				return err;
@@ -696,12 +643,16 @@ int cf_net_sctp(struct cf_cred *e, struct sock *sk, int optname,
 		if (len - off < step)
 			return -EINVAL;
 		t = (struct cf_target){ .class_id = class_id };
-		if (a->sa_family == AF_INET6)
-			cf_target_v6(&t, &((const struct sockaddr_in6 *)a)->sin6_addr,
-				     ((const struct sockaddr_in6 *)a)->sin6_port);
-		else
-			cf_target_v4(&t, &((const struct sockaddr_in *)a)->sin_addr,
-				     ((const struct sockaddr_in *)a)->sin_port);
+		if (a->sa_family == AF_INET6) {
+			const struct sockaddr_in6 *sin6 = (const void *)a;
+
+			cf_sock_target_v6(&t, &sin6->sin6_addr,
+					  sin6->sin6_port);
+		} else {
+			const struct sockaddr_in *sin = (const void *)a;
+
+			cf_sock_target_v4(&t, &sin->sin_addr, sin->sin_port);
+		}
 		if (class_id == CAPFENCE_CLASS_NET_BIND)
 			err = cf_net_judge_local(e, sk, &t, true);
 		else

@@ -23,7 +23,5 @@ int cf_net_setsockopt(struct cf_cred *e, struct socket *sock, int level,
 		      int optname);
 int cf_net_sctp(struct cf_cred *e, struct sock *sk, int optname,
 		struct sockaddr *sa, int len);
-void cf_net_peer(const struct sock *sk, struct cf_target *t);
-void cf_net_bound(const struct sock *sk, struct cf_target *t);
 
 #endif /* _CAPFENCE_NET_H */

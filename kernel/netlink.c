@@ -34,7 +34,23 @@
 #include <linux/slab.h>
 #include <net/genetlink.h>
 #include <net/netlink.h>
-#include "capfence.h"
+#include "audit.h"
+#include "cap.h"
+#include "class.h"
+#include "constraint.h"
+#include "cred.h"
+#include "decide.h"
+#include "epoch.h"
+#include "fence.h"
+#include "fleet.h"
+#include "hooks.h"
+#include "key.h"
+#include "netlink.h"
+#include "sandbox.h"
+#include "seccomp.h"
+#include "stats.h"
+#include "token.h"
+#include "version.h"
 #include "hooklist.h"
 #include "compat.h"
 
@@ -105,6 +121,116 @@ static int cf_put_u64(struct sk_buff *skb, int type, u64 v)
 	return nla_put_u64_64bit(skb, type, v, CAPFENCE_A_PAD);
 }
 
+/* CAPFENCE_A_FLEET_REV and the CAPFENCE_A_FLEET nest (fleet.c's view) */
+static int cf_put_fleet(struct sk_buff *skb)
+{
+	struct cf_fleet_view v;
+	struct nlattr *nest;
+
+	cf_fleet_view(&v);
+	if (cf_put_u64(skb, CAPFENCE_A_FLEET_REV, v.rev))
+		return -EMSGSIZE;
+	nest = nla_nest_start(skb, CAPFENCE_A_FLEET);
+	if (!nest ||
+	    nla_put_u32(skb, CAPFENCE_FLEET_A_STALE_MS, v.stale_ms) ||
+	    nla_put_u32(skb, CAPFENCE_FLEET_A_DENY_MS, v.deny_ms) ||
+	    nla_put_u32(skb, CAPFENCE_FLEET_A_STATE, v.state) ||
+	    nla_put_u64_64bit(skb, CAPFENCE_FLEET_A_APPLIED, v.applied,
+			      CAPFENCE_FLEET_A_PAD) ||
+	    (v.confirmed &&
+	     nla_put_u32(skb, CAPFENCE_FLEET_A_AGE_MS, v.age_ms)))
+		return -EMSGSIZE;
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+static int cf_put_sb_u64(struct sk_buff *skb, int type, u64 v)
+{
+	return nla_put_u64_64bit(skb, type, v, CAPFENCE_SANDBOX_A_PAD);
+}
+
+/*
+ * CAPFENCE_A_SANDBOX: a task's sandbox @sb (TASK_GET), or with NULL the
+ * host's totals and the limits (STATUS_GET). Caller holds RCU.
+ */
+static int cf_put_sandbox(struct sk_buff *skb, const struct cf_sandbox *sb)
+{
+	struct nlattr *nest = nla_nest_start(skb, CAPFENCE_A_SANDBOX);
+	struct cf_sandbox_view v;
+
+	cf_sandbox_view(sb, &v);
+	if (!nest ||
+	    nla_put_u32(skb, CAPFENCE_SANDBOX_A_CRED_LIMIT, v.cred_limit) ||
+	    cf_put_sb_u64(skb, CAPFENCE_SANDBOX_A_CRED_REFUSED, v.cred_refused) ||
+	    cf_put_sb_u64(skb, CAPFENCE_SANDBOX_A_RECORDS, v.records) ||
+	    cf_put_sb_u64(skb, CAPFENCE_SANDBOX_A_OVER_BUDGET, v.over_budget) ||
+	    cf_put_sb_u64(skb, CAPFENCE_SANDBOX_A_OVER_CEILING, v.over_ceiling) ||
+	    cf_put_sb_u64(skb, CAPFENCE_SANDBOX_A_LOST, v.lost) ||
+	    nla_put_u32(skb, CAPFENCE_SANDBOX_A_BUDGET, v.budget) ||
+	    nla_put_u32(skb, CAPFENCE_SANDBOX_A_FLOOR, v.floor) ||
+	    nla_put_u32(skb, CAPFENCE_SANDBOX_A_CEILING, v.ceiling) ||
+	    nla_put_u32(skb, CAPFENCE_SANDBOX_A_WINDOW_MS, v.window_ms))
+		return -EMSGSIZE;
+	if (v.one && (cf_put_sb_u64(skb, CAPFENCE_SANDBOX_A_ID, v.id) ||
+		      nla_put_u32(skb, CAPFENCE_SANDBOX_A_PID, v.pid) ||
+		      cf_put_sb_u64(skb, CAPFENCE_SANDBOX_A_EPOCH_ID,
+				    v.epoch_id) ||
+		      cf_put_sb_u64(skb, CAPFENCE_SANDBOX_A_CREDS, v.creds)))
+		return -EMSGSIZE;
+	if (!v.one && cf_put_sb_u64(skb, CAPFENCE_SANDBOX_A_REPORTS, v.reports))
+		return -EMSGSIZE;
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+static int cf_put_reasons(struct sk_buff *skb, int type, const u64 *by)
+{
+	struct nlattr *nest = nla_nest_start(skb, type);
+	int r;
+
+	if (!nest)
+		return -EMSGSIZE;
+	for (r = 1; r <= CAPFENCE_R_MAX; r++)
+		if (nla_put_u64_64bit(skb, r, by[r], CAPFENCE_STATS_A_PAD))
+			return -EMSGSIZE;
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+/* CAPFENCE_A_STATS: the counters (stats.c) and what the state holds */
+static int cf_put_stats(struct sk_buff *skb)
+{
+	struct nlattr *nest = nla_nest_start(skb, CAPFENCE_A_STATS);
+	struct cf_counters sum;
+
+	cf_stats_sum(&sum);
+	if (!nest ||
+	    nla_put_u64_64bit(skb, CAPFENCE_STATS_A_BOUND_CREDS, cf_nr_bound(),
+			      CAPFENCE_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, CAPFENCE_STATS_A_HELD_CAPS, cf_nr_held(),
+			      CAPFENCE_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, CAPFENCE_STATS_A_DELEGATE_OK,
+			      sum.delegate[CAPFENCE_R_OK], CAPFENCE_STATS_A_PAD) ||
+	    cf_put_reasons(skb, CAPFENCE_STATS_A_DELEGATE_REJECT, sum.delegate) ||
+	    nla_put_u64_64bit(skb, CAPFENCE_STATS_A_EXERCISE_ALLOW,
+			      sum.exercise[CAPFENCE_R_OK], CAPFENCE_STATS_A_PAD) ||
+	    cf_put_reasons(skb, CAPFENCE_STATS_A_EXERCISE_DENY, sum.exercise) ||
+	    nla_put_u64_64bit(skb, CAPFENCE_STATS_A_CRED_BYTES,
+			      sizeof(struct cf_cred), CAPFENCE_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, CAPFENCE_STATS_A_CAP_BYTES,
+			      sizeof(struct cf_grant) +
+			      sizeof(struct cf_constraint) +
+			      sizeof(struct cf_grant *),
+			      CAPFENCE_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, CAPFENCE_STATS_A_OPEN_MEMO_HIT,
+			      sum.open_memo[1], CAPFENCE_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, CAPFENCE_STATS_A_OPEN_MEMO_MISS,
+			      sum.open_memo[0], CAPFENCE_STATS_A_PAD))
+		return -EMSGSIZE;
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
 static int cf_nl_status(struct sk_buff *skb, struct genl_info *info)
 {
 	struct sk_buff *msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
@@ -121,9 +247,9 @@ static int cf_nl_status(struct sk_buff *skb, struct genl_info *info)
 	    cf_put_u64(msg, CAPFENCE_A_MAX_EPOCH_ID, cf_epoch_max_id()) ||
 	    cf_put_u64(msg, CAPFENCE_A_ACTIVE_EPOCH_ID, cf_epoch_active_id()) ||
 	    cf_put_u64(msg, CAPFENCE_A_GENERATION, cf_generation()) ||
-	    cf_fleet_fill(msg) ||
-	    cf_stats_fill(msg) ||
-	    cf_sandbox_fill(msg, NULL)) {
+	    cf_put_fleet(msg) ||
+	    cf_put_stats(msg) ||
+	    cf_put_sandbox(msg, NULL)) {
 		nlmsg_free(msg);
 		return -EMSGSIZE;
 	}
@@ -197,7 +323,7 @@ static int cf_nl_hooks_detach(struct sk_buff *skb, struct genl_info *info)
 	return err;
 }
 
-/**
+/*
  * cf_event() - publish an event on the events multicast group
  * @ev: event
  * @epoch: epoch concerned, or 0
@@ -207,8 +333,8 @@ static int cf_nl_hooks_detach(struct sk_buff *skb, struct genl_info *info)
  *
  * Process context.
  */
-void cf_event(enum capfence_event ev, u64 epoch, u64 cap_id,
-	      enum capfence_reason r, pid_t pid)
+static void cf_event(enum capfence_event ev, u64 epoch, u64 cap_id,
+		     enum capfence_reason r, pid_t pid)
 {
 	struct sk_buff *msg;
 	void *hdr;
@@ -226,7 +352,7 @@ void cf_event(enum capfence_event ev, u64 epoch, u64 cap_id,
 	    cf_put_u64(msg, CAPFENCE_A_CAP_ID, cap_id) ||
 	    nla_put_u32(msg, CAPFENCE_A_PID, pid) ||
 	    cf_put_u64(msg, CAPFENCE_A_FENCE, cf_fence_value()) ||
-	    (ev == CAPFENCE_EV_FLEET_STATE ? cf_fleet_fill(msg) :
+	    (ev == CAPFENCE_EV_FLEET_STATE ? cf_put_fleet(msg) :
 	     cf_put_u64(msg, CAPFENCE_A_FLEET_REV, cf_fleet_rev()))) {
 		nlmsg_free(msg);
 		return;
@@ -243,23 +369,50 @@ static u64 cf_nl_fleet_rev(struct genl_info *info)
 	return nla ? nla_get_u64(nla) : 0;
 }
 
+/*
+ * The fleet-revision guard of every change command (key install and
+ * removal, epoch install and activation, revoke), in one place: take
+ * cf_mutex and refuse a revision the module has applied already. On 0 the
+ * caller makes its change and passes the result to cf_nl_change_end().
+ */
+static int cf_nl_change_begin(struct genl_info *info)
+	__cond_acquires(&cf_mutex)
+{
+	int err;
+
+	mutex_lock(&cf_mutex);
+	err = cf_fleet_begin(cf_nl_fleet_rev(info), info->extack);
+	if (err)
+		mutex_unlock(&cf_mutex);
+	return err;
+}
+
+/*
+ * Close what cf_nl_change_begin() opened: a change made (@err >= 0) moves
+ * the module to the command's fleet revision. Returns @err.
+ */
+static int cf_nl_change_end(struct genl_info *info, int err)
+	__releases(&cf_mutex)
+{
+	if (err >= 0)
+		cf_fleet_commit(cf_nl_fleet_rev(info));
+	mutex_unlock(&cf_mutex);
+	return err;
+}
+
 static int cf_nl_key_install(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *key = info->attrs[CAPFENCE_A_KEY];
 	int err = -EINVAL;
-	u64 rev;
 
 	if (GENL_REQ_ATTR_CHECK(info, CAPFENCE_A_KEY_ID) ||
 	    GENL_REQ_ATTR_CHECK(info, CAPFENCE_A_KEY))
 		goto out;
-	rev = cf_nl_fleet_rev(info);
-	mutex_lock(&cf_mutex);
-	err = cf_fleet_begin(rev, info->extack) ?:
-	      cf_key_install(nla_get_u32(info->attrs[CAPFENCE_A_KEY_ID]),
-			     nla_data(key), info->extack);
+	err = cf_nl_change_begin(info);
 	if (!err)
-		cf_fleet_commit(rev);
-	mutex_unlock(&cf_mutex);
+		err = cf_nl_change_end(info,
+				       cf_key_install(nla_get_u32(info->attrs[CAPFENCE_A_KEY_ID]),
+						      nla_data(key), info->extack));
 	if (!err)
 		cf_event(CAPFENCE_EV_KEY_CHANGE, 0, 0, CAPFENCE_R_OK, 0);
 out:
@@ -271,18 +424,15 @@ out:
 
 static int cf_nl_key_remove(struct sk_buff *skb, struct genl_info *info)
 {
-	u64 rev = cf_nl_fleet_rev(info);
 	int err;
 
 	if (GENL_REQ_ATTR_CHECK(info, CAPFENCE_A_KEY_ID))
 		return -EINVAL;
-	mutex_lock(&cf_mutex);
-	err = cf_fleet_begin(rev, info->extack) ?:
-	      cf_key_remove(nla_get_u32(info->attrs[CAPFENCE_A_KEY_ID]),
-			    info->extack);
+	err = cf_nl_change_begin(info);
 	if (!err)
-		cf_fleet_commit(rev);
-	mutex_unlock(&cf_mutex);
+		err = cf_nl_change_end(info,
+				       cf_key_remove(nla_get_u32(info->attrs[CAPFENCE_A_KEY_ID]),
+						     info->extack));
 	if (!err)
 		cf_event(CAPFENCE_EV_KEY_CHANGE, 0, 0, CAPFENCE_R_OK, 0);
 	return err;
@@ -406,7 +556,7 @@ static int cf_nl_epoch_install(struct sk_buff *skb, struct genl_info *info)
 	if (!e)
 		return -ENOMEM;
 	if (info->attrs[CAPFENCE_A_SECCOMP_PROG]) {
-		err = cf_seccomp_parse(e, info->attrs[CAPFENCE_A_SECCOMP_PROG],
+		err = cf_seccomp_parse(&e->sc, info->attrs[CAPFENCE_A_SECCOMP_PROG],
 				       info->extack);
 		if (err)
 			goto fail;
@@ -418,12 +568,9 @@ static int cf_nl_epoch_install(struct sk_buff *skb, struct genl_info *info)
 				goto fail;
 		}
 	}
-	mutex_lock(&cf_mutex);
-	err = cf_fleet_begin(cf_nl_fleet_rev(info), info->extack) ?:
-	      cf_epoch_install(e, info->extack);
+	err = cf_nl_change_begin(info);
 	if (!err)
-		cf_fleet_commit(cf_nl_fleet_rev(info));
-	mutex_unlock(&cf_mutex);
+		err = cf_nl_change_end(info, cf_epoch_install(e, info->extack));
 	if (err)
 		goto fail;
 	cf_event(CAPFENCE_EV_EPOCH_INSTALL, id, 0, CAPFENCE_R_OK, 0);
@@ -441,14 +588,9 @@ static int cf_nl_epoch_activate(struct sk_buff *skb, struct genl_info *info)
 	if (GENL_REQ_ATTR_CHECK(info, CAPFENCE_A_EPOCH_ID))
 		return -EINVAL;
 	id = nla_get_u64(info->attrs[CAPFENCE_A_EPOCH_ID]);
-	mutex_lock(&cf_mutex);
-	err = cf_fleet_begin(cf_nl_fleet_rev(info), info->extack);
-	if (!err) {
-		err = cf_epoch_activate(id, info->extack);
-		if (err >= 0)
-			cf_fleet_commit(cf_nl_fleet_rev(info));
-	}
-	mutex_unlock(&cf_mutex);
+	err = cf_nl_change_begin(info);
+	if (!err)
+		err = cf_nl_change_end(info, cf_epoch_activate(id, info->extack));
 	if (err > 0)
 		cf_event(CAPFENCE_EV_EPOCH_ACTIVATE, id, 0, CAPFENCE_R_OK, 0);
 	return err < 0 ? err : 0;
@@ -473,6 +615,7 @@ static int cf_put_constraints(struct sk_buff *skb, const struct cf_constraint *c
 static int cf_fill_epoch(struct sk_buff *skb, const struct cf_epoch *e,
 			 bool prog)
 {
+	const struct cf_seccomp *sc;
 	struct nlattr *arr, *nest;
 	int c;
 
@@ -499,7 +642,18 @@ static int cf_fill_epoch(struct sk_buff *skb, const struct cf_epoch *e,
 		nla_nest_end(skb, nest);
 	}
 	nla_nest_end(skb, arr);
-	return cf_seccomp_fill(skb, e, prog);
+	/* the epoch's syscall policy: its digest, and by id the program */
+	sc = e->sc;
+	if (!sc)
+		return 0;
+	if (nla_put(skb, CAPFENCE_A_SECCOMP_DIGEST, sizeof(sc->digest),
+		    sc->digest) ||
+	    nla_put_u32(skb, CAPFENCE_A_SECCOMP_LEN, sc->len))
+		return -EMSGSIZE;
+	if (prog && nla_put(skb, CAPFENCE_A_SECCOMP_PROG,
+			    sc->len * sizeof(struct sock_filter), sc->insns))
+		return -EMSGSIZE;
+	return 0;
 }
 
 /*
@@ -790,12 +944,9 @@ static int cf_nl_revoke(struct sk_buff *skb, struct genl_info *info)
 	msg = cf_reply_new();
 	if (!msg)
 		return -ENOMEM;
-	mutex_lock(&cf_mutex);
-	err = cf_fleet_begin(cf_nl_fleet_rev(info), info->extack) ?:
-	      cf_revoke(cap_id, &fence);
+	err = cf_nl_change_begin(info);
 	if (!err)
-		cf_fleet_commit(cf_nl_fleet_rev(info));
-	mutex_unlock(&cf_mutex);
+		err = cf_nl_change_end(info, cf_revoke(cap_id, &fence));
 	if (err) {
 		nlmsg_free(msg);
 		return err;
@@ -890,15 +1041,79 @@ static int cf_fill_caps(struct sk_buff *skb, struct cf_holdings *h)
 	return 0;
 }
 
+/* The room one capability takes in a TASK_GET reply (cf_fill_caps()). */
+static size_t cf_cap_size(const struct cf_grant *g)
+{
+	/* the nest; cap_id, epoch id, fleet revision; class, key, from, state */
+	size_t n = nla_total_size(0) + 3 * nla_total_size_64bit(sizeof(u64)) +
+		   4 * nla_total_size(sizeof(u32));
+	u8 i;
+
+	for (i = 0; i < g->n; i++)
+		n += nla_total_size(g->c[i].kind == CAPFENCE_CONSTRAINT_NET ?
+				    sizeof(g->c[i].net) :
+				    strlen(g->c[i].path) + 1);
+	return n;
+}
+
+/*
+ * The TASK_GET reply for the task whose credential is @cred, into @msg:
+ * -EMSGSIZE when it does not fit (the holdings grew since it was sized).
+ * Caller holds RCU.
+ */
+static int cf_task_fill(struct sk_buff *msg, struct genl_info *info, pid_t pid,
+			const struct cred *cred)
+{
+	struct cf_cred *c = cf_cred_lookup(cred);
+	struct cf_sandbox *sb;
+	void *hdr;
+
+	hdr = cf_put_hdr(msg, info, CAPFENCE_CMD_TASK_GET);
+	if (!hdr || nla_put_u32(msg, CAPFENCE_A_PID, pid) ||
+	    cf_put_u64(msg, CAPFENCE_A_EPOCH_ID,
+		       c && c->epoch ? c->epoch->id : 0) ||
+	    cf_put_u64(msg, CAPFENCE_A_FENCE, cf_fence_value()))
+		return -EMSGSIZE;
+	if (c && c->pending &&
+	    cf_put_u64(msg, CAPFENCE_A_PENDING_EPOCH_ID, c->pending->id))
+		return -EMSGSIZE;
+	/* always present: empty for a task that holds nothing */
+	if (cf_fill_caps(msg, c ? rcu_dereference(c->held) : NULL))
+		return -EMSGSIZE;
+	sb = c ? READ_ONCE(c->sb) : NULL;
+	if (sb && cf_put_sandbox(msg, sb))
+		return -EMSGSIZE;
+	genlmsg_end(msg, hdr);
+	return 0;
+}
+
+/*
+ * The size of the TASK_GET reply for @cred: the fixed part (NLMSG_GOODSIZE
+ * covers the task's ids and its sandbox) and the room each capability it
+ * holds takes, at most CF_HELD_MAX of them.
+ */
+static size_t cf_task_size(const struct cred *cred)
+{
+	size_t n = NLMSG_GOODSIZE + nla_total_size(0);
+	struct cf_holdings *h;
+	struct cf_cred *c;
+	u32 i;
+
+	rcu_read_lock();
+	c = cf_cred_lookup(cred);
+	h = c ? rcu_dereference(c->held) : NULL;
+	for (i = 0; h && i < h->n; i++)
+		n += cf_cap_size(h->g[i]);
+	rcu_read_unlock();
+	return n;
+}
+
 static int cf_nl_task_get(struct sk_buff *skb, struct genl_info *info)
 {
 	const struct cred *cred;
-	struct cf_sandbox *sb;
 	struct sk_buff *msg;
-	struct cf_cred *c;
-	void *hdr;
+	int err, tries = 0;
 	pid_t pid;
-	int err;
 
 	if (GENL_REQ_ATTR_CHECK(info, CAPFENCE_A_PID))
 		return -EINVAL;
@@ -915,34 +1130,24 @@ static int cf_nl_task_get(struct sk_buff *skb, struct genl_info *info)
 		NL_SET_ERR_MSG_MOD(info->extack, "no task with this pid");
 		return -ESRCH;
 	}
-	msg = genlmsg_new(NLMSG_DEFAULT_SIZE * 4, GFP_KERNEL);
-	if (!msg) {
-		put_cred(cred);
-		return -ENOMEM;
-	}
-	hdr = cf_put_hdr(msg, info, CAPFENCE_CMD_TASK_GET);
-	rcu_read_lock();
-	c = cf_cred_lookup(cred);
-	err = !hdr || nla_put_u32(msg, CAPFENCE_A_PID, pid) ||
-	      cf_put_u64(msg, CAPFENCE_A_EPOCH_ID,
-			 c && c->epoch ? c->epoch->id : 0) ||
-	      cf_put_u64(msg, CAPFENCE_A_FENCE, cf_fence_value());
-	if (!err && c && c->pending)
-		err = cf_put_u64(msg, CAPFENCE_A_PENDING_EPOCH_ID, c->pending->id);
-	/* always present: empty for a task that holds nothing */
-	if (!err)
-		err = cf_fill_caps(msg, c ? rcu_dereference(c->held) : NULL);
-	sb = c ? READ_ONCE(c->sb) : NULL;
-	if (!err && sb)
-		err = cf_sandbox_fill(msg, sb);
-	rcu_read_unlock();
+	/*
+	 * Sized from what the task holds; a delegation between sizing and
+	 * filling (holdings only grow) sizes it again.
+	 */
+	do {
+		msg = genlmsg_new(cf_task_size(cred), GFP_KERNEL);
+		if (!msg) {
+			err = -ENOMEM;
+			break;
+		}
+		rcu_read_lock();
+		err = cf_task_fill(msg, info, pid, cred);
+		rcu_read_unlock();
+		if (err)
+			nlmsg_free(msg);
+	} while (err == -EMSGSIZE && ++tries < 3);
 	put_cred(cred);
-	if (err) {
-		nlmsg_free(msg);
-		return -EMSGSIZE;
-	}
-	genlmsg_end(msg, hdr);
-	return genlmsg_reply(msg, info);
+	return err ? err : genlmsg_reply(msg, info);
 }
 
 static int cf_nl_pre_doit(const struct cf_genl_pre_ops *ops,
@@ -1012,7 +1217,12 @@ static struct genl_family cf_family __ro_after_init = {
  */
 int cf_netlink_init(void)
 {
-	return genl_register_family(&cf_family);
+	int err = genl_register_family(&cf_family);
+
+	/* the core's events go out through the family from here on */
+	if (!err)
+		cf_notify_register(cf_event);
+	return err;
 }
 
 /**
@@ -1020,5 +1230,6 @@ int cf_netlink_init(void)
  */
 void cf_netlink_exit(void)
 {
+	cf_notify_register(NULL);
 	genl_unregister_family(&cf_family);
 }

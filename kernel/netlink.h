@@ -10,7 +10,5 @@
 
 int cf_netlink_init(void);
 void cf_netlink_exit(void);
-void cf_event(enum capfence_event ev, u64 epoch, u64 cap_id,
-	      enum capfence_reason r, pid_t pid);
 
 #endif /* _CAPFENCE_NETLINK_H */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * rhashtables keyed by a pointer (the credential, file and socket tables).
+ * rhashtables keyed by a pointer (the socket table, and the file table's
+ * overflow); the credential table is a fixed array of RCU chains (cred.c).
  */
 #ifndef _CAPFENCE_PTRTABLE_H
 #define _CAPFENCE_PTRTABLE_H
@@ -14,7 +15,7 @@
  * @len: key length, sizeof(void *) (unused: the key is one pointer)
  * @seed: the table's random seed
  *
- * The credential and file tables are keyed by pointers: one multiply
+ * The socket and file tables are keyed by pointers: one multiply
  * instead of jhash over the key bytes. The high half is folded in before
  * the multiply because rhashtable uses the low bits of the result, and the
  * seed is mixed into every bit a bucket index depends on.

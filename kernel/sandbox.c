@@ -39,14 +39,15 @@
  * never concurrent with itself, and drained at exit after it is
  * cancelled.
  */
+#include <linux/audit.h>
 #include <linux/jiffies.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
-#include <net/genetlink.h>
-#include "capfence.h"
+#include "fleet.h"
+#include "sandbox.h"
 
 static unsigned int cred_limit = 8192;
 module_param(cred_limit, uint, 0644);
@@ -288,6 +289,33 @@ void cf_sandbox_audit_lost(struct cf_sandbox *sb)
 }
 
 /*
+ * Record the denials of @sb that have no record
+ * (&cf_host_sandbox: unbound tasks): @missed since its last report, by
+ * enum cf_audit_miss, and the budget window @window_ms. Process context
+ * (the report work). Not itself within a budget: at most one per sandbox
+ * per second. Returns true when written.
+ */
+static bool cf_sandbox_report_record(const struct cf_sandbox *sb,
+				     const u64 *missed, unsigned int window_ms)
+{
+	struct audit_buffer *ab;
+
+	ab = audit_log_start(NULL, GFP_KERNEL, CAPFENCE_AUDIT_TYPE);
+	if (!ab)
+		return false;
+	audit_log_format(ab, "lsm=capfence op=suppressed sandbox=%llu pid=%d epoch=%llu",
+			 sb->id, sb->pid, sb->epoch_id);
+	audit_log_format(ab,
+			 " records=%llu budget=%llu ceiling=%llu lost=%llu window_ms=%u fleet_rev=%llu",
+			 missed[CF_AUDIT_BUDGET] + missed[CF_AUDIT_CEILING] +
+			 missed[CF_AUDIT_LOST], missed[CF_AUDIT_BUDGET],
+			 missed[CF_AUDIT_CEILING], missed[CF_AUDIT_LOST],
+			 window_ms, cf_fleet_rev());
+	audit_log_end(ab);
+	return true;
+}
+
+/*
  * Every queued sandbox's records missed since its last report, in one
  * record each; a sandbox that misses more is queued again. A report the
  * audit subsystem cannot take is left for the next one.
@@ -315,7 +343,8 @@ static void cf_sandbox_report(struct work_struct *work)
 			m[i] = atomic64_read(&sb->missed[i]) - sb->reported[i];
 			any |= m[i] != 0;
 		}
-		if (any && cf_audit_report(sb, m, READ_ONCE(audit_window_ms))) {
+		if (any &&
+		    cf_sandbox_report_record(sb, m, READ_ONCE(audit_window_ms))) {
 			for (i = 0; i < CF_AUDIT_NR_MISS; i++)
 				sb->reported[i] += m[i];
 			atomic64_inc(&cf_total_reports);
@@ -341,53 +370,37 @@ void cf_sandbox_exit(void)
 		cf_sandbox_put(sb);
 }
 
-static int cf_put_u64(struct sk_buff *skb, int type, u64 v)
-{
-	return nla_put_u64_64bit(skb, type, v, CAPFENCE_SANDBOX_A_PAD);
-}
-
 /**
- * cf_sandbox_fill() - put CAPFENCE_A_SANDBOX into a netlink message
- * @skb: message being built
+ * cf_sandbox_view() - a sandbox's counters and the limits, for a reply
  * @sb: a task's sandbox (TASK_GET), or NULL for the host's totals and the
  *	limits (STATUS_GET)
+ * @v: filled; each counter read once, without a lock
  *
  * Caller holds RCU (the credential entry that carries @sb).
- *
- * Return: 0 or -EMSGSIZE.
  */
-int cf_sandbox_fill(struct sk_buff *skb, const struct cf_sandbox *sb)
+void cf_sandbox_view(const struct cf_sandbox *sb, struct cf_sandbox_view *v)
 {
-	struct nlattr *nest = nla_nest_start(skb, CAPFENCE_A_SANDBOX);
 	const atomic64_t *missed = sb ? sb->missed : cf_total_missed;
 
-	if (!nest ||
-	    nla_put_u32(skb, CAPFENCE_SANDBOX_A_CRED_LIMIT, READ_ONCE(cred_limit)) ||
-	    cf_put_u64(skb, CAPFENCE_SANDBOX_A_CRED_REFUSED,
-		       atomic64_read(sb ? &sb->cred_refused : &cf_total_cred_refused)) ||
-	    cf_put_u64(skb, CAPFENCE_SANDBOX_A_RECORDS,
-		       atomic64_read(sb ? &sb->records : &cf_total_records)) ||
-	    cf_put_u64(skb, CAPFENCE_SANDBOX_A_OVER_BUDGET,
-		       atomic64_read(&missed[CF_AUDIT_BUDGET])) ||
-	    cf_put_u64(skb, CAPFENCE_SANDBOX_A_OVER_CEILING,
-		       atomic64_read(&missed[CF_AUDIT_CEILING])) ||
-	    cf_put_u64(skb, CAPFENCE_SANDBOX_A_LOST,
-		       atomic64_read(&missed[CF_AUDIT_LOST])) ||
-	    nla_put_u32(skb, CAPFENCE_SANDBOX_A_BUDGET, READ_ONCE(audit_budget)) ||
-	    nla_put_u32(skb, CAPFENCE_SANDBOX_A_FLOOR, READ_ONCE(audit_floor)) ||
-	    nla_put_u32(skb, CAPFENCE_SANDBOX_A_CEILING, READ_ONCE(audit_ceiling)) ||
-	    nla_put_u32(skb, CAPFENCE_SANDBOX_A_WINDOW_MS,
-			READ_ONCE(audit_window_ms)))
-		return -EMSGSIZE;
-	if (sb && (cf_put_u64(skb, CAPFENCE_SANDBOX_A_ID, sb->id) ||
-		   nla_put_u32(skb, CAPFENCE_SANDBOX_A_PID, sb->pid) ||
-		   cf_put_u64(skb, CAPFENCE_SANDBOX_A_EPOCH_ID, sb->epoch_id) ||
-		   cf_put_u64(skb, CAPFENCE_SANDBOX_A_CREDS,
-			      atomic_read(&sb->creds))))
-		return -EMSGSIZE;
-	if (!sb && cf_put_u64(skb, CAPFENCE_SANDBOX_A_REPORTS,
-			      atomic64_read(&cf_total_reports)))
-		return -EMSGSIZE;
-	nla_nest_end(skb, nest);
-	return 0;
+	memset(v, 0, sizeof(*v));
+	v->cred_limit = READ_ONCE(cred_limit);
+	v->cred_refused = atomic64_read(sb ? &sb->cred_refused :
+					&cf_total_cred_refused);
+	v->records = atomic64_read(sb ? &sb->records : &cf_total_records);
+	v->over_budget = atomic64_read(&missed[CF_AUDIT_BUDGET]);
+	v->over_ceiling = atomic64_read(&missed[CF_AUDIT_CEILING]);
+	v->lost = atomic64_read(&missed[CF_AUDIT_LOST]);
+	v->budget = READ_ONCE(audit_budget);
+	v->floor = READ_ONCE(audit_floor);
+	v->ceiling = READ_ONCE(audit_ceiling);
+	v->window_ms = READ_ONCE(audit_window_ms);
+	if (sb) {
+		v->one = true;
+		v->id = sb->id;
+		v->pid = sb->pid;
+		v->epoch_id = sb->epoch_id;
+		v->creds = atomic_read(&sb->creds);
+	} else {
+		v->reports = atomic64_read(&cf_total_reports);
+	}
 }

@@ -13,8 +13,6 @@
 #include <linux/refcount.h>
 #include <linux/types.h>
 
-struct sk_buff;
-
 /*
  * Why a denial has no audit record: over its sandbox's budget, over the
  * host's ceiling, or the audit subsystem could not take it.
@@ -76,6 +74,26 @@ bool cf_sandbox_audit_admit(struct cf_sandbox *sb);
 void cf_sandbox_audit_written(struct cf_sandbox *sb);
 void cf_sandbox_audit_lost(struct cf_sandbox *sb);
 void cf_sandbox_exit(void);
-int cf_sandbox_fill(struct sk_buff *skb, const struct cf_sandbox *sb);
+/* what STATUS_GET and TASK_GET say of a sandbox (cf_sandbox_view()) */
+struct cf_sandbox_view {
+	u32 cred_limit;
+	u64 cred_refused;
+	u64 records;
+	u64 over_budget;
+	u64 over_ceiling;
+	u64 lost;
+	u32 budget;
+	u32 floor;
+	u32 ceiling;
+	u32 window_ms;
+	bool one;			/* a task's sandbox: the four below */
+	u64 id;
+	pid_t pid;
+	u64 epoch_id;
+	u64 creds;
+	u64 reports;			/* the host's: reports written */
+};
+
+void cf_sandbox_view(const struct cf_sandbox *sb, struct cf_sandbox_view *v);
 
 #endif /* _CAPFENCE_SANDBOX_H */

@@ -29,11 +29,12 @@
 #include <linux/filter.h>
 #include <linux/slab.h>
 #include <linux/string.h>
-#include "capfence.h"
+#include "seccomp.h"
 
 /**
- * cf_seccomp_parse() - attach the program of CAPFENCE_A_SECCOMP_PROG to @e
- * @e: an epoch being built (not yet installed)
+ * cf_seccomp_parse() - the program of CAPFENCE_A_SECCOMP_PROG
+ * @out: set to the program (cf_seccomp_free() it), for the epoch being
+ *	 built
  * @nla: the attribute
  * @extack: netlink extended ack
  *
@@ -43,7 +44,7 @@
  * Return: 0, -EINVAL for a length that is not a whole number of
  * instructions, -E2BIG above CAPFENCE_SECCOMP_MAX_INSNS, -ENOMEM.
  */
-int cf_seccomp_parse(struct cf_epoch *e, const struct nlattr *nla,
+int cf_seccomp_parse(struct cf_seccomp **out, const struct nlattr *nla,
 		     struct netlink_ext_ack *extack)
 {
 	u32 bytes = nla_len(nla), len = bytes / sizeof(struct sock_filter);
@@ -65,7 +66,7 @@ int cf_seccomp_parse(struct cf_epoch *e, const struct nlattr *nla,
 	sc->len = len;
 	memcpy(sc->insns, nla_data(nla), bytes);
 	sha256((const u8 *)sc->insns, bytes, sc->digest);
-	e->sc = sc;
+	*out = sc;
 	return 0;
 }
 
@@ -79,31 +80,7 @@ void cf_seccomp_free(struct cf_seccomp *sc)
 }
 
 /**
- * cf_seccomp_fill() - put an epoch's program attributes into a message
- * @skb: message
- * @e: epoch
- * @prog: also the program itself (EPOCH_GET by id), not only its digest
- *
- * Return: 0 (also for an epoch without a program) or -EMSGSIZE.
- */
-int cf_seccomp_fill(struct sk_buff *skb, const struct cf_epoch *e, bool prog)
-{
-	const struct cf_seccomp *sc = e->sc;
-
-	if (!sc)
-		return 0;
-	if (nla_put(skb, CAPFENCE_A_SECCOMP_DIGEST, sizeof(sc->digest),
-		    sc->digest) ||
-	    nla_put_u32(skb, CAPFENCE_A_SECCOMP_LEN, sc->len))
-		return -EMSGSIZE;
-	if (prog && nla_put(skb, CAPFENCE_A_SECCOMP_PROG,
-			    sc->len * sizeof(struct sock_filter), sc->insns))
-		return -EMSGSIZE;
-	return 0;
-}
-
-/**
- * cf_seccomp_msg_max() - room cf_seccomp_fill() may need
+ * cf_seccomp_msg_max() - room an epoch's program takes in a message
  * @prog: with the program
  *
  * Return: bytes.

@@ -17,12 +17,9 @@ struct cf_seccomp {
 	struct sock_filter insns[];
 };
 
-struct cf_epoch;
-
-int cf_seccomp_parse(struct cf_epoch *e, const struct nlattr *nla,
+int cf_seccomp_parse(struct cf_seccomp **out, const struct nlattr *nla,
 		     struct netlink_ext_ack *extack);
 void cf_seccomp_free(struct cf_seccomp *sc);
-int cf_seccomp_fill(struct sk_buff *skb, const struct cf_epoch *e, bool prog);
 size_t cf_seccomp_msg_max(bool prog);
 bool cf_seccomp_match(const struct cf_seccomp *sc, const struct bpf_prog *prog,
 		      bool log);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Revalidation of sockets connected or bound under a capability. A socket
+ * Revalidation of sockets connected or bound under a capability, and the
+ * addresses of a socket as targets (for net.c's judgements and for the
+ * records of denied rechecks). A socket
  * whose connect, bind, autobind or SCTP address was admitted by a token
  * grant remembers every such grant; each later send, receive and accept
  * checks them all again, so a revoke or fence move reaches established
@@ -23,11 +25,18 @@
  * (cf_sock_hint) is raised before an entry is inserted and lowered after
  * it is removed, as the credential filter (cred.h). Never sleeps.
  */
+#include <linux/in6.h>
 #include <linux/rhashtable.h>
 #include <linux/slab.h>
+#include <net/inet_sock.h>
+#include <net/ipv6.h>
 #include <net/sock.h>
 #include <net/tcp.h>
-#include "capfence.h"
+#include "cap.h"
+#include "constraint.h"
+#include "decide.h"
+#include "ptrtable.h"
+#include "sock.h"
 
 /* a socket admitted through more grants than this fails closed */
 #define CF_SOCK_GRANTS	8
@@ -103,6 +112,73 @@ out:
 }
 
 /**
+ * cf_sock_target_v4() - an IPv4 address and port as a target
+ * @t: filled with family, address and port
+ * @addr: the address (4 bytes, network order)
+ * @port: the port, network order
+ */
+void cf_sock_target_v4(struct cf_target *t, const void *addr, __be16 port)
+{
+	t->family = 4;
+	memcpy(t->addr, addr, 4);
+	t->port = ntohs(port);
+}
+
+/**
+ * cf_sock_target_v6() - an IPv6 address and port as a target
+ * @t: filled with family, address and port
+ * @a: the address; a v4-mapped one is judged as IPv4
+ * @port: the port, network order
+ */
+void cf_sock_target_v6(struct cf_target *t, const struct in6_addr *a,
+		       __be16 port)
+{
+	/* a v4-mapped address reaches the IPv4 host */
+	if (ipv6_addr_v4mapped(a)) {
+		cf_sock_target_v4(t, &a->s6_addr32[3], port);
+		return;
+	}
+	t->family = 6;
+	memcpy(t->addr, a, 16);
+	t->port = ntohs(port);
+}
+
+/**
+ * cf_sock_local() - the socket's local address with port @port
+ * @sk: the socket (AF_INET or AF_INET6)
+ * @port: the port (autobind: 0), host order
+ * @t: filled with family, address and port
+ */
+void cf_sock_local(const struct sock *sk, u16 port, struct cf_target *t)
+{
+#if IS_ENABLED(CONFIG_IPV6)
+	if (sk->sk_family == AF_INET6) {
+		cf_sock_target_v6(t, &sk->sk_v6_rcv_saddr, htons(port));
+		return;
+	}
+#endif
+	cf_sock_target_v4(t, &sk->sk_rcv_saddr, htons(port));
+}
+
+/* The address a connected socket reaches, for audit. */
+static void cf_sock_peer(const struct sock *sk, struct cf_target *t)
+{
+#if IS_ENABLED(CONFIG_IPV6)
+	if (sk->sk_family == AF_INET6) {
+		cf_sock_target_v6(t, &sk->sk_v6_daddr, sk->sk_dport);
+		return;
+	}
+#endif
+	cf_sock_target_v4(t, &sk->sk_daddr, sk->sk_dport);
+}
+
+/* The local address of a bound socket, for audit. */
+static void cf_sock_bound(const struct sock *sk, struct cf_target *t)
+{
+	cf_sock_local(sk, inet_sk(sk)->inet_num, t);
+}
+
+/**
  * cf_sock_track() - remember the grant that admitted a socket operation
  * @sk: the socket
  * @g: the grant, or NULL when an open rule admitted it (nothing to do)
@@ -121,6 +197,20 @@ int cf_sock_track(struct sock *sk, struct cf_grant *g)
 	return cf_sock_add(s, g);
 }
 
+/* Name @obj, a socket, for the record of a denied recheck. */
+static void cf_sock_name(struct cf_target *t, const void *obj, char *buf)
+{
+	const struct sock *sk = obj;
+
+	/* an SCTP socket's peers live in its associations, not in the sock */
+	if (sk->sk_protocol == IPPROTO_SCTP)
+		t->what = "socket:sctp";
+	else if (t->class_id == CAPFENCE_CLASS_NET_CONNECT)
+		cf_sock_peer(sk, t);
+	else
+		cf_sock_bound(sk, t);
+}
+
 /**
  * cf_sock_revalidate() - are the grants behind a socket still valid?
  * @sk: the socket being used
@@ -130,13 +220,7 @@ int cf_sock_track(struct sock *sk, struct cf_grant *g)
  */
 int cf_sock_revalidate(struct sock *sk)
 {
-	struct cf_target t = {};
-	enum capfence_reason r = CAPFENCE_R_OK;
-	struct cf_grant *bad = NULL;
 	struct cf_sock *s;
-	unsigned int seq;
-	u64 fence;
-	u32 i, n;
 
 	if (!cf_nr_tracked_socks())
 		return 0;
@@ -144,29 +228,8 @@ int cf_sock_revalidate(struct sock *sk)
 	if (!s)
 		return 0;
 	/* pairs with cf_sock_add(): slots below n are set */
-	n = smp_load_acquire(&s->n);
-	do {
-		seq = read_seqbegin(&cf_fence);
-		fence = cf_fence_value_locked();
-		r = CAPFENCE_R_OK;
-		for (i = 0; i < n && r == CAPFENCE_R_OK; i++) {
-			r = cf_grant_state(s->g[i]);
-			bad = s->g[i];
-		}
-	} while (read_seqretry(&cf_fence, seq));
-	if (r == CAPFENCE_R_OK)
-		return 0;
-	cf_stats_exercise(r);
-	t.class_id = bad->class_id;
-	/* an SCTP socket's peers live in its associations, not in the sock */
-	if (sk->sk_protocol == IPPROTO_SCTP)
-		t.what = "socket:sctp";
-	else if (bad->class_id == CAPFENCE_CLASS_NET_CONNECT)
-		cf_net_peer(sk, &t);
-	else
-		cf_net_bound(sk, &t);
-	cf_audit_exercise(&t, bad->epoch->id, r, bad->capid->cap_id, fence);
-	return -EACCES;
+	return cf_exercise_recheck(s->g, smp_load_acquire(&s->n), cf_sock_name,
+				   sk);
 }
 
 /**

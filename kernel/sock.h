@@ -12,9 +12,15 @@
 
 struct sock;
 struct sk_buff;
+struct in6_addr;
+struct cf_target;
 
 int cf_sock_init(void);
 void cf_sock_exit(void);
+void cf_sock_target_v4(struct cf_target *t, const void *addr, __be16 port);
+void cf_sock_target_v6(struct cf_target *t, const struct in6_addr *a,
+		       __be16 port);
+void cf_sock_local(const struct sock *sk, u16 port, struct cf_target *t);
 int cf_sock_track(struct sock *sk, struct cf_grant *g);
 int cf_sock_revalidate(struct sock *sk);
 int cf_sock_rcv(struct sock *sk, const struct sk_buff *skb);

@@ -8,8 +8,8 @@
  * few events stale, never torn per counter).
  */
 #include <linux/percpu.h>
-#include <net/genetlink.h>
-#include "capfence.h"
+#include <linux/string.h>
+#include "stats.h"
 
 DEFINE_PER_CPU(struct cf_counters, cf_counters);
 
@@ -46,72 +46,23 @@ void cf_stats_exercise_failed(void)
 	this_cpu_dec(cf_counters.exercise[CAPFENCE_R_OK]);
 }
 
-static u64 cf_sum(size_t off)
+/**
+ * cf_stats_sum() - every counter, summed over the CPUs
+ * @sum: filled with the totals
+ *
+ * Lockless: a snapshot may be a few events stale, never torn per counter.
+ */
+void cf_stats_sum(struct cf_counters *sum)
 {
-	u64 sum = 0;
+	const u64 *c;
+	u64 *out = (u64 *)sum;
+	size_t i;
 	int cpu;
 
-	for_each_possible_cpu(cpu)
-		sum += *(u64 *)((char *)per_cpu_ptr(&cf_counters, cpu) + off);
-	return sum;
-}
-
-static int cf_put_reasons(struct sk_buff *skb, int type, size_t base)
-{
-	struct nlattr *nest = nla_nest_start(skb, type);
-	int r;
-
-	if (!nest)
-		return -EMSGSIZE;
-	for (r = 1; r <= CAPFENCE_R_MAX; r++)
-		if (nla_put_u64_64bit(skb, r, cf_sum(base + r * sizeof(u64)),
-				      CAPFENCE_STATS_A_PAD))
-			return -EMSGSIZE;
-	nla_nest_end(skb, nest);
-	return 0;
-}
-
-/**
- * cf_stats_fill() - put CAPFENCE_A_STATS into a netlink message
- * @skb: message being built
- *
- * Return: 0 or -EMSGSIZE.
- */
-int cf_stats_fill(struct sk_buff *skb)
-{
-	struct nlattr *nest = nla_nest_start(skb, CAPFENCE_A_STATS);
-
-	if (!nest ||
-	    nla_put_u64_64bit(skb, CAPFENCE_STATS_A_BOUND_CREDS, cf_nr_bound(),
-			      CAPFENCE_STATS_A_PAD) ||
-	    nla_put_u64_64bit(skb, CAPFENCE_STATS_A_HELD_CAPS, cf_nr_held(),
-			      CAPFENCE_STATS_A_PAD) ||
-	    nla_put_u64_64bit(skb, CAPFENCE_STATS_A_DELEGATE_OK,
-			      cf_sum(offsetof(struct cf_counters, delegate)),
-			      CAPFENCE_STATS_A_PAD) ||
-	    cf_put_reasons(skb, CAPFENCE_STATS_A_DELEGATE_REJECT,
-			   offsetof(struct cf_counters, delegate)) ||
-	    nla_put_u64_64bit(skb, CAPFENCE_STATS_A_EXERCISE_ALLOW,
-			      cf_sum(offsetof(struct cf_counters, exercise)),
-			      CAPFENCE_STATS_A_PAD) ||
-	    cf_put_reasons(skb, CAPFENCE_STATS_A_EXERCISE_DENY,
-			   offsetof(struct cf_counters, exercise)) ||
-	    nla_put_u64_64bit(skb, CAPFENCE_STATS_A_CRED_BYTES,
-			      sizeof(struct cf_cred), CAPFENCE_STATS_A_PAD) ||
-	    nla_put_u64_64bit(skb, CAPFENCE_STATS_A_CAP_BYTES,
-			      sizeof(struct cf_grant) +
-			      sizeof(struct cf_constraint) +
-			      sizeof(struct cf_grant *),
-			      CAPFENCE_STATS_A_PAD) ||
-	    nla_put_u64_64bit(skb, CAPFENCE_STATS_A_OPEN_MEMO_HIT,
-			      cf_sum(offsetof(struct cf_counters,
-					      open_memo[1])),
-			      CAPFENCE_STATS_A_PAD) ||
-	    nla_put_u64_64bit(skb, CAPFENCE_STATS_A_OPEN_MEMO_MISS,
-			      cf_sum(offsetof(struct cf_counters,
-					      open_memo[0])),
-			      CAPFENCE_STATS_A_PAD))
-		return -EMSGSIZE;
-	nla_nest_end(skb, nest);
-	return 0;
+	memset(sum, 0, sizeof(*sum));
+	for_each_possible_cpu(cpu) {
+		c = (const u64 *)per_cpu_ptr(&cf_counters, cpu);
+		for (i = 0; i < sizeof(*sum) / sizeof(u64); i++)
+			out[i] += READ_ONCE(c[i]);
+	}
 }

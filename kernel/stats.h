@@ -8,8 +8,6 @@
 #include <linux/percpu.h>
 #include <uapi/linux/capfence.h>
 
-struct sk_buff;
-
 struct cf_counters {
 	u64 delegate[__CAPFENCE_R_MAX];
 	u64 exercise[__CAPFENCE_R_MAX];
@@ -40,6 +38,6 @@ static inline void cf_stats_open_memo(bool hit)
 void cf_stats_delegate(enum capfence_reason r);
 void cf_stats_exercise(enum capfence_reason r);
 void cf_stats_exercise_failed(void);
-int cf_stats_fill(struct sk_buff *skb);
+void cf_stats_sum(struct cf_counters *sum);
 
 #endif /* _CAPFENCE_STATS_H */

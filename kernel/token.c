@@ -10,7 +10,9 @@
 #include <linux/string.h>
 #include <linux/errno.h>
 #include <net/netlink.h>
-#include "capfence.h"
+#include "class.h"
+#include "constraint.h"
+#include "token.h"
 #include "compat.h"
 
 #define CF_HDR_LEN 24

@@ -163,12 +163,12 @@ t "uninstall removes only what it installed" sh -c "
 
 # --- DKMS source tree
 Z=$D/z
-ver=$(sed -n 's/^#define CAPFENCE_VERSION "\(.*\)"/\1/p' kernel/capfence.h)
+ver=$(sed -n 's/^#define CAPFENCE_VERSION "\(.*\)"/\1/p' kernel/version.h)
 S=$Z/usr/src/capfence-$ver
 t "make dkms-source DESTDIR=$Z" mk dkms-source DESTDIR="$Z"
 t "dkms tree: dkms.conf, dkms-build.sh, Kbuild, kernel/, include/" sh -c "
 	[ -f '$S/dkms.conf' ] && [ -x '$S/dkms-build.sh' ] && cmp -s Kbuild '$S/Kbuild' &&
-	[ -f '$S/kernel/netlink.c' ] && [ -f '$S/kernel/capfence.h' ] &&
+	[ -f '$S/kernel/netlink.c' ] && [ -f '$S/kernel/version.h' ] &&
 	cmp -s include/uapi/linux/capfence.h '$S/include/uapi/linux/capfence.h'"
 t "dkms.conf: name, version $ver, module, build command" sh -c "
 	grep -qx 'PACKAGE_NAME=\"capfence\"' '$S/dkms.conf' &&

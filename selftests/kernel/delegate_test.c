@@ -283,4 +283,39 @@ TEST_F(deleg, dry_run_installs_nothing)
 	close(srv);
 }
 
+/*
+ * A task holds at most 512 capabilities (docs/errors.md): the next
+ * delegation of another one is refused with E2BIG, delegating one it holds
+ * again still succeeds, and TASK_GET, sized from the holdings, answers for
+ * the task with its 512 capabilities (about 50 KiB: more than the fixed
+ * 4-page reply it had took, less than the 64 KiB a client reads).
+ */
+#define HELD_MAX 512
+TEST_F(deleg, held_limit_is_e2big)
+{
+	const char *con = "127.0.0.1/32:80";
+	struct capfence_token t, first;
+	struct cft_reply r;
+	uint64_t epoch = 0;
+	int i;
+
+	for (i = 0; i < HELD_MAX; i++) {
+		ASSERT_EQ(0, cft_mint(self->key, "net:connect", self->e, con, 0,
+				      &t));
+		ASSERT_EQ(0, cft_delegate(&self->nl, &t, self->agent.pid, 0,
+					  false, &r)) TH_LOG("%d: %s", i, r.ext);
+		if (!i)
+			first = t;
+	}
+	ASSERT_EQ(0, cft_mint(self->key, "net:connect", self->e, con, 0, &t));
+	EXPECT_EQ(-E2BIG, cft_delegate(&self->nl, &t, self->agent.pid, 0, false,
+				       &r));
+	EXPECT_NE(NULL, strstr(r.ext, "most capabilities")) TH_LOG("%s", r.ext);
+	EXPECT_EQ(0, cft_delegate(&self->nl, &first, self->agent.pid, 0, false,
+				  &r));
+	EXPECT_EQ(CAPFENCE_R_OK, r.reason);
+	EXPECT_EQ(0, cft_task_epoch(&self->nl, self->agent.pid, &epoch));
+	EXPECT_EQ(self->e, epoch);
+}
+
 CFT_MAIN

@@ -20,8 +20,10 @@
  * are attached even with nothing bound; detach is refused while a task
  * only has a pending exec epoch; held capabilities and bound credentials
  * are all released when their tasks exit (nothing leaked), after which
- * detach succeeds and a re-attach restores service. Leaves the module
- * loaded and attached.
+ * detach succeeds and a re-attach restores service; with a second set of
+ * capfence's programs attached beside the module's (every credential
+ * hook runs twice) a bound task still forks and execs, and nothing leaks.
+ * Leaves the module loaded and attached.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -34,9 +36,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <linux/genetlink.h>
+#include <bpf/libbpf.h>
 /* lifecycle_pending_rmmod_and_leaks: about 30 s on a busy machine */
 #define CFT_TEST_SECONDS 120
 #include "harness.h"
+#include "capfence.skel.h"
+#include "lsm_hooks.h"
 
 enum who { ROOT, BOUND, UNPRIV, USERNS, DROPPED, REGAINED, NWHO };
 static const char *const who_name[] = {
@@ -922,6 +927,75 @@ TEST(lifecycle_pending_rmmod_and_leaks)
 	EXPECT_TRUE(s.attached);
 	ASSERT_EQ(0, cft_agent_spawn(&a[0], e, NULL, 0, &r));
 	EXPECT_TRUE(cft_agent_stop_clean(&a[0]));
+	capfence_key_free(k);
+	cft_nl_close(&nl);
+}
+
+/*
+ * Two sets of capfence's programs attached at once: what a re-attach
+ * leaves until the links of the set before it (dropped by a detach,
+ * replaced as pins) are freed, and `capfence attach` while attached until
+ * the module refuses the second set. Every credential hook then runs
+ * twice for one change; the second run finds the entry the first made.
+ * A pending task still execs and binds, a bound one still forks,
+ * connects, opens a file under a grant, moves its keyring session to its
+ * parent and execs, and every entry goes with its task.
+ */
+TEST(two_program_sets_attached_at_once)
+{
+	const char *rules[] = { "net:connect=token:127.0.0.0/8", "fs:read=open",
+				"fs:write=token:/tmp" };
+	struct capfence_token t[2];
+	struct capfence_status s;
+	struct capfence_bpf *skel;
+	struct capfence_key *k;
+	struct cft_agent a;
+	struct cft_reply r;
+	struct cft_nl nl;
+	uint64_t e;
+
+	ASSERT_EQ(0, cft_open(&nl));
+	k = cft_test_key(&nl);
+	ASSERT_NE(NULL, k);
+	ASSERT_EQ(0, wait_unbound(&nl, &s));
+	e = cft_next_epoch(&nl);
+	ASSERT_EQ(0, cft_epoch_install(&nl, e, rules, 3, NULL, 0));
+	ASSERT_EQ(0, cft_mint(k, "net:connect", e, "127.0.0.0/8",
+			      0x2e7a0000ull + (uint64_t)getpid(), &t[0]));
+	ASSERT_EQ(0, cft_mint(k, "fs:write", e, "/tmp",
+			      0x2e7a8000ull + (uint64_t)getpid(), &t[1]));
+
+	cft_waiting("a second set of capfence's programs to load and attach");
+	skel = capfence_bpf__open();
+	ASSERT_NE(NULL, skel);
+	cf_lsm_skip_missing_hooks(skel->obj);
+	ASSERT_EQ(0, capfence_bpf__load(skel));
+	ASSERT_EQ(0, capfence_bpf__attach(skel));
+	cft_waited();
+
+	/* pending, then bound at exec, with tokens: each hook runs twice */
+	ASSERT_EQ(0, cft_agent_spawn(&a, e, t, 2, &r)) TH_LOG("%s", r.ext);
+	EXPECT_EQ(0, cft_agent_do(&a, "fork connect 127.0.0.1 9"));
+	/* a file opened under a grant, tracked once, still rechecked */
+	EXPECT_EQ(0, cft_agent_do(&a, "hold /tmp/cft-two-sets"));
+	EXPECT_EQ(0, cft_agent_do(&a, "write"));
+	/* keyctl session-to-parent: alloc_blank and transfer, twice */
+	EXPECT_EQ(0, cft_agent_do(&a, "session-to-parent"));
+	EXPECT_EQ(0, cft_agent_do(&a, "exec"));
+	ASSERT_EQ(0, cft_nl_status(&nl, &s));
+	EXPECT_LE(1, s.bound);
+	EXPECT_LE(1, s.held);
+	EXPECT_TRUE(cft_agent_stop_clean(&a));
+
+	cft_waiting("the second set of programs to detach");
+	capfence_bpf__destroy(skel);
+	cft_waited();
+	/* nothing counted twice, nothing leaked */
+	EXPECT_EQ(0, wait_unbound(&nl, &s));
+	EXPECT_EQ(0, s.bound);
+	EXPECT_EQ(0, s.held);
+	ASSERT_EQ(0, cft_nl_status(&nl, &s));
+	EXPECT_TRUE(s.attached);
 	capfence_key_free(k);
 	cft_nl_close(&nl);
 }

@@ -47,7 +47,7 @@ git ls-files -z --cached --others --exclude-standard | grep -zv '^build/' |
 	tar --null -T - -cf - | tar -C "$stage/capfence-$version" -xf -
 if [ -n "$next" ]; then
 	d=$stage/capfence-$version
-	sed -i "s/^#define CAPFENCE_VERSION \".*\"/#define CAPFENCE_VERSION \"$next\"/" "$d/kernel/capfence.h"
+	sed -i "s/^#define CAPFENCE_VERSION \".*\"/#define CAPFENCE_VERSION \"$next\"/" "$d/kernel/version.h"
 	sed -i "s/^#define CAPFENCE_CLI_VERSION \".*\"/#define CAPFENCE_CLI_VERSION \"$next\"/" "$d/tools/capfence/cli.h"
 	{ echo "capfence ($next) $suite; urgency=medium"; echo
 	  echo "  * Test upgrade: version $next of the same tree."; echo

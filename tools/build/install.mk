@@ -22,7 +22,7 @@
 
 PREFIX     ?= /usr/local
 INSTALL_KERNEL ?= $(if $(filter 6.12.%,$(shell uname -r)),6.12,6.1)
-CF_VERSION := $(shell sed -n 's/^\#define CAPFENCE_VERSION "\(.*\)"/\1/p' kernel/capfence.h)
+CF_VERSION := $(shell sed -n 's/^\#define CAPFENCE_VERSION "\(.*\)"/\1/p' kernel/version.h)
 CF_ECO     := $(B)/guest/share/capfence
 CF_FINDBIN  = $(firstword $(wildcard /usr/sbin/$(1) /sbin/$(1) /usr/bin/$(1) /bin/$(1)))
 

@@ -70,7 +70,7 @@ if [ -z "${PYTHONDIR:-}" ]; then
 fi
 release=$(modinfo -F vermagic "$ko" | cut -d' ' -f1)
 [ -n "$release" ] || die "cannot read the kernel release capfence.ko was built for (modinfo -F vermagic)"
-version=$(sed -n 's/^#define CAPFENCE_VERSION "\(.*\)"/\1/p' "$top/kernel/capfence.h")
+version=$(sed -n 's/^#define CAPFENCE_VERSION "\(.*\)"/\1/p' "$top/kernel/version.h")
 
 [ -f "$destdir$manifest" ] && uninstall
 [ -z "$destdir" ] || mkdir -p "$destdir"

@@ -239,6 +239,30 @@ static void unpin_links(void)
 /* more than the programs capfence.bpf.c has */
 #define CF_MAX_LINKS 64
 
+/*
+ * The kernel frees detached BPF programs asynchronously, and each holds a
+ * reference on capfence.ko until then: wait for them, so that `capfence
+ * detach && rmmod capfence` works.
+ */
+static void wait_programs_freed(void)
+{
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		FILE *f = fopen("/sys/module/capfence/refcnt", "r");
+		int ref = -1;
+
+		if (!f)
+			return;
+		if (fscanf(f, "%d", &ref) != 1)
+			ref = -1;
+		fclose(f);
+		if (ref <= 0)
+			return;
+		usleep(50000);
+	}
+}
+
 int cf_cmd_attach(int argc, char **argv)
 {
 	struct capfence_bpf *skel = NULL;
@@ -267,6 +291,14 @@ int cf_cmd_attach(int argc, char **argv)
 		printf("hooks already attached\n");
 		goto out;
 	}
+	/*
+	 * Links pinned by an earlier attach whose hooks were then detached
+	 * over netlink keep those programs running: drop them, and give the
+	 * kernel time to free them, so that two sets of capfence's programs
+	 * are not attached at once (each credential hook would run twice).
+	 */
+	unpin_links();
+	wait_programs_freed();
 	libbpf_set_print(libbpf_quiet);
 	err = load_programs(&skel);
 	if (err) {
@@ -305,30 +337,6 @@ out:
 		capfence_bpf__destroy(skel);
 	capfence_client_close(nl);
 	return err;
-}
-
-/*
- * The kernel frees detached BPF programs asynchronously, and each holds a
- * reference on capfence.ko until then: wait for them, so that `capfence
- * detach && rmmod capfence` works.
- */
-static void wait_programs_freed(void)
-{
-	int i;
-
-	for (i = 0; i < 100; i++) {
-		FILE *f = fopen("/sys/module/capfence/refcnt", "r");
-		int ref = -1;
-
-		if (!f)
-			return;
-		if (fscanf(f, "%d", &ref) != 1)
-			ref = -1;
-		fclose(f);
-		if (ref <= 0)
-			return;
-		usleep(50000);
-	}
 }
 
 int cf_cmd_detach(int argc, char **argv)
