@@ -744,7 +744,11 @@ int main(int argc, char **argv)
 	if (pthread_create(&head, NULL, head_main, NULL))
 		die("thread", strerror(errno));
 
-	/* every host current (confirmed at the head) and reported */
+	/*
+	 * Every host current (confirmed at the head) and reported; a store
+	 * that cannot serve every heartbeat never gets there: measured
+	 * anyway after 120 s, with the hosts it keeps current.
+	 */
 	for (;;) {
 		unsigned cur = 0;
 		int64_t now = mono_ms();
@@ -754,14 +758,14 @@ int main(int argc, char **argv)
 			cur += !strcmp(model_state(&S.h[i], now), "current") && S.h[i].pacer.have;
 			pthread_mutex_unlock(&S.h[i].lock);
 		}
-		if (cur == S.n)
+		if (cur == S.n || mono_s() - t0 > 120) {
+			ready_s = mono_s() - t0;
+			fprintf(stderr, "fleet-sim: %u of %u hosts current after %.1f s\n", cur, S.n,
+				ready_s);
 			break;
-		if (mono_s() - t0 > 600)
-			die("start", "not every host current after 600 s");
+		}
 		msleep(200);
 	}
-	ready_s = mono_s() - t0;
-	fprintf(stderr, "fleet-sim: %u hosts current after %.1f s\n", S.n, ready_s);
 	/* past the start's burst of first reports, one whole report period */
 	msleep(S.report_every_ms > S.heartbeat_ms ? S.report_every_ms : S.heartbeat_ms);
 
