@@ -10,7 +10,8 @@
 #                      figures (another boot), and delegations per second
 #                      through libcapfence, the Python package and the CLI
 #                      (a third boot, with the Python overlay), and the
-#                      fleet figures (make bench-fleet: etcd and 2-3 VMs)
+#                      fleet figures (make bench-fleet: etcd and up to 10,000
+#                      simulated hosts; make bench-fleet-vm: 2-3 VMs)
 #   make bench-check   rollsim at reduced scale in the VM, kselftest output
 #   make bench-hooks-icount  the hook figures, the activation figure and
 #                      an unbound task's hook cost with the credential table
@@ -123,6 +124,7 @@ bench: $(BENCH_PREREQ) bench-progs
 	done
 	@$(MAKE) -s bench-deleg
 	@$(MAKE) -s bench-fleet
+	@$(MAKE) -s bench-fleet-vm
 	@$(BENCH_DIR)/bench-table $(BENCH_OUT)/bench-host.txt \
 		$(foreach k,$(KERNEL),$(BENCH_OUT)/bench-hooks-$(k).txt $(BENCH_OUT)/bench-vm-$(k).txt \
 			$(BENCH_OUT)/bench-deleg-$(k).txt) | tee $(BENCH_OUT)/bench.md

@@ -126,6 +126,10 @@ tg "capfenced: deny below stale" 2 "must not be below --max-staleness" \
 	"$CFD" --endpoints $DEAD --host a --max-staleness 5000 --deny-after 1000
 tg "capfenced: heartbeat above stale" 2 "must be below --max-staleness" \
 	"$CFD" --endpoints $DEAD --host a --max-staleness 1000 --heartbeat 1000
+tg "capfenced: bad --report-every" 2 "--report-every: 'soon' is not a number from 0 to 3600000" \
+	"$CFD" --endpoints $DEAD --host a --report-every soon
+tg "capfenced: --report-every too long" 2 "--report-every: '3600001' is not a number" \
+	"$CFD" --endpoints $DEAD --host a --report-every 3600001
 tg "capfenced: --max-staleness 0 (no bound) refused" 2 "--max-staleness: '0' is not a number from 1 to 86400000" \
 	"$CFD" --endpoints $DEAD --host a --max-staleness 0
 tg "capfenced: --deny-after 0 refused" 2 "--deny-after: '0' is not a number from 1 to 86400000" \

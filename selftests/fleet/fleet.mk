@@ -23,9 +23,24 @@ check-fleet: $(FLEET_PREREQ)
 		echo "# time: fleet $$(( $$(date +%s) - t0 )) s" >> $(B)/logs/fleet.log
 	@selftests/summary fleet $(B)/logs/fleet.log
 
-# Fleet figures (part of make bench): revoke-to-enforced on every host,
-# fleet against single host, agent apply rate, 2 and 3 hosts;
-# build/bench/fleet.md.
-.PHONY: bench-fleet
-bench-fleet: $(FLEET_PREREQ)
+# The fleet at scale (part of make bench): one etcd on loopback and one
+# process of FLEET_SIM_HOSTS simulated hosts (the library's fleet client
+# applying to an in-memory model, no module, no VM) per row; etcd's
+# steady-state writes and bytes, watch events per revoke, revoke to
+# applied everywhere, `fleet revoke --wait`; build/bench/fleet-scale.md.
+FLEET_SIM_HOSTS ?= 100,1000,10000
+FLEET_SIM_ARGS ?=
+
+$(B)/fleet/fleet-sim: selftests/fleet/fleet-sim.c $(LIB_A) $(LIB_HDRS) | deps
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_USR) $(CPPFLAGS_USR) $< $(LIB_A) -lsodium -lmnl $(NET_LIBS) -lpthread -o $@
+
+.PHONY: bench-fleet bench-fleet-vm
+bench-fleet: $(B)/fleet/fleet-sim $(B)/tools/capfence
+	@selftests/fleet/fleet-scale --hosts $(FLEET_SIM_HOSTS) $(FLEET_SIM_ARGS)
+
+# Fleet figures with the module (part of make bench): revoke-to-enforced
+# on every host, fleet against single host, agent apply rate, 2 and 3
+# hosts (VMs); build/bench/fleet.md.
+bench-fleet-vm: $(FLEET_PREREQ)
 	@selftests/fleet/fleet-bench --kernel 6.1 --hosts 2,3

@@ -20,6 +20,7 @@
 
 #include "cf_test.h"
 #include <json-c/json.h>
+#include <sodium.h>
 #include "cf_fleet.h"
 
 static const char *etcd_binary(void)
@@ -511,6 +512,83 @@ TEST_F(etcd, signed_changes_form_a_chain_closed_by_the_head)
 	unlink(sk);
 	rmdir(dir);
 	CF_NO_LEAKS();
+}
+
+/*
+ * --host-keys past the 256 hosts it once held: every listed host is
+ * found (by bisection), a host without a report lags, a name listed twice
+ * counts by its first key, a report from a host not listed is not counted.
+ */
+TEST_F(etcd, host_keys_list_hundreds_of_hosts)
+{
+	enum { LISTED = 300, REPORTING = 40 };
+	static unsigned char sk[LISTED][CF_FLEET_SK_LEN], sk2[CF_FLEET_SK_LEN];
+	char path[128], err[CAPFENCE_ERR_MAX] = "", b64[64];
+	unsigned char pk[CF_FLEET_PK_LEN];
+	struct cf_fleet *cli;
+	struct cf_fleet_host *hs, h;
+	size_t n, i, counted = 0, lagging = 0;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/hosts", self->dir);
+	fp = fopen(path, "w");
+	ASSERT_NE(NULL, fp);
+	for (i = 0; i < LISTED; i++) {
+		crypto_sign_keypair(pk, sk[i]);
+		sodium_bin2base64(b64, sizeof(b64), pk, sizeof(pk), sodium_base64_VARIANT_ORIGINAL);
+		/* listed out of order: the library sorts them */
+		fprintf(fp, "h%03zu %s\n", (i * 7) % LISTED, b64);
+	}
+	/* h000 again, with another key: its first line counts */
+	crypto_sign_keypair(pk, sk2);
+	sodium_bin2base64(b64, sizeof(b64), pk, sizeof(pk), sodium_base64_VARIANT_ORIGINAL);
+	fprintf(fp, "h000 %s\n", b64);
+	fclose(fp);
+	ASSERT_EQ(0, cf_fleet_open(&cli, self->url, "/t/", err, sizeof(err)));
+	ASSERT_EQ(0, cf_fleet_load_host_keys(cli, path, err, sizeof(err))) {
+		TH_LOG("%s", err);
+	}
+	EXPECT_EQ(LISTED + 1, cli->nhostkeys);
+	/* hosts h000..h039 report, each signed with its own key (line i*7 % LISTED = name) */
+	for (i = 0; i < REPORTING; i++) {
+		size_t line;
+
+		for (line = 0; (line * 7) % LISTED != i; line++)
+			;
+		memset(&h, 0, sizeof(h));
+		snprintf(h.name, sizeof(h.name), "h%03zu", i);
+		strcpy(h.state, "current");
+		h.applied = 7;
+		memcpy(self->f->host_sk, i ? sk[line] : sk2, CF_FLEET_SK_LEN);
+		self->f->have_host_sk = true;
+		ASSERT_EQ(0, cf_fleet_report(self->f, &h, 0, err, sizeof(err)));
+	}
+	/* a host nobody listed */
+	strcpy(h.name, "stranger");
+	ASSERT_EQ(0, cf_fleet_report(self->f, &h, 0, err, sizeof(err)));
+	self->f->have_host_sk = false;
+	ASSERT_EQ(0, cf_fleet_hosts(cli, &hs, &n, err, sizeof(err))) {
+		TH_LOG("%s", err);
+	}
+	/* each listed name once, and the stranger */
+	EXPECT_EQ(LISTED + 1, n);
+	for (i = 0; i < n; i++) {
+		if (hs[i].malformed)
+			lagging++;
+		else
+			counted++;
+		if (i)
+			EXPECT_LT(0, strcmp(hs[i].name, hs[i - 1].name));
+	}
+	/* h000 signed with its second key: not counted */
+	EXPECT_EQ(REPORTING - 1, counted);
+	EXPECT_TRUE(hs[0].malformed);
+	EXPECT_STREQ("h000", hs[0].name);
+	EXPECT_STREQ("no live report", hs[n - 2].failing);
+	EXPECT_STREQ("stranger", hs[n - 1].name);
+	EXPECT_STREQ("not a host of --host-keys", hs[n - 1].failing);
+	free(hs);
+	cf_fleet_close(cli);
 }
 
 TEST_F(etcd, fails_over_to_the_next_endpoint)

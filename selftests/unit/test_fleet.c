@@ -241,4 +241,61 @@ TEST(names)
 	EXPECT_STREQ("revoke", cf_fleet_kind_name(CF_FLEET_REVOKE));
 }
 
+/*
+ * A host report is written when what it says changes, else every
+ * every_ms only: the steady state costs a fixed low rate of writes, and
+ * `--wait` sees an apply, a failure or a state change at once.
+ */
+TEST(host_reports_are_paced)
+{
+	struct cf_fleet_pacer p = { .every_ms = 10000 };
+	struct cf_fleet_host h, moved;
+
+	memset(&h, 0, sizeof(h));
+	strcpy(h.name, "a");
+	strcpy(h.state, "current");
+	h.applied = 40;
+	h.seq = 3;
+	h.stale_ms = 3000;
+	h.deny_ms = 6000;
+	/* the first report is due */
+	EXPECT_TRUE(cf_fleet_report_due(&p, &h, 1000));
+	cf_fleet_report_done(&p, &h, 1000);
+	/* the same report (its time aside) waits for the period */
+	h.time_ms = 123456;
+	EXPECT_FALSE(cf_fleet_report_due(&p, &h, 1001));
+	EXPECT_FALSE(cf_fleet_report_due(&p, &h, 10999));
+	EXPECT_TRUE(cf_fleet_report_due(&p, &h, 11000));
+	/* a clock that went back: due, not stuck until it catches up */
+	EXPECT_TRUE(cf_fleet_report_due(&p, &h, 999));
+	/* whatever --wait or status reads is reported at once */
+	moved = h;
+	moved.applied = 41;
+	EXPECT_TRUE(cf_fleet_report_due(&p, &moved, 1001));
+	moved = h;
+	moved.seq = 4;
+	EXPECT_TRUE(cf_fleet_report_due(&p, &moved, 1001));
+	moved = h;
+	strcpy(moved.state, "stale");
+	EXPECT_TRUE(cf_fleet_report_due(&p, &moved, 1001));
+	moved = h;
+	strcpy(moved.failing, "rev=41 revoke: Cannot allocate memory");
+	EXPECT_TRUE(cf_fleet_report_due(&p, &moved, 1001));
+	moved = h;
+	moved.deny_ms = 7000;
+	EXPECT_TRUE(cf_fleet_report_due(&p, &moved, 1001));
+	/* written: the period starts again from it */
+	cf_fleet_report_done(&p, &moved, 2000);
+	EXPECT_FALSE(cf_fleet_report_due(&p, &moved, 2001));
+	/* back to what it said before is a change too */
+	EXPECT_TRUE(cf_fleet_report_due(&p, &h, 2001));
+	/* the lease expired with the report: due again */
+	cf_fleet_report_lost(&p);
+	EXPECT_TRUE(cf_fleet_report_due(&p, &moved, 2002));
+	/* every_ms 0: every call */
+	p.every_ms = 0;
+	cf_fleet_report_done(&p, &h, 3000);
+	EXPECT_TRUE(cf_fleet_report_due(&p, &h, 3000));
+}
+
 TEST_HARNESS_MAIN

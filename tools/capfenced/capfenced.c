@@ -4,8 +4,8 @@
  *
  *   capfenced --endpoints URL[,URL...] --host NAME [--prefix P]
  *             [--max-staleness MS] [--deny-after MS] [--heartbeat MS]
- *             [--lease-ttl S] [--reconcile S] [--foreground] [--log FILE]
- *             [--cacert FILE] [--cert FILE --key FILE] [--user U --password-file F]
+ *             [--lease-ttl S] [--reconcile S] [--report-every MS] [--foreground]
+ *             [--log FILE] [--cacert FILE] [--cert FILE --key FILE] [--user U --password-file F]
  *             [--fleet-pubkey KEY]... [--host-key FILE] [--require-head]
  *             [--metrics-listen ADDR:PORT]
  *
@@ -25,7 +25,12 @@
  * It applies the fleet's changes (etcd, under <prefix>fleet/) to the local
  * capfence module in revision order, each with its revision; confirms
  * freshness to the module on every heartbeat; and reports the module's
- * revision under <prefix>hosts/NAME, under a lease it keeps alive.
+ * revision under <prefix>hosts/NAME, under a lease it keeps alive. The
+ * report is a store write: it is written at once when what it says
+ * changes (a change applied, the state, why the host fails) and otherwise
+ * every --report-every ms (default 10000), so a fleet's reports cost a
+ * fixed low rate in steady state, not one write per host per heartbeat
+ * (cf_fleet_report_due); the lease is renewed every heartbeat (no write).
  *
  * A change is never skipped: one that fails to apply (or to decode) is
  * retried with backoff, and until it applies the module stays below its
@@ -73,6 +78,7 @@
 #define DEF_HEARTBEAT_MS 1000
 #define DEF_LEASE_TTL	10
 #define DEF_RECONCILE_S	60
+#define DEF_REPORT_MS	10000
 /* the retry backoff of a change that fails to apply */
 #define RETRY_MIN_MS	200
 #define RETRY_MAX_MS	5000
@@ -105,6 +111,8 @@ struct agent {
 	bool use_syslog;
 	pthread_mutex_t log_lock;
 	pthread_mutex_t report_lock;	/* the lease, one report at a time */
+	struct cf_fleet_pacer pacer;	/* when the report is written (report_lock) */
+	int64_t lease_renewed;		/* the lease's last renewal (report_lock) */
 	pthread_mutex_t metrics_lock;	/* m */
 	struct cf_agent_metrics m;	/* for /metrics */
 	uint64_t wd_usec;		/* systemd's WatchdogSec, 0 = none */
@@ -588,7 +596,7 @@ static void report_locked(void)
 	struct capfence_fleet_status st;
 	struct cf_fleet_host h;
 	char err[CAPFENCE_ERR_MAX];
-	int64_t ttl = 0;
+	int64_t ttl = 0, now;
 	int ret;
 
 	pthread_mutex_lock(&A.cf_lock);
@@ -598,20 +606,28 @@ static void report_locked(void)
 		say("cannot read the module's fleet state: %s", err);
 		return;
 	}
-	if (A.lease) {
+	/* the lease: renewed once a heartbeat (a report on apply needs none) */
+	now = now_ms();
+	if (A.lease && now - A.lease_renewed >= (int64_t)A.heartbeat_ms / 2) {
 		ret = cf_etcd_lease_keepalive(A.fleet->etcd, A.lease, &ttl, err, sizeof(err));
 		if (ret) {
 			say("lease keepalive: %s", err);
 			return;
 		}
-		if (!ttl)
-			A.lease = 0;	/* expired: a new one */
+		A.lease_renewed = now;
+		if (!ttl) {
+			A.lease = 0;	/* expired, the report with it: a new one */
+			cf_fleet_report_lost(&A.pacer);
+		}
 	}
-	if (!A.lease &&
-	    cf_etcd_lease_grant(A.fleet->etcd, A.lease_ttl, &A.lease, err, sizeof(err))) {
-		say("lease grant: %s", err);
-		A.lease = 0;
-		return;
+	if (!A.lease) {
+		if (cf_etcd_lease_grant(A.fleet->etcd, A.lease_ttl, &A.lease, err, sizeof(err))) {
+			say("lease grant: %s", err);
+			A.lease = 0;
+			return;
+		}
+		A.lease_renewed = now;
+		cf_fleet_report_lost(&A.pacer);
 	}
 	memset(&h, 0, sizeof(h));
 	snprintf(h.name, sizeof(h.name), "%s", A.host);
@@ -619,13 +635,22 @@ static void report_locked(void)
 	snprintf(h.state, sizeof(h.state), "%s", capfence_fleet_state_name(st.state));
 	h.stale_ms = st.stale_ms;
 	h.deny_ms = st.deny_ms;
-	h.time_ms = cf_fleet_wall_ms();
 	pthread_mutex_lock(&A.state_lock);
 	snprintf(h.failing, sizeof(h.failing), "%s", A.failing[0] ? A.failing : A.head_why);
 	h.seq = A.chain_seq;
 	pthread_mutex_unlock(&A.state_lock);
+	/*
+	 * What the report says changed: now (`--wait` counts the host at
+	 * once, and never by a report that no longer holds); else only
+	 * every --report-every.
+	 */
+	if (!cf_fleet_report_due(&A.pacer, &h, now))
+		return;
+	h.time_ms = cf_fleet_wall_ms();
 	if (cf_fleet_report(A.fleet, &h, A.lease, err, sizeof(err)))
 		say("host report: %s", err);
+	else
+		cf_fleet_report_done(&A.pacer, &h, now);
 }
 
 /* ---- the watch ------------------------------------------------------------------- */
@@ -1196,7 +1221,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: capfenced --endpoints URL[,URL...] --host NAME [--prefix P]\n"
 		"                 [--max-staleness MS] [--deny-after MS] [--heartbeat MS]\n"
-		"                 [--lease-ttl S] [--reconcile S] [--foreground] [--log FILE]\n"
+		"                 [--lease-ttl S] [--reconcile S] [--report-every MS] [--foreground]\n"
+		"                 [--log FILE]\n"
 		"                 [--cacert FILE] [--cert FILE --key FILE] [--user U --password-file F]\n"
 		"                 [--fleet-pubkey KEY]... [--host-key FILE] [--require-head]\n"
 		"                 [--metrics-listen ADDR:PORT]\n");
@@ -1230,6 +1256,7 @@ int main(int argc, char **argv)
 		{ "heartbeat", required_argument, NULL, 'b' },
 		{ "lease-ttl", required_argument, NULL, 'l' },
 		{ "reconcile", required_argument, NULL, 'r' },
+		{ "report-every", required_argument, NULL, 'E' },
 		{ "cacert", required_argument, NULL, 'C' },
 		{ "cert", required_argument, NULL, 'c' },
 		{ "key", required_argument, NULL, 'k' },
@@ -1251,7 +1278,7 @@ int main(int argc, char **argv)
 	pthread_t listener;
 	const char *pubkeys[CF_FLEET_MAX_PUBKEYS + 1];
 	size_t npub = 0, i;
-	uint32_t ttl = DEF_LEASE_TTL, ttl_asked = 0;
+	uint32_t ttl = DEF_LEASE_TTL, ttl_asked = 0, report_ms = DEF_REPORT_MS;
 	bool fg = false, deny_set = false;
 	char err[CAPFENCE_ERR_MAX];
 	struct capfence_fleet_set fs;
@@ -1294,6 +1321,10 @@ int main(int argc, char **argv)
 			break;
 		case 'r':
 			if (num("--reconcile", optarg, 0, 86400, &A.reconcile_s))
+				return 2;
+			break;
+		case 'E':
+			if (num("--report-every", optarg, 0, 3600000, &report_ms))
 				return 2;
 			break;
 		case 'C': cacert = optarg; break;
@@ -1357,6 +1388,8 @@ int main(int argc, char **argv)
 			A.heartbeat_ms, A.stale_ms);
 		return 2;
 	}
+	/* 0: a report every heartbeat; never less often than that */
+	A.pacer.every_ms = report_ms && report_ms < A.heartbeat_ms ? A.heartbeat_ms : report_ms;
 	/*
 	 * A host leaves the live set (its key goes with the lease) only once
 	 * its module denies every grant: the lease outlives the deny bound by

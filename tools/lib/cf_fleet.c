@@ -418,6 +418,14 @@ int cf_fleet_add_pubkey(struct cf_fleet *f, const char *arg, char *err, size_t e
 	return 0;
 }
 
+static int hostkey_cmp(const void *a, const void *b)
+{
+	const struct cf_fleet_hostkey *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : x->line < y->line ? -1 : x->line > y->line;
+}
+
 int cf_fleet_load_host_keys(struct cf_fleet *f, const char *path, char *err, size_t errlen)
 {
 	FILE *fp = fopen(path, "re");
@@ -429,14 +437,11 @@ int cf_fleet_load_host_keys(struct cf_fleet *f, const char *path, char *err, siz
 		capfence__seterr(err, errlen, "%.200s: %s", path, strerror(errno));
 		return ret;
 	}
+	size_t cap = 0;
+
 	free(f->hostkeys);
 	f->nhostkeys = 0;
-	f->hostkeys = calloc(CF_FLEET_MAX_HOSTKEYS, sizeof(*f->hostkeys));
-	if (!f->hostkeys) {
-		fclose(fp);
-		capfence__seterr(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
+	f->hostkeys = NULL;
 	while (fgets(line, sizeof(line), fp)) {
 		char name[CF_FLEET_HOST_MAX + 2], pk[128];
 		struct cf_fleet_hostkey *h;
@@ -447,7 +452,20 @@ int cf_fleet_load_host_keys(struct cf_fleet *f, const char *path, char *err, siz
 		k = sscanf(line, "%65s %127s", name, pk);
 		if (k <= 0)
 			continue;
+		if (f->nhostkeys == cap) {
+			size_t ncap = cap ? cap * 2 : 64;
+			void *p = realloc(f->hostkeys, ncap * sizeof(*f->hostkeys));
+
+			if (!p) {
+				capfence__seterr(err, errlen, "out of memory");
+				ret = -ENOMEM;
+				break;
+			}
+			f->hostkeys = p;
+			cap = ncap;
+		}
 		h = &f->hostkeys[f->nhostkeys];
+		memset(h, 0, sizeof(*h));
 		if (k != 2 || cf_fleet_check_host(name, NULL, 0) || unb64(pk, h->pk, CF_FLEET_PK_LEN)) {
 			capfence__seterr(err, errlen, "%.200s:%d: expected NAME PUBLIC-KEY (base64 of 32 bytes)",
 					 path, lineno);
@@ -467,6 +485,14 @@ int cf_fleet_load_host_keys(struct cf_fleet *f, const char *path, char *err, siz
 	if (!ret && !f->nhostkeys) {
 		capfence__seterr(err, errlen, "%.200s: no host listed", path);
 		ret = -EINVAL;
+	}
+	/* by name, a name listed twice by its first line: found by bisection */
+	if (!ret) {
+		size_t i;
+
+		for (i = 0; i < f->nhostkeys; i++)
+			f->hostkeys[i].line = i;
+		qsort(f->hostkeys, f->nhostkeys, sizeof(*f->hostkeys), hostkey_cmp);
 	}
 	return ret;
 }
@@ -1028,14 +1054,51 @@ int cf_fleet_report(struct cf_fleet *f, const struct cf_fleet_host *h,
 	return ret;
 }
 
+/* ---- report pacing ---------------------------------------------------------------- */
+
+/* Do two reports say the same, their time aside? */
+static bool same_report(const struct cf_fleet_host *a, const struct cf_fleet_host *b)
+{
+	return a->applied == b->applied && a->seq == b->seq && a->stale_ms == b->stale_ms &&
+	       a->deny_ms == b->deny_ms && !strcmp(a->name, b->name) &&
+	       !strcmp(a->state, b->state) && !strcmp(a->failing, b->failing);
+}
+
+bool cf_fleet_report_due(const struct cf_fleet_pacer *p, const struct cf_fleet_host *h,
+			 int64_t now_ms)
+{
+	if (!p->have || !p->every_ms || !same_report(&p->last, h))
+		return true;
+	return now_ms - p->last_ms >= (int64_t)p->every_ms || now_ms < p->last_ms;
+}
+
+void cf_fleet_report_done(struct cf_fleet_pacer *p, const struct cf_fleet_host *h,
+			  int64_t now_ms)
+{
+	p->have = true;
+	p->last = *h;
+	p->last_ms = now_ms;
+}
+
+void cf_fleet_report_lost(struct cf_fleet_pacer *p)
+{
+	p->have = false;
+}
+
 static const struct cf_fleet_hostkey *find_hostkey(const struct cf_fleet *f, const char *name)
 {
-	size_t i;
+	size_t lo = 0, hi = f->nhostkeys;
 
-	for (i = 0; i < f->nhostkeys; i++)
-		if (!strcmp(f->hostkeys[i].name, name))
-			return &f->hostkeys[i];
-	return NULL;
+	/* the first of the names equal to name (hostkeys is sorted) */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(f->hostkeys[mid].name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < f->nhostkeys && !strcmp(f->hostkeys[lo].name, name) ? &f->hostkeys[lo] : NULL;
 }
 
 static int host_cmp(const void *a, const void *b)
@@ -1049,6 +1112,7 @@ int cf_fleet_hosts(struct cf_fleet *f, struct cf_fleet_host **out, size_t *n,
 {
 	struct cf_etcd_range_opts o = { .prefix = true };
 	struct cf_etcd_range r;
+	bool *seen;
 	size_t i;
 	int ret;
 
@@ -1058,7 +1122,11 @@ int cf_fleet_hosts(struct cf_fleet *f, struct cf_fleet_host **out, size_t *n,
 	if (ret)
 		return ret;
 	*out = calloc(r.n + f->nhostkeys + 1, sizeof(**out));
-	if (!*out) {
+	seen = calloc(f->nhostkeys + 1, 1);
+	if (!*out || !seen) {
+		free(*out);
+		*out = NULL;
+		free(seen);
 		cf_etcd_range_release(&r);
 		capfence__seterr(err, errlen, "out of memory");
 		return -ENOMEM;
@@ -1068,6 +1136,9 @@ int cf_fleet_hosts(struct cf_fleet *f, struct cf_fleet_host **out, size_t *n,
 		const char *name = r.kvs[i].key + strlen(f->hosts);
 		const struct cf_fleet_hostkey *hk = find_hostkey(f, name);
 		char why[160] = "";
+
+		if (hk)
+			seen[hk - f->hostkeys] = true;
 
 		if (f->nhostkeys && !hk) {
 			snprintf(why, sizeof(why), "not a host of --host-keys");
@@ -1092,18 +1163,15 @@ int cf_fleet_hosts(struct cf_fleet *f, struct cf_fleet_host **out, size_t *n,
 	}
 	/* a host of --host-keys the store does not show lags: etcd cannot hide it */
 	for (i = 0; i < f->nhostkeys; i++) {
-		size_t j;
-
-		for (j = 0; j < *n && strcmp((*out)[j].name, f->hostkeys[i].name); j++)
-			;
-		if (j < *n)
-			continue;
+		if (seen[i] || (i && !strcmp(f->hostkeys[i - 1].name, f->hostkeys[i].name)))
+			continue;	/* reported, or listed twice */
 		(*out)[*n].malformed = true;
 		snprintf((*out)[*n].name, sizeof((*out)[*n].name), "%s", f->hostkeys[i].name);
 		snprintf((*out)[*n].failing, sizeof((*out)[*n].failing), "no live report");
 		(*n)++;
 	}
 	cf_etcd_range_release(&r);
+	free(seen);
 	qsort(*out, *n, sizeof(**out), host_cmp);
 	return 0;
 }

@@ -82,13 +82,14 @@ int cf_fleet_decode(const char *prefix, const char *key, const char *value,
 		    struct cf_fleet_change *ch, char *err, size_t errlen);
 
 #define CF_FLEET_MAX_PUBKEYS	4	/* pinned fleet keys (a rotation holds two) */
-#define CF_FLEET_MAX_HOSTKEYS	256
+#define CF_FLEET_MAX_HOSTKEYS	65536	/* --host-keys lines (a fleet's hosts) */
 #define CF_FLEET_SK_LEN		64	/* Ed25519 secret key (libsodium's form) */
 #define CF_FLEET_PK_LEN		32
 
 struct cf_fleet_hostkey {
 	char name[CF_FLEET_HOST_MAX + 1];
 	unsigned char pk[CF_FLEET_PK_LEN];
+	size_t line;			/* its place in the file */
 };
 
 struct cf_fleet {
@@ -208,6 +209,35 @@ int cf_fleet_host_decode(const char *value, struct cf_fleet_host *h,
  */
 int cf_fleet_report(struct cf_fleet *f, const struct cf_fleet_host *h,
 		    int64_t lease, char *err, size_t errlen);
+/*
+ * When a host writes its report (capfenced, and the fleet simulation of
+ * `make bench-fleet`). A report is a store write (a raft proposal, a
+ * new revision of its key), so it is written at once when what it says
+ * changes (a change applied, the chain's seq, the state, the bounds, why
+ * the host fails: `--wait` counts a host as soon as it has applied, and
+ * never by a report that no longer holds) and otherwise only every
+ * every_ms, to refresh its time: a fleet of N hosts writes N / every_ms
+ * reports in steady state, not one per host per heartbeat. The lease
+ * that keeps the report live is renewed on every heartbeat still (a
+ * renewal is no store write: etcd's leader keeps leases), so a host
+ * leaves the live set as soon as before.
+ */
+struct cf_fleet_pacer {
+	uint32_t every_ms;		/* the periodic rate; 0: every call */
+	bool have;			/* a report was written */
+	int64_t last_ms;		/* when (the caller's clock) */
+	struct cf_fleet_host last;	/* what it said */
+};
+
+/* Is a report due at now_ms for h? */
+bool cf_fleet_report_due(const struct cf_fleet_pacer *p, const struct cf_fleet_host *h,
+			 int64_t now_ms);
+/* h was written at now_ms. */
+void cf_fleet_report_done(struct cf_fleet_pacer *p, const struct cf_fleet_host *h,
+			  int64_t now_ms);
+/* Forget the last report (the lease expired with it): the next is due. */
+void cf_fleet_report_lost(struct cf_fleet_pacer *p);
+
 /*
  * Every live host's report, sorted by name (free *out). A report that does
  * not decode is listed too, malformed, its name taken from its key and

@@ -1,0 +1,901 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fleet-sim: many simulated fleet hosts in one process against a real
+ * etcd, for `make bench-fleet` (selftests/fleet/fleet-scale drives it).
+ *
+ *   fleet-sim --endpoints URL --hosts N --dir DIR [--heartbeat MS]
+ *             [--report-every MS] [--steady S] [--revokes R] [--waits W]
+ *             [--capfence PATH] [--workers T]
+ *
+ * Each host speaks the fleet protocol with libcapfence's fleet client,
+ * the code capfenced runs: its own watch stream (cf_etcd_watch) from which
+ * every change is verified under the pinned fleet key
+ * (cf_fleet_decode_verified), checked against the chain (seq and prev)
+ * and applied, in revision order, to an in-memory model of the module
+ * (its revision, the chain, the revoked capabilities, the epochs); a
+ * heartbeat that reads the signed head (cf_fleet_head_get) and confirms
+ * the model current only at the head, as `capfenced --require-head`
+ * does; and a signed report under a lease (cf_fleet_report,
+ * cf_etcd_lease_*) paced as capfenced paces it (cf_fleet_report_due).
+ * What is not run is the kernel module: the apply is a model's.
+ *
+ * One thread per host's watch (small stacks: the watch blocks in libcurl
+ * nearly always); the heartbeats of all hosts are shared by --workers
+ * threads, each with a connection of its own, and the reports written on
+ * apply borrow one of a few more connections: etcd sees one watch stream
+ * per host and requests at the rate a fleet of N hosts makes them, over
+ * fewer connections than N agents would open.
+ *
+ * The orchestrator in the same process commits with the signing key
+ * (cf_fleet_commit) and renews the head every second (the timestamp
+ * role, cf_fleet_head_renew). Figures, measured in this one run:
+ * etcd's own counters (its /metrics) over a steady window with no
+ * change; per revoke, the watch events delivered and the time from the
+ * commit until every host applied it; `capfence fleet revoke --wait`'s
+ * return (the CLI, run as a process, counting the N hosts by their signed
+ * reports). One JSON object on stdout.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <curl/curl.h>
+#include <sodium.h>
+#include "cf_fleet.h"
+
+extern char **environ;
+
+#define PREFIX		"/capfence/"
+#define STALE_MS	3000
+#define DENY_MS		6000
+#define POOL		16	/* connections for reports written on apply */
+
+struct host {
+	char name[24];
+	unsigned char sk[CF_FLEET_SK_LEN];
+	struct cf_fleet *w;		/* the watch's handle */
+	pthread_t thread;
+	pthread_mutex_t lock;		/* the model */
+	uint64_t rev, seq;
+	unsigned char link[CF_FLEET_HASH_LEN];	/* the chain's last link */
+	uint64_t *revoked;		/* revoked cap ids */
+	size_t nrevoked, caprevoked;
+	uint64_t epoch_active;
+	int64_t confirmed_ms;		/* 0: never */
+	uint64_t head_seen;
+	char failing[160];
+	pthread_mutex_t report_lock;	/* the lease and the pacer */
+	int64_t lease, lease_renewed;
+	struct cf_fleet_pacer pacer;
+	int64_t next_beat;
+};
+
+static struct {
+	const char *endpoints, *dir, *capfence;
+	unsigned n, heartbeat_ms, report_every_ms, steady_s, revokes, waits, workers;
+	uint32_t lease_ttl;
+	char pub[64], sign_path[PATH_MAX], hostkeys_path[PATH_MAX];
+	struct host *h;
+	atomic_bool stop;
+	atomic_uint_fast64_t target_seq, reached;
+	atomic_int_fast64_t last_apply_ms;
+	int64_t *apply_ms;		/* per host, the target's apply */
+	/* counters of what the hosts asked etcd */
+	atomic_uint_fast64_t events, head_reads, reports, keepalives, grants, errors,
+		report_bytes, beats, confirmed;
+	pthread_mutex_t pool_lock;
+	pthread_cond_t pool_cond;
+	struct cf_fleet *pool[POOL];
+	size_t npool;
+} S;
+
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void msleep(unsigned ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+static void die(const char *what, const char *err)
+{
+	fprintf(stderr, "fleet-sim: %s: %s\n", what, err);
+	exit(1);
+}
+
+static struct cf_fleet *open_fleet(void)
+{
+	struct cf_fleet *f;
+	char err[CAPFENCE_ERR_MAX];
+
+	if (cf_fleet_open(&f, S.endpoints, PREFIX, err, sizeof(err)))
+		die("open", err);
+	if (cf_fleet_add_pubkey(f, S.pub, err, sizeof(err)))
+		die("pubkey", err);
+	cf_etcd_set_timeouts(f->etcd, 2000, 10000);
+	return f;
+}
+
+/* ---- the model's state and its report ---------------------------------------- */
+
+/* the module's state on the model's clock: current, stale, deny */
+static const char *model_state(const struct host *h, int64_t now)
+{
+	if (!h->confirmed_ms || now - h->confirmed_ms >= DENY_MS)
+		return "deny";
+	return now - h->confirmed_ms >= STALE_MS ? "stale" : "current";
+}
+
+/*
+ * capfenced's report(): renew the lease once a heartbeat (a new one when
+ * it expired), and put the signed report when the pacer says it is due.
+ * f: a connection of the caller's.
+ */
+static void host_report(struct host *h, struct cf_fleet *f)
+{
+	struct cf_fleet_host r;
+	char err[CAPFENCE_ERR_MAX];
+	int64_t now = mono_ms(), ttl = 0;
+	char *v;
+
+	memset(&r, 0, sizeof(r));
+	pthread_mutex_lock(&h->lock);
+	snprintf(r.name, sizeof(r.name), "%s", h->name);
+	r.applied = h->rev;
+	r.seq = h->seq;
+	snprintf(r.state, sizeof(r.state), "%s", model_state(h, now));
+	snprintf(r.failing, sizeof(r.failing), "%s", h->failing);
+	pthread_mutex_unlock(&h->lock);
+	r.stale_ms = STALE_MS;
+	r.deny_ms = DENY_MS;
+	pthread_mutex_lock(&h->report_lock);
+	if (h->lease && now - h->lease_renewed >= (int64_t)S.heartbeat_ms / 2) {
+		atomic_fetch_add(&S.keepalives, 1);
+		if (cf_etcd_lease_keepalive(f->etcd, h->lease, &ttl, err, sizeof(err))) {
+			atomic_fetch_add(&S.errors, 1);
+			goto out;
+		}
+		h->lease_renewed = now;
+		if (!ttl) {
+			h->lease = 0;
+			cf_fleet_report_lost(&h->pacer);
+		}
+	}
+	if (!h->lease) {
+		atomic_fetch_add(&S.grants, 1);
+		if (cf_etcd_lease_grant(f->etcd, S.lease_ttl, &h->lease, err, sizeof(err))) {
+			atomic_fetch_add(&S.errors, 1);
+			h->lease = 0;
+			goto out;
+		}
+		h->lease_renewed = now;
+		cf_fleet_report_lost(&h->pacer);
+	}
+	if (!cf_fleet_report_due(&h->pacer, &r, now))
+		goto out;
+	r.time_ms = cf_fleet_wall_ms();
+	memcpy(f->host_sk, h->sk, sizeof(f->host_sk));
+	f->have_host_sk = true;
+	atomic_fetch_add(&S.reports, 1);
+	v = cf_fleet_host_encode(&r);
+	if (v) {
+		atomic_fetch_add(&S.report_bytes, strlen(v) + 120);	/* + "sig" */
+		free(v);
+	}
+	if (cf_fleet_report(f, &r, h->lease, err, sizeof(err)))
+		atomic_fetch_add(&S.errors, 1);
+	else
+		cf_fleet_report_done(&h->pacer, &r, now);
+out:
+	pthread_mutex_unlock(&h->report_lock);
+}
+
+static struct cf_fleet *pool_get(void)
+{
+	struct cf_fleet *f;
+
+	pthread_mutex_lock(&S.pool_lock);
+	while (!S.npool)
+		pthread_cond_wait(&S.pool_cond, &S.pool_lock);
+	f = S.pool[--S.npool];
+	pthread_mutex_unlock(&S.pool_lock);
+	return f;
+}
+
+static void pool_put(struct cf_fleet *f)
+{
+	pthread_mutex_lock(&S.pool_lock);
+	S.pool[S.npool++] = f;
+	pthread_cond_signal(&S.pool_cond);
+	pthread_mutex_unlock(&S.pool_lock);
+}
+
+/* ---- the watch: verify, chain, apply to the model ----------------------------- */
+
+static int model_apply(struct host *h, const struct cf_fleet_change *ch)
+{
+	switch (ch->kind) {
+	case CF_FLEET_REVOKE:
+		if (h->nrevoked == h->caprevoked) {
+			size_t cap = h->caprevoked ? h->caprevoked * 2 : 8;
+			void *p = realloc(h->revoked, cap * sizeof(*h->revoked));
+
+			if (!p)
+				return -ENOMEM;
+			h->revoked = p;
+			h->caprevoked = cap;
+		}
+		h->revoked[h->nrevoked++] = ch->id;
+		return 0;
+	case CF_FLEET_EPOCH_ACTIVATE:
+		h->epoch_active = ch->id;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+static int on_event(const struct cf_etcd_event *ev, void *arg)
+{
+	struct host *h = arg;
+	struct cf_fleet_change ch;
+	char err[CAPFENCE_ERR_MAX];
+	uint64_t rev = (uint64_t)ev->kv->mod_rev, target;
+	struct cf_fleet *f;
+	int ret;
+
+	atomic_fetch_add(&S.events, 1);
+	if (ev->deleted)
+		return 0;	/* chained: a delete carries no change */
+	ret = cf_fleet_decode_verified(h->w, ev->kv->key, ev->kv->value, &ch, err, sizeof(err));
+	pthread_mutex_lock(&h->lock);
+	if (ret) {
+		snprintf(h->failing, sizeof(h->failing), "rev=%" PRIu64 " refused: %.120s", rev, err);
+	} else if (ch.seq != h->seq + 1 || memcmp(ch.prev, h->link, CF_FLEET_HASH_LEN)) {
+		snprintf(h->failing, sizeof(h->failing), "rev=%" PRIu64 " out of chain", rev);
+		ret = -EBADMSG;
+	} else if (!(ret = model_apply(h, &ch))) {
+		h->rev = rev;
+		h->seq = ch.seq;
+		memcpy(h->link, ch.link, CF_FLEET_HASH_LEN);
+		h->failing[0] = '\0';
+	}
+	pthread_mutex_unlock(&h->lock);
+	if (ret)
+		return -EAGAIN;
+	target = atomic_load(&S.target_seq);
+	if (target && ch.seq == target) {
+		int64_t now = mono_ms();
+
+		S.apply_ms[h - S.h] = now;
+		atomic_fetch_add(&S.reached, 1);
+	}
+	/* a report on apply (the pacer: its content changed) */
+	f = pool_get();
+	host_report(h, f);
+	pool_put(f);
+	return 0;
+}
+
+static bool watch_stop(void *arg)
+{
+	(void)arg;
+	return atomic_load(&S.stop);
+}
+
+static void *watch_main(void *arg)
+{
+	struct host *h = arg;
+	char err[CAPFENCE_ERR_MAX];
+	unsigned backoff = 200;
+
+	while (!atomic_load(&S.stop)) {
+		int64_t compact = 0;
+		uint64_t from;
+		int ret;
+
+		pthread_mutex_lock(&h->lock);
+		from = h->rev + 1;
+		pthread_mutex_unlock(&h->lock);
+		ret = cf_etcd_watch(h->w->etcd, h->w->fleet, (int64_t)from, on_event, watch_stop, h,
+				    &compact, err, sizeof(err));
+		if (!ret || atomic_load(&S.stop))
+			break;
+		atomic_fetch_add(&S.errors, 1);
+		/* as capfenced: a failing stream backs off to 5 s */
+		msleep(backoff);
+		backoff = backoff < 5000 ? backoff * 2 : 5000;
+	}
+	return NULL;
+}
+
+/* ---- the heartbeat: the head, confirmation, the paced report ------------------- */
+
+/* capfenced's head_allows on the model (the last link only: it has no other) */
+static void beat(struct host *h, struct cf_fleet *f)
+{
+	struct cf_fleet_head hd;
+	char err[CAPFENCE_ERR_MAX];
+	int64_t wall, age, now = mono_ms();
+
+	atomic_fetch_add(&S.beats, 1);
+	atomic_fetch_add(&S.head_reads, 1);
+	if (cf_fleet_head_get(f, &hd, NULL, err, sizeof(err))) {
+		atomic_fetch_add(&S.errors, 1);
+		goto report;
+	}
+	wall = cf_fleet_wall_ms();
+	pthread_mutex_lock(&h->lock);
+	if (hd.seq >= h->head_seen && !h->failing[0] && h->seq >= hd.seq &&
+	    (h->seq != hd.seq || !memcmp(h->link, hd.hash, CF_FLEET_HASH_LEN))) {
+		age = wall - hd.time_ms;
+		if (age < 0)
+			age = 0;
+		if (age < STALE_MS) {
+			h->confirmed_ms = now - age;
+			atomic_fetch_add(&S.confirmed, 1);
+		}
+	}
+	if (hd.seq > h->head_seen)
+		h->head_seen = hd.seq;
+	pthread_mutex_unlock(&h->lock);
+report:
+	host_report(h, f);
+}
+
+static void *worker_main(void *arg)
+{
+	unsigned k = (unsigned)(uintptr_t)arg, i;
+	struct cf_fleet *f = open_fleet();
+
+	while (!atomic_load(&S.stop)) {
+		int64_t now = mono_ms(), next = now + S.heartbeat_ms;
+
+		for (i = k; i < S.n && !atomic_load(&S.stop); i += S.workers) {
+			struct host *h = &S.h[i];
+
+			if (h->next_beat > now) {
+				if (h->next_beat < next)
+					next = h->next_beat;
+				continue;
+			}
+			beat(h, f);
+			h->next_beat += S.heartbeat_ms;
+			if (h->next_beat <= mono_ms())	/* fell behind: no burst to catch up */
+				h->next_beat = mono_ms() + S.heartbeat_ms;
+			if (h->next_beat < next)
+				next = h->next_beat;
+			now = mono_ms();
+		}
+		now = mono_ms();
+		if (next > now)
+			msleep((unsigned)(next - now < 50 ? next - now : 50));
+	}
+	f->have_host_sk = false;
+	cf_fleet_close(f);
+	return NULL;
+}
+
+/* ---- the timestamp role ------------------------------------------------------- */
+
+static pthread_mutex_t orch_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct cf_fleet *orch;
+
+static void *head_main(void *arg)
+{
+	char err[CAPFENCE_ERR_MAX];
+	struct cf_fleet_head hd;
+
+	(void)arg;
+	while (!atomic_load(&S.stop)) {
+		pthread_mutex_lock(&orch_lock);
+		if (cf_fleet_head_renew(orch, 0, &hd, err, sizeof(err)))
+			fprintf(stderr, "fleet-sim: head: %s\n", err);
+		pthread_mutex_unlock(&orch_lock);
+		msleep(1000);
+	}
+	return NULL;
+}
+
+/* ---- etcd's counters ---------------------------------------------------------- */
+
+static size_t buf_write(char *p, size_t size, size_t nmemb, void *data)
+{
+	char **b = data;
+	size_t have = *b ? strlen(*b) : 0, add = size * nmemb;
+	char *n = realloc(*b, have + add + 1);
+
+	if (!n)
+		return 0;
+	memcpy(n + have, p, add);
+	n[have + add] = '\0';
+	*b = n;
+	return add;
+}
+
+enum {
+	M_PROPOSALS, M_PUTS, M_RANGES, M_TXNS, M_EVENTS, M_RX, M_TX, M_DB, M_DB_INUSE,
+	M_CPU, M_RSS, M_WATCHERS, M_KEYS, M_N
+};
+static const char *const mnames[M_N] = {
+	"etcd_server_proposals_committed_total", "etcd_mvcc_put_total", "etcd_mvcc_range_total",
+	"etcd_mvcc_txn_total", "etcd_debugging_mvcc_events_total",
+	"etcd_network_client_grpc_received_bytes_total", "etcd_network_client_grpc_sent_bytes_total",
+	"etcd_mvcc_db_total_size_in_bytes", "etcd_mvcc_db_total_size_in_use_in_bytes",
+	"process_cpu_seconds_total", "process_resident_memory_bytes",
+	"etcd_debugging_mvcc_watcher_total", "etcd_debugging_mvcc_keys_total",
+};
+
+/* every counter of mnames, summed over its labels */
+static void etcd_metrics(double m[M_N])
+{
+	char url[512], *b = NULL, *line, *save = NULL;
+	const char *comma = strchr(S.endpoints, ',');
+	CURL *c = curl_easy_init();
+	int i;
+
+	memset(m, 0, M_N * sizeof(*m));
+	snprintf(url, sizeof(url), "%.*s/metrics",
+		 comma ? (int)(comma - S.endpoints) : (int)strlen(S.endpoints), S.endpoints);
+	curl_easy_setopt(c, CURLOPT_URL, url);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, buf_write);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, &b);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, 30000L);
+	if (curl_easy_perform(c) != CURLE_OK || !b)
+		die("metrics", url);
+	curl_easy_cleanup(c);
+	for (line = strtok_r(b, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (line[0] == '#')
+			continue;
+		for (i = 0; i < M_N; i++) {
+			size_t l = strlen(mnames[i]);
+
+			if (!strncmp(line, mnames[i], l) && (line[l] == ' ' || line[l] == '{')) {
+				const char *sp = strrchr(line, ' ');
+
+				m[i] += sp ? strtod(sp + 1, NULL) : 0;
+			}
+		}
+	}
+	free(b);
+}
+
+/* ---- measurements ------------------------------------------------------------- */
+
+static int cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double pct(double *v, size_t n, double p)
+{
+	size_t i;
+
+	if (!n)
+		return 0;
+	qsort(v, n, sizeof(*v), cmp_d);
+	i = (size_t)(p * (double)(n - 1) + 0.5);
+	return v[i < n ? i : n - 1];
+}
+
+static uint64_t cap_id(unsigned k)
+{
+	return 0x5100000000000000ull | ((uint64_t)getpid() << 20) | k;
+}
+
+/* commit one revoke and time it until every host applied it */
+static int one_revoke(unsigned k, double *everywhere_ms, double *per_host, size_t *nper,
+		      uint64_t *events)
+{
+	struct cf_fleet_change ch = { .kind = CF_FLEET_REVOKE, .id = cap_id(k) };
+	struct cf_fleet_head hd;
+	char err[CAPFENCE_ERR_MAX];
+	uint64_t rev, seq, e0;
+	int64_t t0, deadline, last = 0;
+	unsigned i;
+
+	pthread_mutex_lock(&orch_lock);
+	if (cf_fleet_head_get(orch, &hd, NULL, err, sizeof(err)))
+		die("head", err);
+	for (i = 0; i < S.n; i++)
+		S.apply_ms[i] = 0;
+	atomic_store(&S.reached, 0);
+	atomic_store(&S.target_seq, hd.seq + 1);
+	e0 = atomic_load(&S.events);
+	t0 = mono_ms();
+	if (cf_fleet_commit(orch, &ch, &rev, &seq, err, sizeof(err)))
+		die("revoke", err);
+	pthread_mutex_unlock(&orch_lock);
+	if (seq != hd.seq + 1)
+		die("revoke", "the chain moved under the bench");
+	deadline = t0 + 120000;
+	while (atomic_load(&S.reached) < S.n && mono_ms() < deadline)
+		msleep(2);
+	if (atomic_load(&S.reached) < S.n) {
+		fprintf(stderr, "fleet-sim: revoke %u: %" PRIuFAST64 " of %u hosts after 120 s\n", k,
+			atomic_load(&S.reached), S.n);
+		return -1;
+	}
+	for (i = 0; i < S.n; i++) {
+		per_host[(*nper)++] = (double)(S.apply_ms[i] - t0);
+		if (S.apply_ms[i] > last)
+			last = S.apply_ms[i];
+	}
+	*everywhere_ms = (double)(last - t0);
+	msleep(200);	/* the events of this revoke, all delivered */
+	*events = atomic_load(&S.events) - e0;
+	atomic_store(&S.target_seq, 0);
+	return 0;
+}
+
+/* `capfence fleet revoke ID --wait`, the CLI as a process: its wall time */
+static double one_wait(unsigned k, int *status)
+{
+	char id[24], to[16];
+	double t0;
+	pid_t pid;
+	char *argv[] = { (char *)S.capfence, "fleet", "--endpoints", (char *)S.endpoints,
+			 "--signing-key", S.sign_path, "--host-keys", S.hostkeys_path,
+			 "revoke", id, "--wait", "--timeout", to, NULL };
+	posix_spawn_file_actions_t fa;
+
+	snprintf(id, sizeof(id), "%016" PRIx64, cap_id(100000 + k));
+	snprintf(to, sizeof(to), "%u", 120);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	t0 = mono_s();
+	pthread_mutex_lock(&orch_lock);	/* no head renewal racing its commit */
+	if (posix_spawn(&pid, S.capfence, &fa, NULL, argv, environ)) {
+		pthread_mutex_unlock(&orch_lock);
+		die("spawn", S.capfence);
+	}
+	pthread_mutex_unlock(&orch_lock);
+	waitpid(pid, status, 0);
+	posix_spawn_file_actions_destroy(&fa);
+	return (mono_s() - t0) * 1000.0;
+}
+
+static double cpu_s(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+}
+
+static long rss_kb(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_maxrss;
+}
+
+static unsigned num(const char *opt, const char *s)
+{
+	char *end;
+	unsigned long v = strtoul(s, &end, 10);
+
+	if (!*s || *end || v > 10000000) {
+		fprintf(stderr, "fleet-sim: %s: '%s'\n", opt, s);
+		exit(2);
+	}
+	return (unsigned)v;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "endpoints", required_argument, NULL, 'e' },
+		{ "hosts", required_argument, NULL, 'n' },
+		{ "dir", required_argument, NULL, 'd' },
+		{ "heartbeat", required_argument, NULL, 'b' },
+		{ "report-every", required_argument, NULL, 'r' },
+		{ "steady", required_argument, NULL, 's' },
+		{ "revokes", required_argument, NULL, 'R' },
+		{ "waits", required_argument, NULL, 'W' },
+		{ "workers", required_argument, NULL, 'T' },
+		{ "capfence", required_argument, NULL, 'c' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char err[CAPFENCE_ERR_MAX];
+	double m0[M_N], m1[M_N], ma[M_N], mb[M_N], c0, c1, t0, t1, ready_s;
+	double *every, *per_host, *waits;
+	uint64_t q0[6], q1[6], *ev;
+	size_t nper = 0, nev = 0;
+	pthread_t *workers, head;
+	pthread_attr_t small;
+	struct cf_fleet_head hd;
+	uint64_t store_rev;
+	unsigned i;
+	int c, fails = 0;
+	unsigned not_current = 0;
+	struct rlimit nofile;
+	FILE *hk;
+
+	S.heartbeat_ms = 1000;
+	S.report_every_ms = 10000;
+	S.steady_s = 20;
+	S.revokes = 20;
+	S.waits = 5;
+	S.workers = 4;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'e': S.endpoints = optarg; break;
+		case 'n': S.n = num("--hosts", optarg); break;
+		case 'd': S.dir = optarg; break;
+		case 'b': S.heartbeat_ms = num("--heartbeat", optarg); break;
+		case 'r': S.report_every_ms = num("--report-every", optarg); break;
+		case 's': S.steady_s = num("--steady", optarg); break;
+		case 'R': S.revokes = num("--revokes", optarg); break;
+		case 'W': S.waits = num("--waits", optarg); break;
+		case 'T': S.workers = num("--workers", optarg); break;
+		case 'c': S.capfence = optarg; break;
+		default: return 2;
+		}
+	}
+	if (!S.endpoints || !S.n || !S.dir || !S.workers || S.heartbeat_ms < 10) {
+		fprintf(stderr, "usage: fleet-sim --endpoints URL --hosts N --dir DIR [--heartbeat MS] "
+			"[--report-every MS] [--steady S] [--revokes R] [--waits W] [--workers T] "
+			"[--capfence PATH]\n");
+		return 2;
+	}
+	/*
+	 * A watch stream holds three descriptors here (its socket and the
+	 * wakeup socketpair of libcurl's easy_perform), etcd one per stream:
+	 * the per-process limit bounds the hosts one process simulates.
+	 */
+	if (!getrlimit(RLIMIT_NOFILE, &nofile) &&
+	    (rlim_t)S.n * 3 + (POOL + S.workers + 8) * 3 + 64 > nofile.rlim_cur) {
+		fprintf(stderr, "fleet-sim: %u hosts need %u descriptors (3 per watch stream), the limit is %llu\n",
+			S.n, S.n * 3 + (POOL + S.workers + 8) * 3 + 64, (unsigned long long)nofile.rlim_cur);
+		return 3;
+	}
+	if (sodium_init() < 0 || curl_global_init(CURL_GLOBAL_DEFAULT))
+		die("init", "libsodium or libcurl");
+	signal(SIGPIPE, SIG_IGN);
+	S.lease_ttl = (DENY_MS + S.heartbeat_ms + 999) / 1000 + 1;	/* capfenced's */
+
+	/* the fleet signing key and the hosts' keys (the CLI's --host-keys) */
+	snprintf(S.sign_path, sizeof(S.sign_path), "%s/fleet-sign", S.dir);
+	snprintf(S.hostkeys_path, sizeof(S.hostkeys_path), "%s/fleet-hosts", S.dir);
+	if (cf_fleet_keygen(S.sign_path, S.pub, sizeof(S.pub), err, sizeof(err)))
+		die("keygen", err);
+	S.h = calloc(S.n, sizeof(*S.h));
+	S.apply_ms = calloc(S.n, sizeof(*S.apply_ms));
+	hk = fopen(S.hostkeys_path, "w");
+	if (!S.h || !S.apply_ms || !hk)
+		die("setup", strerror(errno));
+	for (i = 0; i < S.n; i++) {
+		unsigned char pk[CF_FLEET_PK_LEN];
+		char b64[sodium_base64_ENCODED_LEN(CF_FLEET_PK_LEN, sodium_base64_VARIANT_ORIGINAL)];
+
+		snprintf(S.h[i].name, sizeof(S.h[i].name), "sim-%05u", i);
+		crypto_sign_keypair(pk, S.h[i].sk);
+		sodium_bin2base64(b64, sizeof(b64), pk, sizeof(pk), sodium_base64_VARIANT_ORIGINAL);
+		fprintf(hk, "%s %s\n", S.h[i].name, b64);
+		S.h[i].pacer.every_ms = S.report_every_ms;
+		pthread_mutex_init(&S.h[i].lock, NULL);
+		pthread_mutex_init(&S.h[i].report_lock, NULL);
+	}
+	fclose(hk);
+
+	/* the orchestrator: a genesis head; the hosts start at it */
+	orch = open_fleet();
+	if (cf_fleet_load_signing_key(orch, S.sign_path, err, sizeof(err)))
+		die("signing key", err);
+	if (cf_fleet_head_renew(orch, 0, &hd, err, sizeof(err)) ||
+	    cf_fleet_head_get(orch, &hd, &store_rev, err, sizeof(err)))
+		die("head", err);
+	if (hd.seq)
+		die("head", "the store has a chain already: use a fresh etcd");
+	pthread_mutex_init(&S.pool_lock, NULL);
+	pthread_cond_init(&S.pool_cond, NULL);
+	for (i = 0; i < POOL; i++)
+		S.pool[S.npool++] = open_fleet();
+
+	/* the hosts: a watch thread each, the heartbeats spread over the period */
+	pthread_attr_init(&small);
+	pthread_attr_setstacksize(&small, 256 * 1024);
+	t0 = mono_s();
+	for (i = 0; i < S.n; i++) {
+		struct host *h = &S.h[i];
+
+		h->w = open_fleet();
+		h->rev = store_rev;	/* the genesis: nothing chained before it */
+		h->next_beat = mono_ms() + (int64_t)((uint64_t)i * S.heartbeat_ms / S.n);
+		if (pthread_create(&h->thread, &small, watch_main, h))
+			die("thread", strerror(errno));
+	}
+	workers = calloc(S.workers, sizeof(*workers));
+	for (i = 0; i < S.workers; i++)
+		if (pthread_create(&workers[i], &small, worker_main, (void *)(uintptr_t)i))
+			die("thread", strerror(errno));
+	if (pthread_create(&head, NULL, head_main, NULL))
+		die("thread", strerror(errno));
+
+	/*
+	 * Every host current (confirmed at the head) and reported; a store
+	 * that cannot serve every heartbeat never gets there: measured
+	 * anyway after 120 s, with the hosts it keeps current.
+	 */
+	for (;;) {
+		unsigned cur = 0;
+		int64_t now = mono_ms();
+
+		for (i = 0; i < S.n; i++) {
+			pthread_mutex_lock(&S.h[i].lock);
+			cur += !strcmp(model_state(&S.h[i], now), "current") && S.h[i].pacer.have;
+			pthread_mutex_unlock(&S.h[i].lock);
+		}
+		if (cur == S.n || mono_s() - t0 > 120) {
+			ready_s = mono_s() - t0;
+			fprintf(stderr, "fleet-sim: %u of %u hosts current after %.1f s\n", cur, S.n,
+				ready_s);
+			break;
+		}
+		msleep(200);
+	}
+	/* past the start's burst of first reports, one whole report period */
+	msleep(S.report_every_ms > S.heartbeat_ms ? S.report_every_ms : S.heartbeat_ms);
+
+	/* steady state: no change, the head renewed every second */
+	etcd_metrics(m0);
+	q0[0] = atomic_load(&S.head_reads);
+	q0[1] = atomic_load(&S.reports);
+	q0[2] = atomic_load(&S.keepalives);
+	q0[3] = atomic_load(&S.beats);
+	q0[4] = atomic_load(&S.confirmed);
+	q0[5] = atomic_load(&S.report_bytes);
+	c0 = cpu_s();
+	t0 = mono_s();
+	sleep(S.steady_s);
+	t1 = mono_s();
+	c1 = cpu_s();
+	{
+		int64_t now = mono_ms();
+
+		for (i = 0; i < S.n; i++) {
+			pthread_mutex_lock(&S.h[i].lock);
+			not_current += strcmp(model_state(&S.h[i], now), "current") != 0;
+			pthread_mutex_unlock(&S.h[i].lock);
+		}
+	}
+	etcd_metrics(m1);
+	q1[0] = atomic_load(&S.head_reads);
+	q1[1] = atomic_load(&S.reports);
+	q1[2] = atomic_load(&S.keepalives);
+	q1[3] = atomic_load(&S.beats);
+	q1[4] = atomic_load(&S.confirmed);
+	q1[5] = atomic_load(&S.report_bytes);
+
+	/* revokes, one at a time, each until every host applied it */
+	every = calloc(S.revokes + 1, sizeof(*every));
+	per_host = calloc((size_t)S.revokes * S.n + 1, sizeof(*per_host));
+	ev = calloc(S.revokes + 1, sizeof(*ev));
+	waits = calloc(S.waits + 1, sizeof(*waits));
+	etcd_metrics(ma);
+	for (i = 0; i < S.revokes; i++) {
+		if (one_revoke(i, &every[nev], per_host, &nper, &ev[nev])) {
+			fails++;
+			break;
+		}
+		nev++;
+		msleep(300);
+	}
+	etcd_metrics(mb);
+	/* --wait: the CLI, counting every host by its signed report */
+	for (i = 0; S.capfence && i < S.waits; i++) {
+		int st;
+
+		waits[i] = one_wait(i, &st);
+		if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+			fprintf(stderr, "fleet-sim: capfence fleet revoke --wait: status %d\n", st);
+			fails++;
+			break;
+		}
+		msleep(300);
+	}
+
+	/* the figures */
+	{
+		double dt = t1 - t0, evmean = 0;
+		double e50, e99, h50, h99, w50, w99;
+		unsigned nw = S.capfence ? (fails ? i : S.waits) : 0;
+
+		for (i = 0; i < nev; i++)
+			evmean += (double)ev[i];
+		evmean = nev ? evmean / nev : 0;
+		e50 = pct(every, nev, 0.5);
+		e99 = pct(every, nev, 0.99);
+		h50 = pct(per_host, nper, 0.5);
+		h99 = pct(per_host, nper, 0.99);
+		w50 = pct(waits, nw, 0.5);
+		w99 = pct(waits, nw, 0.99);
+		printf("{\"hosts\":%u,\"heartbeat_ms\":%u,\"report_every_ms\":%u,\"lease_ttl_s\":%u,"
+		       "\"workers\":%u,\"ready_s\":%.1f,\"steady_s\":%.1f,"
+		       "\"etcd_writes_per_s\":%.1f,\"etcd_puts_per_s\":%.1f,\"etcd_ranges_per_s\":%.1f,"
+		       "\"etcd_rx_bytes_per_s\":%.0f,\"etcd_tx_bytes_per_s\":%.0f,"
+		       "\"etcd_db_bytes\":%.0f,\"etcd_db_growth_bytes_per_s\":%.0f,"
+		       "\"etcd_cpu\":%.3f,\"etcd_rss_mb\":%.0f,\"etcd_watchers\":%.0f,\"etcd_keys\":%.0f,"
+		       "\"sim_cpu\":%.3f,\"sim_maxrss_mb\":%.0f,"
+		       "\"head_reads_per_s\":%.1f,\"reports_per_s\":%.1f,\"keepalives_per_s\":%.1f,"
+		       "\"report_bytes_per_s\":%.0f,\"beats_per_s\":%.1f,\"confirmations_per_s\":%.1f,"
+		       "\"not_current_after_steady\":%u,",
+		       S.n, S.heartbeat_ms, S.report_every_ms, S.lease_ttl, S.workers, ready_s, dt,
+		       (m1[M_PROPOSALS] - m0[M_PROPOSALS]) / dt, (m1[M_PUTS] - m0[M_PUTS]) / dt,
+		       (m1[M_RANGES] - m0[M_RANGES]) / dt,
+		       (m1[M_RX] - m0[M_RX]) / dt, (m1[M_TX] - m0[M_TX]) / dt,
+		       m1[M_DB], (m1[M_DB] - m0[M_DB]) / dt,
+		       (m1[M_CPU] - m0[M_CPU]) / dt, m1[M_RSS] / 1048576.0, m1[M_WATCHERS], m1[M_KEYS],
+		       (c1 - c0) / dt, (double)rss_kb() / 1024.0,
+		       (double)(q1[0] - q0[0]) / dt, (double)(q1[1] - q0[1]) / dt,
+		       (double)(q1[2] - q0[2]) / dt, (double)(q1[5] - q0[5]) / dt,
+		       (double)(q1[3] - q0[3]) / dt, (double)(q1[4] - q0[4]) / dt, not_current);
+		printf("\"revokes\":%zu,\"events_per_revoke\":%.1f,\"etcd_events_per_revoke\":%.1f,"
+		       "\"applied_everywhere_p50_ms\":%.1f,\"applied_everywhere_p99_ms\":%.1f,"
+		       "\"applied_host_p50_ms\":%.1f,\"applied_host_p99_ms\":%.1f,"
+		       "\"etcd_writes_per_revoke\":%.1f,"
+		       "\"waits\":%u,\"wait_p50_ms\":%.1f,\"wait_p99_ms\":%.1f,\"errors\":%" PRIuFAST64
+		       ",\"failed\":%d}\n",
+		       nev, evmean, nev ? (mb[M_EVENTS] - ma[M_EVENTS]) / nev : 0, e50, e99, h50, h99,
+		       nev ? (mb[M_PROPOSALS] - ma[M_PROPOSALS]) / nev : 0,
+		       nw, w50, w99, atomic_load(&S.errors), fails);
+		fflush(stdout);
+	}
+
+	/* stop: the watches see it within about a second */
+	atomic_store(&S.stop, true);
+	pthread_join(head, NULL);
+	for (i = 0; i < S.workers; i++)
+		pthread_join(workers[i], NULL);
+	for (i = 0; i < S.n; i++) {
+		pthread_join(S.h[i].thread, NULL);
+		cf_fleet_close(S.h[i].w);
+		free(S.h[i].revoked);
+	}
+	for (i = 0; i < S.npool; i++) {
+		S.pool[i]->have_host_sk = false;
+		cf_fleet_close(S.pool[i]);
+	}
+	cf_fleet_close(orch);
+	free(workers);
+	free(every);
+	free(per_host);
+	free(ev);
+	free(waits);
+	free(S.apply_ms);
+	free(S.h);
+	curl_global_cleanup();
+	return fails ? 1 : 0;
+}
