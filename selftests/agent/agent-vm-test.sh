@@ -27,6 +27,12 @@ nok() {
 check() { name=$1; shift; if "$@"; then ok "$name"; else nok "$name"; fi; }
 state() { capfence status --json | sed -n 's/.*"fleet":{"state":"\([a-z]*\)".*/\1/p'; }
 rev() { capfence status --json | sed -n 's/.*"fleet_rev":\([0-9]*\).*/\1/p'; }
+state_is() { [ "$(state)" = "$1" ]; }
+# wait_until SECONDS CMD...: CMD true within SECONDS, polled every 0.2 s
+wait_until() {
+	t=$(($1 * 5)) i=0; shift
+	until "$@"; do i=$((i + 1)); [ $i -lt $t ] || return 1; sleep 0.2; done
+}
 etcd_start() {
 	etcd --name g --data-dir "$W/etcd" --listen-client-urls $E --advertise-client-urls $E \
 		--listen-peer-urls http://127.0.0.1:2380 --initial-advertise-peer-urls http://127.0.0.1:2380 \
@@ -53,7 +59,8 @@ CAPFENCED_FAULT_FILE=$W/faults \
 capfenced --endpoints $E --host vm1 --max-staleness 2000 --deny-after 4000 --heartbeat 300 \
 	--lease-ttl 5 --reconcile 2 --foreground --log "$W/agent.log" 2>"$W/agent.out" &
 AG=$!
-sleep 3
+# the rebuild is done once the host is current (a loaded guest takes a while)
+wait_until 60 state_is current
 check "compacted history: rebuilt from a snapshot" grep -q "rebuilt from a snapshot at rev=" "$W/agent.log"
 check "rebuild applied epoch 41 at its revision" grep -q "^capfenced: applied rev=2 epoch_install 41$" "$W/agent.log"
 check "rebuild applied the revocation" grep -q "^capfenced: applied rev=$R revoke 0000000000000077$" "$W/agent.log"
