@@ -229,6 +229,15 @@ unit: $(UNIT_BINS) $(B)/tools/capfence $(B)/tools/capfenced
 	$(MAKE) -s pytest >/dev/null 2>&1; cat $(B)/logs/pytest.log >> $(B)/logs/unit.log; \
 	selftests/summary unit $(B)/logs/unit.log
 
+# One boot of the CLI tests (selftests/cli/cli-tests.sh) on kernel $$k, a
+# shell fragment for the loops of vmtest and cli-check.
+CLI_BOOT = t0=$$(date +%s); \
+	$(VMRUN) --kernel $$k --timeout 600 -- sh /usr/share/capfence/cli-tests.sh > $(B)/logs/cli-$$k.log 2>&1; \
+	rc=$$?; grep -E '^(not ok|\# Totals)|^run:' $(B)/logs/cli-$$k.log; \
+	[ $$rc -lt 125 ] || echo "FAIL: the VM failed (exit $$rc)" >> $(B)/logs/cli-$$k.log; \
+	echo "\# time: cli $$k $$(( $$(date +%s) - t0 )) s" >> $(B)/logs/cli-$$k.log; \
+	selftests/summary "cli $$k" $(B)/logs/cli-$$k.log
+
 # Per kernel, two boots: the kernel tests, then the CLI tests on a fresh
 # module (they use the seed's fixed epoch ids 41 and 42). Logs:
 # build/logs/{vm,cli}-<series>.log.
@@ -242,12 +251,7 @@ vmtest: all
 		echo "# time: vm $$k $$(( $$(date +%s) - t0 )) s" >> $(B)/logs/vm-$$k.log; \
 		selftests/summary "vm $$k" $(B)/logs/vm-$$k.log; \
 		[ -f selftests/cli/cli-tests.sh ] || continue; \
-		t0=$$(date +%s); \
-		$(VMRUN) --kernel $$k --timeout 600 -- sh /usr/share/capfence/cli-tests.sh > $(B)/logs/cli-$$k.log 2>&1; \
-		rc=$$?; grep -E '^(not ok|# Totals)|^run:' $(B)/logs/cli-$$k.log; \
-		[ $$rc -lt 125 ] || echo "FAIL: the VM failed (exit $$rc)" >> $(B)/logs/cli-$$k.log; \
-		echo "# time: cli $$k $$(( $$(date +%s) - t0 )) s" >> $(B)/logs/cli-$$k.log; \
-		selftests/summary "cli $$k" $(B)/logs/cli-$$k.log; \
+		$(CLI_BOOT); \
 		t0=$$(date +%s); \
 		$(VMRUN) --kernel $$k --timeout 600 --overlay $(PYROOT) -- sh /usr/share/capfence/python-tests/run-vm-tests > $(B)/logs/py-$$k.log 2>&1; \
 		rc=$$?; grep -E ' (FAILED|ERROR)|^# Totals|^run:' $(B)/logs/py-$$k.log; \
@@ -263,12 +267,7 @@ vmtest: all
 cli-check: all
 	@mkdir -p $(B)/logs
 	-@for k in $(KERNEL); do \
-		t0=$$(date +%s); \
-		$(VMRUN) --kernel $$k --timeout 600 -- sh /usr/share/capfence/cli-tests.sh > $(B)/logs/cli-$$k.log 2>&1; \
-		rc=$$?; grep -E '^(not ok|# Totals)|^run:' $(B)/logs/cli-$$k.log; \
-		[ $$rc -lt 125 ] || echo "FAIL: the VM failed (exit $$rc)" >> $(B)/logs/cli-$$k.log; \
-		echo "# time: cli $$k $$(( $$(date +%s) - t0 )) s" >> $(B)/logs/cli-$$k.log; \
-		selftests/summary "cli $$k" $(B)/logs/cli-$$k.log; \
+		$(CLI_BOOT); \
 	done
 
 # The layers of kernel/ (tools/build/layer-check.py, and its test: each
