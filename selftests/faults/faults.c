@@ -1164,14 +1164,14 @@ static int op_exec_bind(struct op *op, unsigned int n, struct attempt *a)
 	close(p[1]);
 	close(q[0]);
 	tracked[ntracked++] = pid;
-	if (cft_read_line(p[0], line, sizeof(line), 20000) < 0 ||
+	if (cft_read_line(p[0], line, sizeof(line), cft_ms(20000)) < 0 ||
 	    strcmp(line, "R") || settle(&snl, &before) ||
 	    write(q[1], &go, 1) != 1) {
 		a->bad = true;
 		snprintf(a->why, sizeof(a->why), "the launcher failed");
 		goto out;
 	}
-	if (cft_read_line(p[0], line, sizeof(line), 20000) < 0) {
+	if (cft_read_line(p[0], line, sizeof(line), cft_ms(20000)) < 0) {
 		/* killed past the point of no return: nothing runs unbound */
 		a->killed = true;
 		a->inj = 1;
@@ -1221,7 +1221,7 @@ static int agent_step(struct cft_agent *ag, const char *cmd, unsigned int n,
 	int tid, fd, res;
 
 	dprintf(ag->in, "%s\n", cmd);
-	if (cft_read_line(ag->out, line, sizeof(line), 20000) < 0)
+	if (cft_read_line(ag->out, line, sizeof(line), cft_ms(20000)) < 0)
 		return -1;
 	if (sscanf(line, "A %d", &tid) != 1)
 		return sscanf(line, "R %d", &res) == 1 ? res : -1;
@@ -1237,7 +1237,7 @@ static int agent_step(struct cft_agent *ag, const char *cmd, unsigned int n,
 	a->inj = fi_disarm(fd);
 	close(fd);
 	if (write(ag->in, "c", 1) != 1 ||
-	    cft_read_line(ag->out, line, sizeof(line), 20000) < 0 ||
+	    cft_read_line(ag->out, line, sizeof(line), cft_ms(20000)) < 0 ||
 	    sscanf(line, "R %d", &res) != 1)
 		return -1;
 	return res;

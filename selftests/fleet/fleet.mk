@@ -19,7 +19,9 @@ check-fleet: $(FLEET_PREREQ)
 	@mkdir -p $(B)/logs
 	-@t0=$$(date +%s); \
 		selftests/fleet/fleet-test --kernel 6.1 --hosts $(FLEET_HOSTS) > $(B)/logs/fleet.log 2>&1; \
-		grep -E '^(not ok|FAIL|# Totals)' $(B)/logs/fleet.log; \
+		awk '/^# Totals/{print; next} /^# /{d[n++ % 8] = $$0; next} \
+			/^not ok/{for (i = n > 8 ? n - 8 : 0; i < n; i++) print d[i % 8]} \
+			/^(not ok|FAIL)/{print} {n = 0}' $(B)/logs/fleet.log; \
 		echo "# time: fleet $$(( $$(date +%s) - t0 )) s" >> $(B)/logs/fleet.log
 	@selftests/summary fleet $(B)/logs/fleet.log
 
