@@ -1169,7 +1169,7 @@ static int mem_cb(const struct nlmsghdr *nlh, void *data)
 
 	cft_nl_parse(nlh, tb);
 	if (tb[CAPFENCE_A_STATS] &&
-	    !cft_nl_parse_nested(tb[CAPFENCE_A_STATS], st, CAPFENCE_STATS_A_MAX)) {
+	    !cft_nl_parse_nested(tb[CAPFENCE_A_STATS], st, &cf_attrs_stats)) {
 		if (st[CAPFENCE_STATS_A_CRED_BYTES])
 			out[0] = mnl_attr_get_u64(st[CAPFENCE_STATS_A_CRED_BYTES]);
 		if (st[CAPFENCE_STATS_A_CAP_BYTES])

@@ -129,11 +129,6 @@ int cft_nl_status(struct cft_nl *nl, struct capfence_status *s)
 	return capfence_client_status(nl->c, s, nl->ext, sizeof(nl->ext));
 }
 
-struct cft_parse {
-	const struct nlattr **tb;
-	unsigned int max;
-};
-
 struct cft_stat {
 	int attr;
 	uint64_t *v;
@@ -147,7 +142,7 @@ static int stat_cb(const struct nlmsghdr *nlh, void *data)
 	struct cft_stat *s = data;
 
 	if (cft_nl_parse(nlh, tb) || !tb[CAPFENCE_A_STATS] ||
-	    cft_nl_parse_nested(tb[CAPFENCE_A_STATS], st, CAPFENCE_STATS_A_MAX) ||
+	    cft_nl_parse_nested(tb[CAPFENCE_A_STATS], st, &cf_attrs_stats) ||
 	    !st[s->attr] || mnl_attr_validate(st[s->attr], MNL_TYPE_U64))
 		return MNL_CB_OK;
 	*s->v = mnl_attr_get_u64(st[s->attr]);
@@ -167,34 +162,15 @@ int cft_nl_stat(struct cft_nl *nl, int attr, uint64_t *v)
 	return err ?: s.found ? 0 : -ENOENT;
 }
 
-static int parse_attr(const struct nlattr *attr, void *data)
-{
-	struct cft_parse *p = data;
-	unsigned int type = mnl_attr_get_type(attr);
-
-	/* repeated attributes are walked by their users; keep the first */
-	if (type <= p->max && !p->tb[type])
-		p->tb[type] = attr;
-	return MNL_CB_OK;
-}
-
 int cft_nl_parse(const struct nlmsghdr *nlh, const struct nlattr **tb)
 {
-	struct cft_parse p = { tb, CAPFENCE_A_MAX };
-
-	memset(tb, 0, sizeof(*tb) * (CAPFENCE_A_MAX + 1));
-	return mnl_attr_parse(nlh, sizeof(struct genlmsghdr), parse_attr,
-			      &p) == MNL_CB_ERROR ? -EBADMSG : 0;
+	return capfence__attrs_parse_msg(&cf_attrs_capfence, nlh, tb);
 }
 
 int cft_nl_parse_nested(const struct nlattr *nest, const struct nlattr **tb,
-			unsigned int max)
+			const struct cf_attr_set *set)
 {
-	struct cft_parse p = { tb, max };
-
-	memset(tb, 0, sizeof(*tb) * (max + 1));
-	return mnl_attr_parse_nested(nest, parse_attr, &p) == MNL_CB_ERROR ?
-	       -EBADMSG : 0;
+	return capfence__attrs_parse_nest(set, nest, tb);
 }
 
 static uint64_t u64_or0(const struct nlattr *a)

@@ -13,6 +13,7 @@
 #include <libmnl/libmnl.h>
 #include <capfence/capfence.h>
 #include "capfence_testing.h"	/* capfence_client_fd() */
+#include "cf_attrs.h"		/* the attribute table */
 
 /*
  * The tests' view of the library's client: the typed calls go through
@@ -42,11 +43,14 @@ int cft_nl_talk(struct cft_nl *nl, struct nlmsghdr *nlh, mnl_cb_t cb,
 int cft_nl_status(struct cft_nl *nl, struct capfence_status *s);
 /* One u64 counter of STATUS_GET's CAPFENCE_A_STATS (CAPFENCE_STATS_A_*). */
 int cft_nl_stat(struct cft_nl *nl, int attr, uint64_t *v);
-/* Parse the attributes of a capfence message into tb[CAPFENCE_A_MAX + 1]. */
+/*
+ * Parse the attributes of a capfence message into tb[CAPFENCE_A_MAX + 1],
+ * and a nest of @set into tb[set->max + 1], through the library's table
+ * (cf_attrs.h): an attribute of the wrong type or size is -EBADMSG.
+ */
 int cft_nl_parse(const struct nlmsghdr *nlh, const struct nlattr **tb);
-/* Parse a nest into tb[max + 1]. */
 int cft_nl_parse_nested(const struct nlattr *nest, const struct nlattr **tb,
-			unsigned int max);
+			const struct cf_attr_set *set);
 
 /* The reply to a decision (DELEGATE, EXEC_SET, REVOKE). */
 struct cft_reply {

@@ -481,7 +481,7 @@ static int task_cb(const struct nlmsghdr *nlh, void *data)
 		mnl_attr_for_each_nested(m, a) {
 			if (ti->ncaps == 4)
 				break;
-			cft_nl_parse_nested(m, c, CAPFENCE_CAP_A_MAX);
+			cft_nl_parse_nested(m, c, &cf_attrs_cap);
 			ti->cap_id[ti->ncaps] = mnl_attr_get_u64(c[CAPFENCE_CAP_A_CAP_ID]);
 			ti->from[ti->ncaps] = mnl_attr_get_u32(c[CAPFENCE_CAP_A_FROM_PID]);
 			ti->state[ti->ncaps] = mnl_attr_get_u32(c[CAPFENCE_CAP_A_STATE]);

@@ -29,7 +29,7 @@ static int status_cb(const struct nlmsghdr *nlh, void *data)
 
 	if (cft_nl_parse(nlh, tb) || !tb[CAPFENCE_A_FLEET_REV] ||
 	    !tb[CAPFENCE_A_FLEET] ||
-	    cft_nl_parse_nested(tb[CAPFENCE_A_FLEET], fb, CAPFENCE_FLEET_A_MAX))
+	    cft_nl_parse_nested(tb[CAPFENCE_A_FLEET], fb, &cf_attrs_fleet))
 		return MNL_CB_ERROR;
 	s->rev = mnl_attr_get_u64(tb[CAPFENCE_A_FLEET_REV]);
 	s->stale_ms = mnl_attr_get_u32(fb[CAPFENCE_FLEET_A_STALE_MS]);
@@ -87,7 +87,7 @@ static int held_cb(const struct nlmsghdr *nlh, void *data)
 	mnl_attr_for_each_nested(m, tb[CAPFENCE_A_CAPS]) {
 		const struct nlattr *c[CAPFENCE_CAP_A_MAX + 1] = {};
 
-		if (h->n == 4 || cft_nl_parse_nested(m, c, CAPFENCE_CAP_A_MAX) ||
+		if (h->n == 4 || cft_nl_parse_nested(m, c, &cf_attrs_cap) ||
 		    !c[CAPFENCE_CAP_A_FLEET_REV])
 			return MNL_CB_ERROR;
 		h->cap_id[h->n] = mnl_attr_get_u64(c[CAPFENCE_CAP_A_CAP_ID]);

@@ -137,7 +137,7 @@ static int counters_cb(const struct nlmsghdr *nlh, void *data)
 
 	cft_nl_parse(nlh, tb);
 	if (!tb[CAPFENCE_A_STATS] ||
-	    cft_nl_parse_nested(tb[CAPFENCE_A_STATS], st, CAPFENCE_STATS_A_MAX))
+	    cft_nl_parse_nested(tb[CAPFENCE_A_STATS], st, &cf_attrs_stats))
 		return MNL_CB_ERROR;
 	c->delegate_ok = u64a(st[CAPFENCE_STATS_A_DELEGATE_OK]);
 	c->exercise_allow = u64a(st[CAPFENCE_STATS_A_EXERCISE_ALLOW]);

@@ -10,6 +10,10 @@
 #include <stddef.h>
 #include <unistd.h>
 
+#include <linux/genetlink.h>
+#include <libmnl/libmnl.h>
+
+#include "cf_attrs.h"
 #include "cf_test.h"
 
 static bool module_loaded(void)
@@ -108,6 +112,75 @@ TEST(change_opts_bad_input)
 	EXPECT_EQ(-EINVAL, r.err);
 	EXPECT_EQ(-1, r.reason);
 	EXPECT_STREQ("options: seccomp is an epoch install option", r.message);
+}
+
+/* A capfence reply in buf with a genlmsghdr, for the attribute table. */
+static struct nlmsghdr *reply(char *buf)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct genlmsghdr *g = mnl_nlmsg_put_extra_header(nlh, sizeof(*g));
+
+	g->cmd = CAPFENCE_CMD_STATUS_GET;
+	return nlh;
+}
+
+TEST(attribute_table_reads_what_the_spec_says)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	const struct nlattr *tb[CAPFENCE_A_MAX + 1], *st[CAPFENCE_STATS_A_MAX + 1];
+	struct nlmsghdr *nlh = reply(buf);
+	struct nlattr *nest;
+
+	mnl_attr_put_strz(nlh, CAPFENCE_A_VERSION, "1.0");
+	mnl_attr_put_u64(nlh, CAPFENCE_A_FENCE, 7);
+	mnl_attr_put_u32(nlh, CAPFENCE_A_MAX + 5, 1);	/* a newer kernel's: skipped */
+	nest = mnl_attr_nest_start(nlh, CAPFENCE_A_STATS);
+	mnl_attr_put_u64(nlh, CAPFENCE_STATS_A_HELD_CAPS, 3);
+	mnl_attr_nest_end(nlh, nest);
+	ASSERT_EQ(0, capfence__attrs_parse_msg(&cf_attrs_capfence, nlh, tb));
+	EXPECT_STREQ("1.0", mnl_attr_get_str(tb[CAPFENCE_A_VERSION]));
+	EXPECT_EQ(7u, mnl_attr_get_u64(tb[CAPFENCE_A_FENCE]));
+	EXPECT_EQ(NULL, tb[CAPFENCE_A_EPOCH_ID]);
+	ASSERT_EQ(0, capfence__attrs_parse_nest(&cf_attrs_stats, tb[CAPFENCE_A_STATS], st));
+	EXPECT_EQ(3u, mnl_attr_get_u64(st[CAPFENCE_STATS_A_HELD_CAPS]));
+	/* the first of a repeated attribute */
+	nlh = reply(buf);
+	mnl_attr_put_u64(nlh, CAPFENCE_A_EPOCH_ID, 1);
+	mnl_attr_put_u64(nlh, CAPFENCE_A_EPOCH_ID, 2);
+	ASSERT_EQ(0, capfence__attrs_parse_msg(&cf_attrs_capfence, nlh, tb));
+	EXPECT_EQ(1u, mnl_attr_get_u64(tb[CAPFENCE_A_EPOCH_ID]));
+}
+
+TEST(attribute_table_refuses_a_wrong_type_or_size)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	const struct nlattr *tb[CAPFENCE_A_MAX + 1], *cb[CAPFENCE_CAP_A_MAX + 1];
+	unsigned char key[CAPFENCE_KEY_LEN - 1] = { 0 };
+	struct nlmsghdr *nlh = reply(buf);
+	struct nlattr *nest;
+
+	/* a u32 where the spec says u64: the message, not a 0 */
+	mnl_attr_put_u32(nlh, CAPFENCE_A_FENCE, 7);
+	EXPECT_EQ(-EBADMSG, capfence__attrs_parse_msg(&cf_attrs_capfence, nlh, tb));
+	/* a string without its NUL */
+	nlh = reply(buf);
+	mnl_attr_put(nlh, CAPFENCE_A_VERSION, 3, "1.0");
+	EXPECT_EQ(-EBADMSG, capfence__attrs_parse_msg(&cf_attrs_capfence, nlh, tb));
+	/* a fixed-size binary one byte short */
+	nlh = reply(buf);
+	mnl_attr_put(nlh, CAPFENCE_A_KEY, sizeof(key), key);
+	EXPECT_EQ(-EBADMSG, capfence__attrs_parse_msg(&cf_attrs_capfence, nlh, tb));
+	/* inside a nest: a held capability's net range of the wrong size */
+	nlh = reply(buf);
+	nest = mnl_attr_nest_start(nlh, 1);
+	mnl_attr_put(nlh, CAPFENCE_CAP_A_NET, 8, key);
+	mnl_attr_nest_end(nlh, nest);
+	EXPECT_EQ(-EBADMSG, capfence__attrs_parse_nest(&cf_attrs_cap, nest, cb));
+	EXPECT_FALSE(capfence__attr_valid(&cf_attrs_cap, mnl_attr_get_payload(nest)));
+	/* a flag with a payload */
+	nlh = reply(buf);
+	mnl_attr_put_u8(nlh, CAPFENCE_A_DRY_RUN, 1);
+	EXPECT_EQ(-EBADMSG, capfence__attrs_parse_msg(&cf_attrs_capfence, nlh, tb));
 }
 
 TEST_HARNESS_MAIN

@@ -21,6 +21,7 @@
 #include <sodium.h>
 #include <capfence/capfence.h>
 #include "capfence_testing.h"
+#include "cf_attrs.h"
 #include "cf_internal.h"
 
 /* Room for any reply (a dump batch) and any request (16 tokens). */
@@ -360,55 +361,46 @@ static int simple(struct capfence_client *c, struct nlmsghdr *nlh,
 
 /* ---- attribute helpers ------------------------------------------------------ */
 
-struct cf_parse {
-	const struct nlattr **tb;
-	unsigned int max;
-};
-
-static int parse_attr(const struct nlattr *attr, void *data)
-{
-	struct cf_parse *p = data;
-	unsigned int type = mnl_attr_get_type(attr);
-
-	/* repeated attributes are walked by their users; keep the first */
-	if (type <= p->max && !p->tb[type])
-		p->tb[type] = attr;
-	return MNL_CB_OK;
-}
-
+/*
+ * Every attribute is read through cf_attrs.c's table: parsed into tb[]
+ * there with its type and size checked, so what follows only reads.
+ */
 static int parse_top(const struct nlmsghdr *nlh, const struct nlattr **tb)
 {
-	struct cf_parse p = { tb, CAPFENCE_A_MAX };
-
-	memset(tb, 0, sizeof(*tb) * (CAPFENCE_A_MAX + 1));
-	return mnl_attr_parse(nlh, sizeof(struct genlmsghdr), parse_attr,
-			      &p) == MNL_CB_ERROR ? -EBADMSG : 0;
+	return capfence__attrs_parse_msg(&cf_attrs_capfence, nlh, tb);
 }
 
 static uint64_t get_u64(const struct nlattr *a)
 {
-	return a && !mnl_attr_validate(a, MNL_TYPE_U64) ? mnl_attr_get_u64(a) : 0;
+	return a ? mnl_attr_get_u64(a) : 0;
 }
 
 static uint32_t get_u32(const struct nlattr *a)
 {
-	return a && !mnl_attr_validate(a, MNL_TYPE_U32) ? mnl_attr_get_u32(a) : 0;
+	return a ? mnl_attr_get_u32(a) : 0;
 }
 
-/* A NET (binary range, host-order ports) or PATH (string) attribute. */
-static int get_constraint(const struct nlattr *a, bool net,
-			  struct capfence_constraint *c)
+static uint8_t get_u8(const struct nlattr *a)
+{
+	return a ? mnl_attr_get_u8(a) : 0;
+}
+
+/*
+ * A NET (binary range, host-order ports) or PATH (string) attribute of
+ * @set (a rule or a held capability), one of a repeated list.
+ */
+static int get_constraint(const struct cf_attr_set *set, const struct nlattr *a,
+			  bool net, struct capfence_constraint *c)
 {
 	memset(c, 0, sizeof(*c));
+	if (!capfence__attr_valid(set, a))
+		return -EBADMSG;
 	if (net) {
-		if (mnl_attr_get_payload_len(a) != sizeof(c->net))
-			return -EBADMSG;
 		c->kind = CAPFENCE_CONSTRAINT_NET;
 		memcpy(&c->net, mnl_attr_get_payload(a), sizeof(c->net));
 		return 0;
 	}
-	if (mnl_attr_validate(a, MNL_TYPE_NUL_STRING) ||
-	    strlen(mnl_attr_get_str(a)) > CAPFENCE_PATH_MAX)
+	if (strlen(mnl_attr_get_str(a)) > CAPFENCE_PATH_MAX)
 		return -EBADMSG;
 	c->kind = CAPFENCE_CONSTRAINT_PATH;
 	c->path.len = (uint8_t)strlen(mnl_attr_get_str(a));
@@ -418,17 +410,17 @@ static int get_constraint(const struct nlattr *a, bool net,
 
 /* ---- status ------------------------------------------------------------------- */
 
-static void get_reasons(const struct nlattr *nest, uint64_t *out)
+static int get_reasons(const struct nlattr *nest, uint64_t *out)
 {
-	const struct nlattr *a;
+	const struct nlattr *tb[CAPFENCE_R_MAX + 1];
+	unsigned int t;
 
-	mnl_attr_for_each_nested(a, nest) {
-		unsigned int t = mnl_attr_get_type(a);
-
-		if (t < CAPFENCE_STATUS_REASONS &&
-		    mnl_attr_validate(a, MNL_TYPE_U64) == 0)
-			out[t] = mnl_attr_get_u64(a);
-	}
+	if (capfence__attrs_parse_nest(&cf_attrs_reason_counts, nest, tb))
+		return -EBADMSG;
+	for (t = 0; t <= CAPFENCE_R_MAX && t < CAPFENCE_STATUS_REASONS; t++)
+		if (tb[t])
+			out[t] = mnl_attr_get_u64(tb[t]);
+	return 0;
 }
 
 static int status_cb(const struct nlmsghdr *nlh, void *data)
@@ -436,41 +428,36 @@ static int status_cb(const struct nlmsghdr *nlh, void *data)
 	const struct nlattr *tb[CAPFENCE_A_MAX + 1];
 	const struct nlattr *st[CAPFENCE_STATS_A_MAX + 1];
 	struct capfence_status *s = data;
-	struct cf_parse p = { st, CAPFENCE_STATS_A_MAX };
 
-	if (parse_top(nlh, tb)) {
-		errno = EBADMSG;
-		return MNL_CB_ERROR;
-	}
-	if (tb[CAPFENCE_A_VERSION] &&
-	    !mnl_attr_validate(tb[CAPFENCE_A_VERSION], MNL_TYPE_NUL_STRING))
+	if (parse_top(nlh, tb))
+		goto bad;
+	if (tb[CAPFENCE_A_VERSION])
 		snprintf(s->version, sizeof(s->version), "%s",
 			 mnl_attr_get_str(tb[CAPFENCE_A_VERSION]));
 	s->abi = get_u32(tb[CAPFENCE_A_ABI]);
-	if (tb[CAPFENCE_A_HOOKS_ATTACHED] &&
-	    !mnl_attr_validate(tb[CAPFENCE_A_HOOKS_ATTACHED], MNL_TYPE_U8))
-		s->attached = mnl_attr_get_u8(tb[CAPFENCE_A_HOOKS_ATTACHED]);
+	s->attached = get_u8(tb[CAPFENCE_A_HOOKS_ATTACHED]);
 	s->fence = get_u64(tb[CAPFENCE_A_FENCE]);
 	s->max_epoch = get_u64(tb[CAPFENCE_A_MAX_EPOCH_ID]);
 	s->active_epoch = get_u64(tb[CAPFENCE_A_ACTIVE_EPOCH_ID]);
 	if (!tb[CAPFENCE_A_STATS])
 		return MNL_CB_OK;
-	memset(st, 0, sizeof(st));
-	if (mnl_attr_parse_nested(tb[CAPFENCE_A_STATS], parse_attr, &p) ==
-	    MNL_CB_ERROR)
-		return MNL_CB_OK;
+	if (capfence__attrs_parse_nest(&cf_attrs_stats, tb[CAPFENCE_A_STATS], st))
+		goto bad;
 	s->bound = get_u64(st[CAPFENCE_STATS_A_BOUND_CREDS]);
 	s->held = get_u64(st[CAPFENCE_STATS_A_HELD_CAPS]);
 	s->delegate_ok = get_u64(st[CAPFENCE_STATS_A_DELEGATE_OK]);
 	s->exercise_allow = get_u64(st[CAPFENCE_STATS_A_EXERCISE_ALLOW]);
 	s->cred_bytes = get_u64(st[CAPFENCE_STATS_A_CRED_BYTES]);
 	s->cap_bytes = get_u64(st[CAPFENCE_STATS_A_CAP_BYTES]);
-	if (st[CAPFENCE_STATS_A_DELEGATE_REJECT])
-		get_reasons(st[CAPFENCE_STATS_A_DELEGATE_REJECT],
-			    s->delegate_reject);
-	if (st[CAPFENCE_STATS_A_EXERCISE_DENY])
-		get_reasons(st[CAPFENCE_STATS_A_EXERCISE_DENY], s->exercise_deny);
+	if ((st[CAPFENCE_STATS_A_DELEGATE_REJECT] &&
+	     get_reasons(st[CAPFENCE_STATS_A_DELEGATE_REJECT], s->delegate_reject)) ||
+	    (st[CAPFENCE_STATS_A_EXERCISE_DENY] &&
+	     get_reasons(st[CAPFENCE_STATS_A_EXERCISE_DENY], s->exercise_deny)))
+		goto bad;
 	return MNL_CB_OK;
+bad:
+	errno = EBADMSG;
+	return MNL_CB_ERROR;
 }
 
 int capfence_client_status(struct capfence_client *c,
@@ -489,7 +476,6 @@ static int fleet_status_cb(const struct nlmsghdr *nlh, void *data)
 	const struct nlattr *tb[CAPFENCE_A_MAX + 1];
 	const struct nlattr *fl[CAPFENCE_FLEET_A_MAX + 1];
 	struct capfence_fleet_status *f = data;
-	struct cf_parse p = { fl, CAPFENCE_FLEET_A_MAX };
 
 	if (parse_top(nlh, tb)) {
 		errno = EBADMSG;
@@ -499,9 +485,7 @@ static int fleet_status_cb(const struct nlmsghdr *nlh, void *data)
 	if (!tb[CAPFENCE_A_FLEET])
 		return MNL_CB_OK;
 	f->supported = true;
-	memset(fl, 0, sizeof(fl));
-	if (mnl_attr_parse_nested(tb[CAPFENCE_A_FLEET], parse_attr, &p) ==
-	    MNL_CB_ERROR) {
+	if (capfence__attrs_parse_nest(&cf_attrs_fleet, tb[CAPFENCE_A_FLEET], fl)) {
 		errno = EBADMSG;
 		return MNL_CB_ERROR;
 	}
@@ -530,7 +514,6 @@ static int sandbox_cb(const struct nlmsghdr *nlh, void *data)
 	const struct nlattr *tb[CAPFENCE_A_MAX + 1];
 	const struct nlattr *sa[CAPFENCE_SANDBOX_A_MAX + 1];
 	struct capfence_sandbox_info *o = data;
-	struct cf_parse p = { sa, CAPFENCE_SANDBOX_A_MAX };
 
 	if (parse_top(nlh, tb)) {
 		errno = EBADMSG;
@@ -538,10 +521,7 @@ static int sandbox_cb(const struct nlmsghdr *nlh, void *data)
 	}
 	if (!tb[CAPFENCE_A_SANDBOX])
 		return MNL_CB_OK;
-	memset(sa, 0, sizeof(sa));
-	if (mnl_attr_validate(tb[CAPFENCE_A_SANDBOX], MNL_TYPE_NESTED) ||
-	    mnl_attr_parse_nested(tb[CAPFENCE_A_SANDBOX], parse_attr, &p) ==
-	    MNL_CB_ERROR) {
+	if (capfence__attrs_parse_nest(&cf_attrs_sandbox, tb[CAPFENCE_A_SANDBOX], sa)) {
 		errno = EBADMSG;
 		return MNL_CB_ERROR;
 	}
@@ -792,31 +772,17 @@ int capfence_client_epoch_activate_at(struct capfence_client *c,
 static int parse_rule(const struct nlattr *nest,
 		      struct capfence_epoch_info *info)
 {
+	const struct nlattr *tb[CAPFENCE_RULE_A_MAX + 1], *a;
 	struct capfence_rule r;
-	const struct nlattr *a;
-	uint64_t fenced_at = 0;
-	int class_id = -1;
+	uint64_t fenced_at;
+	int class_id;
 
 	memset(&r, 0, sizeof(r));
-	mnl_attr_for_each_nested(a, nest) {
-		switch (mnl_attr_get_type(a)) {
-		case CAPFENCE_RULE_A_CLASS:
-			if (mnl_attr_validate(a, MNL_TYPE_U8))
-				return -EBADMSG;
-			class_id = mnl_attr_get_u8(a);
-			break;
-		case CAPFENCE_RULE_A_KIND:
-			if (mnl_attr_validate(a, MNL_TYPE_U8))
-				return -EBADMSG;
-			r.kind = mnl_attr_get_u8(a);
-			break;
-		case CAPFENCE_RULE_A_FENCED_AT:
-			if (mnl_attr_validate(a, MNL_TYPE_U64))
-				return -EBADMSG;
-			fenced_at = mnl_attr_get_u64(a);
-			break;
-		}
-	}
+	if (capfence__attrs_parse_nest(&cf_attrs_rule, nest, tb))
+		return -EBADMSG;
+	class_id = tb[CAPFENCE_RULE_A_CLASS] ? get_u8(tb[CAPFENCE_RULE_A_CLASS]) : -1;
+	r.kind = get_u8(tb[CAPFENCE_RULE_A_KIND]);
+	fenced_at = get_u64(tb[CAPFENCE_RULE_A_FENCED_AT]);
 	/* a class this library does not know yet: skip it, never misread it */
 	if (!capfence_class_valid(class_id))
 		return 0;
@@ -827,7 +793,7 @@ static int parse_rule(const struct nlattr *nest,
 		if (type != CAPFENCE_RULE_A_NET && type != CAPFENCE_RULE_A_PATH)
 			continue;
 		if (r.n == CAPFENCE_MAX_CONSTRAINTS ||
-		    get_constraint(a, type == CAPFENCE_RULE_A_NET,
+		    get_constraint(&cf_attrs_rule, a, type == CAPFENCE_RULE_A_NET,
 				   &r.constraints[r.n]))
 			return -EBADMSG;
 		r.n++;
@@ -840,31 +806,18 @@ static int parse_rule(const struct nlattr *nest,
 static int parse_epoch_msg(const struct nlmsghdr *nlh,
 			   struct capfence_epoch_info *info)
 {
-	const struct nlattr *a, *r;
+	const struct nlattr *tb[CAPFENCE_A_MAX + 1], *r;
 
 	memset(info, 0, sizeof(*info));
 	capfence_epoch_init(&info->e, 0);
-	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr)) {
-		switch (mnl_attr_get_type(a)) {
-		case CAPFENCE_A_EPOCH_ID:
-			if (mnl_attr_validate(a, MNL_TYPE_U64))
+	if (parse_top(nlh, tb))
+		return -EBADMSG;
+	info->e.epoch_id = get_u64(tb[CAPFENCE_A_EPOCH_ID]);
+	info->active = get_u8(tb[CAPFENCE_A_ACTIVE]);
+	if (tb[CAPFENCE_A_RULES])
+		mnl_attr_for_each_nested(r, tb[CAPFENCE_A_RULES])
+			if (parse_rule(r, info))
 				return -EBADMSG;
-			info->e.epoch_id = mnl_attr_get_u64(a);
-			break;
-		case CAPFENCE_A_ACTIVE:
-			if (mnl_attr_validate(a, MNL_TYPE_U8))
-				return -EBADMSG;
-			info->active = mnl_attr_get_u8(a);
-			break;
-		case CAPFENCE_A_RULES:
-			if (mnl_attr_validate(a, MNL_TYPE_NESTED))
-				return -EBADMSG;
-			mnl_attr_for_each_nested(r, a)
-				if (parse_rule(r, info))
-					return -EBADMSG;
-			break;
-		}
-	}
 	return 0;
 }
 
@@ -891,34 +844,29 @@ CF_DEFAULT_VERSION(capfence_client_epoch_get, LIBCAPFENCE_1.4);
 
 static int epoch_seccomp_cb(const struct nlmsghdr *nlh, void *data)
 {
+	const struct nlattr *tb[CAPFENCE_A_MAX + 1], *a;
 	struct capfence_seccomp_info *out = data;
-	const struct nlattr *a;
 
-	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr)) {
-		switch (mnl_attr_get_type(a)) {
-		case CAPFENCE_A_SECCOMP_LEN:
-			if (mnl_attr_validate(a, MNL_TYPE_U32))
-				goto bad;
-			out->insns = mnl_attr_get_u32(a);
-			break;
-		case CAPFENCE_A_SECCOMP_DIGEST:
-			if (mnl_attr_get_payload_len(a) != CAPFENCE_SECCOMP_DIGEST_LEN)
-				goto bad;
-			memcpy(out->digest, mnl_attr_get_payload(a),
-			       CAPFENCE_SECCOMP_DIGEST_LEN);
-			break;
-		case CAPFENCE_A_SECCOMP_PROG:
-			if (out->prog)
-				goto bad;
-			out->len = mnl_attr_get_payload_len(a);
-			out->prog = malloc(out->len ?: 1);
-			if (!out->prog) {
-				errno = ENOMEM;
-				return MNL_CB_ERROR;
-			}
-			memcpy(out->prog, mnl_attr_get_payload(a), out->len);
-			break;
+	if (parse_top(nlh, tb))
+		goto bad;
+	out->insns = get_u32(tb[CAPFENCE_A_SECCOMP_LEN]);
+	a = tb[CAPFENCE_A_SECCOMP_DIGEST];
+	if (a) {
+		if (mnl_attr_get_payload_len(a) != CAPFENCE_SECCOMP_DIGEST_LEN)
+			goto bad;
+		memcpy(out->digest, mnl_attr_get_payload(a), CAPFENCE_SECCOMP_DIGEST_LEN);
+	}
+	a = tb[CAPFENCE_A_SECCOMP_PROG];
+	if (a) {
+		if (out->prog)	/* one reply only */
+			goto bad;
+		out->len = mnl_attr_get_payload_len(a);
+		out->prog = malloc(out->len ?: 1);
+		if (!out->prog) {
+			errno = ENOMEM;
+			return MNL_CB_ERROR;
 		}
+		memcpy(out->prog, mnl_attr_get_payload(a), out->len);
 	}
 	if (out->insns && (!out->prog || out->len != out->insns * 8ULL))
 		goto bad;
@@ -1009,9 +957,8 @@ static int decision_cb(const struct nlmsghdr *nlh, void *data)
 		errno = EBADMSG;
 		return MNL_CB_ERROR;
 	}
-	if (tb[CAPFENCE_A_REASON] &&
-	    !mnl_attr_validate(tb[CAPFENCE_A_REASON], MNL_TYPE_U32))
-		r->reason = (int)mnl_attr_get_u32(tb[CAPFENCE_A_REASON]);
+	if (tb[CAPFENCE_A_REASON])
+		r->reason = (int)get_u32(tb[CAPFENCE_A_REASON]);
 	if (tb[CAPFENCE_A_CAP_ID])
 		r->cap_id = get_u64(tb[CAPFENCE_A_CAP_ID]);
 	if (tb[CAPFENCE_A_EPOCH_ID])
@@ -1468,52 +1415,27 @@ int capfence_client_spawn_bound(struct capfence_client *c, uint64_t epoch_id,
 
 static int parse_cap(const struct nlattr *nest, struct capfence_cap_info *c)
 {
-	const struct nlattr *a;
+	const struct nlattr *tb[CAPFENCE_CAP_A_MAX + 1], *a;
 
 	memset(c, 0, sizeof(*c));
-	c->class_id = -1;
+	if (capfence__attrs_parse_nest(&cf_attrs_cap, nest, tb))
+		return -EBADMSG;
+	c->cap_id = get_u64(tb[CAPFENCE_CAP_A_CAP_ID]);
+	c->class_id = tb[CAPFENCE_CAP_A_CLASS] ? get_u8(tb[CAPFENCE_CAP_A_CLASS]) : -1;
+	c->epoch_id = get_u64(tb[CAPFENCE_CAP_A_EPOCH_ID]);
+	c->key_id = get_u32(tb[CAPFENCE_CAP_A_KEY_ID]);
+	c->from_pid = get_u32(tb[CAPFENCE_CAP_A_FROM_PID]);
+	c->state = get_u32(tb[CAPFENCE_CAP_A_STATE]);
 	mnl_attr_for_each_nested(a, nest) {
-		switch (mnl_attr_get_type(a)) {
-		case CAPFENCE_CAP_A_CAP_ID:
-			if (mnl_attr_validate(a, MNL_TYPE_U64))
-				return -EBADMSG;
-			c->cap_id = mnl_attr_get_u64(a);
-			break;
-		case CAPFENCE_CAP_A_CLASS:
-			if (mnl_attr_validate(a, MNL_TYPE_U8))
-				return -EBADMSG;
-			c->class_id = mnl_attr_get_u8(a);
-			break;
-		case CAPFENCE_CAP_A_EPOCH_ID:
-			if (mnl_attr_validate(a, MNL_TYPE_U64))
-				return -EBADMSG;
-			c->epoch_id = mnl_attr_get_u64(a);
-			break;
-		case CAPFENCE_CAP_A_KEY_ID:
-			if (mnl_attr_validate(a, MNL_TYPE_U32))
-				return -EBADMSG;
-			c->key_id = mnl_attr_get_u32(a);
-			break;
-		case CAPFENCE_CAP_A_FROM_PID:
-			if (mnl_attr_validate(a, MNL_TYPE_U32))
-				return -EBADMSG;
-			c->from_pid = mnl_attr_get_u32(a);
-			break;
-		case CAPFENCE_CAP_A_STATE:
-			if (mnl_attr_validate(a, MNL_TYPE_U32))
-				return -EBADMSG;
-			c->state = mnl_attr_get_u32(a);
-			break;
-		case CAPFENCE_CAP_A_NET:
-		case CAPFENCE_CAP_A_PATH:
-			if (c->n == CAPFENCE_MAX_CONSTRAINTS ||
-			    get_constraint(a, mnl_attr_get_type(a) ==
-					   CAPFENCE_CAP_A_NET,
-					   &c->constraints[c->n]))
-				return -EBADMSG;
-			c->n++;
-			break;
-		}
+		int type = mnl_attr_get_type(a);
+
+		if (type != CAPFENCE_CAP_A_NET && type != CAPFENCE_CAP_A_PATH)
+			continue;
+		if (c->n == CAPFENCE_MAX_CONSTRAINTS ||
+		    get_constraint(&cf_attrs_cap, a, type == CAPFENCE_CAP_A_NET,
+				   &c->constraints[c->n]))
+			return -EBADMSG;
+		c->n++;
 	}
 	return 0;
 }
@@ -1553,30 +1475,26 @@ static int task_caps(struct task_acc *acc, const struct nlattr *arr)
 
 static int task_cb(const struct nlmsghdr *nlh, void *data)
 {
+	const struct nlattr *tb[CAPFENCE_A_MAX + 1], *a;
 	struct task_acc *acc = data;
 	struct capfence_task_info *ti = acc->ti;
-	const struct nlattr *a;
 
-	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr)) {
-		int type = mnl_attr_get_type(a);
-
-		if (type == CAPFENCE_A_CAPS) {
-			if (mnl_attr_validate(a, MNL_TYPE_NESTED)) {
-				errno = EBADMSG;
-				return MNL_CB_ERROR;
-			}
-			if (task_caps(acc, a))
-				return MNL_CB_ERROR;
-		} else if (type == CAPFENCE_A_PID) {
-			ti->pid = get_u32(a);
-		} else if (type == CAPFENCE_A_EPOCH_ID) {
-			ti->epoch_id = get_u64(a);
-		} else if (type == CAPFENCE_A_PENDING_EPOCH_ID) {
-			ti->pending_epoch_id = get_u64(a);
-		} else if (type == CAPFENCE_A_FENCE) {
-			ti->fence = get_u64(a);
-		}
+	if (parse_top(nlh, tb)) {
+		errno = EBADMSG;
+		return MNL_CB_ERROR;
 	}
+	/* a long list comes in several messages, CAPS in each */
+	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr))
+		if (mnl_attr_get_type(a) == CAPFENCE_A_CAPS && task_caps(acc, a))
+			return MNL_CB_ERROR;
+	if (tb[CAPFENCE_A_PID])
+		ti->pid = get_u32(tb[CAPFENCE_A_PID]);
+	if (tb[CAPFENCE_A_EPOCH_ID])
+		ti->epoch_id = get_u64(tb[CAPFENCE_A_EPOCH_ID]);
+	if (tb[CAPFENCE_A_PENDING_EPOCH_ID])
+		ti->pending_epoch_id = get_u64(tb[CAPFENCE_A_PENDING_EPOCH_ID]);
+	if (tb[CAPFENCE_A_FENCE])
+		ti->fence = get_u64(tb[CAPFENCE_A_FENCE]);
 	return MNL_CB_OK;
 }
 
