@@ -290,14 +290,14 @@ check: all
 		echo "$$1 $$(( $$(date +%s) - s )) s" >> $(B)/logs/times.txt; }; \
 		stage unit; stage abi-check; stage spec-check; stage layer-check; stage install-check; \
 		stage fuzz-check; stage vmtest; stage ecotest; stage agent-check; \
-		$(if $(filter 6.1,$(KERNEL)),stage check-fleet;) \
+		$(if $(filter 6.1,$(KERNEL)),stage class-check; stage check-fleet;) \
 		echo "# time: $$(paste -sd, $(B)/logs/times.txt | sed 's/,/, /g')"; \
 		cd $(B)/logs && for k in $(KERNEL); do \
 			$(CURDIR)/selftests/summary "kernel $$k" vm-$$k.log cli-$$k.log py-$$k.log eco-$$k.log nlfuzz-$$k.log agent-$$k.log; \
 		done; \
 		$(CURDIR)/selftests/summary total unit.log abi.log spec.log layer.log install*.log fuzz.log \
 			$(foreach k,$(KERNEL),vm-$(k).log cli-$(k).log py-$(k).log eco-$(k).log agent-$(k).log) \
-			$(if $(filter 6.1,$(KERNEL)),fleet.log)
+			$(if $(filter 6.1,$(KERNEL)),class.log fleet.log)
 
 # The README's quick start (make demo, make check) in a fresh minimal
 # Debian 12 root built with debootstrap; as root.

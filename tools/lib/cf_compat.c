@@ -173,7 +173,8 @@ int capfence__v10_epoch_format(const struct cf_v10_epoch *o, char *buf, size_t l
 
 	if (!o)
 		return -EINVAL;
-	return capfence_epoch_format(v10_in(&e, o), buf, len);
+	/* the classes a 1.3 program knows: its text stays 1.3's */
+	return capfence__epoch_format_classes(v10_in(&e, o), buf, len, CF_V10_CLASSES - 1);
 }
 CF_COMPAT(capfence__v10_epoch_format, capfence_epoch_format, LIBCAPFENCE_1.0);
 

@@ -1098,7 +1098,8 @@ out:
 }
 CF_DEFAULT_VERSION(capfence_epoch_parse_file, LIBCAPFENCE_1.4);
 
-int capfence_epoch_format(const struct capfence_epoch *e, char *buf, size_t len)
+int capfence__epoch_format_classes(const struct capfence_epoch *e, char *buf, size_t len,
+				   int max_class)
 {
 	size_t off;
 	int n, i;
@@ -1107,7 +1108,7 @@ int capfence_epoch_format(const struct capfence_epoch *e, char *buf, size_t len)
 	if (n < 0 || (size_t)n >= len)
 		return -ENOSPC;
 	off = (size_t)n;
-	for (i = 1; i <= CAPFENCE_CLASS_MAX; i++) {
+	for (i = 1; i <= max_class && i <= CAPFENCE_CLASS_MAX; i++) {
 		n = capfence_rule_format(&e->rules[i], buf + off, len - off);
 		if (n < 0)
 			return n;
@@ -1118,6 +1119,11 @@ int capfence_epoch_format(const struct capfence_epoch *e, char *buf, size_t len)
 		buf[off] = '\0';
 	}
 	return (int)off;
+}
+
+int capfence_epoch_format(const struct capfence_epoch *e, char *buf, size_t len)
+{
+	return capfence__epoch_format_classes(e, buf, len, CAPFENCE_CLASS_MAX);
 }
 CF_DEFAULT_VERSION(capfence_epoch_format, LIBCAPFENCE_1.4);
 

@@ -28,6 +28,9 @@ enum capfence_reason capfence__decide_authentic(const struct capfence_token *t,
 
 /* The system calls that exercise a class (NULL-terminated; empty for none). */
 const char *const *capfence__class_syscalls(int class_id);
+/* capfence_epoch_format() of classes 1..max_class only (the 1.3 wrapper's). */
+int capfence__epoch_format_classes(const struct capfence_epoch *e, char *buf, size_t len,
+				   int max_class);
 
 #pragma GCC visibility pop
 
