@@ -22,10 +22,11 @@ $(B)/guest/bin/cf-faults: selftests/faults/faults.c $(VMT_COMMON) $(wildcard sel
 	@mkdir -p $(B)/guest/bin
 	$(CC) $(CFLAGS_USR) $(CPPFLAGS_USR) -Iselftests/kernel -DCF_VECTORS='"/usr/share/capfence/tokens.txt"' $< $(VMT_COMMON) $(LIB_SRCS) $(NL_SRCS) -lsodium -lmnl $(NET_LIBS) -lpthread -o $@
 
-# static: as little as possible happens between its execve and its report
+# static and without libc: as little as possible happens between its
+# execve and its report, and nothing of a C library's own failure paths
 $(B)/guest/bin/cf-faults-probe: selftests/faults/probe.c
 	@mkdir -p $(B)/guest/bin
-	$(CC) $(CFLAGS_USR) -static $< -o $@
+	$(CC) $(CFLAGS_USR) -static -nostdlib -ffreestanding -fno-stack-protector -fno-pie -no-pie $< -o $@
 
 .PHONY: check-faults
 
