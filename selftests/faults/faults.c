@@ -1123,7 +1123,7 @@ static int op_exec_set(struct op *op, unsigned int n, struct attempt *a)
 /* An execve that binds: a launcher with a pending epoch execs the probe. */
 static int op_exec_bind(struct op *op, unsigned int n, struct attempt *a)
 {
-	int p[2], q[2], st;
+	int p[2], q[2], st, ret;
 	char line[64], go = 'g';
 	pid_t pid;
 
@@ -1164,14 +1164,23 @@ static int op_exec_bind(struct op *op, unsigned int n, struct attempt *a)
 	close(p[1]);
 	close(q[0]);
 	tracked[ntracked++] = pid;
-	if (cft_read_line(p[0], line, sizeof(line), cft_ms(20000)) < 0 ||
+	if (cft_read_line(p[0], line, sizeof(line), 20000) < 0 ||
 	    strcmp(line, "R") || settle(&snl, &before) ||
 	    write(q[1], &go, 1) != 1) {
 		a->bad = true;
 		snprintf(a->why, sizeof(a->why), "the launcher failed");
 		goto out;
 	}
-	if (cft_read_line(p[0], line, sizeof(line), cft_ms(20000)) < 0) {
+	ret = cft_read_line(p[0], line, sizeof(line), 20000);
+	if (ret == -ETIMEDOUT) {
+		/* neither a report nor an end: a hang, never taken for a kill */
+		a->bad = true;
+		snprintf(a->why, sizeof(a->why),
+			 "the new image neither reported nor ended within %d ms",
+			 cft_ms(20000));
+		goto out;
+	}
+	if (ret < 0) {
 		/* killed past the point of no return: nothing runs unbound */
 		a->killed = true;
 		a->inj = 1;
@@ -1221,7 +1230,7 @@ static int agent_step(struct cft_agent *ag, const char *cmd, unsigned int n,
 	int tid, fd, res;
 
 	dprintf(ag->in, "%s\n", cmd);
-	if (cft_read_line(ag->out, line, sizeof(line), cft_ms(20000)) < 0)
+	if (cft_read_line(ag->out, line, sizeof(line), 20000) < 0)
 		return -1;
 	if (sscanf(line, "A %d", &tid) != 1)
 		return sscanf(line, "R %d", &res) == 1 ? res : -1;
@@ -1237,7 +1246,7 @@ static int agent_step(struct cft_agent *ag, const char *cmd, unsigned int n,
 	a->inj = fi_disarm(fd);
 	close(fd);
 	if (write(ag->in, "c", 1) != 1 ||
-	    cft_read_line(ag->out, line, sizeof(line), cft_ms(20000)) < 0 ||
+	    cft_read_line(ag->out, line, sizeof(line), 20000) < 0 ||
 	    sscanf(line, "R %d", &res) != 1)
 		return -1;
 	return res;
