@@ -219,11 +219,11 @@ TEST_F(etcd, snapshot_holds_every_change_in_order)
 	r3 = commit(_metadata, self->f, CF_FLEET_KEY_REMOVE, 7, 0);
 	/* a key the schema does not have stops the snapshot: never skipped */
 	ASSERT_EQ(0, cf_etcd_put(self->f->etcd, "/t/fleet/junk/1", "x", 0, NULL, err, sizeof(err)));
-	EXPECT_EQ(-EBADMSG, cf_fleet_snapshot(self->f, 0, &chs, &n, &rev, err, sizeof(err)));
+	EXPECT_EQ(-EBADMSG, cf_fleet_snapshot(self->f, 0, &chs, &n, &rev, NULL, err, sizeof(err)));
 	EXPECT_NE(NULL, strstr(err, ": /t/fleet/junk/1: the value is not a fleet change"));
 	EXPECT_EQ(NULL, chs);
 	/* before it was written */
-	ASSERT_EQ(0, cf_fleet_snapshot(self->f, r3, &chs, &n, &rev, err, sizeof(err)));
+	ASSERT_EQ(0, cf_fleet_snapshot(self->f, r3, &chs, &n, &rev, NULL, err, sizeof(err)));
 	/* a key removal has a key of its own: no change overwrites another */
 	ASSERT_EQ(3u, n);
 	EXPECT_EQ(CF_FLEET_KEY_ADD, chs[0].kind);
@@ -235,7 +235,7 @@ TEST_F(etcd, snapshot_holds_every_change_in_order)
 	EXPECT_LT(r3, rev);
 	free(chs);
 	/* at an older revision */
-	ASSERT_EQ(0, cf_fleet_snapshot(self->f, r1, &chs, &n, &rev, err, sizeof(err)));
+	ASSERT_EQ(0, cf_fleet_snapshot(self->f, r1, &chs, &n, &rev, NULL, err, sizeof(err)));
 	ASSERT_EQ(1u, n);
 	EXPECT_EQ(CF_FLEET_KEY_ADD, chs[0].kind);
 	free(chs);
@@ -470,7 +470,7 @@ TEST_F(etcd, signed_changes_form_a_chain_closed_by_the_head)
 		ASSERT_EQ(0, cf_fleet_commit(self->f, &ch, &rev, &seq, err, sizeof(err))) TH_LOG("%s", err);
 		EXPECT_EQ(i, seq);
 	}
-	ASSERT_EQ(0, cf_fleet_snapshot(reader, 0, &chs, &n, &srev, err, sizeof(err))) TH_LOG("%s", err);
+	ASSERT_EQ(0, cf_fleet_snapshot(reader, 0, &chs, &n, &srev, NULL, err, sizeof(err))) TH_LOG("%s", err);
 	ASSERT_EQ(3u, n);
 	for (i = 0; i < n; i++) {
 		EXPECT_EQ(i + 1, chs[i].seq);
@@ -506,6 +506,160 @@ TEST_F(etcd, signed_changes_form_a_chain_closed_by_the_head)
 	ch.id = 0x300;
 	EXPECT_EQ(-EPERM, cf_fleet_commit(self->f, &ch, &rev, &seq, err, sizeof(err)));
 	free(v);
+	cf_fleet_close(reader);
+	unlink(sk);
+	snprintf(sk, sizeof(sk), "%s/k.pub", dir);
+	unlink(sk);
+	rmdir(dir);
+	CF_NO_LEAKS();
+}
+
+static size_t keys_under(struct __test_metadata *_metadata, struct cf_fleet *f, const char *p)
+{
+	struct cf_etcd_range_opts o = { .prefix = true, .keys_only = true };
+	struct cf_etcd_range r;
+	char err[CAPFENCE_ERR_MAX];
+	size_t n;
+
+	EXPECT_EQ(0, cf_etcd_range(f->etcd, p, &o, &r, err, sizeof(err))) TH_LOG("%s", err);
+	n = r.n;
+	cf_etcd_range_release(&r);
+	return n;
+}
+
+/*
+ * Compaction folds the chained log into one signed snapshot at the head
+ * and deletes the revocation keys it covers: a reader gets the same state
+ * (the snapshot's entries, then the changes past it, which chain onto the
+ * snapshot's link); a cap revoked again after it is one revocation; an
+ * altered snapshot does not verify; a log that is not the chain, and a
+ * snapshot over its bound, are refused with nothing written.
+ */
+TEST_F(etcd, compaction_folds_the_chain_into_a_signed_snapshot)
+{
+	char dir[] = "/tmp/cf-compact.XXXXXX", sk[64], pub[64], err[CAPFENCE_ERR_MAX];
+	char rule[CAPFENCE_RULE_TEXT_MAX];
+	struct cf_fleet_compaction c;
+	struct cf_fleet_change *chs;
+	struct cf_fleet_base b;
+	struct cf_fleet_head h;
+	struct cf_fleet *reader, *plain;
+	uint64_t rev, last = 0, srev;
+	size_t n, i;
+	char *v;
+
+	ASSERT_NE(NULL, mkdtemp(dir));
+	snprintf(sk, sizeof(sk), "%s/k", dir);
+	ASSERT_EQ(0, cf_fleet_keygen(sk, pub, sizeof(pub), err, sizeof(err)));
+	ASSERT_EQ(0, cf_fleet_open(&reader, self->url, "/t/", err, sizeof(err)));
+	ASSERT_EQ(0, cf_fleet_add_pubkey(reader, pub, err, sizeof(err)));
+	/* the snapshot is signed: no compaction without the key */
+	EXPECT_EQ(-EINVAL, cf_fleet_compact(self->f, &c, err, sizeof(err)));
+	EXPECT_STREQ("a snapshot is signed with the fleet signing key (--signing-key)", err);
+	ASSERT_EQ(0, cf_fleet_load_signing_key(self->f, sk, err, sizeof(err)));
+	EXPECT_EQ(-ENODATA, cf_fleet_compact(self->f, &c, err, sizeof(err)));
+	ASSERT_EQ(0, cf_fleet_head_renew(self->f, 0, &h, err, sizeof(err))) TH_LOG("%s", err);
+	commit(_metadata, self->f, CF_FLEET_EPOCH_INSTALL, 41, 0);
+	commit(_metadata, self->f, CF_FLEET_EPOCH_ACTIVATE, 41, 0);
+	commit(_metadata, self->f, CF_FLEET_KEY_ADD, 3, 0);
+	commit(_metadata, self->f, CF_FLEET_KEY_REMOVE, 3, 0);
+	for (i = 1; i <= 5; i++)
+		last = commit(_metadata, self->f, CF_FLEET_REVOKE, 0x200 + i, 0);
+	ASSERT_EQ(0, cf_fleet_compact(self->f, &c, err, sizeof(err))) TH_LOG("%s", err);
+	EXPECT_EQ(9u, c.base.seq);
+	EXPECT_EQ(last, c.base.rev);
+	EXPECT_EQ(9u, c.folded);
+	EXPECT_EQ(4u, c.deleted);	/* the newest change's key stays */
+	EXPECT_EQ(1u, c.epochs);
+	EXPECT_EQ(1u, c.keys_removed);
+	EXPECT_EQ(5u, c.revoked);
+	EXPECT_EQ(1u, keys_under(_metadata, self->f, "/t/fleet/revoke/"));
+	EXPECT_EQ(5u, keys_under(_metadata, self->f, "/t/fleet/"));	/* and the guards */
+	/* the reader gets the state, verified, then nothing past it */
+	ASSERT_EQ(0, cf_fleet_snapshot(reader, 0, &chs, &n, &srev, &b, err, sizeof(err))) TH_LOG("%s", err);
+	ASSERT_EQ(8u, n);
+	EXPECT_EQ(9u, b.seq);
+	EXPECT_EQ(last, b.rev);
+	ASSERT_EQ(0, cf_fleet_head_get(reader, &h, NULL, err, sizeof(err)));
+	EXPECT_EQ(0, memcmp(h.hash, b.hash, CF_FLEET_HASH_LEN));
+	EXPECT_EQ(CF_FLEET_EPOCH_INSTALL, chs[0].kind);
+	EXPECT_EQ(41u, chs[0].id);
+	ASSERT_LT(0, capfence_rule_format(&chs[0].epoch.rules[CAPFENCE_CLASS_NET_CONNECT], rule, sizeof(rule)));
+	EXPECT_STREQ("net:connect=token:10.0.0.0/8", rule);
+	EXPECT_EQ(CF_FLEET_EPOCH_ACTIVATE, chs[1].kind);
+	EXPECT_EQ(CF_FLEET_KEY_REMOVE, chs[2].kind);
+	EXPECT_EQ(3u, chs[2].id);
+	for (i = 0; i < n; i++) {
+		EXPECT_TRUE(chs[i].base);
+		EXPECT_EQ(last, chs[i].rev);
+		if (i >= 3)
+			EXPECT_EQ(0x200 + i - 2, chs[i].id);
+	}
+	free(chs);
+	/* a change past it chains onto the snapshot's link */
+	rev = commit(_metadata, self->f, CF_FLEET_REVOKE, 0x206, 0);
+	ASSERT_EQ(0, cf_fleet_snapshot(reader, 0, &chs, &n, &srev, &b, err, sizeof(err))) TH_LOG("%s", err);
+	ASSERT_EQ(9u, n);
+	EXPECT_FALSE(chs[8].base);
+	EXPECT_EQ(rev, chs[8].rev);
+	EXPECT_EQ(10u, chs[8].seq);
+	EXPECT_EQ(0, memcmp(chs[8].prev, b.hash, CF_FLEET_HASH_LEN));
+	free(chs);
+	/* at a revision before the compaction: the whole log, no snapshot */
+	ASSERT_EQ(0, cf_fleet_snapshot(reader, last, &chs, &n, &srev, &b, err, sizeof(err))) TH_LOG("%s", err);
+	EXPECT_EQ(9u, n);
+	EXPECT_EQ(0u, b.seq);
+	free(chs);
+	/* a cap whose key was compacted away can be revoked again: one revocation */
+	commit(_metadata, self->f, CF_FLEET_REVOKE, 0x201, 0);
+	commit(_metadata, self->f, CF_FLEET_EPOCH_INSTALL, 41, -EEXIST);	/* guards stay */
+	ASSERT_EQ(0, cf_fleet_compact(self->f, &c, err, sizeof(err))) TH_LOG("%s", err);
+	EXPECT_EQ(11u, c.base.seq);
+	EXPECT_EQ(2u, c.folded);
+	EXPECT_EQ(2u, c.deleted);
+	EXPECT_EQ(6u, c.revoked);
+	/* nothing new: nothing written */
+	srev = (uint64_t)c.base.mod_rev;
+	ASSERT_EQ(0, cf_fleet_compact(self->f, &c, err, sizeof(err))) TH_LOG("%s", err);
+	EXPECT_EQ(0u, c.folded);
+	EXPECT_EQ(0u, c.deleted);
+	EXPECT_EQ(srev, (uint64_t)c.base.mod_rev);
+	EXPECT_EQ(6u, c.revoked);
+	/* over its bound: refused, the old snapshot stays */
+	commit(_metadata, self->f, CF_FLEET_REVOKE, 0x207, 0);
+	self->f->snapshot_max = 200;
+	EXPECT_EQ(-E2BIG, cf_fleet_compact(self->f, &c, err, sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, ", above 200 (7 revocations): not compacted")) TH_LOG("%s", err);
+	self->f->snapshot_max = CF_FLEET_SNAPSHOT_MAX;
+	ASSERT_EQ(0, cf_fleet_snapshot(reader, 0, &chs, &n, &srev, &b, err, sizeof(err))) TH_LOG("%s", err);
+	EXPECT_EQ(11u, b.seq);
+	free(chs);
+	/* an altered snapshot does not verify; a reader without keys takes it */
+	v = stored(_metadata, reader, "/t/snapshot");
+	ASSERT_NE(NULL, v);
+	ASSERT_NE(NULL, strstr(v, "\"revoked\":[\"513\""));
+	memcpy(strstr(v, "\"revoked\":[\"513\""), "\"revoked\":[\"999\"", 16);
+	ASSERT_EQ(0, cf_etcd_put(self->f->etcd, "/t/snapshot", v, 0, NULL, err, sizeof(err)));
+	EXPECT_EQ(-EPERM, cf_fleet_snapshot(reader, 0, &chs, &n, &srev, &b, err, sizeof(err)));
+	EXPECT_STREQ("/t/snapshot: bad signature on the snapshot (no pinned key made it)", err);
+	EXPECT_EQ(NULL, chs);
+	ASSERT_EQ(0, cf_fleet_open(&plain, self->url, "/t/", err, sizeof(err)));
+	ASSERT_EQ(0, cf_fleet_snapshot(plain, 0, &chs, &n, &srev, &b, err, sizeof(err))) TH_LOG("%s", err);
+	EXPECT_EQ(0x3e7u, chs[3].id);
+	free(chs);
+	cf_fleet_close(plain);
+	free(v);
+	/* a log with an unchained change is not compacted */
+	ASSERT_EQ(0, cf_fleet_open(&plain, self->url, "/u/", err, sizeof(err)));
+	commit(_metadata, plain, CF_FLEET_REVOKE, 0x300, 0);
+	ASSERT_EQ(0, cf_fleet_load_signing_key(plain, sk, err, sizeof(err)));
+	ASSERT_EQ(0, cf_fleet_head_renew(plain, 0, &h, err, sizeof(err))) TH_LOG("%s", err);
+	EXPECT_EQ(-EBADMSG, cf_fleet_compact(plain, &c, err, sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, ": an unchained change (committed without --signing-key): only a chained log is compacted"))
+		TH_LOG("%s", err);
+	EXPECT_EQ(1u, keys_under(_metadata, plain, "/u/fleet/"));
+	EXPECT_EQ(0u, keys_under(_metadata, plain, "/u/snapshot"));
+	cf_fleet_close(plain);
 	cf_fleet_close(reader);
 	unlink(sk);
 	snprintf(sk, sizeof(sk), "%s/k.pub", dir);

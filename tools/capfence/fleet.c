@@ -23,7 +23,7 @@ static const char fleet_usage[] =
 	"[--signing-key F [--fleet-pubkey K]...] [--host-keys F] "
 	"epoch install ID RULE... | epoch install [ID] -f FILE | "
 	"epoch activate ID | key add ID | key remove ID | revoke CAP_ID | status [--json] | keygen -o FILE | "
-	"head [--every MS]   "
+	"head [--every MS] | compact   "
 	"(changes: [--wait [--timeout S]] [--json]; URLS default $CAPFENCE_ETCD_ENDPOINTS or " DEF_ENDPOINTS
 	"; --signing-key default $CAPFENCE_FLEET_SIGNING_KEY)";
 
@@ -384,6 +384,44 @@ static int head(const struct fleet_opts *o, int argc, char **argv)
 	return ret ? CF_EXIT_SYSTEM : 0;
 }
 
+/*
+ * fleet compact: fold the log into a signed snapshot at the head and
+ * delete the revocation keys it covers (docs/design.md, "Compaction").
+ */
+static int compact(const struct fleet_opts *o, int argc, char **argv)
+{
+	static const char usage[] = "capfence fleet --signing-key F compact [--json]";
+	struct cf_fleet_compaction c;
+	struct cf_fleet *f;
+	char err[CAPFENCE_ERR_MAX];
+	int ret;
+
+	if (argc > 0)
+		return cf_usage(usage, "fleet compact: unexpected argument '%s'", argv[0]);
+	if (!o->signing_key)
+		return cf_usage(usage, "fleet compact: the snapshot is signed with the fleet signing key (--signing-key or $CAPFENCE_FLEET_SIGNING_KEY)");
+	ret = open_fleet(o, &f);
+	if (ret)
+		return ret;
+	ret = cf_fleet_compact(f, &c, err, sizeof(err));
+	cf_fleet_close(f);
+	if (ret) {
+		cf_err("fleet compact: %s", err);
+		return CF_EXIT_SYSTEM;
+	}
+	if (o->json)
+		printf("{\"seq\":%" PRIu64 ",\"rev\":%" PRIu64 ",\"bytes\":%zu,\"folded\":%" PRIu64
+		       ",\"deleted\":%" PRIu64 ",\"epochs\":%zu,\"keys_removed\":%zu,\"revoked\":%zu}\n",
+		       c.base.seq, c.base.rev, c.base.bytes, c.folded, c.deleted, c.epochs,
+		       c.keys_removed, c.revoked);
+	else
+		printf("snapshot seq=%" PRIu64 " rev=%" PRIu64 " bytes=%zu: %" PRIu64
+		       " changes folded, %" PRIu64 " revocation keys deleted (%zu epochs, %zu keys removed, %zu revocations)\n",
+		       c.base.seq, c.base.rev, c.base.bytes, c.folded, c.deleted, c.epochs,
+		       c.keys_removed, c.revoked);
+	return 0;
+}
+
 static int status(const struct fleet_opts *o, int argc, char **argv)
 {
 	static const char usage[] = "capfence fleet status [--json]";
@@ -599,14 +637,15 @@ int cf_cmd_fleet(int argc, char **argv)
 		goto out;
 	}
 	if (!n) {
-		ret = cf_usage(fleet_usage, "fleet: missing subcommand (epoch, key, revoke, status, head, keygen)");
+		ret = cf_usage(fleet_usage, "fleet: missing subcommand (epoch, key, revoke, status, head, compact, keygen)");
 		goto out;
 	}
 	if (o.every_ms && strcmp(pos[0], "head")) {
 		ret = cf_usage(fleet_usage, "fleet: --every goes with head");
 		goto out;
 	}
-	if (o.wait && (!strcmp(pos[0], "status") || !strcmp(pos[0], "head"))) {
+	if (o.wait && (!strcmp(pos[0], "status") || !strcmp(pos[0], "head") ||
+		       !strcmp(pos[0], "compact"))) {
 		ret = cf_usage(fleet_usage, "fleet %s: --wait goes with a change", pos[0]);
 		goto out;
 	}
@@ -636,6 +675,8 @@ int cf_cmd_fleet(int argc, char **argv)
 		ret = status(&o, n - 1, pos + 1);
 	} else if (!strcmp(pos[0], "head")) {
 		ret = head(&o, n - 1, pos + 1);
+	} else if (!strcmp(pos[0], "compact")) {
+		ret = compact(&o, n - 1, pos + 1);
 	} else if (!strcmp(pos[0], "keygen")) {
 		ret = keygen(n - 1, pos + 1);
 	} else {

@@ -100,7 +100,9 @@ struct agent {
 	bool chained;			/* changes must form the chain (--fleet-pubkey) */
 	bool require_head;		/* confirm only at the signed head */
 	uint64_t chain_seq;		/* the chain's changes the module has */
-	unsigned char (*links)[CF_FLEET_HASH_LEN];	/* links[s - 1]: change s's */
+	uint64_t chain_base;		/* the snapshot's seq the chain starts at, 0: genesis */
+	unsigned char base_hash[CF_FLEET_HASH_LEN];	/* its link */
+	unsigned char (*links)[CF_FLEET_HASH_LEN];	/* links[s - base - 1]: change s's */
 	size_t links_cap;
 	uint64_t head_seen;		/* the highest head seq seen */
 	uint64_t watch_from;		/* chained: after a rebuild, its revision + 1 */
@@ -290,6 +292,18 @@ static bool is_failing(void)
 
 /* ---- the chain --------------------------------------------------------------------- */
 
+/* The link of change seq (zeros: genesis); NULL below the snapshot. state_lock held. */
+static const unsigned char *link_of(uint64_t seq)
+{
+	static const unsigned char genesis[CF_FLEET_HASH_LEN];
+
+	if (!seq)
+		return genesis;
+	if (seq < A.chain_base || seq > A.chain_seq)
+		return NULL;
+	return seq == A.chain_base ? A.base_hash : A.links[seq - A.chain_base - 1];
+}
+
 /* Does ch follow the chain as the module has it? Else the host fails. */
 static bool chain_follows(const struct cf_fleet_change *ch)
 {
@@ -300,9 +314,7 @@ static bool chain_follows(const struct cf_fleet_change *ch)
 		return true;
 	pthread_mutex_lock(&A.state_lock);
 	seq = A.chain_seq;
-	ok = ch->seq == seq + 1 &&
-	     !memcmp(ch->prev, seq ? A.links[seq - 1] : (const unsigned char[CF_FLEET_HASH_LEN]){ 0 },
-		     CF_FLEET_HASH_LEN);
+	ok = ch->seq == seq + 1 && !memcmp(ch->prev, link_of(seq), CF_FLEET_HASH_LEN);
 	pthread_mutex_unlock(&A.state_lock);
 	if (ok)
 		return true;
@@ -327,7 +339,7 @@ static int chain_add(const struct cf_fleet_change *ch)
 	if (!A.chained)
 		return 0;
 	pthread_mutex_lock(&A.state_lock);
-	if (A.chain_seq == A.links_cap) {
+	if (A.chain_seq - A.chain_base == A.links_cap) {
 		size_t cap = A.links_cap ? A.links_cap * 2 : 64;
 		void *p = realloc(A.links, cap * CF_FLEET_HASH_LEN);
 
@@ -338,7 +350,7 @@ static int chain_add(const struct cf_fleet_change *ch)
 		A.links = p;
 		A.links_cap = cap;
 	}
-	memcpy(A.links[A.chain_seq], ch->link, CF_FLEET_HASH_LEN);
+	memcpy(A.links[A.chain_seq - A.chain_base], ch->link, CF_FLEET_HASH_LEN);
 	A.chain_seq++;
 out:
 	pthread_mutex_unlock(&A.state_lock);
@@ -347,53 +359,53 @@ out:
 	return ret;
 }
 
-static void chain_reset(void)
+/* The chain starts again at the snapshot b (seq 0: at genesis). */
+static void chain_reset(const struct cf_fleet_base *b)
 {
 	pthread_mutex_lock(&A.state_lock);
-	A.chain_seq = 0;
+	A.chain_seq = A.chain_base = b->seq;
+	memcpy(A.base_hash, b->hash, CF_FLEET_HASH_LEN);
 	pthread_mutex_unlock(&A.state_lock);
 }
 
 static uint64_t module_rev(void);
 
 /*
- * The chain as far as the module's revision, from the store's changes
- * (all of them: no fleet key is written twice), each checked against the
- * one before. Before a watch starts from upto + 1. 0, or -1 with the host
- * failing.
+ * The chain as far as the module's revision: from the fleet's snapshot
+ * (its seq and link) on, the store's changes up to upto (no fleet key is
+ * written twice), each checked against the one before. Before a watch
+ * starts from upto + 1. 0, or -1 with the host failing, or with a rebuild
+ * asked when the module is below the snapshot (compaction deleted
+ * changes it has not applied).
  */
 static int chain_load(uint64_t upto)
 {
-	struct cf_etcd_range_opts o = { .prefix = true, .sort_mod_asc = true };
-	struct cf_etcd_range r;
+	struct cf_fleet_change *chs;
+	struct cf_fleet_base b;
 	char err[CAPFENCE_ERR_MAX];
-	size_t i;
+	size_t i, n;
+	uint64_t s;
 	int ret = 0;
 
 	if (!A.chained)
 		return 0;
-	if (cf_etcd_range(A.fleet->etcd, A.fleet->fleet, &o, &r, err, sizeof(err))) {
+	if (cf_fleet_snapshot(A.fleet, 0, &chs, &n, &s, &b, err, sizeof(err))) {
 		set_failing(upto + 1, "the chain: %s", err);
 		return -1;
 	}
-	chain_reset();
-	for (i = 0; i < r.n && (uint64_t)r.kvs[i].mod_rev <= upto && !ret; i++) {
-		struct cf_fleet_change ch;
-		uint64_t rev = (uint64_t)r.kvs[i].mod_rev;
-
-		ret = cf_fleet_decode_verified(A.fleet, r.kvs[i].key, r.kvs[i].value, &ch,
-					       err, sizeof(err));
-		if (ret) {
-			set_failing(rev, "rev=%" PRIu64 " %s: %s", rev,
-				    ret == -EPERM ? "refused" : "cannot be decoded", err);
-			break;
-		}
-		ch.rev = rev;
-		if (!chain_follows(&ch) || chain_add(&ch))
-			ret = -1;
+	if (b.seq && b.rev > upto) {
+		free(chs);
+		say("the module (rev=%" PRIu64 ") is below the fleet's snapshot (rev=%" PRIu64
+		    " seq=%" PRIu64 "): rebuilding from it", upto, b.rev, b.seq);
+		atomic_store(&A.rebuild_asked, true);
+		return -1;
 	}
-	cf_etcd_range_release(&r);
-	return ret ? -1 : 0;
+	chain_reset(&b);
+	for (i = 0; i < n && chs[i].rev <= upto && !ret; i++)
+		if (!chs[i].base && (!chain_follows(&chs[i]) || chain_add(&chs[i])))
+			ret = -1;
+	free(chs);
+	return ret;
 }
 
 static uint64_t module_rev(void)
@@ -697,20 +709,41 @@ static bool watch_stop(void *arg)
 	return atomic_load(&A.stop) || atomic_exchange(&A.restart, false);
 }
 
-/* After a compaction: every change at one revision S, then the module at S. */
+static int ensure_state(const struct cf_fleet_change *chs, size_t n, uint64_t upto,
+			const char *what, size_t *repaired);
+
+/*
+ * After a compaction (etcd's, or the fleet's into its snapshot): every
+ * change at one revision S. A module below the snapshot is made to hold
+ * the snapshot's state (ensure_state()) and advanced to its revision, the
+ * chain starting at its seq and link; then each change past it is applied
+ * in order, never past one that did not apply.
+ */
 static int rebuild(void)
 {
 	struct cf_fleet_change *chs;
+	struct cf_fleet_base b;
 	char err[CAPFENCE_ERR_MAX];
 	uint64_t s, r0 = module_rev();
 	size_t i, n, applied = 0;
 
-	if (cf_fleet_snapshot(A.fleet, 0, &chs, &n, &s, err, sizeof(err))) {
+	if (cf_fleet_snapshot(A.fleet, 0, &chs, &n, &s, &b, err, sizeof(err))) {
 		set_failing(r0 + 1, "snapshot: %s", err);
 		return -1;
 	}
-	chain_reset();
+	chain_reset(&b);
+	if (b.seq && b.rev > r0) {
+		if (ensure_state(chs, n, b.rev, "snapshot", &applied) || skip_to(b.rev)) {
+			free(chs);
+			return -1;
+		}
+		say("applied the fleet's snapshot: seq=%" PRIu64 " rev=%" PRIu64 " (%zu entries the module lacked)",
+		    b.seq, b.rev, applied);
+		r0 = b.rev;
+	}
 	for (i = 0; i < n; i++) {
+		if (chs[i].base)
+			continue;
 		if (!chain_follows(&chs[i])) {
 			free(chs);
 			return -1;
@@ -734,6 +767,7 @@ static int rebuild(void)
 		return -1;
 	say("rebuilt from a snapshot at rev=%" PRIu64 " (%zu changes past rev=%" PRIu64 ")",
 	    s, applied, r0);
+	clear_failing(s);	/* every change up to s holds */
 	report();
 	return 0;
 }
@@ -874,28 +908,24 @@ static int64_t check_module(bool *rearmed)
 }
 
 /*
- * Compare the module with the fleet up to the module's revision, and
- * repair: every epoch installed with the fleet's rules, the newest
- * activation active, every revocation recorded (REVOKE is idempotent),
- * every removed key absent. What cannot be repaired (an epoch whose rules
- * differ) fails the host closed. 0 when the module agrees (after repairs).
+ * Make the module hold the fleet's state in chs up to revision upto:
+ * every epoch installed with the fleet's rules, the newest activation
+ * active, every revocation recorded (REVOKE is idempotent), every removed
+ * key absent. What cannot be made to hold (an epoch whose rules differ)
+ * fails the host closed, the message starting with what. *repaired: the
+ * entries the module lacked. 0 when the module holds it all.
  */
-static int reconcile(uint64_t upto)
+static int ensure_state(const struct cf_fleet_change *chs, size_t n, uint64_t upto,
+			const char *what, size_t *repaired)
 {
-	struct cf_fleet_change *chs, *act = NULL;
+	const struct cf_fleet_change *act = NULL;
 	char err[CAPFENCE_ERR_MAX];
-	size_t i, n, repaired = 0;
-	uint64_t s;
+	size_t i;
 	int ret = 0;
 
-	if (cf_fleet_snapshot(A.fleet, 0, &chs, &n, &s, err, sizeof(err))) {
-		set_failing(0, "reconcile: %s", err);
-		count_error(CF_AGENT_ERR_RECONCILE);
-		return -1;
-	}
 	pthread_mutex_lock(&A.cf_lock);
 	for (i = 0; i < n && !ret; i++) {
-		struct cf_fleet_change *ch = &chs[i];
+		const struct cf_fleet_change *ch = &chs[i];
 		struct capfence_epoch_info ei;
 		struct capfence_result r;
 		char id[24];
@@ -909,7 +939,7 @@ static int reconcile(uint64_t upto)
 			ret = capfence_client_epoch_get(A.cf, ch->id, &ei, err, sizeof(err));
 			if (ret == -ENOENT) {
 				ret = capfence_client_epoch_install(A.cf, &ch->epoch, err, sizeof(err));
-				repaired += !ret;
+				*repaired += !ret;
 			} else if (!ret && !same_rules(&ei.e, &ch->epoch)) {
 				snprintf(err, sizeof(err), "the module's rules differ from the fleet's");
 				ret = -EEXIST;
@@ -928,8 +958,8 @@ static int reconcile(uint64_t upto)
 		case CF_FLEET_KEY_REMOVE:
 			ret = capfence_client_key_remove(A.cf, (uint32_t)ch->id, err, sizeof(err));
 			if (!ret) {
-				say("reconcile: key %s was back in the module: removed", id);
-				repaired++;
+				say("%s: key %s was in the module: removed", what, id);
+				(*repaired)++;
 			} else if (ret == -ENOENT) {
 				ret = 0;
 			}
@@ -938,7 +968,7 @@ static int reconcile(uint64_t upto)
 			break;
 		}
 		if (ret)
-			set_failing(0, "reconcile: rev=%" PRIu64 " %s %s: %s", ch->rev,
+			set_failing(0, "%s: rev=%" PRIu64 " %s %s: %s", what, ch->rev,
 				    cf_fleet_kind_name(ch->kind), id, err);
 	}
 	if (!ret && act) {
@@ -947,13 +977,35 @@ static int reconcile(uint64_t upto)
 		ret = capfence_client_epoch_get(A.cf, act->id, &ei, err, sizeof(err));
 		if (!ret && !ei.active) {
 			ret = capfence_client_epoch_activate(A.cf, act->id, err, sizeof(err));
-			repaired += !ret;
+			*repaired += !ret;
 		}
 		if (ret)
-			set_failing(0, "reconcile: rev=%" PRIu64 " epoch_activate %" PRIu64 ": %s",
-				    act->rev, act->id, err);
+			set_failing(0, "%s: rev=%" PRIu64 " epoch_activate %" PRIu64 ": %s",
+				    what, act->rev, act->id, err);
 	}
 	pthread_mutex_unlock(&A.cf_lock);
+	return ret ? -1 : 0;
+}
+
+/*
+ * Compare the module with the fleet (its snapshot and the changes past
+ * it) up to the module's revision, and repair (ensure_state()). 0 when
+ * the module agrees (after repairs).
+ */
+static int reconcile(uint64_t upto)
+{
+	struct cf_fleet_change *chs;
+	char err[CAPFENCE_ERR_MAX];
+	size_t n, repaired = 0;
+	uint64_t s;
+	int ret;
+
+	if (cf_fleet_snapshot(A.fleet, 0, &chs, &n, &s, NULL, err, sizeof(err))) {
+		set_failing(0, "reconcile: %s", err);
+		count_error(CF_AGENT_ERR_RECONCILE);
+		return -1;
+	}
+	ret = ensure_state(chs, n, upto, "reconcile", &repaired);
 	free(chs);
 	pthread_mutex_lock(&A.metrics_lock);
 	A.m.reconciles++;
@@ -965,7 +1017,7 @@ static int reconcile(uint64_t upto)
 		say("reconcile: %zu change%s repaired in the module", repaired, repaired == 1 ? "" : "s");
 	if (!ret)
 		clear_failing(0);
-	return ret ? -1 : 0;
+	return ret;
 }
 
 /* ---- the heartbeat ------------------------------------------------------------------ */
@@ -1007,6 +1059,7 @@ static bool head_allows(uint64_t *asked, bool *behind)
 	struct cf_fleet_head hd;
 	char err[CAPFENCE_ERR_MAX];
 	int64_t wall = cf_fleet_wall_ms(), age;
+	const unsigned char *link;
 	uint64_t seq;
 	bool fork;
 
@@ -1023,7 +1076,8 @@ static bool head_allows(uint64_t *asked, bool *behind)
 	A.head_seen = hd.seq;
 	pthread_mutex_lock(&A.state_lock);
 	seq = A.chain_seq;
-	fork = hd.seq && hd.seq <= seq && memcmp(A.links[hd.seq - 1], hd.hash, CF_FLEET_HASH_LEN);
+	link = hd.seq <= seq ? link_of(hd.seq) : NULL;
+	fork = hd.seq && hd.seq <= seq && (!link || memcmp(link, hd.hash, CF_FLEET_HASH_LEN));
 	pthread_mutex_unlock(&A.state_lock);
 	if (seq < hd.seq) {
 		*behind = true;

@@ -694,15 +694,23 @@ int cf_etcd_txn(struct cf_etcd *e, const struct cf_etcd_cmp *cmps, size_t ncmp,
 	json_object_object_add(req, "compare", cmp);
 	json_object_object_add(req, "success", succ);
 	for (i = 0; i < nput; i++) {
-		struct json_object *op = json_object_new_object();
-		struct json_object *put = put_req(puts[i].key, puts[i].value, 0);
+		struct json_object *op = json_object_new_object(), *put;
 
+		if (puts[i].del) {
+			put = json_object_new_object();
+			if (put && add_b64(put, "key", puts[i].key, strlen(puts[i].key))) {
+				json_object_put(put);
+				put = NULL;
+			}
+		} else {
+			put = put_req(puts[i].key, puts[i].value, 0);
+		}
 		if (!op || !put) {
 			json_object_put(op);
 			json_object_put(put);
 			goto nomem;
 		}
-		json_object_object_add(op, "request_put", put);
+		json_object_object_add(op, puts[i].del ? "request_delete_range" : "request_put", put);
 		json_object_array_add(succ, op);
 	}
 	for (i = 0; i < ncmp; i++) {
@@ -762,7 +770,7 @@ int cf_etcd_txn_put(struct cf_etcd *e, const struct cf_etcd_cmp *cmps,
 		    int64_t *rev, bool *succeeded, bool *retried, char *err,
 		    size_t errlen)
 {
-	struct cf_etcd_put p = { key, value };
+	struct cf_etcd_put p = { .key = key, .value = value };
 
 	return cf_etcd_txn(e, cmps, ncmp, &p, 1, rev, succeeded, retried, err, errlen);
 }

@@ -114,15 +114,17 @@ struct cf_etcd_cmp {
 	int64_t mod_rev;
 };
 
-/* One put of cf_etcd_txn(). */
+/* One put of cf_etcd_txn(), or with del the key's deletion (value unused). */
 struct cf_etcd_put {
 	const char *key;
 	const char *value;
+	bool del;
 };
 
 /*
- * One transaction: if every cmp holds, every put (in order, at one
- * revision). Otherwise as cf_etcd_txn_put().
+ * One transaction: if every cmp holds, every put and delete (in order, at
+ * one revision; etcd's --max-txn-ops, 128 by default, bounds ncmp and nput
+ * each). Otherwise as cf_etcd_txn_put().
  */
 int cf_etcd_txn(struct cf_etcd *e, const struct cf_etcd_cmp *cmps, size_t ncmp,
 		const struct cf_etcd_put *puts, size_t nput, int64_t *rev,

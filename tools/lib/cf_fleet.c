@@ -286,6 +286,7 @@ out:
 #define DOMAIN_CHANGE	"capfence-fleet-v1\n"
 #define DOMAIN_HOST	"capfence-host-v1\n"
 #define DOMAIN_HEAD	"capfence-head-v1\n"
+#define DOMAIN_SNAPSHOT	"capfence-snapshot-v1\n"
 
 static int read_line(const char *path, char *buf, size_t len, char *err, size_t errlen)
 {
@@ -630,6 +631,8 @@ int cf_fleet_open(struct cf_fleet **out, const char *endpoints,
 	snprintf(f->fleet, sizeof(f->fleet), "%sfleet/", prefix);
 	snprintf(f->hosts, sizeof(f->hosts), "%shosts/", prefix);
 	snprintf(f->head, sizeof(f->head), "%shead", prefix);
+	snprintf(f->snapshot, sizeof(f->snapshot), "%ssnapshot", prefix);
+	f->snapshot_max = CF_FLEET_SNAPSHOT_MAX;
 	*out = f;
 	return 0;
 }
@@ -793,7 +796,7 @@ int cf_fleet_head_renew(struct cf_fleet *f, uint64_t min_seq, struct cf_fleet_he
 			return -ENOMEM;
 		}
 		cmp = (struct cf_etcd_cmp){ f->head, CF_ETCD_MOD_REV, NULL, h->mod_rev };
-		put = (struct cf_etcd_put){ f->head, v };
+		put = (struct cf_etcd_put){ .key = f->head, .value = v };
 		ret = cf_etcd_txn(f->etcd, &cmp, 1, &put, 1, &r, &ok, &retried, err, errlen);
 		free(v);
 		if (ret)
@@ -898,9 +901,9 @@ int cf_fleet_commit(struct cf_fleet *f, const struct cf_fleet_change *ch,
 			if (!hv)
 				goto nomem;
 			cmp[ncmp++] = (struct cf_etcd_cmp){ f->head, CF_ETCD_MOD_REV, NULL, h.mod_rev };
-			put[nput++] = (struct cf_etcd_put){ f->head, hv };
+			put[nput++] = (struct cf_etcd_put){ .key = f->head, .value = hv };
 		}
-		put[0] = (struct cf_etcd_put){ key, value };
+		put[0] = (struct cf_etcd_put){ .key = key, .value = value };
 		if (needs)
 			cmp[ncmp++] = (struct cf_etcd_cmp){ needs, CF_ETCD_PRESENT, NULL, 0 };
 		cmp[ncmp++] = (struct cf_etcd_cmp){ key, CF_ETCD_ABSENT, NULL, 0 };
@@ -1176,46 +1179,456 @@ int cf_fleet_hosts(struct cf_fleet *f, struct cf_fleet_host **out, size_t *n,
 	return 0;
 }
 
+/* ---- snapshots ------------------------------------------------------------------- */
+
+/* Append a state entry of the snapshot (kind and id; an epoch's rules). */
+static struct cf_fleet_change *base_entry(struct cf_fleet_change **v, size_t *n, size_t *cap,
+					  enum cf_fleet_kind kind, uint64_t id, uint64_t rev)
+{
+	struct cf_fleet_change *ch;
+
+	if (*n == *cap) {
+		size_t c = *cap ? *cap * 2 : 64;
+		void *p = realloc(*v, c * sizeof(**v));
+
+		if (!p)
+			return NULL;
+		*v = p;
+		*cap = c;
+	}
+	ch = &(*v)[(*n)++];
+	memset(ch, 0, sizeof(*ch));
+	ch->kind = kind;
+	ch->id = id;
+	ch->rev = rev;
+	ch->base = true;
+	return ch;
+}
+
+/* The ids of a snapshot's array (canonical decimal strings). */
+static int base_ids(struct json_object *o, const char *name, enum cf_fleet_kind kind, uint64_t rev,
+		    struct cf_fleet_change **v, size_t *n, size_t *cap)
+{
+	struct json_object *a;
+	size_t i;
+
+	if (!json_object_object_get_ex(o, name, &a) || !json_object_is_type(a, json_type_array))
+		return -EBADMSG;
+	for (i = 0; i < json_object_array_length(a); i++) {
+		struct json_object *x = json_object_array_get_idx(a, i);
+		uint64_t id;
+
+		if (!json_object_is_type(x, json_type_string) ||
+		    parse_u64(json_object_get_string(x), &id) || !id ||
+		    (kind == CF_FLEET_KEY_REMOVE && id > UINT32_MAX))
+			return -EBADMSG;
+		if (!base_entry(v, n, cap, kind, id, rev))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * The snapshot at revision at (0: now), verified under the pinned keys
+ * and our own when there are any (as changes are): its state appended to
+ * *v. b->seq 0: there is none.
+ */
+static int snapshot_read(struct cf_fleet *f, int64_t at, struct cf_fleet_base *b,
+			 struct cf_fleet_change **v, size_t *n, size_t *cap,
+			 char *err, size_t errlen)
+{
+	unsigned char pks[CF_FLEET_MAX_PUBKEYS + 1][CF_FLEET_PK_LEN];
+	struct cf_etcd_range_opts o = { .revision = at };
+	struct json_object *j = NULL, *x, *t, *eps;
+	struct cf_etcd_range r;
+	size_t i, npk = trusted_keys(f, pks);
+	uint64_t act = 0;
+	int ret;
+
+	memset(b, 0, sizeof(*b));
+	ret = cf_etcd_range(f->etcd, f->snapshot, &o, &r, err, errlen);
+	if (ret)
+		return ret;
+	if (!r.n)
+		goto out;
+	if (npk) {
+		ret = verify_value(DOMAIN_SNAPSHOT, (const unsigned char (*)[CF_FLEET_PK_LEN])pks, npk,
+				   f->snapshot, r.kvs[0].value, "snapshot", err, errlen);
+		if (ret)
+			goto out;
+	}
+	ret = -EBADMSG;
+	j = json_tokener_parse(r.kvs[0].value);
+	if (!j || !json_object_object_get_ex(j, "kind", &x) ||
+	    !json_object_is_type(x, json_type_string) || strcmp(json_object_get_string(x), "snapshot") ||
+	    get_u64(j, "seq", &b->seq) || !b->seq || get_u64(j, "rev", &b->rev) || !b->rev ||
+	    !json_object_object_get_ex(j, "hash", &x) || !json_object_is_type(x, json_type_string) ||
+	    unb64(json_object_get_string(x), b->hash, CF_FLEET_HASH_LEN) ||
+	    !json_object_object_get_ex(j, "time_ms", &t) || !json_object_is_type(t, json_type_int) ||
+	    !json_object_object_get_ex(j, "epochs", &eps) || !json_object_is_type(eps, json_type_array) ||
+	    (json_object_object_get_ex(j, "active", &x) && (get_u64(j, "active", &act) || !act)))
+		goto bad;
+	b->time_ms = json_object_get_int64(t);
+	for (i = 0; i < json_object_array_length(eps); i++) {
+		struct json_object *e = json_object_array_get_idx(eps, i), *rules;
+		const char *rt[CAPFENCE_CLASS_MAX];
+		char msg[CAPFENCE_ERR_MAX];
+		struct cf_fleet_change *ch;
+		uint64_t id;
+		size_t k, nr;
+
+		if (!json_object_is_type(e, json_type_object) || get_u64(e, "epoch", &id) || !id ||
+		    !json_object_object_get_ex(e, "rules", &rules) ||
+		    !json_object_is_type(rules, json_type_array) ||
+		    (nr = json_object_array_length(rules)) > CAPFENCE_CLASS_MAX)
+			goto bad;
+		for (k = 0; k < nr; k++) {
+			struct json_object *t = json_object_array_get_idx(rules, k);
+
+			if (!json_object_is_type(t, json_type_string))
+				goto bad;
+			rt[k] = json_object_get_string(t);
+		}
+		ch = base_entry(v, n, cap, CF_FLEET_EPOCH_INSTALL, id, b->rev);
+		if (!ch)
+			goto nomem;
+		if (capfence_epoch_parse_rules(&ch->epoch, id, rt, nr, msg, sizeof(msg))) {
+			capfence__seterr(err, errlen, "%s: epoch %" PRIu64 ": %s", f->snapshot, id, msg);
+			goto out;
+		}
+	}
+	if (act && !base_entry(v, n, cap, CF_FLEET_EPOCH_ACTIVATE, act, b->rev))
+		goto nomem;
+	ret = base_ids(j, "keys_removed", CF_FLEET_KEY_REMOVE, b->rev, v, n, cap);
+	if (!ret)
+		ret = base_ids(j, "revoked", CF_FLEET_REVOKE, b->rev, v, n, cap);
+	if (ret == -ENOMEM)
+		goto nomem;
+	if (ret)
+		goto bad;
+	b->mod_rev = r.kvs[0].mod_rev;
+	b->bytes = r.kvs[0].value_len;
+	goto out;
+nomem:
+	ret = -ENOMEM;
+	capfence__seterr(err, errlen, "out of memory");
+	goto out;
+bad:
+	ret = -EBADMSG;
+	capfence__seterr(err, errlen, "%s: a malformed snapshot", f->snapshot);
+out:
+	if (ret)
+		memset(b, 0, sizeof(*b));
+	json_object_put(j);
+	cf_etcd_range_release(&r);
+	return ret;
+}
+
 int cf_fleet_snapshot(struct cf_fleet *f, uint64_t at,
 		      struct cf_fleet_change **out, size_t *n, uint64_t *rev,
-		      char *err, size_t errlen)
+		      struct cf_fleet_base *base, char *err, size_t errlen)
 {
 	struct cf_etcd_range_opts o = { .revision = (int64_t)at, .prefix = true,
 					.sort_mod_asc = true };
+	struct cf_fleet_base b;
 	struct cf_etcd_range r;
-	size_t i;
+	size_t i, cap = 0;
 	int ret;
 
 	*out = NULL;
 	*n = 0;
+	if (base)
+		memset(base, 0, sizeof(*base));
 	ret = cf_etcd_range(f->etcd, f->fleet, &o, &r, err, errlen);
 	if (ret)
 		return ret;
 	*rev = (uint64_t)r.rev;
-	*out = calloc(r.n ? r.n : 1, sizeof(**out));
-	if (!*out) {
-		cf_etcd_range_release(&r);
-		capfence__seterr(err, errlen, "out of memory");
-		return -ENOMEM;
+	/* the snapshot as of the same revision (the header's is the store's now) */
+	ret = snapshot_read(f, at ? (int64_t)at : r.rev, &b, out, n, &cap, err, errlen);
+	if (!ret && *n + r.n + 1 > cap) {
+		void *p = realloc(*out, (*n + r.n + 1) * sizeof(**out));
+
+		if (p)
+			*out = p;
+		else
+			ret = -ENOMEM;
+		if (!p)
+			capfence__seterr(err, errlen, "out of memory");
 	}
-	for (i = 0; i < r.n; i++) {
+	for (i = 0; i < r.n && !ret; i++) {
 		struct cf_fleet_change *ch = &(*out)[*n];
 		char why[CAPFENCE_ERR_MAX];
 
+		if ((uint64_t)r.kvs[i].mod_rev <= b.rev)
+			continue;	/* the snapshot stands for it */
 		/* a change that does not decode stops the reader: never skipped */
-		if (cf_fleet_decode_verified(f, r.kvs[i].key, r.kvs[i].value, ch, why, sizeof(why))) {
+		ret = cf_fleet_decode_verified(f, r.kvs[i].key, r.kvs[i].value, ch, why, sizeof(why));
+		if (ret) {
 			capfence__seterr(err, errlen, "rev=%" PRId64 ": %s", r.kvs[i].mod_rev, why);
-			cf_etcd_range_release(&r);
-			free(*out);
-			*out = NULL;
-			*n = 0;
-			return -EBADMSG;
+			ret = -EBADMSG;
+			break;
 		}
 		ch->rev = (uint64_t)r.kvs[i].mod_rev;
 		(*n)++;
 	}
 	cf_etcd_range_release(&r);
+	if (ret) {
+		free(*out);
+		*out = NULL;
+		*n = 0;
+		return ret;
+	}
+	if (base)
+		*base = b;
 	return 0;
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The signed snapshot of the state in chs at the chain's seq/hash (malloc'd). */
+static char *snapshot_value(struct cf_fleet *f, const struct cf_fleet_change *chs, size_t n,
+			    const struct cf_fleet_base *b, struct cf_fleet_compaction *res)
+{
+	char b64[sodium_base64_ENCODED_LEN(CF_FLEET_HASH_LEN, B64V)];
+	char rule[CAPFENCE_RULE_TEXT_MAX];
+	struct json_object *o = json_object_new_object();
+	struct json_object *eps = json_object_new_array(), *kr = json_object_new_array();
+	struct json_object *rv = json_object_new_array();
+	uint64_t act = 0, *caps = calloc(n + 1, sizeof(*caps));
+	size_t i, ncap = 0;
+	char *v = NULL;
+	int cls;
+
+	if (!o || !eps || !kr || !rv || !caps) {
+		json_object_put(eps);
+		json_object_put(kr);
+		json_object_put(rv);
+		goto out;
+	}
+	json_object_object_add(o, "kind", json_object_new_string("snapshot"));
+	add_u64(o, "seq", b->seq);
+	sodium_bin2base64(b64, sizeof(b64), b->hash, CF_FLEET_HASH_LEN, B64V);
+	json_object_object_add(o, "hash", json_object_new_string(b64));
+	add_u64(o, "rev", b->rev);
+	json_object_object_add(o, "time_ms", json_object_new_int64(cf_fleet_wall_ms()));
+	json_object_object_add(o, "epochs", eps);
+	json_object_object_add(o, "keys_removed", kr);
+	json_object_object_add(o, "revoked", rv);
+	for (i = 0; i < n; i++) {
+		const struct cf_fleet_change *ch = &chs[i];
+		struct json_object *e, *rules;
+		char id[24];
+
+		snprintf(id, sizeof(id), "%" PRIu64, ch->id);
+		switch (ch->kind) {
+		case CF_FLEET_EPOCH_INSTALL:
+			e = json_object_new_object();
+			rules = json_object_new_array();
+			if (!e || !rules) {
+				json_object_put(e);
+				json_object_put(rules);
+				goto out;
+			}
+			add_u64(e, "epoch", ch->id);
+			json_object_object_add(e, "rules", rules);
+			json_object_array_add(eps, e);
+			for (cls = 1; cls <= CAPFENCE_CLASS_MAX; cls++) {
+				if (capfence_rule_format(&ch->epoch.rules[cls], rule, sizeof(rule)) < 0)
+					goto out;
+				json_object_array_add(rules, json_object_new_string(rule));
+			}
+			res->epochs++;
+			break;
+		case CF_FLEET_EPOCH_ACTIVATE:
+			act = ch->id;
+			break;
+		case CF_FLEET_KEY_REMOVE:
+			json_object_array_add(kr, json_object_new_string(id));
+			res->keys_removed++;
+			break;
+		case CF_FLEET_REVOKE:
+			caps[ncap++] = ch->id;
+			break;
+		default:	/* a key id: the key itself is never in the store */
+			break;
+		}
+	}
+	/* a cap id revoked again after a compaction is one revocation */
+	qsort(caps, ncap, sizeof(*caps), u64_cmp);
+	for (i = 0; i < ncap; i++) {
+		char id[24];
+
+		if (i && caps[i] == caps[i - 1])
+			continue;
+		snprintf(id, sizeof(id), "%" PRIu64, caps[i]);
+		json_object_array_add(rv, json_object_new_string(id));
+		res->revoked++;
+	}
+	if (act)
+		add_u64(o, "active", act);
+	v = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+						  JSON_C_TO_STRING_NOSLASHESCAPE));
+	if (v && sign_value(DOMAIN_SNAPSHOT, f->sk, f->snapshot, &v)) {
+		free(v);
+		v = NULL;
+	}
+out:
+	free(caps);
+	json_object_put(o);
+	return v;
+}
+
+#define COMPACT_BATCH	64	/* deletions per transaction (etcd allows 128 ops) */
+
+/* Delete the revocation keys below rev, in batches; *deleted counts them. */
+static int compact_log(struct cf_fleet *f, uint64_t rev, uint64_t *deleted,
+		       char *err, size_t errlen)
+{
+	struct cf_etcd_range_opts o = { .prefix = true, .keys_only = true };
+	struct cf_etcd_put del[COMPACT_BATCH];
+	struct cf_etcd_range r;
+	char revokes[sizeof(f->fleet) + 16];
+	size_t i, nd = 0;
+	int ret;
+
+	snprintf(revokes, sizeof(revokes), "%s%s/", f->fleet, kinds[CF_FLEET_REVOKE].dir);
+	ret = cf_etcd_range(f->etcd, revokes, &o, &r, err, errlen);
+	if (ret)
+		return ret;
+	for (i = 0; i <= r.n && !ret; i++) {
+		bool ok, retried;
+		int64_t at;
+
+		if (i < r.n && (uint64_t)r.kvs[i].mod_rev < rev)
+			del[nd++] = (struct cf_etcd_put){ .key = r.kvs[i].key, .del = true };
+		if (!nd || (nd < COMPACT_BATCH && i < r.n))
+			continue;
+		ret = cf_etcd_txn(f->etcd, NULL, 0, del, nd, &at, &ok, &retried, err, errlen);
+		if (!ret)
+			*deleted += nd;
+		nd = 0;
+	}
+	cf_etcd_range_release(&r);
+	return ret;
+}
+
+int cf_fleet_compact(struct cf_fleet *f, struct cf_fleet_compaction *res,
+		     char *err, size_t errlen)
+{
+	int attempt, ret;
+
+	memset(res, 0, sizeof(*res));
+	if (!f->have_sk) {
+		capfence__seterr(err, errlen, "a snapshot is signed with the fleet signing key (--signing-key)");
+		return -EINVAL;
+	}
+	for (attempt = 0; attempt < 16; attempt++) {
+		struct cf_fleet_change *chs;
+		struct cf_fleet_base old, now;
+		struct cf_fleet_head h;
+		struct cf_etcd_cmp cmp;
+		struct cf_etcd_put put;
+		uint64_t rev;
+		bool ok, retried;
+		int64_t at;
+		size_t i, n;
+		char *v;
+
+		memset(res, 0, sizeof(*res));
+		ret = cf_fleet_head_get(f, &h, NULL, err, errlen);
+		if (ret == -ENOENT) {
+			capfence__seterr(err, errlen, "the fleet has no chained change to compact");
+			return -ENODATA;
+		}
+		if (ret)
+			return ret;
+		ret = cf_fleet_snapshot(f, 0, &chs, &n, &rev, &old, err, errlen);
+		if (ret)
+			return ret;
+		/* the log must be the chain from the old snapshot to the head */
+		now = old;
+		for (i = 0; i < n && !ret; i++) {
+			const struct cf_fleet_change *ch = &chs[i];
+
+			if (ch->base)
+				continue;
+			if (!ch->seq) {
+				capfence__seterr(err, errlen,
+						 "rev=%" PRIu64 ": an unchained change (committed without --signing-key): only a chained log is compacted",
+						 ch->rev);
+				ret = -EBADMSG;
+			} else if (ch->seq != now.seq + 1 ||
+				   memcmp(ch->prev, now.hash, CF_FLEET_HASH_LEN)) {
+				capfence__seterr(err, errlen,
+						 "rev=%" PRIu64 ": seq=%" PRIu64 " does not follow seq=%" PRIu64
+						 " in the store's log: not compacted", ch->rev, ch->seq, now.seq);
+				ret = -EBADMSG;
+			}
+			now.seq = ch->seq;
+			memcpy(now.hash, ch->link, CF_FLEET_HASH_LEN);
+			now.rev = ch->rev;
+			res->folded++;
+		}
+		if (!ret && now.seq < h.seq) {
+			free(chs);
+			continue;	/* a commit between the two reads */
+		}
+		if (!ret && (now.seq != h.seq || memcmp(now.hash, h.hash, CF_FLEET_HASH_LEN))) {
+			capfence__seterr(err, errlen,
+					 "the store's log ends at seq=%" PRIu64 ", not at its head's seq=%" PRIu64
+					 ": not compacted", now.seq, h.seq);
+			ret = -EBADMSG;
+		}
+		if (ret) {
+			free(chs);
+			return ret;
+		}
+		if (!res->folded) {	/* nothing new: finish the deletions */
+			for (i = 0; i < n; i++) {
+				res->epochs += chs[i].kind == CF_FLEET_EPOCH_INSTALL;
+				res->keys_removed += chs[i].kind == CF_FLEET_KEY_REMOVE;
+				res->revoked += chs[i].kind == CF_FLEET_REVOKE;
+			}
+			free(chs);
+			res->base = old;
+			goto count;
+		}
+		v = snapshot_value(f, chs, n, &now, res);
+		free(chs);
+		if (!v) {
+			capfence__seterr(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
+		if (strlen(v) > f->snapshot_max) {
+			capfence__seterr(err, errlen,
+					 "the snapshot would be %zu bytes, above %zu (%zu revocations): not compacted",
+					 strlen(v), f->snapshot_max, res->revoked);
+			free(v);
+			return -E2BIG;
+		}
+		/* over the snapshot read, never over a newer one */
+		cmp = (struct cf_etcd_cmp){ f->snapshot, CF_ETCD_MOD_REV, NULL, old.mod_rev };
+		put = (struct cf_etcd_put){ .key = f->snapshot, .value = v };
+		now.bytes = strlen(v);
+		ret = cf_etcd_txn(f->etcd, &cmp, 1, &put, 1, &at, &ok, &retried, err, errlen);
+		free(v);
+		if (ret)
+			return ret;
+		if (!ok)
+			continue;	/* another compaction's, or ours retried: read it again */
+		now.mod_rev = at;
+		res->base = now;
+		goto count;
+	}
+	capfence__seterr(err, errlen, "the fleet kept changing under 16 attempts to compact it");
+	return -EAGAIN;
+count:
+	return compact_log(f, res->base.rev, &res->deleted, err, errlen);
 }
 
 /* ---- the local module ------------------------------------------------------------ */

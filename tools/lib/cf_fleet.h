@@ -62,6 +62,7 @@ struct cf_fleet_change {
 	uint64_t seq;			/* its place in the chain, 0: unchained */
 	unsigned char prev[CF_FLEET_HASH_LEN];	/* the link before it (seq > 0) */
 	unsigned char link[CF_FLEET_HASH_LEN];	/* its own link hash (decoded) */
+	bool base;			/* state of the fleet's snapshot, not a logged change */
 };
 
 /* "epoch_install", ...; "?" if unknown. */
@@ -106,6 +107,8 @@ struct cf_fleet {
 	char fleet[CF_FLEET_PREFIX_MAX + 16];	/* <prefix>fleet/ */
 	char hosts[CF_FLEET_PREFIX_MAX + 16];	/* <prefix>hosts/ */
 	char head[CF_FLEET_PREFIX_MAX + 16];	/* <prefix>head */
+	char snapshot[CF_FLEET_PREFIX_MAX + 16];	/* <prefix>snapshot */
+	size_t snapshot_max;			/* CF_FLEET_SNAPSHOT_MAX (tests lower it) */
 };
 
 int cf_fleet_open(struct cf_fleet **out, const char *endpoints,
@@ -250,14 +253,58 @@ int cf_fleet_hosts(struct cf_fleet *f, struct cf_fleet_host **out, size_t *n,
 		   char *err, size_t errlen);
 
 /*
- * Every change at one revision: *out (free it) holds the newest value of
- * each fleet key, oldest change first; *rev the revision read (0 = now).
- * -EBADMSG (naming its revision) when a value under <prefix>fleet/ does
- * not decode: a reader never rebuilds past a change it cannot read.
+ * The fleet's snapshot (`capfence fleet compact`): the state of every
+ * change up to one chained change, signed under <prefix>snapshot. It
+ * stands for the changes up to it, whose revocation keys compaction
+ * deletes.
+ */
+struct cf_fleet_base {
+	uint64_t seq;				/* the chained change it covers up to, 0: none */
+	unsigned char hash[CF_FLEET_HASH_LEN];	/* that change's link */
+	uint64_t rev;				/* that change's revision */
+	int64_t time_ms;			/* the signer's wall clock */
+	int64_t mod_rev;			/* the snapshot key's mod revision (0: absent) */
+	size_t bytes;				/* its value's length */
+};
+
+/* A snapshot's value is one etcd request: under etcd's default 1.5 MiB. */
+#define CF_FLEET_SNAPSHOT_MAX	(1024 * 1024)
+
+/*
+ * Every change at one revision: *out (free it) holds, oldest first, the
+ * snapshot's state (base set, rev = the snapshot's rev: every epoch, the
+ * active one, every removed key, every revocation) and then each fleet
+ * key's change past the snapshot; *rev the revision read (0 = now);
+ * *base (may be NULL) the snapshot (seq 0: none). -EBADMSG (naming its
+ * revision) when a value under <prefix>fleet/ does not decode or verify,
+ * or the snapshot does not decode; -EPERM when the snapshot's signature is
+ * refused: a reader never rebuilds past a change it cannot read.
  */
 int cf_fleet_snapshot(struct cf_fleet *f, uint64_t at,
 		      struct cf_fleet_change **out, size_t *n, uint64_t *rev,
-		      char *err, size_t errlen);
+		      struct cf_fleet_base *base, char *err, size_t errlen);
+
+/* What cf_fleet_compact() did. */
+struct cf_fleet_compaction {
+	struct cf_fleet_base base;	/* the snapshot now */
+	uint64_t folded;		/* chained changes it added to the snapshot */
+	uint64_t deleted;		/* revocation keys deleted from the log */
+	size_t epochs, keys_removed, revoked;	/* the snapshot's state */
+};
+
+/*
+ * Fold the log into a new snapshot (signed with the signing key) at the
+ * chain's newest change, then delete every revocation key the snapshot
+ * covers except the newest change's, in batches (etcd's --max-txn-ops).
+ * Epoch, activation and key keys stay: they are the guards of later
+ * commits (an epoch id is never installed twice). The log must be the
+ * chain from the old snapshot to the head, every change chained: else
+ * -EBADMSG and nothing is written. -E2BIG when the snapshot would exceed
+ * f->snapshot_max (CF_FLEET_SNAPSHOT_MAX); -EINVAL without the signing key. Running it
+ * again with nothing new only finishes an interrupted deletion.
+ */
+int cf_fleet_compact(struct cf_fleet *f, struct cf_fleet_compaction *res,
+		     char *err, size_t errlen);
 
 /*
  * Apply a change to the local module at its revision ch->rev. A key id the
