@@ -33,12 +33,12 @@ check-fleet: $(FLEET_PREREQ)
 FLEET_SIM_HOSTS ?= 100,1000,10000
 FLEET_SIM_ARGS ?=
 
-$(B)/fleet/fleet-sim: selftests/fleet/fleet-sim.c $(LIB_A) $(LIB_HDRS) | deps
+$(B)/fleet/fleet-sim $(B)/fleet/fleet-log: $(B)/fleet/%: selftests/fleet/%.c $(LIB_A) $(LIB_HDRS) | deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_USR) $(CPPFLAGS_USR) $< $(LIB_A) -lsodium -lmnl $(NET_LIBS) -lpthread -o $@
 
 .PHONY: bench-fleet bench-fleet-vm
-bench-fleet: $(B)/fleet/fleet-sim $(B)/tools/capfence
+bench-fleet: $(B)/fleet/fleet-sim $(B)/fleet/fleet-log $(B)/tools/capfence
 	@selftests/fleet/fleet-scale --hosts $(FLEET_SIM_HOSTS) $(FLEET_SIM_ARGS)
 
 # Fleet figures with the module (part of make bench): revoke-to-enforced
