@@ -96,7 +96,7 @@ static int reader(struct cf_fleet *f)
 		return 1;
 	}
 	t0 = now_ms() - t0;
-	free(chs);
+	cf_fleet_changes_free(chs, n);
 	printf("{\"entries\":%zu,\"ms\":%.1f,\"log_keys\":%zu,\"snapshot_seq\":%" PRIu64
 	       ",\"snapshot_bytes\":%zu,\"rev\":%" PRIu64 "}\n",
 	       n, t0, keys_under(f, f->fleet), b.seq, b.bytes, rev);

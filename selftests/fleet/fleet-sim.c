@@ -288,6 +288,7 @@ static int on_event(const struct cf_etcd_event *ev, void *arg)
 		h->failing[0] = '\0';
 	}
 	pthread_mutex_unlock(&h->lock);
+	cf_fleet_change_release(&ch);
 	if (ret)
 		return -EAGAIN;
 	target = atomic_load(&S.target_seq);

@@ -145,6 +145,7 @@ static uint64_t commit(struct __test_metadata *_metadata, struct cf_fleet *f,
 		       enum cf_fleet_kind kind, uint64_t id, int want)
 {
 	struct cf_fleet_change ch;
+	struct capfence_epoch e;
 	char err[CAPFENCE_ERR_MAX] = "";
 	uint64_t rev = 0;
 
@@ -154,7 +155,8 @@ static uint64_t commit(struct __test_metadata *_metadata, struct cf_fleet *f,
 	if (kind == CF_FLEET_EPOCH_INSTALL) {
 		const char *rules[] = { "net:connect=token:10.0.0.0/8", "fs:read=open" };
 
-		capfence_epoch_parse_rules(&ch.epoch, id, rules, 2, NULL, 0);
+		capfence_epoch_parse_rules(&e, id, rules, 2, NULL, 0);
+		ch.epoch = &e;
 	}
 	EXPECT_EQ(want, cf_fleet_commit(f, &ch, &rev, NULL, err, sizeof(err))) {
 		TH_LOG("%s %llu: %s", cf_fleet_kind_name(kind), (unsigned long long)id, err);
@@ -233,12 +235,12 @@ TEST_F(etcd, snapshot_holds_every_change_in_order)
 	EXPECT_EQ(CF_FLEET_KEY_REMOVE, chs[2].kind);
 	EXPECT_EQ(r3, chs[2].rev);
 	EXPECT_LT(r3, rev);
-	free(chs);
+	cf_fleet_changes_free(chs, n);
 	/* at an older revision */
 	ASSERT_EQ(0, cf_fleet_snapshot(self->f, r1, &chs, &n, &rev, NULL, err, sizeof(err)));
 	ASSERT_EQ(1u, n);
 	EXPECT_EQ(CF_FLEET_KEY_ADD, chs[0].kind);
-	free(chs);
+	cf_fleet_changes_free(chs, n);
 	CF_NO_LEAKS();
 }
 
@@ -256,6 +258,7 @@ static int on_event(const struct cf_etcd_event *ev, void *arg)
 	if (s->n < 16 && !cf_fleet_decode("/t/", ev->kv->key, ev->kv->value, &ch, NULL, 0)) {
 		s->revs[s->n] = (uint64_t)ev->kv->mod_rev;
 		s->kinds[s->n++] = ch.kind;
+		cf_fleet_change_release(&ch);
 	}
 	return 0;
 }
@@ -480,7 +483,7 @@ TEST_F(etcd, signed_changes_form_a_chain_closed_by_the_head)
 	EXPECT_EQ(3u, h.seq);
 	EXPECT_EQ(0, memcmp(h.hash, chs[2].link, CF_FLEET_HASH_LEN));
 	EXPECT_EQ((int64_t)rev, h.mod_rev);	/* moved in the change's own transaction */
-	free(chs);
+	cf_fleet_changes_free(chs, n);
 	/* renewed: the same seq and hash, a new time and revision */
 	msleep(20);
 	ASSERT_EQ(0, cf_fleet_head_renew(self->f, 3, &h2, err, sizeof(err))) TH_LOG("%s", err);
@@ -584,7 +587,8 @@ TEST_F(etcd, compaction_folds_the_chain_into_a_signed_snapshot)
 	EXPECT_EQ(0, memcmp(h.hash, b.hash, CF_FLEET_HASH_LEN));
 	EXPECT_EQ(CF_FLEET_EPOCH_INSTALL, chs[0].kind);
 	EXPECT_EQ(41u, chs[0].id);
-	ASSERT_LT(0, capfence_rule_format(&chs[0].epoch.rules[CAPFENCE_CLASS_NET_CONNECT], rule, sizeof(rule)));
+	ASSERT_NE(NULL, chs[0].epoch);
+	ASSERT_LT(0, capfence_rule_format(&chs[0].epoch->rules[CAPFENCE_CLASS_NET_CONNECT], rule, sizeof(rule)));
 	EXPECT_STREQ("net:connect=token:10.0.0.0/8", rule);
 	EXPECT_EQ(CF_FLEET_EPOCH_ACTIVATE, chs[1].kind);
 	EXPECT_EQ(CF_FLEET_KEY_REMOVE, chs[2].kind);
@@ -595,7 +599,7 @@ TEST_F(etcd, compaction_folds_the_chain_into_a_signed_snapshot)
 		if (i >= 3)
 			EXPECT_EQ(0x200 + i - 2, chs[i].id);
 	}
-	free(chs);
+	cf_fleet_changes_free(chs, n);
 	/* a change past it chains onto the snapshot's link */
 	rev = commit(_metadata, self->f, CF_FLEET_REVOKE, 0x206, 0);
 	ASSERT_EQ(0, cf_fleet_snapshot(reader, 0, &chs, &n, &srev, &b, err, sizeof(err))) TH_LOG("%s", err);
@@ -604,12 +608,12 @@ TEST_F(etcd, compaction_folds_the_chain_into_a_signed_snapshot)
 	EXPECT_EQ(rev, chs[8].rev);
 	EXPECT_EQ(10u, chs[8].seq);
 	EXPECT_EQ(0, memcmp(chs[8].prev, b.hash, CF_FLEET_HASH_LEN));
-	free(chs);
+	cf_fleet_changes_free(chs, n);
 	/* at a revision before the compaction: the whole log, no snapshot */
 	ASSERT_EQ(0, cf_fleet_snapshot(reader, last, &chs, &n, &srev, &b, err, sizeof(err))) TH_LOG("%s", err);
 	EXPECT_EQ(9u, n);
 	EXPECT_EQ(0u, b.seq);
-	free(chs);
+	cf_fleet_changes_free(chs, n);
 	/* a cap whose key was compacted away can be revoked again: one revocation */
 	commit(_metadata, self->f, CF_FLEET_REVOKE, 0x201, 0);
 	commit(_metadata, self->f, CF_FLEET_EPOCH_INSTALL, 41, -EEXIST);	/* guards stay */
@@ -633,7 +637,7 @@ TEST_F(etcd, compaction_folds_the_chain_into_a_signed_snapshot)
 	self->f->snapshot_max = CF_FLEET_SNAPSHOT_MAX;
 	ASSERT_EQ(0, cf_fleet_snapshot(reader, 0, &chs, &n, &srev, &b, err, sizeof(err))) TH_LOG("%s", err);
 	EXPECT_EQ(11u, b.seq);
-	free(chs);
+	cf_fleet_changes_free(chs, n);
 	/* an altered snapshot does not verify; a reader without keys takes it */
 	v = stored(_metadata, reader, "/t/snapshot");
 	ASSERT_NE(NULL, v);
@@ -646,7 +650,7 @@ TEST_F(etcd, compaction_folds_the_chain_into_a_signed_snapshot)
 	ASSERT_EQ(0, cf_fleet_open(&plain, self->url, "/t/", err, sizeof(err)));
 	ASSERT_EQ(0, cf_fleet_snapshot(plain, 0, &chs, &n, &srev, &b, err, sizeof(err))) TH_LOG("%s", err);
 	EXPECT_EQ(0x3e7u, chs[3].id);
-	free(chs);
+	cf_fleet_changes_free(chs, n);
 	cf_fleet_close(plain);
 	free(v);
 	/* a log with an unchained change is not compacted */

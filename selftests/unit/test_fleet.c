@@ -25,8 +25,13 @@ static void roundtrip(struct __test_metadata *_metadata,
 	}
 	EXPECT_EQ(ch->kind, back.kind);
 	EXPECT_EQ(ch->id, back.id);
-	if (ch->kind == CF_FLEET_EPOCH_INSTALL)
-		EXPECT_EQ(0, memcmp(&ch->epoch, &back.epoch, sizeof(back.epoch)));
+	if (ch->kind == CF_FLEET_EPOCH_INSTALL) {
+		ASSERT_NE(NULL, back.epoch);
+		EXPECT_EQ(0, memcmp(ch->epoch, back.epoch, sizeof(*back.epoch)));
+	} else {
+		EXPECT_EQ(NULL, back.epoch);
+	}
+	cf_fleet_change_release(&back);
 	free(key);
 	free(value);
 }
@@ -38,11 +43,13 @@ TEST(every_kind_roundtrips)
 		"fs:write=open",
 	};
 	struct cf_fleet_change ch;
+	struct capfence_epoch e;
 
 	memset(&ch, 0, sizeof(ch));
 	ch.kind = CF_FLEET_EPOCH_INSTALL;
 	ch.id = 41;
-	ASSERT_EQ(0, capfence_epoch_parse_rules(&ch.epoch, 41, rules, 3, NULL, 0));
+	ch.epoch = &e;
+	ASSERT_EQ(0, capfence_epoch_parse_rules(&e, 41, rules, 3, NULL, 0));
 	roundtrip(_metadata, &ch, "/capfence/fleet/epoch/41");
 	memset(&ch, 0, sizeof(ch));
 	ch.kind = CF_FLEET_EPOCH_ACTIVATE;
@@ -63,6 +70,7 @@ TEST(every_kind_roundtrips)
 TEST(value_is_stable_json)
 {
 	struct cf_fleet_change ch;
+	struct capfence_epoch e;
 	char *key, *value, want[512];
 	int c;
 
@@ -76,7 +84,8 @@ TEST(value_is_stable_json)
 	free(value);
 	ch.kind = CF_FLEET_EPOCH_INSTALL;
 	ch.id = 2;
-	capfence_epoch_init(&ch.epoch, 2);
+	capfence_epoch_init(&e, 2);
+	ch.epoch = &e;
 	ASSERT_EQ(0, cf_fleet_encode("/p/", &ch, &key, &value, NULL, 0));
 	/* every class's rule, in id order (a class added later: one more) */
 	snprintf(want, sizeof(want), "{\"kind\":\"epoch_install\",\"epoch\":\"2\",\"rules\":["
@@ -94,6 +103,7 @@ TEST(value_is_stable_json)
 TEST(encode_refuses_bad_changes)
 {
 	struct cf_fleet_change ch;
+	struct capfence_epoch e;
 	char *key = (char *)1, *value = (char *)1, err[CAPFENCE_ERR_MAX];
 
 	memset(&ch, 0, sizeof(ch));
@@ -106,7 +116,10 @@ TEST(encode_refuses_bad_changes)
 	EXPECT_STREQ("key id 4294967296 is out of range", err);
 	ch.kind = CF_FLEET_EPOCH_INSTALL;
 	ch.id = 3;
-	capfence_epoch_init(&ch.epoch, 4);
+	EXPECT_EQ(-EINVAL, cf_fleet_encode("/p/", &ch, &key, &value, err, sizeof(err)));
+	EXPECT_STREQ("the epoch's id is not the change's", err);	/* no epoch */
+	capfence_epoch_init(&e, 4);
+	ch.epoch = &e;
 	EXPECT_EQ(-EINVAL, cf_fleet_encode("/p/", &ch, &key, &value, err, sizeof(err)));
 	EXPECT_STREQ("the epoch's id is not the change's", err);
 	CF_NO_LEAKS();

@@ -290,19 +290,24 @@ static int epoch_install(const struct fleet_opts *o, int argc, char **argv)
 	static const char usage[] =
 		"capfence fleet epoch install ID RULE... | capfence fleet epoch install [ID] -f FILE   (RULE: CLASS=open|deny|token[:C[,C]...]; FILE '-' is stdin)";
 	struct cf_fleet_change *ch = calloc(1, sizeof(*ch));
+	struct capfence_epoch *e = calloc(1, sizeof(*e));
 	int ret;
 
-	if (!ch) {
+	if (!ch || !e) {
+		free(ch);
+		free(e);
 		cf_err("fleet epoch install: out of memory");
 		return CF_EXIT_SYSTEM;
 	}
-	ret = cf_epoch_from_args("fleet epoch install", usage, argc, argv, &ch->epoch);
+	ret = cf_epoch_from_args("fleet epoch install", usage, argc, argv, e);
 	if (!ret) {
 		ch->kind = CF_FLEET_EPOCH_INSTALL;
-		ch->id = ch->epoch.epoch_id;
+		ch->id = e->epoch_id;
+		ch->epoch = e;
 		ret = change(o, "epoch install", ch);
 	}
 	free(ch);
+	free(e);
 	return ret;
 }
 

@@ -394,7 +394,7 @@ static int chain_load(uint64_t upto)
 		return -1;
 	}
 	if (b.seq && b.rev > upto) {
-		free(chs);
+		cf_fleet_changes_free(chs, n);
 		say("the module (rev=%" PRIu64 ") is below the fleet's snapshot (rev=%" PRIu64
 		    " seq=%" PRIu64 "): rebuilding from it", upto, b.rev, b.seq);
 		atomic_store(&A.rebuild_asked, true);
@@ -404,7 +404,7 @@ static int chain_load(uint64_t upto)
 	for (i = 0; i < n && chs[i].rev <= upto && !ret; i++)
 		if (!chs[i].base && (!chain_follows(&chs[i]) || chain_add(&chs[i])))
 			ret = -1;
-	free(chs);
+	cf_fleet_changes_free(chs, n);
 	return ret;
 }
 
@@ -527,7 +527,7 @@ static bool effect_holds(const struct cf_fleet_change *ch, int ret)
 	case CF_FLEET_EPOCH_INSTALL:
 		if (capfence_client_epoch_get(A.cf, ch->id, &ei, err, sizeof(err)))
 			return false;
-		return same_rules(&ei.e, &ch->epoch);
+		return ch->epoch && same_rules(&ei.e, ch->epoch);
 	case CF_FLEET_EPOCH_ACTIVATE:
 		return !capfence_client_epoch_get(A.cf, ch->id, &ei, err, sizeof(err)) && ei.active;
 	default:
@@ -694,11 +694,14 @@ static int on_event(const struct cf_etcd_event *ev, void *arg)
 		return -EAGAIN;
 	}
 	ch.rev = rev;
-	if (!chain_follows(&ch))
+	if (!chain_follows(&ch)) {
+		cf_fleet_change_release(&ch);
 		return -EAGAIN;
+	}
 	ret = apply(&ch);
 	if (!ret)
 		ret = chain_add(&ch);
+	cf_fleet_change_release(&ch);
 	report();
 	return ret ? -EAGAIN : 0;
 }
@@ -734,7 +737,7 @@ static int rebuild(void)
 	chain_reset(&b);
 	if (b.seq && b.rev > r0) {
 		if (ensure_state(chs, n, b.rev, "snapshot", &applied) || skip_to(b.rev)) {
-			free(chs);
+			cf_fleet_changes_free(chs, n);
 			return -1;
 		}
 		say("applied the fleet's snapshot: seq=%" PRIu64 " rev=%" PRIu64 " (%zu entries the module lacked)",
@@ -745,22 +748,22 @@ static int rebuild(void)
 		if (chs[i].base)
 			continue;
 		if (!chain_follows(&chs[i])) {
-			free(chs);
+			cf_fleet_changes_free(chs, n);
 			return -1;
 		}
 		if (chs[i].rev > r0) {	/* else applied before */
 			if (apply(&chs[i])) {
-				free(chs);
+				cf_fleet_changes_free(chs, n);
 				return -1;	/* never past a change that did not apply */
 			}
 			applied++;
 		}
 		if (chain_add(&chs[i])) {
-			free(chs);
+			cf_fleet_changes_free(chs, n);
 			return -1;
 		}
 	}
-	free(chs);
+	cf_fleet_changes_free(chs, n);
 	if (A.chained)
 		A.watch_from = s + 1;	/* the module stays at the last change */
 	else if (skip_to(s))
@@ -938,9 +941,9 @@ static int ensure_state(const struct cf_fleet_change *chs, size_t n, uint64_t up
 		case CF_FLEET_EPOCH_INSTALL:
 			ret = capfence_client_epoch_get(A.cf, ch->id, &ei, err, sizeof(err));
 			if (ret == -ENOENT) {
-				ret = capfence_client_epoch_install(A.cf, &ch->epoch, err, sizeof(err));
+				ret = capfence_client_epoch_install(A.cf, ch->epoch, err, sizeof(err));
 				*repaired += !ret;
-			} else if (!ret && !same_rules(&ei.e, &ch->epoch)) {
+			} else if (!ret && !same_rules(&ei.e, ch->epoch)) {
 				snprintf(err, sizeof(err), "the module's rules differ from the fleet's");
 				ret = -EEXIST;
 			}
@@ -1006,7 +1009,7 @@ static int reconcile(uint64_t upto)
 		return -1;
 	}
 	ret = ensure_state(chs, n, upto, "reconcile", &repaired);
-	free(chs);
+	cf_fleet_changes_free(chs, n);
 	pthread_mutex_lock(&A.metrics_lock);
 	A.m.reconciles++;
 	A.m.repaired += repaired;

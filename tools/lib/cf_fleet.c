@@ -131,7 +131,7 @@ int cf_fleet_encode(const char *prefix, const struct cf_fleet_change *ch,
 		capfence__seterr(err, errlen, "not a fleet change");
 		return -EINVAL;
 	}
-	if (ch->kind == CF_FLEET_EPOCH_INSTALL && ch->epoch.epoch_id != ch->id) {
+	if (ch->kind == CF_FLEET_EPOCH_INSTALL && (!ch->epoch || ch->epoch->epoch_id != ch->id)) {
 		capfence__seterr(err, errlen, "the epoch's id is not the change's");
 		return -EINVAL;
 	}
@@ -151,7 +151,7 @@ int cf_fleet_encode(const char *prefix, const struct cf_fleet_change *ch,
 			goto nomem;
 		json_object_object_add(o, "rules", rules);
 		for (cls = 1; cls <= CAPFENCE_CLASS_MAX; cls++) {
-			if (capfence_rule_format(&ch->epoch.rules[cls], rule, sizeof(rule)) < 0) {
+			if (capfence_rule_format(&ch->epoch->rules[cls], rule, sizeof(rule)) < 0) {
 				json_object_put(o);
 				capfence__seterr(err, errlen, "epoch %" PRIu64 ": a rule cannot be printed", ch->id);
 				return -EINVAL;
@@ -268,17 +268,40 @@ int cf_fleet_decode(const char *prefix, const char *key, const char *value,
 			}
 			r[i] = json_object_get_string(x);
 		}
-		if (capfence_epoch_parse_rules(&ch->epoch, kid, r, n, msg, sizeof(msg))) {
+		ch->epoch = malloc(sizeof(*ch->epoch));
+		if (!ch->epoch) {
+			capfence__seterr(err, errlen, "out of memory");
+			ret = -ENOMEM;
+			goto out;
+		}
+		if (capfence_epoch_parse_rules(ch->epoch, kid, r, n, msg, sizeof(msg))) {
 			capfence__seterr(err, errlen, "%.80s: %s", key, msg);
 			goto out;
 		}
 	}
 	ret = 0;
 out:
-	if (ret)
+	if (ret) {
+		free(ch->epoch);
 		memset(ch, 0, sizeof(*ch));
+	}
 	json_object_put(o);
 	return ret;
+}
+
+void cf_fleet_change_release(struct cf_fleet_change *ch)
+{
+	free(ch->epoch);
+	ch->epoch = NULL;
+}
+
+void cf_fleet_changes_free(struct cf_fleet_change *chs, size_t n)
+{
+	size_t i;
+
+	for (i = 0; chs && i < n; i++)
+		cf_fleet_change_release(&chs[i]);
+	free(chs);
 }
 
 /* ---- signatures -------------------------------------------------------------- */
@@ -1292,7 +1315,10 @@ static int snapshot_read(struct cf_fleet *f, int64_t at, struct cf_fleet_base *b
 		ch = base_entry(v, n, cap, CF_FLEET_EPOCH_INSTALL, id, b->rev);
 		if (!ch)
 			goto nomem;
-		if (capfence_epoch_parse_rules(&ch->epoch, id, rt, nr, msg, sizeof(msg))) {
+		ch->epoch = malloc(sizeof(*ch->epoch));
+		if (!ch->epoch)
+			goto nomem;
+		if (capfence_epoch_parse_rules(ch->epoch, id, rt, nr, msg, sizeof(msg))) {
 			capfence__seterr(err, errlen, "%s: epoch %" PRIu64 ": %s", f->snapshot, id, msg);
 			goto out;
 		}
@@ -1373,7 +1399,7 @@ int cf_fleet_snapshot(struct cf_fleet *f, uint64_t at,
 	}
 	cf_etcd_range_release(&r);
 	if (ret) {
-		free(*out);
+		cf_fleet_changes_free(*out, *n);
 		*out = NULL;
 		*n = 0;
 		return ret;
@@ -1438,7 +1464,7 @@ static char *snapshot_value(struct cf_fleet *f, const struct cf_fleet_change *ch
 			json_object_object_add(e, "rules", rules);
 			json_object_array_add(eps, e);
 			for (cls = 1; cls <= CAPFENCE_CLASS_MAX; cls++) {
-				if (capfence_rule_format(&ch->epoch.rules[cls], rule, sizeof(rule)) < 0)
+				if (capfence_rule_format(&ch->epoch->rules[cls], rule, sizeof(rule)) < 0)
 					goto out;
 				json_object_array_add(rules, json_object_new_string(rule));
 			}
@@ -1575,7 +1601,7 @@ int cf_fleet_compact(struct cf_fleet *f, struct cf_fleet_compaction *res,
 			res->folded++;
 		}
 		if (!ret && now.seq < h.seq) {
-			free(chs);
+			cf_fleet_changes_free(chs, n);
 			continue;	/* a commit between the two reads */
 		}
 		if (!ret && (now.seq != h.seq || memcmp(now.hash, h.hash, CF_FLEET_HASH_LEN))) {
@@ -1585,7 +1611,7 @@ int cf_fleet_compact(struct cf_fleet *f, struct cf_fleet_compaction *res,
 			ret = -EBADMSG;
 		}
 		if (ret) {
-			free(chs);
+			cf_fleet_changes_free(chs, n);
 			return ret;
 		}
 		if (!res->folded) {	/* nothing new: finish the deletions */
@@ -1594,12 +1620,12 @@ int cf_fleet_compact(struct cf_fleet *f, struct cf_fleet_compaction *res,
 				res->keys_removed += chs[i].kind == CF_FLEET_KEY_REMOVE;
 				res->revoked += chs[i].kind == CF_FLEET_REVOKE;
 			}
-			free(chs);
+			cf_fleet_changes_free(chs, n);
 			res->base = old;
 			goto count;
 		}
 		v = snapshot_value(f, chs, n, &now, res);
-		free(chs);
+		cf_fleet_changes_free(chs, n);
 		if (!v) {
 			capfence__seterr(err, errlen, "out of memory");
 			return -ENOMEM;
@@ -1642,7 +1668,9 @@ int cf_fleet_apply(struct capfence_client *c, const struct cf_fleet_change *ch,
 
 	switch (ch->kind) {
 	case CF_FLEET_EPOCH_INSTALL:
-		return capfence_client_epoch_install_at(c, &ch->epoch, ch->rev, err, errlen);
+		if (!ch->epoch)
+			break;
+		return capfence_client_epoch_install_at(c, ch->epoch, ch->rev, err, errlen);
 	case CF_FLEET_EPOCH_ACTIVATE:
 		return capfence_client_epoch_activate_at(c, ch->id, ch->rev, err, errlen);
 	case CF_FLEET_KEY_REMOVE:
@@ -1657,7 +1685,8 @@ int cf_fleet_apply(struct capfence_client *c, const struct cf_fleet_change *ch,
 		/* the key itself is installed on each host by hand: the revision only */
 		return capfence_client_fleet_set(c, &fs, err, errlen);
 	default:
-		capfence__seterr(err, errlen, "not a fleet change");
-		return -EINVAL;
+		break;
 	}
+	capfence__seterr(err, errlen, "not a fleet change");
+	return -EINVAL;
 }

@@ -58,12 +58,23 @@ struct cf_fleet_change {
 	enum cf_fleet_kind kind;
 	uint64_t id;
 	uint64_t rev;			/* its etcd mod revision (decoded) */
-	struct capfence_epoch epoch;	/* EPOCH_INSTALL */
+	/*
+	 * EPOCH_INSTALL: its rules. The decoders allocate it
+	 * (cf_fleet_change_release()); a caller that builds a change points
+	 * it at its own. A pointer, not the 33 KB struct: a list of every
+	 * revocation of a fleet must not carry an epoch each.
+	 */
+	struct capfence_epoch *epoch;
 	uint64_t seq;			/* its place in the chain, 0: unchained */
 	unsigned char prev[CF_FLEET_HASH_LEN];	/* the link before it (seq > 0) */
 	unsigned char link[CF_FLEET_HASH_LEN];	/* its own link hash (decoded) */
 	bool base;			/* state of the fleet's snapshot, not a logged change */
 };
+
+/* Free what a decoder allocated in ch (its epoch); ch stays usable. */
+void cf_fleet_change_release(struct cf_fleet_change *ch);
+/* Release each of n changes and free the array (cf_fleet_snapshot()'s). */
+void cf_fleet_changes_free(struct cf_fleet_change *chs, size_t n);
 
 /* "epoch_install", ...; "?" if unknown. */
 const char *cf_fleet_kind_name(enum cf_fleet_kind kind);
