@@ -298,6 +298,36 @@ tg "fleet: no change is chained onto an unsigned head" 1 "/capfence/head: unsign
 	"$CF" fleet --signing-key "$W/fk2" revoke 0x205
 "$ETCDCTL" --endpoints "$E" del /capfence/head >/dev/null
 
+# compaction: the log folded into a signed snapshot, its revocation keys deleted
+tg "fleet compact: needs the signing key" 2 "the snapshot is signed with the fleet signing key" "$CF" fleet compact
+tg "fleet compact: an extra argument" 2 "fleet compact: unexpected argument 'x'" \
+	"$CF" fleet --signing-key "$W/fk" compact x
+tg "fleet compact: --wait is refused" 2 "fleet compact: --wait goes with a change" \
+	"$CF" fleet --signing-key "$W/fk" compact --wait
+tg "fleet compact: no head, nothing to compact" 1 "fleet compact: the fleet has no chained change to compact" \
+	"$CF" fleet --signing-key "$W/fk" compact
+"$CF" fleet --signing-key "$W/fk" head >/dev/null
+tg "fleet compact: a log with unchained changes is refused" 1 \
+	": an unchained change (committed without --signing-key): only a chained log is compacted" \
+	"$CF" fleet --signing-key "$W/fk" compact
+"$ETCDCTL" --endpoints "$E" del /capfence/head >/dev/null
+C="$CF fleet --prefix /c/ --signing-key $W/fk"
+$C head >/dev/null && $C epoch install 7 'net:connect=open' >/dev/null && $C revoke 0x301 >/dev/null &&
+	$C revoke 0x302 >/dev/null
+tg "fleet compact: folds the chain, deletes the revocation keys it covers" 0 \
+	'^snapshot seq=3 rev=[0-9]* bytes=[0-9]*: 3 changes folded, 1 revocation keys deleted (1 epochs, 0 keys removed, 2 revocations)$' \
+	$C compact
+if [ "$("$ETCDCTL" --endpoints "$E" get --prefix --keys-only /c/fleet/ | grep -c .)" = 2 ]; then
+	ok "fleet compact: the epoch's key and the newest change's stay"
+else nok "fleet compact: the epoch's key and the newest change's stay"; fi
+tg "fleet compact --json: nothing new" 0 '^{"seq":3,"rev":[0-9]*,"bytes":[0-9]*,"folded":0,"deleted":0,"epochs":1,"keys_removed":0,"revoked":2}$' \
+	$C compact --json
+tg "fleet: an epoch id is still never installed twice" 1 "epoch 7 is already in the fleet" \
+	$C epoch install 7 'net:connect=deny'
+"$ETCDCTL" --endpoints "$E" get /c/snapshot --print-value-only | sed 's/"revoked":\["769"/"revoked":["1"/' > "$W/v"
+"$ETCDCTL" --endpoints "$E" put /c/snapshot "$(cat "$W/v")" >/dev/null
+tg "fleet compact: a forged snapshot is refused" 1 "/c/snapshot: bad signature on the snapshot" $C compact
+
 # --host-keys: only signed reports of the listed hosts count; a listed host
 # the store does not show lags (etcd can neither forge nor hide a host)
 "$CF" fleet keygen -o "$W/hk-fast" > "$W/hk-fast.b64"
