@@ -441,6 +441,33 @@ TEST_F(etcd, signed_changes_verify_only_with_a_pinned_key)
 }
 
 /*
+ * A fleet signing key in dir (sk: its path, pub: its public half) and a
+ * reader of the store under /t/ that pins it.
+ */
+static struct cf_fleet *keyed_reader(struct __test_metadata *_metadata, const char *url,
+				     char *dir, char sk[64], char pub[64])
+{
+	char err[CAPFENCE_ERR_MAX];
+	struct cf_fleet *reader = NULL;
+
+	EXPECT_NE(NULL, mkdtemp(dir));
+	snprintf(sk, 64, "%s/k", dir);
+	EXPECT_EQ(0, cf_fleet_keygen(sk, pub, 64, err, sizeof(err))) TH_LOG("%s", err);
+	EXPECT_EQ(0, cf_fleet_open(&reader, url, "/t/", err, sizeof(err))) TH_LOG("%s", err);
+	if (reader)
+		EXPECT_EQ(0, cf_fleet_add_pubkey(reader, pub, err, sizeof(err)));
+	return reader;
+}
+
+static void keyed_cleanup(const char *dir, char sk[64])
+{
+	unlink(sk);
+	snprintf(sk, 64, "%s/k.pub", dir);
+	unlink(sk);
+	rmdir(dir);
+}
+
+/*
  * Signed commits form a chain that the head closes: each change's seq and
  * prev follow the one before, the head names the last one's link, and a
  * head below one signed before is refused (a rollback); an unsigned or
@@ -457,11 +484,8 @@ TEST_F(etcd, signed_changes_form_a_chain_closed_by_the_head)
 	size_t n, i;
 	char *v;
 
-	ASSERT_NE(NULL, mkdtemp(dir));
-	snprintf(sk, sizeof(sk), "%s/k", dir);
-	ASSERT_EQ(0, cf_fleet_keygen(sk, pub, sizeof(pub), err, sizeof(err)));
-	ASSERT_EQ(0, cf_fleet_open(&reader, self->url, "/t/", err, sizeof(err)));
-	ASSERT_EQ(0, cf_fleet_add_pubkey(reader, pub, err, sizeof(err)));
+	reader = keyed_reader(_metadata, self->url, dir, sk, pub);
+	ASSERT_NE(NULL, reader);
 	EXPECT_EQ(-ENOENT, cf_fleet_head_get(reader, &h, NULL, err, sizeof(err)));
 	/* renewing needs the signing key; then a genesis head */
 	EXPECT_EQ(-EINVAL, cf_fleet_head_renew(self->f, 0, &h, err, sizeof(err)));
@@ -510,10 +534,7 @@ TEST_F(etcd, signed_changes_form_a_chain_closed_by_the_head)
 	EXPECT_EQ(-EPERM, cf_fleet_commit(self->f, &ch, &rev, &seq, err, sizeof(err)));
 	free(v);
 	cf_fleet_close(reader);
-	unlink(sk);
-	snprintf(sk, sizeof(sk), "%s/k.pub", dir);
-	unlink(sk);
-	rmdir(dir);
+	keyed_cleanup(dir, sk);
 	CF_NO_LEAKS();
 }
 
@@ -551,11 +572,8 @@ TEST_F(etcd, compaction_folds_the_chain_into_a_signed_snapshot)
 	size_t n, i;
 	char *v;
 
-	ASSERT_NE(NULL, mkdtemp(dir));
-	snprintf(sk, sizeof(sk), "%s/k", dir);
-	ASSERT_EQ(0, cf_fleet_keygen(sk, pub, sizeof(pub), err, sizeof(err)));
-	ASSERT_EQ(0, cf_fleet_open(&reader, self->url, "/t/", err, sizeof(err)));
-	ASSERT_EQ(0, cf_fleet_add_pubkey(reader, pub, err, sizeof(err)));
+	reader = keyed_reader(_metadata, self->url, dir, sk, pub);
+	ASSERT_NE(NULL, reader);
 	/* the snapshot is signed: no compaction without the key */
 	EXPECT_EQ(-EINVAL, cf_fleet_compact(self->f, &c, err, sizeof(err)));
 	EXPECT_STREQ("a snapshot is signed with the fleet signing key (--signing-key)", err);
@@ -665,10 +683,7 @@ TEST_F(etcd, compaction_folds_the_chain_into_a_signed_snapshot)
 	EXPECT_EQ(0u, keys_under(_metadata, plain, "/u/snapshot"));
 	cf_fleet_close(plain);
 	cf_fleet_close(reader);
-	unlink(sk);
-	snprintf(sk, sizeof(sk), "%s/k.pub", dir);
-	unlink(sk);
-	rmdir(dir);
+	keyed_cleanup(dir, sk);
 	CF_NO_LEAKS();
 }
 
