@@ -324,9 +324,13 @@ tg "fleet compact --json: nothing new" 0 '^{"seq":3,"rev":[0-9]*,"bytes":[0-9]*,
 	$C compact --json
 tg "fleet: an epoch id is still never installed twice" 1 "epoch 7 is already in the fleet" \
 	$C epoch install 7 'net:connect=deny'
+tg "fleet status: the snapshot" 0 '^snapshot  *seq=3 rev=[0-9]*, [0-9]* bytes, [0-9]* s old$' $C status
+tg "fleet status --json: the snapshot" 0 '"snapshot":{"seq":3,"rev":[0-9]*,"bytes":[0-9]*,"age_ms":[0-9]*}' \
+	$C status --json
 "$ETCDCTL" --endpoints "$E" get /c/snapshot --print-value-only | sed 's/"revoked":\["769"/"revoked":["1"/' > "$W/v"
 "$ETCDCTL" --endpoints "$E" put /c/snapshot "$(cat "$W/v")" >/dev/null
 tg "fleet compact: a forged snapshot is refused" 1 "/c/snapshot: bad signature on the snapshot" $C compact
+tg "fleet status: a forged snapshot is named" 0 '^snapshot  */c/snapshot: bad signature on the snapshot' $C status
 
 # --host-keys: only signed reports of the listed hosts count; a listed host
 # the store does not show lags (etcd can neither forge nor hide a host)

@@ -430,9 +430,11 @@ static int compact(const struct fleet_opts *o, int argc, char **argv)
 static int status(const struct fleet_opts *o, int argc, char **argv)
 {
 	static const char usage[] = "capfence fleet status [--json]";
-	char head_err[CAPFENCE_ERR_MAX] = "";
+	char head_err[CAPFENCE_ERR_MAX] = "", snap_err[CAPFENCE_ERR_MAX] = "";
 	int head_ret = -ENODATA;	/* not asked: no key to verify it */
 	struct cf_fleet_head hd;
+	struct cf_fleet_base snap;
+	int snap_ret;
 	struct cf_fleet_host *h = NULL;
 	struct cf_fleet *f;
 	char err[CAPFENCE_ERR_MAX];
@@ -456,6 +458,7 @@ static int status(const struct fleet_opts *o, int argc, char **argv)
 	/* the signed head, when there is a key to verify it with */
 	if (f->npk || f->have_sk)
 		head_ret = cf_fleet_head_get(f, &hd, NULL, head_err, sizeof(head_err));
+	snap_ret = cf_fleet_base_get(f, &snap, snap_err, sizeof(snap_err));
 	if (o->json) {
 		printf("{\"fleet_rev\":%" PRIu64 ",\"store_rev\":%" PRIu64 ",\"prefix\":", latest, store);
 		cf_json_str(stdout, f->prefix);
@@ -466,6 +469,14 @@ static int status(const struct fleet_opts *o, int argc, char **argv)
 			printf(",\"head\":{\"error\":");
 			cf_json_str(stdout, head_err);
 			printf("}");
+		}
+		if (snap_ret) {
+			printf(",\"snapshot\":{\"error\":");
+			cf_json_str(stdout, snap_err);
+			printf("}");
+		} else if (snap.seq) {
+			printf(",\"snapshot\":{\"seq\":%" PRIu64 ",\"rev\":%" PRIu64 ",\"bytes\":%zu,\"age_ms\":%" PRId64 "}",
+			       snap.seq, snap.rev, snap.bytes, cf_fleet_wall_ms() - snap.time_ms);
 		}
 		printf(",\"hosts\":[");
 		for (i = 0; i < n; i++) {
@@ -497,6 +508,11 @@ static int status(const struct fleet_opts *o, int argc, char **argv)
 			       cf_fleet_wall_ms() - hd.time_ms);
 		else if (head_ret != -ENODATA)
 			printf("head                  %s\n", head_err);
+		if (snap_ret)
+			printf("snapshot              %s\n", snap_err);
+		else if (snap.seq)
+			printf("snapshot              seq=%" PRIu64 " rev=%" PRIu64 ", %zu bytes, %" PRId64 " s old\n",
+			       snap.seq, snap.rev, snap.bytes, (cf_fleet_wall_ms() - snap.time_ms) / 1000);
 		printf("live hosts            %zu\n", n);
 		if (n)
 			printf("%-24s %12s %-8s %s\n", "HOST", "APPLIED", "STATE", "BEHIND");

@@ -1350,6 +1350,16 @@ out:
 	return ret;
 }
 
+int cf_fleet_base_get(struct cf_fleet *f, struct cf_fleet_base *b, char *err, size_t errlen)
+{
+	struct cf_fleet_change *v = NULL;
+	size_t n = 0, cap = 0;
+	int ret = snapshot_read(f, 0, b, &v, &n, &cap, err, errlen);
+
+	cf_fleet_changes_free(v, n);
+	return ret;
+}
+
 int cf_fleet_snapshot(struct cf_fleet *f, uint64_t at,
 		      struct cf_fleet_change **out, size_t *n, uint64_t *rev,
 		      struct cf_fleet_base *base, char *err, size_t errlen)

@@ -295,6 +295,12 @@ int cf_fleet_snapshot(struct cf_fleet *f, uint64_t at,
 		      struct cf_fleet_change **out, size_t *n, uint64_t *rev,
 		      struct cf_fleet_base *base, char *err, size_t errlen);
 
+/*
+ * The snapshot alone (b->seq 0: none), verified as cf_fleet_snapshot()
+ * verifies it.
+ */
+int cf_fleet_base_get(struct cf_fleet *f, struct cf_fleet_base *b, char *err, size_t errlen);
+
 /* What cf_fleet_compact() did. */
 struct cf_fleet_compaction {
 	struct cf_fleet_base base;	/* the snapshot now */
