@@ -184,12 +184,18 @@ static int blob_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
-/* TASK_GET @pid, without the attributes that name the asker or the time */
+/*
+ * TASK_GET @pid, without the attributes that name the asker or the time,
+ * and without its sandbox: the sandbox's counters count the audit records
+ * its denials write (a denied write after a revoke is one more), and its
+ * epoch is the task's own, compared as CAPFENCE_A_EPOCH_ID.
+ */
 static int task_blob(struct cft_nl *nl, pid_t pid, struct snap *s)
 {
 	struct nlmsghdr *nlh = cft_nl_req(nl, CAPFENCE_CMD_TASK_GET, 0);
 	struct blob b = { s, 0, (1ULL << CAPFENCE_A_PID) |
-				(1ULL << CAPFENCE_A_FENCE), 0 };
+				(1ULL << CAPFENCE_A_FENCE) |
+				(1ULL << CAPFENCE_A_SANDBOX), 0 };
 
 	mnl_attr_put_u32(nlh, CAPFENCE_A_PID, (uint32_t)pid);
 	return cft_nl_talk(nl, nlh, blob_cb, &b);

@@ -51,7 +51,8 @@
  * restarts a watch that stopped delivering; the listener answers scrapes
  * on a module handle of its own. cf_lock serializes every use of the
  * module handle (the heartbeat reopens it after a reload); state_lock
- * guards failing and the chain; metrics_lock the agent's counters.
+ * guards failing and the chain; metrics_lock the agent's counters. When
+ * two are held, cf_lock is taken first.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -105,7 +106,7 @@ struct agent {
 	unsigned char (*links)[CF_FLEET_HASH_LEN];	/* links[s - base - 1]: change s's */
 	size_t links_cap;
 	uint64_t head_seen;		/* the highest head seq seen */
-	uint64_t watch_from;		/* chained: after a rebuild, its revision + 1 */
+	_Atomic uint64_t watch_from;	/* chained: after a rebuild, its revision + 1 */
 	atomic_bool rebuild_asked;	/* chained: behind the head, rebuild */
 	char head_why[160];		/* why the head stops confirmations, "" */
 	const char *fault_file;		/* test only: CAPFENCED_FAULT_FILE */
@@ -713,7 +714,7 @@ static bool watch_stop(void *arg)
 }
 
 static int ensure_state(const struct cf_fleet_change *chs, size_t n, uint64_t upto,
-			const char *what, size_t *repaired);
+			const char *what, uint64_t fail_rev, size_t *repaired);
 
 /*
  * After a compaction (etcd's, or the fleet's into its snapshot): every
@@ -734,9 +735,13 @@ static int rebuild(void)
 		set_failing(r0 + 1, "snapshot: %s", err);
 		return -1;
 	}
-	chain_reset(&b);
+	/*
+	 * The chain moves to the snapshot only once the module holds its
+	 * state: a host that reports the snapshot's seq, or that the head
+	 * confirms, has every revocation folded into it.
+	 */
 	if (b.seq && b.rev > r0) {
-		if (ensure_state(chs, n, b.rev, "snapshot", &applied) || skip_to(b.rev)) {
+		if (ensure_state(chs, n, b.rev, "snapshot", b.rev, &applied) || skip_to(b.rev)) {
 			cf_fleet_changes_free(chs, n);
 			return -1;
 		}
@@ -744,6 +749,7 @@ static int rebuild(void)
 		    b.seq, b.rev, applied);
 		r0 = b.rev;
 	}
+	chain_reset(&b);
 	for (i = 0; i < n; i++) {
 		if (chs[i].base)
 			continue;
@@ -901,6 +907,14 @@ static int64_t check_module(bool *rearmed)
 		}
 		A.known_rev = st.rev;
 		*rearmed = true;
+		/*
+		 * The module has none of the chain: until the watch has
+		 * replayed it, the head finds this host behind and confirms
+		 * nothing, and a change still in flight on the old stream
+		 * does not follow.
+		 */
+		chain_reset(&(struct cf_fleet_base){ 0 });
+		A.watch_from = 0;
 		atomic_store(&A.rearm, true);
 		atomic_store(&A.restart, true);
 	}
@@ -915,11 +929,14 @@ static int64_t check_module(bool *rearmed)
  * every epoch installed with the fleet's rules, the newest activation
  * active, every revocation recorded (REVOKE is idempotent), every removed
  * key absent. What cannot be made to hold (an epoch whose rules differ)
- * fails the host closed, the message starting with what. *repaired: the
- * entries the module lacked. 0 when the module holds it all.
+ * fails the host closed (set_failing() at fail_rev: 0 for a reconcile,
+ * which the next one clears; the snapshot's revision for a rebuild, which
+ * only a change applied at or past it clears), the message starting with
+ * what. *repaired: the entries the module lacked. 0 when the module holds
+ * it all.
  */
 static int ensure_state(const struct cf_fleet_change *chs, size_t n, uint64_t upto,
-			const char *what, size_t *repaired)
+			const char *what, uint64_t fail_rev, size_t *repaired)
 {
 	const struct cf_fleet_change *act = NULL;
 	char err[CAPFENCE_ERR_MAX];
@@ -971,7 +988,7 @@ static int ensure_state(const struct cf_fleet_change *chs, size_t n, uint64_t up
 			break;
 		}
 		if (ret)
-			set_failing(0, "%s: rev=%" PRIu64 " %s %s: %s", what, ch->rev,
+			set_failing(fail_rev, "%s: rev=%" PRIu64 " %s %s: %s", what, ch->rev,
 				    cf_fleet_kind_name(ch->kind), id, err);
 	}
 	if (!ret && act) {
@@ -983,7 +1000,7 @@ static int ensure_state(const struct cf_fleet_change *chs, size_t n, uint64_t up
 			*repaired += !ret;
 		}
 		if (ret)
-			set_failing(0, "%s: rev=%" PRIu64 " epoch_activate %" PRIu64 ": %s",
+			set_failing(fail_rev, "%s: rev=%" PRIu64 " epoch_activate %" PRIu64 ": %s",
 				    what, act->rev, act->id, err);
 	}
 	pthread_mutex_unlock(&A.cf_lock);
@@ -1008,7 +1025,7 @@ static int reconcile(uint64_t upto)
 		count_error(CF_AGENT_ERR_RECONCILE);
 		return -1;
 	}
-	ret = ensure_state(chs, n, upto, "reconcile", &repaired);
+	ret = ensure_state(chs, n, upto, "reconcile", 0, &repaired);
 	cf_fleet_changes_free(chs, n);
 	pthread_mutex_lock(&A.metrics_lock);
 	A.m.reconciles++;

@@ -707,11 +707,12 @@ static size_t trusted_keys(const struct cf_fleet *f,
 	return n;
 }
 
-int cf_fleet_head_get(struct cf_fleet *f, struct cf_fleet_head *h, uint64_t *store_rev,
-		      char *err, size_t errlen)
+/* The head as of revision at (0: now). */
+static int head_read(struct cf_fleet *f, struct cf_fleet_head *h, int64_t at, uint64_t *store_rev,
+		     char *err, size_t errlen)
 {
 	unsigned char pks[CF_FLEET_MAX_PUBKEYS + 1][CF_FLEET_PK_LEN];
-	struct cf_etcd_range_opts o = { 0 };
+	struct cf_etcd_range_opts o = { .revision = at };
 	struct json_object *v = NULL, *t, *hb;
 	struct cf_etcd_range r;
 	size_t npk = trusted_keys(f, pks);
@@ -755,6 +756,12 @@ out:
 	json_object_put(v);
 	cf_etcd_range_release(&r);
 	return ret;
+}
+
+int cf_fleet_head_get(struct cf_fleet *f, struct cf_fleet_head *h, uint64_t *store_rev,
+		      char *err, size_t errlen)
+{
+	return head_read(f, h, 0, store_rev, err, errlen);
 }
 
 int64_t cf_fleet_wall_ms(void)
@@ -1519,38 +1526,57 @@ out:
 	return v;
 }
 
-#define COMPACT_BATCH	64	/* deletions per transaction (etcd allows 128 ops) */
+#define COMPACT_BATCH	64	/* keys per transaction: 64 guards and 64 deletions (etcd allows 128 each) */
 
-/* Delete the revocation keys below rev, in batches; *deleted counts them. */
+/*
+ * Delete the revocation keys below rev, in batches, each key only while
+ * its mod revision is the one read: a key revoked again meanwhile (its
+ * key written anew, above rev) is never deleted, whoever else deletes
+ * at the same time. A batch whose guard fails is read again. *deleted
+ * counts the keys this call deleted.
+ */
 static int compact_log(struct cf_fleet *f, uint64_t rev, uint64_t *deleted,
 		       char *err, size_t errlen)
 {
 	struct cf_etcd_range_opts o = { .prefix = true, .keys_only = true };
+	struct cf_etcd_cmp cmp[COMPACT_BATCH];
 	struct cf_etcd_put del[COMPACT_BATCH];
-	struct cf_etcd_range r;
 	char revokes[sizeof(f->fleet) + 16];
-	size_t i, nd = 0;
-	int ret;
+	int pass, ret = 0;
 
 	snprintf(revokes, sizeof(revokes), "%s%s/", f->fleet, kinds[CF_FLEET_REVOKE].dir);
-	ret = cf_etcd_range(f->etcd, revokes, &o, &r, err, errlen);
-	if (ret)
-		return ret;
-	for (i = 0; i <= r.n && !ret; i++) {
-		bool ok, retried;
-		int64_t at;
+	for (pass = 0; pass < 16; pass++) {
+		struct cf_etcd_range r;
+		bool again = false;
+		size_t i, nd = 0;
 
-		if (i < r.n && (uint64_t)r.kvs[i].mod_rev < rev)
-			del[nd++] = (struct cf_etcd_put){ .key = r.kvs[i].key, .del = true };
-		if (!nd || (nd < COMPACT_BATCH && i < r.n))
-			continue;
-		ret = cf_etcd_txn(f->etcd, NULL, 0, del, nd, &at, &ok, &retried, err, errlen);
-		if (!ret)
-			*deleted += nd;
-		nd = 0;
+		ret = cf_etcd_range(f->etcd, revokes, &o, &r, err, errlen);
+		if (ret)
+			return ret;
+		for (i = 0; i <= r.n && !ret; i++) {
+			bool ok, retried;
+			int64_t at;
+
+			if (i < r.n && (uint64_t)r.kvs[i].mod_rev < rev) {
+				cmp[nd] = (struct cf_etcd_cmp){ r.kvs[i].key, CF_ETCD_MOD_REV, NULL,
+								r.kvs[i].mod_rev };
+				del[nd++] = (struct cf_etcd_put){ .key = r.kvs[i].key, .del = true };
+			}
+			if (!nd || (nd < COMPACT_BATCH && i < r.n))
+				continue;
+			ret = cf_etcd_txn(f->etcd, cmp, nd, del, nd, &at, &ok, &retried, err, errlen);
+			if (!ret && ok)
+				*deleted += nd;
+			else if (!ret)
+				again = true;	/* a key changed, or this batch went in before a retry */
+			nd = 0;
+		}
+		cf_etcd_range_release(&r);
+		if (ret || !again)
+			return ret;
 	}
-	cf_etcd_range_release(&r);
-	return ret;
+	capfence__seterr(err, errlen, "the revocation keys kept changing under 16 passes to delete them");
+	return -EAGAIN;
 }
 
 int cf_fleet_compact(struct cf_fleet *f, struct cf_fleet_compaction *res,
@@ -1576,16 +1602,20 @@ int cf_fleet_compact(struct cf_fleet *f, struct cf_fleet_compaction *res,
 		char *v;
 
 		memset(res, 0, sizeof(*res));
-		ret = cf_fleet_head_get(f, &h, NULL, err, errlen);
-		if (ret == -ENOENT) {
-			capfence__seterr(err, errlen, "the fleet has no chained change to compact");
-			return -ENODATA;
-		}
-		if (ret)
-			return ret;
 		ret = cf_fleet_snapshot(f, 0, &chs, &n, &rev, &old, err, errlen);
 		if (ret)
 			return ret;
+		/* the head as of the log's revision: a commit moves both at once */
+		ret = head_read(f, &h, (int64_t)rev, NULL, err, errlen);
+		if (ret == -ENOENT) {
+			cf_fleet_changes_free(chs, n);
+			capfence__seterr(err, errlen, "the fleet has no chained change to compact");
+			return -ENODATA;
+		}
+		if (ret) {
+			cf_fleet_changes_free(chs, n);
+			return ret;
+		}
 		/* the log must be the chain from the old snapshot to the head */
 		now = old;
 		for (i = 0; i < n && !ret; i++) {
@@ -1609,10 +1639,6 @@ int cf_fleet_compact(struct cf_fleet *f, struct cf_fleet_compaction *res,
 			memcpy(now.hash, ch->link, CF_FLEET_HASH_LEN);
 			now.rev = ch->rev;
 			res->folded++;
-		}
-		if (!ret && now.seq < h.seq) {
-			cf_fleet_changes_free(chs, n);
-			continue;	/* a commit between the two reads */
 		}
 		if (!ret && (now.seq != h.seq || memcmp(now.hash, h.hash, CF_FLEET_HASH_LEN))) {
 			capfence__seterr(err, errlen,
