@@ -1018,10 +1018,10 @@ static const uint32_t probe_ids[4] = { 7, 200, 201, 202 };
 static bool probe_present[4];	/* as the last snapshot saw them */
 
 /*
- * Whole state, counters excluded. The status comes last: bound and held
- * are gauges that drop an RCU grace period after the fact (the probes'
- * dry runs build a holdings set and free it deferred), so it is read
- * once two reads a quarter second apart agree.
+ * Whole state, counters excluded. The status and the tasks come last:
+ * bound and held are gauges that drop an RCU grace period after the fact
+ * (the probes' dry runs build a holdings set and free it deferred), so
+ * they are read once two reads a quarter second apart agree.
  */
 static int snapshot(struct cft_nl *nl, struct snap *sn)
 {
@@ -1053,16 +1053,6 @@ static int snapshot(struct cft_nl *nl, struct snap *sn)
 		     rep.err, rep.reason);
 		probe_present[i] = rep.reason != CAPFENCE_R_FORGED;
 	}
-	for (i = 0; i < 3; i++) {
-		pid_t pid = i < 2 ? agent_pids[i] : getpid();
-		struct nlmsghdr *nlh = cft_nl_req(nl, CAPFENCE_CMD_TASK_GET, 0);
-
-		mnl_attr_put_u32(nlh, CAPFENCE_A_PID, (uint32_t)pid);
-		sput(sn, "task %d:\n", i);
-		err = cft_nl_talk(nl, nlh, snap_msg_cb, sn);
-		if (err)
-			return err;
-	}
 	err = cft_nl_status(nl, &prev);
 	for (i = 0; !err && i < cft_ms(10000) / 250; i++) {
 		usleep(250000);
@@ -1073,6 +1063,21 @@ static int snapshot(struct cft_nl *nl, struct snap *sn)
 	}
 	if (err)
 		return err;
+	/*
+	 * The tasks once the gauges agree: a task's sandbox counts its live
+	 * credentials (CAPFENCE_SANDBOX_A_CREDS), which drop in the same
+	 * deferred free as bound.
+	 */
+	for (i = 0; i < 3; i++) {
+		pid_t pid = i < 2 ? agent_pids[i] : getpid();
+		struct nlmsghdr *nlh = cft_nl_req(nl, CAPFENCE_CMD_TASK_GET, 0);
+
+		mnl_attr_put_u32(nlh, CAPFENCE_A_PID, (uint32_t)pid);
+		sput(sn, "task %d:\n", i);
+		err = cft_nl_talk(nl, nlh, snap_msg_cb, sn);
+		if (err)
+			return err;
+	}
 	sput(sn, "attached %d fence %llu max %llu active %llu bound %llu held %llu\n",
 	     st.attached, (unsigned long long)st.fence,
 	     (unsigned long long)st.max_epoch,
