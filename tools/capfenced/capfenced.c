@@ -978,7 +978,7 @@ static int ensure_state(const struct cf_fleet_change *chs, size_t n, uint64_t up
 		case CF_FLEET_KEY_REMOVE:
 			ret = capfence_client_key_remove(A.cf, (uint32_t)ch->id, err, sizeof(err));
 			if (!ret) {
-				say("%s: key %s was in the module: removed", what, id);
+				say("%s: key %s was back in the module: removed", what, id);
 				(*repaired)++;
 			} else if (ret == -ENOENT) {
 				ret = 0;
