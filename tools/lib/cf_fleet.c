@@ -119,12 +119,65 @@ static int get_u64(struct json_object *o, const char *name, uint64_t *v)
 	return parse_u64(json_object_get_string(f), v);
 }
 
+/* An epoch's "rules": every class's rule as the CLI writes it, in id order. */
+static struct json_object *rules_json(const struct capfence_epoch *e)
+{
+	struct json_object *rules = json_object_new_array();
+	char rule[CAPFENCE_RULE_TEXT_MAX];
+	int cls;
+
+	for (cls = 1; rules && cls <= CAPFENCE_CLASS_MAX; cls++) {
+		if (capfence_rule_format(&e->rules[cls], rule, sizeof(rule)) < 0) {
+			json_object_put(rules);
+			return NULL;
+		}
+		json_object_array_add(rules, json_object_new_string(rule));
+	}
+	return rules;
+}
+
+/*
+ * Epoch id's rules from a "rules" array (NULL: absent) into a new *out
+ * (malloc'd). -EBADMSG with the reason in msg, -ENOMEM.
+ */
+static int rules_parse(struct json_object *rules, uint64_t id, struct capfence_epoch **out,
+		       char *msg, size_t msglen)
+{
+	const char *r[CAPFENCE_CLASS_MAX];
+	size_t i, n;
+
+	*out = NULL;
+	if (!rules || !json_object_is_type(rules, json_type_array) ||
+	    (n = json_object_array_length(rules)) > CAPFENCE_CLASS_MAX) {
+		snprintf(msg, msglen, "\"rules\" is missing or too long");
+		return -EBADMSG;
+	}
+	for (i = 0; i < n; i++) {
+		struct json_object *x = json_object_array_get_idx(rules, i);
+
+		if (!json_object_is_type(x, json_type_string)) {
+			snprintf(msg, msglen, "rule %zu is not a string", i + 1);
+			return -EBADMSG;
+		}
+		r[i] = json_object_get_string(x);
+	}
+	*out = malloc(sizeof(**out));
+	if (!*out) {
+		snprintf(msg, msglen, "out of memory");
+		return -ENOMEM;
+	}
+	if (capfence_epoch_parse_rules(*out, id, r, n, msg, msglen)) {
+		free(*out);
+		*out = NULL;
+		return -EBADMSG;
+	}
+	return 0;
+}
+
 int cf_fleet_encode(const char *prefix, const struct cf_fleet_change *ch,
 		    char **key, char **value, char *err, size_t errlen)
 {
 	struct json_object *o, *rules;
-	char rule[CAPFENCE_RULE_TEXT_MAX];
-	int cls;
 
 	*key = *value = NULL;
 	if (ch->kind <= CF_FLEET_NONE || (size_t)ch->kind >= NKINDS || !ch->id) {
@@ -146,18 +199,13 @@ int cf_fleet_encode(const char *prefix, const struct cf_fleet_change *ch,
 	json_object_object_add(o, "kind", json_object_new_string(kinds[ch->kind].name));
 	add_u64(o, kinds[ch->kind].field, ch->id);
 	if (ch->kind == CF_FLEET_EPOCH_INSTALL) {
-		rules = json_object_new_array();
-		if (!rules)
-			goto nomem;
-		json_object_object_add(o, "rules", rules);
-		for (cls = 1; cls <= CAPFENCE_CLASS_MAX; cls++) {
-			if (capfence_rule_format(&ch->epoch->rules[cls], rule, sizeof(rule)) < 0) {
-				json_object_put(o);
-				capfence__seterr(err, errlen, "epoch %" PRIu64 ": a rule cannot be printed", ch->id);
-				return -EINVAL;
-			}
-			json_object_array_add(rules, json_object_new_string(rule));
+		rules = rules_json(ch->epoch);
+		if (!rules) {
+			json_object_put(o);
+			capfence__seterr(err, errlen, "epoch %" PRIu64 ": a rule cannot be printed", ch->id);
+			return -EINVAL;
 		}
+		json_object_object_add(o, "rules", rules);
 	}
 	if (ch->seq) {
 		char b64[sodium_base64_ENCODED_LEN(CF_FLEET_HASH_LEN, B64V)];
@@ -190,7 +238,7 @@ int cf_fleet_decode(const char *prefix, const char *key, const char *value,
 	const char *rel, *slash, *kname;
 	char dir[16];
 	uint64_t kid, vid;
-	size_t k, i, n;
+	size_t k;
 	int ret = -EBADMSG;
 
 	memset(ch, 0, sizeof(*ch));
@@ -250,34 +298,17 @@ int cf_fleet_decode(const char *prefix, const char *key, const char *value,
 	}
 	cf_fleet_link(key, value, ch->link);
 	if (k == CF_FLEET_EPOCH_INSTALL) {
-		const char *r[CAPFENCE_CLASS_MAX];
 		char msg[CAPFENCE_ERR_MAX];
 
-		if (!json_object_object_get_ex(o, "rules", &rules) ||
-		    !json_object_is_type(rules, json_type_array) ||
-		    (n = json_object_array_length(rules)) > CAPFENCE_CLASS_MAX) {
-			capfence__seterr(err, errlen, "%.80s: \"rules\" is missing or too long", key);
-			goto out;
-		}
-		for (i = 0; i < n; i++) {
-			struct json_object *x = json_object_array_get_idx(rules, i);
-
-			if (!json_object_is_type(x, json_type_string)) {
-				capfence__seterr(err, errlen, "%.80s: rule %zu is not a string", key, i + 1);
-				goto out;
-			}
-			r[i] = json_object_get_string(x);
-		}
-		ch->epoch = malloc(sizeof(*ch->epoch));
-		if (!ch->epoch) {
+		if (!json_object_object_get_ex(o, "rules", &rules))
+			rules = NULL;
+		ret = rules_parse(rules, kid, &ch->epoch, msg, sizeof(msg));
+		if (ret == -ENOMEM)
 			capfence__seterr(err, errlen, "out of memory");
-			ret = -ENOMEM;
-			goto out;
-		}
-		if (capfence_epoch_parse_rules(ch->epoch, kid, r, n, msg, sizeof(msg))) {
+		else if (ret)
 			capfence__seterr(err, errlen, "%.80s: %s", key, msg);
+		if (ret)
 			goto out;
-		}
 	}
 	ret = 0;
 out:
@@ -1301,34 +1332,25 @@ static int snapshot_read(struct cf_fleet *f, int64_t at, struct cf_fleet_base *b
 	b->time_ms = json_object_get_int64(t);
 	for (i = 0; i < json_object_array_length(eps); i++) {
 		struct json_object *e = json_object_array_get_idx(eps, i), *rules;
-		const char *rt[CAPFENCE_CLASS_MAX];
 		char msg[CAPFENCE_ERR_MAX];
 		struct cf_fleet_change *ch;
 		uint64_t id;
-		size_t k, nr;
 
-		if (!json_object_is_type(e, json_type_object) || get_u64(e, "epoch", &id) || !id ||
-		    !json_object_object_get_ex(e, "rules", &rules) ||
-		    !json_object_is_type(rules, json_type_array) ||
-		    (nr = json_object_array_length(rules)) > CAPFENCE_CLASS_MAX)
+		if (!json_object_is_type(e, json_type_object) || get_u64(e, "epoch", &id) || !id)
 			goto bad;
-		for (k = 0; k < nr; k++) {
-			struct json_object *t = json_object_array_get_idx(rules, k);
-
-			if (!json_object_is_type(t, json_type_string))
-				goto bad;
-			rt[k] = json_object_get_string(t);
-		}
 		ch = base_entry(v, n, cap, CF_FLEET_EPOCH_INSTALL, id, b->rev);
 		if (!ch)
 			goto nomem;
-		ch->epoch = malloc(sizeof(*ch->epoch));
-		if (!ch->epoch)
+		if (!json_object_object_get_ex(e, "rules", &rules))
+			rules = NULL;
+		ret = rules_parse(rules, id, &ch->epoch, msg, sizeof(msg));
+		if (ret == -ENOMEM)
 			goto nomem;
-		if (capfence_epoch_parse_rules(ch->epoch, id, rt, nr, msg, sizeof(msg))) {
+		if (ret) {
 			capfence__seterr(err, errlen, "%s: epoch %" PRIu64 ": %s", f->snapshot, id, msg);
 			goto out;
 		}
+		ret = -EBADMSG;
 	}
 	if (act && !base_entry(v, n, cap, CF_FLEET_EPOCH_ACTIVATE, act, b->rev))
 		goto nomem;
@@ -1438,14 +1460,12 @@ static char *snapshot_value(struct cf_fleet *f, const struct cf_fleet_change *ch
 			    const struct cf_fleet_base *b, struct cf_fleet_compaction *res)
 {
 	char b64[sodium_base64_ENCODED_LEN(CF_FLEET_HASH_LEN, B64V)];
-	char rule[CAPFENCE_RULE_TEXT_MAX];
 	struct json_object *o = json_object_new_object();
 	struct json_object *eps = json_object_new_array(), *kr = json_object_new_array();
 	struct json_object *rv = json_object_new_array();
 	uint64_t act = 0, *caps = calloc(n + 1, sizeof(*caps));
 	size_t i, ncap = 0;
 	char *v = NULL;
-	int cls;
 
 	if (!o || !eps || !kr || !rv || !caps) {
 		json_object_put(eps);
@@ -1471,7 +1491,7 @@ static char *snapshot_value(struct cf_fleet *f, const struct cf_fleet_change *ch
 		switch (ch->kind) {
 		case CF_FLEET_EPOCH_INSTALL:
 			e = json_object_new_object();
-			rules = json_object_new_array();
+			rules = rules_json(ch->epoch);
 			if (!e || !rules) {
 				json_object_put(e);
 				json_object_put(rules);
@@ -1480,11 +1500,6 @@ static char *snapshot_value(struct cf_fleet *f, const struct cf_fleet_change *ch
 			add_u64(e, "epoch", ch->id);
 			json_object_object_add(e, "rules", rules);
 			json_object_array_add(eps, e);
-			for (cls = 1; cls <= CAPFENCE_CLASS_MAX; cls++) {
-				if (capfence_rule_format(&ch->epoch->rules[cls], rule, sizeof(rule)) < 0)
-					goto out;
-				json_object_array_add(rules, json_object_new_string(rule));
-			}
 			res->epochs++;
 			break;
 		case CF_FLEET_EPOCH_ACTIVATE:
