@@ -1579,6 +1579,11 @@ static int compact_log(struct cf_fleet *f, uint64_t rev, uint64_t *deleted,
 			}
 			if (!nd || (nd < COMPACT_BATCH && i < r.n))
 				continue;
+			if (f->compact_fail_after && *deleted + nd > f->compact_fail_after) {
+				cf_etcd_range_release(&r);
+				capfence__seterr(err, errlen, "injected: the store failed a deletion");
+				return -EIO;
+			}
 			ret = cf_etcd_txn(f->etcd, cmp, nd, del, nd, &at, &ok, &retried, err, errlen);
 			if (!ret && ok)
 				*deleted += nd;
@@ -1705,7 +1710,17 @@ int cf_fleet_compact(struct cf_fleet *f, struct cf_fleet_compaction *res,
 	capfence__seterr(err, errlen, "the fleet kept changing under 16 attempts to compact it");
 	return -EAGAIN;
 count:
-	return compact_log(f, res->base.rev, &res->deleted, err, errlen);
+	ret = compact_log(f, res->base.rev, &res->deleted, err, errlen);
+	if (ret) {
+		char why[CAPFENCE_ERR_MAX];
+
+		snprintf(why, sizeof(why), "%s", err);
+		capfence__seterr(err, errlen,
+				 "the snapshot at seq=%" PRIu64 " is written, %" PRIu64
+				 " revocation keys deleted, then: %s (run it again to finish)",
+				 res->base.seq, res->deleted, why);
+	}
+	return ret;
 }
 
 /* ---- the local module ------------------------------------------------------------ */

@@ -120,6 +120,7 @@ struct cf_fleet {
 	char head[CF_FLEET_PREFIX_MAX + 16];	/* <prefix>head */
 	char snapshot[CF_FLEET_PREFIX_MAX + 16];	/* <prefix>snapshot */
 	size_t snapshot_max;			/* CF_FLEET_SNAPSHOT_MAX (tests lower it) */
+	size_t compact_fail_after;		/* tests: a deletion batch past this many keys fails (0: never) */
 };
 
 int cf_fleet_open(struct cf_fleet **out, const char *endpoints,
@@ -317,8 +318,9 @@ struct cf_fleet_compaction {
  * commits (an epoch id is never installed twice). The log must be the
  * chain from the old snapshot to the head, every change chained: else
  * -EBADMSG and nothing is written. -E2BIG when the snapshot would exceed
- * f->snapshot_max (CF_FLEET_SNAPSHOT_MAX); -EINVAL without the signing key. Running it
- * again with nothing new only finishes an interrupted deletion.
+ * f->snapshot_max (CF_FLEET_SNAPSHOT_MAX); -EINVAL without the signing
+ * key. A deletion that fails leaves the snapshot written (res->base) and
+ * says so; running it again with nothing new only finishes the deletions.
  */
 int cf_fleet_compact(struct cf_fleet *f, struct cf_fleet_compaction *res,
 		     char *err, size_t errlen);
