@@ -168,41 +168,6 @@ void cf_grant_put(struct cf_grant *g)
 }
 
 /**
- * cf_grants_state() - the state of a set of grants, in one fence section
- * @g: the grants
- * @n: how many
- * @bad: set to the first grant that is not valid, or NULL
- * @fence: set to the fence value the answer holds at
- *
- * The one place that reads the fence and grant state together for a set
- * of grants (a tracked file or socket, an exec binding, a task's
- * holdings listed). Never sleeps: BPF program context, too.
- *
- * Return: CAPFENCE_R_OK, or the state of *@bad (see cf_grant_state()).
- */
-enum capfence_reason cf_grants_state(struct cf_grant *const *g, u32 n,
-				     struct cf_grant **bad, u64 *fence)
-{
-	enum capfence_reason r;
-	unsigned int seq;
-	u32 i;
-
-	do {
-		seq = read_seqbegin(&cf_fence);
-		*fence = cf_fence_value_locked();
-		*bad = NULL;
-		r = CAPFENCE_R_OK;
-		for (i = 0; i < n && r == CAPFENCE_R_OK; i++) {
-			r = cf_grant_state(g[i]);
-			*bad = g[i];
-		}
-	} while (read_seqretry(&cf_fence, seq));
-	if (r == CAPFENCE_R_OK)
-		*bad = NULL;
-	return r;
-}
-
-/**
  * cf_holdings_add() - a new holdings set: @old plus @g
  * @old: current set, may be NULL
  * @g: grant; the new set takes over the caller's reference

@@ -9,6 +9,7 @@
 #include <linux/refcount.h>
 #include <linux/types.h>
 #include "epoch.h"
+#include "fence.h"
 #include "fleet.h"
 #include "key.h"
 #include "token.h"
@@ -89,8 +90,43 @@ static inline enum capfence_reason cf_grant_state(const struct cf_grant *g)
 	return CAPFENCE_R_OK;
 }
 
-enum capfence_reason cf_grants_state(struct cf_grant *const *g, u32 n,
-				     struct cf_grant **bad, u64 *fence);
+/**
+ * cf_grants_state() - the state of a set of grants, in one fence section
+ * @g: the grants
+ * @n: how many
+ * @bad: set to the first grant that is not valid, or NULL
+ * @fence: set to the fence value the answer holds at
+ *
+ * The one place that reads the fence and grant state together for a set
+ * of grants (a tracked file or socket, an exec binding, a task's
+ * holdings listed). Never sleeps: BPF program context, too. Inline: every
+ * use of a tracked file or socket asks, and its answer stays in registers.
+ *
+ * Return: CAPFENCE_R_OK, or the state of *@bad (see cf_grant_state()).
+ */
+static __always_inline enum capfence_reason
+cf_grants_state(struct cf_grant *const *g, u32 n, struct cf_grant **bad,
+		u64 *fence)
+{
+	enum capfence_reason r;
+	unsigned int seq;
+	u32 i;
+
+	do {
+		seq = read_seqbegin(&cf_fence);
+		*fence = cf_fence_value_locked();
+		*bad = NULL;
+		r = CAPFENCE_R_OK;
+		for (i = 0; i < n && r == CAPFENCE_R_OK; i++) {
+			r = cf_grant_state(g[i]);
+			*bad = g[i];
+		}
+	} while (read_seqretry(&cf_fence, seq));
+	if (r == CAPFENCE_R_OK)
+		*bad = NULL;
+	return r;
+}
+
 int cf_revoke(u64 cap_id, u64 *fence);
 u64 cf_nr_held(void);
 

@@ -705,6 +705,29 @@ int cf_refuse_mediated(struct cf_cred *e, u8 class_id, const char *what)
 				  cf_fence_value());
 }
 
+/*
+ * The denial of cf_exercise_recheck(): @bad is not valid (@r) at @fence.
+ * Out of line, so that a use that is still admitted pays for none of the
+ * target's locals.
+ */
+static noinline int cf_exercise_recheck_denied(enum capfence_reason r,
+					       const struct cf_grant *bad,
+					       u64 fence, cf_name_fn name,
+					       const void *obj)
+{
+	struct cf_target t = { .class_id = bad->class_id };
+	char *buf;
+	int err;
+
+	/* naming costs an allocation, paid only when denying */
+	buf = kmalloc(PATH_MAX, GFP_ATOMIC | __GFP_NOWARN);
+	name(&t, obj, buf);
+	err = cf_exercise_settle(r, &t, bad->epoch->id, bad->capid->cap_id,
+				 fence);
+	kfree(buf);
+	return err;
+}
+
 /**
  * cf_exercise_recheck() - are the grants behind a tracked object valid?
  * @g: the grants that admitted the object (a file's or a socket's)
@@ -726,24 +749,14 @@ int cf_refuse_mediated(struct cf_cred *e, u8 class_id, const char *what)
 int cf_exercise_recheck(struct cf_grant *const *g, u32 n, cf_name_fn name,
 			const void *obj)
 {
-	struct cf_target t = {};
 	enum capfence_reason r;
 	struct cf_grant *bad;
-	char *buf;
 	u64 fence;
-	int err;
 
 	r = cf_grants_state(g, n, &bad, &fence);
-	if (r == CAPFENCE_R_OK)
+	if (likely(r == CAPFENCE_R_OK))
 		return 0;
-	t.class_id = bad->class_id;
-	/* naming costs an allocation, paid only when denying */
-	buf = kmalloc(PATH_MAX, GFP_ATOMIC | __GFP_NOWARN);
-	name(&t, obj, buf);
-	err = cf_exercise_settle(r, &t, bad->epoch->id, bad->capid->cap_id,
-				 fence);
-	kfree(buf);
-	return err;
+	return cf_exercise_recheck_denied(r, bad, fence, name, obj);
 }
 
 /**
@@ -824,19 +837,6 @@ int cf_exercise_attach(struct cf_cred *tracer, const struct cf_cred *tracee,
 		return 0;
 	return cf_exercise_settle(r, &t, tracer->epoch->id, 0,
 				  cf_fence_value());
-}
-
-/**
- * cf_exercise_memo_hit() - count exercises a memo answered allowed
- * @n: how many (an open for reading and writing is two)
- *
- * The open memo (fsmemo.c) answers without judging; what it answers is
- * counted like any allowed exercise.
- */
-void cf_exercise_memo_hit(unsigned int n)
-{
-	while (n--)
-		cf_stats_exercise_ok();
 }
 
 /**

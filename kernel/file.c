@@ -104,20 +104,30 @@ static void cf_file_hold(struct cf_file_grants *g, struct cf_grant *rg,
 	g->write = wg;
 }
 
-/* The grants of a tracked file, or NULL; valid while the file lives. */
-static struct cf_file_grants *cf_file_find(const struct file *file)
+/* The grants of @file in the overflow table, or NULL. */
+static noinline struct cf_file_grants *cf_file_find_overflow(const struct file *file)
 {
-	struct cf_file_bucket *b = cf_file_bucket(file);
-	struct cf_file *f;
-	int i;
+	struct cf_file *f = rhashtable_lookup(&cf_files, &file, cf_file_params);
 
-	for (i = 0; i < CF_FILE_WAYS; i++)
-		if (READ_ONCE(b->slot[i].file) == file)
-			return &b->slot[i].g;
+	return f ? &f->g : NULL;
+}
+
+/*
+ * The grants of a tracked file, or NULL; valid while the file lives.
+ * Inline: every tracked open and every use of a tracked file asks.
+ */
+static __always_inline struct cf_file_grants *
+cf_file_find(const struct file *file)
+{
+	struct cf_file_slot *s = cf_file_bucket(file)->slot;
+	struct cf_file_slot *end = s + CF_FILE_WAYS;
+
+	for (; s < end; s++)
+		if (READ_ONCE(s->file) == file)
+			return &s->g;
 	if (!atomic_long_read(&cf_nr_overflow))
 		return NULL;
-	f = rhashtable_lookup(&cf_files, &file, cf_file_params);
-	return f ? &f->g : NULL;
+	return cf_file_find_overflow(file);
 }
 
 static int cf_file_track_overflow(struct file *file, struct cf_grant *rg,
@@ -160,16 +170,14 @@ static int cf_file_track_overflow(struct file *file, struct cf_grant *rg,
  */
 int cf_file_track(struct file *file, struct cf_grant *rg, struct cf_grant *wg)
 {
-	struct cf_file_bucket *b = cf_file_bucket(file);
+	struct cf_file_slot *s = cf_file_bucket(file)->slot;
+	struct cf_file_slot *end = s + CF_FILE_WAYS;
 	struct cf_file_grants *had = cf_file_find(file);
-	struct cf_file_slot *s;
-	int i;
 
 	if (had)
 		return WARN_ON_ONCE(had->read != rg || had->write != wg) ?
 		       -EACCES : 0;
-	for (i = 0; i < CF_FILE_WAYS; i++) {
-		s = &b->slot[i];
+	for (; s < end; s++) {
 		/* nobody else can see @file yet: claim, then fill */
 		if (!READ_ONCE(s->file) && !cmpxchg(&s->file, NULL, file)) {
 			cf_file_hold(&s->g, rg, wg);
@@ -257,14 +265,12 @@ int cf_file_map(struct file *file, unsigned long prot, bool shared,
  */
 void cf_file_free(struct file *file)
 {
-	struct cf_file_bucket *b = cf_file_bucket(file);
+	struct cf_file_slot *s = cf_file_bucket(file)->slot;
+	struct cf_file_slot *end = s + CF_FILE_WAYS;
 	struct cf_file_grants g;
 	struct cf_file *f;
-	int i;
 
-	for (i = 0; i < CF_FILE_WAYS; i++) {
-		struct cf_file_slot *s = &b->slot[i];
-
+	for (; s < end; s++) {
 		if (READ_ONCE(s->file) != file)
 			continue;
 		/* the file has no user left: nobody reads the grants */

@@ -82,20 +82,10 @@
 /* how many parents a lookup walks up before it gives up and names */
 #define CF_FS_MEMO_DEPTH	64
 
-static bool cf_open_memo = true;
+bool cf_open_memo = true;
 module_param_named(open_memo, cf_open_memo, bool, 0644);
 MODULE_PARM_DESC(open_memo,
 		 "answer opens beneath recently judged subtrees without naming the file (default on)");
-
-/**
- * cf_fs_memo_enabled() - is the open memo on (module parameter open_memo)?
- *
- * Return: false when an operator turned it off.
- */
-bool cf_fs_memo_enabled(void)
-{
-	return READ_ONCE(cf_open_memo);
-}
 
 static unsigned int cf_rename_seq(void)
 {
@@ -106,7 +96,8 @@ static unsigned int cf_rename_seq(void)
  * cf_fs_memo_find() - answer an open from the credential's open memo
  * @e: the opener's bound state
  * @file: the file being opened
- * @mv: the opener's mount namespace, as the BPF program read it
+ * @ns_id: the opener's mount namespace's id, as the BPF program read it
+ * @ns_event: the count of changes of that namespace's tree
  * @need: BIT(class id) of each class the open needs
  * @g: the admitting grant of each class, by cf_fs_memo_slot()
  *
@@ -116,42 +107,46 @@ static unsigned int cf_rename_seq(void)
  * class in @need at the fence value and holdings now; @g is then set.
  */
 bool cf_fs_memo_find(const struct cf_cred *e, const struct file *file,
-		     const struct cf_mnt_view *mv, u8 need,
-		     struct cf_grant *g[2])
+		     u64 ns_id, u64 ns_event, u8 need, struct cf_grant *g[2])
 {
-	const struct cf_fs_memo_dir *cand[CF_FS_MEMO_DIRS], *d = NULL;
 	const struct cf_fs_memo *m = &e->fs_memo;
 	const struct vfsmount *mnt = file->f_path.mnt;
 	const struct dentry *dir = file->f_path.dentry;
+	const struct cf_fs_memo_dir *d = NULL;
+	unsigned long now = jiffies, bits;
 	const struct inode *inode;
-	unsigned int seq, rs;
-	int i, j, n = 0;
+	unsigned int seq, rs, i;
 	struct path root;
+	u8 cand = 0;	/* BIT(i): m->dir[i] may answer; no array to clear */
 
+	BUILD_BUG_ON(CF_FS_MEMO_DIRS > 8);
 	/* pairs with the release in cf_fs_memo_fill() */
 	seq = smp_load_acquire(&m->seq);
-	if ((seq & 1) || !mv->ns_id)
+	if ((seq & 1) || !ns_id)
 		return false;
 	rs = cf_rename_seq();
-	if (rs != m->rename_seq || mv->ns_id != m->ns_id ||
-	    mv->ns_event != m->ns_event || dir == mnt->mnt_root)
+	if (rs != m->rename_seq || ns_id != m->ns_id ||
+	    ns_event != m->ns_event || dir == mnt->mnt_root)
 		return false;
 	for (i = 0; i < CF_FS_MEMO_DIRS; i++) {
 		const struct cf_fs_memo_dir *c = &m->dir[i];
 
 		if (c->dir && c->mnt == mnt && (c->classes & need) == need &&
-		    time_before(jiffies, c->until))
-			cand[n++] = c;
+		    time_before(now, c->until))
+			cand |= BIT(i);
 	}
-	if (!n)
+	if (!cand)
 		return false;
 	/* the parents and their names are the ones of sequence @rs */
 	smp_rmb();
 	for (i = 0; i < CF_FS_MEMO_DEPTH && !d; i++) {
 		dir = READ_ONCE(dir->d_parent);
-		for (j = 0; j < n; j++)
-			if (cand[j]->dir == dir)
-				d = cand[j];
+		for (bits = cand; bits; bits &= bits - 1) {
+			if (m->dir[__ffs(bits)].dir == dir) {
+				d = &m->dir[__ffs(bits)];
+				break;
+			}
+		}
 		if (dir == mnt->mnt_root && !d)
 			return false;
 	}

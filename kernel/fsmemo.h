@@ -58,10 +58,22 @@ static __always_inline bool cf_task_root(struct path *root)
 	return true;
 }
 
-bool cf_fs_memo_enabled(void);
+extern bool cf_open_memo;
+
+/**
+ * cf_fs_memo_enabled() - is the open memo on (module parameter open_memo)?
+ *
+ * Inline: every mediated open asks.
+ *
+ * Return: false when an operator turned it off.
+ */
+static inline bool cf_fs_memo_enabled(void)
+{
+	return READ_ONCE(cf_open_memo);
+}
+
 bool cf_fs_memo_find(const struct cf_cred *e, const struct file *file,
-		     const struct cf_mnt_view *mv, u8 need,
-		     struct cf_grant *g[2]);
+		     u64 ns_id, u64 ns_event, u8 need, struct cf_grant *g[2]);
 void cf_fs_memo_begin(const struct cf_cred *e, struct cf_fs_memo_start *s);
 void cf_fs_memo_fill(struct cf_cred *e, const struct cf_fs_memo_start *s,
 		     const struct file *file, const struct cf_mnt_view *mv,

@@ -147,56 +147,21 @@ static bool cf_open_modifies(const struct file *file)
 	       (file->f_flags & O_ACCMODE) == O_ACCMODE;
 }
 
-/**
- * cf_fs_file_open() - fs:read and fs:write at open
- * @cred: the opener's credential, already found in the filter
- * @file: the file being opened
- * @mv: the opener's mount namespace, as the BPF program read it
- *
- * Reading needs fs:read; writing, O_APPEND, O_TRUNC (even with O_RDONLY),
- * O_CREAT and access mode 3 (neither read nor write, ioctls only) need
- * fs:write. A file opened under a capability is tracked (file.c), so its
- * reads and writes are rechecked against the grants that admitted them.
- * An open beneath a subtree that the credential's recent allowed opens
- * showed its rules and grants admit whole is answered by the open memo
- * (fsmemo.c) while nothing it depended on moved.
- *
- * Return: 0, -EACCES (audited) or -ENOMEM (tracking failed; fail closed).
+/*
+ * The open the memo did not answer: name the file, judge each class, fill
+ * the memo (with @memo) and track the file. Out of line, so that a memo
+ * hit pays for none of its locals.
  */
-int cf_fs_file_open(const struct cred *cred, struct file *file,
-		    const struct cf_mnt_view *mv)
+static noinline int cf_fs_open_named(struct cf_cred *e, struct file *file,
+				     u64 ns_id, u64 ns_event, bool rd, bool wr,
+				     bool memo)
 {
-	struct cf_grant *rg = NULL, *wg = NULL, *g[2] = {};
-	struct cf_cred *e = cf_subject(cred);
+	struct cf_mnt_view mv = { .ns_id = ns_id, .ns_event = ns_event };
+	struct cf_grant *rg = NULL, *wg = NULL, *g[2];
 	struct cf_fs_memo_start s;
 	struct cf_target t = {};
 	int err = 0;
-	bool rd, wr, memo;
-	u8 need = 0;
 
-	if (!e)
-		return 0;
-	rd = (file->f_mode & FMODE_READ) &&
-	     cf_fs_mediated(e, CAPFENCE_CLASS_FS_READ);
-	wr = cf_open_modifies(file) &&
-	     cf_fs_mediated(e, CAPFENCE_CLASS_FS_WRITE);
-	/* naming the file is the expensive part: skip it for open rules */
-	if (!rd && !wr)
-		return 0;
-	if (rd)
-		need |= BIT(CAPFENCE_CLASS_FS_READ);
-	if (wr)
-		need |= BIT(CAPFENCE_CLASS_FS_WRITE);
-	/* as cf_exercise(): a traced task or a host past its deny bound judges */
-	memo = likely(!READ_ONCE(current->ptrace)) && !cf_fleet_denies() &&
-	       cf_fs_memo_enabled();
-	if (memo && cf_fs_memo_find(e, file, mv, need, g)) {
-		cf_stats_open_memo(true);
-		rg = rd ? g[0] : NULL;
-		wg = wr ? g[1] : NULL;
-		cf_exercise_memo_hit(rd + wr);
-		return cf_fs_track(file, rg, wg, rd + wr);
-	}
 	if (memo) {
 		cf_stats_open_memo(false);
 		cf_fs_memo_begin(e, &s);
@@ -220,7 +185,7 @@ int cf_fs_file_open(const struct cred *cred, struct file *file,
 	if (!err && memo) {
 		g[0] = rg;
 		g[1] = wg;
-		cf_fs_memo_fill(e, &s, file, mv, &t, g);
+		cf_fs_memo_fill(e, &s, file, &mv, &t, g);
 	}
 	/* each grant here stands for an allowed exercise, counted */
 	if (!err)
@@ -228,6 +193,56 @@ int cf_fs_file_open(const struct cred *cred, struct file *file,
 out:
 	put_cpu_ptr(&cf_path_buf);
 	return err;
+}
+
+/**
+ * cf_fs_file_open() - fs:read and fs:write at open
+ * @cred: the opener's credential, already found in the filter
+ * @file: the file being opened
+ * @ns_id: the opener's mount namespace's id, as the BPF program read it
+ * @ns_event: the count of changes of that namespace's tree
+ *
+ * Reading needs fs:read; writing, O_APPEND, O_TRUNC (even with O_RDONLY),
+ * O_CREAT and access mode 3 (neither read nor write, ioctls only) need
+ * fs:write. A file opened under a capability is tracked (file.c), so its
+ * reads and writes are rechecked against the grants that admitted them.
+ * An open beneath a subtree that the credential's recent allowed opens
+ * showed its rules and grants admit whole is answered by the open memo
+ * (fsmemo.c) while nothing it depended on moved.
+ *
+ * Return: 0, -EACCES (audited) or -ENOMEM (tracking failed; fail closed).
+ */
+int cf_fs_file_open(const struct cred *cred, struct file *file, u64 ns_id,
+		    u64 ns_event)
+{
+	struct cf_cred *e = cf_subject(cred);
+	struct cf_grant *g[2] = {};
+	bool rd, wr, memo;
+	u8 need = 0;
+
+	if (!e)
+		return 0;
+	rd = (file->f_mode & FMODE_READ) &&
+	     cf_fs_mediated(e, CAPFENCE_CLASS_FS_READ);
+	wr = cf_open_modifies(file) &&
+	     cf_fs_mediated(e, CAPFENCE_CLASS_FS_WRITE);
+	/* naming the file is the expensive part: skip it for open rules */
+	if (!rd && !wr)
+		return 0;
+	if (rd)
+		need |= BIT(CAPFENCE_CLASS_FS_READ);
+	if (wr)
+		need |= BIT(CAPFENCE_CLASS_FS_WRITE);
+	/* as cf_exercise(): a traced task or a host past its deny bound judges */
+	memo = likely(!READ_ONCE(current->ptrace)) && !cf_fleet_denies() &&
+	       cf_fs_memo_enabled();
+	if (memo && cf_fs_memo_find(e, file, ns_id, ns_event, need, g)) {
+		cf_stats_open_memo(true);
+		cf_exercise_memo_hit(rd + wr);
+		return cf_fs_track(file, rd ? g[0] : NULL, wr ? g[1] : NULL,
+				   rd + wr);
+	}
+	return cf_fs_open_named(e, file, ns_id, ns_event, rd, wr, memo);
 }
 
 /**

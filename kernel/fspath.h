@@ -10,9 +10,8 @@
 struct file;
 struct path;
 struct dentry;
-struct cf_mnt_view;
-int cf_fs_file_open(const struct cred *cred, struct file *file,
-		    const struct cf_mnt_view *mv);
+int cf_fs_file_open(const struct cred *cred, struct file *file, u64 ns_id,
+		    u64 ns_event);
 int cf_fs_entry(const struct cred *cred, const struct path *dir,
 		struct dentry *dentry);
 int cf_fs_attr(const struct cred *cred, const struct path *path);

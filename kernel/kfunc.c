@@ -319,15 +319,6 @@ noinline int capfence_ptrace_traceme(struct task_struct *parent)
 	return cf_ptrace_hook(cred, current);
 }
 
-static noinline int cf_file_open_hook(const struct cred *cred,
-				      struct file *file, u64 ns_id,
-				      u64 ns_event)
-{
-	struct cf_mnt_view mv = { .ns_id = ns_id, .ns_event = ns_event };
-
-	return cf_fs_file_open(cred, file, &mv);
-}
-
 /*
  * @ns_id and @ns_event: the opener's mount namespace's id and the count
  * of changes of its tree, for the open memo (fsmemo.c).
@@ -338,7 +329,8 @@ noinline int capfence_file_open(struct file *file, u64 ns_id, u64 ns_event)
 
 	if (!cf_cred_maybe(cred))
 		return 0;
-	return cf_file_open_hook(cred, file, ns_id, ns_event);
+	/* a tail call: the arguments go on in registers, no frame */
+	return cf_fs_file_open(cred, file, ns_id, ns_event);
 }
 
 /*

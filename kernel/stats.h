@@ -27,6 +27,15 @@ static inline void cf_stats_exercise_ok(void)
 }
 
 /**
+ * cf_stats_exercises_ok() - count @n allowed exercises at once
+ * @n: how many
+ */
+static inline void cf_stats_exercises_ok(unsigned int n)
+{
+	this_cpu_add(cf_counters.exercise[CAPFENCE_R_OK], n);
+}
+
+/**
  * cf_stats_open_memo() - count whether the open memo answered an open
  * @hit: true when it did
  */
