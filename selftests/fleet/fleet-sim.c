@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fleet-sim: many simulated fleet hosts in one process against a real
- * etcd, for `make bench-fleet` (selftests/fleet/fleet-scale drives it).
+ * fleet-sim: many simulated fleet hosts against a real etcd, for `make
+ * bench-fleet` (selftests/fleet/fleet-scale drives it).
  *
  *   fleet-sim --endpoints URL --hosts N --dir DIR [--heartbeat MS]
- *             [--report-every MS] [--steady S] [--revokes R] [--waits W]
- *             [--capfence PATH] [--workers T]
+ *             [--max-staleness MS] [--report-every MS] [--steady S]
+ *             [--revokes R] [--waits W] [--capfence PATH] [--workers T]
+ *             [--procs P]
  *
  * Each host speaks the fleet protocol with libcapfence's fleet client,
  * the code capfenced runs: its own watch stream (cf_etcd_watch) from which
@@ -24,9 +25,13 @@
  * threads, each with a connection of its own, and the reports written on
  * apply borrow one of a few more connections: etcd sees one watch stream
  * per host and requests at the rate a fleet of N hosts makes them, over
- * fewer connections than N agents would open.
+ * fewer connections than N agents would open. A watch stream holds three
+ * descriptors, so the hosts run in --procs child processes (by default as
+ * many as the descriptor limit needs), sharing their counters and each
+ * host's confirmation and apply times with the parent through one shared
+ * mapping; the parent is the orchestrator and measures.
  *
- * The orchestrator in the same process commits with the signing key
+ * The orchestrator (the parent process) commits with the signing key
  * (cf_fleet_commit) and renews the head every second (the timestamp
  * role, cf_fleet_head_renew). Figures, measured in this one run:
  * etcd's own counters (its /metrics) over a steady window with no
@@ -47,6 +52,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -58,8 +64,6 @@
 extern char **environ;
 
 #define PREFIX		"/capfence/"
-#define STALE_MS	3000
-#define DENY_MS		6000
 #define POOL		16	/* connections for reports written on apply */
 
 struct host {
@@ -73,7 +77,6 @@ struct host {
 	uint64_t *revoked;		/* revoked cap ids */
 	size_t nrevoked, caprevoked;
 	uint64_t epoch_active;
-	int64_t confirmed_ms;		/* 0: never */
 	uint64_t head_seen;
 	char failing[160];
 	pthread_mutex_t report_lock;	/* the lease and the pacer */
@@ -84,22 +87,37 @@ struct host {
 
 static struct {
 	const char *endpoints, *dir, *capfence;
-	unsigned n, heartbeat_ms, report_every_ms, steady_s, revokes, waits, workers;
+	unsigned n, heartbeat_ms, report_every_ms, steady_s, revokes, waits, workers, procs;
+	unsigned lo, hi;		/* this process's hosts: [lo, hi) */
+	unsigned stale_ms, deny_ms;
 	uint32_t lease_ttl;
 	char pub[64], sign_path[PATH_MAX], hostkeys_path[PATH_MAX];
 	struct host *h;
-	atomic_bool stop;
-	atomic_uint_fast64_t target_seq, reached;
-	atomic_int_fast64_t last_apply_ms;
-	int64_t *apply_ms;		/* per host, the target's apply */
-	/* counters of what the hosts asked etcd */
-	atomic_uint_fast64_t events, head_reads, reports, keepalives, grants, errors,
-		report_bytes, beats, confirmed;
 	pthread_mutex_t pool_lock;
 	pthread_cond_t pool_cond;
 	struct cf_fleet *pool[POOL];
 	size_t npool;
 } S;
+
+/*
+ * What the processes share (one anonymous shared mapping made before the
+ * fork): the hosts run in --procs children, the orchestrator and the
+ * measurements in the parent. Per host, the instant it applied the
+ * revoke being timed, when it was last confirmed current and whether it
+ * has a report: the parent reads them, the host's process writes them.
+ */
+struct shared {
+	atomic_bool stop;
+	atomic_uint_fast64_t target_seq, reached;
+	/* counters of what the hosts asked etcd */
+	atomic_uint_fast64_t events, head_reads, reports, keepalives, grants, errors,
+		report_bytes, beats, confirmed;
+};
+
+static struct shared *SH;
+static _Atomic int64_t *apply_ms;	/* per host, the target's apply */
+static _Atomic int64_t *confirmed_ms;	/* per host, 0: never */
+static atomic_uchar *reported;		/* per host: a report is in the store */
 
 static int64_t mono_ms(void)
 {
@@ -146,11 +164,13 @@ static struct cf_fleet *open_fleet(void)
 /* ---- the model's state and its report ---------------------------------------- */
 
 /* the module's state on the model's clock: current, stale, deny */
-static const char *model_state(const struct host *h, int64_t now)
+static const char *model_state(unsigned i, int64_t now)
 {
-	if (!h->confirmed_ms || now - h->confirmed_ms >= DENY_MS)
+	int64_t c = atomic_load(&confirmed_ms[i]);
+
+	if (!c || now - c >= S.deny_ms)
 		return "deny";
-	return now - h->confirmed_ms >= STALE_MS ? "stale" : "current";
+	return now - c >= S.stale_ms ? "stale" : "current";
 }
 
 /*
@@ -170,16 +190,16 @@ static void host_report(struct host *h, struct cf_fleet *f)
 	snprintf(r.name, sizeof(r.name), "%s", h->name);
 	r.applied = h->rev;
 	r.seq = h->seq;
-	snprintf(r.state, sizeof(r.state), "%s", model_state(h, now));
+	snprintf(r.state, sizeof(r.state), "%s", model_state((unsigned)(h - S.h), now));
 	snprintf(r.failing, sizeof(r.failing), "%s", h->failing);
 	pthread_mutex_unlock(&h->lock);
-	r.stale_ms = STALE_MS;
-	r.deny_ms = DENY_MS;
+	r.stale_ms = S.stale_ms;
+	r.deny_ms = S.deny_ms;
 	pthread_mutex_lock(&h->report_lock);
 	if (h->lease && now - h->lease_renewed >= (int64_t)S.heartbeat_ms / 2) {
-		atomic_fetch_add(&S.keepalives, 1);
+		atomic_fetch_add(&SH->keepalives, 1);
 		if (cf_etcd_lease_keepalive(f->etcd, h->lease, &ttl, err, sizeof(err))) {
-			atomic_fetch_add(&S.errors, 1);
+			atomic_fetch_add(&SH->errors, 1);
 			goto out;
 		}
 		h->lease_renewed = now;
@@ -189,9 +209,9 @@ static void host_report(struct host *h, struct cf_fleet *f)
 		}
 	}
 	if (!h->lease) {
-		atomic_fetch_add(&S.grants, 1);
+		atomic_fetch_add(&SH->grants, 1);
 		if (cf_etcd_lease_grant(f->etcd, S.lease_ttl, &h->lease, err, sizeof(err))) {
-			atomic_fetch_add(&S.errors, 1);
+			atomic_fetch_add(&SH->errors, 1);
 			h->lease = 0;
 			goto out;
 		}
@@ -203,17 +223,18 @@ static void host_report(struct host *h, struct cf_fleet *f)
 	r.time_ms = cf_fleet_wall_ms();
 	memcpy(f->host_sk, h->sk, sizeof(f->host_sk));
 	f->have_host_sk = true;
-	atomic_fetch_add(&S.reports, 1);
+	atomic_fetch_add(&SH->reports, 1);
 	v = cf_fleet_host_encode(&r);
 	if (v) {
-		atomic_fetch_add(&S.report_bytes, strlen(v) + 120);	/* + "sig" */
+		atomic_fetch_add(&SH->report_bytes, strlen(v) + 120);	/* + "sig" */
 		free(v);
 	}
 	if (cf_fleet_report(f, &r, h->lease, err, sizeof(err)))
-		atomic_fetch_add(&S.errors, 1);
+		atomic_fetch_add(&SH->errors, 1);
 	else
 		cf_fleet_report_done(&h->pacer, &r, now);
 out:
+	atomic_store(&reported[h - S.h], h->pacer.have);
 	pthread_mutex_unlock(&h->report_lock);
 }
 
@@ -271,7 +292,7 @@ static int on_event(const struct cf_etcd_event *ev, void *arg)
 	struct cf_fleet *f;
 	int ret;
 
-	atomic_fetch_add(&S.events, 1);
+	atomic_fetch_add(&SH->events, 1);
 	if (ev->deleted)
 		return 0;	/* chained: a delete carries no change */
 	ret = cf_fleet_decode_verified(h->w, ev->kv->key, ev->kv->value, &ch, err, sizeof(err));
@@ -291,12 +312,12 @@ static int on_event(const struct cf_etcd_event *ev, void *arg)
 	cf_fleet_change_release(&ch);
 	if (ret)
 		return -EAGAIN;
-	target = atomic_load(&S.target_seq);
+	target = atomic_load(&SH->target_seq);
 	if (target && ch.seq == target) {
 		int64_t now = mono_ms();
 
-		S.apply_ms[h - S.h] = now;
-		atomic_fetch_add(&S.reached, 1);
+		atomic_store(&apply_ms[h - S.h], now);
+		atomic_fetch_add(&SH->reached, 1);
 	}
 	/* a report on apply (the pacer: its content changed) */
 	f = pool_get();
@@ -308,7 +329,7 @@ static int on_event(const struct cf_etcd_event *ev, void *arg)
 static bool watch_stop(void *arg)
 {
 	(void)arg;
-	return atomic_load(&S.stop);
+	return atomic_load(&SH->stop);
 }
 
 static void *watch_main(void *arg)
@@ -317,7 +338,7 @@ static void *watch_main(void *arg)
 	char err[CAPFENCE_ERR_MAX];
 	unsigned backoff = 200;
 
-	while (!atomic_load(&S.stop)) {
+	while (!atomic_load(&SH->stop)) {
 		int64_t compact = 0;
 		uint64_t from;
 		int ret;
@@ -327,9 +348,9 @@ static void *watch_main(void *arg)
 		pthread_mutex_unlock(&h->lock);
 		ret = cf_etcd_watch(h->w->etcd, h->w->fleet, (int64_t)from, on_event, watch_stop, h,
 				    &compact, err, sizeof(err));
-		if (!ret || atomic_load(&S.stop))
+		if (!ret || atomic_load(&SH->stop))
 			break;
-		atomic_fetch_add(&S.errors, 1);
+		atomic_fetch_add(&SH->errors, 1);
 		/* as capfenced: a failing stream backs off to 5 s */
 		msleep(backoff);
 		backoff = backoff < 5000 ? backoff * 2 : 5000;
@@ -346,10 +367,10 @@ static void beat(struct host *h, struct cf_fleet *f)
 	char err[CAPFENCE_ERR_MAX];
 	int64_t wall, age, now = mono_ms();
 
-	atomic_fetch_add(&S.beats, 1);
-	atomic_fetch_add(&S.head_reads, 1);
+	atomic_fetch_add(&SH->beats, 1);
+	atomic_fetch_add(&SH->head_reads, 1);
 	if (cf_fleet_head_get(f, &hd, NULL, err, sizeof(err))) {
-		atomic_fetch_add(&S.errors, 1);
+		atomic_fetch_add(&SH->errors, 1);
 		goto report;
 	}
 	wall = cf_fleet_wall_ms();
@@ -359,9 +380,9 @@ static void beat(struct host *h, struct cf_fleet *f)
 		age = wall - hd.time_ms;
 		if (age < 0)
 			age = 0;
-		if (age < STALE_MS) {
-			h->confirmed_ms = now - age;
-			atomic_fetch_add(&S.confirmed, 1);
+		if (age < S.stale_ms) {
+			atomic_store(&confirmed_ms[h - S.h], now - age);
+			atomic_fetch_add(&SH->confirmed, 1);
 		}
 	}
 	if (hd.seq > h->head_seen)
@@ -376,10 +397,10 @@ static void *worker_main(void *arg)
 	unsigned k = (unsigned)(uintptr_t)arg, i;
 	struct cf_fleet *f = open_fleet();
 
-	while (!atomic_load(&S.stop)) {
+	while (!atomic_load(&SH->stop)) {
 		int64_t now = mono_ms(), next = now + S.heartbeat_ms;
 
-		for (i = k; i < S.n && !atomic_load(&S.stop); i += S.workers) {
+		for (i = S.lo + k; i < S.hi && !atomic_load(&SH->stop); i += S.workers) {
 			struct host *h = &S.h[i];
 
 			if (h->next_beat > now) {
@@ -415,7 +436,7 @@ static void *head_main(void *arg)
 	struct cf_fleet_head hd;
 
 	(void)arg;
-	while (!atomic_load(&S.stop)) {
+	while (!atomic_load(&SH->stop)) {
 		pthread_mutex_lock(&orch_lock);
 		if (cf_fleet_head_renew(orch, 0, &hd, err, sizeof(err)))
 			fprintf(stderr, "fleet-sim: head: %s\n", err);
@@ -528,10 +549,10 @@ static int one_revoke(unsigned k, double *everywhere_ms, double *per_host, size_
 	if (cf_fleet_head_get(orch, &hd, NULL, err, sizeof(err)))
 		die("head", err);
 	for (i = 0; i < S.n; i++)
-		S.apply_ms[i] = 0;
-	atomic_store(&S.reached, 0);
-	atomic_store(&S.target_seq, hd.seq + 1);
-	e0 = atomic_load(&S.events);
+		atomic_store(&apply_ms[i], 0);
+	atomic_store(&SH->reached, 0);
+	atomic_store(&SH->target_seq, hd.seq + 1);
+	e0 = atomic_load(&SH->events);
 	t0 = mono_ms();
 	if (cf_fleet_commit(orch, &ch, &rev, &seq, err, sizeof(err)))
 		die("revoke", err);
@@ -539,22 +560,24 @@ static int one_revoke(unsigned k, double *everywhere_ms, double *per_host, size_
 	if (seq != hd.seq + 1)
 		die("revoke", "the chain moved under the bench");
 	deadline = t0 + 120000;
-	while (atomic_load(&S.reached) < S.n && mono_ms() < deadline)
+	while (atomic_load(&SH->reached) < S.n && mono_ms() < deadline)
 		msleep(2);
-	if (atomic_load(&S.reached) < S.n) {
+	if (atomic_load(&SH->reached) < S.n) {
 		fprintf(stderr, "fleet-sim: revoke %u: %" PRIuFAST64 " of %u hosts after 120 s\n", k,
-			atomic_load(&S.reached), S.n);
+			atomic_load(&SH->reached), S.n);
 		return -1;
 	}
 	for (i = 0; i < S.n; i++) {
-		per_host[(*nper)++] = (double)(S.apply_ms[i] - t0);
-		if (S.apply_ms[i] > last)
-			last = S.apply_ms[i];
+		int64_t a = atomic_load(&apply_ms[i]);
+
+		per_host[(*nper)++] = (double)(a - t0);
+		if (a > last)
+			last = a;
 	}
 	*everywhere_ms = (double)(last - t0);
 	msleep(200);	/* the events of this revoke, all delivered */
-	*events = atomic_load(&S.events) - e0;
-	atomic_store(&S.target_seq, 0);
+	*events = atomic_load(&SH->events) - e0;
+	atomic_store(&SH->target_seq, 0);
 	return 0;
 }
 
@@ -614,6 +637,101 @@ static unsigned num(const char *opt, const char *s)
 	return (unsigned)v;
 }
 
+/* ---- a process of hosts ------------------------------------------------------ */
+
+/*
+ * The hosts [S.lo, S.hi), in a child: a watch thread each, the heartbeats
+ * spread over the period and shared by S.workers threads, until the
+ * parent says stop.
+ */
+static void hosts_run(uint64_t store_rev)
+{
+	unsigned i, n = S.hi - S.lo;
+	pthread_t *workers;
+	pthread_attr_t small;
+
+	pthread_mutex_init(&S.pool_lock, NULL);
+	pthread_cond_init(&S.pool_cond, NULL);
+	for (i = 0; i < POOL; i++)
+		S.pool[S.npool++] = open_fleet();
+	pthread_attr_init(&small);
+	pthread_attr_setstacksize(&small, 256 * 1024);
+	for (i = S.lo; i < S.hi; i++) {
+		struct host *h = &S.h[i];
+
+		h->w = open_fleet();
+		h->rev = store_rev;	/* the genesis: nothing chained before it */
+		h->next_beat = mono_ms() + (int64_t)((uint64_t)(i - S.lo) * S.heartbeat_ms / n);
+		if (pthread_create(&h->thread, &small, watch_main, h))
+			die("thread", strerror(errno));
+	}
+	workers = calloc(S.workers, sizeof(*workers));
+	if (!workers)
+		die("setup", strerror(errno));
+	for (i = 0; i < S.workers; i++)
+		if (pthread_create(&workers[i], &small, worker_main, (void *)(uintptr_t)i))
+			die("thread", strerror(errno));
+	while (!atomic_load(&SH->stop))
+		msleep(100);
+	/* the watches see the stop within about a second */
+	for (i = 0; i < S.workers; i++)
+		pthread_join(workers[i], NULL);
+	for (i = S.lo; i < S.hi; i++) {
+		pthread_join(S.h[i].thread, NULL);
+		cf_fleet_close(S.h[i].w);
+		free(S.h[i].revoked);
+	}
+	for (i = 0; i < S.npool; i++) {
+		S.pool[i]->have_host_sk = false;
+		cf_fleet_close(S.pool[i]);
+	}
+	free(workers);
+}
+
+/* CPU seconds and peak resident kB of process @pid, from /proc */
+static void proc_usage(pid_t pid, double *cpu, long *hwm_kb)
+{
+	char path[64], buf[1024], *p;
+	unsigned long ut = 0, st = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	if (f) {
+		/* past the command's closing parenthesis: utime and stime are fields 14, 15 */
+		if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')))
+			sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st);
+		fclose(f);
+	}
+	*cpu += (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "r");
+	if (f) {
+		long kb;
+
+		while (fgets(buf, sizeof(buf), f))
+			if (sscanf(buf, "VmHWM: %ld", &kb) == 1)
+				*hwm_kb += kb;
+		fclose(f);
+	}
+}
+
+static pid_t *kids;
+
+/* the simulator's CPU seconds: the orchestrator's and every host process's */
+static double sim_cpu_s(long *hwm_kb)
+{
+	double c = cpu_s();
+	long kb = rss_kb();
+	unsigned i;
+
+	for (i = 0; i < S.procs; i++)
+		proc_usage(kids[i], &c, &kb);
+	if (hwm_kb)
+		*hwm_kb = kb;
+	return c;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -621,11 +739,13 @@ int main(int argc, char **argv)
 		{ "hosts", required_argument, NULL, 'n' },
 		{ "dir", required_argument, NULL, 'd' },
 		{ "heartbeat", required_argument, NULL, 'b' },
+		{ "max-staleness", required_argument, NULL, 'm' },
 		{ "report-every", required_argument, NULL, 'r' },
 		{ "steady", required_argument, NULL, 's' },
 		{ "revokes", required_argument, NULL, 'R' },
 		{ "waits", required_argument, NULL, 'W' },
 		{ "workers", required_argument, NULL, 'T' },
+		{ "procs", required_argument, NULL, 'P' },
 		{ "capfence", required_argument, NULL, 'c' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -633,18 +753,20 @@ int main(int argc, char **argv)
 	double m0[M_N], m1[M_N], ma[M_N], mb[M_N], c0, c1, t0, t1, ready_s;
 	double *every, *per_host, *waits;
 	uint64_t q0[6], q1[6], *ev;
-	size_t nper = 0, nev = 0;
-	pthread_t *workers, head;
-	pthread_attr_t small;
+	size_t nper = 0, nev = 0, shsize;
+	pthread_t head;
 	struct cf_fleet_head hd;
 	uint64_t store_rev;
-	unsigned i;
+	unsigned i, per;
 	int c, fails = 0;
 	unsigned not_current = 0;
 	struct rlimit nofile;
+	long hwm_kb = 0;
+	char *shm;
 	FILE *hk;
 
 	S.heartbeat_ms = 1000;
+	S.stale_ms = 3000;
 	S.report_every_ms = 10000;
 	S.steady_s = 20;
 	S.revokes = 20;
@@ -656,36 +778,53 @@ int main(int argc, char **argv)
 		case 'n': S.n = num("--hosts", optarg); break;
 		case 'd': S.dir = optarg; break;
 		case 'b': S.heartbeat_ms = num("--heartbeat", optarg); break;
+		case 'm': S.stale_ms = num("--max-staleness", optarg); break;
 		case 'r': S.report_every_ms = num("--report-every", optarg); break;
 		case 's': S.steady_s = num("--steady", optarg); break;
 		case 'R': S.revokes = num("--revokes", optarg); break;
 		case 'W': S.waits = num("--waits", optarg); break;
 		case 'T': S.workers = num("--workers", optarg); break;
+		case 'P': S.procs = num("--procs", optarg); break;
 		case 'c': S.capfence = optarg; break;
 		default: return 2;
 		}
 	}
-	if (!S.endpoints || !S.n || !S.dir || !S.workers || S.heartbeat_ms < 10) {
+	if (!S.endpoints || !S.n || !S.dir || !S.workers || S.heartbeat_ms < 10 ||
+	    S.stale_ms <= S.heartbeat_ms) {
 		fprintf(stderr, "usage: fleet-sim --endpoints URL --hosts N --dir DIR [--heartbeat MS] "
-			"[--report-every MS] [--steady S] [--revokes R] [--waits W] [--workers T] "
+			"[--max-staleness MS (above the heartbeat)] [--report-every MS] [--steady S] "
+			"[--revokes R] [--waits W] [--workers T (per process)] [--procs P] "
 			"[--capfence PATH]\n");
 		return 2;
 	}
+	S.deny_ms = 2 * S.stale_ms;	/* capfenced's default --deny-after */
 	/*
 	 * A watch stream holds three descriptors here (its socket and the
 	 * wakeup socketpair of libcurl's easy_perform), etcd one per stream:
-	 * the per-process limit bounds the hosts one process simulates.
+	 * the per-process limit bounds the hosts one process simulates, so
+	 * the hosts are split over as many processes as that takes.
 	 */
-	if (!getrlimit(RLIMIT_NOFILE, &nofile) &&
-	    (rlim_t)S.n * 3 + (POOL + S.workers + 8) * 3 + 64 > nofile.rlim_cur) {
-		fprintf(stderr, "fleet-sim: %u hosts need %u descriptors (3 per watch stream), the limit is %llu\n",
-			S.n, S.n * 3 + (POOL + S.workers + 8) * 3 + 64, (unsigned long long)nofile.rlim_cur);
+	if (!getrlimit(RLIMIT_NOFILE, &nofile) && nofile.rlim_cur < nofile.rlim_max) {
+		nofile.rlim_cur = nofile.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &nofile);
+	}
+	if (getrlimit(RLIMIT_NOFILE, &nofile) ||
+	    nofile.rlim_cur < (POOL + S.workers + 8) * 3 + 64 + 3)
+		die("descriptors", "the limit is too low for one host");
+	per = (unsigned)((nofile.rlim_cur - (POOL + S.workers + 8) * 3 - 64) / 3);
+	if (!S.procs)
+		S.procs = (S.n + per - 1) / per;
+	/* --workers counts the heartbeat threads of all processes */
+	S.workers = (S.workers + S.procs - 1) / S.procs;
+	if (S.procs > S.n || (S.n + S.procs - 1) / S.procs > per) {
+		fprintf(stderr, "fleet-sim: %u hosts in %u processes: at most %u per process (3 descriptors per watch stream, the limit is %llu)\n",
+			S.n, S.procs, per, (unsigned long long)nofile.rlim_cur);
 		return 3;
 	}
 	if (sodium_init() < 0 || curl_global_init(CURL_GLOBAL_DEFAULT))
 		die("init", "libsodium or libcurl");
 	signal(SIGPIPE, SIG_IGN);
-	S.lease_ttl = (DENY_MS + S.heartbeat_ms + 999) / 1000 + 1;	/* capfenced's */
+	S.lease_ttl = (S.deny_ms + S.heartbeat_ms + 999) / 1000 + 1;	/* capfenced's */
 
 	/* the fleet signing key and the hosts' keys (the CLI's --host-keys) */
 	snprintf(S.sign_path, sizeof(S.sign_path), "%s/fleet-sign", S.dir);
@@ -693,9 +832,9 @@ int main(int argc, char **argv)
 	if (cf_fleet_keygen(S.sign_path, S.pub, sizeof(S.pub), err, sizeof(err)))
 		die("keygen", err);
 	S.h = calloc(S.n, sizeof(*S.h));
-	S.apply_ms = calloc(S.n, sizeof(*S.apply_ms));
+	kids = calloc(S.procs, sizeof(*kids));
 	hk = fopen(S.hostkeys_path, "w");
-	if (!S.h || !S.apply_ms || !hk)
+	if (!S.h || !kids || !hk)
 		die("setup", strerror(errno));
 	for (i = 0; i < S.n; i++) {
 		unsigned char pk[CF_FLEET_PK_LEN];
@@ -710,6 +849,14 @@ int main(int argc, char **argv)
 		pthread_mutex_init(&S.h[i].report_lock, NULL);
 	}
 	fclose(hk);
+	shsize = sizeof(*SH) + (size_t)S.n * (2 * sizeof(int64_t) + 1);
+	shm = mmap(NULL, shsize, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (shm == MAP_FAILED)
+		die("mmap", strerror(errno));
+	SH = (struct shared *)shm;
+	apply_ms = (_Atomic int64_t *)(shm + sizeof(*SH));
+	confirmed_ms = apply_ms + S.n;
+	reported = (atomic_uchar *)(confirmed_ms + S.n);
 
 	/* the orchestrator: a genesis head; the hosts start at it */
 	orch = open_fleet();
@@ -720,28 +867,21 @@ int main(int argc, char **argv)
 		die("head", err);
 	if (hd.seq)
 		die("head", "the store has a chain already: use a fresh etcd");
-	pthread_mutex_init(&S.pool_lock, NULL);
-	pthread_cond_init(&S.pool_cond, NULL);
-	for (i = 0; i < POOL; i++)
-		S.pool[S.npool++] = open_fleet();
 
-	/* the hosts: a watch thread each, the heartbeats spread over the period */
-	pthread_attr_init(&small);
-	pthread_attr_setstacksize(&small, 256 * 1024);
+	/* the hosts: S.procs children, before any thread exists */
 	t0 = mono_s();
-	for (i = 0; i < S.n; i++) {
-		struct host *h = &S.h[i];
-
-		h->w = open_fleet();
-		h->rev = store_rev;	/* the genesis: nothing chained before it */
-		h->next_beat = mono_ms() + (int64_t)((uint64_t)i * S.heartbeat_ms / S.n);
-		if (pthread_create(&h->thread, &small, watch_main, h))
-			die("thread", strerror(errno));
+	fflush(NULL);
+	for (i = 0; i < S.procs; i++) {
+		kids[i] = fork();
+		if (kids[i] < 0)
+			die("fork", strerror(errno));
+		if (!kids[i]) {
+			S.lo = (unsigned)((uint64_t)S.n * i / S.procs);
+			S.hi = (unsigned)((uint64_t)S.n * (i + 1) / S.procs);
+			hosts_run(store_rev);
+			_exit(0);
+		}
 	}
-	workers = calloc(S.workers, sizeof(*workers));
-	for (i = 0; i < S.workers; i++)
-		if (pthread_create(&workers[i], &small, worker_main, (void *)(uintptr_t)i))
-			die("thread", strerror(errno));
 	if (pthread_create(&head, NULL, head_main, NULL))
 		die("thread", strerror(errno));
 
@@ -754,15 +894,12 @@ int main(int argc, char **argv)
 		unsigned cur = 0;
 		int64_t now = mono_ms();
 
-		for (i = 0; i < S.n; i++) {
-			pthread_mutex_lock(&S.h[i].lock);
-			cur += !strcmp(model_state(&S.h[i], now), "current") && S.h[i].pacer.have;
-			pthread_mutex_unlock(&S.h[i].lock);
-		}
+		for (i = 0; i < S.n; i++)
+			cur += !strcmp(model_state(i, now), "current") && atomic_load(&reported[i]);
 		if (cur == S.n || mono_s() - t0 > 120) {
 			ready_s = mono_s() - t0;
-			fprintf(stderr, "fleet-sim: %u of %u hosts current after %.1f s\n", cur, S.n,
-				ready_s);
+			fprintf(stderr, "fleet-sim: %u of %u hosts current after %.1f s (%u processes)\n",
+				cur, S.n, ready_s, S.procs);
 			break;
 		}
 		msleep(200);
@@ -772,33 +909,30 @@ int main(int argc, char **argv)
 
 	/* steady state: no change, the head renewed every second */
 	etcd_metrics(m0);
-	q0[0] = atomic_load(&S.head_reads);
-	q0[1] = atomic_load(&S.reports);
-	q0[2] = atomic_load(&S.keepalives);
-	q0[3] = atomic_load(&S.beats);
-	q0[4] = atomic_load(&S.confirmed);
-	q0[5] = atomic_load(&S.report_bytes);
-	c0 = cpu_s();
+	q0[0] = atomic_load(&SH->head_reads);
+	q0[1] = atomic_load(&SH->reports);
+	q0[2] = atomic_load(&SH->keepalives);
+	q0[3] = atomic_load(&SH->beats);
+	q0[4] = atomic_load(&SH->confirmed);
+	q0[5] = atomic_load(&SH->report_bytes);
+	c0 = sim_cpu_s(NULL);
 	t0 = mono_s();
 	sleep(S.steady_s);
 	t1 = mono_s();
-	c1 = cpu_s();
+	c1 = sim_cpu_s(&hwm_kb);
 	{
 		int64_t now = mono_ms();
 
-		for (i = 0; i < S.n; i++) {
-			pthread_mutex_lock(&S.h[i].lock);
-			not_current += strcmp(model_state(&S.h[i], now), "current") != 0;
-			pthread_mutex_unlock(&S.h[i].lock);
-		}
+		for (i = 0; i < S.n; i++)
+			not_current += strcmp(model_state(i, now), "current") != 0;
 	}
 	etcd_metrics(m1);
-	q1[0] = atomic_load(&S.head_reads);
-	q1[1] = atomic_load(&S.reports);
-	q1[2] = atomic_load(&S.keepalives);
-	q1[3] = atomic_load(&S.beats);
-	q1[4] = atomic_load(&S.confirmed);
-	q1[5] = atomic_load(&S.report_bytes);
+	q1[0] = atomic_load(&SH->head_reads);
+	q1[1] = atomic_load(&SH->reports);
+	q1[2] = atomic_load(&SH->keepalives);
+	q1[3] = atomic_load(&SH->beats);
+	q1[4] = atomic_load(&SH->confirmed);
+	q1[5] = atomic_load(&SH->report_bytes);
 
 	/* revokes, one at a time, each until every host applied it */
 	every = calloc(S.revokes + 1, sizeof(*every));
@@ -843,7 +977,8 @@ int main(int argc, char **argv)
 		h99 = pct(per_host, nper, 0.99);
 		w50 = pct(waits, nw, 0.5);
 		w99 = pct(waits, nw, 0.99);
-		printf("{\"hosts\":%u,\"heartbeat_ms\":%u,\"report_every_ms\":%u,\"lease_ttl_s\":%u,"
+		printf("{\"hosts\":%u,\"heartbeat_ms\":%u,\"max_staleness_ms\":%u,"
+		       "\"report_every_ms\":%u,\"lease_ttl_s\":%u,\"procs\":%u,"
 		       "\"workers\":%u,\"ready_s\":%.1f,\"steady_s\":%.1f,"
 		       "\"etcd_writes_per_s\":%.1f,\"etcd_puts_per_s\":%.1f,\"etcd_ranges_per_s\":%.1f,"
 		       "\"etcd_rx_bytes_per_s\":%.0f,\"etcd_tx_bytes_per_s\":%.0f,"
@@ -853,13 +988,14 @@ int main(int argc, char **argv)
 		       "\"head_reads_per_s\":%.1f,\"reports_per_s\":%.1f,\"keepalives_per_s\":%.1f,"
 		       "\"report_bytes_per_s\":%.0f,\"beats_per_s\":%.1f,\"confirmations_per_s\":%.1f,"
 		       "\"not_current_after_steady\":%u,",
-		       S.n, S.heartbeat_ms, S.report_every_ms, S.lease_ttl, S.workers, ready_s, dt,
+		       S.n, S.heartbeat_ms, S.stale_ms, S.report_every_ms, S.lease_ttl, S.procs,
+		       S.procs * S.workers, ready_s, dt,
 		       (m1[M_PROPOSALS] - m0[M_PROPOSALS]) / dt, (m1[M_PUTS] - m0[M_PUTS]) / dt,
 		       (m1[M_RANGES] - m0[M_RANGES]) / dt,
 		       (m1[M_RX] - m0[M_RX]) / dt, (m1[M_TX] - m0[M_TX]) / dt,
 		       m1[M_DB], (m1[M_DB] - m0[M_DB]) / dt,
 		       (m1[M_CPU] - m0[M_CPU]) / dt, m1[M_RSS] / 1048576.0, m1[M_WATCHERS], m1[M_KEYS],
-		       (c1 - c0) / dt, (double)rss_kb() / 1024.0,
+		       (c1 - c0) / dt, (double)hwm_kb / 1024.0,
 		       (double)(q1[0] - q0[0]) / dt, (double)(q1[1] - q0[1]) / dt,
 		       (double)(q1[2] - q0[2]) / dt, (double)(q1[5] - q0[5]) / dt,
 		       (double)(q1[3] - q0[3]) / dt, (double)(q1[4] - q0[4]) / dt, not_current);
@@ -871,32 +1007,29 @@ int main(int argc, char **argv)
 		       ",\"failed\":%d}\n",
 		       nev, evmean, nev ? (mb[M_EVENTS] - ma[M_EVENTS]) / nev : 0, e50, e99, h50, h99,
 		       nev ? (mb[M_PROPOSALS] - ma[M_PROPOSALS]) / nev : 0,
-		       nw, w50, w99, atomic_load(&S.errors), fails);
+		       nw, w50, w99, atomic_load(&SH->errors), fails);
 		fflush(stdout);
 	}
 
-	/* stop: the watches see it within about a second */
-	atomic_store(&S.stop, true);
+	/* stop: the host processes end their watches and exit */
+	atomic_store(&SH->stop, true);
 	pthread_join(head, NULL);
-	for (i = 0; i < S.workers; i++)
-		pthread_join(workers[i], NULL);
-	for (i = 0; i < S.n; i++) {
-		pthread_join(S.h[i].thread, NULL);
-		cf_fleet_close(S.h[i].w);
-		free(S.h[i].revoked);
-	}
-	for (i = 0; i < S.npool; i++) {
-		S.pool[i]->have_host_sk = false;
-		cf_fleet_close(S.pool[i]);
+	for (i = 0; i < S.procs; i++) {
+		int st;
+
+		if (waitpid(kids[i], &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st)) {
+			fprintf(stderr, "fleet-sim: host process %u ended with status %d\n", i, st);
+			fails++;
+		}
 	}
 	cf_fleet_close(orch);
-	free(workers);
 	free(every);
 	free(per_host);
 	free(ev);
 	free(waits);
-	free(S.apply_ms);
+	free(kids);
 	free(S.h);
+	munmap(shm, shsize);
 	curl_global_cleanup();
 	return fails ? 1 : 0;
 }
