@@ -637,6 +637,17 @@ static unsigned num(const char *opt, const char *s)
 	return (unsigned)v;
 }
 
+/* what the hosts asked, for the steady window's rates */
+static void counters(uint64_t q[6])
+{
+	q[0] = atomic_load(&SH->head_reads);
+	q[1] = atomic_load(&SH->reports);
+	q[2] = atomic_load(&SH->keepalives);
+	q[3] = atomic_load(&SH->beats);
+	q[4] = atomic_load(&SH->confirmed);
+	q[5] = atomic_load(&SH->report_bytes);
+}
+
 /* ---- a process of hosts ------------------------------------------------------ */
 
 /*
@@ -909,12 +920,7 @@ int main(int argc, char **argv)
 
 	/* steady state: no change, the head renewed every second */
 	etcd_metrics(m0);
-	q0[0] = atomic_load(&SH->head_reads);
-	q0[1] = atomic_load(&SH->reports);
-	q0[2] = atomic_load(&SH->keepalives);
-	q0[3] = atomic_load(&SH->beats);
-	q0[4] = atomic_load(&SH->confirmed);
-	q0[5] = atomic_load(&SH->report_bytes);
+	counters(q0);
 	c0 = sim_cpu_s(NULL);
 	t0 = mono_s();
 	sleep(S.steady_s);
@@ -927,12 +933,7 @@ int main(int argc, char **argv)
 			not_current += strcmp(model_state(i, now), "current") != 0;
 	}
 	etcd_metrics(m1);
-	q1[0] = atomic_load(&SH->head_reads);
-	q1[1] = atomic_load(&SH->reports);
-	q1[2] = atomic_load(&SH->keepalives);
-	q1[3] = atomic_load(&SH->beats);
-	q1[4] = atomic_load(&SH->confirmed);
-	q1[5] = atomic_load(&SH->report_bytes);
+	counters(q1);
 
 	/* revokes, one at a time, each until every host applied it */
 	every = calloc(S.revokes + 1, sizeof(*every));
