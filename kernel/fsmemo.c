@@ -173,13 +173,19 @@ bool cf_fs_memo_find(const struct cf_cred *e, const struct file *file,
 /**
  * cf_fs_memo_begin() - what a fill needs to know before the file is named
  * @e: the opener's bound state
- * @s: filled with rename_lock's sequence, the fence value and holdings
+ * @ns_id: the opener's mount namespace's id, as the BPF program read it
+ * @ns_event: the count of changes of that namespace's tree
+ * @s: filled with rename_lock's sequence, the fence value, the holdings
+ *     and the mount namespace
  *
  * Read before the name is built and the decision made, so that a rename,
  * a revocation or a delegation in between is seen by cf_fs_memo_fill().
  */
-void cf_fs_memo_begin(const struct cf_cred *e, struct cf_fs_memo_start *s)
+void cf_fs_memo_begin(const struct cf_cred *e, u64 ns_id, u64 ns_event,
+		      struct cf_fs_memo_start *s)
 {
+	s->ns_id = ns_id;
+	s->ns_event = ns_event;
 	s->rename_seq = cf_rename_seq();
 	/* the sequence before what it guards, as read_seqbegin() orders it */
 	smp_rmb();
@@ -220,14 +226,13 @@ static size_t cf_admitting_depth(const struct cf_constraint *c, u8 n,
 	return k;
 }
 
-/* Is @m's state the one @s, @mv and @root describe? */
+/* Is @m's state the one @s and @root describe? */
 static bool cf_fs_memo_same_state(const struct cf_fs_memo *m,
 				  const struct cf_fs_memo_start *s,
-				  const struct cf_mnt_view *mv,
 				  const struct path *root)
 {
 	return m->ns_id && m->rename_seq == s->rename_seq &&
-	       m->ns_id == mv->ns_id && m->ns_event == mv->ns_event &&
+	       m->ns_id == s->ns_id && m->ns_event == s->ns_event &&
 	       m->fence == s->fence && m->held == s->held &&
 	       m->root_mnt == root->mnt && m->root == root->dentry;
 }
@@ -260,7 +265,6 @@ static struct cf_fs_memo_dir *cf_fs_memo_slot_for(struct cf_fs_memo *m,
  * @e: the opener's bound state
  * @s: what cf_fs_memo_begin() read before the decision
  * @file: the file opened
- * @mv: the opener's mount namespace, as the BPF program read it
  * @t: the file's name, as judged
  * @g: the grant that admitted each class the open needed (by slot), NULL
  *     for a class it did not need
@@ -275,8 +279,8 @@ static struct cf_fs_memo_dir *cf_fs_memo_slot_for(struct cf_fs_memo *m,
  * the memo is emptied first.
  */
 void cf_fs_memo_fill(struct cf_cred *e, const struct cf_fs_memo_start *s,
-		     const struct file *file, const struct cf_mnt_view *mv,
-		     const struct cf_target *t, struct cf_grant *g[2])
+		     const struct file *file, const struct cf_target *t,
+		     struct cf_grant *g[2])
 {
 	const struct vfsmount *mnt = file->f_path.mnt;
 	const struct dentry *dir = file->f_path.dentry;
@@ -290,7 +294,7 @@ void cf_fs_memo_fill(struct cf_cred *e, const struct cf_fs_memo_start *s,
 	u8 classes = 0;
 	int i;
 
-	if (dir == mnt->mnt_root || d_unlinked(dir) || !mv->ns_id ||
+	if (dir == mnt->mnt_root || d_unlinked(dir) || !s->ns_id ||
 	    (s->rename_seq & 1) || !cf_task_root(&root))
 		return;
 	for (i = 0; i < 2; i++) {
@@ -328,12 +332,12 @@ void cf_fs_memo_fill(struct cf_cred *e, const struct cf_fs_memo_start *s,
 		smp_store_release(&m->seq, seq + 2);
 		return;
 	}
-	if (!cf_fs_memo_same_state(m, s, mv, &root)) {
+	if (!cf_fs_memo_same_state(m, s, &root)) {
 		memset(m->dir, 0, sizeof(m->dir));
 		m->next = 0;
 		m->rename_seq = s->rename_seq;
-		m->ns_id = mv->ns_id;
-		m->ns_event = mv->ns_event;
+		m->ns_id = s->ns_id;
+		m->ns_event = s->ns_event;
 		m->root_mnt = root.mnt;
 		m->root = root.dentry;
 		m->fence = s->fence;

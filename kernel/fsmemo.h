@@ -17,17 +17,17 @@ struct cf_holdings;
 struct cf_target;
 struct file;
 
-/* The opener's mount namespace: its unique id and its tree's event count. */
-struct cf_mnt_view {
-	u64 ns_id;
-	u64 ns_event;
-};
-
-/* What an open's decision started from (cf_fs_memo_begin()). */
+/*
+ * What an open's decision started from (cf_fs_memo_begin()), with the
+ * opener's mount namespace as the BPF program read it: its unique id and
+ * its tree's event count.
+ */
 struct cf_fs_memo_start {
 	unsigned int rename_seq;
 	u64 fence;
 	const struct cf_holdings *held;
+	u64 ns_id;
+	u64 ns_event;
 };
 
 /* The index of an fs class's grant in the memo: fs:read 0, fs:write 1. */
@@ -74,9 +74,10 @@ static inline bool cf_fs_memo_enabled(void)
 
 bool cf_fs_memo_find(const struct cf_cred *e, const struct file *file,
 		     u64 ns_id, u64 ns_event, u8 need, struct cf_grant *g[2]);
-void cf_fs_memo_begin(const struct cf_cred *e, struct cf_fs_memo_start *s);
+void cf_fs_memo_begin(const struct cf_cred *e, u64 ns_id, u64 ns_event,
+		      struct cf_fs_memo_start *s);
 void cf_fs_memo_fill(struct cf_cred *e, const struct cf_fs_memo_start *s,
-		     const struct file *file, const struct cf_mnt_view *mv,
-		     const struct cf_target *t, struct cf_grant *g[2]);
+		     const struct file *file, const struct cf_target *t,
+		     struct cf_grant *g[2]);
 
 #endif /* _CAPFENCE_FSMEMO_H */

@@ -156,7 +156,6 @@ static noinline int cf_fs_open_named(struct cf_cred *e, struct file *file,
 				     u64 ns_id, u64 ns_event, bool rd, bool wr,
 				     bool memo)
 {
-	struct cf_mnt_view mv = { .ns_id = ns_id, .ns_event = ns_event };
 	struct cf_grant *rg = NULL, *wg = NULL, *g[2];
 	struct cf_fs_memo_start s;
 	struct cf_target t = {};
@@ -164,7 +163,7 @@ static noinline int cf_fs_open_named(struct cf_cred *e, struct file *file,
 
 	if (memo) {
 		cf_stats_open_memo(false);
-		cf_fs_memo_begin(e, &s);
+		cf_fs_memo_begin(e, ns_id, ns_event, &s);
 	}
 	t.path = cf_fs_name(&file->f_path, NULL, *get_cpu_ptr(&cf_path_buf),
 			    &t.path_len);
@@ -185,7 +184,7 @@ static noinline int cf_fs_open_named(struct cf_cred *e, struct file *file,
 	if (!err && memo) {
 		g[0] = rg;
 		g[1] = wg;
-		cf_fs_memo_fill(e, &s, file, &mv, &t, g);
+		cf_fs_memo_fill(e, &s, file, &t, g);
 	}
 	/* each grant here stands for an allowed exercise, counted */
 	if (!err)

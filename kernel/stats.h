@@ -17,22 +17,20 @@ struct cf_counters {
 DECLARE_PER_CPU(struct cf_counters, cf_counters);
 
 /**
- * cf_stats_exercise_ok() - count an allowed exercise
- *
- * Inline: a memo hit (decide.c, fsmemo.c) counts one on its short path.
- */
-static inline void cf_stats_exercise_ok(void)
-{
-	this_cpu_inc(cf_counters.exercise[CAPFENCE_R_OK]);
-}
-
-/**
  * cf_stats_exercises_ok() - count @n allowed exercises at once
- * @n: how many
+ * @n: how many (an open for reading and writing is two)
+ *
+ * Inline: a memo hit (decide.c, fsmemo.c) counts on its short path.
  */
 static inline void cf_stats_exercises_ok(unsigned int n)
 {
 	this_cpu_add(cf_counters.exercise[CAPFENCE_R_OK], n);
+}
+
+/* cf_stats_exercises_ok() for one */
+static inline void cf_stats_exercise_ok(void)
+{
+	cf_stats_exercises_ok(1);
 }
 
 /**
