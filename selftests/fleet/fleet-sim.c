@@ -408,10 +408,9 @@ static void *worker_main(void *arg)
 					next = h->next_beat;
 				continue;
 			}
+			/* as capfenced: the next beat a heartbeat after this one began */
+			h->next_beat = mono_ms() + S.heartbeat_ms;
 			beat(h, f);
-			h->next_beat += S.heartbeat_ms;
-			if (h->next_beat <= mono_ms())	/* fell behind: no burst to catch up */
-				h->next_beat = mono_ms() + S.heartbeat_ms;
 			if (h->next_beat < next)
 				next = h->next_beat;
 			now = mono_ms();
