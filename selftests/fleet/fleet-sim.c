@@ -807,7 +807,7 @@ int main(int argc, char **argv)
 			"[--capfence PATH]\n");
 		return 2;
 	}
-	S.deny_ms = 2 * S.stale_ms;	/* capfenced's default --deny-after */
+	S.deny_ms = 2 * S.stale_ms;	/* the bench runs capfenced with --deny-after twice it */
 	/*
 	 * A watch stream holds three descriptors here (its socket and the
 	 * wakeup socketpair of libcurl's easy_perform), etcd one per stream:
