@@ -28,6 +28,11 @@
 #endif
 
 /* kfunc sets are BTF_KFUNCS_START since 6.9; 6.12 refuses a BTF_SET8 set */
+/* a kfunc set may refuse a program at verification (6.9) */
+#if CF_KSERIES >= 609
+#define CF_HAVE_KFUNC_FILTER 1
+#endif
+
 #ifndef BTF_KFUNCS_START
 #define BTF_KFUNCS_START(name) BTF_SET8_START(name)
 #define BTF_KFUNCS_END(name) BTF_SET8_END(name)

@@ -25,6 +25,13 @@
  * take it with cmpxchg() or skip it, never under e->lock; a new entry
  * starts empty.
  *
+ * Blank reservations (cf_cred_alloc_blank(), from any task's keyctl) are
+ * the one way an entry appears while none exists, so they are admitted
+ * only while cf_creds_open (cf_cred_lock): a detach closes them and counts
+ * the entries in one section of that lock (cf_creds_close()), and either
+ * sees a reservation or the reservation sees it closed. An entry's count
+ * is raised inside that section too.
+ *
  * cf_cred_hint (cred.h) filters lookups: an entry's counter is raised
  * (atomic_inc) before the entry is inserted, and the insert publishes the
  * entry with rcu_assign_pointer (a release), so whoever can find the entry
@@ -50,6 +57,7 @@ static DEFINE_SPINLOCK(cf_cred_lock);
 atomic_t cf_cred_hint[1 << CF_CRED_HINT_BITS];
 static atomic_long_t cf_nr_entries = ATOMIC_LONG_INIT(0);
 static atomic_long_t cf_nr_bound_creds = ATOMIC_LONG_INIT(0);
+static bool cf_creds_open;	/* cf_cred_lock: blank reservations admitted */
 
 /**
  * cf_cred_lookup() - state of @cred
@@ -101,14 +109,13 @@ static struct cf_cred *cf_cred_alloc(const struct cred *cred, gfp_t gfp)
 
 /*
  * Insert @e; -EEXIST, inserting nothing, when its cred has an entry
- * already. That happens without any bug: while two sets of capfence's
- * programs are attached at once (a re-attach while the links of the
- * previous set, dropped by a detach or replaced as pins, are still being
- * freed; or `capfence attach` while attached, until the module refuses
- * the second set), every credential hook runs twice, and the second run
- * finds the entry the first made (cf_cred_dup()).
+ * already; -EAGAIN for a @blank reservation while they are closed. The
+ * first is kept harmless (cf_cred_dup()) though it should no longer
+ * happen: a second set of capfence's programs (a re-attach while the
+ * previous set's links are still being freed, or `capfence attach` while
+ * attached) runs with another cookie, and the kfuncs ignore it (kfunc.c).
  */
-static int cf_cred_insert(struct cf_cred *e)
+static int cf_cred_insert(struct cf_cred *e, bool blank)
 {
 	struct hlist_head *b = &cf_creds[hash_ptr(e->cred, CF_CRED_HINT_BITS)];
 	struct cf_cred *o;
@@ -116,6 +123,11 @@ static int cf_cred_insert(struct cf_cred *e)
 	/* before the entry can be found: see the locking comment */
 	atomic_inc(cf_cred_hint_of(e->cred));
 	spin_lock_bh(&cf_cred_lock);
+	if (blank && !cf_creds_open) {
+		spin_unlock_bh(&cf_cred_lock);
+		atomic_dec(cf_cred_hint_of(e->cred));
+		return -EAGAIN;
+	}
 	hlist_for_each_entry(o, b, node) {
 		if (o->cred == e->cred) {
 			spin_unlock_bh(&cf_cred_lock);
@@ -124,8 +136,8 @@ static int cf_cred_insert(struct cf_cred *e)
 		}
 	}
 	hlist_add_head_rcu(&e->node, b);
-	spin_unlock_bh(&cf_cred_lock);
 	atomic_long_inc(&cf_nr_entries);
+	spin_unlock_bh(&cf_cred_lock);
 	if (e->epoch)
 		atomic_long_inc(&cf_nr_bound_creds);
 	return 0;
@@ -162,9 +174,9 @@ static bool cf_cred_dup(const struct cf_cred *n)
  * Insert @n, made by a credential hook, or release it: 0 also when a
  * second run of the hook finds the first run's entry (cf_cred_dup()).
  */
-static int cf_cred_insert_hook(struct cf_cred *n)
+static int cf_cred_insert_hook(struct cf_cred *n, bool blank)
 {
-	int err = cf_cred_insert(n);
+	int err = cf_cred_insert(n, blank);
 
 	if (err) {
 		if (err == -EEXIST && cf_cred_dup(n))
@@ -232,7 +244,7 @@ int cf_cred_prepare(struct cred *new, const struct cred *old, gfp_t gfp)
 		kfree(n);
 		return -ENOMEM;
 	}
-	return cf_cred_insert_hook(n);
+	return cf_cred_insert_hook(n, false);
 }
 
 /**
@@ -248,8 +260,9 @@ int cf_cred_prepare(struct cred *new, const struct cred *old, gfp_t gfp)
  * that session-to-parent cannot grow a sandbox past its limit either.
  *
  * Return: 0 (also when another run of the hook reserved it already),
- * -ENOMEM (also at the sandbox's limit), or -EEXIST when @cred has an
- * entry with other state.
+ * -ENOMEM (also at the sandbox's limit), -EAGAIN while a detach is
+ * counting the entries, or -EEXIST when @cred has an entry with other
+ * state.
  */
 int cf_cred_alloc_blank(struct cred *cred)
 {
@@ -267,7 +280,7 @@ int cf_cred_alloc_blank(struct cred *cred)
 		}
 		n->sb = cf_sandbox_get(sb);
 	}
-	return cf_cred_insert_hook(n);
+	return cf_cred_insert_hook(n, true);
 }
 
 /* Remove @e from the table and free it after a grace period. */
@@ -292,7 +305,8 @@ static void cf_cred_forget(struct cf_cred *e)
  * @new: credential from cf_cred_alloc_blank()
  * @old: credential whose state it takes
  *
- * When @old has no state, the reserved entry goes: an empty entry would
+ * When @old has no state (no entry, or an entry with neither a binding
+ * nor a pending epoch), the reserved entry goes: an empty entry would
  * only cost lookups and hold detach off. A second run (two sets of
  * capfence's programs attached at once) finds the entry gone or filled,
  * and changes nothing.
@@ -305,7 +319,7 @@ void cf_cred_transfer(struct cred *new, const struct cred *old)
 	/* a blank entry has neither until it is filled here */
 	if (!n || n->epoch || n->pending)
 		return;
-	if (!o) {
+	if (!o || (!READ_ONCE(o->epoch) && !READ_ONCE(o->pending))) {
 		cf_cred_forget(n);
 		return;
 	}
@@ -337,8 +351,6 @@ void cf_cred_free(struct cred *cred)
 /**
  * cf_cred_bind_exec() - bind the new credential of an execve
  * @bprm: exec in progress; bprm->cred is not yet visible to anyone else
- * @sc_prog: the calling task's newest seccomp filter's program, or NULL
- * @sc_log: that filter was loaded with SECCOMP_FILTER_FLAG_LOG
  *
  * A pending exec epoch becomes the bound epoch, its tokens become held
  * capabilities, and the first bind to an epoch activates it (fencing what
@@ -352,8 +364,7 @@ void cf_cred_free(struct cred *cred)
  * Return: 0, or -EACCES when a pending epoch cannot be bound, which fails
  * the exec.
  */
-int cf_cred_bind_exec(struct linux_binprm *bprm, const struct bpf_prog *sc_prog,
-		      bool sc_log)
+int cf_cred_bind_exec(struct linux_binprm *bprm)
 {
 	struct cf_cred *e = cf_cred_lookup(bprm->cred);
 	struct cf_holdings *h;
@@ -363,7 +374,7 @@ int cf_cred_bind_exec(struct linux_binprm *bprm, const struct bpf_prog *sc_prog,
 	if (!cf_hooks_attached())
 		return -EACCES;
 	if (e->pending->sc &&
-	    !cf_seccomp_match(e->pending->sc, sc_prog, sc_log)) {
+	    !cf_seccomp_match_current(e->pending->sc)) {
 		cf_audit_bind(e->sb, e->pending, CAPFENCE_R_SECCOMP);
 		return -EACCES;
 	}
@@ -413,7 +424,7 @@ int cf_cred_set_pending(const struct cred *cred, struct cf_epoch *e,
 			err = -ENOMEM;
 			goto fail;
 		}
-		err = cf_cred_insert(c);
+		err = cf_cred_insert(c, false);
 		if (err) {
 			cf_cred_release(c);
 			goto fail;
@@ -470,6 +481,40 @@ bool cf_current_bound(void)
 long cf_nr_creds(void)
 {
 	return atomic_long_read(&cf_nr_entries);
+}
+
+/**
+ * cf_creds_close() - stop blank reservations, and count the entries
+ *
+ * Caller holds cf_mutex (a detach). Until cf_creds_reopen(), a keyctl
+ * session-to-parent fails with EAGAIN rather than make an entry the
+ * detach would not see.
+ *
+ * Return: the number of entries when reservations stopped.
+ */
+long cf_creds_close(void)
+{
+	long n;
+
+	lockdep_assert_held(&cf_mutex);
+	spin_lock_bh(&cf_cred_lock);
+	cf_creds_open = false;
+	n = atomic_long_read(&cf_nr_entries);
+	spin_unlock_bh(&cf_cred_lock);
+	return n;
+}
+
+/**
+ * cf_creds_reopen() - admit blank reservations (attach, or a refused detach)
+ *
+ * Caller holds cf_mutex.
+ */
+void cf_creds_reopen(void)
+{
+	lockdep_assert_held(&cf_mutex);
+	spin_lock_bh(&cf_cred_lock);
+	cf_creds_open = true;
+	spin_unlock_bh(&cf_cred_lock);
 }
 
 /**

@@ -116,8 +116,7 @@ int cf_cred_prepare(struct cred *new, const struct cred *old, gfp_t gfp);
 int cf_cred_alloc_blank(struct cred *cred);
 void cf_cred_transfer(struct cred *new, const struct cred *old);
 void cf_cred_free(struct cred *cred);
-int cf_cred_bind_exec(struct linux_binprm *bprm, const struct bpf_prog *sc_prog,
-		      bool sc_log);
+int cf_cred_bind_exec(struct linux_binprm *bprm);
 int cf_cred_set_pending(const struct cred *cred, struct cf_epoch *e,
 			struct cf_holdings *h, struct cf_sandbox *sb);
 bool cf_current_bound(void);
@@ -140,6 +139,8 @@ static inline struct cf_cred *cf_subject(const struct cred *cred)
 struct cf_cred *cf_tracer_subject(void);
 struct cf_sandbox *cf_current_sandbox(void);
 long cf_nr_creds(void);
+long cf_creds_close(void);
+void cf_creds_reopen(void);
 long cf_nr_bound(void);
 
 #endif /* _CAPFENCE_CRED_H */

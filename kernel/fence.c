@@ -10,10 +10,11 @@
  * change a key. Readers never block writers and retry on change, so every
  * decision sees one consistent snapshot. cf_mutex is taken by netlink
  * handlers before the fence lock, never while holding it, and never from
- * BPF program context. cf_attached is written under cf_mutex (hooks.c)
- * and read locklessly. The notifier is set before the module's first
- * event can be published and cleared after its last (main.c's order);
- * it is read with READ_ONCE() and called in process context.
+ * BPF program context. cf_cookie (the attached programs' mark, 0 while
+ * detached) is written under cf_mutex (hooks.c) and read locklessly.
+ * The notifier is set before the module's first event can be published
+ * and cleared after its last (main.c's order); it is read with
+ * READ_ONCE() and called in process context.
  */
 #include <linux/atomic.h>
 #include "fence.h"
@@ -25,7 +26,7 @@ DEFINE_MUTEX(cf_mutex);
 
 u64 cf_fence_val;	/* read with cf_fence_value_locked() (fence.h) */
 static atomic64_t cf_gen = ATOMIC64_INIT(1);
-static bool cf_attached;	/* cf_mutex */
+u64 cf_cookie;	/* cf_mutex; read with cf_attach_cookie() (fence.h) */
 static cf_notify_fn cf_notifier;
 
 /**
@@ -80,14 +81,15 @@ void cf_generation_bump(void)
 
 /**
  * cf_attached_set() - record whether the hooks are attached
- * @attached: true once every hook's link is held, false once released
+ * @cookie: the cookie of the links once every hook's link is held, 0
+ *	    once they are released
  *
  * Caller holds cf_mutex (hooks.c).
  */
-void cf_attached_set(bool attached)
+void cf_attached_set(u64 cookie)
 {
 	lockdep_assert_held(&cf_mutex);
-	WRITE_ONCE(cf_attached, attached);
+	WRITE_ONCE(cf_cookie, cookie);
 }
 
 /**
@@ -97,7 +99,7 @@ void cf_attached_set(bool attached)
  */
 bool cf_hooks_attached(void)
 {
-	return READ_ONCE(cf_attached);
+	return READ_ONCE(cf_cookie) != 0;
 }
 
 /**

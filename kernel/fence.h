@@ -62,8 +62,23 @@ static inline u64 cf_fence_value_locked(void)
 u64 cf_fence_advance_locked(void);
 u64 cf_generation(void);
 void cf_generation_bump(void);
-void cf_attached_set(bool attached);
+void cf_attached_set(u64 cookie);
 bool cf_hooks_attached(void);
+
+extern u64 cf_cookie;
+
+/**
+ * cf_attach_cookie() - the cookie of the links of capfence's programs
+ *
+ * Any context. The trampoline running one of capfence's programs holds it
+ * in current->bpf_ctx (kfunc.c).
+ *
+ * Return: the cookie, 0 while the hooks are not attached.
+ */
+static inline u64 cf_attach_cookie(void)
+{
+	return READ_ONCE(cf_cookie);
+}
 
 /* publishes one event (netlink.c's sender); process context */
 typedef void (*cf_notify_fn)(enum capfence_event ev, u64 epoch, u64 cap_id,

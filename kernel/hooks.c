@@ -8,7 +8,10 @@
  * operations fail closed while the hooks are not attached. Only capfence's
  * own programs are accepted: a link on a hook of hook_defs.h whose program
  * calls that hook's kfunc, so a no-op program on the same hook cannot
- * stand in for capfence's.
+ * stand in for capfence's. Every link carries the same non-zero cookie,
+ * chosen at random by `capfence attach`; the module takes it as the mark
+ * of its programs (fence.c), which the kfuncs check at every call
+ * (kfunc.c): another BPF program calling them changes nothing.
  *
  * Locking: cf_links and the attached state (fence.c, cf_attached_set())
  * change under cf_mutex; the attached state is read locklessly
@@ -47,6 +50,12 @@ static bool cf_prog_calls(const struct bpf_prog *prog, const void *kfunc)
 	return false;
 }
 
+/* The cookie of a BPF-LSM (tracing) link: what its trampoline runs with. */
+static u64 cf_link_cookie(struct bpf_link *link)
+{
+	return container_of(link, struct bpf_tramp_link, link)->cookie;
+}
+
 /*
  * The hook a link attaches to, when it is a BPF-LSM link whose program is
  * capfence's own for that hook (it calls the hook's kfunc), else -1.
@@ -76,16 +85,17 @@ static int cf_hook_index(struct bpf_link *link)
  * @extack: netlink extended ack
  *
  * Caller holds cf_mutex. All or nothing: every required hook must be
- * present exactly once.
+ * present exactly once, and every link carry the same non-zero cookie.
  *
  * Return: 0, -EALREADY when attached, -EOPNOTSUPP when no LSM gives
  * credentials a security blob, -EINVAL for a missing, duplicate or
- * foreign link, or -EBADF.
+ * foreign link or a link without the set's cookie, or -EBADF.
  */
 int cf_hooks_attach(const u32 *fds, int n, struct netlink_ext_ack *extack)
 {
 	struct bpf_link *links[CF_NR_HOOKS] = {};
 	int i, idx, err = 0;
+	u64 cookie = 0;
 
 	lockdep_assert_held(&cf_mutex);
 	if (cf_hooks_attached()) {
@@ -124,9 +134,18 @@ int cf_hooks_attach(const u32 *fds, int n, struct netlink_ext_ack *extack)
 			goto out;
 		}
 		links[idx] = link;
+		if (!i)
+			cookie = cf_link_cookie(link);
+		if (!cookie || cf_link_cookie(link) != cookie) {
+			NL_SET_ERR_MSG_MOD(extack,
+					   "the links do not all carry one non-zero cookie (attach with a current capfence)");
+			err = -EINVAL;
+			goto out;
+		}
 	}
 	memcpy(cf_links, links, sizeof(links));
-	cf_attached_set(true);
+	cf_attached_set(cookie);
+	cf_creds_reopen();
 	cf_generation_bump();
 	return 0;
 out:
@@ -140,7 +159,7 @@ static void cf_hooks_release(void)
 {
 	int i;
 
-	cf_attached_set(false);
+	cf_attached_set(0);
 	for (i = 0; i < CF_NR_HOOKS; i++) {
 		if (cf_links[i])
 			bpf_link_put(cf_links[i]);
@@ -153,8 +172,9 @@ static void cf_hooks_release(void)
  * cf_hooks_detach() - release the links
  * @extack: netlink extended ack
  *
- * Caller holds cf_mutex. Refused while any credential is bound or has a
- * pending exec epoch, or a file or socket opened under a capability is
+ * Caller holds cf_mutex. Refused while any credential has capfence state
+ * (bound, a pending exec epoch, or a reservation for keyctl's
+ * session-to-parent), or a file or socket opened under a capability is
  * still open (a closed TCP connection lives on until it has finished
  * closing): without their free hooks the module could not forget them.
  *
@@ -170,12 +190,15 @@ int cf_hooks_detach(struct netlink_ext_ack *extack)
 	/* sockets of exited sandboxes are freed after a grace period */
 	if (!cf_nr_creds() && (cf_nr_tracked_files() || cf_nr_tracked_socks()))
 		rcu_barrier();
-	if (cf_nr_creds()) {
+	/* from here no entry appears unseen (cred.c) */
+	if (cf_creds_close()) {
+		cf_creds_reopen();
 		NL_SET_ERR_MSG_MOD(extack,
 				   "tasks are bound or have a pending exec epoch; hooks stay attached");
 		return -EBUSY;
 	}
 	if (cf_nr_tracked_files() || cf_nr_tracked_socks()) {
+		cf_creds_reopen();
 		NL_SET_ERR_MSG_MOD(extack,
 				   "files or sockets opened under a capability are still open; hooks stay attached");
 		return -EBUSY;

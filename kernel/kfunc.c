@@ -6,11 +6,23 @@
  * its target (net.c, sock.c, file.c, fspath.c, borrow.c), which asks
  * decide.c. No decision is made here.
  *
+ * Callers: only capfence's own programs. The kfunc set is offered to every
+ * BPF-LSM program, so each kfunc first asks cf_ours(): the trampoline that
+ * runs a program puts its link's cookie in current->bpf_ctx, and the links
+ * the module holds (hooks.c) carry the cookie the module took at attach.
+ * Any other program's call changes nothing, is answered 0 (no opinion: it
+ * is that program's own verdict) and counted. On 6.12 the verifier also
+ * refuses a program that calls a kfunc not of the hook it attaches to, or
+ * that is loaded by a task the control plane would refuse (cf_kfunc_filter).
+ * Arguments are the hook's own, checked by the verifier (trusted on 6.12);
+ * none is an integer turned into a pointer.
+ *
  * Locking and context: every function runs in BPF program context (RCU
  * read lock held, migration disabled, may be preempted), so nothing here
  * sleeps: allocations are GFP_ATOMIC and the fence is only ever taken as a
  * spinlock. capfence_cred_free() runs from an RCU callback.
  */
+#include <linux/bpf.h>
 #include <linux/btf.h>
 #include <linux/btf_ids.h>
 #include <linux/binfmts.h>
@@ -33,8 +45,36 @@
 #include "kfunc.h"
 #include "net.h"
 #include "sock.h"
+#include "fence.h"
+#include "stats.h"
 #include "compat.h"
 #include "hooklist.h"
+
+/* A call by another program than capfence's: counted, said once a while. */
+static noinline void cf_foreign_call(const char *fn)
+{
+	cf_stats_foreign_call();
+	pr_warn_ratelimited("capfence: %s called by a BPF program that is not capfence's (%s[%d]); ignored\n",
+			    fn, current->comm, task_pid_nr(current));
+}
+
+/*
+ * Is the running BPF program one of capfence's? Cheap enough for every
+ * bound path: the cookie of the link being run against the module's.
+ */
+#define cf_ours() __cf_ours(__func__)
+static __always_inline bool __cf_ours(const char *fn)
+{
+	const struct bpf_run_ctx *rc = current->bpf_ctx;
+	u64 want = cf_attach_cookie();
+
+	if (likely(rc && want &&
+		   container_of(rc, struct bpf_tramp_run_ctx,
+				run_ctx)->bpf_cookie == want))
+		return true;
+	cf_foreign_call(fn);
+	return false;
+}
 
 __diag_push();
 __diag_ignore_all("-Wmissing-prototypes",
@@ -42,35 +82,37 @@ __diag_ignore_all("-Wmissing-prototypes",
 
 noinline int capfence_cred_prepare(struct cred *new, const struct cred *old)
 {
+	if (!cf_ours())
+		return 0;
 	return cf_cred_prepare(new, old, GFP_ATOMIC);
 }
 
 noinline int capfence_cred_alloc_blank(struct cred *cred)
 {
+	if (!cf_ours())
+		return 0;
 	return cf_cred_alloc_blank(cred);
 }
 
 noinline void capfence_cred_transfer(struct cred *new, const struct cred *old)
 {
-	cf_cred_transfer(new, old);
+	if (cf_ours())
+		cf_cred_transfer(new, old);
 }
 
+/* every credential freed in the system */
 noinline void capfence_cred_free(struct cred *cred)
 {
-	cf_cred_free(cred);
+	if (cf_cred_maybe(cred) && cf_ours())
+		cf_cred_free(cred);
 }
 
-/*
- * @sc_prog and @sc_log: the calling task's newest seccomp filter's program
- * (0 when it has none) and whether it was loaded to log, which capfence's
- * BPF program reads through BTF (struct seccomp_filter is private to the
- * kernel's seccomp.c; seccomp.c here says why the pointer is safe to read).
- */
-noinline int capfence_bprm_creds_for_exec(struct linux_binprm *bprm,
-					  u64 sc_prog, u32 sc_log)
+/* the exec'ing task's seccomp filter is read by the module (seccomp.c) */
+noinline int capfence_bprm_creds_for_exec(struct linux_binprm *bprm)
 {
-	return cf_cred_bind_exec(bprm, (const struct bpf_prog *)(unsigned long)sc_prog,
-				 sc_log);
+	if (!cf_ours())
+		return 0;
+	return cf_cred_bind_exec(bprm);
 }
 
 /* Out of line: the kfuncs' unbound path (the filter test) needs no frame. */
@@ -93,7 +135,7 @@ noinline int capfence_socket_connect(struct socket *sock,
 {
 	const struct cred *cred = current_cred();
 
-	if (!cf_cred_maybe(cred))
+	if (!cf_cred_maybe(cred) || !cf_ours())
 		return 0;
 	return cf_connect_hook(cred, sock, address, addrlen);
 }
@@ -111,7 +153,7 @@ noinline int capfence_socket_bind(struct socket *sock,
 {
 	const struct cred *cred = current_cred();
 
-	if (!cf_cred_maybe(cred))
+	if (!cf_cred_maybe(cred) || !cf_ours())
 		return 0;
 	return cf_bind_hook(cred, sock, address, addrlen);
 }
@@ -130,7 +172,7 @@ noinline int capfence_socket_sendmsg(struct socket *sock, struct msghdr *msg,
 {
 	const struct cred *cred = current_cred();
 
-	if (!cf_cred_maybe(cred))
+	if (!cf_cred_maybe(cred) || !cf_ours())
 		return 0;
 	return cf_sendmsg_hook(cred, sock, msg);
 }
@@ -149,7 +191,7 @@ noinline int capfence_socket_recvmsg(struct socket *sock, struct msghdr *msg,
 {
 	const struct cred *cred = current_cred();
 
-	if (!cf_cred_maybe(cred))
+	if (!cf_cred_maybe(cred) || !cf_ours())
 		return 0;
 	return cf_sock_use_hook(cred, sock);
 }
@@ -160,7 +202,7 @@ noinline int capfence_socket_getsockopt(struct socket *sock, int level,
 {
 	const struct cred *cred = current_cred();
 
-	if (!cf_cred_maybe(cred))
+	if (!cf_cred_maybe(cred) || !cf_ours())
 		return 0;
 	return cf_sock_use_hook(cred, sock);
 }
@@ -179,7 +221,7 @@ noinline int capfence_socket_setsockopt(struct socket *sock, int level,
 {
 	const struct cred *cred = current_cred();
 
-	if (!cf_cred_maybe(cred))
+	if (!cf_cred_maybe(cred) || !cf_ours())
 		return 0;
 	return cf_setsockopt_hook(cred, sock, level, optname);
 }
@@ -189,7 +231,7 @@ noinline int capfence_socket_accept(struct socket *sock,
 {
 	const struct cred *cred = current_cred();
 
-	if (!cf_cred_maybe(cred))
+	if (!cf_cred_maybe(cred) || !cf_ours())
 		return 0;
 	return cf_sock_use_hook(cred, sock);
 }
@@ -210,7 +252,7 @@ noinline int capfence_socket_listen(struct socket *sock, int backlog)
 {
 	const struct cred *cred = current_cred();
 
-	if (!cf_cred_maybe(cred))
+	if (!cf_cred_maybe(cred) || !cf_ours())
 		return 0;
 	return cf_listen_hook(cred, sock);
 }
@@ -229,7 +271,7 @@ noinline int capfence_socket_create(int family, int type, int protocol,
 	const struct cred *cred = current_cred();
 
 	/* sockets the kernel makes for itself are not the task's */
-	if (kern || !cf_cred_maybe(cred))
+	if (kern || !cf_cred_maybe(cred) || !cf_ours())
 		return 0;
 	return cf_create_hook(cred, family, type);
 }
@@ -252,7 +294,7 @@ noinline int capfence_sctp_bind_connect(struct sock *sk, int optname,
 	if (!in_task())
 		return 0;
 	cred = current_cred();
-	if (!cf_cred_maybe(cred))
+	if (!cf_cred_maybe(cred) || !cf_ours())
 		return 0;
 	return cf_sctp_hook(cred, sk, optname, address, addrlen);
 }
@@ -261,20 +303,20 @@ noinline int capfence_sctp_bind_connect(struct sock *sk, int optname,
 noinline void capfence_sk_clone_security(const struct sock *sk,
 					 struct sock *newsk)
 {
-	if (cf_nr_tracked_socks())
+	if (cf_nr_tracked_socks() && cf_ours())
 		cf_sock_clone(sk, newsk);
 }
 
 /* an accepted or peeled-off SCTP association: a socket of its own */
 noinline void capfence_sctp_sk_clone(struct sock *sk, struct sock *newsk)
 {
-	if (cf_nr_tracked_socks())
+	if (cf_nr_tracked_socks() && cf_ours())
 		cf_sock_clone(sk, newsk);
 }
 
 noinline void capfence_sk_free_security(struct sock *sk)
 {
-	if (cf_nr_tracked_socks())
+	if (cf_nr_tracked_socks() && cf_ours())
 		cf_sock_free(sk);
 }
 
@@ -285,7 +327,7 @@ noinline void capfence_sk_free_security(struct sock *sk)
  */
 noinline int capfence_socket_sock_rcv_skb(struct sock *sk, struct sk_buff *skb)
 {
-	if (!cf_sock_maybe(sk))
+	if (!cf_sock_maybe(sk) || !cf_ours())
 		return 0;
 	return cf_sock_rcv(sk, skb);
 }
@@ -304,7 +346,8 @@ noinline int capfence_ptrace_access_check(struct task_struct *child,
 {
 	const struct cred *cred = current_cred();
 
-	if (!(mode & PTRACE_MODE_ATTACH) || !cf_cred_maybe(cred))
+	if (!(mode & PTRACE_MODE_ATTACH) || !cf_cred_maybe(cred) ||
+	    !cf_ours())
 		return 0;
 	return cf_ptrace_hook(cred, child);
 }
@@ -314,7 +357,7 @@ noinline int capfence_ptrace_traceme(struct task_struct *parent)
 {
 	const struct cred *cred = __task_cred(parent);
 
-	if (!cf_cred_maybe(cred))
+	if (!cf_cred_maybe(cred) || !cf_ours())
 		return 0;
 	return cf_ptrace_hook(cred, current);
 }
@@ -327,7 +370,7 @@ noinline int capfence_file_open(struct file *file, u64 ns_id, u64 ns_event)
 {
 	const struct cred *cred = current_cred();
 
-	if (!cf_cred_maybe(cred))
+	if (!cf_cred_maybe(cred) || !cf_ours())
 		return 0;
 	/* a tail call: the arguments go on in registers, no frame */
 	return cf_fs_file_open(cred, file, ns_id, ns_event);
@@ -354,6 +397,10 @@ noinline int capfence_file_permission(struct file *file, int mask)
 {
 	int err = 0;
 
+	if (!cf_nr_tracked_files() && !cf_nr_tracked_socks())
+		return 0;
+	if (!cf_ours())
+		return 0;
 	if (cf_nr_tracked_files())
 		err = cf_file_revalidate(file, mask);
 	if (!err && cf_nr_tracked_socks())
@@ -364,7 +411,7 @@ noinline int capfence_file_permission(struct file *file, int mask)
 /* every file freed in the system: the same */
 noinline void capfence_file_free_security(struct file *file)
 {
-	if (cf_nr_tracked_files())
+	if (cf_nr_tracked_files() && cf_ours())
 		cf_file_free(file);
 }
 
@@ -377,7 +424,7 @@ noinline int capfence_path_entry(const struct path *dir, struct dentry *dentry)
 {
 	const struct cred *cred = current_cred();
 
-	if (!cf_cred_maybe(cred))
+	if (!cf_cred_maybe(cred) || !cf_ours())
 		return 0;
 	return cf_fs_entry(cred, dir, dentry);
 }
@@ -386,7 +433,7 @@ noinline int capfence_path_attr(const struct path *path)
 {
 	const struct cred *cred = current_cred();
 
-	if (!cf_cred_maybe(cred))
+	if (!cf_cred_maybe(cred) || !cf_ours())
 		return 0;
 	return cf_fs_attr(cred, path);
 }
@@ -401,6 +448,10 @@ noinline int capfence_file_truncate(struct file *file)
 	const struct cred *cred = current_cred();
 	int err = 0;
 
+	if (!cf_nr_tracked_files() && !cf_cred_maybe(cred))
+		return 0;
+	if (!cf_ours())
+		return 0;
 	if (cf_nr_tracked_files())
 		err = cf_file_revalidate(file, MAY_WRITE);
 	if (err || !cf_cred_maybe(cred))
@@ -417,7 +468,7 @@ noinline int capfence_file_truncate(struct file *file)
 noinline int capfence_inode_setattr(struct iattr *attr)
 {
 	if (!cf_nr_tracked_files() || !(attr->ia_valid & ATTR_FILE) ||
-	    !attr->ia_file)
+	    !attr->ia_file || !cf_ours())
 		return 0;
 	return cf_file_revalidate(attr->ia_file, MAY_WRITE);
 }
@@ -428,7 +479,7 @@ noinline int capfence_path_link(struct dentry *old_dentry,
 {
 	const struct cred *cred = current_cred();
 
-	if (!cf_cred_maybe(cred))
+	if (!cf_cred_maybe(cred) || !cf_ours())
 		return 0;
 	return cf_fs_link(cred, old_dentry, new_dir, new_dentry);
 }
@@ -440,7 +491,7 @@ noinline int capfence_path_rename(const struct path *old_dir,
 {
 	const struct cred *cred = current_cred();
 
-	if (!cf_cred_maybe(cred))
+	if (!cf_cred_maybe(cred) || !cf_ours())
 		return 0;
 	return cf_fs_rename(cred, old_dir, old_dentry, new_dir, new_dentry,
 			    flags);
@@ -450,7 +501,7 @@ static noinline int cf_view(const char *what)
 {
 	const struct cred *cred = current_cred();
 
-	if (!cf_cred_maybe(cred))
+	if (!cf_cred_maybe(cred) || !cf_ours())
 		return 0;
 	return cf_fs_view(cred, what);
 }
@@ -494,7 +545,7 @@ noinline int capfence_inode_setxattr(void)
 {
 	const struct cred *cred = current_cred();
 
-	if (!cf_cred_maybe(cred))
+	if (!cf_cred_maybe(cred) || !cf_ours())
 		return 0;
 	return cf_fs_xattr(cred, "setxattr");
 }
@@ -503,7 +554,7 @@ noinline int capfence_inode_removexattr(void)
 {
 	const struct cred *cred = current_cred();
 
-	if (!cf_cred_maybe(cred))
+	if (!cf_cred_maybe(cred) || !cf_ours())
 		return 0;
 	return cf_fs_xattr(cred, "removexattr");
 }
@@ -512,7 +563,7 @@ noinline int capfence_inode_removexattr(void)
 noinline int capfence_mmap_file(struct file *file, unsigned long prot,
 				unsigned long flags)
 {
-	if (!cf_nr_tracked_files() || !file)
+	if (!cf_nr_tracked_files() || !file || !cf_ours())
 		return 0;
 	return cf_file_map(file, prot, (flags & MAP_TYPE) != MAP_PRIVATE,
 			   "mmap");
@@ -521,7 +572,7 @@ noinline int capfence_mmap_file(struct file *file, unsigned long prot,
 noinline int capfence_file_mprotect(struct vm_area_struct *vma,
 				    unsigned long prot)
 {
-	if (!cf_nr_tracked_files() || !vma->vm_file)
+	if (!cf_nr_tracked_files() || !vma->vm_file || !cf_ours())
 		return 0;
 	return cf_file_map(vma->vm_file, prot, vma->vm_flags & VM_SHARED,
 			   "mprotect");
@@ -551,9 +602,44 @@ BTF_KFUNCS_START(capfence_kfunc_ids)
 #undef CF_KFUNC
 BTF_KFUNCS_END(capfence_kfunc_ids)
 
+#ifdef CF_HAVE_KFUNC_FILTER
+/* each hook's kfunc, in cf_hooks[] order */
+BTF_ID_LIST(cf_hook_kfunc_ids)
+#define CF_KFUNC(fn)
+#define CF_HOOK(hook, fn) BTF_ID(func, capfence_##fn)
+#include "hook_defs.h"
+#undef CF_HOOK
+#undef CF_KFUNC
+
+/*
+ * The verifier asks before it lets @prog call the kfunc @kfunc_id: only a
+ * program loaded by a task the control plane would obey (unbound, with
+ * CAP_MAC_ADMIN in the initial user namespace), calling the kfunc of the
+ * hook it attaches to. Process context (the loader's bpf()).
+ */
+static int cf_kfunc_filter(const struct bpf_prog *prog, u32 kfunc_id)
+{
+	const char *name = prog->aux->attach_func_name;
+	int i;
+
+	if (!btf_id_set8_contains(&capfence_kfunc_ids, kfunc_id))
+		return 0;
+	if (!ns_capable_noaudit(&init_user_ns, CAP_MAC_ADMIN) ||
+	    cf_current_bound() || !name)
+		return -EACCES;
+	for (i = 0; i < CF_NR_HOOKS; i++)
+		if (!strcmp(name, cf_hooks[i].name))
+			return cf_hook_kfunc_ids[i] == kfunc_id ? 0 : -EACCES;
+	return -EACCES;
+}
+#endif
+
 static const struct btf_kfunc_id_set capfence_kfunc_set = {
 	.owner = THIS_MODULE,
 	.set = &capfence_kfunc_ids,
+#ifdef CF_HAVE_KFUNC_FILTER
+	.filter = cf_kfunc_filter,
+#endif
 };
 
 /**

@@ -10,12 +10,14 @@
  * execve, and the kernel, not the launcher, says whether it did.
  *
  * How the task's filter is read. struct seccomp_filter is private to the
- * kernel's seccomp.c; capfence's BPF program on bprm_creds_for_exec reads
- * the current task's newest filter's program pointer and log flag through
- * BTF (CO-RE, as the open memo reads the mount namespace) and hands them
- * to the kfunc. struct bpf_prog is public: its orig_prog is the filter as
- * seccomp(2) received it (kept when CONFIG_CHECKPOINT_RESTORE is set, as
- * on Debian's kernels; without it every such bind fails closed).
+ * kernel's seccomp.c, so the offsets of the members read here (log, prog)
+ * come from the running kernel's own BTF at build time (Kbuild makes
+ * seccomp_layout.h with pahole from the vmlinux the module's BTF is made
+ * against; a layout it cannot read fails the build). The module reads the
+ * exec'ing task's filter itself: no BPF program hands it a pointer.
+ * struct bpf_prog is public: its orig_prog is the filter as seccomp(2)
+ * received it (kept when CONFIG_CHECKPOINT_RESTORE is set, as on Debian's
+ * kernels; without it every such bind fails closed).
  *
  * Locking and context: an epoch's program is written before the epoch is
  * published (cf_epoch_install() under cf_mutex) and never changes, so
@@ -27,9 +29,11 @@
  */
 #include <crypto/sha2.h>
 #include <linux/filter.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include "seccomp.h"
+#include "seccomp_layout.h"
 
 /**
  * cf_seccomp_parse() - the program of CAPFENCE_A_SECCOMP_PROG
@@ -96,25 +100,33 @@ size_t cf_seccomp_msg_max(bool prog)
 	return n;
 }
 
+/* A member of a struct seccomp_filter, at its offset in this kernel. */
+#define CF_SF_MEMBER(f, type, member) \
+	READ_ONCE(*(type *)((const u8 *)(f) + CF_SECCOMP_OFF_##member))
+
 /**
- * cf_seccomp_match() - is @prog the epoch's program, loaded to log?
+ * cf_seccomp_match_current() - is current's newest filter the epoch's?
  * @sc: the epoch's program
- * @prog: the calling task's newest seccomp filter's program, or NULL
- * @log: that filter was loaded with SECCOMP_FILTER_FLAG_LOG
  *
- * BPF program context; never sleeps. Compares the instructions the filter
- * was loaded from with the epoch's, all of them.
+ * BPF program context (the exec's bprm_creds_for_exec); never sleeps. The
+ * filter must be exactly the epoch's program, loaded to log: the
+ * instructions it was loaded from are compared with the epoch's, all of
+ * them. Current's filter chain cannot change under it: only current adds
+ * to it, or a thread of its group with SECCOMP_FILTER_FLAG_TSYNC, which
+ * takes the cred_guard_mutex the exec holds.
  *
  * Return: true on an exact match.
  */
-bool cf_seccomp_match(const struct cf_seccomp *sc, const struct bpf_prog *prog,
-		      bool log)
+bool cf_seccomp_match_current(const struct cf_seccomp *sc)
 {
+	const struct seccomp_filter *f = READ_ONCE(current->seccomp.filter);
 	const struct sock_fprog_kern *orig;
+	const struct bpf_prog *prog;
 
-	if (!prog || !log)
+	if (!f || !CF_SF_MEMBER(f, const bool, log))
 		return false;
-	orig = READ_ONCE(prog->orig_prog);
+	prog = CF_SF_MEMBER(f, const struct bpf_prog *const, prog);
+	orig = prog ? READ_ONCE(prog->orig_prog) : NULL;
 	if (!orig || orig->len != sc->len || !orig->filter)
 		return false;
 	return !memcmp(orig->filter, sc->insns,

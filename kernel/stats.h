@@ -12,6 +12,7 @@ struct cf_counters {
 	u64 delegate[__CAPFENCE_R_MAX];
 	u64 exercise[__CAPFENCE_R_MAX];
 	u64 open_memo[2];	/* misses, hits */
+	u64 foreign_calls;	/* kfunc calls by other BPF programs */
 };
 
 DECLARE_PER_CPU(struct cf_counters, cf_counters);
@@ -40,6 +41,14 @@ static inline void cf_stats_exercise_ok(void)
 static inline void cf_stats_open_memo(bool hit)
 {
 	this_cpu_inc(cf_counters.open_memo[hit]);
+}
+
+/**
+ * cf_stats_foreign_call() - count a kfunc call by another BPF program
+ */
+static inline void cf_stats_foreign_call(void)
+{
+	this_cpu_inc(cf_counters.foreign_calls);
 }
 
 void cf_stats_delegate(enum capfence_reason r);

@@ -16,8 +16,7 @@ extern int capfence_cred_prepare(struct cred *new, const struct cred *old) __ksy
 extern int capfence_cred_alloc_blank(struct cred *cred) __ksym;
 extern void capfence_cred_transfer(struct cred *new, const struct cred *old) __ksym;
 extern void capfence_cred_free(struct cred *cred) __ksym;
-extern int capfence_bprm_creds_for_exec(struct linux_binprm *bprm, u64 sc_prog,
-					u32 sc_log) __ksym;
+extern int capfence_bprm_creds_for_exec(struct linux_binprm *bprm) __ksym;
 extern int capfence_socket_connect(struct socket *sock, struct sockaddr *address,
 				   int addrlen) __ksym;
 extern int capfence_socket_bind(struct socket *sock, struct sockaddr *address,
@@ -131,28 +130,13 @@ int BPF_PROG(cf_cred_free, struct cred *cred)
 	return 0;
 }
 
-/*
- * The exec'ing task's newest seccomp filter (struct seccomp_filter is
- * private to the kernel's seccomp.c, so it is read here through BTF): its
- * program and log flag, 0 when the task has no filter. capfence.ko
- * compares the program with the pending epoch's.
- */
+/* capfence.ko reads the exec'ing task's seccomp filter itself */
 SEC("lsm/bprm_creds_for_exec")
 int BPF_PROG(cf_bprm_creds_for_exec, struct linux_binprm *bprm, int ret)
 {
-	struct task_struct *t = bpf_get_current_task_btf();
-	struct seccomp_filter *f;
-	u64 prog = 0;
-	u32 log = 0;
-
 	if (ret)
 		return cf_verdict(ret);
-	f = BPF_CORE_READ(t, seccomp.filter);
-	if (f) {
-		prog = (u64)BPF_CORE_READ(f, prog);
-		log = BPF_CORE_READ(f, log);
-	}
-	return cf_verdict(capfence_bprm_creds_for_exec(bprm, prog, log));
+	return cf_verdict(capfence_bprm_creds_for_exec(bprm));
 }
 
 SEC("lsm/socket_connect")

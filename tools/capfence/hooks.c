@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <bpf/libbpf.h>
 #include <bpf/bpf.h>
+#include <sodium.h>
 #include "cli.h"
 #include "capfence.skel.h"
 #include "lsm_hooks.h"
@@ -236,6 +237,31 @@ static void unpin_links(void)
 	capfence_bpf__destroy(skel);
 }
 
+/*
+ * Attach every loaded program with one random cookie: the module takes it
+ * as the mark of its own programs, and its kfuncs ignore any other caller
+ * (another BPF-LSM program calling them changes nothing).
+ */
+static int attach_programs(struct capfence_bpf *skel)
+{
+	LIBBPF_OPTS(bpf_trace_opts, opts);
+	struct bpf_program *prog;
+	size_t i = 0;
+
+	randombytes_buf(&opts.cookie, sizeof(opts.cookie));
+	opts.cookie |= 1;	/* 0 is the module's "no programs" */
+	bpf_object__for_each_program(prog, skel->obj) {
+		struct bpf_link **link = &((struct bpf_link **)&skel->links)[i++];
+
+		if (!bpf_program__autoload(prog))
+			continue;
+		*link = bpf_program__attach_trace_opts(prog, &opts);
+		if (!*link)
+			return -errno;
+	}
+	return 0;
+}
+
 /* more than the programs capfence.bpf.c has */
 #define CF_MAX_LINKS 64
 
@@ -307,8 +333,9 @@ int cf_cmd_attach(int argc, char **argv)
 		err = CF_EXIT_SYSTEM;
 		goto out;
 	}
-	if (capfence_bpf__attach(skel)) {
-		cf_err("cannot attach the BPF-LSM programs: %s", strerror(errno));
+	err = attach_programs(skel);
+	if (err) {
+		cf_err("cannot attach the BPF-LSM programs: %s", strerror(-err));
 		err = CF_EXIT_SYSTEM;
 		goto out;
 	}

@@ -269,6 +269,7 @@ enum capfence_stats_attr {
 	CAPFENCE_STATS_A_PAD,
 	CAPFENCE_STATS_A_OPEN_MEMO_HIT,		/* opens answered by the memo */
 	CAPFENCE_STATS_A_OPEN_MEMO_MISS,	/* memo asked, file named */
+	CAPFENCE_STATS_A_FOREIGN_CALLS,		/* kfunc calls by other programs */
 	__CAPFENCE_STATS_A_MAX
 };
 
