@@ -188,6 +188,16 @@ $(B)/guest/bin/%: selftests/kernel/%.c $(VMT_COMMON) $(wildcard selftests/kernel
 # the lifecycle test offers the no-op BPF-LSM programs as hooks
 $(B)/guest/bin/lifecycle_test: $(B)/bench/noop-lsm.skel.h
 
+# a BPF-LSM program that is not capfence's, calling its kfuncs
+$(B)/lsm/foreign.bpf.o: selftests/kernel/foreign.bpf.c $(B)/lsm/vmlinux.h
+	$(CLANG) -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_x86 -I$(B)/lsm -c $< -o $@.full
+	llvm-strip -g $@.full -o $@
+
+$(B)/lsm/foreign.skel.h: $(B)/lsm/foreign.bpf.o
+	bpftool gen skeleton $< name foreign_bpf > $@
+
+$(B)/guest/bin/privilege_test: $(B)/lsm/foreign.skel.h
+
 $(B)/guest/share/capfence/%: selftests/vectors/%
 	@mkdir -p $(dir $@)
 	cp $< $@

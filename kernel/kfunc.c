@@ -11,9 +11,9 @@
  * runs a program puts its link's cookie in current->bpf_ctx, and the links
  * the module holds (hooks.c) carry the cookie the module took at attach.
  * Any other program's call changes nothing, is answered 0 (no opinion: it
- * is that program's own verdict) and counted. On 6.12 the verifier also
- * refuses a program that calls a kfunc not of the hook it attaches to, or
- * that is loaded by a task the control plane would refuse (cf_kfunc_filter).
+ * is that program's own verdict) and counted. From 6.9 the verifier also
+ * refuses a program of another type or on another hook than capfence's,
+ * or loaded by a task the control plane would refuse (cf_kfunc_filter).
  * Arguments are the hook's own, checked by the verifier (trusted on 6.12);
  * none is an integer turned into a pointer.
  *
@@ -603,33 +603,28 @@ BTF_KFUNCS_START(capfence_kfunc_ids)
 BTF_KFUNCS_END(capfence_kfunc_ids)
 
 #ifdef CF_HAVE_KFUNC_FILTER
-/* each hook's kfunc, in cf_hooks[] order */
-BTF_ID_LIST(cf_hook_kfunc_ids)
-#define CF_KFUNC(fn)
-#define CF_HOOK(hook, fn) BTF_ID(func, capfence_##fn)
-#include "hook_defs.h"
-#undef CF_HOOK
-#undef CF_KFUNC
-
 /*
- * The verifier asks before it lets @prog call the kfunc @kfunc_id: only a
- * program loaded by a task the control plane would obey (unbound, with
- * CAP_MAC_ADMIN in the initial user namespace), calling the kfunc of the
- * hook it attaches to. Process context (the loader's bpf()).
+ * The verifier asks before it lets @prog call one of these kfuncs: only a
+ * BPF-LSM program (the set is offered to tracing programs too) on one of
+ * capfence's hooks, loaded by a task the control plane would obey
+ * (unbound, with CAP_MAC_ADMIN in the initial user namespace). Which
+ * kfunc of which hook is the cookie's to say at run time: a module's BTF
+ * ids are relocated when it loads, so @kfunc_id is not this file's.
+ * Process context (the loader's bpf()); attach_func_name is not yet set
+ * when the verifier first looks (check_cfg), which only costs that look.
  */
 static int cf_kfunc_filter(const struct bpf_prog *prog, u32 kfunc_id)
 {
 	const char *name = prog->aux->attach_func_name;
 	int i;
 
-	if (!btf_id_set8_contains(&capfence_kfunc_ids, kfunc_id))
-		return 0;
-	if (!ns_capable_noaudit(&init_user_ns, CAP_MAC_ADMIN) ||
-	    cf_current_bound() || !name)
+	if (prog->type != BPF_PROG_TYPE_LSM || !name ||
+	    !ns_capable_noaudit(&init_user_ns, CAP_MAC_ADMIN) ||
+	    cf_current_bound())
 		return -EACCES;
 	for (i = 0; i < CF_NR_HOOKS; i++)
 		if (!strcmp(name, cf_hooks[i].name))
-			return cf_hook_kfunc_ids[i] == kfunc_id ? 0 : -EACCES;
+			return 0;
 	return -EACCES;
 }
 #endif

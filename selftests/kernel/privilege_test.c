@@ -33,6 +33,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <linux/genetlink.h>
@@ -41,6 +42,8 @@
 #define CFT_TEST_SECONDS 120
 #include "harness.h"
 #include "capfence.skel.h"
+#include "foreign.skel.h"
+#include "records.h"
 #include "lsm_hooks.h"
 
 enum who { ROOT, BOUND, UNPRIV, USERNS, DROPPED, REGAINED, NWHO };
@@ -745,7 +748,7 @@ TEST_F(priv, inspection_and_events)
  */
 TEST_F(priv, epoch_get_scope)
 {
-	const char *rules[] = { "net:connect=token:10.0.0.0/8", "fs:read=open",
+	const char *rules[] = { "net:connect=token:127.0.0.0/8", "fs:read=open",
 				"fs:write=open" };
 	struct epochs_seen seen;
 	uint64_t other;
@@ -952,7 +955,7 @@ TEST(two_program_sets_attached_at_once)
 	struct cft_agent a;
 	struct cft_reply r;
 	struct cft_nl nl;
-	uint64_t e;
+	uint64_t e, calls = 0;
 
 	ASSERT_EQ(0, cft_open(&nl));
 	k = cft_test_key(&nl);
@@ -987,6 +990,9 @@ TEST(two_program_sets_attached_at_once)
 	EXPECT_LE(1, s.held);
 	EXPECT_TRUE(cft_agent_stop_clean(&a));
 
+	/* the second set's links lack the module's cookie: ignored, counted */
+	ASSERT_EQ(0, cft_nl_stat(&nl, CAPFENCE_STATS_A_FOREIGN_CALLS, &calls));
+	EXPECT_LT(0, calls);
 	cft_waiting("the second set of programs to detach");
 	capfence_bpf__destroy(skel);
 	cft_waited();
@@ -997,6 +1003,72 @@ TEST(two_program_sets_attached_at_once)
 	ASSERT_EQ(0, cft_nl_status(&nl, &s));
 	EXPECT_TRUE(s.attached);
 	capfence_key_free(k);
+	cft_nl_close(&nl);
+}
+
+/* Is the running kernel @maj.@min or later? */
+static bool kernel_at_least(int maj, int min)
+{
+	struct utsname u;
+	int a = 0, b = 0;
+
+	if (uname(&u) || sscanf(u.release, "%d.%d", &a, &b) != 2)
+		return false;
+	return a > maj || (a == maj && b >= min);
+}
+
+/*
+ * A BPF-LSM program that is not capfence's calls capfence_cred_free() on
+ * every socket a task makes, to drop its binding before its connect. From
+ * 6.9 the verifier refuses it (the kfunc set's filter: not one of
+ * capfence's hooks);
+ * where it loads (6.1), the module ignores the call and counts it: the task
+ * stays bound, and its connect outside its grants is still EACCES with its
+ * record.
+ */
+TEST(foreign_program_cannot_drop_a_binding)
+{
+	const char *rules[] = { "net:connect=token:127.0.0.0/8", "fs:read=open",
+				"fs:write=open" };
+	uint64_t e, bound_to = 0, calls0 = 0, calls1 = 0;
+	struct foreign_bpf *skel;
+	struct cft_agent a;
+	struct cft_reply r;
+	struct cft_nl nl;
+	bool loaded;
+	int audit;
+
+	ASSERT_EQ(0, cft_open(&nl));
+	e = cft_next_epoch(&nl);
+	ASSERT_EQ(0, cft_epoch_install(&nl, e, rules, 3, NULL, 0));
+	ASSERT_EQ(0, cft_agent_spawn(&a, e, NULL, 0, &r)) TH_LOG("%s", r.ext);
+	ASSERT_EQ(0, cft_nl_stat(&nl, CAPFENCE_STATS_A_FOREIGN_CALLS, &calls0));
+
+	skel = foreign_bpf__open();
+	ASSERT_NE(NULL, skel);
+	loaded = !foreign_bpf__load(skel);
+	/* the verifier's kfunc filter exists from 6.9 */
+	EXPECT_EQ(!kernel_at_least(6, 9), loaded);
+	if (loaded)
+		ASSERT_EQ(0, foreign_bpf__attach(skel));
+
+	audit = cft_audit_open();
+	ASSERT_LE(0, audit);
+	EXPECT_EQ(EACCES, cft_agent_do(&a, "connect 127.0.0.1 9"));
+	cft_check_denial(_metadata, audit, a.pid, e, "no_capability",
+			 "net:connect", "127.0.0.1:9", 0);
+	EXPECT_EQ(EACCES, cft_agent_do(&a, "connect 127.0.0.1 9"));
+	ASSERT_EQ(0, cft_task_epoch(&nl, a.pid, &bound_to));
+	EXPECT_EQ(e, bound_to);
+	ASSERT_EQ(0, cft_nl_stat(&nl, CAPFENCE_STATS_A_FOREIGN_CALLS, &calls1));
+	if (loaded) {
+		EXPECT_LE(calls0 + 2, calls1);
+	} else {
+		EXPECT_EQ(calls0, calls1);
+	}
+	foreign_bpf__destroy(skel);
+	cft_audit_close(audit);
+	EXPECT_TRUE(cft_agent_stop_clean(&a));
 	cft_nl_close(&nl);
 }
 
