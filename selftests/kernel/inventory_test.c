@@ -437,8 +437,25 @@ static int fill(int family, const char *addr, int port,
 /* the agent's socket connected under a capability, and what it sends */
 static int held = -1, held_family, held_proto;
 
+/* one message on @fd (to @sa when set): an echo request on a ping socket */
+static int send_one(int fd, int family, int proto, const struct sockaddr *sa,
+		    socklen_t len)
+{
+	struct icmphdr e4 = { .type = ICMP_ECHO };
+	struct icmp6_hdr e6 = { .icmp6_type = ICMP6_ECHO_REQUEST };
+	const void *buf = "x";
+	size_t n = 1;
+
+	if (proto == IPPROTO_ICMP || proto == IPPROTO_ICMPV6) {
+		buf = family == AF_INET6 ? (const void *)&e6 : (const void *)&e4;
+		n = family == AF_INET6 ? sizeof(e6) : sizeof(e4);
+	}
+	return sendto(fd, buf, n, MSG_DONTWAIT | MSG_NOSIGNAL, sa, len) < 0 ?
+	       errno : 0;
+}
+
 /*
- * @op ("connect", "bind", "hold") on a fresh socket(@f, @t, @p) at
+ * @op ("connect", "bind", "sendto", "hold") on a fresh socket(@f, @t, @p) at
  * @addr:@port: the errno of the operation, 0, or 100 + the errno of
  * socket() or of parsing.
  */
@@ -458,6 +475,8 @@ static int sock_op(const char *op, int f, int t, int p, const char *addr,
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 	if (!strcmp(op, "bind")) {
 		err = bind(fd, (struct sockaddr *)&ss, len) ? errno : 0;
+	} else if (!strcmp(op, "sendto")) {
+		err = send_one(fd, f, p, (struct sockaddr *)&ss, len);
 	} else {
 		err = connect(fd, (struct sockaddr *)&ss, len) ? errno : 0;
 		if (!err && !strcmp(op, "hold")) {
@@ -473,22 +492,12 @@ static int sock_op(const char *op, int f, int t, int p, const char *addr,
 	return err;
 }
 
-/* one message on "held": an echo request on a ping socket */
+/* one message on "held" */
 static int held_send(void)
 {
-	struct icmphdr e4 = { .type = ICMP_ECHO };
-	struct icmp6_hdr e6 = { .icmp6_type = ICMP6_ECHO_REQUEST };
-	const void *buf = "x";
-	size_t len = 1;
-
 	if (held < 0)
 		return EBADF;
-	if (held_proto == IPPROTO_ICMP || held_proto == IPPROTO_ICMPV6) {
-		buf = held_family == AF_INET6 ? (const void *)&e6 :
-						(const void *)&e4;
-		len = held_family == AF_INET6 ? sizeof(e6) : sizeof(e4);
-	}
-	return send(held, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL) < 0 ? errno : 0;
+	return send_one(held, held_family, held_proto, NULL, 0);
 }
 
 int cft_agent_extra(char *cmd)
@@ -651,9 +660,10 @@ static const char *outcome_name(enum outcome o)
 }
 
 /*
- * A mediated socket, once created, is judged: a connect outside the
- * grant, a bind under net:bind=deny, and for the protocols with a peer
- * here (TCP, UDP, UDP-Lite, ping) a send after its capability is revoked.
+ * A mediated socket, once created, is judged: a connect (and a datagram)
+ * outside the grant, a bind under net:bind=deny, and for the protocols
+ * with a peer here (TCP, UDP, UDP-Lite, ping) a send after its capability
+ * is revoked.
  */
 static void check_mediated(struct __test_metadata *_metadata,
 			   FIXTURE_DATA(proto) *self, const struct prow *r,
@@ -681,6 +691,18 @@ static void check_mediated(struct __test_metadata *_metadata,
 	snprintf(target, sizeof(target), v6 ? "[%s]:0" : "%s:0", lo);
 	cft_check_denial(_metadata, self->audit, self->d.pid, self->deny,
 			 "class_denied", "net:bind", target, 0);
+	/* a datagram to an address is judged on its own */
+	if (r->type == SOCK_DGRAM) {
+		EXPECT_EQ(EACCES, cft_agent_do(&self->a,
+					       "p-op sendto %d %d %d %s 9",
+					       r->nr, r->type, r->proto,
+					       v6 ? "fd00::9" : "10.1.2.3"))
+			TH_LOG("%s %d/%d: a datagram outside the grant",
+			       r->name, r->type, r->proto);
+		cft_check_denial(_metadata, self->audit, self->a.pid, self->e,
+				 "constraint", "net:connect",
+				 v6 ? "[fd00::9]:9" : "10.1.2.3:9", 0);
+	}
 	ping = r->proto == IPPROTO_ICMP || r->proto == IPPROTO_ICMPV6;
 	if (r->type == SOCK_STREAM && (!r->proto || r->proto == IPPROTO_TCP))
 		i = 0;
