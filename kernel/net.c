@@ -7,9 +7,9 @@
  * accepts, autobind at listen() and at a datagram socket's first send. Raw
  * and packet sockets, whose headers the task writes itself, and every
  * family and protocol not judged end to end (MPTCP, whose subflows the
- * kernel makes) are refused while a net class is mediated. Sockets connected or bound under a
- * capability are remembered (sock.c) and rechecked on every send, receive
- * and accept.
+ * kernel makes) are refused while a net class is mediated. Sockets
+ * connected or bound under a capability are remembered (sock.c) and
+ * rechecked on every send, receive and accept.
  *
  * The address is read the way the stack will read it: AF_UNSPEC counts as
  * AF_INET where the IPv4 stack accepts it so (bind, UDP and raw sendmsg on
