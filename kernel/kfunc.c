@@ -258,11 +258,11 @@ noinline int capfence_socket_listen(struct socket *sock, int backlog)
 }
 
 static noinline int cf_create_hook(const struct cred *cred, int family,
-				   int type)
+				   int type, int protocol)
 {
 	struct cf_cred *e = cf_subject(cred);
 
-	return e ? cf_net_create(e, family, type) : 0;
+	return e ? cf_net_create(e, family, type, protocol) : 0;
 }
 
 noinline int capfence_socket_create(int family, int type, int protocol,
@@ -273,7 +273,7 @@ noinline int capfence_socket_create(int family, int type, int protocol,
 	/* sockets the kernel makes for itself are not the task's */
 	if (kern || !cf_cred_maybe(cred) || !cf_ours())
 		return 0;
-	return cf_create_hook(cred, family, type);
+	return cf_create_hook(cred, family, type, protocol);
 }
 
 static noinline int cf_sctp_hook(const struct cred *cred, struct sock *sk,

@@ -5,10 +5,11 @@
  * sendmsg with an address (datagrams, TCP Fast Open, SCTP implicit
  * association), SCTP address lists, bind with any family value the stack
  * accepts, autobind at listen() and at a datagram socket's first send. Raw
- * and packet sockets, whose headers the task writes itself, are refused
- * while a net class is mediated. Sockets connected or bound under a
- * capability are remembered (sock.c) and rechecked on every send, receive
- * and accept.
+ * and packet sockets, whose headers the task writes itself, and every
+ * family and protocol not judged end to end (MPTCP, whose subflows the
+ * kernel makes) are refused while a net class is mediated. Sockets
+ * connected or bound under a capability are remembered (sock.c) and
+ * rechecked on every send, receive and accept.
  *
  * The address is read the way the stack will read it: AF_UNSPEC counts as
  * AF_INET where the IPv4 stack accepts it so (bind, UDP and raw sendmsg on
@@ -558,24 +559,54 @@ static bool cf_net_family_known(int family)
 	return false;
 }
 
+/*
+ * The AF_INET and AF_INET6 protocols whose every path net.c and sock.c
+ * judge (TCP, UDP, UDP-Lite, ping, SCTP; 0 picks TCP, UDP or SCTP by
+ * type). Others carry their bytes on sockets the kernel makes itself
+ * (MPTCP subflows, SMC's TCP socket) or are not judged (DCCP, L2TP/IP),
+ * and fail closed.
+ */
+static bool cf_net_proto_known(int family, int type, int protocol)
+{
+	switch (type) {
+	case SOCK_STREAM:
+		return !protocol || protocol == IPPROTO_TCP ||
+		       protocol == IPPROTO_SCTP;
+	case SOCK_SEQPACKET:
+		return !protocol || protocol == IPPROTO_SCTP;
+	case SOCK_DGRAM:
+		return !protocol || protocol == IPPROTO_UDP ||
+		       protocol == IPPROTO_UDPLITE ||
+		       protocol == (family == AF_INET ? IPPROTO_ICMP :
+						       IPPROTO_ICMPV6);
+	}
+	return false;
+}
+
 /**
  * cf_net_create() - socket_create: refuse what cannot be judged by address
  * @e: the calling task's bound state
  * @family: address family
  * @type: socket type
+ * @protocol: protocol (the one the kernel will create, after any BPF
+ *	      program rewrote it)
  *
  * A raw socket writes its own IP header (IP_HDRINCL) and a packet socket
  * its own frames, so no address decision can hold for them; other families
  * carry IP traffic under an address capfence never sees (AF_SMC falls back
  * to TCP, RDS and TIPC run over TCP and UDP, AF_XDP and AF_KCM move
- * packets of other sockets). All of them are refused while net:connect or
- * net:bind is mediated; AF_UNIX, AF_NETLINK, AF_VSOCK and AF_ALG reach no
- * IP peer and stay allowed.
+ * packets of other sockets). An MPTCP socket is judged at connect, bind
+ * and listen, but moves its bytes on subflows the kernel creates, which
+ * no grant follows: a revoke or fence would not reach them. All of them,
+ * and every AF_INET/AF_INET6 protocol not known to be judged end to end,
+ * are refused while net:connect or net:bind is mediated; AF_UNIX,
+ * AF_NETLINK, AF_VSOCK and AF_ALG reach no IP peer and stay allowed
+ * (docs/threat-model.md, "The protocol inventory").
  *
  * Return: 0, or -EACCES (audited, reason bypass, target socket:raw,
- * socket:packet or socket:family).
+ * socket:packet, socket:mptcp, socket:protocol or socket:family).
  */
-int cf_net_create(struct cf_cred *e, int family, int type)
+int cf_net_create(struct cf_cred *e, int family, int type, int protocol)
 {
 	const char *what;
 
@@ -584,6 +615,12 @@ int cf_net_create(struct cf_cred *e, int family, int type)
 	else if ((family == AF_INET || family == AF_INET6) &&
 		 (type == SOCK_RAW || type == SOCK_PACKET))
 		what = "socket:raw";
+	else if ((family == AF_INET || family == AF_INET6) &&
+		 protocol == IPPROTO_MPTCP)
+		what = "socket:mptcp";
+	else if ((family == AF_INET || family == AF_INET6) &&
+		 !cf_net_proto_known(family, type, protocol))
+		what = "socket:protocol";
 	else if (!cf_net_family_known(family))
 		what = "socket:family";
 	else

@@ -18,7 +18,7 @@ int cf_net_bind(struct cf_cred *e, struct socket *sock, struct sockaddr *sa,
 		int len);
 int cf_net_listen(struct cf_cred *e, struct socket *sock);
 int cf_net_sendmsg(struct cf_cred *e, struct socket *sock, struct msghdr *msg);
-int cf_net_create(struct cf_cred *e, int family, int type);
+int cf_net_create(struct cf_cred *e, int family, int type, int protocol);
 int cf_net_setsockopt(struct cf_cred *e, struct socket *sock, int level,
 		      int optname);
 int cf_net_sctp(struct cf_cred *e, struct sock *sk, int optname,

@@ -44,6 +44,9 @@
 #ifndef IPPROTO_SCTP
 #define IPPROTO_SCTP 132
 #endif
+#ifndef IPPROTO_MPTCP
+#define IPPROTO_MPTCP 262
+#endif
 #define CFT_SOL_SCTP		132
 #define CFT_SCTP_BINDX_ADD	100	/* SCTP_SOCKOPT_BINDX_ADD */
 #define CFT_SCTP_CONNECTX	110	/* SCTP_SOCKOPT_CONNECTX */
@@ -446,6 +449,24 @@ static int sctp_autolisten(const char *addr, int port)
 		err = res(listen(fd, 1));
 	close(fd);
 	return err;
+}
+
+/* an MPTCP listener on @addr:@port kept in "held" */
+static int mptcp_listen(const char *addr, int port)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int one = 1;
+
+	if (held >= 0)
+		close(held);
+	held = sock_to(addr, port, SOCK_STREAM, IPPROTO_MPTCP, &ss, &len);
+	if (held < 0)
+		return -held;
+	setsockopt(held, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(held, (struct sockaddr *)&ss, len))
+		return 100 + errno;
+	return listen(held, 8) ? 200 + errno : 0;
 }
 
 /* one-to-one SCTP listener kept in "held" */
@@ -942,6 +963,10 @@ int cft_agent_extra(char *cmd)
 		return raw(AF_PACKET, SOCK_RAW, htons(ETH_P_ALL));
 	if (sscanf(cmd, "n-family %d", &port) == 1)
 		return raw(port, SOCK_STREAM, 0);
+	if (sscanf(cmd, "n-mptcp-listen %127s %d", a, &port) == 2)
+		return mptcp_listen(a, port);
+	if (sscanf(cmd, "n-mptcp %d", &port) == 1)
+		return raw(port, SOCK_STREAM, IPPROTO_MPTCP);
 	if (sscanf(cmd, "n-hold %127s %127s %d", b, a, &port) == 3)
 		return hold(b, a, port);
 	if (sscanf(cmd, "n-sock %127s", a) == 1)
@@ -1977,6 +2002,66 @@ TEST_F(net, listener_and_accepted_after_revoke)
 	       "127.0.0.1:20003", 0x7300);
 	EXPECT_TRUE(cft_agent_stop_clean(&b));
 	close(c);
+}
+
+/*
+ * MPTCP carries its bytes on subflow sockets the kernel makes itself, which
+ * no grant follows: an accepted MPTCP connection would outlive a revoke.
+ * So IPPROTO_MPTCP is refused at socket() while a net class is mediated,
+ * for connecting and listening alike; an all-open epoch may use it.
+ */
+TEST_F(net, mptcp_refused_while_net_mediated)
+{
+	const char *open_rules[] = { "net:connect=open", "net:bind=open",
+				     "fs:read=open", "fs:write=open" };
+	struct sockaddr_in sin = { .sin_family = AF_INET,
+				   .sin_port = htons(20004) };
+	uint64_t eo = cft_next_epoch(&self->nl);
+	struct cft_agent b, o;
+	struct capfence_token t;
+	struct cft_reply r;
+	int c, err;
+
+	/* a listener under a net:bind capability */
+	ASSERT_EQ(0, cft_agent_spawn(&b, self->bind, NULL, 0, NULL));
+	give(_metadata, self, self->bind, b.pid, "net:bind",
+	     "127.0.0.1/32:20000-20999", 0x7700, &t);
+	err = cft_agent_do(&b, "n-mptcp-listen 127.0.0.1 20004");
+	EXPECT_EQ(EACCES, err);
+	if (err == EACCES) {
+		record(_metadata, self, b.pid, self->bind, "bypass", "net:bind",
+		       "socket:mptcp", 0);
+	} else if (!err) {
+		/*
+		 * Created: show what that costs. A plain TCP client's
+		 * connection, accepted before the revoke, must stop after it.
+		 */
+		sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		c = socket(AF_INET, SOCK_STREAM, 0);
+		ASSERT_EQ(0, connect(c, (struct sockaddr *)&sin, sizeof(sin)));
+		ASSERT_EQ(0, cft_agent_do(&b, "n-accept"));
+		EXPECT_EQ(0, cft_agent_do(&b, "n-child send"));
+		ASSERT_EQ(0, cft_revoke(&self->nl, 0x7700, &r));
+		EXPECT_EQ(1, write(c, "y", 1));
+		usleep(100000);
+		EXPECT_EQ(EACCES, cft_agent_do(&b, "n-child send"))
+			TH_LOG("an MPTCP connection accepted under a revoked grant still sends");
+		EXPECT_EQ(EACCES, cft_agent_do(&b, "n-child recv"))
+			TH_LOG("an MPTCP connection accepted under a revoked grant still receives");
+		close(c);
+	}
+	EXPECT_TRUE(cft_agent_stop_clean(&b));
+	/* a connecting socket, IPv4 and IPv6, under net:connect by token */
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "n-mptcp %d", AF_INET));
+	denied(_metadata, self, "bypass", "net:connect", "socket:mptcp", 0);
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "n-mptcp %d", AF_INET6));
+	denied(_metadata, self, "bypass", "net:connect", "socket:mptcp", 0);
+	/* an all-open epoch changes nothing a task can do */
+	ASSERT_EQ(0, cft_epoch_install(&self->nl, eo, open_rules, 4, NULL, 0));
+	ASSERT_EQ(0, cft_agent_spawn(&o, eo, NULL, 0, NULL));
+	EXPECT_EQ(0, cft_agent_do(&o, "n-mptcp %d", AF_INET));
+	EXPECT_EQ(0, cft_agent_do(&o, "n-mptcp %d", AF_INET6));
+	EXPECT_TRUE(cft_agent_stop_clean(&o));
 }
 
 TEST_F(net, sctp_paths)
