@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -71,6 +72,80 @@ static int refcnt(void)
 		fclose(f);
 	}
 	return ref;
+}
+
+/* Move a new session keyring to this process, over and over, until killed. */
+static void session_to_parent_loop(void)
+{
+	for (;;) {
+		pid_t pid = fork();
+
+		if (!pid) {
+			syscall(SYS_keyctl, 1 /* JOIN_SESSION_KEYRING */, 0);
+			syscall(SYS_keyctl, 18 /* SESSION_TO_PARENT */);
+			_exit(0);
+		}
+		if (pid > 0)
+			waitpid(pid, NULL, 0);
+		/* the transfer runs on the way back to user space */
+		getpid();
+		usleep(1000);
+	}
+}
+
+/* Detach over netlink, retrying while a reservation is in flight. */
+static int detach_retry(struct cft_nl *nl, int ms)
+{
+	int i, err = -EBUSY;
+
+	for (i = 0; i < ms / 20 && err == -EBUSY; i++) {
+		err = cft_nl_talk(nl, cft_nl_req(nl, CAPFENCE_CMD_HOOKS_DETACH, 0),
+				  NULL, NULL);
+		if (err == -EBUSY)
+			usleep(20000);
+	}
+	return err;
+}
+
+/*
+ * keyctl(KEYCTL_SESSION_TO_PARENT) reserves credential state for any
+ * caller (cred_alloc_blank), outside the control plane's lock: a
+ * reservation made while a detach counts the entries must not survive it
+ * without hooks, which would hold every later detach off. Detach and
+ * attach race a loop of session-to-parent; each detach succeeds within a
+ * moment, and the last one finds nothing left.
+ */
+TEST(session_to_parent_across_detach)
+{
+	struct capfence_status s;
+	struct cft_nl nl;
+	pid_t looper;
+	int round;
+
+	ASSERT_EQ(0, cft_open(&nl));
+	looper = fork();
+	ASSERT_LE(0, looper);
+	if (!looper)
+		session_to_parent_loop();
+	cft_waiting("3 rounds of detach and attach beside a keyctl loop");
+	for (round = 0; round < 3; round++) {
+		EXPECT_EQ(0, detach_retry(&nl, cft_ms(2000))) TH_LOG("round %d", round);
+		/* loading the programs is slow enough without the loop */
+		kill(looper, SIGSTOP);
+		EXPECT_EQ(0, system("capfence attach >/dev/null"));
+		kill(looper, SIGCONT);
+		usleep(200000);
+	}
+	cft_waited();
+	kill(looper, SIGKILL);
+	waitpid(looper, NULL, 0);
+	/* the looper's credentials go after a grace period */
+	EXPECT_EQ(0, detach_retry(&nl, cft_ms(5000)));
+	ASSERT_EQ(0, cft_nl_status(&nl, &s));
+	EXPECT_FALSE(s.attached);
+	EXPECT_EQ(0, s.bound);
+	EXPECT_EQ(0, system("capfence attach >/dev/null"));
+	cft_nl_close(&nl);
 }
 
 TEST(lifecycle)
