@@ -527,6 +527,19 @@ noinline int capfence_file_mprotect(struct vm_area_struct *vma,
 			   "mprotect");
 }
 
+/*
+ * The last hook before an exec's point of no return (begin_new_exec()):
+ * the files the exec opened under a read grant are rechecked here, where
+ * a refusal is the execve's EACCES (file.c). Every exec in the system: no
+ * call while no exec file waits.
+ */
+noinline int capfence_bprm_creds_from_file(void)
+{
+	if (!cf_nr_tracked_files() || !cf_file_exec_pending())
+		return 0;
+	return cf_file_exec_commit();
+}
+
 const struct cf_hook cf_hooks[CF_NR_HOOKS] = {
 #define CF_KFUNC(fn)
 #define CF_HOOK(hook, fn) { "bpf_lsm_" #hook, capfence_##fn },
