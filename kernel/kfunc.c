@@ -291,11 +291,11 @@ noinline int capfence_socket_sock_rcv_skb(struct sock *sk, struct sk_buff *skb)
 }
 
 static noinline int cf_ptrace_hook(const struct cred *cred,
-				   struct task_struct *child)
+				   struct task_struct *child, unsigned int mode)
 {
 	struct cf_cred *e = cf_subject(cred);
 
-	return e ? cf_borrow_attach(e, child) : 0;
+	return e ? cf_borrow_attach(e, child, mode) : 0;
 }
 
 /* a bound tracer: ptrace attach, /proc/PID/mem, process_vm_*, pidfd_getfd */
@@ -306,7 +306,7 @@ noinline int capfence_ptrace_access_check(struct task_struct *child,
 
 	if (!(mode & PTRACE_MODE_ATTACH) || !cf_cred_maybe(cred))
 		return 0;
-	return cf_ptrace_hook(cred, child);
+	return cf_ptrace_hook(cred, child, mode);
 }
 
 /* PTRACE_TRACEME: @parent becomes the tracer of the calling task */
@@ -316,7 +316,7 @@ noinline int capfence_ptrace_traceme(struct task_struct *parent)
 
 	if (!cf_cred_maybe(cred))
 		return 0;
-	return cf_ptrace_hook(cred, current);
+	return cf_ptrace_hook(cred, current, 0);
 }
 
 /*
