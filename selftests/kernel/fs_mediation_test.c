@@ -224,6 +224,8 @@ static int exec_child(const char *path, const char *arg)
 		close(p[0]);
 		close(0);
 		close(1);
+		/* the loader's complaint about a refused mprotect: not ours */
+		close(2);
 		execv(path, argv);
 		e = errno;
 		if (write(p[1], &e, sizeof(e)) != sizeof(e))
