@@ -8,7 +8,11 @@
  * capability the tracer does not validly hold too. Holdings change after
  * an attach (a delegation to the tracee), so while traced, a bound task is
  * allowed an exercise only when its bound tracer would be allowed the same
- * (decide.c, cf_exercise()).
+ * (decide.c, cf_exercise()). Reads of /proc/PID/syscall, personality
+ * and stack ask for PTRACE_MODE_ATTACH too.
+ *
+ * Some callers turn a refusal into EPERM (cf_borrow_seen()); the record
+ * carries the errno the task sees.
  *
  * This file gathers what the decision needs (the tracee's bound state,
  * what the tracer will see); cf_exercise_attach() decides, counts and
@@ -29,35 +33,60 @@
 #include "decide.h"
 
 /*
- * process_vm_readv/writev and pidfd_getfd turn any refusal into EPERM
- * themselves (mm/process_vm_access.c, kernel/pid.c): the record says what
- * the task will see.
+ * Is the calling task in process_vm_readv/writev or pidfd_getfd, which turn
+ * any refusal into EPERM (mm/process_vm_access.c, kernel/pid.c)? Native,
+ * x32 (the common numbers with __X32_SYSCALL_BIT, and x32's own
+ * process_vm_*) and ia32 (int $0x80 or a 32-bit task) have numbers of their
+ * own.
  */
-static int cf_borrow_seen(void)
+static bool cf_borrow_eperm_syscall(void)
 {
-	long nr;
+	long nr = syscall_get_nr(current, task_pt_regs(current));
 
-	if (in_compat_syscall())
-		return 0;
-	nr = syscall_get_nr(current, task_pt_regs(current));
+	if (in_ia32_syscall())
+		return nr == __NR_ia32_process_vm_readv ||
+		       nr == __NR_ia32_process_vm_writev ||
+		       nr == __NR_ia32_pidfd_getfd;
+	nr &= ~(long)__X32_SYSCALL_BIT;
 	return nr == __NR_process_vm_readv || nr == __NR_process_vm_writev ||
-	       nr == __NR_pidfd_getfd ? EPERM : 0;
+	       nr == __NR_pidfd_getfd ||
+	       nr == __NR_x32_process_vm_readv ||
+	       nr == __NR_x32_process_vm_writev;
+}
+
+/*
+ * The errno the task will see for a refusal of an attach in @mode, 0 for
+ * EACCES: the record says what the task sees. An attach with the
+ * filesystem credentials is /proc: opening /proc/PID/mem (during the
+ * open's path walk, current->nameidata set) answers EACCES, while
+ * lock_trace() (reads of /proc/PID/syscall, personality, stack) turns any
+ * refusal into EPERM. With the real credentials: EPERM in the syscalls
+ * above, EACCES in ptrace attach and PTRACE_TRACEME (@mode 0).
+ */
+static int cf_borrow_seen(unsigned int mode)
+{
+	if (mode & PTRACE_MODE_FSCREDS)
+		return current->nameidata ? 0 : EPERM;
+	return cf_borrow_eperm_syscall() ? EPERM : 0;
 }
 
 /**
  * cf_borrow_attach() - may bound @tracer attach to @tracee?
  * @tracer: the tracer's bound state
  * @tracee: the task to be traced (or read, or written)
+ * @mode: the PTRACE_MODE_* of ptrace_access_check, 0 for PTRACE_TRACEME
  *
  * Gathers the tracee's bound state and what the tracer would see; the
  * decision is cf_exercise_attach()'s.
  *
- * Return: 0, or -EACCES (audited, reason borrow, target "ptrace").
+ * Return: 0, or -EACCES (audited, reason borrow, target "ptrace", with the
+ * errno the kernel turns it into).
  */
-int cf_borrow_attach(struct cf_cred *tracer, struct task_struct *tracee)
+int cf_borrow_attach(struct cf_cred *tracer, struct task_struct *tracee,
+		     unsigned int mode)
 {
 	const struct cred *cred = __task_cred(tracee);
 	struct cf_cred *e = cf_cred_maybe(cred) ? cf_subject(cred) : NULL;
 
-	return cf_exercise_attach(tracer, e, cf_borrow_seen());
+	return cf_exercise_attach(tracer, e, cf_borrow_seen(mode));
 }

@@ -8,6 +8,7 @@
 #include "cred.h"
 
 struct task_struct;
-int cf_borrow_attach(struct cf_cred *tracer, struct task_struct *tracee);
+int cf_borrow_attach(struct cf_cred *tracer, struct task_struct *tracee,
+		     unsigned int mode);
 
 #endif /* _CAPFENCE_BORROW_H */

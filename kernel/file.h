@@ -18,6 +18,8 @@ int cf_file_revalidate(struct file *file, int mask);
 void cf_file_free(struct file *file);
 int cf_file_map(struct file *file, unsigned long prot, bool shared,
 		const char *what);
+int cf_file_exec_commit(void);
+bool cf_file_exec_pending(void);
 
 extern atomic_long_t cf_nr_files;
 

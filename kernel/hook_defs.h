@@ -60,6 +60,7 @@ CF_KFUNC(inode_setxattr)
 CF_KFUNC(inode_removexattr)
 CF_KFUNC(mmap_file)
 CF_KFUNC(file_mprotect)
+CF_KFUNC(bprm_creds_from_file)
 
 CF_HOOK(cred_prepare, cred_prepare)
 CF_HOOK(cred_alloc_blank, cred_alloc_blank)
@@ -114,5 +115,6 @@ CF_HOOK(inode_remove_acl, inode_removexattr)
 #endif
 CF_HOOK(mmap_file, mmap_file)
 CF_HOOK(file_mprotect, file_mprotect)
+CF_HOOK(bprm_creds_from_file, bprm_creds_from_file)
 
 #undef CF_KFUNC_UNTRUSTED

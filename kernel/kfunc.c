@@ -333,11 +333,11 @@ noinline int capfence_socket_sock_rcv_skb(struct sock *sk, struct sk_buff *skb)
 }
 
 static noinline int cf_ptrace_hook(const struct cred *cred,
-				   struct task_struct *child)
+				   struct task_struct *child, unsigned int mode)
 {
 	struct cf_cred *e = cf_subject(cred);
 
-	return e ? cf_borrow_attach(e, child) : 0;
+	return e ? cf_borrow_attach(e, child, mode) : 0;
 }
 
 /* a bound tracer: ptrace attach, /proc/PID/mem, process_vm_*, pidfd_getfd */
@@ -349,7 +349,7 @@ noinline int capfence_ptrace_access_check(struct task_struct *child,
 	if (!(mode & PTRACE_MODE_ATTACH) || !cf_cred_maybe(cred) ||
 	    !cf_ours())
 		return 0;
-	return cf_ptrace_hook(cred, child);
+	return cf_ptrace_hook(cred, child, mode);
 }
 
 /* PTRACE_TRACEME: @parent becomes the tracer of the calling task */
@@ -359,7 +359,7 @@ noinline int capfence_ptrace_traceme(struct task_struct *parent)
 
 	if (!cf_cred_maybe(cred) || !cf_ours())
 		return 0;
-	return cf_ptrace_hook(cred, current);
+	return cf_ptrace_hook(cred, current, 0);
 }
 
 /*
@@ -576,6 +576,19 @@ noinline int capfence_file_mprotect(struct vm_area_struct *vma,
 		return 0;
 	return cf_file_map(vma->vm_file, prot, vma->vm_flags & VM_SHARED,
 			   "mprotect");
+}
+
+/*
+ * The last hook before an exec's point of no return (begin_new_exec()):
+ * the files the exec opened under a read grant are rechecked here, where
+ * a refusal is the execve's EACCES (file.c). Every exec in the system: no
+ * call while no exec file waits.
+ */
+noinline int capfence_bprm_creds_from_file(void)
+{
+	if (!cf_nr_tracked_files() || !cf_file_exec_pending())
+		return 0;
+	return cf_file_exec_commit();
 }
 
 const struct cf_hook cf_hooks[CF_NR_HOOKS] = {

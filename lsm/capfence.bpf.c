@@ -77,6 +77,8 @@ extern int capfence_mmap_file(struct file *file, unsigned long prot,
 			      unsigned long flags) __ksym;
 extern int capfence_file_mprotect(struct vm_area_struct *vma,
 				  unsigned long prot) __ksym;
+extern int capfence_bprm_creds_from_file(void)
+	__ksym;
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -502,4 +504,16 @@ int BPF_PROG(cf_file_mprotect, struct vm_area_struct *vma,
 	if (ret || !vma->vm_file)
 		return cf_verdict(ret);
 	return cf_verdict(capfence_file_mprotect(vma, prot));
+}
+
+/*
+ * In begin_new_exec(), before the point of no return: the exec's own
+ * files are rechecked, so a revoke during an exec fails it with EACCES
+ * rather than killing the task at its mappings.
+ */
+SEC("lsm/bprm_creds_from_file")
+int BPF_PROG(cf_bprm_creds_from_file, struct linux_binprm *bprm,
+	     struct file *file, int ret)
+{
+	return cf_verdict(ret ?: capfence_bprm_creds_from_file());
 }

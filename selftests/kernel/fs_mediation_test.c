@@ -27,6 +27,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
+#include <time.h>
 #include <unistd.h>
 #include <linux/openat2.h>
 #include <liburing.h>
@@ -198,6 +199,53 @@ static int clone_tree(const char *src)
 	return (int)syscall(SYS_open_tree, AT_FDCWD, src, OPEN_TREE_CLONE);
 }
 
+/* "exec": the program ran and exited non-zero (its own step refused) */
+#define FSM_EXEC_NONZERO	150
+
+/*
+ * Run @path @arg in a child, without our pipes: the execve's errno when it
+ * failed, else 0 when the program exited 0, FSM_EXEC_NONZERO when it exited
+ * otherwise, 200 + the signal that ended it.
+ */
+static int exec_child(const char *path, const char *arg)
+{
+	int p[2], e = 0, st;
+	ssize_t n;
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC))
+		return errno;
+	pid = fork();
+	if (pid < 0)
+		return errno;
+	if (!pid) {
+		char *argv[] = { (char *)path, (char *)arg, NULL };
+
+		close(p[0]);
+		close(0);
+		close(1);
+		/* the loader's complaint about a refused mprotect: not ours */
+		close(2);
+		execv(path, argv);
+		e = errno;
+		if (write(p[1], &e, sizeof(e)) != sizeof(e))
+			_exit(1);
+		_exit(0);
+	}
+	fsm_last_child = pid;
+	close(p[1]);
+	/* the pipe closes without a word when the execve succeeded */
+	n = read(p[0], &e, sizeof(e));
+	close(p[0]);
+	if (waitpid(pid, &st, 0) < 0)
+		return errno;
+	if (WIFSIGNALED(st))
+		return 200 + WTERMSIG(st);
+	if (n == sizeof(e))
+		return e;
+	return WEXITSTATUS(st) ? FSM_EXEC_NONZERO : 0;
+}
+
 /* One step; 0 or an errno. */
 static int fsm_step(char *cmd)
 {
@@ -230,6 +278,8 @@ static int fsm_step(char *cmd)
 	}
 	if (sscanf(cmd, "xread %127s", a) == 1)
 		return read_file(a);
+	if (sscanf(cmd, "exec %127s %127s", a, b) == 2)
+		return exec_child(a, b);
 	if (sscanf(cmd, "truncate %127s", a) == 1)
 		return truncate(a, 0) ? errno : 0;
 	if (sscanf(cmd, "rename %127s %127s", a, b) == 2)
@@ -1430,6 +1480,212 @@ TEST_F(fsm, all_open_epoch_refuses_nothing)
 			     "mount-tmpfs /tmp/fsm/allowed");
 	EXPECT_TRUE(r == 0 || r == FSM_NOSETUP) TH_LOG("result %d", r);
 	EXPECT_TRUE(cft_agent_stop_clean(&b));
+}
+
+/*
+ * ---- exec: one exercise ----
+ *
+ * An execve is judged when it opens its executable and interpreter and
+ * rechecked until begin_new_exec(); its own mappings of them are not
+ * judged again. Each round gives the agent a fresh fs:read token for the
+ * directory of the program (and, dynamically linked, of its interpreter),
+ * has a child of the agent exec it and revokes the token at a delay that
+ * sweeps the exec: the execve answers success or EACCES with its record,
+ * never ENOEXEC, and no signal ends the child.
+ */
+#define EXR_ROUNDS	40
+#define EXR_SWEEP	8	/* rounds that find where the exec is */
+
+/* copy @src to @dst (mode 0755), the interpreter name @from made @to */
+static int copy_prog(const char *src, const char *dst, const char *from,
+		     const char *to)
+{
+	size_t len = 0, cap = 1 << 20, i, fl = from ? strlen(from) : 0;
+	char *buf = malloc(cap);
+	FILE *in = fopen(src, "rb"), *out;
+	bool done = !from;
+	size_t n;
+
+	if (!buf || !in)
+		return -1;
+	while ((n = fread(buf + len, 1, cap - len, in)) > 0) {
+		len += n;
+		if (len == cap && !(buf = realloc(buf, cap *= 2)))
+			return -1;
+	}
+	fclose(in);
+	for (i = 0; !done && i + fl < len; i++) {
+		if (!memcmp(buf + i, from, fl + 1)) {
+			memset(buf + i, 0, fl);
+			memcpy(buf + i, to, strlen(to));
+			done = true;
+		}
+	}
+	out = fopen(dst, "wb");
+	if (!done || !out || fwrite(buf, 1, len, out) != len || fclose(out))
+		return -1;
+	free(buf);
+	return chmod(dst, 0755);
+}
+
+/* a fresh fs:read token for @grant, held by the agent */
+static void exr_give(struct __test_metadata *_metadata,
+		     FIXTURE_DATA(fsm) *self, const char *grant,
+		     struct capfence_token *t)
+{
+	struct cft_reply r;
+
+	ASSERT_EQ(0, cft_mint(self->key, "fs:read", self->e, grant, 0, t));
+	ASSERT_EQ(0, cft_delegate(&self->nl, t, self->agent.pid, 0, false, &r))
+		TH_LOG("%s", r.ext);
+}
+
+static void exr_sleep_until(uint64_t ns)
+{
+	uint64_t now = cft_now_ns();
+	struct timespec ts;
+
+	if (now >= ns)
+		return;
+	ts.tv_sec = (time_t)((ns - now) / 1000000000);
+	ts.tv_nsec = (long)((ns - now) % 1000000000);
+	nanosleep(&ts, NULL);
+}
+
+/* the record of the exec the agent's last child was refused */
+static void exr_check_record(struct __test_metadata *_metadata,
+			     FIXTURE_DATA(fsm) *self, uint64_t cap_id,
+			     const char *const *targets)
+{
+	char rec[2048], v[512], want_p[32], want_c[48];
+	pid_t child = cft_agent_do(&self->agent, "lastchild");
+	bool named = false;
+	int i;
+
+	snprintf(want_p, sizeof(want_p), "pid=%d ", child);
+	snprintf(want_c, sizeof(want_c), "cap_id=%016llx",
+		 (unsigned long long)cap_id);
+	ASSERT_EQ(0, cft_audit_wait(self->audit, rec, sizeof(rec), 5000,
+				    "op=exercise", "reason=revoked",
+				    "class=fs:read", want_p, want_c, NULL))
+		TH_LOG("no record of the refused exec of %d", child);
+	EXPECT_STREQ("13", cft_field(rec, "errno", v, sizeof(v)));
+	/* refused before the point of no return: still the agent's name */
+	EXPECT_STREQ("\"exe\"", cft_field(rec, "comm", v, sizeof(v)));
+	cft_field(rec, "target", v, sizeof(v));
+	for (i = 0; targets[i]; i++) {
+		char q[160];
+
+		snprintf(q, sizeof(q), "\"%s\"", targets[i]);
+		named |= !strcmp(v, q);
+	}
+	EXPECT_TRUE(named) TH_LOG("target %s", v);
+}
+
+/*
+ * Rounds of "exec @prog @arg" by the agent against revokes of fs:read on
+ * @grant; @targets: the files a refusal may name. The revokes first sweep
+ * a whole round, then close in on the delays between the last one that
+ * refused the exec and the first one that let it run: a revoke there
+ * lands inside the exec.
+ */
+static void exec_revoke_race(struct __test_metadata *_metadata,
+			     FIXTURE_DATA(fsm) *self, const char *grant,
+			     const char *prog, const char *arg,
+			     const char *const *targets)
+{
+	int i, res, allowed = 0, ran_refused = 0, refused = 0, bad = 0;
+	uint64_t t0, d, w, span = 0, lo = 0, hi;
+	struct capfence_token t;
+	unsigned int rnd = 1;
+	struct cft_reply r;
+	char line[64];
+
+	/* how long a whole round takes unrevoked */
+	for (i = 0; i < 3; i++) {
+		exr_give(_metadata, self, grant, &t);
+		t0 = cft_now_ns();
+		ASSERT_EQ(0, cft_agent_do(&self->agent, "exec %s %s", prog, arg));
+		span += cft_now_ns() - t0;
+		ASSERT_EQ(0, cft_revoke(&self->nl, t.cap_id, &r));
+	}
+	span /= 3;
+	hi = span;
+	for (i = 0; i < EXR_ROUNDS; i++) {
+		if (i < EXR_SWEEP) {
+			d = span * (uint64_t)i / (EXR_SWEEP - 1) / 2;
+		} else {
+			/* anywhere in [lo, hi], and a quarter beyond each end */
+			w = hi > lo + span / 16 ? hi - lo : span / 16;
+			rnd = rnd * 1103515245 + 12345;
+			d = lo + w * ((rnd >> 8) % 1501) / 1000;
+			d = d > w / 4 ? d - w / 4 : 0;
+		}
+		exr_give(_metadata, self, grant, &t);
+		t0 = cft_now_ns();
+		ASSERT_LT(0, dprintf(self->agent.in, "exec %s %s\n", prog, arg));
+		exr_sleep_until(t0 + d);
+		ASSERT_EQ(0, cft_revoke(&self->nl, t.cap_id, &r));
+		ASSERT_LT(0, cft_read_line(self->agent.out, line, sizeof(line),
+					   20000));
+		ASSERT_EQ(1, sscanf(line, "R %d", &res));
+		/* success, or EACCES: never ENOEXEC, never a signal */
+		if (res != 0 && res != FSM_EXEC_NONZERO && res != EACCES) {
+			TH_LOG("round %d (revoke after %llu us): %s %d", i,
+			       (unsigned long long)(d / 1000),
+			       res >= 200 ? "signal" : "errno",
+			       res >= 200 ? res - 200 : res);
+			bad++;
+		} else if (res == EACCES) {
+			refused++;
+			exr_check_record(_metadata, self, t.cap_id, targets);
+			if (d > lo && d < hi)
+				lo = d;
+		} else {
+			allowed++;
+			ran_refused += res == FSM_EXEC_NONZERO;
+			if (d < hi && d > lo)
+				hi = d;
+		}
+	}
+	TH_LOG("%d rounds: %d execs refused (EACCES, recorded), %d ran (%d exited non-zero), %d otherwise; round %llu us, exec between %llu and %llu us",
+	       EXR_ROUNDS, refused, allowed, ran_refused, bad,
+	       (unsigned long long)(span / 1000), (unsigned long long)(lo / 1000),
+	       (unsigned long long)(hi / 1000));
+	EXPECT_EQ(0, bad);
+	/* both ends were reached: revoked before the exec, and after */
+	EXPECT_LT(0, refused);
+	EXPECT_LT(0, allowed);
+}
+
+/* a large static program: its executable's grant alone */
+TEST_F_TIMEOUT(fsm, exec_revoke_race_static, 120)
+{
+	const char *targets[] = { "/tmp/fsx/s/busybox", NULL };
+
+	ASSERT_EQ(0, system("rm -rf /tmp/fsx; mkdir -p /tmp/fsx/s"));
+	ASSERT_EQ(0, copy_prog("/bin/busybox", "/tmp/fsx/s/busybox", NULL,
+			       NULL));
+	exec_revoke_race(_metadata, self, "/tmp/fsx/s", "/tmp/fsx/s/busybox",
+			 "true", targets);
+}
+
+/*
+ * A dynamically linked program whose interpreter is a copy beside it: the
+ * grant revoked covers both; the program is this one as an agent with no
+ * input, which answers nothing and exits 0.
+ */
+TEST_F_TIMEOUT(fsm, exec_revoke_race_interpreter, 120)
+{
+	const char *targets[] = { "/tmp/fsx/d/dyn", "/tmp/fsx/d/ld.so", NULL };
+
+	ASSERT_EQ(0, system("rm -rf /tmp/fsx; mkdir -p /tmp/fsx/d"));
+	ASSERT_EQ(0, copy_prog("/lib64/ld-linux-x86-64.so.2", "/tmp/fsx/d/ld.so",
+			       NULL, NULL));
+	ASSERT_EQ(0, copy_prog("/proc/self/exe", "/tmp/fsx/d/dyn",
+			       "/lib64/ld-linux-x86-64.so.2", "/tmp/fsx/d/ld.so"));
+	exec_revoke_race(_metadata, self, "/tmp/fsx/d", "/tmp/fsx/d/dyn",
+			 "--agent", targets);
 }
 
 CFT_MAIN

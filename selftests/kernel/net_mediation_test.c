@@ -14,7 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <poll.h>
+#include <stdint.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/ptrace.h>
 #include <sys/sendfile.h>
 #include <sys/syscall.h>
@@ -487,6 +489,72 @@ static int sctp_listen(const char *addr, int port)
 	return res(listen(held, 8));
 }
 
+/* the ia32 system call numbers (arch/x86/entry/syscalls/syscall_32.tbl) */
+#define NR32_PROCESS_VM_READV	347
+#define NR32_PROCESS_VM_WRITEV	348
+#define NR32_PIDFD_GETFD	438
+
+/*
+ * A 32-bit system call from this 64-bit program: int $0x80, arguments in
+ * ebx, ecx, edx, esi, edi, ebp (saved around it: the frame may use it).
+ * Returns the result, -errno on failure.
+ */
+static long int80(long nr, long a1, long a2, long a3, long a4, long a5,
+		  long a6)
+{
+	register long r12 __asm__("r12") = a6;
+	long ret;
+
+	/* below the red zone first: push must not overwrite it */
+	__asm__ volatile("sub $128, %%rsp\n\t"
+			 "push %%rbp\n\t"
+			 "mov %%r12d, %%ebp\n\t"
+			 "int $0x80\n\t"
+			 "pop %%rbp\n\t"
+			 "add $128, %%rsp"
+			 : "=a"(ret)
+			 : "a"(nr), "b"(a1), "c"(a2), "d"(a3), "S"(a4),
+			   "D"(a5), "r"(r12)
+			 : "r8", "r9", "r10", "r11", "memory", "cc");
+	return ret;
+}
+
+/* a compat process_vm_readv/writev of @pid through int $0x80: its errno */
+static int vm_rw32(int pid, bool write)
+{
+	/* the iovecs and buffer at 32-bit addresses, as a 32-bit task has */
+	uint32_t *m = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
+	long r;
+
+	if (m == MAP_FAILED)
+		return 100 + errno;
+	m[0] = (uint32_t)(uintptr_t)(m + 16);	/* local: base, len */
+	m[1] = 8;
+	m[2] = 0x10000;				/* remote: base, len */
+	m[3] = 8;
+	r = int80(write ? NR32_PROCESS_VM_WRITEV : NR32_PROCESS_VM_READV, pid,
+		  (long)(uintptr_t)m, 1, (long)(uintptr_t)(m + 2), 1, 0);
+	munmap(m, 4096);
+	return r < 0 ? (int)-r : 0;
+}
+
+/* read /proc/@pid/@file: the errno of the read (the open must succeed) */
+static int proc_read(int pid, const char *file)
+{
+	char path[160], buf[512];
+	int fd, err = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", pid, file);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return 100 + errno;
+	if (read(fd, buf, sizeof(buf)) < 0)
+		err = errno;
+	close(fd);
+	return err;
+}
+
 /* reading another task's memory, and taking its descriptor */
 static int borrow(const char *how, int pid)
 {
@@ -494,12 +562,25 @@ static int borrow(const char *how, int pid)
 	struct iovec l = { .iov_base = buf, .iov_len = sizeof(buf) };
 	struct iovec r = { .iov_base = (void *)0x10000, .iov_len = sizeof(buf) };
 	int pfd, fd;
+	long r32;
 
 	if (!strcmp(how, "vmread"))
 		return res((int)process_vm_readv(pid, &l, 1, &r, 1, 0));
+	if (!strcmp(how, "vmread32") || !strcmp(how, "vmwrite32"))
+		return vm_rw32(pid, how[2] == 'w');
+	if (!strncmp(how, "proc-", 5))
+		return proc_read(pid, how + 5);
 	pfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	if (pfd < 0)
 		return 100 + errno;
+	if (!strcmp(how, "getfd32")) {
+		r32 = int80(NR32_PIDFD_GETFD, pfd, 0, 0, 0, 0, 0);
+		close(pfd);
+		if (r32 < 0)
+			return (int)-r32;
+		close((int)r32);
+		return 0;
+	}
 	fd = (int)syscall(SYS_pidfd_getfd, pfd, 0, 0);
 	close(pfd);
 	if (fd < 0)
@@ -2247,6 +2328,54 @@ TEST_F(net, ptrace_cannot_borrow)
 	/* untraced again, its own capability admits the connect */
 	EXPECT_EQ(0, cft_agent_do(&self->agent, "connect 127.0.0.1 %u",
 				  self->tcp_port));
+	EXPECT_TRUE(cft_agent_stop_clean(&holder));
+}
+
+/*
+ * Where the kernel rewrites a borrow refusal into EPERM, the task sees
+ * EPERM and the record says so: the reads of /proc/PID/syscall,
+ * personality and stack (lock_trace()), and process_vm_readv/writev and
+ * pidfd_getfd as 32-bit system calls (int $0x80). /proc/PID/mem and
+ * ptrace attach answer EACCES, and their records say 13. No signal ends
+ * the agent (the fixture's teardown).
+ */
+TEST_F(net, borrow_record_carries_the_errno_seen)
+{
+	const char *how[] = { "proc-syscall", "proc-personality", "proc-stack",
+			      "vmread32", "vmwrite32", "getfd32", "vmread",
+			      "getfd", "n-procmem", "n-seize" };
+	char rec[2048], v[64], wpid[32], want[16];
+	struct capfence_token t;
+	struct cft_agent holder;
+	int i, err;
+
+	/* the holder holds what the agent does not: borrowing is refused */
+	ASSERT_EQ(0, cft_agent_spawn(&holder, self->e, NULL, 0, NULL));
+	give(_metadata, self, self->e, holder.pid, "net:connect",
+	     "127.0.0.0/8", 0, &t);
+	snprintf(wpid, sizeof(wpid), "pid=%d ", self->agent.pid);
+	for (i = 0; i < (int)(sizeof(how) / sizeof(how[0])); i++) {
+		if (!strncmp(how[i], "n-", 2))
+			err = cft_agent_do(&self->agent, "%s %d", how[i],
+					   holder.pid);
+		else
+			err = cft_agent_do(&self->agent, "n-borrow %s %d",
+					   how[i], holder.pid);
+		/* refused: EPERM where the kernel rewrites, EACCES elsewhere */
+		EXPECT_TRUE(err == EPERM || err == EACCES)
+			TH_LOG("%s: %d", how[i], err);
+		if (err != EPERM && err != EACCES)
+			continue;
+		EXPECT_EQ(i < 8 ? EPERM : EACCES, err) TH_LOG("%s", how[i]);
+		ASSERT_EQ(0, cft_audit_wait(self->audit, rec, sizeof(rec), 5000,
+					    "reason=borrow", wpid, NULL))
+			TH_LOG("no borrow record for %s", how[i]);
+		snprintf(want, sizeof(want), "%d", err);
+		EXPECT_STREQ(want, cft_field(rec, "errno", v, sizeof(v)))
+			TH_LOG("%s: the task saw %d", how[i], err);
+		EXPECT_STREQ("ptrace", cft_field(rec, "target", v, sizeof(v)));
+		EXPECT_STREQ("none", cft_field(rec, "class", v, sizeof(v)));
+	}
 	EXPECT_TRUE(cft_agent_stop_clean(&holder));
 }
 
