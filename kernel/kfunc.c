@@ -586,7 +586,7 @@ noinline int capfence_file_mprotect(struct vm_area_struct *vma,
  */
 noinline int capfence_bprm_creds_from_file(void)
 {
-	if (!cf_nr_tracked_files() || !cf_file_exec_pending())
+	if (!cf_nr_tracked_files() || !cf_file_exec_pending() || !cf_ours())
 		return 0;
 	return cf_file_exec_commit();
 }
