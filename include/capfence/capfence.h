@@ -543,7 +543,7 @@ int capfence_client_spawn_bound(struct capfence_client *c, uint64_t epoch_id,
 				char *const envp[], pid_t *pid,
 				struct capfence_result *r);
 
-/* ---- syscall policy: OCI linux.seccomp profiles ---------------------------- */
+/* ---- syscall policy: OCI and container engines' seccomp profiles ----------- */
 
 /* The most bytes of profile text capfence_seccomp_compile() takes. */
 #define CAPFENCE_SECCOMP_PROFILE_MAX	(1 << 20)
@@ -558,10 +558,17 @@ struct capfence_seccomp;
 /*
  * Compile the OCI runtime-spec linux.seccomp profile text[len] (JSON:
  * defaultAction, defaultErrnoRet, architectures, flags, syscalls[] with
- * names, action, errnoRet, args) for epoch e with libseccomp. Every
- * refusing action (SCMP_ACT_KILL*, _TRAP, _TRACE, _ERRNO with any errno)
- * becomes SCMP_ACT_ERRNO(EACCES), as does a call of an architecture the
- * profile does not list. -EINVAL with a one-line message for bad JSON, an
+ * names, action, errnoRet, args), or a container engine's profile file as
+ * shipped (moby's default.json, containers-common's seccomp.json: also
+ * defaultErrno, archMap, and per rule errno, comment, includes/excludes),
+ * for epoch e with libseccomp. An engine's rules are resolved as the
+ * engines resolve them on x86_64 (Go's "amd64") for the engines' default
+ * capability set and the running kernel (see capfence_seccomp_compile_opts);
+ * a rule left out, and a name of another architecture's system call, are
+ * noted. Every refusing action (SCMP_ACT_KILL*, _TRAP, _TRACE, _ERRNO with
+ * any errno but ENOSYS) becomes SCMP_ACT_ERRNO(EACCES), as does a call of
+ * an architecture the profile does not list; SCMP_ACT_ERRNO(ENOSYS) is
+ * kept (it answers "no such call", and libc falls back on it). -EINVAL with a one-line message for bad JSON, an
  * unknown key, syscall, action, op or architecture (x86_64, x86 and x32
  * are supported), SCMP_ACT_NOTIFY, and a profile that denies a system call
  * that a class e grants (open or token) needs (the message names the call
@@ -577,7 +584,34 @@ int capfence_seccomp_compile_file(const char *path,
 				  const struct capfence_epoch *e,
 				  struct capfence_seccomp **out, char *err,
 				  size_t errlen);
-/* The rewrite notes: how many, and note i ("syscalls[3] (ptrace): ..."). */
+
+/* What an engine's profile is resolved for; sz first, as libbpf's opts. */
+struct capfence_seccomp_opts {
+	size_t sz;		/* sizeof(struct capfence_seccomp_opts) */
+	/* comma-separated CAP_ names; NULL: the engines' default set (Docker's:
+	 * CAP_AUDIT_WRITE, CAP_CHOWN, CAP_DAC_OVERRIDE, CAP_FOWNER, CAP_FSETID,
+	 * CAP_KILL, CAP_MKNOD, CAP_NET_BIND_SERVICE, CAP_NET_RAW, CAP_SETFCAP,
+	 * CAP_SETGID, CAP_SETPCAP, CAP_SETUID, CAP_SYS_CHROOT) */
+	const char *caps;
+	const char *kernel;	/* "MAJOR.MINOR" for minKernel; NULL: running */
+};
+/* capfence_seccomp_compile() and _file() resolved for opts (NULL: defaults). */
+int capfence_seccomp_compile_opts(const char *text, size_t len,
+				  const struct capfence_epoch *e,
+				  const struct capfence_seccomp_opts *opts,
+				  struct capfence_seccomp **out, char *err,
+				  size_t errlen);
+int capfence_seccomp_compile_file_opts(const char *path,
+				       const struct capfence_epoch *e,
+				       const struct capfence_seccomp_opts *opts,
+				       struct capfence_seccomp **out, char *err,
+				       size_t errlen);
+/*
+ * The notes: how many, and note i: a rewrite ("syscalls[3] (ptrace):
+ * SCMP_ACT_KILL -> SCMP_ACT_ERRNO(EACCES)"), an answer kept ("...:
+ * SCMP_ACT_ERRNO(ENOSYS) kept ..."), or a rule or name left out ("...:
+ * left out (needs CAP_SYS_ADMIN)").
+ */
 size_t capfence_seccomp_notes(const struct capfence_seccomp *s);
 const char *capfence_seccomp_note(const struct capfence_seccomp *s, size_t i);
 /* The program (struct sock_filter[], *len bytes) and its SHA-256. */

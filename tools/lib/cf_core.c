@@ -42,10 +42,13 @@ void capfence__seterr(char *err, size_t errlen, const char *fmt, ...)
  * (cf_seccomp.c): the capability graph would say yes and the syscall
  * policy no.
  */
+/*
+ * io_uring is not among them: its connect and sends reach the same LSM
+ * hooks as the calls, and a profile may refuse io_uring, as the engines'
+ * default profiles do.
+ */
 static const char *const sys_net_connect[] = {
-	"connect", "sendto", "sendmsg", "sendmmsg",
-	/* io_uring's IORING_OP_CONNECT, _SEND and _SENDMSG */
-	"io_uring_setup", "io_uring_enter", NULL
+	"connect", "sendto", "sendmsg", "sendmmsg", NULL
 };
 static const char *const sys_net_bind[] = { "bind", "listen", NULL };
 static const char *const sys_fs_read[] = { "open", "openat", "openat2", NULL };

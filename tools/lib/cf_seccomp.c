@@ -1,14 +1,23 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * libcapfence: an epoch's syscall policy. An OCI runtime-spec linux.seccomp
- * profile (the JSON of Docker's, Podman's and containerd's seccomp.json:
- * defaultAction, defaultErrnoRet, architectures, flags, syscalls[] with
- * names, action, errnoRet, args) is compiled with libseccomp into the
- * classic BPF program the module keeps with the epoch. Every refusing
- * action (SCMP_ACT_KILL*, SCMP_ACT_TRAP, SCMP_ACT_TRACE, SCMP_ACT_ERRNO with
- * any errno) becomes ERRNO(EACCES), and the program is loaded with
- * SECCOMP_FILTER_FLAG_LOG, so a denial is EACCES and an AUDIT_SECCOMP
- * record, never a signal. A profile that denies a system call a class
+ * profile (defaultAction, defaultErrnoRet, architectures, flags, syscalls[]
+ * with names, action, errnoRet, args), or a container engine's profile file
+ * as shipped (moby's default.json, containers-common's seccomp.json: also
+ * defaultErrno, archMap, and per rule errno, comment, includes/excludes by
+ * arches, caps and minKernel), is compiled with libseccomp into the classic
+ * BPF program the module keeps with the epoch. An engine's profile is
+ * resolved as the engines resolve it: for x86_64 (Go's "amd64", with the
+ * sub-architectures its archMap names), a capability set (the engines'
+ * default unless the caller names one) and a kernel version (the running
+ * one unless named); a rule whose conditions do not hold is left out, and
+ * a name that is a system call of another architecture only is skipped,
+ * each with a note. Every refusing action (SCMP_ACT_KILL*, SCMP_ACT_TRAP,
+ * SCMP_ACT_TRACE, SCMP_ACT_ERRNO with any errno but ENOSYS) becomes
+ * ERRNO(EACCES); ERRNO(ENOSYS) is kept, since it says "no such call" and
+ * libc falls back on it (glibc's clone3 -> clone). The program is loaded
+ * with SECCOMP_FILTER_FLAG_LOG, so a denial is EACCES (or that ENOSYS) and
+ * an AUDIT_SECCOMP record, never a signal. A profile that denies a system call a class
  * granted by the epoch needs is refused (the class registry, cf_core.c,
  * names those calls).
  *
@@ -25,6 +34,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
@@ -35,6 +45,7 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
@@ -56,7 +67,30 @@ struct capfence_seccomp {
 };
 
 /* What a profile's action does, once capfence has rewritten it. */
-enum cf_sc_kind { CF_SC_ALLOW, CF_SC_LOG, CF_SC_REFUSE };
+enum cf_sc_kind { CF_SC_ALLOW, CF_SC_LOG, CF_SC_REFUSE, CF_SC_ENOSYS };
+
+/* Both refuse the call: a class that needs it cannot be granted. */
+static bool refuses(enum cf_sc_kind k)
+{
+	return k == CF_SC_REFUSE || k == CF_SC_ENOSYS;
+}
+
+/*
+ * The capabilities a container gets unless told otherwise: Docker's
+ * default set, which holds Podman's.
+ */
+static const char cf_sc_default_caps[] =
+	"CAP_AUDIT_WRITE,CAP_CHOWN,CAP_DAC_OVERRIDE,CAP_FOWNER,CAP_FSETID,"
+	"CAP_KILL,CAP_MKNOD,CAP_NET_BIND_SERVICE,CAP_NET_RAW,CAP_SETFCAP,"
+	"CAP_SETGID,CAP_SETPCAP,CAP_SETUID,CAP_SYS_CHROOT";
+
+/* Architectures whose system call names an engine's profile may list. */
+static const uint32_t cf_sc_other_arches[] = {
+	SCMP_ARCH_AARCH64, SCMP_ARCH_ARM, SCMP_ARCH_S390X, SCMP_ARCH_S390,
+	SCMP_ARCH_PPC64LE, SCMP_ARCH_PPC64, SCMP_ARCH_PPC, SCMP_ARCH_MIPS64,
+	SCMP_ARCH_MIPSEL64, SCMP_ARCH_MIPS64N32, SCMP_ARCH_MIPS, SCMP_ARCH_RISCV64,
+	SCMP_ARCH_X86,
+};
 
 static const struct {
 	const char *name;
@@ -106,6 +140,8 @@ struct cf_sc_build {
 	size_t n_rules;
 	char *err;
 	size_t errlen;
+	const char *caps;	/* comma-separated CAP_ names */
+	int kmaj, kmin;		/* for minKernel */
 };
 
 static const char *errno_text(int e)
@@ -113,6 +149,20 @@ static const char *errno_text(int e)
 	const char *n = e > 0 ? strerrorname_np(e) : NULL;
 
 	return n ?: "?";
+}
+
+/* The errno named @name ("EPERM"), or -1. */
+static int errno_by_name(const char *name)
+{
+	int e;
+
+	for (e = 1; e < 4096; e++) {
+		const char *n = strerrorname_np(e);
+
+		if (n && !strcmp(n, name))
+			return e;
+	}
+	return -1;
 }
 
 static int note(struct cf_sc_build *b, const char *fmt, ...)
@@ -136,10 +186,10 @@ static int note(struct cf_sc_build *b, const char *fmt, ...)
  * when capfence rewrites it.
  */
 static int get_action(struct cf_sc_build *b, struct json_object *o,
-		      const char *akey, const char *ekey, const char *where,
-		      const char *what, enum cf_sc_kind *kind)
+		      const char *akey, const char *ekey, const char *nkey,
+		      const char *where, const char *what, enum cf_sc_kind *kind)
 {
-	struct json_object *a, *en;
+	struct json_object *a, *en, *nm;
 	const char *name;
 	int64_t eno = -1;
 	size_t i;
@@ -159,6 +209,19 @@ static int get_action(struct cf_sc_build *b, struct json_object *o,
 					 where, ekey);
 			return -EINVAL;
 		}
+	}
+	/* the engines' errno by name, beside (or instead of) its number */
+	if (json_object_object_get_ex(o, nkey, &nm)) {
+		int byname = json_object_is_type(nm, json_type_string) ?
+			     errno_by_name(json_object_get_string(nm)) : -1;
+
+		if (byname < 0 || (eno >= 0 && eno != byname)) {
+			capfence__seterr(b->err, b->errlen,
+					 "profile: %s: %s must name an errno (EPERM, ENOSYS, ...)%s",
+					 where, nkey, byname >= 0 ? " that agrees with its number" : "");
+			return -EINVAL;
+		}
+		eno = byname;
 	}
 	for (i = 0; i < sizeof(cf_sc_actions) / sizeof(cf_sc_actions[0]); i++)
 		if (!strcmp(name, cf_sc_actions[i].name))
@@ -180,6 +243,11 @@ static int get_action(struct cf_sc_build *b, struct json_object *o,
 	if (!strcmp(name, "SCMP_ACT_ERRNO")) {
 		if (eno == EACCES)
 			return 0;
+		if (eno == ENOSYS) {
+			*kind = CF_SC_ENOSYS;
+			return note(b, "%s: SCMP_ACT_ERRNO(ENOSYS) kept (no such call: libc falls back)",
+				    what);
+		}
 		return note(b, "%s: SCMP_ACT_ERRNO(%s) -> SCMP_ACT_ERRNO(EACCES)",
 			    what, errno_text(eno < 0 ? EPERM : (int)eno));
 	}
@@ -189,7 +257,8 @@ static int get_action(struct cf_sc_build *b, struct json_object *o,
 static uint32_t scmp_action(enum cf_sc_kind k)
 {
 	return k == CF_SC_ALLOW ? SCMP_ACT_ALLOW :
-	       k == CF_SC_LOG ? SCMP_ACT_LOG : SCMP_ACT_ERRNO(EACCES);
+	       k == CF_SC_LOG ? SCMP_ACT_LOG :
+	       k == CF_SC_ENOSYS ? SCMP_ACT_ERRNO(ENOSYS) : SCMP_ACT_ERRNO(EACCES);
 }
 
 static int get_u64(struct json_object *o, const char *key, bool need,
@@ -373,7 +442,7 @@ static int refuse_new_filters(struct cf_sc_build *b)
 	struct scmp_arg_cmp filter = strict, pr = strict;
 	int ret;
 
-	if (b->def == CF_SC_REFUSE)
+	if (refuses(b->def))
 		return 0;
 	filter.datum_b = SECCOMP_SET_MODE_FILTER;
 	pr.datum_b = PR_SET_SECCOMP;
@@ -387,18 +456,137 @@ static int refuse_new_filters(struct cf_sc_build *b)
 	return ret ? -EINVAL : 0;
 }
 
+static bool has_cap(const struct cf_sc_build *b, const char *cap)
+{
+	size_t n = strlen(cap);
+	const char *p = b->caps;
+
+	while ((p = strstr(p, cap))) {
+		if ((p == b->caps || p[-1] == ',') && (!p[n] || p[n] == ','))
+			return true;
+		p += n;
+	}
+	return false;
+}
+
+/* Is this kernel at least @v ("MAJOR.MINOR")? -1 for a malformed @v. */
+static int kernel_at_least(const struct cf_sc_build *b, const char *v)
+{
+	int maj, min = 0;
+
+	if (sscanf(v, "%d.%d", &maj, &min) < 1)
+		return -1;
+	return b->kmaj > maj || (b->kmaj == maj && b->kmin >= min);
+}
+
+/*
+ * An engine's condition on a rule, "includes" (every field must hold) or
+ * "excludes" (no field may): 1 when the rule stays, 0 when it is left out
+ * (@why says why), or -EINVAL.
+ */
+static int rule_cond(struct cf_sc_build *b, struct json_object *r,
+		     const char *key, const char *where, char *why, size_t len)
+{
+	static const char *const keys[] = { "arches", "caps", "minKernel", NULL };
+	bool inc = !strcmp(key, "includes");
+	struct json_object *c, *x;
+	const char *bad;
+	size_t i, n;
+
+	if (!json_object_object_get_ex(r, key, &c) || !c)
+		return 1;
+	if (!json_object_is_type(c, json_type_object) || !only_keys(c, keys, &bad)) {
+		capfence__seterr(b->err, b->errlen,
+				 "profile: %s: %s must be an object of arches, caps and minKernel",
+				 where, key);
+		return -EINVAL;
+	}
+	if (json_object_object_get_ex(c, "arches", &x)) {
+		bool amd64 = false;
+
+		if (!json_object_is_type(x, json_type_array))
+			goto bad;
+		n = json_object_array_length(x);
+		for (i = 0; i < n; i++) {
+			const char *a = json_object_get_string(json_object_array_get_idx(x, i));
+
+			amd64 |= a && !strcmp(a, "amd64");
+		}
+		if (n && inc && !amd64) {
+			snprintf(why, len, "only for other architectures than amd64");
+			return 0;
+		}
+		if (!inc && amd64) {
+			snprintf(why, len, "excluded on amd64");
+			return 0;
+		}
+	}
+	if (json_object_object_get_ex(c, "caps", &x)) {
+		if (!json_object_is_type(x, json_type_array))
+			goto bad;
+		n = json_object_array_length(x);
+		for (i = 0; i < n; i++) {
+			const char *cap = json_object_get_string(json_object_array_get_idx(x, i));
+
+			if (!cap)
+				goto bad;
+			if (inc && !has_cap(b, cap)) {
+				snprintf(why, len, "needs %.40s", cap);
+				return 0;
+			}
+			if (!inc && has_cap(b, cap)) {
+				snprintf(why, len, "excluded with %.40s", cap);
+				return 0;
+			}
+		}
+	}
+	if (json_object_object_get_ex(c, "minKernel", &x)) {
+		int at = json_object_is_type(x, json_type_string) ?
+			 kernel_at_least(b, json_object_get_string(x)) : -1;
+
+		if (at < 0)
+			goto bad;
+		if (inc != !!at) {
+			snprintf(why, len, "%s kernel %.16s", inc ? "needs" : "excluded from",
+				 json_object_get_string(x));
+			return 0;
+		}
+	}
+	return 1;
+bad:
+	capfence__seterr(b->err, b->errlen,
+			 "profile: %s: %s: arches and caps must be arrays of names, minKernel a version",
+			 where, key);
+	return -EINVAL;
+}
+
+/* A name libseccomp knows on another architecture only: skipped. */
+static bool other_arch_call(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(cf_sc_other_arches) / sizeof(cf_sc_other_arches[0]); i++)
+		if (seccomp_syscall_resolve_name_arch(cf_sc_other_arches[i], name) !=
+		    __NR_SCMP_ERROR)
+			return true;
+	return false;
+}
+
 static int add_rule(struct cf_sc_build *b, struct json_object *r, size_t idx)
 {
 	static const char *const keys[] = {
-		"names", "action", "errnoRet", "args", "comment", NULL
+		"names", "action", "errnoRet", "errno", "args", "comment",
+		"includes", "excludes", NULL
 	};
+	char why[64];
 	struct scmp_arg_cmp cmp[6];
 	struct json_object *names, *args, *first;
 	char where[32], what[CF_SC_NOTE_LEN];
 	struct cf_sc_rule *rule = &b->rules[idx];
+	char first_foreign[48] = "";
 	unsigned int nargs = 0;
+	size_t i, n, foreign = 0;
 	const char *bad;
-	size_t i, n;
 	int ret;
 
 	snprintf(where, sizeof(where), "syscalls[%zu]", idx);
@@ -428,7 +616,7 @@ static int add_rule(struct cf_sc_build *b, struct json_object *r, size_t idx)
 			return -EINVAL;
 		}
 		if (seccomp_syscall_resolve_name(json_object_get_string(nm)) ==
-		    __NR_SCMP_ERROR) {
+		    __NR_SCMP_ERROR && !other_arch_call(json_object_get_string(nm))) {
 			capfence__seterr(b->err, b->errlen,
 					 "profile: %s: unknown syscall '%.64s'", where,
 					 json_object_get_string(nm));
@@ -438,10 +626,19 @@ static int add_rule(struct cf_sc_build *b, struct json_object *r, size_t idx)
 	first = json_object_array_get_idx(names, 0);
 	snprintf(what, sizeof(what), "%s (%.40s%s)", where,
 		 json_object_get_string(first), n > 1 ? ", ..." : "");
-	ret = get_action(b, r, "action", "errnoRet", where, what, &rule->kind);
+	ret = rule_cond(b, r, "includes", where, why, sizeof(why));
+	if (ret > 0)
+		ret = rule_cond(b, r, "excludes", where, why, sizeof(why));
+	if (ret < 0)
+		return ret;
+	if (!ret)
+		return note(b, "%s: left out (%s)", what, why);
+	ret = get_action(b, r, "action", "errnoRet", "errno", where, what,
+			 &rule->kind);
 	if (ret)
 		return ret;
-	if (json_object_object_get_ex(r, "args", &args)) {
+	/* the engines write "args": null for a rule without conditions */
+	if (json_object_object_get_ex(r, "args", &args) && args) {
 		ret = get_args(b, args, where, cmp, &nargs);
 		if (ret)
 			return ret;
@@ -455,12 +652,18 @@ static int add_rule(struct cf_sc_build *b, struct json_object *r, size_t idx)
 	for (i = 0; i < n; i++) {
 		const char *nm = json_object_get_string(json_object_array_get_idx(names, i));
 
+		/* a call of another architecture: not in an x86_64 filter */
+		if (seccomp_syscall_resolve_name(nm) < 0) {
+			if (!foreign++)
+				snprintf(first_foreign, sizeof(first_foreign), "%s", nm);
+			continue;
+		}
 		if (is_seccomp_call(nm)) {
 			/* refusing: kept; allowing: never a new filter */
-			if (rule->kind == CF_SC_REFUSE)
+			if (refuses(rule->kind))
 				goto plain;
 			/* the default allows: refuse_new_filters() does it */
-			if (b->def != CF_SC_REFUSE)
+			if (!refuses(b->def))
 				continue;
 			ret = add_allowing_seccomp_call(b, where, nm,
 							scmp_action(rule->kind),
@@ -480,6 +683,10 @@ plain:
 			return -EINVAL;
 		}
 	}
+	if (foreign)
+		note(b, "%s: %zu name%s left out (not x86_64 system calls: %s%s)",
+		     where, foreign, foreign > 1 ? "s" : "", first_foreign,
+		     foreign > 1 ? ", ..." : "");
 	return 0;
 }
 
@@ -496,12 +703,12 @@ static const char *denies(const struct cf_sc_build *b, const char *name,
 
 	for (i = 0; i < b->n_rules; i++) {
 		const struct cf_sc_rule *r = &b->rules[i];
-		size_t n = json_object_array_length(r->names);
+		size_t n = r->names ? json_object_array_length(r->names) : 0;
 
 		for (j = 0; j < n; j++) {
 			if (strcmp(name, json_object_get_string(json_object_array_get_idx(r->names, j))))
 				continue;
-			if (r->kind == CF_SC_REFUSE) {
+			if (refuses(r->kind)) {
 				*which = i;
 				return "a rule";
 			}
@@ -509,7 +716,7 @@ static const char *denies(const struct cf_sc_build *b, const char *name,
 				allowed = true;
 		}
 	}
-	if (b->def == CF_SC_REFUSE && !allowed)
+	if (refuses(b->def) && !allowed)
 		return "the default action";
 	return NULL;
 }
@@ -547,14 +754,11 @@ static int check_classes(struct cf_sc_build *b, const struct capfence_epoch *e)
 	return 0;
 }
 
-static int get_arches(struct cf_sc_build *b, struct json_object *root)
+static int add_arches(struct cf_sc_build *b, struct json_object *a)
 {
-	struct json_object *a;
 	size_t i, j, n;
 	int ret;
 
-	if (!json_object_object_get_ex(root, "architectures", &a))
-		return 0;
 	if (!json_object_is_type(a, json_type_array)) {
 		capfence__seterr(b->err, b->errlen,
 				 "profile: architectures must be an array of SCMP_ARCH_* names");
@@ -586,6 +790,48 @@ static int get_arches(struct cf_sc_build *b, struct json_object *root)
 		}
 	}
 	return 0;
+}
+
+/*
+ * "architectures" (OCI), or an engine's "archMap": x86_64's entry and the
+ * sub-architectures it names, as the engines take it on x86_64.
+ */
+static int get_arches(struct cf_sc_build *b, struct json_object *root)
+{
+	struct json_object *a, *m;
+	size_t i, n;
+
+	if (json_object_object_get_ex(root, "architectures", &a)) {
+		if (json_object_object_get_ex(root, "archMap", &m)) {
+			capfence__seterr(b->err, b->errlen,
+					 "profile: both architectures and archMap (an engine takes one or the other)");
+			return -EINVAL;
+		}
+		return add_arches(b, a);
+	}
+	if (!json_object_object_get_ex(root, "archMap", &m))
+		return 0;
+	if (!json_object_is_type(m, json_type_array))
+		goto bad;
+	n = json_object_array_length(m);
+	for (i = 0; i < n; i++) {
+		struct json_object *e = json_object_array_get_idx(m, i), *arch, *subs;
+
+		if (!json_object_is_type(e, json_type_object) ||
+		    !json_object_object_get_ex(e, "architecture", &arch) ||
+		    !json_object_is_type(arch, json_type_string))
+			goto bad;
+		if (strcmp(json_object_get_string(arch), "SCMP_ARCH_X86_64"))
+			continue;
+		if (!json_object_object_get_ex(e, "subArchitectures", &subs))
+			return 0;
+		return add_arches(b, subs);
+	}
+	return 0;
+bad:
+	capfence__seterr(b->err, b->errlen,
+			 "profile: archMap must be an array of {architecture, subArchitectures}");
+	return -EINVAL;
 }
 
 static int get_flags(struct cf_sc_build *b, struct json_object *root)
@@ -666,16 +912,28 @@ out:
 	return ret;
 }
 
-int capfence_seccomp_compile(const char *text, size_t len,
-			     const struct capfence_epoch *e,
-			     struct capfence_seccomp **out, char *err,
-			     size_t errlen)
+/* The running kernel's MAJOR.MINOR, for minKernel. */
+static void running_kernel(int *maj, int *min)
+{
+	struct utsname u;
+
+	*maj = *min = 0;
+	if (!uname(&u))
+		sscanf(u.release, "%d.%d", maj, min);
+}
+
+int capfence_seccomp_compile_opts(const char *text, size_t len,
+				  const struct capfence_epoch *e,
+				  const struct capfence_seccomp_opts *opts,
+				  struct capfence_seccomp **out, char *err,
+				  size_t errlen)
 {
 	static const char *const keys[] = {
-		"defaultAction", "defaultErrnoRet", "architectures", "flags",
-		"syscalls", "comment", NULL
+		"defaultAction", "defaultErrnoRet", "defaultErrno",
+		"architectures", "archMap", "flags", "syscalls", "comment", NULL
 	};
-	struct cf_sc_build b = { .err = err, .errlen = errlen };
+	struct cf_sc_build b = { .err = err, .errlen = errlen,
+				 .caps = cf_sc_default_caps };
 	struct json_object *root = NULL, *sys = NULL;
 	enum json_tokener_error jerr;
 	struct json_tokener *tok;
@@ -684,8 +942,19 @@ int capfence_seccomp_compile(const char *text, size_t len,
 	int ret;
 
 	*out = NULL;
-	if (!text || !e)
+	if (!text || !e || (opts && opts->sz < sizeof(size_t)))
 		return -EINVAL;
+	running_kernel(&b.kmaj, &b.kmin);
+	if (opts && opts->sz >= offsetof(struct capfence_seccomp_opts, caps) +
+				sizeof(opts->caps) && opts->caps)
+		b.caps = opts->caps;
+	if (opts && opts->sz >= offsetof(struct capfence_seccomp_opts, kernel) +
+				sizeof(opts->kernel) && opts->kernel &&
+	    sscanf(opts->kernel, "%d.%d", &b.kmaj, &b.kmin) != 2) {
+		capfence__seterr(err, errlen, "profile: kernel version '%.32s' is not MAJOR.MINOR",
+				 opts->kernel);
+		return -EINVAL;
+	}
 	if (len > CAPFENCE_SECCOMP_PROFILE_MAX) {
 		capfence__seterr(err, errlen,
 				 "profile: %zu bytes, more than the %d a profile may have",
@@ -723,7 +992,7 @@ int capfence_seccomp_compile(const char *text, size_t len,
 	}
 	if (!only_keys(root, keys, &bad)) {
 		capfence__seterr(err, errlen,
-				 "profile: unknown key '%.64s' (an OCI linux.seccomp profile has defaultAction, defaultErrnoRet, architectures, flags, syscalls)",
+				 "profile: unknown key '%.64s' (a profile has defaultAction, defaultErrnoRet, defaultErrno, architectures or archMap, flags, syscalls, comment)",
 				 bad);
 		goto out;
 	}
@@ -734,8 +1003,8 @@ int capfence_seccomp_compile(const char *text, size_t len,
 	b.s->notes = calloc(CF_SC_MAX_NOTES, sizeof(*b.s->notes));
 	if (!b.s->notes)
 		goto out;
-	ret = get_action(&b, root, "defaultAction", "defaultErrnoRet", "defaultAction",
-			 "defaultAction", &b.def);
+	ret = get_action(&b, root, "defaultAction", "defaultErrnoRet", "defaultErrno",
+			 "defaultAction", "defaultAction", &b.def);
 	if (ret)
 		goto out;
 	ret = -ENOMEM;
@@ -786,15 +1055,26 @@ out:
 	json_object_put(root);
 	return ret;
 }
+
+int capfence_seccomp_compile(const char *text, size_t len,
+			     const struct capfence_epoch *e,
+			     struct capfence_seccomp **out, char *err,
+			     size_t errlen)
+{
+	return capfence_seccomp_compile_opts(text, len, e, NULL, out, err, errlen);
+}
 CF_DEFAULT_VERSION(capfence_seccomp_compile, LIBCAPFENCE_1.4);
 
-int capfence_seccomp_compile_file(const char *path, const struct capfence_epoch *e,
-				  struct capfence_seccomp **out, char *err,
-				  size_t errlen)
+int capfence_seccomp_compile_file_opts(const char *path,
+				       const struct capfence_epoch *e,
+				       const struct capfence_seccomp_opts *opts,
+				       struct capfence_seccomp **out, char *err,
+				       size_t errlen)
 {
+	size_t got = 0;
 	struct stat st;
 	char *text;
-	ssize_t got;
+	ssize_t n;
 	int fd, ret;
 
 	*out = NULL;
@@ -826,15 +1106,23 @@ int capfence_seccomp_compile_file(const char *path, const struct capfence_epoch 
 		close(fd);
 		return -ENOMEM;
 	}
-	got = read(fd, text, (size_t)st.st_size);
+	/* a read may return less than asked, or be interrupted */
+	while (got < (size_t)st.st_size) {
+		n = read(fd, text + got, (size_t)st.st_size - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
 	close(fd);
-	if (got != st.st_size) {
+	if (got != (size_t)st.st_size) {
 		free(text);
 		capfence__seterr(err, errlen, "%s: short read", path);
 		return -EIO;
 	}
 	text[got] = '\0';
-	ret = capfence_seccomp_compile(text, (size_t)got, e, out, err, errlen);
+	ret = capfence_seccomp_compile_opts(text, got, e, opts, out, err, errlen);
 	free(text);
 	if (ret && err && errlen) {
 		char msg[CAPFENCE_ERR_MAX];
@@ -843,6 +1131,13 @@ int capfence_seccomp_compile_file(const char *path, const struct capfence_epoch 
 		capfence__seterr(err, errlen, "%s: %s", path, msg);
 	}
 	return ret;
+}
+
+int capfence_seccomp_compile_file(const char *path, const struct capfence_epoch *e,
+				  struct capfence_seccomp **out, char *err,
+				  size_t errlen)
+{
+	return capfence_seccomp_compile_file_opts(path, e, NULL, out, err, errlen);
 }
 CF_DEFAULT_VERSION(capfence_seccomp_compile_file, LIBCAPFENCE_1.4);
 
