@@ -218,8 +218,14 @@ $(B)/guest/bin/run-vm-tests: selftests/kernel/run-vm-tests
 	@mkdir -p $(B)/guest/bin
 	cp $< $@
 
+# the container engines' seccomp profiles as Debian ships them (seccomp_test)
+ENGINE_PROFILES := $(B)/guest/share/capfence/profiles/containers-seccomp.json \
+	$(B)/guest/share/capfence/profiles/moby-default.json
+$(ENGINE_PROFILES): tools/build/engine-profiles.sh
+	tools/build/engine-profiles.sh $(B)/guest/share/capfence/profiles
+
 GUEST_FILES := $(B)/guest/bin/run-vm-tests $(B)/guest/share/capfence/tokens.txt \
-	$(B)/guest/share/capfence/seccomp-default.json \
+	$(B)/guest/share/capfence/seccomp-default.json $(ENGINE_PROFILES) \
 	$(B)/guest/share/capfence/threat-model.md \
 	$(if $(wildcard selftests/cli/cli-tests.sh),$(B)/guest/share/capfence/cli-tests.sh)
 

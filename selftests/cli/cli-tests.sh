@@ -417,4 +417,36 @@ tg "epoch install --seccomp: unsupported architecture" 2 "unsupported architectu
 	sh -c "echo '{\"defaultAction\":\"SCMP_ACT_ALLOW\",\"architectures\":[\"SCMP_ARCH_ARM\"]}' > $W/a.json; $CF epoch install 1001 --seccomp $W/a.json fs:read=open"
 t "  ... and still nothing installed" 1 "$CF" epoch show 1001
 
+# the container engines' profiles as Debian ships them
+PODMAN=/usr/share/capfence/profiles/containers-seccomp.json
+DOCKER=/usr/share/capfence/profiles/moby-default.json
+tg "epoch install --seccomp: Podman's profile as shipped, its ENOSYS default kept" 0 \
+	'^seccomp: defaultAction: SCMP_ACT_ERRNO(ENOSYS) kept (no such call: libc falls back)$' \
+	"$CF" epoch install 1002 --seccomp "$PODMAN" net:connect=token:127.0.0.0/8 fs:read=open fs:write=open
+cp "$W/out" "$W/podman.out"
+tg "  ... a rule for a capability outside the default set is left out" 0 \
+	'^seccomp: syscalls\[12\] (open_by_handle_at): left out (needs CAP_DAC_READ_SEARCH)$' cat "$W/podman.out"
+tg "  ... other architectures' names are left out" 0 \
+	'^seccomp: syscalls\[1\]: 67 names left out (not x86_64 system calls: _llseek, ...)$' cat "$W/podman.out"
+tg "epoch install --seccomp: Docker's profile as shipped, clone3's ENOSYS kept" 0 \
+	'^seccomp: syscalls\[16\] (clone3): SCMP_ACT_ERRNO(ENOSYS) kept (no such call: libc falls back)$' \
+	"$CF" epoch install 1003 --seccomp "$DOCKER" net:connect=token:127.0.0.0/8 fs:read=open fs:write=open
+tg "epoch install --seccomp-caps: CAP_SYS_ADMIN takes Docker's rule allowing clone3" 0 \
+	'^seccomp: syscalls\[16\] (clone3): left out (excluded with CAP_SYS_ADMIN)$' \
+	"$CF" epoch install 1004 --seccomp "$DOCKER" --seccomp-caps CAP_SYS_ADMIN fs:read=open
+tg "epoch install --seccomp-kernel: minKernel judged against it" 0 \
+	'^seccomp: syscalls\[1\] (ptrace): left out (needs kernel 4.8)$' \
+	"$CF" epoch install 1005 --seccomp "$DOCKER" --seccomp-kernel 4.4 fs:read=open
+tg "epoch install --seccomp-kernel: not a version" 2 "kernel version 'new' is not MAJOR.MINOR" \
+	"$CF" epoch install 1006 --seccomp "$DOCKER" --seccomp-kernel new fs:read=open
+tg "epoch install --seccomp-caps without --seccomp" 2 "need --seccomp PROFILE" \
+	"$CF" epoch install 1006 --seccomp-caps CAP_KILL fs:read=open
+tg "epoch install --seccomp: architectures and archMap both" 2 "both architectures and archMap" \
+	sh -c "echo '{\"defaultAction\":\"SCMP_ACT_ALLOW\",\"architectures\":[\"SCMP_ARCH_X86\"],\"archMap\":[]}' > $W/m.json; $CF epoch install 1006 --seccomp $W/m.json fs:read=open"
+tg "epoch install --seccomp: an errno name that disagrees with its number" 2 "errno must name an errno (EPERM, ENOSYS, ...) that agrees with its number" \
+	sh -c "echo '{\"defaultAction\":\"SCMP_ACT_ALLOW\",\"syscalls\":[{\"names\":[\"acct\"],\"action\":\"SCMP_ACT_ERRNO\",\"errnoRet\":1,\"errno\":\"ENOSYS\"}]}' > $W/n.json; $CF epoch install 1006 --seccomp $W/n.json fs:read=open"
+tg "epoch install --seccomp: an unknown includes key" 2 "includes must be an object of arches, caps and minKernel" \
+	sh -c "echo '{\"defaultAction\":\"SCMP_ACT_ALLOW\",\"syscalls\":[{\"names\":[\"acct\"],\"action\":\"SCMP_ACT_ALLOW\",\"includes\":{\"os\":[\"linux\"]}}]}' > $W/i.json; $CF epoch install 1006 --seccomp $W/i.json fs:read=open"
+t "  ... and nothing installed" 1 "$CF" epoch show 1006
+
 finish

@@ -23,10 +23,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <sodium.h>
+#include <pthread.h>
 #define CFT_TEST_SECONDS 30
 #include "harness.h"
 
 #define DEFAULT_PROFILE "/usr/share/capfence/seccomp-default.json"
+/* the engines' profiles as Debian ships them (tools/build/engine-profiles.sh) */
+#define PODMAN_PROFILE "/usr/share/capfence/profiles/containers-seccomp.json"
+#define DOCKER_PROFILE "/usr/share/capfence/profiles/moby-default.json"
 
 /* refusals of every kind, on calls no agent makes by itself */
 static const char kill_trap_profile[] =
@@ -51,6 +55,11 @@ static const char other_profile[] =
  * next getppid(), through seccomp(2) or prctl(2); "strict" asks for strict
  * mode (which kills at any other call).
  */
+static void *thread_noop(void *arg)
+{
+	return arg;
+}
+
 int cft_agent_extra(char *cmd)
 {
 	struct sock_filter killer[] = {
@@ -64,6 +73,13 @@ int cft_agent_extra(char *cmd)
 
 	if (sscanf(cmd, "sys %ld", &nr) == 1)
 		return syscall(nr, 0, 0, 0, 0, 0, 0) < 0 ? errno : 0;
+	/* glibc starts a thread with clone3, and falls back on ENOSYS only */
+	if (!strcmp(cmd, "thread")) {
+		pthread_t t;
+		int err = pthread_create(&t, NULL, thread_noop, NULL);
+
+		return err ?: pthread_join(t, NULL);
+	}
 	if (!strcmp(cmd, "killer seccomp"))
 		return syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &fp) ? errno : 0;
 	if (!strcmp(cmd, "killer prctl"))
@@ -556,6 +572,75 @@ TEST_F(sc, container_default_profile)
 	EXPECT_TRUE(cft_agent_stop_clean(&a));
 	capfence_free(info.prog);
 	close(srv);
+}
+
+/*
+ * The container engines' default profiles, as Debian ships them, install
+ * as epochs' syscall policies, resolved for x86_64 and the engines'
+ * default capability set; bound agents under them start threads (Docker's
+ * answers clone3 with ENOSYS, glibc falls back to clone), get ENOSYS for
+ * a call Podman's does not list, EACCES for a call they refuse, and do
+ * their granted connect.
+ */
+TEST_F(sc, engine_profiles_as_shipped)
+{
+	static const struct {
+		const char *path;
+		long unlisted_errno;	/* the default's answer, kept or rewritten */
+		const char *clone3_note;
+	} profiles[] = {
+		{ PODMAN_PROFILE, ENOSYS, NULL },
+		{ DOCKER_PROFILE, EACCES,
+		  "syscalls[16] (clone3): SCMP_ACT_ERRNO(ENOSYS) kept (no such call: libc falls back)" },
+	};
+	const char *rules[] = { "net:connect=token:127.0.0.0/8", "net:bind=open",
+				"fs:read=open", "fs:write=token:/tmp" };
+	char err[CAPFENCE_ERR_MAX];
+	size_t i, k;
+
+	for (i = 0; i < sizeof(profiles) / sizeof(profiles[0]); i++) {
+		struct capfence_seccomp *s = NULL;
+		struct capfence_seccomp_info info;
+		struct capfence_epoch ep;
+		struct capfence_token t;
+		struct cft_reply r;
+		struct cft_agent a;
+		uint64_t e = cft_next_epoch(&self->nl);
+		bool noted = !profiles[i].clone3_note;
+		uint16_t port;
+		int srv = cft_listen(&port);
+
+		ASSERT_LE(0, srv);
+		ASSERT_EQ(0, capfence_epoch_parse_rules(&ep, e, rules, 4, err, sizeof(err)));
+		ASSERT_EQ(0, capfence_seccomp_compile_file(profiles[i].path, &ep, &s, err,
+							   sizeof(err))) TH_LOG("%s", err);
+		for (k = 0; k < capfence_seccomp_notes(s); k++)
+			noted |= profiles[i].clone3_note &&
+				 !strcmp(profiles[i].clone3_note, capfence_seccomp_note(s, k));
+		EXPECT_TRUE(noted) TH_LOG("%s: no note '%s'", profiles[i].path,
+					  profiles[i].clone3_note);
+		ASSERT_EQ(0, capfence_client_epoch_install_seccomp(self->nl.c, &ep, s, err,
+								   sizeof(err))) TH_LOG("%s", err);
+		capfence_seccomp_free(s);
+		ASSERT_EQ(0, capfence_client_epoch_seccomp(self->nl.c, e, &info, err,
+							   sizeof(err)));
+		self->l.prog = info.prog;
+		self->l.len = info.len;
+		ASSERT_EQ(0, cft_agent_spawn(&a, e, NULL, 0, NULL)) TH_LOG("%s", profiles[i].path);
+		EXPECT_EQ(0, cft_agent_do(&a, "thread")) TH_LOG("%s", profiles[i].path);
+		EXPECT_EQ(profiles[i].unlisted_errno, cft_agent_do(&a, "sys %d", SYS_tuxcall))
+			TH_LOG("%s", profiles[i].path);
+		check_seccomp_record(_metadata, self->audit, a.pid, SYS_tuxcall);
+		/* refused by both (CAP_SYS_TTY_CONFIG is not in the default set) */
+		EXPECT_EQ(EACCES, cft_agent_do(&a, "sys %d", SYS_vhangup));
+		check_seccomp_record(_metadata, self->audit, a.pid, SYS_vhangup);
+		ASSERT_EQ(0, cft_mint(self->key, "net:connect", e, "127.0.0.0/8", 0, &t));
+		ASSERT_EQ(0, cft_delegate(&self->nl, &t, a.pid, 0, false, &r)) TH_LOG("%s", r.ext);
+		EXPECT_EQ(0, cft_agent_do(&a, "connect 127.0.0.1 %d", port));
+		EXPECT_TRUE(cft_agent_stop_clean(&a));
+		capfence_free(info.prog);
+		close(srv);
+	}
 }
 
 /*

@@ -17,7 +17,7 @@
 static const char epoch_usage[] =
 	"capfence epoch install ID [--seccomp PROFILE] RULE... | epoch install [ID] [--seccomp PROFILE] -f FILE | epoch list [--json] | epoch show ID [--json] | epoch activate ID";
 static const char install_usage[] =
-	"capfence epoch install ID [--seccomp PROFILE] RULE... | capfence epoch install [ID] [--seccomp PROFILE] -f FILE   (RULE: CLASS=open|deny|token[:C[,C]...]; FILE '-' is stdin; PROFILE: an OCI linux.seccomp JSON profile)";
+	"capfence epoch install ID [--seccomp PROFILE [--seccomp-caps CAPS] [--seccomp-kernel X.Y]] RULE... | capfence epoch install [ID] [--seccomp PROFILE ...] -f FILE   (RULE: CLASS=open|deny|token[:C[,C]...]; FILE '-' is stdin; PROFILE: an OCI linux.seccomp JSON profile, or a container engine's seccomp.json as shipped, resolved for the capabilities CAPS (CAP_A,CAP_B,...; default the engines' default set) and kernel X.Y (default the running one))";
 static const char list_usage[] = "capfence epoch list [--json]";
 static const char show_usage[] = "capfence epoch show ID [--json]";
 static const char activate_usage[] = "capfence epoch activate ID";
@@ -243,8 +243,11 @@ static int epoch_install(int argc, char **argv)
 	struct capfence_client *nl = NULL;
 	char msg[CAPFENCE_ERR_MAX] = "";
 	const char *profile = NULL, *file = NULL;
+	struct capfence_seccomp_opts so = { .sz = sizeof(so) };
 	static const struct option lo[] = {
 		{ "seccomp", required_argument, NULL, 's' },
+		{ "seccomp-caps", required_argument, NULL, 'c' },
+		{ "seccomp-kernel", required_argument, NULL, 'k' },
 		{ "file", required_argument, NULL, 'f' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -275,6 +278,12 @@ static int epoch_install(int argc, char **argv)
 			}
 			profile = optarg;
 			break;
+		case 'c':
+			so.caps = optarg;
+			break;
+		case 'k':
+			so.kernel = optarg;
+			break;
 		case 'f':
 			if (file) {
 				ret = cf_usage(install_usage, "epoch install: only one -f FILE");
@@ -298,12 +307,17 @@ static int epoch_install(int argc, char **argv)
 			goto out;
 		}
 	}
+	if ((so.caps || so.kernel) && !profile) {
+		ret = cf_usage(install_usage, "epoch install: --seccomp-caps and --seccomp-kernel need --seccomp PROFILE");
+		goto out;
+	}
 	ret = cf_epoch_from_parts("epoch install", install_usage, id, args,
 				  (size_t)n, file, e);
 	if (ret)
 		goto out;
 	if (profile) {
-		ret = capfence_seccomp_compile_file(profile, e, &sc, msg, sizeof(msg));
+		ret = capfence_seccomp_compile_file_opts(profile, e, &so, &sc, msg,
+							 sizeof(msg));
 		if (ret) {
 			cf_err("epoch install: %s; nothing was installed", msg);
 			ret = ret == -EINVAL || ret == -E2BIG ? CF_EXIT_USAGE : CF_EXIT_SYSTEM;
@@ -324,9 +338,15 @@ static int epoch_install(int argc, char **argv)
 		ret = cf_client_fail("epoch install", ret, msg);
 	} else {
 		printf("epoch %" PRIu64 " installed\n", e->epoch_id);
-		/* one line per refusing action rewritten to EACCES */
-		for (k = 0; k < capfence_seccomp_notes(sc); k++)
-			printf("seccomp: rewritten %s\n", capfence_seccomp_note(sc, k));
+		/*
+		 * one line per refusing action rewritten to EACCES, answer
+		 * kept, and rule or name an engine's profile left out here
+		 */
+		for (k = 0; k < capfence_seccomp_notes(sc); k++) {
+			const char *nt = capfence_seccomp_note(sc, k);
+
+			printf("seccomp: %s%s\n", strstr(nt, " -> ") ? "rewritten " : "", nt);
+		}
 		if (sc) {
 			capfence_seccomp_digest(sc, digest);
 			digest_hex(digest, hex);
