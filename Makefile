@@ -245,7 +245,7 @@ vmtest: all
 	@mkdir -p $(B)/logs
 	-@for k in $(KERNEL); do \
 		t0=$$(date +%s); \
-		$(VMRUN) --kernel $$k --timeout 900 --kmod sctp -- run-vm-tests > $(B)/logs/vm-$$k.log 2>&1; \
+		$(VMRUN) --kernel $$k --timeout 900 --kmod sctp --kmod vsock_loopback -- run-vm-tests > $(B)/logs/vm-$$k.log 2>&1; \
 		rc=$$?; grep -E '^(not ok|# (FAIL|Totals))|^FAIL|^run:' $(B)/logs/vm-$$k.log; \
 		[ $$rc -lt 125 ] || echo "FAIL: the VM failed (exit $$rc)" >> $(B)/logs/vm-$$k.log; \
 		echo "# time: vm $$k $$(( $$(date +%s) - t0 )) s" >> $(B)/logs/vm-$$k.log; \
