@@ -658,8 +658,9 @@ int capfence_constraint_check(const struct capfence_constraint *c, char *err,
 			return -EINVAL;
 		}
 		if (nr->family != 6 && host_bits_set(nr->addr, 32, 128)) {
-			capfence__seterr(err, errlen, "net constraint: IPv4 address or "
-			       "CID with non-zero bytes 4..15");
+			capfence__seterr(err, errlen, "net constraint: %s with "
+			       "non-zero bytes 4..15", nr->family == 4 ?
+			       "IPv4 address" : "CID");
 			return -EINVAL;
 		}
 		if (host_bits_set(nr->addr, nr->prefix_len, bits)) {
