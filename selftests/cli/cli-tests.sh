@@ -254,7 +254,7 @@ tg "epoch show 45 = 43" 0 "fs:read=token:/srv,/etc" "$CF" epoch show 45
 tg "epoch show: omitted vsock:connect is deny" 0 "^vsock:connect=deny" "$CF" epoch show 43
 tg "epoch install: vsock:connect by CID and port" 0 "epoch 46 installed" "$CF" epoch install 46 \
 	vsock:connect=token:cid:2:1024-2048,cid:1 net:connect=open
-tg "epoch show: vsock constraints" 0 "^vsock:connect=token:cid:2:1024-2048,cid:1$" "$CF" epoch show 46
+tg "epoch show: vsock constraints" 0 "^vsock:connect=token:cid:2:1024-2048,cid:1 " "$CF" epoch show 46
 t "epoch show --json" 0 "$CF" epoch show 41 --json
 json "epoch show --json keys" epoch_id active rules class kind rule constraint fenced_at
 tg "epoch show unknown epoch" 1 "not installed" "$CF" epoch show 999

@@ -125,8 +125,9 @@ struct capfence_net_range {
  *   __u8 mac[32]                        HMAC-SHA256(key[key_id], bytes above)
  *
  * Text form: "cf1_" followed by the whole encoding (MAC included) in
- * base64url without padding. Constraints are all NET (net:* classes) or
- * all PATH (fs:* classes); decoders reject anything else, trailing bytes,
+ * base64url without padding. Constraints are all NET (net:* classes, of
+ * family 4 or 6; vsock:* classes, of family CAPFENCE_FAMILY_VSOCK) or all
+ * PATH (fs:* classes); decoders reject anything else, trailing bytes,
  * non-zero reserved fields and non-canonical CIDRs.
  */
 #define CAPFENCE_TOKEN_VERSION		1
