@@ -86,8 +86,8 @@ enum capfence_reason {
  * (::ffff:a.b.c.d) is judged as the IPv4 address it reaches.
  * A vsock constraint (vsock:* classes) is a net constraint of family
  * CAPFENCE_FAMILY_VSOCK: the CID in addr[0..3] (network order), prefix_len
- * 32 for that CID or 0 for any CID; a peer port above 65535 is admitted
- * only by the range 0-65535 (any port).
+ * 32 for that CID (never 4294967295, VMADDR_CID_ANY) or 0 for any CID; a
+ * peer port above 65535 is admitted only by the range 0-65535 (any port).
  * A path constraint is an absolute, normalized path prefix matched on
  * component boundaries ("/srv" admits "/srv" and "/srv/x", not "/srvx");
  * it contains no control bytes and no ','.
