@@ -259,7 +259,7 @@ CLI_BOOT = t0=$$(date +%s); \
 # build/logs/{vm,cli}-<series>.log. The kernel tests run with the stock
 # protocol modules loaded whose rows the protocol inventory tries
 # (docs/threat-model.md; SCTP for net_mediation_test too).
-VM_KMODS := sctp l2tp_ip l2tp_ip6 dccp_ipv4 dccp_ipv6 tipc rds kcm smc af_key af_alg
+VM_KMODS := sctp vsock_loopback l2tp_ip l2tp_ip6 dccp_ipv4 dccp_ipv6 tipc rds kcm smc af_key af_alg
 vmtest: all
 	@mkdir -p $(B)/logs
 	-@for k in $(KERNEL); do \

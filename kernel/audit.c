@@ -23,6 +23,7 @@
 #include "fleet.h"
 #include "sandbox.h"
 #include "seccomp.h"
+#include "compat.h"
 
 static const char *const cf_reason_names[] = {
 	[CAPFENCE_R_OK] = "ok",
@@ -129,6 +130,10 @@ static void cf_audit_target(struct audit_buffer *ab, const struct cf_target *t)
 		cf_audit_str(ab, "target", t->path, t->path_len);
 	else if (t->family == 4)
 		audit_log_format(ab, " target=%pI4:%u", t->addr, t->port);
+	else if (t->family == CAPFENCE_FAMILY_VSOCK)
+		audit_log_format(ab, " target=cid:%u:%u",
+				 get_unaligned_be32(t->addr),
+				 get_unaligned_be32(t->addr + 4));
 	else
 		audit_log_format(ab, " target=[%pI6c]:%u", t->addr, t->port);
 }

@@ -24,6 +24,9 @@ static const struct cf_class cf_classes[] = {
 				     .constraint = CAPFENCE_CONSTRAINT_PATH },
 	[CAPFENCE_CLASS_FS_WRITE] = { .name = "fs:write",
 				      .constraint = CAPFENCE_CONSTRAINT_PATH },
+	[CAPFENCE_CLASS_VSOCK_CONNECT] = { .name = "vsock:connect",
+					   .constraint = CAPFENCE_CONSTRAINT_NET,
+					   .family = CAPFENCE_FAMILY_VSOCK },
 };
 
 /* a class appended to the uapi enum without a row fails the build */

@@ -11,6 +11,7 @@
 struct cf_class {
 	const char *name;	/* stable: audit records, events, the CLI */
 	u8 constraint;		/* CAPFENCE_CONSTRAINT_* of its tokens and rules */
+	u8 family;		/* NET: CAPFENCE_FAMILY_VSOCK, or 0 for 4 and 6 */
 };
 
 const struct cf_class *cf_class(u8 class_id);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Constraints: CIDR + port ranges for net classes, path prefixes for fs
- * classes. Containment between constraint sets, admission of a target, and
+ * Constraints: CIDR + port ranges for net classes (a CID for vsock ones),
+ * path prefixes for fs classes. Containment between constraint sets, admission of a target, and
  * the narrowing order of epoch rules.
  *
  * Locking: none. Every function here is pure over immutable data and safe
@@ -9,7 +9,9 @@
  */
 #include <linux/string.h>
 #include <linux/errno.h>
+#include "class.h"
 #include "constraint.h"
+#include "compat.h"
 
 static bool cf_prefix_match(const u8 *net, const u8 *addr, u8 plen)
 {
@@ -144,12 +146,16 @@ bool cf_rule_narrows(const struct cf_rule *old, const struct cf_rule *new)
  * @r: output, ports in host order
  * @wire: input as found in a token (@le) or a netlink attribute
  * @le: ports are little-endian (token) rather than host order (netlink)
+ * @class_id: the class of the token or rule: its family (class.c) is the
+ *	      only one admitted
  *
- * Return: 0, or -EINVAL for a bad family, prefix, port range (port 0 only
- * within 0-65535), non-zero reserved field or host bits beyond the prefix.
+ * Return: 0, or -EINVAL for a family the class does not take, a bad
+ * prefix (a vsock CID: 0 or 32), port range (port 0 only within 0-65535),
+ * non-zero reserved field or host bits beyond the prefix.
  */
 int cf_net_range_from_wire(struct capfence_net_range *r,
-			   const struct capfence_net_range *wire, bool le)
+			   const struct capfence_net_range *wire, bool le,
+			   u8 class_id)
 {
 	u8 alen, i;
 
@@ -158,9 +164,19 @@ int cf_net_range_from_wire(struct capfence_net_range *r,
 		r->port_min = le16_to_cpu((__force __le16)wire->port_min);
 		r->port_max = le16_to_cpu((__force __le16)wire->port_max);
 	}
-	if (r->family != 4 && r->family != 6)
+	if (cf_class(class_id)->family == CAPFENCE_FAMILY_VSOCK) {
+		/*
+		 * A CID names one peer: no prefixes between one and all, and
+		 * not VMADDR_CID_ANY, which only "any CID" admits (vsock.c).
+		 */
+		if (r->family != CAPFENCE_FAMILY_VSOCK ||
+		    (r->prefix_len && r->prefix_len != 32) ||
+		    (r->prefix_len && !~get_unaligned_be32(r->addr)))
+			return -EINVAL;
+	} else if (r->family != 4 && r->family != 6) {
 		return -EINVAL;
-	alen = r->family == 4 ? 4 : 16;
+	}
+	alen = r->family == 6 ? 16 : 4;
 	if (r->prefix_len > alen * 8 || r->reserved ||
 	    r->port_min > r->port_max)
 		return -EINVAL;

@@ -27,9 +27,9 @@ struct cf_rule {
 /* A target of an exercise decision. */
 struct cf_target {
 	u8 class_id;
-	u8 family;			/* 4 or 6 for net classes */
-	u16 port;
-	u8 addr[16];
+	u8 family;			/* 4, 6 or CAPFENCE_FAMILY_VSOCK */
+	u16 port;			/* vsock: 0 for a port above 65535 */
+	u8 addr[16];			/* vsock: CID, then the port (be32) */
 	const char *path;		/* fs classes */
 	size_t path_len;
 	const char *what;		/* refusals: the operation, e.g. "mount" */
@@ -42,7 +42,8 @@ bool cf_constraints_admit(const struct cf_constraint *c, u8 n,
 			  const struct cf_target *t);
 bool cf_rule_narrows(const struct cf_rule *old, const struct cf_rule *new);
 int cf_net_range_from_wire(struct capfence_net_range *r,
-			   const struct capfence_net_range *wire, bool le);
+			   const struct capfence_net_range *wire, bool le,
+			   u8 class_id);
 int cf_path_check(const char *path, size_t len);
 
 #endif /* _CAPFENCE_CONSTRAINT_H */

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Network mediation: net:connect and net:bind for AF_INET and AF_INET6
- * sockets on every path the stack offers, not only connect() and bind():
+ * sockets (AF_VSOCK connects and sends go to vsock.c) on every path the
+ * stack offers, not only connect() and bind():
  * sendmsg with an address (datagrams, TCP Fast Open, SCTP implicit
  * association), SCTP address lists, bind with any family value the stack
  * accepts, autobind at listen() and at a datagram socket's first send. Raw
@@ -40,6 +41,7 @@
 #include "decide.h"
 #include "net.h"
 #include "sock.h"
+#include "vsock.h"
 #include "compat.h"
 
 static bool cf_inet(const struct sock *sk)
@@ -257,7 +259,8 @@ static int cf_net_judge_local(struct cf_cred *e, struct sock *sk,
  * @len: its length
  *
  * AF_UNSPEC disconnects: nothing to judge. The unspecified address is
- * judged as the local addresses it reaches (cf_net_judge_peer()).
+ * judged as the local addresses it reaches (cf_net_judge_peer()). An
+ * AF_VSOCK socket is judged for vsock:connect (cf_vsock_connect()).
  *
  * Return: 0, -EACCES (audited) or -ENOMEM (the connect fails).
  */
@@ -267,6 +270,8 @@ int cf_net_connect(struct cf_cred *e, struct socket *sock,
 	struct cf_target t = { .class_id = CAPFENCE_CLASS_NET_CONNECT };
 	struct sock *sk = sock ? sock->sk : NULL;
 
+	if (sk && sk->sk_family == AF_VSOCK)
+		return cf_vsock_connect(e, sk, sa, len);
 	if (!cf_inet(sk))
 		return 0;
 	if (cf_net_addr(sk, sa, len, false, &t))
@@ -501,6 +506,7 @@ static int cf_net_refuse_net(struct cf_cred *e, const char *what)
  * while net:connect or net:bind is mediated (reason bypass, target
  * sendmmsg:named): such a batch cannot be judged per message. Batches of
  * messages without an address (a connected socket) are judged per message.
+ * An AF_VSOCK socket's send is cf_vsock_sendmsg()'s.
  *
  * Return: 0, -EACCES (audited) or -ENOMEM.
  */
@@ -512,6 +518,8 @@ int cf_net_sendmsg(struct cf_cred *e, struct socket *sock, struct msghdr *msg)
 	bool named;
 	int err;
 
+	if (sk && sk->sk_family == AF_VSOCK)
+		return cf_vsock_sendmsg(e, sk, msg);
 	if (!cf_inet(sk))
 		return 0;
 	named = msg->msg_name &&

@@ -500,7 +500,7 @@ static int cf_parse_rule(struct cf_epoch *e, const struct nlattr *nest,
 		if (type == CAPFENCE_RULE_A_NET) {
 			c->kind = CAPFENCE_CONSTRAINT_NET;
 			if (cf_net_range_from_wire(&c->net, nla_data(nla),
-						   false)) {
+						   false, class_id)) {
 				NL_SET_ERR_MSG_ATTR(extack, nla,
 						    "malformed or non-canonical network constraint");
 				return -EINVAL;

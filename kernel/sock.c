@@ -10,7 +10,10 @@
  * from a remembered listener inherits the listener's grants. Every packet
  * the stack queues to a remembered socket is checked too (cf_sock_rcv(),
  * softirq): once a grant behind the socket is invalid, nothing more is
- * delivered to it, whatever receive call is waiting.
+ * delivered to it, whatever receive call is waiting. vsock sockets
+ * (connected under vsock:connect, vsock.c) are rechecked on each send and
+ * receive call, but their transports queue data without that hook: a
+ * receive already waiting when the grant goes can still return data.
  *
  * Locking: an rhashtable keyed by the struct sock pointer. Entries are added
  * from the hooks (task context, or softirq for an accepted child), removed
@@ -32,11 +35,13 @@
 #include <net/ipv6.h>
 #include <net/sock.h>
 #include <net/tcp.h>
+#include <net/af_vsock.h>
 #include "cap.h"
 #include "constraint.h"
 #include "decide.h"
 #include "ptrtable.h"
 #include "sock.h"
+#include "compat.h"
 
 /* a socket admitted through more grants than this fails closed */
 #define CF_SOCK_GRANTS	8
@@ -144,6 +149,22 @@ void cf_sock_target_v6(struct cf_target *t, const struct in6_addr *a,
 }
 
 /**
+ * cf_sock_target_vsock() - a vsock CID and port as a target
+ * @t: filled with family, CID and port
+ * @cid: the CID
+ * @port: the port; one above 65535 is judged as port 0, which only a
+ *	  constraint for any port admits (the record names it whole)
+ */
+void cf_sock_target_vsock(struct cf_target *t, u32 cid, u32 port)
+{
+	t->family = CAPFENCE_FAMILY_VSOCK;
+	memset(t->addr, 0, sizeof(t->addr));
+	put_unaligned_be32(cid, t->addr);
+	put_unaligned_be32(port, t->addr + 4);
+	t->port = port <= U16_MAX ? port : 0;
+}
+
+/**
  * cf_sock_local() - the socket's local address with port @port
  * @sk: the socket (AF_INET or AF_INET6)
  * @port: the port (autobind: 0), host order
@@ -202,8 +223,12 @@ static void cf_sock_name(struct cf_target *t, const void *obj, char *buf)
 {
 	const struct sock *sk = obj;
 
+	/* a vsock socket is tracked for its connect only (vsock.c) */
+	if (sk->sk_family == AF_VSOCK)
+		cf_sock_target_vsock(t, vsock_sk(sk)->remote_addr.svm_cid,
+				     vsock_sk(sk)->remote_addr.svm_port);
 	/* an SCTP socket's peers live in its associations, not in the sock */
-	if (sk->sk_protocol == IPPROTO_SCTP)
+	else if (sk->sk_protocol == IPPROTO_SCTP)
 		t->what = "socket:sctp";
 	else if (t->class_id == CAPFENCE_CLASS_NET_CONNECT)
 		cf_sock_peer(sk, t);

@@ -20,6 +20,7 @@ void cf_sock_exit(void);
 void cf_sock_target_v4(struct cf_target *t, const void *addr, __be16 port);
 void cf_sock_target_v6(struct cf_target *t, const struct in6_addr *a,
 		       __be16 port);
+void cf_sock_target_vsock(struct cf_target *t, u32 cid, u32 port);
 void cf_sock_local(const struct sock *sk, u16 port, struct cf_target *t);
 int cf_sock_track(struct sock *sk, struct cf_grant *g);
 int cf_sock_revalidate(struct sock *sk);

@@ -69,7 +69,8 @@ enum cf_token_fault cf_token_decode(struct cf_token *t, const u8 *buf,
 				return CF_TOKEN_TRUNCATED;
 			memcpy(&wire, buf + off, sizeof(wire));
 			off += sizeof(wire);
-			if (cf_net_range_from_wire(&c->net, &wire, true))
+			if (cf_net_range_from_wire(&c->net, &wire, true,
+						   t->class_id))
 				return CF_TOKEN_NET;
 		} else {
 			if (off + 1 > len || off + 1 + buf[off] > len)

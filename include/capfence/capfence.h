@@ -71,7 +71,10 @@ unsigned int capfence_version_number(void);
 int capfence_class_from_name(const char *name);
 /* Name of a class id, or NULL if the id is not a known class. */
 const char *capfence_class_name(int class_id);
-/* True iff class_id is a known net:* class (constraints are CIDRs). */
+/*
+ * True iff class_id is a known class whose constraints are NET: the net:*
+ * classes (CIDRs) and vsock:* (CIDs, family CAPFENCE_FAMILY_VSOCK).
+ */
 bool capfence_class_is_net(int class_id);
 /* True iff class_id is a known class (1..CAPFENCE_CLASS_MAX). */
 bool capfence_class_valid(int class_id);
@@ -130,7 +133,9 @@ struct capfence_constraint {
 
 /*
  * Parse one constraint: "10.0.0.0/8", "10.1.2.3" (= /32), "10.0.0.0/8:443",
- * "10.0.0.0/8:1000-2000", "[::1]/128:80", "::1/128", "/srv/data".
+ * "10.0.0.0/8:1000-2000", "[::1]/128:80", "::1/128", "/srv/data"; a vsock
+ * CID with optional ports, "cid:2", "cid:2:1024-2048", "cid:any:52" (NET,
+ * family CAPFENCE_FAMILY_VSOCK, prefix 32, or 0 for any).
  * Rejects host bits, bad prefixes, port 0, reversed ranges, ports > 65535,
  * and non-normalized or over-long paths. -EINVAL on error.
  */

@@ -24,7 +24,8 @@ def key():
 def test_versions():
     assert cf.library_version() == "1.4.0"
     assert cf.__version__ == cf.library_version()
-    assert cf.CLASSES == ("net:connect", "net:bind", "fs:read", "fs:write")
+    assert cf.CLASSES == ("net:connect", "net:bind", "fs:read", "fs:write",
+                          "vsock:connect")
 
 
 def test_class_count_and_sizes_from_the_library():
@@ -39,7 +40,7 @@ def test_class_count_and_sizes_from_the_library():
     # an epoch round-trips through the library with the slots unused
     e = cf.Epoch.from_classes(5, {"fs:write"})
     assert e.rules == ["net:connect=deny", "net:bind=deny", "fs:read=deny",
-                       "fs:write=token"]
+                       "fs:write=token", "vsock:connect=deny"]
     assert all(r.kind == 0 and r.n == 0 and r.class_id == 0
                for r in e._s.rules[_lib.CLASS_MAX + 1:])
 
@@ -118,7 +119,7 @@ def test_epoch_rules():
     e = cf.Epoch(42, ["net:connect=token:127.0.0.0/8", "fs:write=open"])
     assert e.epoch_id == 42
     assert e.rules == ["net:connect=token:127.0.0.0/8", "net:bind=deny",
-                       "fs:read=deny", "fs:write=open"]
+                       "fs:read=deny", "fs:write=open", "vsock:connect=deny"]
     assert cf.Epoch.from_classes(7, {"fs:read"}).rules[2] == "fs:read=token"
     assert cf.Epoch.parse("epoch 9\nfs:read=open\n").epoch_id == 9
     with pytest.raises(ValueError, match="rule 2"):

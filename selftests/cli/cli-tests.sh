@@ -176,6 +176,15 @@ tg "mint --id decimal" 0 '"cap_id":"00000000000000ff"' "$CF" mint --key "$W/k1" 
 tg "mint: class and constraint kinds must agree" 2 "fs:read" "$CF" mint --key "$W/k1" --class fs:read --epoch 3 --constraint 10.0.0.0/8
 tg "mint: unreadable key file named" 1 "/nonexistent/key" "$CF" mint --key /nonexistent/key --class net:bind --epoch 3
 tg "mint: malformed key file" 1 "line 1" "$CF" mint --key "$W/kbad" --class net:bind --epoch 3
+tg "mint vsock:connect: a CID with a port range, any CID at one port" 0 \
+	'"constraint":\["cid:2:1024-2048","cid:any:52"\]' \
+	"$CF" mint --key "$W/k1" --class vsock:connect --epoch 3 --constraint cid:2:1024-2048,cid:any:52 --json
+tg "mint: vsock:connect takes CIDs, not CIDRs" 2 "net constraint in a vsock:connect token" \
+	"$CF" mint --key "$W/k1" --class vsock:connect --epoch 3 --constraint 10.0.0.0/8
+tg "mint: net:connect takes CIDRs, not CIDs" 2 "vsock constraint in a net:connect token" \
+	"$CF" mint --key "$W/k1" --class net:connect --epoch 3 --constraint cid:2
+tg "mint: bad CID named" 2 '"cid:x".*bad CID' \
+	"$CF" mint --key "$W/k1" --class vsock:connect --epoch 3 --constraint cid:x
 tg "inspect shows the fields" 0 "epoch_id    41" "$CF" inspect "$T41"
 t "inspect --json" 0 "$CF" inspect "$T41" --json
 json "inspect --json keys" version cap_id class epoch_id key_id flags constraint mac verified
@@ -242,6 +251,10 @@ tg "epoch show: inactive" 0 "# active no" "$CF" epoch show 43
 tg "epoch show output installs again" 0 "epoch 45 installed" sh -c \
 	"$CF epoch show 43 | sed 's/^epoch 43\$/epoch 45/' | $CF epoch install -f -"
 tg "epoch show 45 = 43" 0 "fs:read=token:/srv,/etc" "$CF" epoch show 45
+tg "epoch show: omitted vsock:connect is deny" 0 "^vsock:connect=deny" "$CF" epoch show 43
+tg "epoch install: vsock:connect by CID and port" 0 "epoch 46 installed" "$CF" epoch install 46 \
+	vsock:connect=token:cid:2:1024-2048,cid:1 net:connect=open
+tg "epoch show: vsock constraints" 0 "^vsock:connect=token:cid:2:1024-2048,cid:1 " "$CF" epoch show 46
 t "epoch show --json" 0 "$CF" epoch show 41 --json
 json "epoch show --json keys" epoch_id active rules class kind rule constraint fenced_at
 tg "epoch show unknown epoch" 1 "not installed" "$CF" epoch show 999

@@ -78,7 +78,7 @@ mutsrc "a Python epoch struct sized by the class count" python/capfence/_lib.py 
 	'_lib.py: EpochS.rules is not sized by CLASS_SLOTS'
 mutsrc "a class missing from the man page's Classes" docs/capfence.8 \
 	's/^\.BR fs:read " and " fs:write /.BR fs:read " and writes "/' \
-	"docs/capfence.8 (Classes) lists ['net:connect', 'net:bind', 'fs:read']"
+	"docs/capfence.8 (Classes) lists ['net:connect', 'net:bind', 'fs:read', 'vsock:connect']"
 mutsrc "a hook without its no-op twin" selftests/bench/noop-lsm.bpf.c \
 	's|SEC("lsm/cred_free")|SEC("lsm/cred_free_x")|' \
 	"selftests/bench/noop-lsm.bpf.c: missing ['cred_free'], extra ['cred_free_x']"

@@ -34,6 +34,13 @@ static const struct {
 	{ "/srv/.hidden", "/srv/.hidden" },
 	{ "/srv/..x/...", "/srv/..x/..." },
 	{ "/with space", "/with space" },
+	{ "cid:2", "cid:2" },
+	{ "cid:2:1024-2048", "cid:2:1024-2048" },
+	{ "cid:2:52-52", "cid:2:52" },
+	{ "cid:0", "cid:0" },
+	{ "cid:4294967294:1", "cid:4294967294:1" },
+	{ "cid:any", "cid:any" },
+	{ "cid:any:1-65535", "cid:any:1-65535" },
 };
 
 TEST(parse_good)
@@ -117,6 +124,15 @@ static const struct {
 	{ "/a,b", "',' in path" },
 	{ "/a\tb", "control character in path" },
 	{ "/a\x7f", "control character in path" },
+	{ "cid:", "bad CID" },
+	{ "cid:-1", "bad CID" },
+	{ "cid:02", "bad CID" },
+	{ "cid:2x", "bad CID" },
+	{ "cid:4294967295", "CID > 4294967294 (for any CID: cid:any)" },
+	{ "cid:2:0", "port 0" },
+	{ "cid:2:70000", "port > 65535" },
+	{ "cid:2:", "empty port after ':'" },
+	{ "cid:2:2-1", "port range reversed" },
 };
 
 TEST(parse_bad)
@@ -183,6 +199,14 @@ static const struct {
 	{ "/", "/srv", true },
 	{ "/", "/", true },
 	{ "/srv", "/", false },
+	{ "cid:any", "cid:2:52", true },
+	{ "cid:2", "cid:2:1024-2048", true },
+	{ "cid:2:1024-2048", "cid:2", false },
+	{ "cid:2:1024-2048", "cid:2:1500", true },
+	{ "cid:2", "cid:3", false },
+	{ "cid:2", "cid:any", false },
+	{ "cid:any", "0.0.0.0/0", false },
+	{ "0.0.0.0/0", "cid:0", false },
 };
 
 TEST(contains)
@@ -280,6 +304,28 @@ TEST(check_rejects_noncanonical_structs)
 	c.kind = 7;
 	EXPECT_EQ(-EINVAL, capfence_constraint_check(&c, err, sizeof(err)));
 	EXPECT_NE(NULL, strstr(err, "kind 7 unknown"));
+}
+
+/* A vsock constraint is one CID or all, never a CIDR or VMADDR_CID_ANY. */
+TEST(check_rejects_vsock_structs)
+{
+	char err[CAPFENCE_ERR_MAX];
+	struct capfence_constraint c;
+
+	ASSERT_EQ(0, capfence_constraint_parse("cid:2", &c, NULL, 0));
+	EXPECT_EQ(CAPFENCE_FAMILY_VSOCK, c.net.family);
+	EXPECT_EQ(32, c.net.prefix_len);
+	c.net.prefix_len = 24;
+	EXPECT_EQ(-EINVAL, capfence_constraint_check(&c, err, sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, "prefix length 24 (expected 32, or 0"));
+	c.net.prefix_len = 32;
+	memset(c.net.addr, 0xff, 4);
+	EXPECT_EQ(-EINVAL, capfence_constraint_check(&c, err, sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, "CID 4294967295"));
+	memset(c.net.addr, 0, 4);
+	c.net.addr[4] = 1;
+	EXPECT_EQ(-EINVAL, capfence_constraint_check(&c, err, sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, "CID with non-zero bytes 4..15"));
 }
 
 TEST_HARNESS_MAIN

@@ -22,6 +22,8 @@ static const struct {
 	  "net:bind=token:0.0.0.0/0:8080-8090,::/0" },
 	{ "fs:write=token:/srv,/tmp", "fs:write=token:/srv,/tmp" },
 	{ "fs:read=token:/", "fs:read=token:/" },
+	{ "vsock:connect=token:cid:2:1024-2048,cid:any:52",
+	  "vsock:connect=token:cid:2:1024-2048,cid:any:52" },
 	{ "net:connect=token:10.0.0.0/8,10.1.0.0/16,10.2.0.0/16,10.3.0.0/16,"
 	  "10.4.0.0/16,10.5.0.0/16,10.6.0.0/16,10.7.0.0/16",
 	  "net:connect=token:10.0.0.0/8,10.1.0.0/16,10.2.0.0/16,10.3.0.0/16,"
@@ -75,6 +77,13 @@ static const struct {
 	{ "net:bind=token:10.0.0.0/8,/srv", "net:bind takes CIDR constraints, not \"/srv\"" },
 	{ "fs:read=token:10.0.0.0/8", "fs:read takes path constraints, not \"10.0.0.0/8\"" },
 	{ "fs:write=token:/srv,::1", "fs:write takes path constraints, not \"::1\"" },
+	{ "vsock:connect=token:10.0.0.0/8",
+	  "vsock:connect takes CID constraints, not \"10.0.0.0/8\"" },
+	{ "vsock:connect=token:/srv", "vsock:connect takes CID constraints, not \"/srv\"" },
+	{ "net:connect=token:cid:2", "net:connect takes CIDR constraints, not \"cid:2\"" },
+	{ "fs:read=token:cid:2", "fs:read takes path constraints, not \"cid:2\"" },
+	{ "vsock:connect=token:cid:2:52,cid:2:52-52",
+	  "vsock:connect: duplicate constraint \"cid:2:52-52\"" },
 	{ "fs:read=token:srv", "bad constraint \"srv\"" },
 	{ "fs:read=token:/srv/", "bad constraint \"/srv/\": trailing '/'" },
 	{ "net:connect=token:10.0.0.1/8", "host bits set (did you mean 10.0.0.0/8?)" },
@@ -345,6 +354,8 @@ TEST(classes_and_reasons)
 	EXPECT_EQ(CAPFENCE_CLASS_NET_BIND, capfence_class_from_name("net:bind"));
 	EXPECT_EQ(CAPFENCE_CLASS_FS_READ, capfence_class_from_name("fs:read"));
 	EXPECT_EQ(CAPFENCE_CLASS_FS_WRITE, capfence_class_from_name("fs:write"));
+	EXPECT_EQ(CAPFENCE_CLASS_VSOCK_CONNECT,
+		  capfence_class_from_name("vsock:connect"));
 	EXPECT_EQ(-EINVAL, capfence_class_from_name("net:listen"));
 	EXPECT_EQ(-EINVAL, capfence_class_from_name(""));
 	EXPECT_EQ(-EINVAL, capfence_class_from_name(NULL));
@@ -354,6 +365,8 @@ TEST(classes_and_reasons)
 	EXPECT_TRUE(capfence_class_is_net(CAPFENCE_CLASS_NET_CONNECT));
 	EXPECT_TRUE(capfence_class_is_net(CAPFENCE_CLASS_NET_BIND));
 	EXPECT_FALSE(capfence_class_is_net(CAPFENCE_CLASS_FS_READ));
+	/* net constraints, of the vsock family */
+	EXPECT_TRUE(capfence_class_is_net(CAPFENCE_CLASS_VSOCK_CONNECT));
 	EXPECT_FALSE(capfence_class_is_net(0));
 	EXPECT_FALSE(capfence_class_is_net(-1));
 

@@ -25,7 +25,7 @@ import sys
 # top to bottom; a file not listed here is an error (place it)
 LAYERS = [
     ("control", ["main", "netlink", "hooks"]),
-    ("edges", ["kfunc", "net", "fspath", "fsmemo", "file", "sock", "borrow"]),
+    ("edges", ["kfunc", "net", "vsock", "fspath", "fsmemo", "file", "sock", "borrow"]),
     ("decisions", ["decide"]),
     ("state", ["cred", "audit", "sandbox", "cap", "epoch", "seccomp", "key",
                "fleet", "fence"]),
@@ -37,7 +37,7 @@ PEERS = {
     ("main", "netlink"), ("main", "hooks"), ("netlink", "hooks"),
     ("kfunc", "net"), ("kfunc", "fspath"), ("kfunc", "fsmemo"),
     ("kfunc", "file"), ("kfunc", "sock"), ("kfunc", "borrow"),
-    ("net", "sock"), ("fspath", "fsmemo"), ("fspath", "file"),
+    ("net", "vsock"), ("net", "sock"), ("vsock", "sock"), ("fspath", "fsmemo"), ("fspath", "file"),
     ("cred", "sandbox"), ("cred", "cap"), ("cred", "epoch"),
     ("cred", "seccomp"), ("cred", "fence"), ("cred", "fleet"),
     ("cred", "audit"),

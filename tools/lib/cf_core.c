@@ -65,11 +65,14 @@ static const struct {
 	const char *name;
 	bool net;
 	const char *const *syscalls;
+	uint8_t family;		/* net: CAPFENCE_FAMILY_VSOCK, or 0 for 4 and 6 */
 } classes[] = {
 	[CAPFENCE_CLASS_NET_CONNECT]	= { "net:connect", true, sys_net_connect },
 	[CAPFENCE_CLASS_NET_BIND]	= { "net:bind", true, sys_net_bind },
 	[CAPFENCE_CLASS_FS_READ]	= { "fs:read", false, sys_fs_read },
 	[CAPFENCE_CLASS_FS_WRITE]	= { "fs:write", false, sys_fs_write },
+	[CAPFENCE_CLASS_VSOCK_CONNECT]	= { "vsock:connect", true, sys_net_connect,
+					    CAPFENCE_FAMILY_VSOCK },
 };
 
 _Static_assert(sizeof(classes) / sizeof(classes[0]) == CAPFENCE_CLASS_MAX + 1,
@@ -160,6 +163,21 @@ bool capfence_class_is_net(int class_id)
 	return capfence_class_valid(class_id) && classes[class_id].net;
 }
 
+const char *capfence__class_misfit(int class_id,
+				   const struct capfence_constraint *c)
+{
+	bool vsock = capfence_class_valid(class_id) &&
+		     classes[class_id].family == CAPFENCE_FAMILY_VSOCK;
+
+	if (capfence_class_is_net(class_id) != (c->kind == CAPFENCE_CONSTRAINT_NET))
+		return capfence_class_is_net(class_id) ?
+		       (vsock ? "CID" : "CIDR") : "path";
+	if (c->kind == CAPFENCE_CONSTRAINT_NET &&
+	    vsock != (c->net.family == CAPFENCE_FAMILY_VSOCK))
+		return vsock ? "CID" : "CIDR";
+	return NULL;
+}
+
 /* ---- reasons ------------------------------------------------------------- */
 
 static const struct {
@@ -232,7 +250,8 @@ int capfence_reason_exit(int reason)
 
 static unsigned int family_bits(int family)
 {
-	return family == 4 ? 32 : family == 6 ? 128 : 0;
+	return family == 4 || family == CAPFENCE_FAMILY_VSOCK ? 32 :
+	       family == 6 ? 128 : 0;
 }
 
 /* True iff the first plen bits of a and b agree. */
@@ -387,6 +406,49 @@ static int parse_ports(const char *s, struct capfence_net_range *nr,
 	return 0;
 }
 
+/*
+ * "cid:C", "cid:C:PORT", "cid:C:N-M", C a decimal CID or "any" (prefix 0).
+ * VMADDR_CID_ANY (4294967295) is not a CID a peer has: "cid:any" says it.
+ */
+static int parse_vsock(const char *s, struct capfence_constraint *c,
+		       char *err, size_t errlen)
+{
+	struct capfence_net_range *nr = &c->net;
+	const char *p = s + 4, *why = NULL;
+	size_t clen = strcspn(p, ":");
+	unsigned long cid = 0;
+	uint32_t be;
+	int ret;
+
+	memset(nr, 0, sizeof(*nr));
+	nr->family = CAPFENCE_FAMILY_VSOCK;
+	nr->port_max = 65535;
+	if (clen == 3 && !memcmp(p, "any", 3)) {
+		nr->prefix_len = 0;
+	} else {
+		ret = parse_dec(p, clen, 0xfffffffeUL, &cid);
+		if (ret == -ERANGE) {
+			why = "CID > 4294967294 (for any CID: cid:any)";
+			goto bad;
+		}
+		if (ret) {
+			why = "bad CID (expected a decimal number or any)";
+			goto bad;
+		}
+		nr->prefix_len = 32;
+		be = htonl((uint32_t)cid);
+		memcpy(nr->addr, &be, 4);
+	}
+	p += clen;
+	if (*p == ':' && parse_ports(p + 1, nr, &why))
+		goto bad;
+	c->kind = CAPFENCE_CONSTRAINT_NET;
+	return 0;
+bad:
+	capfence__seterr(err, errlen, "bad constraint \"" ECHO_FMT "\": %s", ECHO(s), why);
+	return -EINVAL;
+}
+
 static int parse_net(const char *s, struct capfence_constraint *c,
 		     char *err, size_t errlen)
 {
@@ -495,6 +557,8 @@ int capfence_constraint_parse(const char *s, struct capfence_constraint *c,
 		capfence__seterr(err, errlen, "empty constraint");
 		return -EINVAL;
 	}
+	if (!strncmp(s, "cid:", 4))
+		return parse_vsock(s, c, err, errlen);
 	if (s[0] != '/')
 		return parse_net(s, c, err, errlen);
 	len = strlen(s);
@@ -522,17 +586,28 @@ int capfence_constraint_format(const struct capfence_constraint *c, char *buf, s
 		n = snprintf(buf, len, "%.*s", (int)c->path.len, c->path.s);
 	} else if (c->kind == CAPFENCE_CONSTRAINT_NET) {
 		nr = &c->net;
-		if (nr->family != 4 && nr->family != 6)
+		if (nr->family == CAPFENCE_FAMILY_VSOCK) {
+			uint32_t be;
+
+			memcpy(&be, nr->addr, 4);
+			if (nr->prefix_len)
+				snprintf(a, sizeof(a), "%u", ntohl(be));
+			else
+				snprintf(a, sizeof(a), "any");
+		} else if (nr->family != 4 && nr->family != 6) {
 			return -EINVAL;
-		if (!inet_ntop(nr->family == 4 ? AF_INET : AF_INET6, nr->addr,
-			       a, sizeof(a)))
+		} else if (!inet_ntop(nr->family == 4 ? AF_INET : AF_INET6,
+				      nr->addr, a, sizeof(a))) {
 			return -EINVAL;
+		}
 		if (nr->port_min == nr->port_max)
 			snprintf(ports, sizeof(ports), ":%u", nr->port_min);
 		else if (nr->port_min != 0 || nr->port_max != 65535)
 			snprintf(ports, sizeof(ports), ":%u-%u",
 				 nr->port_min, nr->port_max);
-		if (nr->family == 6 && ports[0])
+		if (nr->family == CAPFENCE_FAMILY_VSOCK)
+			n = snprintf(buf, len, "cid:%s%s", a, ports);
+		else if (nr->family == 6 && ports[0])
 			n = snprintf(buf, len, "[%s]/%u%s", a, nr->prefix_len,
 				     ports);
 		else
@@ -558,7 +633,21 @@ int capfence_constraint_check(const struct capfence_constraint *c, char *err,
 		bits = family_bits(nr->family);
 		if (!bits) {
 			capfence__seterr(err, errlen, "net constraint: address family %u "
-			       "(expected 4 or 6)", nr->family);
+			       "(expected 4, 6 or %u)", nr->family,
+			       CAPFENCE_FAMILY_VSOCK);
+			return -EINVAL;
+		}
+		if (nr->family == CAPFENCE_FAMILY_VSOCK &&
+		    nr->prefix_len && nr->prefix_len != 32) {
+			capfence__seterr(err, errlen, "vsock constraint: prefix "
+			       "length %u (expected 32, or 0 for any CID)",
+			       nr->prefix_len);
+			return -EINVAL;
+		}
+		if (nr->family == CAPFENCE_FAMILY_VSOCK && nr->prefix_len &&
+		    !memcmp(nr->addr, "\xff\xff\xff\xff", 4)) {
+			capfence__seterr(err, errlen, "vsock constraint: CID "
+			       "4294967295 (VMADDR_CID_ANY; any CID is prefix 0)");
 			return -EINVAL;
 		}
 		if (nr->prefix_len > bits) {
@@ -571,9 +660,10 @@ int capfence_constraint_check(const struct capfence_constraint *c, char *err,
 			       "not zero");
 			return -EINVAL;
 		}
-		if (nr->family == 4 && host_bits_set(nr->addr, 32, 128)) {
-			capfence__seterr(err, errlen, "net constraint: IPv4 address with "
-			       "non-zero bytes 4..15");
+		if (nr->family != 6 && host_bits_set(nr->addr, 32, 128)) {
+			capfence__seterr(err, errlen, "net constraint: %s with "
+			       "non-zero bytes 4..15", nr->family == 4 ?
+			       "IPv4 address" : "CID");
 			return -EINVAL;
 		}
 		if (host_bits_set(nr->addr, nr->prefix_len, bits)) {
@@ -702,8 +792,7 @@ bool capfence_constraints_contained(const struct capfence_constraint *outer, siz
 int capfence_rule_parse(const char *s, struct capfence_rule *r, char *err, size_t errlen)
 {
 	char cname[32], cbuf[CAPFENCE_CONSTRAINT_TEXT_MAX + 64];
-	const char *eq, *kind, *list;
-	bool net;
+	const char *eq, *kind, *list, *misfit;
 	int cls;
 
 	if (!r)
@@ -731,7 +820,6 @@ int capfence_rule_parse(const char *s, struct capfence_rule *r, char *err, size_
 		return -EINVAL;
 	}
 	r->class_id = (uint8_t)cls;
-	net = capfence_class_is_net(cls);
 	kind = eq + 1;
 	if (!strcmp(kind, "open")) {
 		r->kind = CAPFENCE_RULE_OPEN;
@@ -785,10 +873,10 @@ int capfence_rule_parse(const char *s, struct capfence_rule *r, char *err, size_
 		c = &r->constraints[r->n];
 		if (capfence_constraint_parse(cbuf, c, err, errlen))
 			return -EINVAL;
-		if (net != (c->kind == CAPFENCE_CONSTRAINT_NET)) {
+		misfit = capfence__class_misfit(cls, c);
+		if (misfit) {
 			capfence__seterr(err, errlen, "%s takes %s constraints, not "
-			       "\"" ECHO_FMT "\"", cname,
-			       net ? "CIDR" : "path", ECHO(cbuf));
+			       "\"" ECHO_FMT "\"", cname, misfit, ECHO(cbuf));
 			return -EINVAL;
 		}
 		for (i = 0; i < r->n; i++) {

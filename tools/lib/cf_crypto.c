@@ -433,7 +433,6 @@ static int encode_body(const struct capfence_token *t, uint8_t *buf, size_t len)
 int capfence_token_check(const struct capfence_token *t, char *err, size_t errlen)
 {
 	char msg[CAPFENCE_ERR_MAX];
-	bool net;
 	int i;
 
 	if (t->version != CAPFENCE_TOKEN_VERSION) {
@@ -467,7 +466,6 @@ int capfence_token_check(const struct capfence_token *t, char *err, size_t errle
 		       CAPFENCE_MAX_CONSTRAINTS);
 		return -EBADMSG;
 	}
-	net = capfence_class_is_net(t->class_id);
 	for (i = 0; i < t->n; i++) {
 		const struct capfence_constraint *c = &t->constraints[i];
 
@@ -477,10 +475,12 @@ int capfence_token_check(const struct capfence_token *t, char *err, size_t errle
 			       i + 1, c->kind);
 			return -EBADMSG;
 		}
-		if (net != (c->kind == CAPFENCE_CONSTRAINT_NET)) {
+		if (capfence__class_misfit(t->class_id, c)) {
 			capfence__seterr(err, errlen, "constraint %d: %s constraint in "
 			       "a %s token", i + 1,
-			       net ? "path" : "net", capfence_class_name(t->class_id));
+			       c->kind == CAPFENCE_CONSTRAINT_PATH ? "path" :
+			       c->net.family == CAPFENCE_FAMILY_VSOCK ? "vsock" : "net",
+			       capfence_class_name(t->class_id));
 			return -EBADMSG;
 		}
 		if (capfence_constraint_check(c, msg, sizeof(msg))) {

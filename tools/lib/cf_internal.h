@@ -26,6 +26,12 @@ void capfence__mac_body(const struct capfence_key *k, const uint8_t *body, size_
 enum capfence_reason capfence__decide_authentic(const struct capfence_token *t,
 					 const struct capfence_epoch *receiver);
 
+/*
+ * Why constraint c does not fit class class_id: the kind of constraint the
+ * class takes ("CIDR", "CID" or "path"), or NULL when it fits.
+ */
+const char *capfence__class_misfit(int class_id,
+				   const struct capfence_constraint *c);
 /* The system calls that exercise a class (NULL-terminated; empty for none). */
 const char *const *capfence__class_syscalls(int class_id);
 /* capfence_epoch_format() of classes 1..max_class only (the 1.3 wrapper's). */

@@ -24,6 +24,9 @@ enum capfence_class {
 	CAPFENCE_CLASS_NET_BIND,	/* "net:bind", socket_bind */
 	CAPFENCE_CLASS_FS_READ,		/* "fs:read", file_open for reading */
 	CAPFENCE_CLASS_FS_WRITE,	/* "fs:write", file_open for writing */
+	CAPFENCE_CLASS_VSOCK_CONNECT,	/* "vsock:connect", socket_connect on
+					 * AF_VSOCK
+					 */
 	__CAPFENCE_CLASS_MAX
 };
 
@@ -81,6 +84,10 @@ enum capfence_reason {
  * (0-65535 when no port was given; port 0 appears only in that range);
  * host bits of addr must be zero. An IPv4-mapped IPv6 target
  * (::ffff:a.b.c.d) is judged as the IPv4 address it reaches.
+ * A vsock constraint (vsock:* classes) is a net constraint of family
+ * CAPFENCE_FAMILY_VSOCK: the CID in addr[0..3] (network order), prefix_len
+ * 32 for that CID (never 4294967295, VMADDR_CID_ANY) or 0 for any CID; a
+ * peer port above 65535 is admitted only by the range 0-65535 (any port).
  * A path constraint is an absolute, normalized path prefix matched on
  * component boundaries ("/srv" admits "/srv" and "/srv/x", not "/srvx");
  * it contains no control bytes and no ','.
@@ -91,9 +98,11 @@ enum capfence_constraint_kind {
 	CAPFENCE_CONSTRAINT_PATH,
 };
 
+#define CAPFENCE_FAMILY_VSOCK		40	/* AF_VSOCK */
+
 struct capfence_net_range {
-	__u8	family;		/* 4 or 6 */
-	__u8	prefix_len;	/* 0..32 or 0..128 */
+	__u8	family;		/* 4, 6 or CAPFENCE_FAMILY_VSOCK */
+	__u8	prefix_len;	/* 0..32 or 0..128; vsock: 0 or 32 */
 	__u16	port_min;	/* little-endian in tokens, host order in netlink */
 	__u16	port_max;
 	__u16	reserved;	/* must be zero */
@@ -116,8 +125,9 @@ struct capfence_net_range {
  *   __u8 mac[32]                        HMAC-SHA256(key[key_id], bytes above)
  *
  * Text form: "cf1_" followed by the whole encoding (MAC included) in
- * base64url without padding. Constraints are all NET (net:* classes) or
- * all PATH (fs:* classes); decoders reject anything else, trailing bytes,
+ * base64url without padding. Constraints are all NET (net:* classes, of
+ * family 4 or 6; vsock:* classes, of family CAPFENCE_FAMILY_VSOCK) or all
+ * PATH (fs:* classes); decoders reject anything else, trailing bytes,
  * non-zero reserved fields and non-canonical CIDRs.
  */
 #define CAPFENCE_TOKEN_VERSION		1
