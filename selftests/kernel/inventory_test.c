@@ -787,8 +787,13 @@ TEST_F(proto, every_family_is_mediated_or_refused)
 		 * a vsock socket is made as for an unbound task whatever the
 		 * net classes say; its peers are vsock:connect's (vsock_test)
 		 */
-		if (r->out == P_VSOCK)
-			r->out = P_ALLOWED;
+		if (r->out == P_VSOCK) {
+			struct prow v = *r;
+
+			v.out = P_ALLOWED;
+			offered += check_row(_metadata, self, &v, 0);
+			continue;
+		}
 		offered += check_row(_metadata, self, r, 0);
 	}
 	for (nr = 0; nr < PROTO_AF_MAX; nr++) {
