@@ -349,3 +349,10 @@ int BPF_PROG(noop_file_mprotect, struct vm_area_struct *vma,
 {
 	return noop_verdict(ret);
 }
+
+SEC("lsm/bprm_creds_from_file")
+int BPF_PROG(noop_bprm_creds_from_file, struct linux_binprm *bprm,
+	     struct file *file, int ret)
+{
+	return noop_verdict(ret);
+}
