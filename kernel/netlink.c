@@ -14,7 +14,9 @@
  *
  * Every command is validated strictly (resv_start_op 0): unknown
  * attributes, trailing bytes and a non-zero reserved header field are
- * refused with EINVAL. No attribute is repeated at the top level: lists are
+ * refused with EINVAL, and so is an attribute of the family that the
+ * command does not take (cf_takes, checked in pre_doit and at the start of
+ * the epoch dump). No attribute is repeated at the top level: lists are
  * nested arrays (WireGuard style: a member's type is its index, ignored on
  * input). The policy checks an array of nests member by member
  * (NLA_POLICY_NESTED_ARRAY); the members of an array of scalars, which a
@@ -104,6 +106,71 @@ static const struct nla_policy cf_policy[CAPFENCE_A_MAX + 1] = {
 	/* sizes are checked by cf_seccomp_parse(), with their own errors */
 	[CAPFENCE_A_SECCOMP_PROG] = { .type = NLA_BINARY },
 };
+
+/*
+ * What each command takes: the request attributes of its operation in
+ * docs/netlink/capfence.yaml (make spec-check holds the two together). The
+ * family policy checks every attribute's form; cf_nl_pre_doit() refuses
+ * one the command does not take, which it would otherwise ignore (a
+ * "dry-run" revoke would revoke). EPOCH_GET's dump takes none.
+ */
+#define CF_T(a)	BIT_ULL(CAPFENCE_A_##a)
+static const u64 cf_takes[CAPFENCE_CMD_MAX + 1] = {
+	[CAPFENCE_CMD_STATUS_GET] = 0,
+	[CAPFENCE_CMD_HOOKS_ATTACH] = CF_T(LINK_FDS),
+	[CAPFENCE_CMD_HOOKS_DETACH] = 0,
+	[CAPFENCE_CMD_KEY_INSTALL] = CF_T(KEY_ID) | CF_T(KEY) | CF_T(FLEET_REV),
+	[CAPFENCE_CMD_KEY_REMOVE] = CF_T(KEY_ID) | CF_T(FLEET_REV),
+	[CAPFENCE_CMD_EPOCH_INSTALL] = CF_T(EPOCH_ID) | CF_T(RULES) |
+				       CF_T(FLEET_REV) | CF_T(SECCOMP_PROG),
+	[CAPFENCE_CMD_EPOCH_ACTIVATE] = CF_T(EPOCH_ID) | CF_T(FLEET_REV),
+	[CAPFENCE_CMD_EPOCH_GET] = CF_T(EPOCH_ID),
+	[CAPFENCE_CMD_EXEC_SET] = CF_T(EPOCH_ID) | CF_T(TOKENS),
+	[CAPFENCE_CMD_DELEGATE] = CF_T(TOKEN) | CF_T(PID) | CF_T(FROM_PID) |
+				  CF_T(DRY_RUN),
+	[CAPFENCE_CMD_REVOKE] = CF_T(CAP_ID) | CF_T(FLEET_REV),
+	[CAPFENCE_CMD_TASK_GET] = CF_T(PID),
+	[CAPFENCE_CMD_FLEET_SET] = CF_T(FLEET_REV) | CF_T(FLEET),
+};
+
+/* the refusal of each attribute the policy accepts, naming it */
+#define CF_NOT_TAKEN(a, ...) \
+	[CAPFENCE_A_##a] = "CAPFENCE_A_" #a \
+			   " is not an attribute of this command" __VA_ARGS__
+static const char *const cf_not_taken[CAPFENCE_A_MAX + 1] = {
+	CF_NOT_TAKEN(KEY_ID), CF_NOT_TAKEN(KEY), CF_NOT_TAKEN(EPOCH_ID),
+	/* ABI 1's exec-set repeated it */
+	CF_NOT_TAKEN(TOKEN, " (exec tokens go in CAPFENCE_A_TOKENS)"),
+	CF_NOT_TAKEN(PID), CF_NOT_TAKEN(FROM_PID), CF_NOT_TAKEN(DRY_RUN),
+	CF_NOT_TAKEN(CAP_ID), CF_NOT_TAKEN(FLEET_REV), CF_NOT_TAKEN(FLEET),
+	CF_NOT_TAKEN(LINK_FDS), CF_NOT_TAKEN(RULES), CF_NOT_TAKEN(TOKENS),
+	CF_NOT_TAKEN(SECCOMP_PROG),
+};
+
+/*
+ * Refuse the first attribute of @attrs that command @cmd does not take:
+ * EINVAL, the extack names it (message and offset). @attrs holds
+ * CAPFENCE_A_MAX + 1 entries, already checked by the policy.
+ */
+static int cf_nl_takes(u8 cmd, struct nlattr **attrs,
+		       struct netlink_ext_ack *extack)
+{
+	u64 takes = cmd <= CAPFENCE_CMD_MAX ? cf_takes[cmd] : 0;
+	int a;
+
+	BUILD_BUG_ON(CAPFENCE_A_MAX >= 64);
+	for (a = 1; a <= CAPFENCE_A_MAX; a++) {
+		if (!attrs[a] || (takes & BIT_ULL(a)))
+			continue;
+		/* the message is a static string: set it as the policy does */
+		if (extack)
+			extack->_msg = cf_not_taken[a] ?:
+				"attribute not taken by this command";
+		NL_SET_BAD_ATTR(extack, attrs[a]);
+		return -EINVAL;
+	}
+	return 0;
+}
 
 static const struct genl_multicast_group cf_mcgrps[] = {
 	/* events name tasks, capabilities and epochs: privileged listeners only */
@@ -740,9 +807,22 @@ static int cf_nl_epoch_get(struct sk_buff *skb, struct genl_info *info)
  */
 static int cf_nl_epoch_dump_start(struct netlink_callback *cb)
 {
+	const struct nlattr *nla = nlmsg_attrdata(cb->nlh, GENL_HDRLEN);
 	u64 own;
 	int err;
 
+	/* the dump takes no attribute (the policy checked their form) */
+	if (nlmsg_attrlen(cb->nlh, GENL_HDRLEN) > 0) {
+		int type = nla_type(nla);
+
+		if (cb->extack)
+			cb->extack->_msg = type <= CAPFENCE_A_MAX &&
+					   cf_not_taken[type] ?
+				cf_not_taken[type] :
+				"a dump of epochs takes no attribute";
+		NL_SET_BAD_ATTR(cb->extack, nla);
+		return -EINVAL;
+	}
 	err = cf_nl_epoch_scope(cb->skb, &own, cb->extack);
 	if (err)
 		return err;
@@ -894,12 +974,6 @@ static int cf_nl_exec_set(struct sk_buff *skb, struct genl_info *info)
 
 	if (GENL_REQ_ATTR_CHECK(info, CAPFENCE_A_EPOCH_ID))
 		return -EINVAL;
-	/* ABI 1 repeated CAPFENCE_A_TOKEN here: refuse it, never ignore it */
-	if (info->attrs[CAPFENCE_A_TOKEN]) {
-		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[CAPFENCE_A_TOKEN],
-				    "exec tokens go in CAPFENCE_A_TOKENS");
-		return -EINVAL;
-	}
 	if (arr) {
 		err = cf_scalar_array(arr, CAPFENCE_TOKEN_MAX_LEN, false,
 				      CAPFENCE_MAX_TOKENS, info->extack);
@@ -1153,6 +1227,10 @@ static int cf_nl_task_get(struct sk_buff *skb, struct genl_info *info)
 static int cf_nl_pre_doit(const struct cf_genl_pre_ops *ops,
 			  struct sk_buff *skb, struct genl_info *info)
 {
+	int err = cf_nl_takes(ops->cmd, info->attrs, info->extack);
+
+	if (err)
+		return err;
 	if (!(ops->internal_flags & CF_NL_ADMIN))
 		return 0;
 	if (!netlink_capable(skb, CAP_MAC_ADMIN)) {
