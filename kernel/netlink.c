@@ -9,8 +9,9 @@
  * opener too when the message is written without a destination address)
  * and an unbound caller; a bound task can use no mutating operation.
  * EPOCH_GET and its dump show an unbound admin every epoch, a bound task
- * its own, anyone else nothing (EPERM); TASK_GET of another task needs
- * CAP_MAC_ADMIN.
+ * its own, anyone else nothing (EPERM); STATUS_GET likewise shows the
+ * host's values to an unbound admin only, a bound task its own epoch and
+ * sandbox (cf_nl_scope()); TASK_GET of another task needs CAP_MAC_ADMIN.
  *
  * Every command is validated strictly (resv_start_op 0): unknown
  * attributes, trailing bytes and a non-zero reserved header field are
@@ -298,27 +299,74 @@ static int cf_put_stats(struct sk_buff *skb)
 	return 0;
 }
 
-static int cf_nl_status(struct sk_buff *skb, struct genl_info *info)
+/*
+ * Who may read what (STATUS_GET, EPOCH_GET): a bound task its own epoch
+ * (*@own is its id, and *@sb its sandbox when @sb is given: caller holds
+ * RCU), an unbound task with CAP_MAC_ADMIN in the initial user namespace
+ * the host's (*@own is 0), anyone else nothing (-EPERM): epochs name other
+ * tenants' paths and networks, the host's counters and fence follow their
+ * work.
+ */
+static int cf_nl_scope(struct sk_buff *skb, u64 *own, struct cf_sandbox **sb)
 {
-	struct sk_buff *msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	void *hdr;
+	struct cf_cred *c = cf_cred_lookup(current_cred());
 
-	if (!msg)
-		return -ENOMEM;
-	hdr = cf_put_hdr(msg, info, CAPFENCE_CMD_STATUS_GET);
-	if (!hdr ||
-	    nla_put_string(msg, CAPFENCE_A_VERSION, CAPFENCE_VERSION) ||
+	*own = c && c->epoch ? c->epoch->id : 0;
+	if (sb)
+		*sb = *own ? READ_ONCE(c->sb) : NULL;
+	if (*own || netlink_capable(skb, CAP_MAC_ADMIN))
+		return 0;
+	return -EPERM;
+}
+
+/*
+ * A bound caller's status: the module, its epoch and its sandbox (the
+ * counters of its sandbox, as TASK_GET of itself has them); the host's
+ * fence, epochs, fleet and counters are an admin's. Caller holds RCU.
+ */
+static int cf_status_fill(struct sk_buff *msg, u64 own,
+			  const struct cf_sandbox *sb)
+{
+	if (nla_put_string(msg, CAPFENCE_A_VERSION, CAPFENCE_VERSION) ||
 	    nla_put_u32(msg, CAPFENCE_A_ABI, CAPFENCE_GENL_VERSION) ||
-	    nla_put_u8(msg, CAPFENCE_A_HOOKS_ATTACHED, cf_hooks_attached()) ||
-	    cf_put_u64(msg, CAPFENCE_A_FENCE, cf_fence_value()) ||
+	    nla_put_u8(msg, CAPFENCE_A_HOOKS_ATTACHED, cf_hooks_attached()))
+		return -EMSGSIZE;
+	if (own)
+		return cf_put_u64(msg, CAPFENCE_A_EPOCH_ID, own) ||
+		       (sb && cf_put_sandbox(msg, sb)) ? -EMSGSIZE : 0;
+	if (cf_put_u64(msg, CAPFENCE_A_FENCE, cf_fence_value()) ||
 	    cf_put_u64(msg, CAPFENCE_A_MAX_EPOCH_ID, cf_epoch_max_id()) ||
 	    cf_put_u64(msg, CAPFENCE_A_ACTIVE_EPOCH_ID, cf_epoch_active_id()) ||
 	    cf_put_u64(msg, CAPFENCE_A_GENERATION, cf_generation()) ||
 	    cf_put_fleet(msg) ||
 	    cf_put_stats(msg) ||
-	    cf_put_sandbox(msg, NULL)) {
-		nlmsg_free(msg);
+	    cf_put_sandbox(msg, NULL))
 		return -EMSGSIZE;
+	return 0;
+}
+
+static int cf_nl_status(struct sk_buff *skb, struct genl_info *info)
+{
+	struct sk_buff *msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	struct cf_sandbox *sb;
+	void *hdr;
+	u64 own;
+	int err;
+
+	if (!msg)
+		return -ENOMEM;
+	hdr = cf_put_hdr(msg, info, CAPFENCE_CMD_STATUS_GET);
+	rcu_read_lock();
+	err = cf_nl_scope(skb, &own, &sb);
+	if (!err)
+		err = hdr ? cf_status_fill(msg, own, sb) : -EMSGSIZE;
+	rcu_read_unlock();
+	if (err) {
+		if (err == -EPERM)
+			NL_SET_ERR_MSG_MOD(info->extack,
+					   "CAP_MAC_ADMIN in the initial user namespace is needed to read the status of the host");
+		nlmsg_free(msg);
+		return err;
 	}
 	genlmsg_end(msg, hdr);
 	return genlmsg_reply(msg, info);
@@ -739,26 +787,19 @@ static size_t cf_epoch_msg_max(void)
 	       nla_total_size(0) + CAPFENCE_CLASS_MAX * rule;
 }
 
-/*
- * Which epochs the sender of @skb may read: a bound task its own (*@own is
- * its id), an unbound task with CAP_MAC_ADMIN in the initial user
- * namespace all of them (*@own is 0), anyone else none: rules name other
- * tenants' paths and networks.
- */
+/* Which epochs the sender of @skb may read: cf_nl_scope(), with its error. */
 static int cf_nl_epoch_scope(struct sk_buff *skb, u64 *own,
 			     struct netlink_ext_ack *extack)
 {
-	struct cf_cred *c;
+	int err;
 
 	rcu_read_lock();
-	c = cf_cred_lookup(current_cred());
-	*own = c && c->epoch ? c->epoch->id : 0;
+	err = cf_nl_scope(skb, own, NULL);
 	rcu_read_unlock();
-	if (*own || netlink_capable(skb, CAP_MAC_ADMIN))
-		return 0;
-	NL_SET_ERR_MSG_MOD(extack,
-			   "CAP_MAC_ADMIN in the initial user namespace is needed to read epochs");
-	return -EPERM;
+	if (err)
+		NL_SET_ERR_MSG_MOD(extack,
+				   "CAP_MAC_ADMIN in the initial user namespace is needed to read epochs");
+	return err;
 }
 
 static int cf_nl_epoch_get(struct sk_buff *skb, struct genl_info *info)
