@@ -28,7 +28,10 @@
  * under the genetlink mutex: mutating handlers take cf_mutex, which orders
  * them; the fence lock is taken inside the helpers they call. Reads (status,
  * task and epoch queries, dumps) take no mutex: they read under RCU, and
- * dumps flag NLM_F_DUMP_INTR when the generation moves. Decisions, with
+ * dumps flag NLM_F_DUMP_INTR when the generation moves. A reply that shows
+ * fence-protected state (a task's fence and capabilities, an epoch's
+ * activation and fenced classes) fills it in one fence read section,
+ * emptied and filled again when a writer intervened: one snapshot each. Decisions, with
  * what they count, audit and announce, are decide.c's; this file parses,
  * calls and replies.
  */
@@ -727,8 +730,9 @@ static int cf_put_constraints(struct sk_buff *skb, const struct cf_constraint *c
 	return 0;
 }
 
-static int cf_fill_epoch(struct sk_buff *skb, const struct cf_epoch *e,
-			 bool prog)
+/* Caller holds RCU and is inside one fence read section (cf_fill_epoch()). */
+static int cf_fill_epoch_locked(struct sk_buff *skb, const struct cf_epoch *e,
+				bool prog)
 {
 	const struct cf_seccomp *sc;
 	struct nlattr *arr, *nest;
@@ -769,6 +773,26 @@ static int cf_fill_epoch(struct sk_buff *skb, const struct cf_epoch *e,
 			    sc->len * sizeof(struct sock_filter), sc->insns))
 		return -EMSGSIZE;
 	return 0;
+}
+
+/*
+ * Epoch @e into @skb, its activation and the fence values of its classes
+ * read in one fence read section (an activation fences classes and marks
+ * the epoch active together). Caller holds RCU.
+ */
+static int cf_fill_epoch(struct sk_buff *skb, const struct cf_epoch *e,
+			 bool prog)
+{
+	unsigned char *mark = skb_tail_pointer(skb);
+	unsigned int seq;
+	int err;
+
+	do {
+		nlmsg_trim(skb, mark);
+		seq = read_seqbegin(&cf_fence);
+		err = cf_fill_epoch_locked(skb, e, prog);
+	} while (!err && read_seqretry(&cf_fence, seq));
+	return err;
 }
 
 /*
@@ -1118,10 +1142,10 @@ static int cf_nl_fleet_set(struct sk_buff *skb, struct genl_info *info)
 	return err;
 }
 
+/* Caller holds RCU and is inside the reply's one fence read section. */
 static int cf_fill_caps(struct sk_buff *skb, struct cf_holdings *h)
 {
 	struct nlattr *arr, *nest;
-	unsigned int seq;
 	u32 i;
 
 	arr = nla_nest_start(skb, CAPFENCE_A_CAPS);
@@ -1129,12 +1153,8 @@ static int cf_fill_caps(struct sk_buff *skb, struct cf_holdings *h)
 		return -EMSGSIZE;
 	for (i = 0; h && i < h->n; i++) {
 		const struct cf_grant *g = h->g[i];
-		enum capfence_reason st;
+		enum capfence_reason st = cf_grant_state(g);
 
-		do {
-			seq = read_seqbegin(&cf_fence);
-			st = cf_grant_state(g);
-		} while (read_seqretry(&cf_fence, seq));
 		nest = nla_nest_start(skb, i + 1);
 		if (!nest ||
 		    nla_put_u64_64bit(skb, CAPFENCE_CAP_A_CAP_ID,
@@ -1174,10 +1194,11 @@ static size_t cf_cap_size(const struct cf_grant *g)
 /*
  * The TASK_GET reply for the task whose credential is @cred, into @msg:
  * -EMSGSIZE when it does not fit (the holdings grew since it was sized).
- * Caller holds RCU.
+ * Caller holds RCU and is inside one fence read section: the fence the
+ * reply names and every capability's state are one snapshot.
  */
-static int cf_task_fill(struct sk_buff *msg, struct genl_info *info, pid_t pid,
-			const struct cred *cred)
+static int cf_task_fill_locked(struct sk_buff *msg, struct genl_info *info,
+			       pid_t pid, const struct cred *cred)
 {
 	struct cf_cred *c = cf_cred_lookup(cred);
 	struct cf_sandbox *sb;
@@ -1187,7 +1208,7 @@ static int cf_task_fill(struct sk_buff *msg, struct genl_info *info, pid_t pid,
 	if (!hdr || nla_put_u32(msg, CAPFENCE_A_PID, pid) ||
 	    cf_put_u64(msg, CAPFENCE_A_EPOCH_ID,
 		       c && c->epoch ? c->epoch->id : 0) ||
-	    cf_put_u64(msg, CAPFENCE_A_FENCE, cf_fence_value()))
+	    cf_put_u64(msg, CAPFENCE_A_FENCE, cf_fence_value_locked()))
 		return -EMSGSIZE;
 	if (c && c->pending &&
 	    cf_put_u64(msg, CAPFENCE_A_PENDING_EPOCH_ID, c->pending->id))
@@ -1200,6 +1221,26 @@ static int cf_task_fill(struct sk_buff *msg, struct genl_info *info, pid_t pid,
 		return -EMSGSIZE;
 	genlmsg_end(msg, hdr);
 	return 0;
+}
+
+/*
+ * cf_task_fill_locked() in one fence read section: a revocation or
+ * activation during the filling empties @msg and fills it again. Caller
+ * holds RCU.
+ */
+static int cf_task_fill(struct sk_buff *msg, struct genl_info *info, pid_t pid,
+			const struct cred *cred)
+{
+	unsigned char *mark = skb_tail_pointer(msg);
+	unsigned int seq;
+	int err;
+
+	do {
+		nlmsg_trim(msg, mark);
+		seq = read_seqbegin(&cf_fence);
+		err = cf_task_fill_locked(msg, info, pid, cred);
+	} while (!err && read_seqretry(&cf_fence, seq));
+	return err;
 }
 
 /*
