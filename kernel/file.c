@@ -136,7 +136,7 @@ static int cf_file_track_overflow(struct file *file, struct cf_grant *rg,
 	struct cf_file *f;
 	int err;
 
-	f = kzalloc(sizeof(*f), GFP_ATOMIC | __GFP_NOWARN);
+	f = kzalloc(sizeof(*f), GFP_ATOMIC | __GFP_NOWARN | __GFP_ACCOUNT);
 	if (!f)
 		return -ENOMEM;
 	f->file = file;
