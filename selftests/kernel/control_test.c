@@ -2,7 +2,8 @@
 /*
  * The control plane: status, epoch install (monotonic, atomic, validated),
  * activation, keys, task inspection, events, and who may do what:
- * CAP_MAC_ADMIN in the initial user namespace and an unbound caller.
+ * CAP_MAC_ADMIN in the initial user namespace and an unbound caller. Each
+ * command takes only its own attributes: any other is refused, naming it.
  */
 #include <errno.h>
 #include <sched.h>
