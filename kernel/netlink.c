@@ -31,9 +31,9 @@
  * dumps flag NLM_F_DUMP_INTR when the generation moves. A reply that shows
  * fence-protected state (a task's fence and capabilities, an epoch's
  * activation and fenced classes) fills it in one fence read section,
- * emptied and filled again when a writer intervened: one snapshot each. Decisions, with
- * what they count, audit and announce, are decide.c's; this file parses,
- * calls and replies.
+ * emptied and filled again when a writer intervened: one snapshot each.
+ * Decisions, with what they count, audit and announce, are decide.c's;
+ * this file parses, calls and replies.
  */
 #include <linux/cred.h>
 #include <linux/sched.h>
@@ -144,7 +144,7 @@ static const u64 cf_takes[CAPFENCE_CMD_MAX + 1] = {
 static const char *const cf_not_taken[CAPFENCE_A_MAX + 1] = {
 	CF_NOT_TAKEN(KEY_ID), CF_NOT_TAKEN(KEY), CF_NOT_TAKEN(EPOCH_ID),
 	/* ABI 1's exec-set repeated it */
-	CF_NOT_TAKEN(TOKEN, " (exec tokens go in CAPFENCE_A_TOKENS)"),
+	CF_NOT_TAKEN(TOKEN, " (a list of tokens is CAPFENCE_A_TOKENS)"),
 	CF_NOT_TAKEN(PID), CF_NOT_TAKEN(FROM_PID), CF_NOT_TAKEN(DRY_RUN),
 	CF_NOT_TAKEN(CAP_ID), CF_NOT_TAKEN(FLEET_REV), CF_NOT_TAKEN(FLEET),
 	CF_NOT_TAKEN(LINK_FDS), CF_NOT_TAKEN(RULES), CF_NOT_TAKEN(TOKENS),
