@@ -304,39 +304,48 @@ static int cf_put_stats(struct sk_buff *skb)
 
 /*
  * Who may read what (STATUS_GET, EPOCH_GET): a bound task its own epoch
- * (*@own is its id, and *@sb its sandbox when @sb is given: caller holds
- * RCU), an unbound task with CAP_MAC_ADMIN in the initial user namespace
- * the host's (*@own is 0), anyone else nothing (-EPERM): epochs name other
- * tenants' paths and networks, the host's counters and fence follow their
- * work.
+ * (*@own is its id), an unbound task with CAP_MAC_ADMIN in the initial
+ * user namespace the host's (*@own is 0), anyone else nothing (-EPERM):
+ * epochs name other tenants' paths and networks, the host's counters and
+ * fence follow their work. The capability check runs outside RCU.
  */
-static int cf_nl_scope(struct sk_buff *skb, u64 *own, struct cf_sandbox **sb)
+static int cf_nl_scope(struct sk_buff *skb, u64 *own)
 {
-	struct cf_cred *c = cf_cred_lookup(current_cred());
+	struct cf_cred *c;
 
+	rcu_read_lock();
+	c = cf_cred_lookup(current_cred());
 	*own = c && c->epoch ? c->epoch->id : 0;
-	if (sb)
-		*sb = *own ? READ_ONCE(c->sb) : NULL;
+	rcu_read_unlock();
 	if (*own || netlink_capable(skb, CAP_MAC_ADMIN))
 		return 0;
 	return -EPERM;
 }
 
 /*
- * A bound caller's status: the module, its epoch and its sandbox (the
- * counters of its sandbox, as TASK_GET of itself has them); the host's
- * fence, epochs, fleet and counters are an admin's. Caller holds RCU.
+ * A bound caller's status: its epoch @own and its sandbox (the counters
+ * of its sandbox, as TASK_GET of itself has them); the host's fence,
+ * epochs, fleet and counters are an admin's.
  */
-static int cf_status_fill(struct sk_buff *msg, u64 own,
-			  const struct cf_sandbox *sb)
+static int cf_status_own(struct sk_buff *msg, u64 own)
 {
-	if (nla_put_string(msg, CAPFENCE_A_VERSION, CAPFENCE_VERSION) ||
-	    nla_put_u32(msg, CAPFENCE_A_ABI, CAPFENCE_GENL_VERSION) ||
-	    nla_put_u8(msg, CAPFENCE_A_HOOKS_ATTACHED, cf_hooks_attached()))
+	struct cf_sandbox *sb;
+	struct cf_cred *c;
+	int err;
+
+	if (cf_put_u64(msg, CAPFENCE_A_EPOCH_ID, own))
 		return -EMSGSIZE;
-	if (own)
-		return cf_put_u64(msg, CAPFENCE_A_EPOCH_ID, own) ||
-		       (sb && cf_put_sandbox(msg, sb)) ? -EMSGSIZE : 0;
+	rcu_read_lock();
+	c = cf_cred_lookup(current_cred());
+	sb = c ? READ_ONCE(c->sb) : NULL;
+	err = sb ? cf_put_sandbox(msg, sb) : 0;
+	rcu_read_unlock();
+	return err;
+}
+
+/* The host's status: an unbound admin's (cf_put_fleet() takes cf_mutex). */
+static int cf_status_host(struct sk_buff *msg)
+{
 	if (cf_put_u64(msg, CAPFENCE_A_FENCE, cf_fence_value()) ||
 	    cf_put_u64(msg, CAPFENCE_A_MAX_EPOCH_ID, cf_epoch_max_id()) ||
 	    cf_put_u64(msg, CAPFENCE_A_ACTIVE_EPOCH_ID, cf_epoch_active_id()) ||
@@ -350,24 +359,28 @@ static int cf_status_fill(struct sk_buff *msg, u64 own,
 
 static int cf_nl_status(struct sk_buff *skb, struct genl_info *info)
 {
-	struct sk_buff *msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	struct cf_sandbox *sb;
+	struct sk_buff *msg;
 	void *hdr;
 	u64 own;
 	int err;
 
+	if (cf_nl_scope(skb, &own)) {
+		NL_SET_ERR_MSG_MOD(info->extack,
+				   "CAP_MAC_ADMIN in the initial user namespace is needed to read the status of the host");
+		return -EPERM;
+	}
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
 	hdr = cf_put_hdr(msg, info, CAPFENCE_CMD_STATUS_GET);
-	rcu_read_lock();
-	err = cf_nl_scope(skb, &own, &sb);
-	if (!err)
-		err = hdr ? cf_status_fill(msg, own, sb) : -EMSGSIZE;
-	rcu_read_unlock();
+	if (!hdr ||
+	    nla_put_string(msg, CAPFENCE_A_VERSION, CAPFENCE_VERSION) ||
+	    nla_put_u32(msg, CAPFENCE_A_ABI, CAPFENCE_GENL_VERSION) ||
+	    nla_put_u8(msg, CAPFENCE_A_HOOKS_ATTACHED, cf_hooks_attached()))
+		err = -EMSGSIZE;
+	else
+		err = own ? cf_status_own(msg, own) : cf_status_host(msg);
 	if (err) {
-		if (err == -EPERM)
-			NL_SET_ERR_MSG_MOD(info->extack,
-					   "CAP_MAC_ADMIN in the initial user namespace is needed to read the status of the host");
 		nlmsg_free(msg);
 		return err;
 	}
@@ -815,11 +828,8 @@ static size_t cf_epoch_msg_max(void)
 static int cf_nl_epoch_scope(struct sk_buff *skb, u64 *own,
 			     struct netlink_ext_ack *extack)
 {
-	int err;
+	int err = cf_nl_scope(skb, own);
 
-	rcu_read_lock();
-	err = cf_nl_scope(skb, own, NULL);
-	rcu_read_unlock();
 	if (err)
 		NL_SET_ERR_MSG_MOD(extack,
 				   "CAP_MAC_ADMIN in the initial user namespace is needed to read epochs");
