@@ -9,8 +9,10 @@
 Compares the YAML spec with include/uapi/linux/capfence.h (every enum and
 attribute set by order, constants, struct capfence_net_range) and with
 kernel/netlink.c (attribute policies and their checks, nested policies,
-operations with doit/dumpit and internal_flags, multicast groups, family
-name/version/maxattr/policy) and the attribute types the kernel puts
+operations with doit/dumpit and internal_flags, the attributes each
+command takes (cf_takes: each operation's request list; a dump takes
+none) and the refusal message of each (cf_not_taken), multicast groups,
+family name/version/maxattr/policy) and the attribute types the kernel puts
 (nla_put_*() in kernel/*.c). The YAML is read with PyYAML, as the kernel's
 ynl reads it, and with --schema validated (jsonschema) against the
 kernel's genetlink-legacy schema first.
