@@ -10,7 +10,8 @@
  * and the publication of the new holdings happen under the fence lock, so
  * a delegation is ordered against every revocation and activation.
  * Exercise runs in BPF program context (RCU held, must not sleep) and reads
- * revocation and fencing state inside one fence read section. The net
+ * revocation and fencing state inside one fence read section (a ptrace
+ * attach judges every grant of tracer and tracee in one). The net
  * decision memo of a credential (cf_net_memo, cred.h) is a seqcount whose
  * writers take it with one cmpxchg() or skip it: neither side ever waits.
  */
@@ -776,23 +777,20 @@ int cf_exercise_refuse(const struct cf_target *t, const struct cf_grant *g)
 				  g->capid->cap_id, cf_fence_value());
 }
 
-/* does @e hold a valid grant of @g's cap_id and class? */
-static bool cf_holds_like(const struct cf_cred *e, const struct cf_grant *g)
+/*
+ * Does holdings @h have a valid grant of @g's cap_id and class? Caller is
+ * inside a fence read section.
+ */
+static bool cf_holds_like(const struct cf_holdings *h, const struct cf_grant *g)
 {
-	struct cf_holdings *h = rcu_dereference(e->held);
-	unsigned int seq;
-	bool found;
 	u32 i;
 
-	do {
-		seq = read_seqbegin(&cf_fence);
-		found = false;
-		for (i = 0; h && i < h->n && !found; i++)
-			found = h->g[i]->capid == g->capid &&
-				h->g[i]->class_id == g->class_id &&
-				cf_grant_state(h->g[i]) == CAPFENCE_R_OK;
-	} while (read_seqretry(&cf_fence, seq));
-	return found;
+	for (i = 0; h && i < h->n; i++)
+		if (h->g[i]->capid == g->capid &&
+		    h->g[i]->class_id == g->class_id &&
+		    cf_grant_state(h->g[i]) == CAPFENCE_R_OK)
+			return true;
+	return false;
 }
 
 /**
@@ -815,7 +813,9 @@ int cf_exercise_attach(struct cf_cred *tracer, const struct cf_cred *tracee,
 	struct cf_target t = { .class_id = CAPFENCE_CLASS_NONE,
 			       .what = "ptrace", .seen = seen };
 	enum capfence_reason r = CAPFENCE_R_OK;
-	struct cf_holdings *h;
+	struct cf_holdings *h, *mine;
+	unsigned int seq;
+	u64 fence;
 	int c;
 	u32 i;
 
@@ -825,18 +825,23 @@ int cf_exercise_attach(struct cf_cred *tracer, const struct cf_cred *tracee,
 	/* an all-open epoch: nothing to borrow */
 	if (c > CAPFENCE_CLASS_MAX)
 		return 0;
-	if (!tracee || tracee->epoch != tracer->epoch) {
-		r = CAPFENCE_R_BORROW;
-	} else {
-		h = rcu_dereference(tracee->held);
+	if (!tracee || tracee->epoch != tracer->epoch)
+		return cf_exercise_settle(CAPFENCE_R_BORROW, &t, tracer->epoch->id,
+					  0, cf_fence_value());
+	h = rcu_dereference(tracee->held);
+	mine = rcu_dereference(tracer->held);
+	/* every grant of both, judged at one fence: a revocation retries */
+	do {
+		seq = read_seqbegin(&cf_fence);
+		fence = cf_fence_value_locked();
+		r = CAPFENCE_R_OK;
 		for (i = 0; h && i < h->n && !r; i++)
-			if (!cf_holds_like(tracer, h->g[i]))
+			if (!cf_holds_like(mine, h->g[i]))
 				r = CAPFENCE_R_BORROW;
-	}
+	} while (read_seqretry(&cf_fence, seq));
 	if (r == CAPFENCE_R_OK)
 		return 0;
-	return cf_exercise_settle(r, &t, tracer->epoch->id, 0,
-				  cf_fence_value());
+	return cf_exercise_settle(r, &t, tracer->epoch->id, 0, fence);
 }
 
 /**

@@ -184,7 +184,7 @@ static int cf_file_track_overflow(struct file *file, struct cf_grant *rg,
 	struct cf_file *f;
 	int err;
 
-	f = kzalloc(sizeof(*f), GFP_ATOMIC | __GFP_NOWARN);
+	f = kzalloc(sizeof(*f), GFP_ATOMIC | __GFP_NOWARN | __GFP_ACCOUNT);
 	if (!f) {
 		kfree(x);
 		return -ENOMEM;
@@ -230,7 +230,7 @@ int cf_file_track(struct file *file, struct cf_grant *rg, struct cf_grant *wg)
 		return WARN_ON_ONCE(had->read != rg || had->write != wg) ?
 		       -EACCES : 0;
 	if (rg && (file->f_flags & __FMODE_EXEC)) {
-		x = kmalloc(sizeof(*x), GFP_ATOMIC | __GFP_NOWARN);
+		x = kmalloc(sizeof(*x), GFP_ATOMIC | __GFP_NOWARN | __GFP_ACCOUNT);
 		if (!x)
 			return -ENOMEM;
 		x->task = current;

@@ -9,12 +9,15 @@
  * opener too when the message is written without a destination address)
  * and an unbound caller; a bound task can use no mutating operation.
  * EPOCH_GET and its dump show an unbound admin every epoch, a bound task
- * its own, anyone else nothing (EPERM); TASK_GET of another task needs
- * CAP_MAC_ADMIN.
+ * its own, anyone else nothing (EPERM); STATUS_GET likewise shows the
+ * host's values to an unbound admin only, a bound task its own epoch and
+ * sandbox (cf_nl_scope()); TASK_GET of another task needs CAP_MAC_ADMIN.
  *
  * Every command is validated strictly (resv_start_op 0): unknown
  * attributes, trailing bytes and a non-zero reserved header field are
- * refused with EINVAL. No attribute is repeated at the top level: lists are
+ * refused with EINVAL, and so is an attribute of the family that the
+ * command does not take (cf_takes, checked in pre_doit and at the start of
+ * the epoch dump). No attribute is repeated at the top level: lists are
  * nested arrays (WireGuard style: a member's type is its index, ignored on
  * input). The policy checks an array of nests member by member
  * (NLA_POLICY_NESTED_ARRAY); the members of an array of scalars, which a
@@ -25,9 +28,12 @@
  * under the genetlink mutex: mutating handlers take cf_mutex, which orders
  * them; the fence lock is taken inside the helpers they call. Reads (status,
  * task and epoch queries, dumps) take no mutex: they read under RCU, and
- * dumps flag NLM_F_DUMP_INTR when the generation moves. Decisions, with
- * what they count, audit and announce, are decide.c's; this file parses,
- * calls and replies.
+ * dumps flag NLM_F_DUMP_INTR when the generation moves. A reply that shows
+ * fence-protected state (a task's fence and capabilities, an epoch's
+ * activation and fenced classes) fills it in one fence read section,
+ * emptied and filled again when a writer intervened: one snapshot each.
+ * Decisions, with what they count, audit and announce, are decide.c's;
+ * this file parses, calls and replies.
  */
 #include <linux/cred.h>
 #include <linux/sched.h>
@@ -104,6 +110,71 @@ static const struct nla_policy cf_policy[CAPFENCE_A_MAX + 1] = {
 	/* sizes are checked by cf_seccomp_parse(), with their own errors */
 	[CAPFENCE_A_SECCOMP_PROG] = { .type = NLA_BINARY },
 };
+
+/*
+ * What each command takes: the request attributes of its operation in
+ * docs/netlink/capfence.yaml (make spec-check holds the two together). The
+ * family policy checks every attribute's form; cf_nl_pre_doit() refuses
+ * one the command does not take, which it would otherwise ignore (a
+ * "dry-run" revoke would revoke). EPOCH_GET's dump takes none.
+ */
+#define CF_T(a)	BIT_ULL(CAPFENCE_A_##a)
+static const u64 cf_takes[CAPFENCE_CMD_MAX + 1] = {
+	[CAPFENCE_CMD_STATUS_GET] = 0,
+	[CAPFENCE_CMD_HOOKS_ATTACH] = CF_T(LINK_FDS),
+	[CAPFENCE_CMD_HOOKS_DETACH] = 0,
+	[CAPFENCE_CMD_KEY_INSTALL] = CF_T(KEY_ID) | CF_T(KEY) | CF_T(FLEET_REV),
+	[CAPFENCE_CMD_KEY_REMOVE] = CF_T(KEY_ID) | CF_T(FLEET_REV),
+	[CAPFENCE_CMD_EPOCH_INSTALL] = CF_T(EPOCH_ID) | CF_T(RULES) |
+				       CF_T(FLEET_REV) | CF_T(SECCOMP_PROG),
+	[CAPFENCE_CMD_EPOCH_ACTIVATE] = CF_T(EPOCH_ID) | CF_T(FLEET_REV),
+	[CAPFENCE_CMD_EPOCH_GET] = CF_T(EPOCH_ID),
+	[CAPFENCE_CMD_EXEC_SET] = CF_T(EPOCH_ID) | CF_T(TOKENS),
+	[CAPFENCE_CMD_DELEGATE] = CF_T(TOKEN) | CF_T(PID) | CF_T(FROM_PID) |
+				  CF_T(DRY_RUN),
+	[CAPFENCE_CMD_REVOKE] = CF_T(CAP_ID) | CF_T(FLEET_REV),
+	[CAPFENCE_CMD_TASK_GET] = CF_T(PID),
+	[CAPFENCE_CMD_FLEET_SET] = CF_T(FLEET_REV) | CF_T(FLEET),
+};
+
+/* the refusal of each attribute the policy accepts, naming it */
+#define CF_NOT_TAKEN(a, ...) \
+	[CAPFENCE_A_##a] = "CAPFENCE_A_" #a \
+			   " is not an attribute of this command" __VA_ARGS__
+static const char *const cf_not_taken[CAPFENCE_A_MAX + 1] = {
+	CF_NOT_TAKEN(KEY_ID), CF_NOT_TAKEN(KEY), CF_NOT_TAKEN(EPOCH_ID),
+	/* ABI 1's exec-set repeated it */
+	CF_NOT_TAKEN(TOKEN, " (a list of tokens is CAPFENCE_A_TOKENS)"),
+	CF_NOT_TAKEN(PID), CF_NOT_TAKEN(FROM_PID), CF_NOT_TAKEN(DRY_RUN),
+	CF_NOT_TAKEN(CAP_ID), CF_NOT_TAKEN(FLEET_REV), CF_NOT_TAKEN(FLEET),
+	CF_NOT_TAKEN(LINK_FDS), CF_NOT_TAKEN(RULES), CF_NOT_TAKEN(TOKENS),
+	CF_NOT_TAKEN(SECCOMP_PROG),
+};
+
+/*
+ * Refuse the first attribute of @attrs that command @cmd does not take:
+ * EINVAL, the extack names it (message and offset). @attrs holds
+ * CAPFENCE_A_MAX + 1 entries, already checked by the policy.
+ */
+static int cf_nl_takes(u8 cmd, struct nlattr **attrs,
+		       struct netlink_ext_ack *extack)
+{
+	u64 takes = cmd <= CAPFENCE_CMD_MAX ? cf_takes[cmd] : 0;
+	int a;
+
+	BUILD_BUG_ON(CAPFENCE_A_MAX >= 64);
+	for (a = 1; a <= CAPFENCE_A_MAX; a++) {
+		if (!attrs[a] || (takes & BIT_ULL(a)))
+			continue;
+		/* the message is a static string: set it as the policy does */
+		if (extack)
+			extack->_msg = cf_not_taken[a] ?:
+				"attribute not taken by this command";
+		NL_SET_BAD_ATTR(extack, attrs[a]);
+		return -EINVAL;
+	}
+	return 0;
+}
 
 static const struct genl_multicast_group cf_mcgrps[] = {
 	/* events name tasks, capabilities and epochs: privileged listeners only */
@@ -233,27 +304,87 @@ static int cf_put_stats(struct sk_buff *skb)
 	return 0;
 }
 
+/*
+ * Who may read what (STATUS_GET, EPOCH_GET): a bound task its own epoch
+ * (*@own is its id), an unbound task with CAP_MAC_ADMIN in the initial
+ * user namespace the host's (*@own is 0), anyone else nothing (-EPERM):
+ * epochs name other tenants' paths and networks, the host's counters and
+ * fence follow their work. The capability check runs outside RCU.
+ */
+static int cf_nl_scope(struct sk_buff *skb, u64 *own)
+{
+	struct cf_cred *c;
+
+	rcu_read_lock();
+	c = cf_cred_lookup(current_cred());
+	*own = c && c->epoch ? c->epoch->id : 0;
+	rcu_read_unlock();
+	if (*own || netlink_capable(skb, CAP_MAC_ADMIN))
+		return 0;
+	return -EPERM;
+}
+
+/*
+ * A bound caller's status: its epoch @own and its sandbox (the counters
+ * of its sandbox, as TASK_GET of itself has them); the host's fence,
+ * epochs, fleet and counters are an admin's.
+ */
+static int cf_status_own(struct sk_buff *msg, u64 own)
+{
+	struct cf_sandbox *sb;
+	struct cf_cred *c;
+	int err;
+
+	if (cf_put_u64(msg, CAPFENCE_A_EPOCH_ID, own))
+		return -EMSGSIZE;
+	rcu_read_lock();
+	c = cf_cred_lookup(current_cred());
+	sb = c ? READ_ONCE(c->sb) : NULL;
+	err = sb ? cf_put_sandbox(msg, sb) : 0;
+	rcu_read_unlock();
+	return err;
+}
+
+/* The host's status: an unbound admin's (cf_put_fleet() takes cf_mutex). */
+static int cf_status_host(struct sk_buff *msg)
+{
+	if (cf_put_u64(msg, CAPFENCE_A_FENCE, cf_fence_value()) ||
+	    cf_put_u64(msg, CAPFENCE_A_MAX_EPOCH_ID, cf_epoch_max_id()) ||
+	    cf_put_u64(msg, CAPFENCE_A_ACTIVE_EPOCH_ID, cf_epoch_active_id()) ||
+	    cf_put_u64(msg, CAPFENCE_A_GENERATION, cf_generation()) ||
+	    cf_put_fleet(msg) ||
+	    cf_put_stats(msg) ||
+	    cf_put_sandbox(msg, NULL))
+		return -EMSGSIZE;
+	return 0;
+}
+
 static int cf_nl_status(struct sk_buff *skb, struct genl_info *info)
 {
-	struct sk_buff *msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	struct sk_buff *msg;
 	void *hdr;
+	u64 own;
+	int err;
 
+	if (cf_nl_scope(skb, &own)) {
+		NL_SET_ERR_MSG_MOD(info->extack,
+				   "CAP_MAC_ADMIN in the initial user namespace is needed to read the status of the host");
+		return -EPERM;
+	}
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
 	hdr = cf_put_hdr(msg, info, CAPFENCE_CMD_STATUS_GET);
 	if (!hdr ||
 	    nla_put_string(msg, CAPFENCE_A_VERSION, CAPFENCE_VERSION) ||
 	    nla_put_u32(msg, CAPFENCE_A_ABI, CAPFENCE_GENL_VERSION) ||
-	    nla_put_u8(msg, CAPFENCE_A_HOOKS_ATTACHED, cf_hooks_attached()) ||
-	    cf_put_u64(msg, CAPFENCE_A_FENCE, cf_fence_value()) ||
-	    cf_put_u64(msg, CAPFENCE_A_MAX_EPOCH_ID, cf_epoch_max_id()) ||
-	    cf_put_u64(msg, CAPFENCE_A_ACTIVE_EPOCH_ID, cf_epoch_active_id()) ||
-	    cf_put_u64(msg, CAPFENCE_A_GENERATION, cf_generation()) ||
-	    cf_put_fleet(msg) ||
-	    cf_put_stats(msg) ||
-	    cf_put_sandbox(msg, NULL)) {
+	    nla_put_u8(msg, CAPFENCE_A_HOOKS_ATTACHED, cf_hooks_attached()))
+		err = -EMSGSIZE;
+	else
+		err = own ? cf_status_own(msg, own) : cf_status_host(msg);
+	if (err) {
 		nlmsg_free(msg);
-		return -EMSGSIZE;
+		return err;
 	}
 	genlmsg_end(msg, hdr);
 	return genlmsg_reply(msg, info);
@@ -614,8 +745,9 @@ static int cf_put_constraints(struct sk_buff *skb, const struct cf_constraint *c
 	return 0;
 }
 
-static int cf_fill_epoch(struct sk_buff *skb, const struct cf_epoch *e,
-			 bool prog)
+/* Caller holds RCU and is inside one fence read section (cf_fill_epoch()). */
+static int cf_fill_epoch_locked(struct sk_buff *skb, const struct cf_epoch *e,
+				bool prog)
 {
 	const struct cf_seccomp *sc;
 	struct nlattr *arr, *nest;
@@ -659,6 +791,26 @@ static int cf_fill_epoch(struct sk_buff *skb, const struct cf_epoch *e,
 }
 
 /*
+ * Epoch @e into @skb, its activation and the fence values of its classes
+ * read in one fence read section (an activation fences classes and marks
+ * the epoch active together). Caller holds RCU.
+ */
+static int cf_fill_epoch(struct sk_buff *skb, const struct cf_epoch *e,
+			 bool prog)
+{
+	unsigned char *mark = skb_tail_pointer(skb);
+	unsigned int seq;
+	int err;
+
+	do {
+		nlmsg_trim(skb, mark);
+		seq = read_seqbegin(&cf_fence);
+		err = cf_fill_epoch_locked(skb, e, prog);
+	} while (!err && read_seqretry(&cf_fence, seq));
+	return err;
+}
+
+/*
  * The largest epoch message cf_fill_epoch() can write: every class with the
  * most constraints, each of the longest kind. An epoch is larger than
  * NLMSG_GOODSIZE at most, so replies and dumps are sized by this.
@@ -674,26 +826,16 @@ static size_t cf_epoch_msg_max(void)
 	       nla_total_size(0) + CAPFENCE_CLASS_MAX * rule;
 }
 
-/*
- * Which epochs the sender of @skb may read: a bound task its own (*@own is
- * its id), an unbound task with CAP_MAC_ADMIN in the initial user
- * namespace all of them (*@own is 0), anyone else none: rules name other
- * tenants' paths and networks.
- */
+/* Which epochs the sender of @skb may read: cf_nl_scope(), with its error. */
 static int cf_nl_epoch_scope(struct sk_buff *skb, u64 *own,
 			     struct netlink_ext_ack *extack)
 {
-	struct cf_cred *c;
+	int err = cf_nl_scope(skb, own);
 
-	rcu_read_lock();
-	c = cf_cred_lookup(current_cred());
-	*own = c && c->epoch ? c->epoch->id : 0;
-	rcu_read_unlock();
-	if (*own || netlink_capable(skb, CAP_MAC_ADMIN))
-		return 0;
-	NL_SET_ERR_MSG_MOD(extack,
-			   "CAP_MAC_ADMIN in the initial user namespace is needed to read epochs");
-	return -EPERM;
+	if (err)
+		NL_SET_ERR_MSG_MOD(extack,
+				   "CAP_MAC_ADMIN in the initial user namespace is needed to read epochs");
+	return err;
 }
 
 static int cf_nl_epoch_get(struct sk_buff *skb, struct genl_info *info)
@@ -742,9 +884,22 @@ static int cf_nl_epoch_get(struct sk_buff *skb, struct genl_info *info)
  */
 static int cf_nl_epoch_dump_start(struct netlink_callback *cb)
 {
+	const struct nlattr *nla = nlmsg_attrdata(cb->nlh, GENL_HDRLEN);
 	u64 own;
 	int err;
 
+	/* the dump takes no attribute (the policy checked their form) */
+	if (nlmsg_attrlen(cb->nlh, GENL_HDRLEN) > 0) {
+		int type = nla_type(nla);
+
+		if (cb->extack)
+			cb->extack->_msg = type <= CAPFENCE_A_MAX &&
+					   cf_not_taken[type] ?
+				cf_not_taken[type] :
+				"a dump of epochs takes no attribute";
+		NL_SET_BAD_ATTR(cb->extack, nla);
+		return -EINVAL;
+	}
 	err = cf_nl_epoch_scope(cb->skb, &own, cb->extack);
 	if (err)
 		return err;
@@ -896,12 +1051,6 @@ static int cf_nl_exec_set(struct sk_buff *skb, struct genl_info *info)
 
 	if (GENL_REQ_ATTR_CHECK(info, CAPFENCE_A_EPOCH_ID))
 		return -EINVAL;
-	/* ABI 1 repeated CAPFENCE_A_TOKEN here: refuse it, never ignore it */
-	if (info->attrs[CAPFENCE_A_TOKEN]) {
-		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[CAPFENCE_A_TOKEN],
-				    "exec tokens go in CAPFENCE_A_TOKENS");
-		return -EINVAL;
-	}
 	if (arr) {
 		err = cf_scalar_array(arr, CAPFENCE_TOKEN_MAX_LEN, false,
 				      CAPFENCE_MAX_TOKENS, info->extack);
@@ -1005,10 +1154,10 @@ static int cf_nl_fleet_set(struct sk_buff *skb, struct genl_info *info)
 	return err;
 }
 
+/* Caller holds RCU and is inside the reply's one fence read section. */
 static int cf_fill_caps(struct sk_buff *skb, struct cf_holdings *h)
 {
 	struct nlattr *arr, *nest;
-	unsigned int seq;
 	u32 i;
 
 	arr = nla_nest_start(skb, CAPFENCE_A_CAPS);
@@ -1016,12 +1165,8 @@ static int cf_fill_caps(struct sk_buff *skb, struct cf_holdings *h)
 		return -EMSGSIZE;
 	for (i = 0; h && i < h->n; i++) {
 		const struct cf_grant *g = h->g[i];
-		enum capfence_reason st;
+		enum capfence_reason st = cf_grant_state(g);
 
-		do {
-			seq = read_seqbegin(&cf_fence);
-			st = cf_grant_state(g);
-		} while (read_seqretry(&cf_fence, seq));
 		nest = nla_nest_start(skb, i + 1);
 		if (!nest ||
 		    nla_put_u64_64bit(skb, CAPFENCE_CAP_A_CAP_ID,
@@ -1061,10 +1206,11 @@ static size_t cf_cap_size(const struct cf_grant *g)
 /*
  * The TASK_GET reply for the task whose credential is @cred, into @msg:
  * -EMSGSIZE when it does not fit (the holdings grew since it was sized).
- * Caller holds RCU.
+ * Caller holds RCU and is inside one fence read section: the fence the
+ * reply names and every capability's state are one snapshot.
  */
-static int cf_task_fill(struct sk_buff *msg, struct genl_info *info, pid_t pid,
-			const struct cred *cred)
+static int cf_task_fill_locked(struct sk_buff *msg, struct genl_info *info,
+			       pid_t pid, const struct cred *cred)
 {
 	struct cf_cred *c = cf_cred_lookup(cred);
 	struct cf_sandbox *sb;
@@ -1074,7 +1220,7 @@ static int cf_task_fill(struct sk_buff *msg, struct genl_info *info, pid_t pid,
 	if (!hdr || nla_put_u32(msg, CAPFENCE_A_PID, pid) ||
 	    cf_put_u64(msg, CAPFENCE_A_EPOCH_ID,
 		       c && c->epoch ? c->epoch->id : 0) ||
-	    cf_put_u64(msg, CAPFENCE_A_FENCE, cf_fence_value()))
+	    cf_put_u64(msg, CAPFENCE_A_FENCE, cf_fence_value_locked()))
 		return -EMSGSIZE;
 	if (c && c->pending &&
 	    cf_put_u64(msg, CAPFENCE_A_PENDING_EPOCH_ID, c->pending->id))
@@ -1087,6 +1233,26 @@ static int cf_task_fill(struct sk_buff *msg, struct genl_info *info, pid_t pid,
 		return -EMSGSIZE;
 	genlmsg_end(msg, hdr);
 	return 0;
+}
+
+/*
+ * cf_task_fill_locked() in one fence read section: a revocation or
+ * activation during the filling empties @msg and fills it again. Caller
+ * holds RCU.
+ */
+static int cf_task_fill(struct sk_buff *msg, struct genl_info *info, pid_t pid,
+			const struct cred *cred)
+{
+	unsigned char *mark = skb_tail_pointer(msg);
+	unsigned int seq;
+	int err;
+
+	do {
+		nlmsg_trim(msg, mark);
+		seq = read_seqbegin(&cf_fence);
+		err = cf_task_fill_locked(msg, info, pid, cred);
+	} while (!err && read_seqretry(&cf_fence, seq));
+	return err;
 }
 
 /*
@@ -1155,6 +1321,10 @@ static int cf_nl_task_get(struct sk_buff *skb, struct genl_info *info)
 static int cf_nl_pre_doit(const struct cf_genl_pre_ops *ops,
 			  struct sk_buff *skb, struct genl_info *info)
 {
+	int err = cf_nl_takes(ops->cmd, info->attrs, info->extack);
+
+	if (err)
+		return err;
 	if (!(ops->internal_flags & CF_NL_ADMIN))
 		return 0;
 	if (!netlink_capable(skb, CAP_MAC_ADMIN)) {

@@ -70,7 +70,7 @@ static struct cf_sock *cf_sock_get(const struct sock *sk)
 	s = rhashtable_lookup(&cf_socks, &sk, cf_sock_params);
 	if (s)
 		return s;
-	s = kzalloc(sizeof(*s), GFP_ATOMIC | __GFP_NOWARN);
+	s = kzalloc(sizeof(*s), GFP_ATOMIC | __GFP_NOWARN | __GFP_ACCOUNT);
 	if (!s)
 		return ERR_PTR(-ENOMEM);
 	s->sk = sk;

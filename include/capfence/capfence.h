@@ -812,7 +812,11 @@ struct capfence_sandbox_info {
 	uint32_t ceiling;	/* records per host per window */
 };
 
-/* The limits and the host's totals (CAPFENCE_CMD_STATUS_GET). */
+/*
+ * The limits and the host's totals (CAPFENCE_CMD_STATUS_GET); for a bound
+ * caller its own sandbox (id set), as TASK_GET of itself. -EPERM for any
+ * other caller without CAP_MAC_ADMIN in the initial user namespace.
+ */
 int capfence_client_sandbox_status(struct capfence_client *c,
 				   struct capfence_sandbox_info *out, char *err,
 				   size_t errlen);

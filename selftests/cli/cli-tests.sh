@@ -211,6 +211,16 @@ json "status --json keys" hooks_attached fence max_epoch_id active_epoch_id \
 	not_recorded over_budget over_ceiling lost reports window_ms budget \
 	floor ceiling cred_limit cred_refused
 tg "status: the audit budget" 0 "per sandbox (the first" "$CF" status
+# the host's status is an admin's: anyone else gets one line saying why
+if grep -q '^nobody:' /etc/passwd; then
+	tg "status: unprivileged refused (1)" 1 "status: .*CAP_MAC_ADMIN in the initial user namespace is needed to read the status of the host" \
+		su -s /bin/sh -c "$CF status" nobody
+	[ "$(wc -l < "$W/err")" -eq 1 ] && [ ! -s "$W/out" ] && ok "status: unprivileged, one line on stderr" ||
+		nok "status: unprivileged, one line on stderr"
+else
+	skipt "status: unprivileged refused (1)" "no user nobody"
+	skipt "status: unprivileged, one line on stderr" "no user nobody"
+fi
 
 # ---- kernel: keys and epochs -------------------------------------------------
 tg "key install" 0 "key 1 installed" "$CF" key install "$W/k1"
@@ -344,6 +354,15 @@ tg "exec: success runs the command" 0 "^RAN$" "$CF" exec --epoch 41 --token "$T4
 tg "exec: missing program (127)" 127 "cannot run '/nonexistent/prog'" "$CF" exec --epoch 41 -- /nonexistent/prog
 tg "exec: bound capfence cannot mutate (EPERM)" 1 "bound to an epoch" "$CF" exec --epoch 41 -- "$CF" epoch install 100 net:connect=open
 tg "exec: the command sees its binding" 0 "bound to epoch 41" "$CF" exec --epoch 41 -- sh -c "$CF task \$\$"
+# status: a bound task sees its own epoch and sandbox, not the host's
+tg "exec: status of a bound task is its own" 0 "^bound to epoch        41 " "$CF" exec --epoch 41 -- "$CF" status
+grep -q "^fence\|^max epoch\|^fleet" "$W/out" && nok "exec: a bound task's status has no host value" ||
+	ok "exec: a bound task's status has no host value"
+t "exec: status --json of a bound task" 0 "$CF" exec --epoch 41 -- "$CF" status --json
+json "exec: status --json of a bound task, keys" module_version abi hooks_attached epoch_id \
+	sandbox id creds cred_limit records not_recorded
+grep -q '"fence":' "$W/out" && nok "exec: status --json of a bound task has no fence" ||
+	ok "exec: status --json of a bound task has no fence"
 
 # ---- the roll to 42: epoch_mismatch, --remint, fenced ---------------------------------
 if spawn 42; then ok "exec binds a child to epoch 42"; else nok "exec binds a child to epoch 42"; fi

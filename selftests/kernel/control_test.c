@@ -2,12 +2,15 @@
 /*
  * The control plane: status, epoch install (monotonic, atomic, validated),
  * activation, keys, task inspection, events, and who may do what:
- * CAP_MAC_ADMIN in the initial user namespace and an unbound caller.
+ * CAP_MAC_ADMIN in the initial user namespace and an unbound caller. Each
+ * command takes only its own attributes: any other is refused, naming it.
  */
 #include <errno.h>
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <linux/genetlink.h>
@@ -788,6 +791,340 @@ TEST_F(ctl, array_member_wrong_type)
 	nlh = cft_nl_req(&self->nl, CAPFENCE_CMD_HOOKS_ATTACH, 0);
 	mnl_attr_put_u32(nlh, CAPFENCE_A_LINK_FDS, 0);
 	EXPECT_EQ(-EINVAL, cft_nl_talk(&self->nl, nlh, NULL, NULL));
+}
+
+/* ---- each command takes only its own attributes ---- */
+
+/* What each command takes: its request attributes in the YAML spec. */
+#define A(x) (1ULL << CAPFENCE_A_##x)
+static const struct {
+	uint8_t cmd;
+	const char *name;
+	uint64_t takes;
+} cmd_takes[] = {
+	{ CAPFENCE_CMD_STATUS_GET, "status-get", 0 },
+	{ CAPFENCE_CMD_HOOKS_ATTACH, "hooks-attach", A(LINK_FDS) },
+	{ CAPFENCE_CMD_HOOKS_DETACH, "hooks-detach", 0 },
+	{ CAPFENCE_CMD_KEY_INSTALL, "key-install", A(KEY_ID) | A(KEY) | A(FLEET_REV) },
+	{ CAPFENCE_CMD_KEY_REMOVE, "key-remove", A(KEY_ID) | A(FLEET_REV) },
+	{ CAPFENCE_CMD_EPOCH_INSTALL, "epoch-install",
+	  A(EPOCH_ID) | A(RULES) | A(FLEET_REV) | A(SECCOMP_PROG) },
+	{ CAPFENCE_CMD_EPOCH_ACTIVATE, "epoch-activate", A(EPOCH_ID) | A(FLEET_REV) },
+	{ CAPFENCE_CMD_EPOCH_GET, "epoch-get", A(EPOCH_ID) },
+	{ CAPFENCE_CMD_EXEC_SET, "exec-set", A(EPOCH_ID) | A(TOKENS) },
+	{ CAPFENCE_CMD_DELEGATE, "delegate", A(TOKEN) | A(PID) | A(FROM_PID) | A(DRY_RUN) },
+	{ CAPFENCE_CMD_REVOKE, "revoke", A(CAP_ID) | A(FLEET_REV) },
+	{ CAPFENCE_CMD_TASK_GET, "task-get", A(PID) },
+	{ CAPFENCE_CMD_FLEET_SET, "fleet-set", A(FLEET_REV) | A(FLEET) },
+	/* the epoch dump takes nothing */
+	{ CAPFENCE_CMD_EPOCH_GET, "epoch-get dump", 0 },
+};
+
+/* The attributes the family accepts in some request, with their names. */
+static const struct {
+	int type;
+	const char *name;
+} req_attrs[] = {
+	{ CAPFENCE_A_KEY_ID, "CAPFENCE_A_KEY_ID" },
+	{ CAPFENCE_A_KEY, "CAPFENCE_A_KEY" },
+	{ CAPFENCE_A_EPOCH_ID, "CAPFENCE_A_EPOCH_ID" },
+	{ CAPFENCE_A_TOKEN, "CAPFENCE_A_TOKEN" },
+	{ CAPFENCE_A_PID, "CAPFENCE_A_PID" },
+	{ CAPFENCE_A_FROM_PID, "CAPFENCE_A_FROM_PID" },
+	{ CAPFENCE_A_DRY_RUN, "CAPFENCE_A_DRY_RUN" },
+	{ CAPFENCE_A_CAP_ID, "CAPFENCE_A_CAP_ID" },
+	{ CAPFENCE_A_FLEET_REV, "CAPFENCE_A_FLEET_REV" },
+	{ CAPFENCE_A_FLEET, "CAPFENCE_A_FLEET" },
+	{ CAPFENCE_A_LINK_FDS, "CAPFENCE_A_LINK_FDS" },
+	{ CAPFENCE_A_RULES, "CAPFENCE_A_RULES" },
+	{ CAPFENCE_A_TOKENS, "CAPFENCE_A_TOKENS" },
+	{ CAPFENCE_A_SECCOMP_PROG, "CAPFENCE_A_SECCOMP_PROG" },
+};
+
+/* What the requests act on. */
+struct takes_ctx {
+	uint64_t epoch;		/* installed, not activated */
+	uint64_t bound_epoch;	/* the agent's */
+	uint64_t next_epoch;	/* not installed */
+	pid_t agent;
+	uint64_t cap_id;	/* the agent holds it */
+	uint8_t tok[CAPFENCE_TOKEN_MAX_LEN];	/* a second capability for it */
+	int tok_len;
+};
+
+/* A well-formed value of attribute @type: every form the policy accepts. */
+static void put_attr(struct nlmsghdr *nlh, int type, const struct takes_ctx *c)
+{
+	static const uint8_t key[CAPFENCE_KEY_LEN] = { 0x5a };
+	/* one instruction: return SECCOMP_RET_ALLOW */
+	static const uint8_t prog[8] = { 0x06, 0, 0, 0, 0, 0, 0xff, 0x7f };
+	struct nlattr *n;
+
+	switch (type) {
+	case CAPFENCE_A_KEY_ID:
+		mnl_attr_put_u32(nlh, type, 906);
+		break;
+	case CAPFENCE_A_KEY:
+		mnl_attr_put(nlh, type, sizeof(key), key);
+		break;
+	case CAPFENCE_A_EPOCH_ID:
+		mnl_attr_put_u64(nlh, type, c->next_epoch);
+		break;
+	case CAPFENCE_A_TOKEN:
+		mnl_attr_put(nlh, type, (size_t)c->tok_len, c->tok);
+		break;
+	case CAPFENCE_A_PID:
+	case CAPFENCE_A_FROM_PID:
+		mnl_attr_put_u32(nlh, type, (uint32_t)c->agent);
+		break;
+	case CAPFENCE_A_DRY_RUN:
+		mnl_attr_put(nlh, type, 0, NULL);
+		break;
+	case CAPFENCE_A_CAP_ID:
+		mnl_attr_put_u64(nlh, type, c->cap_id);
+		break;
+	case CAPFENCE_A_FLEET_REV:
+		mnl_attr_put_u64(nlh, type, 1ULL << 40);
+		break;
+	case CAPFENCE_A_SECCOMP_PROG:
+		mnl_attr_put(nlh, type, sizeof(prog), prog);
+		break;
+	default:	/* the nests and arrays, empty */
+		n = mnl_attr_nest_start(nlh, (uint16_t)type);
+		mnl_attr_nest_end(nlh, n);
+		break;
+	}
+}
+
+/* A request for @cmd with what it needs to act, well formed. */
+static struct nlmsghdr *takes_base(struct cft_nl *nl, uint8_t cmd, bool dump,
+				   const struct takes_ctx *c)
+{
+	struct nlmsghdr *nlh = cft_nl_req(nl, cmd, dump ? NLM_F_DUMP : 0);
+	struct nlattr *arr;
+
+	switch (dump ? 0 : cmd) {
+	case CAPFENCE_CMD_HOOKS_ATTACH:
+		arr = mnl_attr_nest_start(nlh, CAPFENCE_A_LINK_FDS);
+		mnl_attr_nest_end(nlh, arr);
+		break;
+	case CAPFENCE_CMD_KEY_INSTALL:
+		put_attr(nlh, CAPFENCE_A_KEY_ID, c);
+		put_attr(nlh, CAPFENCE_A_KEY, c);
+		break;
+	case CAPFENCE_CMD_KEY_REMOVE:
+		mnl_attr_put_u32(nlh, CAPFENCE_A_KEY_ID, 905);
+		break;
+	case CAPFENCE_CMD_EPOCH_INSTALL:
+		mnl_attr_put_u64(nlh, CAPFENCE_A_EPOCH_ID, c->next_epoch);
+		break;
+	case CAPFENCE_CMD_EPOCH_ACTIVATE:
+	case CAPFENCE_CMD_EPOCH_GET:
+		mnl_attr_put_u64(nlh, CAPFENCE_A_EPOCH_ID, c->epoch);
+		break;
+	case CAPFENCE_CMD_EXEC_SET:
+		mnl_attr_put_u64(nlh, CAPFENCE_A_EPOCH_ID, c->epoch);
+		break;
+	case CAPFENCE_CMD_DELEGATE:
+		put_attr(nlh, CAPFENCE_A_TOKEN, c);
+		put_attr(nlh, CAPFENCE_A_PID, c);
+		break;
+	case CAPFENCE_CMD_REVOKE:
+		put_attr(nlh, CAPFENCE_A_CAP_ID, c);
+		break;
+	case CAPFENCE_CMD_TASK_GET:
+		mnl_attr_put_u32(nlh, CAPFENCE_A_PID, (uint32_t)getpid());
+		break;
+	}
+	return nlh;
+}
+
+/*
+ * Send @nlh on @fd and read its error: 0 or -errno, the extack message in
+ * @ext and the offset of the attribute it names in *@off (0 for none).
+ */
+static int talk_offs(int fd, const struct nlmsghdr *nlh, char *ext, size_t len,
+		     uint32_t *off)
+{
+	static char buf[65536];
+
+	*ext = '\0';
+	*off = 0;
+	if (send(fd, nlh, nlh->nlmsg_len, 0) != (ssize_t)nlh->nlmsg_len)
+		return -errno;
+	for (;;) {
+		int n = (int)recv(fd, buf, sizeof(buf), 0);
+		struct nlmsghdr *h;
+
+		if (n < 0)
+			return -errno;
+		for (h = (void *)buf; mnl_nlmsg_ok(h, n); h = mnl_nlmsg_next(h, &n)) {
+			const struct nlmsgerr *e = mnl_nlmsg_get_payload(h);
+			const struct nlattr *a;
+			size_t hl = sizeof(*e);
+
+			if (h->nlmsg_seq != nlh->nlmsg_seq)
+				continue;
+			if (h->nlmsg_type == NLMSG_DONE)
+				return 0;
+			if (h->nlmsg_type != NLMSG_ERROR)
+				continue;
+			/* the request is echoed unless NLM_F_CAPPED */
+			if (!(h->nlmsg_flags & NLM_F_CAPPED))
+				hl += e->msg.nlmsg_len - sizeof(e->msg);
+			if (h->nlmsg_flags & NLM_F_ACK_TLVS)
+				mnl_attr_for_each(a, h, hl) {
+					if (mnl_attr_get_type(a) == NLMSGERR_ATTR_MSG)
+						snprintf(ext, len, "%s", mnl_attr_get_str(a));
+					if (mnl_attr_get_type(a) == NLMSGERR_ATTR_OFFS)
+						*off = mnl_attr_get_u32(a);
+				}
+			return e->error;
+		}
+	}
+}
+
+struct takes_state {
+	uint64_t fence, generation, fleet_rev;
+};
+
+static int takes_state_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlattr *tb[CAPFENCE_A_MAX + 1];
+	struct takes_state *st = data;
+
+	cft_nl_parse(nlh, tb);
+	st->fence = mnl_attr_get_u64(tb[CAPFENCE_A_FENCE]);
+	st->generation = mnl_attr_get_u64(tb[CAPFENCE_A_GENERATION]);
+	st->fleet_rev = tb[CAPFENCE_A_FLEET_REV] ?
+		mnl_attr_get_u64(tb[CAPFENCE_A_FLEET_REV]) : 0;
+	return MNL_CB_OK;
+}
+
+/*
+ * Every command, sent every attribute of the family it does not take
+ * (with what it needs to act), refuses it with EINVAL and an extack that
+ * names it, by name and by offset, and acts on nothing: no key, epoch,
+ * activation, delegation, revocation, pending exec or fleet revision.
+ * Above all a revoke marked dry-run does not revoke.
+ */
+TEST_F(ctl, each_command_takes_only_its_attributes)
+{
+	const char *rules[] = { "net:connect=token:127.0.0.0/8",
+				"fs:read=open" };
+	struct capfence_key *k905;
+	uint8_t raw[CAPFENCE_KEY_LEN] = { 9 };
+	struct takes_ctx c = { 0 };
+	struct takes_state before, after;
+	struct capfence_token t, t2;
+	struct cft_agent a;
+	struct task_info ti;
+	struct cft_reply r;
+	uint16_t port;
+	int srv = cft_listen(&port);
+	struct utsname u;
+	bool start_extack;
+	int n = 0, maj = 0, min = 0;
+	size_t i, j;
+
+	ASSERT_LE(0, srv);
+	ASSERT_EQ(0, uname(&u));
+	sscanf(u.release, "%d.%d", &maj, &min);
+	start_extack = maj > 6 || (maj == 6 && min >= 12);
+	ASSERT_EQ(0, capfence_key_from_bytes(905, raw, &k905));
+	cft_key_remove(&self->nl, 905);
+	ASSERT_EQ(0, cft_key_install(&self->nl, k905));
+	capfence_key_free(k905);
+	c.bound_epoch = cft_next_epoch(&self->nl);
+	ASSERT_EQ(0, cft_epoch_install(&self->nl, c.bound_epoch, rules, 2, NULL, 0));
+	ASSERT_EQ(0, cft_agent_spawn(&a, c.bound_epoch, NULL, 0, NULL));
+	c.agent = a.pid;
+	ASSERT_EQ(0, cft_mint(self->key, "net:connect", c.bound_epoch,
+			      "127.0.0.1/32", 0, &t));
+	ASSERT_EQ(0, cft_delegate(&self->nl, &t, a.pid, 0, false, &r));
+	c.cap_id = t.cap_id;
+	ASSERT_EQ(0, cft_mint(self->key, "net:connect", c.bound_epoch,
+			      "127.0.0.1/32", 0, &t2));
+	c.tok_len = capfence_token_encode_bin(&t2, c.tok, sizeof(c.tok));
+	ASSERT_LT(0, c.tok_len);
+	c.epoch = cft_next_epoch(&self->nl);
+	ASSERT_EQ(0, cft_epoch_install(&self->nl, c.epoch, rules, 2, NULL, 0));
+	c.next_epoch = cft_next_epoch(&self->nl);
+	ASSERT_EQ(0, cft_nl_talk(&self->nl, cft_nl_req(&self->nl, CAPFENCE_CMD_STATUS_GET, 0),
+				 takes_state_cb, &before));
+
+	for (i = 0; i < sizeof(cmd_takes) / sizeof(cmd_takes[0]); i++) {
+		bool dump = i == sizeof(cmd_takes) / sizeof(cmd_takes[0]) - 1;
+
+		for (j = 0; j < sizeof(req_attrs) / sizeof(req_attrs[0]); j++) {
+			struct nlmsghdr *nlh;
+			uint32_t want, off;
+			char ext[256];
+			int err;
+
+			if (cmd_takes[i].takes & (1ULL << req_attrs[j].type))
+				continue;
+			nlh = takes_base(&self->nl, cmd_takes[i].cmd, dump, &c);
+			want = (uint32_t)((char *)mnl_nlmsg_get_payload_tail(nlh) -
+					  (char *)nlh);
+			put_attr(nlh, req_attrs[j].type, &c);
+			nlh->nlmsg_seq = (uint32_t)++n;
+			err = talk_offs(self->nl.fd, nlh, ext, sizeof(ext), &off);
+			/* 6.1 gives a dump's start callback no extack */
+			if (dump && !start_extack && err == -EINVAL && !*ext) {
+				snprintf(ext, sizeof(ext), "%s %s", req_attrs[j].name,
+					 "is not an attribute of this command");
+				off = want;
+			}
+			if (err != -EINVAL || !strstr(ext, req_attrs[j].name) ||
+			    !strstr(ext, "is not an attribute of this command") ||
+			    off != want)
+				TH_LOG("%s with %s: %d \"%s\" at offset %u (want %u)",
+				       cmd_takes[i].name, req_attrs[j].name, err,
+				       ext, off, want);
+			EXPECT_EQ(-EINVAL, err);
+			EXPECT_NE(NULL, strstr(ext, req_attrs[j].name));
+			EXPECT_NE(NULL, strstr(ext, "is not an attribute of this command"));
+			EXPECT_EQ(want, off);
+		}
+	}
+	/* 13 commands and the dump, 14 attributes, 24 pairs taken */
+	EXPECT_EQ(14 * 14 - 24, n);
+
+	/* nothing changed: no fence move, no new state, no fleet revision */
+	ASSERT_EQ(0, cft_nl_talk(&self->nl, cft_nl_req(&self->nl, CAPFENCE_CMD_STATUS_GET, 0),
+				 takes_state_cb, &after));
+	EXPECT_EQ(before.fence, after.fence);
+	EXPECT_EQ(before.generation, after.generation);
+	EXPECT_EQ(before.fleet_rev, after.fleet_rev);
+	EXPECT_EQ(c.next_epoch, cft_next_epoch(&self->nl));
+	/* no delegation: the agent holds its one capability, still valid */
+	ASSERT_EQ(0, task_get(&self->nl, a.pid, &ti));
+	EXPECT_EQ(1, ti.ncaps);
+	EXPECT_EQ(c.cap_id, ti.cap_id[0]);
+	EXPECT_EQ(0, ti.state[0]);
+	/* the dry-run revokes revoked nothing: the capability still works */
+	EXPECT_EQ(0, cft_agent_do(&a, "connect 127.0.0.1 %u", port));
+	/* no pending exec epoch for this task */
+	{
+		const struct nlattr *tb[CAPFENCE_A_MAX + 1];
+		struct nlmsghdr *nlh = cft_nl_req(&self->nl, CAPFENCE_CMD_TASK_GET, 0);
+		ssize_t got;
+
+		mnl_attr_put_u32(nlh, CAPFENCE_A_PID, (uint32_t)getpid());
+		nlh->nlmsg_seq = (uint32_t)++n;
+		nlh->nlmsg_flags &= (uint16_t)~NLM_F_ACK;
+		ASSERT_EQ((ssize_t)nlh->nlmsg_len, send(self->nl.fd, nlh, nlh->nlmsg_len, 0));
+		got = recv(self->nl.fd, self->nl.buf, CFT_NL_BUFSZ, 0);
+		ASSERT_LT(0, got);
+		ASSERT_EQ(0, cft_nl_parse((struct nlmsghdr *)self->nl.buf, tb));
+		EXPECT_EQ(NULL, tb[CAPFENCE_A_PENDING_EPOCH_ID]);
+	}
+	/* key 905 is still installed, 906 never was */
+	EXPECT_EQ(0, cft_key_remove(&self->nl, 905));
+	EXPECT_NE(0, cft_key_remove(&self->nl, 906));
+	EXPECT_TRUE(cft_agent_stop_clean(&a));
+	close(srv);
 }
 
 CFT_MAIN

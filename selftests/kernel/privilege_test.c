@@ -423,21 +423,124 @@ static int epoch_read(struct cft_nl *nl, uint64_t id, bool use_write,
 	}
 }
 
+/* What a STATUS_GET reply held: the attributes a caller may see. */
+enum {
+	ST_FENCE = 1, ST_MAX_EPOCH = 2, ST_ACTIVE_EPOCH = 4, ST_GENERATION = 8,
+	ST_FLEET_REV = 16, ST_FLEET = 32, ST_STATS = 64, ST_SANDBOX = 128,
+	ST_SANDBOX_ONE = 256, ST_VERSION = 512, ST_EPOCH = 1024,
+};
+#define ST_HOST (ST_FENCE | ST_MAX_EPOCH | ST_ACTIVE_EPOCH | ST_GENERATION | \
+		 ST_FLEET_REV | ST_FLEET | ST_STATS | ST_SANDBOX | ST_VERSION)
+#define ST_OWN (ST_VERSION | ST_EPOCH | ST_SANDBOX | ST_SANDBOX_ONE)
+
+struct status_read {
+	int seen;		/* ST_* */
+	uint64_t epoch;		/* CAPFENCE_A_EPOCH_ID */
+	uint64_t sb_epoch;	/* its sandbox's epoch */
+	bool ext_ok;		/* a refusal said why */
+};
+
+static void status_attrs(const struct nlmsghdr *nlh, struct status_read *r)
+{
+	static const int bit[CAPFENCE_A_MAX + 1] = {
+		[CAPFENCE_A_FENCE] = ST_FENCE,
+		[CAPFENCE_A_MAX_EPOCH_ID] = ST_MAX_EPOCH,
+		[CAPFENCE_A_ACTIVE_EPOCH_ID] = ST_ACTIVE_EPOCH,
+		[CAPFENCE_A_GENERATION] = ST_GENERATION,
+		[CAPFENCE_A_FLEET_REV] = ST_FLEET_REV,
+		[CAPFENCE_A_FLEET] = ST_FLEET,
+		[CAPFENCE_A_STATS] = ST_STATS,
+		[CAPFENCE_A_SANDBOX] = ST_SANDBOX,
+		[CAPFENCE_A_VERSION] = ST_VERSION,
+		[CAPFENCE_A_EPOCH_ID] = ST_EPOCH,
+	};
+	const struct nlattr *a, *m;
+
+	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr)) {
+		int t = mnl_attr_get_type(a);
+
+		if (t <= CAPFENCE_A_MAX)
+			r->seen |= bit[t];
+		if (t == CAPFENCE_A_EPOCH_ID)
+			r->epoch = mnl_attr_get_u64(a);
+		if (t != CAPFENCE_A_SANDBOX)
+			continue;
+		mnl_attr_for_each_nested(m, a) {
+			if (mnl_attr_get_type(m) == CAPFENCE_SANDBOX_A_ID)
+				r->seen |= ST_SANDBOX_ONE;
+			if (mnl_attr_get_type(m) == CAPFENCE_SANDBOX_A_EPOCH_ID)
+				r->sb_epoch = mnl_attr_get_u64(m);
+		}
+	}
+}
+
+/* STATUS_GET, sent as epoch_read() sends. Returns 0 or -errno. */
+static int status_read(struct cft_nl *nl, bool use_write, struct status_read *r)
+{
+	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
+	static char buf[16384];
+	struct nlmsghdr *nlh;
+	ssize_t n;
+
+	memset(r, 0, sizeof(*r));
+	nlh = cft_nl_req(nl, CAPFENCE_CMD_STATUS_GET, 0);
+	nlh->nlmsg_seq = 4343;
+	n = use_write ? write(nl->fd, nlh, nlh->nlmsg_len) :
+	    sendto(nl->fd, nlh, nlh->nlmsg_len, 0, (struct sockaddr *)&kernel,
+		   sizeof(kernel));
+	if (n != (ssize_t)nlh->nlmsg_len)
+		return -errno;
+	for (;;) {
+		int len = (int)recv(nl->fd, buf, sizeof(buf), 0);
+		struct nlmsghdr *h;
+
+		if (len < 0)
+			return -errno;
+		for (h = (void *)buf; mnl_nlmsg_ok(h, len); h = mnl_nlmsg_next(h, &len)) {
+			const struct nlmsgerr *e = mnl_nlmsg_get_payload(h);
+			size_t hl = sizeof(*e);
+			const struct nlattr *a;
+
+			if (h->nlmsg_seq != 4343)
+				continue;
+			if (h->nlmsg_type == nl->family)
+				status_attrs(h, r);
+			if (h->nlmsg_type != NLMSG_ERROR)
+				continue;
+			/* the request is echoed unless NLM_F_CAPPED */
+			if (!(h->nlmsg_flags & NLM_F_CAPPED))
+				hl += e->msg.nlmsg_len - sizeof(e->msg);
+			if (h->nlmsg_flags & NLM_F_ACK_TLVS)
+				mnl_attr_for_each(a, h, hl)
+					if (mnl_attr_get_type(a) == NLMSGERR_ATTR_MSG &&
+					    strstr(mnl_attr_get_str(a),
+						   "CAP_MAC_ADMIN in the initial user namespace is needed to read the status of the host"))
+						r->ext_ok = true;
+			return e->error;
+		}
+	}
+}
+
 /*
- * What @nl may read of epochs @mine and @other, one line to @out:
- * "GET_MINE GET_OTHER DUMP N SAW_MINE SAW_OTHER" (errnos, 0 for success;
- * then what the dump showed).
+ * What @nl may read of epochs @mine and @other and of the status, one line
+ * to @out: "GET_MINE GET_OTHER DUMP N SAW_MINE SAW_OTHER STATUS SEEN EPOCH
+ * SB_EPOCH EXT_OK" (errnos, 0 for success; then what the dump showed, then
+ * what STATUS_GET did).
  */
 static void epochs_probe(struct cft_nl *nl, uint64_t mine, uint64_t other,
 			 bool use_write, FILE *out)
 {
 	struct epochs_read r = { .a = mine, .b = other };
-	int a, b, d;
+	struct status_read sr;
+	int a, b, d, s;
 
 	a = epoch_read(nl, mine, use_write, &r);
 	b = epoch_read(nl, other, use_write, &r);
 	d = epoch_read(nl, 0, use_write, &r);
-	fprintf(out, "%d %d %d %d %d %d\n", -a, -b, -d, r.n, r.saw_a, r.saw_b);
+	s = status_read(nl, use_write, &sr);
+	fprintf(out, "%d %d %d %d %d %d %d %d %llu %llu %d\n", -a, -b, -d, r.n,
+		r.saw_a, r.saw_b, -s, sr.seen, (unsigned long long)sr.epoch,
+		(unsigned long long)sr.sb_epoch, sr.ext_ok);
 	fflush(out);
 }
 
@@ -461,6 +564,9 @@ struct epochs_seen {
 	int get_mine, get_other, dump;
 	bool saw_mine, saw_other;
 	int n;
+	int status, status_seen;	/* STATUS_GET's errno, ST_* */
+	unsigned long long status_epoch, status_sb_epoch;
+	bool status_ext;
 };
 
 /* epochs_probe() as @w, in a child: what it could read */
@@ -468,7 +574,7 @@ static int epochs_as(enum who w, uint64_t mine, uint64_t other,
 		     struct epochs_seen *seen)
 {
 	char line[256], *p;
-	int pd[2], st, sm, so;
+	int pd[2], st, sm, so, se;
 	struct cft_nl nl;
 	pid_t pid;
 	FILE *in;
@@ -537,11 +643,14 @@ static int epochs_as(enum who w, uint64_t mine, uint64_t other,
 		fclose(in);
 	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
 		return -ECHILD;
-	if (!p || sscanf(p, "%d %d %d %d %d %d", &seen->get_mine,
-			 &seen->get_other, &seen->dump, &seen->n, &sm, &so) != 6)
+	if (!p || sscanf(p, "%d %d %d %d %d %d %d %d %llu %llu %d",
+			 &seen->get_mine, &seen->get_other, &seen->dump,
+			 &seen->n, &sm, &so, &seen->status, &seen->status_seen,
+			 &seen->status_epoch, &seen->status_sb_epoch, &se) != 11)
 		return -EIO;
 	seen->saw_mine = sm;
 	seen->saw_other = so;
+	seen->status_ext = se;
 	return 0;
 }
 
@@ -730,9 +839,9 @@ TEST_F(priv, inspection_and_events)
 		nlh = cft_nl_req(&nl, CAPFENCE_CMD_TASK_GET, 0);
 		mnl_attr_put_u32(nlh, CAPFENCE_A_PID, (uint32_t)getpid());
 		bad |= (cft_nl_talk(&nl, nlh, NULL, NULL) != 0) << 1;
-		/* status: readable */
+		/* the host's status: not for an unprivileged user */
 		bad |= (cft_nl_talk(&nl, cft_nl_req(&nl, CAPFENCE_CMD_STATUS_GET, 0),
-				   NULL, NULL) != 0) << 2;
+				   NULL, NULL) != -EPERM) << 2;
 		_exit(bad);
 	}
 	ASSERT_EQ(pid, waitpid(pid, &st, 0));
@@ -775,6 +884,39 @@ TEST_F(priv, epoch_get_scope)
 			EXPECT_EQ(EPERM, seen.get_other) TH_LOG("%s", who_name[w]);
 			EXPECT_EQ(EPERM, seen.dump) TH_LOG("%s", who_name[w]);
 			EXPECT_EQ(0, seen.n) TH_LOG("%s", who_name[w]);
+		}
+	}
+}
+
+/*
+ * STATUS_GET by every identity of the matrix, scoped as EPOCH_GET: the
+ * unbound admin reads the host's status (fence, epochs, generation, fleet,
+ * counters, the sandboxes' totals), a bound task only the module's version
+ * and hooks, its own epoch and its own sandbox (none of the host's values,
+ * which move with other tenants' work), everyone else nothing (EPERM, with
+ * the reason).
+ */
+TEST_F(priv, status_get_scope)
+{
+	struct epochs_seen seen;
+	uint64_t other = cft_next_epoch(&self->nl);
+	int w;
+
+	for (w = ROOT; w < NWHO; w++) {
+		ASSERT_EQ(0, epochs_as(w, self->c.epoch, other, &seen))
+			TH_LOG("%s", who_name[w]);
+		if (w == ROOT) {
+			EXPECT_EQ(0, seen.status);
+			EXPECT_EQ(ST_HOST, seen.status_seen);
+		} else if (w == BOUND) {
+			EXPECT_EQ(0, seen.status);
+			EXPECT_EQ(ST_OWN, seen.status_seen);
+			EXPECT_EQ(self->c.epoch, seen.status_epoch);
+			EXPECT_EQ(self->c.epoch, seen.status_sb_epoch);
+		} else {
+			EXPECT_EQ(EPERM, seen.status) TH_LOG("%s", who_name[w]);
+			EXPECT_EQ(0, seen.status_seen) TH_LOG("%s", who_name[w]);
+			EXPECT_TRUE(seen.status_ext) TH_LOG("%s", who_name[w]);
 		}
 	}
 }

@@ -17,6 +17,10 @@
  *   op=cred_limit record (keyctl's session-to-parent included), and
  *   other sandboxes are not affected.
  *
+ * - Memory: what a bound task makes the module allocate for it (an entry
+ *   per tracked socket) is charged to the task's memory cgroup, not left
+ *   to the host.
+ *
  * Each attack asserts its errno, the records (reason, class, target, pid,
  * sandbox) and that no signal ended the agent.
  */
@@ -26,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -34,6 +39,7 @@
 #include <linux/audit.h>
 #include <linux/keyctl.h>
 #include <linux/netlink.h>
+#include <netinet/in.h>
 #define CFT_TEST_SECONDS 120
 #include "harness.h"
 #include "common.h"
@@ -110,13 +116,40 @@ static int s2p_go(void)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 200 + WTERMSIG(st);
 }
 
+/* connected UDP sockets the agent keeps open ("udp N PORT") */
+static int udp_fd[1000];
+static int udp_n;
+
+static int udp_many(int n, int port)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET,
+				   .sin_port = htons((uint16_t)port),
+				   .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int fd, err;
+
+	while (udp_n < n && udp_n < (int)(sizeof(udp_fd) / sizeof(udp_fd[0]))) {
+		fd = socket(AF_INET, SOCK_DGRAM, 0);
+		if (fd < 0)
+			return errno;
+		if (connect(fd, (struct sockaddr *)&sin, sizeof(sin))) {
+			err = errno;
+			close(fd);
+			return err;
+		}
+		udp_fd[udp_n++] = fd;
+	}
+	return 0;
+}
+
 int cft_agent_extra(char *cmd)
 {
 	char a[128];
-	int n, fd;
+	int n, fd, port;
 
 	if (sscanf(cmd, "flood %d %127s", &n, a) == 2)
 		return flood(n, a);
+	if (sscanf(cmd, "udp %d %d", &n, &port) == 2)
+		return udp_many(n, port);
 	/* credentials kept alive: how many were made, then why it stopped */
 	if (sscanf(cmd, "creds %d", &n) == 1)
 		return cft_creds_hold(n, &creds_err);
@@ -659,6 +692,119 @@ TEST_F(sbx, cred_limit_bounds_one_sandbox)
 	EXPECT_EQ(1000, cft_agent_do(&a, "creds 1000"));
 	EXPECT_TRUE(cft_agent_stop_clean(&a));
 	EXPECT_TRUE(cft_agent_stop_clean(&b));
+}
+
+/* ---- memory: charged to the sandbox's cgroup ---- */
+
+#define CG_ROOT "/tmp/cft-cgroup"
+
+static int cg_write(const char *path, const char *v)
+{
+	int fd = open(path, O_WRONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, v, strlen(v));
+	close(fd);
+	return n == (ssize_t)strlen(v) ? 0 : -errno;
+}
+
+/* slab_unreclaimable of cgroup @cg, in bytes (-1 when unreadable) */
+static long long cg_slab(const char *cg)
+{
+	char path[128], key[64];
+	long long v, got = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), CG_ROOT "/%s/memory.stat", cg);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fscanf(f, "%63s %lld", key, &v) == 2)
+		if (!strcmp(key, "slab_unreclaimable"))
+			got = v;
+	fclose(f);
+	return got;
+}
+
+/*
+ * What @n connected UDP sockets of agent @a add to its cgroup @cg's
+ * unreclaimable slab. The statistics are flushed every 2 s: read after
+ * a flush.
+ */
+static long long udp_cost(struct __test_metadata *_metadata,
+			  struct cft_agent *a, const char *cg, int n, int port)
+{
+	char path[128], pid[16];
+	long long before, after;
+
+	snprintf(path, sizeof(path), CG_ROOT "/%s", cg);
+	if (mkdir(path, 0755) && errno != EEXIST)
+		return -1;
+	snprintf(path, sizeof(path), CG_ROOT "/%s/cgroup.procs", cg);
+	snprintf(pid, sizeof(pid), "%d", a->pid);
+	EXPECT_EQ(0, cg_write(path, pid));
+	sleep(3);
+	before = cg_slab(cg);
+	EXPECT_EQ(0, cft_agent_do(a, "udp %d %d", n, port));
+	sleep(3);
+	after = cg_slab(cg);
+	if (before < 0 || after < 0)
+		return -1;
+	return after - before;
+}
+
+/*
+ * A bound task's tracked sockets (one entry each, made in its connect)
+ * are charged to its memory cgroup: n connects under a capability cost
+ * its cgroup about n entries more than the same connects under an open
+ * rule, which are not tracked. (Tracked files take preallocated slots;
+ * only a full bucket's overflow entry is allocated, charged the same way.)
+ */
+TEST(tracked_sockets_charged_to_the_memcg)
+{
+	const char *tok[] = { "net:connect=token:127.0.0.1/32", "fs:read=open" };
+	const char *open_rules[] = { "net:connect=open", "fs:read=open" };
+	const int n = 900;
+	struct capfence_token t;
+	struct capfence_key *key;
+	struct cft_agent a, b;
+	long long charged, free_of_entries;
+	struct cft_reply r;
+	struct cft_nl nl;
+	uint64_t et, eo;
+
+	ASSERT_EQ(0, cft_open(&nl));
+	key = cft_test_key(&nl);
+	ASSERT_NE(NULL, key);
+	mkdir(CG_ROOT, 0755);
+	if (access(CG_ROOT "/cgroup.controllers", F_OK))
+		ASSERT_EQ(0, mount("none", CG_ROOT, "cgroup2", 0, NULL));
+	ASSERT_EQ(0, cg_write(CG_ROOT "/cgroup.subtree_control", "+memory"));
+	et = cft_next_epoch(&nl);
+	ASSERT_EQ(0, cft_epoch_install(&nl, et, tok, 2, NULL, 0));
+	eo = cft_next_epoch(&nl);
+	ASSERT_EQ(0, cft_epoch_install(&nl, eo, open_rules, 2, NULL, 0));
+	ASSERT_EQ(0, cft_agent_spawn(&a, et, NULL, 0, NULL));
+	ASSERT_EQ(0, cft_agent_spawn(&b, eo, NULL, 0, NULL));
+	ASSERT_EQ(0, cft_mint(key, "net:connect", et, "127.0.0.1/32", 0, &t));
+	ASSERT_EQ(0, cft_delegate(&nl, &t, a.pid, 0, false, &r));
+
+	charged = udp_cost(_metadata, &a, "cft-token", n, 9);
+	free_of_entries = udp_cost(_metadata, &b, "cft-open", n, 9);
+	TH_LOG("%d connected sockets: %lld bytes of slab tracked, %lld untracked",
+	       n, charged, free_of_entries);
+	ASSERT_LE(0, charged);
+	ASSERT_LE(0, free_of_entries);
+	/* an entry is at least 64 bytes (its table link, socket and grants) */
+	EXPECT_LE(free_of_entries + 64LL * n, charged);
+	EXPECT_TRUE(cft_agent_stop_clean(&a));
+	EXPECT_TRUE(cft_agent_stop_clean(&b));
+	rmdir(CG_ROOT "/cft-token");
+	rmdir(CG_ROOT "/cft-open");
+	capfence_key_free(key);
+	cft_nl_close(&nl);
 }
 
 CFT_MAIN

@@ -9,8 +9,10 @@
 Compares the YAML spec with include/uapi/linux/capfence.h (every enum and
 attribute set by order, constants, struct capfence_net_range) and with
 kernel/netlink.c (attribute policies and their checks, nested policies,
-operations with doit/dumpit and internal_flags, multicast groups, family
-name/version/maxattr/policy) and the attribute types the kernel puts
+operations with doit/dumpit and internal_flags, the attributes each
+command takes (cf_takes: each operation's request list; a dump takes
+none) and the refusal message of each (cf_not_taken), multicast groups,
+family name/version/maxattr/policy) and the attribute types the kernel puts
 (nla_put_*() in kernel/*.c). The YAML is read with PyYAML, as the kernel's
 ynl reads it, and with --schema validated (jsonschema) against the
 kernel's genetlink-legacy schema first.
@@ -234,6 +236,22 @@ class NetlinkC:
                 k, val = [x.strip() for x in f.split('=', 1)]
                 fields[k.lstrip('.')] = val
             self.ops[fields['cmd']] = fields
+        # what each command takes: cf_takes[] = { [CMD] = CF_T(A) | ..., }
+        self.takes = None
+        m = re.search(r'\bcf_takes\s*\[[^\]]*\]\s*=\s*\{(.*?)\n\}\s*;', src, re.S)
+        if m:
+            self.takes = {}
+            for e in split_top(m.group(1)):
+                mm = re.fullmatch(r'\[\s*(\w+)\s*\]\s*=\s*(.*)', e.strip(), re.S)
+                if not mm:
+                    raise SpecError('cannot read cf_takes entry %r' % e)
+                v = mm.group(2).strip()
+                self.takes[mm.group(1)] = set() if v == '0' else \
+                    set(re.findall(r'CF_T\(\s*(\w+)\s*\)', v))
+        m = re.search(r'\bcf_not_taken\s*\[[^\]]*\]\s*=\s*\{(.*?)\n\}\s*;', src, re.S)
+        self.not_taken = set()
+        if m:
+            self.not_taken = set(re.findall(r'CF_NOT_TAKEN\(\s*(\w+)', m.group(1)))
         m = re.search(r'struct\s+genl_multicast_group\s+\w+\s*\[\s*\]\s*=\s*\{(.*?)\n\}\s*;', src, re.S)
         self.mcgrps = []
         for e in split_top(m.group(1)) if m else []:
@@ -519,6 +537,38 @@ def compare(spec, hdr, nl, puts, tap):
             if a['name'] in req and is_output(a):
                 tap.check('request attribute %s' % a['name'], ['marked output-only but in a request'])
         check_policy(top, fam_pol, req)
+
+    # what each command takes: the kernel's cf_takes against each
+    # operation's request attributes
+    if nl.takes is None:
+        tap.check('per-command attribute sets (cf_takes)', ['kernel/netlink.c has no cf_takes table'])
+    else:
+        tpre = cname(top['name-prefix'])
+        opre = spec['operations'].get('name-prefix', 'capfence-cmd-')
+        for op in ops:
+            if not op.get('do') and not op.get('dump'):
+                continue
+            c = cname(opre, op['name'])
+            want = {cname(a) for a in
+                    ((op.get('do') or {}).get('request') or {}).get('attributes') or []}
+            p = []
+            if c not in nl.takes:
+                p.append('%s has no cf_takes entry' % c)
+            elif nl.takes[c] != want:
+                p.append('cf_takes[%s] = %s, the spec\'s do request %s' %
+                         (c, ' '.join(sorted(nl.takes[c])) or '0', ' '.join(sorted(want)) or '-'))
+            dreq = ((op.get('dump') or {}).get('request') or {}).get('attributes')
+            if dreq:
+                p.append('dump request %s: the kernel\'s dumps take no attribute' % dreq)
+            tap.check('op %s takes %s' % (op['name'], ' '.join(sorted(want)) or 'nothing'), p)
+        extra = sorted(set(nl.takes) - {cname(opre, o['name']) for o in ops})
+        p = ['cf_takes has %s, not an operation of the spec' % x for x in extra]
+        # every attribute the family policy accepts has its refusal message
+        fam = nl.policies.get(nl.family.get('policy'), (None, {}))[1]
+        for a, ent in sorted(fam.items()):
+            if ent[0] != 'unused' and a[len(tpre):] not in nl.not_taken:
+                p.append('%s is accepted by the policy but has no cf_not_taken message' % a)
+        tap.check('cf_takes names only operations; cf_not_taken covers the policy', p)
 
     # operations
     cmd_items = hdr.enums.get(spec['operations'].get('enum-name', 'capfence_cmd'), [])

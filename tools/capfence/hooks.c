@@ -51,6 +51,47 @@ static void print_reasons(const char *key, const uint64_t *v, int from,
 		printf("%s\n", first ? "none" : "");
 }
 
+/* capfence status run by a bound task: the module, its epoch, its sandbox */
+static int print_own_status(const struct capfence_status *s,
+			    const struct capfence_sandbox_info *sb, bool json)
+{
+	unsigned long long nrec = sb->over_budget + sb->over_ceiling + sb->lost;
+
+	if (json) {
+		printf("{\"module_version\":");
+		cf_json_str(stdout, s->version);
+		printf(",\"abi\":%u,\"hooks_attached\":%s,\"epoch_id\":%llu,"
+		       "\"sandbox\":{\"id\":%llu,\"pid\":%u,\"creds\":%llu,"
+		       "\"cred_limit\":%u,\"cred_refused\":%llu,\"records\":%llu,"
+		       "\"not_recorded\":%llu,\"over_budget\":%llu,"
+		       "\"over_ceiling\":%llu,\"lost\":%llu}}\n",
+		       s->abi, s->attached ? "true" : "false",
+		       (unsigned long long)sb->epoch_id, (unsigned long long)sb->id,
+		       sb->pid, (unsigned long long)sb->creds, sb->cred_limit,
+		       (unsigned long long)sb->cred_refused,
+		       (unsigned long long)sb->records, nrec,
+		       (unsigned long long)sb->over_budget,
+		       (unsigned long long)sb->over_ceiling,
+		       (unsigned long long)sb->lost);
+		return 0;
+	}
+	printf("module version        %s (abi %u)\n", s->version, s->abi);
+	printf("hooks                 %s\n", s->attached ? "attached" : "not attached");
+	printf("bound to epoch        %llu (the host's status is not shown to a bound task)\n",
+	       (unsigned long long)sb->epoch_id);
+	printf("sandbox               %llu, made by pid %u\n",
+	       (unsigned long long)sb->id, sb->pid);
+	printf("credentials           %llu live, limit %u, %llu refused\n",
+	       (unsigned long long)sb->creds, sb->cred_limit,
+	       (unsigned long long)sb->cred_refused);
+	printf("denial records        %llu written, %llu not (over its budget %llu, over the ceiling %llu, lost %llu)\n",
+	       (unsigned long long)sb->records, nrec,
+	       (unsigned long long)sb->over_budget,
+	       (unsigned long long)sb->over_ceiling,
+	       (unsigned long long)sb->lost);
+	return 0;
+}
+
 int cf_cmd_status(int argc, char **argv)
 {
 	struct capfence_sandbox_info sb;
@@ -80,6 +121,9 @@ int cf_cmd_status(int argc, char **argv)
 		return err;
 	}
 	capfence_client_close(nl);
+	/* a bound caller is told its own sandbox only (sb.id set) */
+	if (sb.id)
+		return print_own_status(&s, &sb, json);
 	if (json) {
 		printf("{\"module_version\":");
 		cf_json_str(stdout, s.version);
