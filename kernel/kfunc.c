@@ -37,6 +37,7 @@
 #include <linux/slab.h>
 #include <net/ipv6.h>
 #include <net/sock.h>
+#include <asm/asm.h>
 #include "borrow.h"
 #include "cred.h"
 #include "file.h"
@@ -59,19 +60,37 @@ static noinline void cf_foreign_call(const char *fn)
 }
 
 /*
- * Is the running BPF program one of capfence's? Cheap enough for every
- * bound path: the cookie of the link being run against the module's.
+ * How far above a kfunc's stack pointer the run context of the program
+ * that called it lies: the trampoline's frame, then the program's (at most
+ * 512 bytes of BPF stack), then the kfunc's own.
+ */
+#define CF_RUN_CTX_REACH 1024
+
+/*
+ * Is the running BPF program one of capfence's, calling its one kfunc?
+ * Cheap enough for every bound path: the cookie of the link being run
+ * against the module's. The run context is current's while a program that
+ * sets none runs (6.1's raw tracepoint programs), so it must also be on
+ * this stack just above this call (not an interrupted task's, under an
+ * interrupt's program), and is used up by the call (each of capfence's
+ * programs calls one kfunc once; the trampoline writes it anew for every
+ * run): a program run inside this kfunc finds it spent.
  */
 #define cf_ours() __cf_ours(__func__)
 static __always_inline bool __cf_ours(const char *fn)
 {
-	const struct bpf_run_ctx *rc = current->bpf_ctx;
+	struct bpf_run_ctx *rc = current->bpf_ctx;
 	u64 want = cf_attach_cookie();
+	struct bpf_tramp_run_ctx *t;
 
 	if (likely(rc && want &&
-		   container_of(rc, struct bpf_tramp_run_ctx,
-				run_ctx)->bpf_cookie == want))
-		return true;
+		   (unsigned long)rc - current_stack_pointer < CF_RUN_CTX_REACH)) {
+		t = container_of(rc, struct bpf_tramp_run_ctx, run_ctx);
+		if (likely(t->bpf_cookie == want)) {
+			t->bpf_cookie = 0;
+			return true;
+		}
+	}
 	cf_foreign_call(fn);
 	return false;
 }
@@ -572,7 +591,15 @@ noinline int capfence_mmap_file(struct file *file, unsigned long prot,
 noinline int capfence_file_mprotect(struct vm_area_struct *vma,
 				    unsigned long prot)
 {
-	if (!cf_nr_tracked_files() || !vma->vm_file || !cf_ours())
+	/*
+	 * Taking permissions away reaches nothing new: a program's loader
+	 * making its relocated pages read-only is never refused (it would
+	 * die of it after its exec's point of no return). PROT_READ,
+	 * _WRITE and _EXEC are VM_READ, _WRITE and _EXEC.
+	 */
+	if (!cf_nr_tracked_files() || !vma->vm_file ||
+	    !(prot & ~vma->vm_flags & (PROT_READ | PROT_WRITE | PROT_EXEC)) ||
+	    !cf_ours())
 		return 0;
 	return cf_file_map(vma->vm_file, prot, vma->vm_flags & VM_SHARED,
 			   "mprotect");

@@ -1207,10 +1207,12 @@ static size_t cf_cap_size(const struct cf_grant *g)
  * The TASK_GET reply for the task whose credential is @cred, into @msg:
  * -EMSGSIZE when it does not fit (the holdings grew since it was sized).
  * Caller holds RCU and is inside one fence read section: the fence the
- * reply names and every capability's state are one snapshot.
+ * reply names and every capability's state are one snapshot. The fence is
+ * the host's, named to an unbound admin (@host) only: it moves with every
+ * tenant's activations, revocations and key changes.
  */
 static int cf_task_fill_locked(struct sk_buff *msg, struct genl_info *info,
-			       pid_t pid, const struct cred *cred)
+			       pid_t pid, const struct cred *cred, bool host)
 {
 	struct cf_cred *c = cf_cred_lookup(cred);
 	struct cf_sandbox *sb;
@@ -1220,7 +1222,7 @@ static int cf_task_fill_locked(struct sk_buff *msg, struct genl_info *info,
 	if (!hdr || nla_put_u32(msg, CAPFENCE_A_PID, pid) ||
 	    cf_put_u64(msg, CAPFENCE_A_EPOCH_ID,
 		       c && c->epoch ? c->epoch->id : 0) ||
-	    cf_put_u64(msg, CAPFENCE_A_FENCE, cf_fence_value_locked()))
+	    (host && cf_put_u64(msg, CAPFENCE_A_FENCE, cf_fence_value_locked())))
 		return -EMSGSIZE;
 	if (c && c->pending &&
 	    cf_put_u64(msg, CAPFENCE_A_PENDING_EPOCH_ID, c->pending->id))
@@ -1241,7 +1243,7 @@ static int cf_task_fill_locked(struct sk_buff *msg, struct genl_info *info,
  * holds RCU.
  */
 static int cf_task_fill(struct sk_buff *msg, struct genl_info *info, pid_t pid,
-			const struct cred *cred)
+			const struct cred *cred, bool host)
 {
 	unsigned char *mark = skb_tail_pointer(msg);
 	unsigned int seq;
@@ -1250,7 +1252,7 @@ static int cf_task_fill(struct sk_buff *msg, struct genl_info *info, pid_t pid,
 	do {
 		nlmsg_trim(msg, mark);
 		seq = read_seqbegin(&cf_fence);
-		err = cf_task_fill_locked(msg, info, pid, cred);
+		err = cf_task_fill_locked(msg, info, pid, cred, host);
 	} while (!err && read_seqretry(&cf_fence, seq));
 	return err;
 }
@@ -1278,6 +1280,8 @@ static size_t cf_task_size(const struct cred *cred)
 
 static int cf_nl_task_get(struct sk_buff *skb, struct genl_info *info)
 {
+	/* the control plane's own: unbound, CAP_MAC_ADMIN (as EPOCH_GET) */
+	bool host = netlink_capable(skb, CAP_MAC_ADMIN) && !cf_current_bound();
 	const struct cred *cred;
 	struct sk_buff *msg;
 	int err, tries = 0;
@@ -1287,10 +1291,9 @@ static int cf_nl_task_get(struct sk_buff *skb, struct genl_info *info)
 		return -EINVAL;
 	pid = nla_get_u32(info->attrs[CAPFENCE_A_PID]);
 	/* @pid is resolved in the caller's pid namespace: compare it there */
-	if (pid != task_tgid_vnr(current) &&
-	    !netlink_capable(skb, CAP_MAC_ADMIN)) {
+	if (pid != task_tgid_vnr(current) && !host) {
 		NL_SET_ERR_MSG_MOD(info->extack,
-				   "CAP_MAC_ADMIN is needed to inspect another task");
+				   "an unbound caller with CAP_MAC_ADMIN is needed to inspect another task");
 		return -EPERM;
 	}
 	cred = cf_get_task_cred(pid);
@@ -1309,7 +1312,7 @@ static int cf_nl_task_get(struct sk_buff *skb, struct genl_info *info)
 			break;
 		}
 		rcu_read_lock();
-		err = cf_task_fill(msg, info, pid, cred);
+		err = cf_task_fill(msg, info, pid, cred, host);
 		rcu_read_unlock();
 		if (err)
 			nlmsg_free(msg);

@@ -224,6 +224,14 @@ fi
 
 # ---- kernel: keys and epochs -------------------------------------------------
 tg "key install" 0 "key 1 installed" "$CF" key install "$W/k1"
+# the host's fence moves with every tenant's work: only an admin sees it
+tg "task: an admin sees the host's fence" 0 '^fence: [1-9]' "$CF" task $$
+if grep -q '^nobody:' /etc/passwd; then
+	tg "task: an unprivileged caller's own reply names no fence" 0 '^fence: 0$' \
+		su -s /bin/sh -c "$CF task \$\$" nobody
+else
+	skipt "task: an unprivileged caller's own reply names no fence" "no user nobody"
+fi
 tg "key install twice: EEXIST shown" 1 "remove it first" "$CF" key install "$W/k1"
 tg "key install: malformed file" 1 "line 1" "$CF" key install "$W/kbad"
 tg "key remove unknown id" 1 "no key with this id" "$CF" key remove 9

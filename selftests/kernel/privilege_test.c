@@ -1161,9 +1161,11 @@ static bool kernel_at_least(int maj, int min)
 
 /*
  * A BPF-LSM program that is not capfence's calls capfence_cred_free() on
- * every socket a task makes, to drop its binding before its connect. From
- * 6.9 the verifier refuses it (the kfunc set's filter: not one of
- * capfence's hooks);
+ * every socket a task makes, to drop its binding before its connect, and
+ * tracing programs on the allocator call it from inside capfence's own
+ * kfuncs (where capfence's run context is still current's). From 6.9 the
+ * verifier refuses them (the kfunc set's filter: not one of capfence's
+ * hooks, not a BPF-LSM program);
  * where it loads (6.1), the module ignores the call and counts it: the task
  * stays bound, and its connect outside its grants is still EACCES with its
  * record.
