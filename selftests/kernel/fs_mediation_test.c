@@ -457,6 +457,10 @@ static int fsm_step(char *cmd)
 	}
 	if (!strcmp(cmd, "mprotect-write"))
 		return mprotect(fsm_map, 4096, PROT_READ | PROT_WRITE) ? errno : 0;
+	if (!strcmp(cmd, "mprotect-ro"))
+		return mprotect(fsm_map, 4096, PROT_READ) ? errno : 0;
+	if (!strcmp(cmd, "mprotect-rx"))
+		return mprotect(fsm_map, 4096, PROT_READ | PROT_EXEC) ? errno : 0;
 	if (!strcmp(cmd, "ftruncate"))
 		return ftruncate(fsm_fd, 1) ? errno : 0;
 	if (!strcmp(cmd, "fwrite"))
@@ -1006,6 +1010,24 @@ TEST_F(fsm, shared_mapping_of_writable_file_refused)
 	ASSERT_EQ(0, cft_agent_do(&self->agent, "fopen-ro /tmp/fsm/allowed/a"));
 	EXPECT_EQ(0, cft_agent_do(&self->agent, "mmap r shared"));
 	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "mprotect-write"));
+}
+
+/*
+ * After a revoke, an mprotect that only takes permissions away reaches
+ * nothing new and is not judged (a program's loader makes its relocated
+ * pages read-only right after its exec's point of no return, where a
+ * refusal kills it); one that adds a permission is judged.
+ */
+TEST_F(fsm, mprotect_taking_permissions_away_not_judged)
+{
+	struct cft_reply r;
+
+	ASSERT_EQ(0, cft_agent_do(&self->agent, "fopen-ro /tmp/fsm/allowed/a"));
+	ASSERT_EQ(0, cft_agent_do(&self->agent, "mmap rw private"));
+	ASSERT_EQ(0, cft_revoke(&self->nl, self->rt.cap_id, &r));
+	EXPECT_EQ(0, cft_agent_do(&self->agent, "mprotect-ro"));
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "mprotect-rx"));
+	REC("revoked", "fs:read", "/tmp/fsm/allowed/a", self->rt.cap_id);
 }
 
 /*
