@@ -86,33 +86,6 @@ static int cf_net_addr(const struct sock *sk, const struct sockaddr *sa,
 }
 
 /*
- * Judge @t for @class_id and remember the admitting grant on @sk, so that
- * a revoke or fence move reaches the socket's later traffic.
- */
-static int cf_net_judge(struct cf_cred *e, struct sock *sk,
-			struct cf_target *t, bool track)
-{
-	unsigned long gen;
-	struct cf_grant *g;
-	int err;
-
-	err = cf_exercise(e, t, &g);
-	if (err || !track || !g)
-		return err;
-	/* the same socket under the same grant as last time: tracked */
-	if (cf_memo_sock_tracked(e, sk, g))
-		return 0;
-	gen = cf_sock_gen();
-	err = cf_sock_track(sk, g);
-	/* the operation fails: the exercise counted allowed was not */
-	if (err)
-		cf_exercise_failed(1);
-	else
-		cf_memo_sock_note(e, sk, g, gen);
-	return err;
-}
-
-/*
  * @t's address is the unspecified one, 0.0.0.0 or ::. Inline and without
  * a loop: every connect, bind and send with an address asks it.
  */
@@ -134,7 +107,7 @@ static int cf_net_judge_v4(struct cf_cred *e, struct sock *sk,
 	struct cf_target u = { .class_id = t->class_id };
 
 	cf_sock_target_v4(&u, &addr, htons(t->port));
-	return cf_net_judge(e, sk, &u, track);
+	return cf_sock_judge(e, sk, &u, track);
 }
 
 /*
@@ -194,7 +167,7 @@ static noinline int cf_net_judge_unspec(struct cf_cred *e, struct sock *sk,
 	if (t->family == 6) {
 		u = *t;
 		memcpy(u.addr, &lo6, sizeof(lo6));
-		err = cf_net_judge(e, sk, &u, track);
+		err = cf_sock_judge(e, sk, &u, track);
 		if (err || !cf_net_dual_stack(sk))
 			return err;
 		return cf_net_judge_v4(e, sk, t, lo, track);
@@ -211,7 +184,7 @@ static noinline int cf_net_judge_unspec(struct cf_cred *e, struct sock *sk,
 		if (j == i)
 			err = cf_net_judge_v4(e, sk, t, a[i], track);
 	}
-	return err ?: cf_net_judge(e, sk, t, track);
+	return err ?: cf_sock_judge(e, sk, t, track);
 }
 
 /*
@@ -224,7 +197,7 @@ static inline int cf_net_judge_peer(struct cf_cred *e, struct sock *sk,
 				    __be32 src)
 {
 	if (likely(!cf_net_unspec(t)))
-		return cf_net_judge(e, sk, t, track);
+		return cf_sock_judge(e, sk, t, track);
 	return cf_net_judge_unspec(e, sk, t, track, src);
 }
 
@@ -243,7 +216,7 @@ static inline int cf_net_judge_peer(struct cf_cred *e, struct sock *sk,
 static int cf_net_judge_local(struct cf_cred *e, struct sock *sk,
 			      struct cf_target *t, bool track)
 {
-	int err = cf_net_judge(e, sk, t, track);
+	int err = cf_sock_judge(e, sk, t, track);
 
 	if (err || t->family != 6 || !cf_net_unspec(t) ||
 	    !cf_net_dual_stack(sk))

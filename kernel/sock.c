@@ -218,6 +218,42 @@ int cf_sock_track(struct sock *sk, struct cf_grant *g)
 	return cf_sock_add(s, g);
 }
 
+/**
+ * cf_sock_judge() - judge a socket's target, and remember what admitted it
+ * @e: the bound caller's state
+ * @sk: the socket
+ * @t: the peer or local address, of the class it is judged for
+ * @track: remember the admitting grant on @sk, so that a revoke or fence
+ *	   move reaches the socket's later traffic
+ *
+ * BPF program context (net.c, vsock.c); never sleeps.
+ *
+ * Return: 0, -EACCES (recorded), or -ENOMEM/-ENOBUFS when the admitted
+ * socket cannot be tracked (the exercise is then not counted allowed).
+ */
+int cf_sock_judge(struct cf_cred *e, struct sock *sk, struct cf_target *t,
+		  bool track)
+{
+	unsigned long gen;
+	struct cf_grant *g;
+	int err;
+
+	err = cf_exercise(e, t, &g);
+	if (err || !track || !g)
+		return err;
+	/* the same socket under the same grant as last time: tracked */
+	if (cf_memo_sock_tracked(e, sk, g))
+		return 0;
+	gen = cf_sock_gen();
+	err = cf_sock_track(sk, g);
+	/* the operation fails: the exercise counted allowed was not */
+	if (err)
+		cf_exercise_failed(1);
+	else
+		cf_memo_sock_note(e, sk, g, gen);
+	return err;
+}
+
 /* Name @obj, a socket, for the record of a denied recheck. */
 static void cf_sock_name(struct cf_target *t, const void *obj, char *buf)
 {

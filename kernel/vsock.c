@@ -45,29 +45,6 @@ static int cf_vsock_addr(const struct sockaddr *sa, int len,
 	return 0;
 }
 
-/* as net.c's cf_net_judge(): judge @t, remember the admitting grant */
-static int cf_vsock_judge(struct cf_cred *e, struct sock *sk,
-			  struct cf_target *t, bool track)
-{
-	unsigned long gen;
-	struct cf_grant *g;
-	int err;
-
-	err = cf_exercise(e, t, &g);
-	if (err || !track || !g)
-		return err;
-	if (cf_memo_sock_tracked(e, sk, g))
-		return 0;
-	gen = cf_sock_gen();
-	err = cf_sock_track(sk, g);
-	/* the operation fails: the exercise counted allowed was not */
-	if (err)
-		cf_exercise_failed(1);
-	else
-		cf_memo_sock_note(e, sk, g, gen);
-	return err;
-}
-
 /**
  * cf_vsock_connect() - socket_connect on AF_VSOCK: vsock:connect
  * @e: the calling task's bound state
@@ -91,7 +68,7 @@ int cf_vsock_connect(struct cf_cred *e, struct sock *sk, struct sockaddr *sa,
 	    get_unaligned_be32(t.addr) == VMADDR_CID_ANY &&
 	    get_unaligned_be32(t.addr + 4) == VMADDR_PORT_ANY)
 		return 0;
-	return cf_vsock_judge(e, sk, &t, true);
+	return cf_sock_judge(e, sk, &t, true);
 }
 
 /**
@@ -116,7 +93,7 @@ int cf_vsock_sendmsg(struct cf_cred *e, struct sock *sk, struct msghdr *msg)
 
 	if (sk->sk_type == SOCK_DGRAM && msg->msg_name &&
 	    !cf_vsock_addr(msg->msg_name, msg->msg_namelen, &t)) {
-		err = cf_vsock_judge(e, sk, &t, false);
+		err = cf_sock_judge(e, sk, &t, false);
 		if (err)
 			return err;
 		if (msg->msg_flags & MSG_BATCH) {
