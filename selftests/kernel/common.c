@@ -1601,3 +1601,34 @@ fail_status:
 	cft_nl_close(&nl);
 	return establish_fail(why, len, err, "capfence status");
 }
+
+#define CFT_PARAMS "/sys/module/capfence/parameters/"
+
+long cft_param_get(const char *name)
+{
+	char path[128];
+	long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), CFT_PARAMS "%s", name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+int cft_param_set(const char *name, long v)
+{
+	char path[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), CFT_PARAMS "%s", name);
+	f = fopen(path, "w");
+	if (!f)
+		return -errno;
+	fprintf(f, "%ld\n", v);
+	return fclose(f) ? -errno : 0;
+}

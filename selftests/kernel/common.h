@@ -179,6 +179,10 @@ void cft_creds_drop(void);
 double cft_timeout_scale(void);
 /* @ms (a wait that only measures speed) scaled; < 0 stays as it is. */
 int cft_ms(int ms);
+
+/* A capfence.ko parameter: its value or -1; set it, 0 or -errno. */
+long cft_param_get(const char *name);
+int cft_param_set(const char *name, long v);
 /* @s seconds scaled, rounded up. */
 unsigned int cft_secs(unsigned int s);
 

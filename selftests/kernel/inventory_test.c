@@ -276,7 +276,6 @@ TEST_F(inv, attached_hooks_are_the_used_rows)
 
 #define PROTO_AF_MAX	46	/* AF_MAX of both kernels */
 #define PROTO_ROWS	128
-#define PARAMS		"/sys/module/capfence/parameters/"
 
 #ifndef SOCK_DCCP
 #define SOCK_DCCP	6
@@ -515,35 +514,6 @@ int cft_agent_extra(char *cmd)
 	return EINVAL;
 }
 
-static long param_get(const char *name)
-{
-	char path[128];
-	long v = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), PARAMS "%s", name);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (fscanf(f, "%ld", &v) != 1)
-		v = -1;
-	fclose(f);
-	return v;
-}
-
-static int param_set(const char *name, long v)
-{
-	char path[128];
-	FILE *f;
-
-	snprintf(path, sizeof(path), PARAMS "%s", name);
-	f = fopen(path, "w");
-	if (!f)
-		return -errno;
-	fprintf(f, "%ld\n", v);
-	return fclose(f) ? -errno : 0;
-}
-
 static void sysctl_set(const char *path, const char *val)
 {
 	FILE *f = fopen(path, "w");
@@ -610,9 +580,9 @@ FIXTURE_SETUP(proto)
 	/* ping sockets for root */
 	sysctl_set("/proc/sys/net/ipv4/ping_group_range", "0 65534");
 	/* every refusal of this program has a record to check */
-	self->budget = param_get("audit_budget");
+	self->budget = cft_param_get("audit_budget");
 	ASSERT_LT(0, self->budget);
-	ASSERT_EQ(0, param_set("audit_budget", 1000));
+	ASSERT_EQ(0, cft_param_set("audit_budget", 1000));
 	ASSERT_EQ(0, cft_open(&self->nl));
 	self->key = cft_test_key(&self->nl);
 	ASSERT_NE(NULL, self->key);
@@ -644,7 +614,7 @@ FIXTURE_TEARDOWN(proto)
 	EXPECT_TRUE(cft_agent_stop_clean(&self->d));
 	EXPECT_TRUE(cft_agent_stop_clean(&self->o));
 	if (self->budget > 0)
-		param_set("audit_budget", self->budget);
+		cft_param_set("audit_budget", self->budget);
 	cft_audit_close(self->audit);
 	for (i = 0; i < 4; i++)
 		if (self->peers[i] >= 0)

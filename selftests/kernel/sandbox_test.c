@@ -47,7 +47,6 @@
 #define SBX_SECRET	"/tmp/sbx/secret"
 /* the libraries and the agent's own binary */
 #define SBX_READ	"/lib,/lib64,/usr,/etc"
-#define SBX_PARAMS	"/sys/module/capfence/parameters/"
 
 /* ---- agent side ---- */
 
@@ -175,36 +174,6 @@ int cft_agent_extra(char *cmd)
 
 /* ---- test side ---- */
 
-/* A module parameter: its value, or -1. */
-static long param_get(const char *name)
-{
-	char path[128];
-	long v = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), SBX_PARAMS "%s", name);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (fscanf(f, "%ld", &v) != 1)
-		v = -1;
-	fclose(f);
-	return v;
-}
-
-static int param_set(const char *name, long v)
-{
-	char path[128];
-	FILE *f;
-
-	snprintf(path, sizeof(path), SBX_PARAMS "%s", name);
-	f = fopen(path, "w");
-	if (!f)
-		return -errno;
-	fprintf(f, "%ld\n", v);
-	return fclose(f) ? -errno : 0;
-}
-
 /*
  * The audit backlog limit (AUDIT_GET), and a new one (AUDIT_SET) unless
  * @set is 0: records this test lets through must not be lost in the audit
@@ -309,10 +278,10 @@ FIXTURE_SETUP(sbx)
 	ASSERT_EQ(0, cft_open(&self->nl));
 	self->key = cft_test_key(&self->nl);
 	ASSERT_NE(NULL, self->key);
-	self->budget = param_get("audit_budget");
-	self->floor = param_get("audit_floor");
-	self->ceiling = param_get("audit_ceiling");
-	self->window = param_get("audit_window_ms");
+	self->budget = cft_param_get("audit_budget");
+	self->floor = cft_param_get("audit_floor");
+	self->ceiling = cft_param_get("audit_ceiling");
+	self->window = cft_param_get("audit_window_ms");
 	self->audit = cft_audit_open();
 	ASSERT_LE(0, self->audit);
 	self->backlog = audit_backlog(1 << 16);
@@ -327,10 +296,10 @@ FIXTURE_TEARDOWN(sbx)
 {
 	/* the defaults back, for the tests after this program */
 	if (self->budget >= 0) {
-		param_set("audit_budget", self->budget);
-		param_set("audit_floor", self->floor);
-		param_set("audit_ceiling", self->ceiling);
-		param_set("audit_window_ms", self->window);
+		cft_param_set("audit_budget", self->budget);
+		cft_param_set("audit_floor", self->floor);
+		cft_param_set("audit_ceiling", self->ceiling);
+		cft_param_set("audit_window_ms", self->window);
 	}
 	if (self->backlog >= 0)
 		audit_backlog((uint32_t)self->backlog);
@@ -513,9 +482,9 @@ TEST_F(sbx, records_reach_a_reader_that_paused)
 	uint64_t end;
 
 	/* every denial of the flood recorded: far more than a default socket */
-	ASSERT_EQ(0, param_set("audit_window_ms", 60000));
-	ASSERT_EQ(0, param_set("audit_budget", 2 * FLOOD));
-	ASSERT_EQ(0, param_set("audit_ceiling", 4 * FLOOD));
+	ASSERT_EQ(0, cft_param_set("audit_window_ms", 60000));
+	ASSERT_EQ(0, cft_param_set("audit_budget", 2 * FLOOD));
+	ASSERT_EQ(0, cft_param_set("audit_ceiling", 4 * FLOOD));
 	ASSERT_EQ(0, spawn(self, &a, &sa));
 	ta.sandbox = sa.id;
 	ta.pid = a.pid;
@@ -566,10 +535,10 @@ TEST_F(sbx, ceiling_keeps_each_sandbox_its_floor)
 		t[i].pid = a[i].pid;
 	}
 	/* a new parameter starts a new host window */
-	ASSERT_EQ(0, param_set("audit_window_ms", 60000));
-	ASSERT_EQ(0, param_set("audit_budget", 20));
-	ASSERT_EQ(0, param_set("audit_floor", 3));
-	ASSERT_EQ(0, param_set("audit_ceiling", 40));
+	ASSERT_EQ(0, cft_param_set("audit_window_ms", 60000));
+	ASSERT_EQ(0, cft_param_set("audit_budget", 20));
+	ASSERT_EQ(0, cft_param_set("audit_floor", 3));
+	ASSERT_EQ(0, cft_param_set("audit_ceiling", 40));
 	for (i = 0; i < 3; i++)
 		ASSERT_EQ(0, cft_agent_do(&a[i], "flood 100 " SBX_SECRET));
 	EXPECT_EQ(EACCES, cft_agent_do(&a[3], "xread " SBX_SECRET));
@@ -634,7 +603,7 @@ TEST_F(sbx, cred_limit_bounds_one_sandbox)
 	struct capfence_sandbox_info sa, sb;
 	char rec[2048], v[64], want[64], err[CAPFENCE_ERR_MAX];
 	struct cft_agent a, b;
-	long limit = param_get("cred_limit");
+	long limit = cft_param_get("cred_limit");
 	int total = 0, r;
 	uint64_t end;
 
