@@ -8,6 +8,10 @@ mirror=${CAPFENCE_MIRROR:-$(apt-get indextargets --no-release-info --format '$(R
 	awk '$2 !~ /-security$/ { print $1; exit }')}
 [ -n "$mirror" ] || { echo "capfence: no Debian mirror in the apt sources; set CAPFENCE_MIRROR" >&2; exit 1; }
 mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial"
+# an empty package status: what the host has installed (a linux-source-6.12
+# from bookworm-backports, say) must not stand in for Debian 13's versions
+[ -f "$apt/status" ] || : > "$apt/status"
 echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] ${mirror%/} trixie main" > "$apt/sources.list"
 set -- -o "Dir::Etc::sourcelist=$apt/sources.list" -o Dir::Etc::sourceparts=/nonexistent \
-	-o "Dir::State::Lists=$apt/lists" -o "Dir::Cache=$apt/cache" -o APT::Sandbox::User=root
+	-o "Dir::State::Lists=$apt/lists" -o "Dir::State::status=$apt/status" \
+	-o "Dir::Cache=$apt/cache" -o APT::Sandbox::User=root
