@@ -178,7 +178,7 @@ agent: $(B)/tools/capfenced
 # (selftests/cli/metrics-tests.sh).
 $(B)/unit/%: selftests/unit/%.c $(LIB_SRCS) $(LIB_HDRS) $(wildcard selftests/unit/*.h) $(B)/ksft/kselftest_harness.h
 	@mkdir -p $(B)/unit
-	$(CC) $(CFLAGS_USR) -O1 $(SAN) $(CPPFLAGS_USR) -DCF_VECTORS='"$(CURDIR)/selftests/vectors/tokens.txt"' -DCF_PROFILES='"$(CURDIR)/$(B)/guest/share/capfence/profiles"' $< $(LIB_SRCS) -lsodium -lmnl $(NET_LIBS) -lpthread -o $@
+	$(CC) $(CFLAGS_USR) -O1 $(SAN) $(CPPFLAGS_USR) -DCF_VECTORS='"$(CURDIR)/selftests/vectors/tokens.txt"' -DCF_SC_DEFAULT='"$(CURDIR)/selftests/vectors/seccomp-default.json"' -DCF_PROFILES='"$(CURDIR)/$(B)/guest/share/capfence/profiles"' $< $(LIB_SRCS) -lsodium -lmnl $(NET_LIBS) -lpthread -o $@
 
 # VM tests: kselftest-harness programs run in the guest.
 $(B)/guest/bin/%: selftests/kernel/%.c $(VMT_COMMON) $(wildcard selftests/kernel/*.h) $(LIB_A) $(LIB_HDRS) $(B)/ksft/kselftest_harness.h

@@ -4,11 +4,17 @@
  * Debian ships them (fetched at build time: tools/build/engine-profiles.sh),
  * under AddressSanitizer: each resolves for x86_64 and a capability set,
  * keeps ENOSYS, and says what it left out; malformed engine keys are one
- * line each.
+ * line each. io_uring is refused whole (ENOSYS) when the profile refuses
+ * a call one of its opcodes performs, and only then: the compiled program
+ * is run here on the calls' seccomp_data.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <seccomp.h>
 #include "cf_test.h"
 
 static bool has_note(const struct capfence_seccomp *s, const char *want)
@@ -135,6 +141,216 @@ TEST(other_architectures_names_left_out)
 		TH_LOG("%s", err);
 	EXPECT_TRUE(has_note(s, "syscalls[0] (arm_fadvise64_64, ...): SCMP_ACT_ERRNO(ENOSYS) kept (no such call: libc falls back)"));
 	EXPECT_TRUE(has_note(s, "syscalls[0]: 1 name left out (not x86_64 system calls: arm_fadvise64_64)"));
+	capfence_seccomp_free(s);
+	CF_NO_LEAKS();
+}
+
+/*
+ * The program's answer to x86_64 call @name with @arg0: the classic BPF
+ * that libseccomp emits (loads, ALU, jumps, returns) run on seccomp_data.
+ * 0xffffffff for an instruction it does not know.
+ */
+static uint32_t run(const struct capfence_seccomp *s, const char *name, uint64_t arg0)
+{
+	struct seccomp_data d = { .nr = seccomp_syscall_resolve_name(name),
+				  .arch = AUDIT_ARCH_X86_64, .args = { arg0 } };
+	uint32_t a = 0, x = 0, mem[BPF_MEMWORDS] = { 0 }, k;
+	const struct sock_filter *f;
+	size_t pc, n, len;
+
+	f = capfence_seccomp_program(s, &len);
+	n = len / sizeof(*f);
+	for (pc = 0; pc < n; pc++) {
+		const struct sock_filter *i = &f[pc];
+		uint32_t src = BPF_SRC(i->code) == BPF_X ? x : i->k;
+
+		k = i->k;
+		switch (BPF_CLASS(i->code)) {
+		case BPF_LD:
+			if (BPF_MODE(i->code) == BPF_ABS && k + 4 <= sizeof(d))
+				memcpy(&a, (const char *)&d + k, 4);
+			else if (BPF_MODE(i->code) == BPF_MEM && k < BPF_MEMWORDS)
+				a = mem[k];
+			else if (BPF_MODE(i->code) == BPF_IMM)
+				a = k;
+			else
+				return 0xffffffff;
+			break;
+		case BPF_LDX:
+			if (BPF_MODE(i->code) == BPF_MEM && k < BPF_MEMWORDS)
+				x = mem[k];
+			else if (BPF_MODE(i->code) == BPF_IMM)
+				x = k;
+			else
+				return 0xffffffff;
+			break;
+		case BPF_ST:
+		case BPF_STX:
+			if (k >= BPF_MEMWORDS)
+				return 0xffffffff;
+			mem[k] = BPF_CLASS(i->code) == BPF_ST ? a : x;
+			break;
+		case BPF_ALU:
+			switch (BPF_OP(i->code)) {
+			case BPF_AND: a &= src; break;
+			case BPF_OR: a |= src; break;
+			case BPF_ADD: a += src; break;
+			case BPF_SUB: a -= src; break;
+			case BPF_RSH: a >>= src & 31; break;
+			case BPF_LSH: a <<= src & 31; break;
+			default: return 0xffffffff;
+			}
+			break;
+		case BPF_JMP:
+			switch (BPF_OP(i->code)) {
+			case BPF_JA: pc += k; break;
+			case BPF_JEQ: pc += a == src ? i->jt : i->jf; break;
+			case BPF_JGT: pc += a > src ? i->jt : i->jf; break;
+			case BPF_JGE: pc += a >= src ? i->jt : i->jf; break;
+			case BPF_JSET: pc += (a & src) ? i->jt : i->jf; break;
+			default: return 0xffffffff;
+			}
+			break;
+		case BPF_RET:
+			return BPF_RVAL(i->code) == BPF_A ? a : k;
+		case BPF_MISC:
+			if (BPF_MISCOP(i->code) == BPF_TAX)
+				x = a;
+			else
+				a = x;
+			break;
+		default:
+			return 0xffffffff;
+		}
+	}
+	return 0xffffffff;
+}
+
+#define ENOSYS_RET	(SECCOMP_RET_ERRNO | ENOSYS)
+#define EACCES_RET	(SECCOMP_RET_ERRNO | EACCES)
+
+/* io_uring's three calls all answer @want; no io_uring note unless @note. */
+static void uring_answers(struct __test_metadata *_metadata,
+			  const struct capfence_seccomp *s, uint32_t want,
+			  const char *note)
+{
+	size_t i;
+
+	EXPECT_EQ(want, run(s, "io_uring_setup", 0));
+	EXPECT_EQ(want, run(s, "io_uring_enter", 0));
+	EXPECT_EQ(want, run(s, "io_uring_register", 0));
+	for (i = 0; i < capfence_seccomp_notes(s); i++)
+		if (!strncmp(capfence_seccomp_note(s, i), "io_uring", 8))
+			break;
+	if (note) {
+		EXPECT_STREQ(note, i < capfence_seccomp_notes(s) ?
+			     capfence_seccomp_note(s, i) : "(no io_uring note)");
+	} else {
+		EXPECT_EQ(capfence_seccomp_notes(s), i) TH_LOG("%s", capfence_seccomp_note(s, i));
+	}
+}
+
+/*
+ * The engines' profiles as shipped: Docker's (this version) allows
+ * io_uring and every call its opcodes perform, so io_uring stays;
+ * Podman's refuses io_uring itself (its ENOSYS default), kept as is.
+ * capfence's own default profile lets io_uring and all its calls through.
+ */
+TEST(uring_under_engine_profiles)
+{
+	struct capfence_seccomp *s = NULL;
+	struct capfence_epoch e;
+	char err[CAPFENCE_ERR_MAX];
+
+	epoch(_metadata, &e);
+	ASSERT_EQ(0, capfence_seccomp_compile_file(CF_PROFILES "/moby-default.json",
+						   &e, &s, err, sizeof(err))) TH_LOG("%s", err);
+	uring_answers(_metadata, s, SECCOMP_RET_ALLOW, NULL);
+	EXPECT_EQ(SECCOMP_RET_ALLOW, run(s, "socket", 16));
+	EXPECT_EQ(EACCES_RET, run(s, "vhangup", 0));
+	capfence_seccomp_free(s);
+	s = NULL;
+	ASSERT_EQ(0, capfence_seccomp_compile_file(CF_PROFILES "/containers-seccomp.json",
+						   &e, &s, err, sizeof(err))) TH_LOG("%s", err);
+	uring_answers(_metadata, s, ENOSYS_RET, NULL);
+	capfence_seccomp_free(s);
+	s = NULL;
+	ASSERT_EQ(0, capfence_seccomp_compile_file(CF_SC_DEFAULT, &e, &s, err,
+						   sizeof(err))) TH_LOG("%s", err);
+	uring_answers(_metadata, s, SECCOMP_RET_ALLOW, NULL);
+	capfence_seccomp_free(s);
+	CF_NO_LEAKS();
+}
+
+#define ALLOW_WITH(rules) "{\"defaultAction\":\"SCMP_ACT_ALLOW\",\"syscalls\":[" rules "]}"
+
+static const struct {
+	const char *json;
+	uint32_t want;		/* io_uring's three calls */
+	const char *note;
+} uring_profiles[] = {
+	/* socket(AF_NETLINK) refused: IORING_OP_SOCKET would make it */
+	{ ALLOW_WITH("{\"names\":[\"socket\"],\"action\":\"SCMP_ACT_ERRNO\",\"errnoRet\":13,"
+		     "\"args\":[{\"index\":0,\"value\":16,\"op\":\"SCMP_CMP_EQ\"}]}"),
+	  ENOSYS_RET, "io_uring refused (ENOSYS): the profile refuses socket (IORING_OP_SOCKET)" },
+	/* the first three named, in opcode order */
+	{ ALLOW_WITH("{\"names\":[\"openat2\",\"setxattr\",\"splice\",\"statx\"],"
+		     "\"action\":\"SCMP_ACT_KILL_PROCESS\"}"),
+	  ENOSYS_RET,
+	  "io_uring refused (ENOSYS): the profile refuses statx (IORING_OP_STATX), openat2 (IORING_OP_OPENAT2), splice (IORING_OP_SPLICE), ..." },
+	/* refused by the default: an allow list of a few calls */
+	{ "{\"defaultAction\":\"SCMP_ACT_ERRNO\",\"syscalls\":[{\"names\":[\"read\",\"write\","
+	  "\"openat\",\"io_uring_setup\",\"io_uring_enter\",\"io_uring_register\"],"
+	  "\"action\":\"SCMP_ACT_ALLOW\"}]}",
+	  ENOSYS_RET,
+	  "io_uring refused (ENOSYS): the profile refuses pread64 (IORING_OP_READV), readv (IORING_OP_READV), preadv (IORING_OP_READV), ..." },
+	/* madvise refused for one advice only */
+	{ ALLOW_WITH("{\"names\":[\"madvise\"],\"action\":\"SCMP_ACT_ERRNO\","
+		     "\"args\":[{\"index\":2,\"value\":4,\"op\":\"SCMP_CMP_EQ\"}]}"),
+	  ENOSYS_RET, "io_uring refused (ENOSYS): the profile refuses madvise (IORING_OP_MADVISE)" },
+	/* io_uring_enter alone let through (a ring from before the bind) */
+	{ ALLOW_WITH("{\"names\":[\"io_uring_setup\",\"io_uring_register\"],\"action\":\"SCMP_ACT_ERRNO\"},"
+		     "{\"names\":[\"waitid\"],\"action\":\"SCMP_ACT_TRAP\"}"),
+	  ENOSYS_RET, "io_uring refused (ENOSYS): the profile refuses waitid (IORING_OP_WAITID)" },
+	/* refuses nothing io_uring does: io_uring as the profile says */
+	{ ALLOW_WITH("{\"names\":[\"acct\"],\"action\":\"SCMP_ACT_KILL\"},"
+		     "{\"names\":[\"socket\"],\"action\":\"SCMP_ACT_LOG\"}"),
+	  SECCOMP_RET_ALLOW, NULL },
+	/* refuses io_uring itself: its own answer kept, nothing else to do */
+	{ ALLOW_WITH("{\"names\":[\"io_uring_setup\",\"io_uring_enter\",\"io_uring_register\","
+		     "\"socket\"],\"action\":\"SCMP_ACT_ERRNO\"}"),
+	  EACCES_RET, NULL },
+};
+
+TEST(uring_under_hand_profiles)
+{
+	const char *deny[] = { "fs:read=deny" };	/* no class needs a call */
+	struct capfence_seccomp *s;
+	struct capfence_epoch e;
+	char err[CAPFENCE_ERR_MAX];
+	size_t i;
+
+	ASSERT_EQ(0, capfence_epoch_parse_rules(&e, 7, deny, 1, err, sizeof(err))) TH_LOG("%s", err);
+	for (i = 0; i < sizeof(uring_profiles) / sizeof(uring_profiles[0]); i++) {
+		s = NULL;
+		ASSERT_EQ(0, capfence_seccomp_compile(uring_profiles[i].json,
+						      strlen(uring_profiles[i].json),
+						      &e, &s, err, sizeof(err)))
+			TH_LOG("profile %zu: %s", i, err);
+		TH_LOG("profile %zu", i);
+		uring_answers(_metadata, s, uring_profiles[i].want, uring_profiles[i].note);
+		/* the rest of the profile as before */
+		EXPECT_NE(0xffffffff, run(s, "getpid", 0));
+		capfence_seccomp_free(s);
+	}
+	/* the conditional socket rule still answers socket(AF_NETLINK) itself */
+	s = NULL;
+	ASSERT_EQ(0, capfence_seccomp_compile(uring_profiles[0].json,
+					      strlen(uring_profiles[0].json),
+					      &e, &s, err, sizeof(err)));
+	EXPECT_EQ(EACCES_RET, run(s, "socket", 16));
+	EXPECT_EQ(SECCOMP_RET_ALLOW, run(s, "socket", 2));
+	EXPECT_EQ(SECCOMP_RET_ALLOW, run(s, "getpid", 0));
 	capfence_seccomp_free(s);
 	CF_NO_LEAKS();
 }

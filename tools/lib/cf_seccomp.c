@@ -19,7 +19,10 @@
  * with SECCOMP_FILTER_FLAG_LOG, so a denial is EACCES (or that ENOSYS) and
  * an AUDIT_SECCOMP record, never a signal. A profile that denies a system call a class
  * granted by the epoch needs is refused (the class registry, cf_core.c,
- * names those calls).
+ * names those calls). io_uring performs its opcodes' calls out of
+ * seccomp's sight: a profile that refuses one of them while it lets
+ * io_uring through gets io_uring refused whole, with ENOSYS
+ * (uring_policy()).
  *
  * A task bound to the epoch must not stack a filter that kills or traps
  * above it (the seed's condition 2 for every filter the task can load).
@@ -125,11 +128,84 @@ static const struct {
 	{ "SCMP_CMP_MASKED_EQ", SCMP_CMP_MASKED_EQ },
 };
 
-/* One syscalls[] entry, as far as the class check needs it. */
+/* One syscalls[] entry, as far as the class and io_uring checks need it. */
 struct cf_sc_rule {
 	struct json_object *names;
 	enum cf_sc_kind kind;
 	bool has_args;
+	struct scmp_arg_cmp cmp[6];	/* for io_uring's calls, added last */
+	unsigned int nargs;
+};
+
+/*
+ * What each io_uring opcode does, as the system calls that do the same
+ * (x86_64 names): IORING_OP_* of Linux 6.1 and 6.12, whichever kernel the
+ * epoch runs on. An opcode that only manages the ring (NOP, timeouts,
+ * cancels, buffers, MSG_RING) performs none. Reads and writes are every
+ * call of their family, since the opcode takes an offset and RWF_ flags.
+ */
+#define CF_SC_READS	"read", "pread64", "readv", "preadv", "preadv2"
+#define CF_SC_WRITES	"write", "pwrite64", "writev", "pwritev", "pwritev2"
+static const struct {
+	const char *op;
+	const char *calls[6];
+} cf_sc_uring_ops[] = {
+	{ "IORING_OP_READV", { CF_SC_READS } },
+	{ "IORING_OP_WRITEV", { CF_SC_WRITES } },
+	{ "IORING_OP_FSYNC", { "fsync", "fdatasync" } },
+	{ "IORING_OP_READ_FIXED", { CF_SC_READS } },
+	{ "IORING_OP_WRITE_FIXED", { CF_SC_WRITES } },
+	{ "IORING_OP_POLL_ADD", { "poll", "ppoll" } },
+	{ "IORING_OP_SYNC_FILE_RANGE", { "sync_file_range" } },
+	{ "IORING_OP_SENDMSG", { "sendmsg" } },
+	{ "IORING_OP_RECVMSG", { "recvmsg" } },
+	{ "IORING_OP_ACCEPT", { "accept4", "accept" } },
+	{ "IORING_OP_CONNECT", { "connect" } },
+	{ "IORING_OP_FALLOCATE", { "fallocate" } },
+	{ "IORING_OP_OPENAT", { "openat", "open" } },
+	{ "IORING_OP_CLOSE", { "close" } },
+	{ "IORING_OP_STATX", { "statx" } },
+	{ "IORING_OP_READ", { CF_SC_READS } },
+	{ "IORING_OP_WRITE", { CF_SC_WRITES } },
+	{ "IORING_OP_FADVISE", { "fadvise64" } },
+	{ "IORING_OP_MADVISE", { "madvise" } },
+	{ "IORING_OP_SEND", { "sendto" } },
+	{ "IORING_OP_RECV", { "recvfrom" } },
+	{ "IORING_OP_OPENAT2", { "openat2" } },
+	{ "IORING_OP_EPOLL_CTL", { "epoll_ctl" } },
+	{ "IORING_OP_SPLICE", { "splice" } },
+	{ "IORING_OP_TEE", { "tee" } },
+	{ "IORING_OP_SHUTDOWN", { "shutdown" } },
+	{ "IORING_OP_RENAMEAT", { "renameat2", "renameat" } },
+	{ "IORING_OP_UNLINKAT", { "unlinkat" } },
+	{ "IORING_OP_MKDIRAT", { "mkdirat" } },
+	{ "IORING_OP_SYMLINKAT", { "symlinkat" } },
+	{ "IORING_OP_LINKAT", { "linkat" } },
+	{ "IORING_OP_FSETXATTR", { "fsetxattr" } },
+	{ "IORING_OP_SETXATTR", { "setxattr" } },
+	{ "IORING_OP_FGETXATTR", { "fgetxattr" } },
+	{ "IORING_OP_GETXATTR", { "getxattr" } },
+	{ "IORING_OP_SOCKET", { "socket" } },
+	/* a file's own command (ioctl); on a socket, its options too */
+	{ "IORING_OP_URING_CMD", { "ioctl", "getsockopt", "setsockopt" } },
+	{ "IORING_OP_SEND_ZC", { "sendto" } },
+	{ "IORING_OP_SENDMSG_ZC", { "sendmsg" } },
+	/* 6.7 and later */
+	{ "IORING_OP_READ_MULTISHOT", { CF_SC_READS } },
+	{ "IORING_OP_WAITID", { "waitid" } },
+	{ "IORING_OP_FUTEX_WAIT", { "futex" } },
+	{ "IORING_OP_FUTEX_WAKE", { "futex" } },
+	{ "IORING_OP_FUTEX_WAITV", { "futex_waitv" } },
+	/* a fixed file into the task's table: a dup of it */
+	{ "IORING_OP_FIXED_FD_INSTALL", { "dup" } },
+	{ "IORING_OP_FTRUNCATE", { "ftruncate" } },
+	{ "IORING_OP_BIND", { "bind" } },
+	{ "IORING_OP_LISTEN", { "listen" } },
+};
+
+/* io_uring's own calls: refused together, or the profile's rules on them. */
+static const char *const cf_sc_uring_calls[] = {
+	"io_uring_setup", "io_uring_enter", "io_uring_register",
 };
 
 struct cf_sc_build {
@@ -560,6 +636,16 @@ bad:
 	return -EINVAL;
 }
 
+static bool is_uring_call(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(cf_sc_uring_calls) / sizeof(cf_sc_uring_calls[0]); i++)
+		if (!strcmp(name, cf_sc_uring_calls[i]))
+			return true;
+	return false;
+}
+
 /* A name libseccomp knows on another architecture only: skipped. */
 static bool other_arch_call(const char *name)
 {
@@ -645,6 +731,8 @@ static int add_rule(struct cf_sc_build *b, struct json_object *r, size_t idx)
 	}
 	rule->names = names;
 	rule->has_args = nargs > 0;
+	memcpy(rule->cmp, cmp, sizeof(cmp[0]) * nargs);
+	rule->nargs = nargs;
 	/* a rule that does what the default does changes nothing (and
 	 * libseccomp refuses it) */
 	if (rule->kind == b->def)
@@ -658,6 +746,9 @@ static int add_rule(struct cf_sc_build *b, struct json_object *r, size_t idx)
 				snprintf(first_foreign, sizeof(first_foreign), "%s", nm);
 			continue;
 		}
+		/* added by uring_policy() once the whole profile is known */
+		if (is_uring_call(nm))
+			continue;
 		if (is_seccomp_call(nm)) {
 			/* refusing: kept; allowing: never a new filter */
 			if (refuses(rule->kind))
@@ -719,6 +810,99 @@ static const char *denies(const struct cf_sc_build *b, const char *name,
 	if (refuses(b->def) && !allowed)
 		return "the default action";
 	return NULL;
+}
+
+/* Does some rule, or the default, let @name through for some arguments? */
+static bool allows_some(const struct cf_sc_build *b, const char *name)
+{
+	bool refused_always = false;
+	size_t i, j;
+
+	for (i = 0; i < b->n_rules; i++) {
+		const struct cf_sc_rule *r = &b->rules[i];
+		size_t n = r->names ? json_object_array_length(r->names) : 0;
+
+		for (j = 0; j < n; j++) {
+			if (strcmp(name, json_object_get_string(json_object_array_get_idx(r->names, j))))
+				continue;
+			if (!refuses(r->kind))
+				return true;
+			refused_always |= !r->has_args;
+		}
+	}
+	return !refuses(b->def) && !refused_always;
+}
+
+/*
+ * io_uring performs its opcodes' calls without passing through seccomp.
+ * When the profile refuses (for some arguments, or by its default) a call
+ * an opcode performs, and lets io_uring through, io_uring is refused
+ * whole: io_uring_setup, and io_uring_enter and io_uring_register for a
+ * ring made before the bind, answer ENOSYS (as a kernel without io_uring;
+ * programs fall back on it). Otherwise the profile's own rules on the
+ * three calls are added as written.
+ */
+static int uring_policy(struct cf_sc_build *b)
+{
+	char why[CF_SC_NOTE_LEN] = "";
+	const char *named[3] = { NULL };
+	size_t i, j, k, n = 0, more = 0, len = 0;
+	bool reachable = false;
+	int ret = 0;
+
+	for (i = 0; i < sizeof(cf_sc_uring_calls) / sizeof(cf_sc_uring_calls[0]); i++)
+		reachable |= allows_some(b, cf_sc_uring_calls[i]);
+	for (i = 0; reachable && i < sizeof(cf_sc_uring_ops) / sizeof(cf_sc_uring_ops[0]); i++) {
+		for (j = 0; j < 6 && cf_sc_uring_ops[i].calls[j]; j++) {
+			const char *c = cf_sc_uring_ops[i].calls[j];
+			size_t which;
+
+			if (!denies(b, c, &which))
+				continue;
+			for (k = 0; k < n && strcmp(named[k], c); k++)
+				;
+			if (k < n)
+				continue;
+			/* the first few that fit the note */
+			if (n == 3 || (n && len + strlen(c) + strlen(cf_sc_uring_ops[i].op) > 100)) {
+				more++;
+				continue;
+			}
+			named[n++] = c;
+			len += (size_t)snprintf(why + len, sizeof(why) - len, "%s%s (%s)",
+						n > 1 ? ", " : "", c, cf_sc_uring_ops[i].op);
+		}
+	}
+	if (n) {
+		for (i = 0; i < sizeof(cf_sc_uring_calls) / sizeof(cf_sc_uring_calls[0]) && !ret; i++)
+			if (b->def != CF_SC_ENOSYS)
+				ret = seccomp_rule_add(b->ctx, SCMP_ACT_ERRNO(ENOSYS),
+						       seccomp_syscall_resolve_name(cf_sc_uring_calls[i]),
+						       0);
+		if (!ret)
+			note(b, "io_uring refused (ENOSYS): the profile refuses %s%s", why,
+			     more ? ", ..." : "");
+	}
+	for (i = 0; !n && i < b->n_rules && !ret; i++) {
+		const struct cf_sc_rule *r = &b->rules[i];
+		size_t nn = r->names ? json_object_array_length(r->names) : 0;
+
+		if (r->kind == b->def)
+			continue;
+		for (j = 0; j < nn && !ret; j++) {
+			const char *nm = json_object_get_string(json_object_array_get_idx(r->names, j));
+
+			if (is_uring_call(nm))
+				ret = seccomp_rule_add_array(b->ctx, scmp_action(r->kind),
+							     seccomp_syscall_resolve_name(nm),
+							     r->nargs, r->cmp);
+		}
+	}
+	if (ret)
+		capfence__seterr(b->err, b->errlen,
+				 "profile: libseccomp refused the rule on io_uring: %s",
+				 strerror(-ret));
+	return ret ? -EINVAL : 0;
 }
 
 static int check_classes(struct cf_sc_build *b, const struct capfence_epoch *e)
@@ -1039,6 +1223,8 @@ int capfence_seccomp_compile_opts(const char *text, size_t len,
 		}
 	}
 	ret = check_classes(&b, e);
+	if (!ret)
+		ret = uring_policy(&b);
 	if (!ret)
 		ret = refuse_new_filters(&b);
 	if (!ret)
