@@ -488,5 +488,8 @@ tg "epoch install --seccomp: an errno name that disagrees with its number" 2 "er
 tg "epoch install --seccomp: an unknown includes key" 2 "includes must be an object of arches, caps and minKernel" \
 	sh -c "echo '{\"defaultAction\":\"SCMP_ACT_ALLOW\",\"syscalls\":[{\"names\":[\"acct\"],\"action\":\"SCMP_ACT_ALLOW\",\"includes\":{\"os\":[\"linux\"]}}]}' > $W/i.json; $CF epoch install 1006 --seccomp $W/i.json fs:read=open"
 t "  ... and nothing installed" 1 "$CF" epoch show 1006
+tg "epoch install --seccomp: io_uring refused when the profile refuses a call an opcode performs" 0 \
+	'^seccomp: io_uring refused (ENOSYS): the profile refuses socket (IORING_OP_SOCKET)$' \
+	sh -c "echo '{\"defaultAction\":\"SCMP_ACT_ALLOW\",\"syscalls\":[{\"names\":[\"socket\"],\"action\":\"SCMP_ACT_ERRNO\",\"args\":[{\"index\":0,\"value\":16,\"op\":\"SCMP_CMP_EQ\"}]}]}' > $W/u.json; $CF epoch install 1006 --seccomp $W/u.json fs:read=open"
 
 finish

@@ -5,8 +5,11 @@
  * binds a task to the epoch refused (EACCES, reason seccomp, recorded)
  * unless the task's newest seccomp filter is the epoch's program; install
  * refusing a profile that contradicts the epoch's classes, and every
- * malformed profile, with one line and nothing installed. No sandboxed
- * task is ever ended by a signal.
+ * malformed profile, with one line and nothing installed. io_uring is
+ * refused whole (ENOSYS, recorded), a ring made before the bind included,
+ * under a profile that refuses a call one of its opcodes performs (one
+ * case per opcode family), and works bound, class hooks and all, under
+ * one that refuses none. No sandboxed task is ever ended by a signal.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,8 +27,13 @@
 #include <unistd.h>
 #include <sodium.h>
 #include <pthread.h>
+#include <arpa/inet.h>
+#include <linux/netlink.h>
+#include <linux/openat2.h>
+#include <liburing.h>
 #define CFT_TEST_SECONDS 30
 #include "harness.h"
+#include "records.h"
 
 #define DEFAULT_PROFILE "/usr/share/capfence/seccomp-default.json"
 /* the engines' profiles as Debian ships them (tools/build/engine-profiles.sh) */
@@ -60,8 +68,128 @@ static void *thread_noop(void *arg)
 	return arg;
 }
 
+/*
+ * io_uring, as a bound agent uses it. A ring made before the bind (by the
+ * launcher, cft_pre_exec) is inherited at CFT_RING_FD, its parameters in
+ * the environment: the agent maps it without io_uring_setup.
+ */
+#define CFT_RING_FD	100
+#define CFT_RING_ENV	"CFT_RING"
+/* 6.7's opcodes and socket commands, past the headers this is built with */
+#define CFT_OP_WAITID		50
+#define CFT_URING_SETSOCKOPT	3
+
+static char uring_buf[64];
+static struct statx uring_stx;
+static struct open_how uring_how = { .flags = O_CREAT | O_WRONLY, .mode = 0600 };
+static struct sockaddr_in uring_sin = { .sin_family = AF_INET };
+
+/*
+ * One request of the opcode family @fam (@arg: its path or port); file
+ * descriptors are -1 where the request is never meant to run.
+ */
+static int uring_prep(struct io_uring_sqe *sqe, const char *fam, const char *arg)
+{
+	if (!strcmp(fam, "socket")) {
+		io_uring_prep_socket(sqe, AF_NETLINK, SOCK_RAW, NETLINK_ROUTE, 0);
+	} else if (!strcmp(fam, "openat2")) {
+		io_uring_prep_openat2(sqe, AT_FDCWD, arg, &uring_how);
+	} else if (!strcmp(fam, "openat")) {
+		io_uring_prep_openat(sqe, AT_FDCWD, arg, O_RDONLY, 0);
+	} else if (!strcmp(fam, "statx")) {
+		io_uring_prep_statx(sqe, AT_FDCWD, "/", 0, STATX_BASIC_STATS, &uring_stx);
+	} else if (!strcmp(fam, "xattr")) {
+		io_uring_prep_getxattr(sqe, "user.cft", uring_buf, "/tmp", sizeof(uring_buf));
+	} else if (!strcmp(fam, "tee")) {
+		io_uring_prep_tee(sqe, -1, -1, 1, 0);
+	} else if (!strcmp(fam, "fadvise")) {
+		io_uring_prep_fadvise(sqe, -1, 0, 0, POSIX_FADV_NORMAL);
+	} else if (!strcmp(fam, "waitid")) {
+		io_uring_prep_nop(sqe);
+		sqe->opcode = CFT_OP_WAITID;
+		sqe->len = P_ALL;
+	} else if (!strcmp(fam, "uring_cmd")) {
+		io_uring_prep_rw(IORING_OP_URING_CMD, sqe, -1, NULL, 0, 0);
+		sqe->cmd_op = CFT_URING_SETSOCKOPT;
+	} else if (!strcmp(fam, "accept")) {
+		io_uring_prep_accept(sqe, -1, NULL, NULL, 0);
+	} else if (!strcmp(fam, "read")) {
+		io_uring_prep_read(sqe, -1, uring_buf, 1, 0);
+	} else if (!strcmp(fam, "mkdir")) {
+		io_uring_prep_mkdirat(sqe, AT_FDCWD, arg, 0700);
+	} else if (!strcmp(fam, "connect")) {
+		int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+		if (fd < 0)
+			return -errno;
+		uring_sin.sin_port = htons((uint16_t)atoi(arg));
+		uring_sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		io_uring_prep_connect(sqe, fd, (struct sockaddr *)&uring_sin,
+				      sizeof(uring_sin));
+	} else {
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * "uring fresh FAM [ARG]": a new ring, one request of family FAM; the
+ * errno of io_uring_setup, or of the request. "uring inherited FAM":
+ * the same on the ring from before the bind: the errno of
+ * io_uring_enter, or 200 when the kernel took the request anyway (its
+ * submission head moved or a completion came) or io_uring_register
+ * answered otherwise.
+ */
+static int uring_cmd(const char *how, const char *fam, const char *arg)
+{
+	bool inherited = !strcmp(how, "inherited");
+	struct io_uring_params p = { 0 };
+	struct io_uring_cqe *cqe;
+	struct io_uring ring;
+	int err, ret, reg;
+
+	if (inherited) {
+		const char *hex = getenv(CFT_RING_ENV);
+		size_t i;
+
+		if (!hex || strlen(hex) != 2 * sizeof(p))
+			return ENOENT;
+		for (i = 0; i < sizeof(p); i++)
+			sscanf(hex + 2 * i, "%2hhx", (unsigned char *)&p + i);
+		err = io_uring_queue_mmap(CFT_RING_FD, &p, &ring);
+	} else {
+		err = io_uring_queue_init(4, &ring, 0);
+	}
+	if (err)
+		return -err;
+	err = uring_prep(io_uring_get_sqe(&ring), fam, arg);
+	if (err) {
+		io_uring_queue_exit(&ring);
+		return -err;
+	}
+	err = io_uring_submit(&ring);
+	if (err < 0) {
+		ret = -err;
+		/* the request is still where the agent wrote it */
+		if (*ring.sq.khead != 0 || *ring.cq.ktail != 0)
+			ret = 200;
+		reg = (int)syscall(SYS_io_uring_register, ring.ring_fd,
+				   IORING_UNREGISTER_BUFFERS, NULL, 0);
+		if (inherited && (reg != -1 || errno != -err))
+			ret = 200;
+	} else {
+		err = io_uring_wait_cqe(&ring, &cqe);
+		ret = err ? -err : cqe->res < 0 ? -cqe->res : 0;
+		if (!err && cqe->res >= 0 && (!strcmp(fam, "openat") || !strcmp(fam, "socket")))
+			close(cqe->res);
+	}
+	io_uring_queue_exit(&ring);
+	return ret;
+}
+
 int cft_agent_extra(char *cmd)
 {
+	char how[16], fam[16], arg[64] = "";
 	struct sock_filter killer[] = {
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_getppid, 0, 1),
@@ -71,6 +199,8 @@ int cft_agent_extra(char *cmd)
 	struct sock_fprog fp = { .len = 4, .filter = killer };
 	long nr;
 
+	if (sscanf(cmd, "uring %15s %15s %63s", how, fam, arg) >= 2)
+		return uring_cmd(how, fam, arg);
 	if (sscanf(cmd, "sys %ld", &nr) == 1)
 		return syscall(nr, 0, 0, 0, 0, 0, 0) < 0 ? errno : 0;
 	/* glibc starts a thread with clone3, and falls back on ENOSYS only */
@@ -105,7 +235,27 @@ struct launch {
 	size_t extra_len;
 	const void *below;	/* another program loaded before it */
 	size_t below_len;
+	bool ring;		/* an io_uring instance made first, inherited */
 };
+
+/* A ring made before the bind, left open across the exec (CFT_RING_FD). */
+static int make_ring(void)
+{
+	struct io_uring_params p = { 0 };
+	char hex[2 * sizeof(p) + 1];
+	size_t i;
+	int fd = (int)syscall(SYS_io_uring_setup, 4, &p);
+
+	if (fd < 0)
+		return -errno;
+	/* dup2 leaves the copy without O_CLOEXEC */
+	if (dup2(fd, CFT_RING_FD) < 0)
+		return -errno;
+	close(fd);
+	for (i = 0; i < sizeof(p); i++)
+		sprintf(hex + 2 * i, "%02x", ((unsigned char *)&p)[i]);
+	return setenv(CFT_RING_ENV, hex, 1) ? -errno : 0;
+}
 
 static int load(const void *prog, size_t len, unsigned int flags)
 {
@@ -123,7 +273,9 @@ static int launch(void *arg)
 	struct launch *l = arg;
 	int err = 0;
 
-	if (l->below)
+	if (l->ring)
+		err = make_ring();
+	if (!err && l->below)
 		err = load(l->below, l->below_len, 0);
 	if (!err && l->prog)
 		err = l->nolog ? load(l->prog, l->len, 0) :
@@ -580,7 +732,8 @@ TEST_F(sc, container_default_profile)
  * default capability set; bound agents under them start threads (Docker's
  * answers clone3 with ENOSYS, glibc falls back to clone), get ENOSYS for
  * a call Podman's does not list, EACCES for a call they refuse, and do
- * their granted connect.
+ * their granted connect. Podman's leaves io_uring out (its ENOSYS);
+ * Docker's allows it and every call its opcodes perform, so it stays.
  */
 TEST_F(sc, engine_profiles_as_shipped)
 {
@@ -588,10 +741,11 @@ TEST_F(sc, engine_profiles_as_shipped)
 		const char *path;
 		long unlisted_errno;	/* the default's answer, kept or rewritten */
 		const char *clone3_note;
+		int uring;	/* Podman's leaves io_uring out; Docker's allows it and its calls */
 	} profiles[] = {
-		{ PODMAN_PROFILE, ENOSYS, NULL },
+		{ PODMAN_PROFILE, ENOSYS, NULL, ENOSYS },
 		{ DOCKER_PROFILE, EACCES,
-		  "syscalls[16] (clone3): SCMP_ACT_ERRNO(ENOSYS) kept (no such call: libc falls back)" },
+		  "syscalls[16] (clone3): SCMP_ACT_ERRNO(ENOSYS) kept (no such call: libc falls back)", 0 },
 	};
 	const char *rules[] = { "net:connect=token:127.0.0.0/8", "net:bind=open",
 				"fs:read=open", "fs:write=token:/tmp" };
@@ -634,6 +788,8 @@ TEST_F(sc, engine_profiles_as_shipped)
 		/* refused by both (CAP_SYS_TTY_CONFIG is not in the default set) */
 		EXPECT_EQ(EACCES, cft_agent_do(&a, "sys %d", SYS_vhangup));
 		check_seccomp_record(_metadata, self->audit, a.pid, SYS_vhangup);
+		EXPECT_EQ(profiles[i].uring, cft_agent_do(&a, "uring fresh socket"))
+			TH_LOG("%s", profiles[i].path);
 		ASSERT_EQ(0, cft_mint(self->key, "net:connect", e, "127.0.0.0/8", 0, &t));
 		ASSERT_EQ(0, cft_delegate(&self->nl, &t, a.pid, 0, false, &r)) TH_LOG("%s", r.ext);
 		EXPECT_EQ(0, cft_agent_do(&a, "connect 127.0.0.1 %d", port));
@@ -641,6 +797,204 @@ TEST_F(sc, engine_profiles_as_shipped)
 		capfence_free(info.prog);
 		close(srv);
 	}
+}
+
+/*
+ * io_uring performs its opcodes' calls out of seccomp's sight. Under a
+ * profile that refuses the call of one opcode family (@rules, with an
+ * allowing default), the compiled program refuses io_uring whole:
+ * io_uring_setup answers ENOSYS, and so do io_uring_enter and
+ * io_uring_register on a ring the launcher made before the bind, each
+ * with its AUDIT_SECCOMP record; the request was never taken.
+ */
+static void uring_refused(struct __test_metadata *_metadata, FIXTURE_DATA(sc) *self,
+			  const char *rules, const char *fam, const char *arg,
+			  const char *named)
+{
+	const char *classes[] = { "net:connect=token:127.0.0.0/8", "fs:read=open" };
+	struct capfence_seccomp *s = NULL;
+	struct capfence_seccomp_info info;
+	struct capfence_epoch ep;
+	char err[CAPFENCE_ERR_MAX], json[1024];
+	const char *nt = NULL;
+	struct cft_agent a;
+	uint64_t e = cft_next_epoch(&self->nl);
+	size_t k;
+
+	snprintf(json, sizeof(json),
+		 "{\"defaultAction\":\"SCMP_ACT_ALLOW\",\"syscalls\":[%s]}", rules);
+	ASSERT_EQ(0, capfence_epoch_parse_rules(&ep, e, classes, 2, err, sizeof(err)));
+	ASSERT_EQ(0, capfence_seccomp_compile(json, strlen(json), &ep, &s, err,
+					      sizeof(err))) TH_LOG("%s", err);
+	for (k = 0; k < capfence_seccomp_notes(s); k++)
+		if (!strncmp(capfence_seccomp_note(s, k), "io_uring refused (ENOSYS): ", 27))
+			nt = capfence_seccomp_note(s, k);
+	ASSERT_NE(NULL, nt) TH_LOG("%s: no io_uring note", fam);
+	EXPECT_NE(NULL, strstr(nt, named)) TH_LOG("%s", nt);
+	ASSERT_EQ(0, capfence_client_epoch_install_seccomp(self->nl.c, &ep, s, err,
+							   sizeof(err))) TH_LOG("%s", err);
+	capfence_seccomp_free(s);
+	ASSERT_EQ(0, capfence_client_epoch_seccomp(self->nl.c, e, &info, err, sizeof(err)));
+	self->l.prog = info.prog;
+	self->l.len = info.len;
+	self->l.ring = true;
+	ASSERT_EQ(0, cft_agent_spawn(&a, e, NULL, 0, NULL));
+	check_bind(_metadata, self->audit, a.pid, e, info.digest, "ok");
+	EXPECT_EQ(ENOSYS, cft_agent_do(&a, "uring fresh %s %s", fam, arg)) TH_LOG("%s", fam);
+	check_seccomp_record(_metadata, self->audit, a.pid, SYS_io_uring_setup);
+	EXPECT_EQ(ENOSYS, cft_agent_do(&a, "uring inherited %s %s", fam, arg)) TH_LOG("%s", fam);
+	check_seccomp_record(_metadata, self->audit, a.pid, SYS_io_uring_enter);
+	check_seccomp_record(_metadata, self->audit, a.pid, SYS_io_uring_register);
+	EXPECT_TRUE(cft_agent_stop_clean(&a));
+	capfence_free(info.prog);
+}
+
+/* socket(AF_NETLINK) refused: IORING_OP_SOCKET would make it (the report's case) */
+TEST_F(sc, uring_socket)
+{
+	uring_refused(_metadata, self,
+		      "{\"names\":[\"socket\"],\"action\":\"SCMP_ACT_ERRNO\",\"errnoRet\":13,"
+		      "\"args\":[{\"index\":0,\"value\":16,\"op\":\"SCMP_CMP_EQ\"}]}",
+		      "socket", "", "socket (IORING_OP_SOCKET)");
+}
+
+/*
+ * open and openat2 are fs:read's calls: a profile refusing them is refused
+ * at install beside a read grant (io_uring's opens are fs:read's at
+ * file_open); beside fs:read=deny it refuses io_uring.
+ */
+TEST_F(sc, uring_open)
+{
+	const char json[] = "{\"defaultAction\":\"SCMP_ACT_ALLOW\",\"syscalls\":["
+			    "{\"names\":[\"openat2\"],\"action\":\"SCMP_ACT_ERRNO\"}]}";
+	const char *grant[] = { "fs:read=open" }, *deny[] = { "fs:read=deny" };
+	struct capfence_seccomp *s = NULL;
+	struct capfence_epoch ep;
+	char err[CAPFENCE_ERR_MAX];
+	uint64_t e = cft_next_epoch(&self->nl);
+	bool noted = false;
+	size_t k;
+
+	EXPECT_EQ(-EINVAL, install(&self->nl, e, grant, 1, json, err, sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, "denies openat2, which class fs:read needs")) TH_LOG("%s", err);
+	ASSERT_EQ(0, capfence_epoch_parse_rules(&ep, e, deny, 1, err, sizeof(err)));
+	ASSERT_EQ(0, capfence_seccomp_compile(json, strlen(json), &ep, &s, err, sizeof(err)))
+		TH_LOG("%s", err);
+	for (k = 0; k < capfence_seccomp_notes(s); k++)
+		noted |= !strcmp(capfence_seccomp_note(s, k),
+				 "io_uring refused (ENOSYS): the profile refuses openat2 (IORING_OP_OPENAT2)");
+	EXPECT_TRUE(noted);
+	capfence_seccomp_free(s);
+}
+
+TEST_F(sc, uring_statx)
+{
+	uring_refused(_metadata, self, "{\"names\":[\"statx\"],\"action\":\"SCMP_ACT_ERRNO\"}",
+		      "statx", "", "statx (IORING_OP_STATX)");
+}
+
+TEST_F(sc, uring_xattr)
+{
+	uring_refused(_metadata, self,
+		      "{\"names\":[\"setxattr\",\"fsetxattr\",\"getxattr\",\"fgetxattr\"],"
+		      "\"action\":\"SCMP_ACT_KILL_PROCESS\"}",
+		      "xattr", "", "fsetxattr (IORING_OP_FSETXATTR)");
+}
+
+TEST_F(sc, uring_splice_tee)
+{
+	uring_refused(_metadata, self,
+		      "{\"names\":[\"splice\",\"tee\"],\"action\":\"SCMP_ACT_ERRNO\"}",
+		      "tee", "", "splice (IORING_OP_SPLICE), tee (IORING_OP_TEE)");
+}
+
+/* madvise refused for one advice only (MADV_HWPOISON), fadvise64 outright */
+TEST_F(sc, uring_madvise_fadvise)
+{
+	uring_refused(_metadata, self,
+		      "{\"names\":[\"fadvise64\"],\"action\":\"SCMP_ACT_ERRNO\"},"
+		      "{\"names\":[\"madvise\"],\"action\":\"SCMP_ACT_ERRNO\","
+		      "\"args\":[{\"index\":2,\"value\":100,\"op\":\"SCMP_CMP_EQ\"}]}",
+		      "fadvise", "", "fadvise64 (IORING_OP_FADVISE), madvise (IORING_OP_MADVISE)");
+}
+
+/* waitid refused for P_PIDFD only; futex_waitv outright (6.7's opcodes) */
+TEST_F(sc, uring_futex_waitid)
+{
+	uring_refused(_metadata, self,
+		      "{\"names\":[\"futex_waitv\"],\"action\":\"SCMP_ACT_ERRNO\"},"
+		      "{\"names\":[\"waitid\"],\"action\":\"SCMP_ACT_ERRNO\","
+		      "\"args\":[{\"index\":0,\"value\":3,\"op\":\"SCMP_CMP_EQ\"}]}",
+		      "waitid", "", "waitid (IORING_OP_WAITID), futex_waitv (IORING_OP_FUTEX_WAITV)");
+}
+
+/* setsockopt(SO_DEBUG) refused: a socket's URING_CMD sets options */
+TEST_F(sc, uring_cmd)
+{
+	uring_refused(_metadata, self,
+		      "{\"names\":[\"setsockopt\"],\"action\":\"SCMP_ACT_ERRNO\","
+		      "\"args\":[{\"index\":2,\"value\":1,\"op\":\"SCMP_CMP_EQ\"}]}",
+		      "uring_cmd", "", "setsockopt (IORING_OP_URING_CMD)");
+}
+
+/* connect and the sends are net:connect's (granted here): accept and receives */
+TEST_F(sc, uring_accept_recv)
+{
+	uring_refused(_metadata, self,
+		      "{\"names\":[\"accept\",\"accept4\",\"recvfrom\",\"recvmsg\"],"
+		      "\"action\":\"SCMP_ACT_TRAP\"}",
+		      "accept", "", "recvmsg (IORING_OP_RECVMSG), accept4 (IORING_OP_ACCEPT)");
+}
+
+TEST_F(sc, uring_read_write)
+{
+	uring_refused(_metadata, self,
+		      "{\"names\":[\"preadv2\",\"pwritev2\"],\"action\":\"SCMP_ACT_ERRNO\"}",
+		      "read", "", "preadv2 (IORING_OP_READV), pwritev2 (IORING_OP_WRITEV)");
+}
+
+TEST_F(sc, uring_names)
+{
+	const char *dir = "/tmp/cft-uring-dir";
+
+	rmdir(dir);
+	uring_refused(_metadata, self,
+		      "{\"names\":[\"renameat2\",\"unlinkat\",\"mkdirat\",\"symlinkat\",\"linkat\"],"
+		      "\"action\":\"SCMP_ACT_ERRNO\"}",
+		      "mkdir", dir, "renameat2 (IORING_OP_RENAMEAT), unlinkat (IORING_OP_UNLINKAT)");
+	EXPECT_NE(0, access(dir, F_OK));
+}
+
+/*
+ * Under a profile that refuses none of io_uring's calls (the fixture's),
+ * io_uring works bound, a new ring and the one from before the bind, and
+ * its requests meet capfence's class hooks as the calls do: a connect
+ * without a token is EACCES with capfence's record, and with one it
+ * connects.
+ */
+TEST_F(sc, uring_works_bound_under_a_profile_that_refuses_none_of_its_calls)
+{
+	struct capfence_token t;
+	struct cft_reply r;
+	struct cft_agent a;
+	char target[32];
+	uint16_t port;
+	int srv = cft_listen(&port);
+
+	ASSERT_LE(0, srv);
+	self->l.ring = true;
+	ASSERT_EQ(0, cft_agent_spawn(&a, self->e, NULL, 0, NULL));
+	EXPECT_EQ(0, cft_agent_do(&a, "uring fresh openat /etc/passwd"));
+	EXPECT_EQ(0, cft_agent_do(&a, "uring inherited statx"));
+	EXPECT_EQ(EACCES, cft_agent_do(&a, "uring fresh connect %u", port));
+	snprintf(target, sizeof(target), "127.0.0.1:%u", port);
+	cft_check_denial(_metadata, self->audit, a.pid, self->e, "no_capability",
+			 "net:connect", target, 0);
+	ASSERT_EQ(0, cft_mint(self->key, "net:connect", self->e, "127.0.0.0/8", 0, &t));
+	ASSERT_EQ(0, cft_delegate(&self->nl, &t, a.pid, 0, false, &r)) TH_LOG("%s", r.ext);
+	EXPECT_EQ(0, cft_agent_do(&a, "uring fresh connect %u", port));
+	EXPECT_TRUE(cft_agent_stop_clean(&a));
+	close(srv);
 }
 
 /*
