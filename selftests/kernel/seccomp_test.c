@@ -829,8 +829,8 @@ static void uring_refused(struct __test_metadata *_metadata, FIXTURE_DATA(sc) *s
 	for (k = 0; k < capfence_seccomp_notes(s); k++)
 		if (!strncmp(capfence_seccomp_note(s, k), "io_uring refused (ENOSYS): ", 27))
 			nt = capfence_seccomp_note(s, k);
-	ASSERT_NE(NULL, nt) TH_LOG("%s: no io_uring note", fam);
-	EXPECT_NE(NULL, strstr(nt, named)) TH_LOG("%s", nt);
+	EXPECT_NE(NULL, nt) TH_LOG("%s: no io_uring note", fam);
+	EXPECT_NE(NULL, nt ? strstr(nt, named) : NULL) TH_LOG("%s", nt ?: "");
 	ASSERT_EQ(0, capfence_client_epoch_install_seccomp(self->nl.c, &ep, s, err,
 							   sizeof(err))) TH_LOG("%s", err);
 	capfence_seccomp_free(s);
