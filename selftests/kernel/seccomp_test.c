@@ -138,15 +138,18 @@ static int uring_prep(struct io_uring_sqe *sqe, const char *fam, const char *arg
  * the same on the ring from before the bind: the errno of
  * io_uring_enter, or 200 when the kernel took the request anyway (its
  * submission head moved or a completion came) or io_uring_register
- * answered otherwise.
+ * answered otherwise. "uring sqpoll FAM": the request on an inherited
+ * SQPOLL ring, submitted without a system call while its thread is
+ * awake; the request's errno.
  */
 static int uring_cmd(const char *how, const char *fam, const char *arg)
 {
-	bool inherited = !strcmp(how, "inherited");
+	bool sqpoll = !strcmp(how, "sqpoll");
+	bool inherited = sqpoll || !strcmp(how, "inherited");
 	struct io_uring_params p = { 0 };
 	struct io_uring_cqe *cqe;
 	struct io_uring ring;
-	int err, ret, reg;
+	int err, ret, reg, fd;
 
 	if (inherited) {
 		const char *hex = getenv(CFT_RING_ENV);
@@ -156,7 +159,15 @@ static int uring_cmd(const char *how, const char *fam, const char *arg)
 			return ENOENT;
 		for (i = 0; i < sizeof(p); i++)
 			sscanf(hex + 2 * i, "%2hhx", (unsigned char *)&p + i);
-		err = io_uring_queue_mmap(CFT_RING_FD, &p, &ring);
+		/* a copy, which io_uring_queue_exit() closes */
+		fd = dup(CFT_RING_FD);
+		if (fd < 0)
+			return errno;
+		err = io_uring_queue_mmap(fd, &p, &ring);
+		if (err)
+			close(fd);
+		else	/* go on from where the ring's last user left it */
+			ring.sq.sqe_head = ring.sq.sqe_tail = *ring.sq.ktail;
 	} else {
 		err = io_uring_queue_init(4, &ring, 0);
 	}
@@ -168,7 +179,17 @@ static int uring_cmd(const char *how, const char *fam, const char *arg)
 		return -err;
 	}
 	err = io_uring_submit(&ring);
-	if (err < 0) {
+	if (sqpoll && err == 1) {
+		unsigned int head = *ring.cq.khead;
+
+		/* its thread takes the request: no system call to wait with */
+		while (io_uring_smp_load_acquire(ring.cq.ktail) == head)
+			sched_yield();
+		cqe = &ring.cq.cqes[head & *ring.cq.kring_mask];
+		/* a descriptor it makes is in its creator's table, not ours */
+		ret = cqe->res < 0 ? -cqe->res : 0;
+		io_uring_cqe_seen(&ring, cqe);
+	} else if (err < 0) {
 		ret = -err;
 		/* the request is still where the agent wrote it */
 		if (*ring.sq.khead != 0 || *ring.cq.ktail != 0)
@@ -239,9 +260,11 @@ struct launch {
 };
 
 /* A ring made before the bind, left open across the exec (CFT_RING_FD). */
-static int make_ring(void)
+static int make_ring(bool sqpoll)
 {
-	struct io_uring_params p = { 0 };
+	/* once woken, a thread that stays awake (it ends with the ring) */
+	struct io_uring_params p = { .flags = sqpoll ? IORING_SETUP_SQPOLL : 0,
+				     .sq_thread_idle = sqpoll ? 600000 : 0 };
 	char hex[2 * sizeof(p) + 1];
 	size_t i;
 	int fd = (int)syscall(SYS_io_uring_setup, 4, &p);
@@ -274,7 +297,7 @@ static int launch(void *arg)
 	int err = 0;
 
 	if (l->ring)
-		err = make_ring();
+		err = make_ring(false);
 	if (!err && l->below)
 		err = load(l->below, l->below_len, 0);
 	if (!err && l->prog)
@@ -994,6 +1017,74 @@ TEST_F(sc, uring_works_bound_under_a_profile_that_refuses_none_of_its_calls)
 	ASSERT_EQ(0, cft_delegate(&self->nl, &t, a.pid, 0, false, &r)) TH_LOG("%s", r.ext);
 	EXPECT_EQ(0, cft_agent_do(&a, "uring fresh connect %u", port));
 	EXPECT_TRUE(cft_agent_stop_clean(&a));
+	close(srv);
+}
+
+/*
+ * What holds and what does not (docs/threat-model.md) for an SQPOLL ring
+ * an unbound process made and handed over (here: left open across fork
+ * and the binding exec). Its thread sleeps until io_uring_enter wakes it,
+ * which the bound task is refused. Once its creator wakes it, it takes
+ * the bound task's requests with no system call, on the creator's
+ * thread, credential and descriptor table: the profile's refusal of
+ * socket(AF_NETLINK) does not see them (the socket is the creator's),
+ * while the task's own calls are refused.
+ */
+TEST_F(sc, sqpoll_ring_from_before_the_bind_acts_as_its_creator)
+{
+	const char *classes[] = { "net:connect=token:127.0.0.0/8", "fs:read=open" };
+	const char json[] = "{\"defaultAction\":\"SCMP_ACT_ALLOW\",\"syscalls\":["
+			    "{\"names\":[\"socket\"],\"action\":\"SCMP_ACT_ERRNO\","
+			    "\"args\":[{\"index\":0,\"value\":16,\"op\":\"SCMP_CMP_EQ\"}]}]}";
+	struct capfence_seccomp_info info;
+	char err[CAPFENCE_ERR_MAX];
+	struct cft_agent a;
+	uint64_t e = cft_next_epoch(&self->nl);
+	uint16_t port;
+	int srv = cft_listen(&port);
+
+	ASSERT_LE(0, srv);
+	ASSERT_EQ(0, install(&self->nl, e, classes, 2, json, err, sizeof(err))) TH_LOG("%s", err);
+	ASSERT_EQ(0, capfence_client_epoch_seccomp(self->nl.c, e, &info, err, sizeof(err)));
+	self->l.prog = info.prog;
+	self->l.len = info.len;
+	/* this (unbound) process makes it: the agent inherits it */
+	ASSERT_EQ(0, make_ring(true));
+	ASSERT_EQ(0, cft_agent_spawn(&a, e, NULL, 0, NULL));
+	EXPECT_EQ(ENOSYS, cft_agent_do(&a, "uring fresh socket"));
+	EXPECT_EQ(EACCES, cft_agent_do(&a, "connect 127.0.0.1 %u", port));
+	/* asleep: waking it is io_uring_enter, refused */
+	EXPECT_EQ(ENOSYS, cft_agent_do(&a, "uring sqpoll socket"));
+	/* its creator wakes it (a no-op request) */
+	{
+		struct io_uring_params p = { 0 };
+		const char *hex = getenv(CFT_RING_ENV);
+		struct io_uring_cqe *cqe;
+		struct io_uring ring;
+		size_t i;
+		int n;
+
+		ASSERT_NE(NULL, hex);
+		for (i = 0; i < sizeof(p); i++)
+			sscanf(hex + 2 * i, "%2hhx", (unsigned char *)&p + i);
+		ASSERT_EQ(0, io_uring_queue_mmap(CFT_RING_FD, &p, &ring));
+		ring.sq.sqe_head = ring.sq.sqe_tail = *ring.sq.ktail;
+		io_uring_prep_nop(io_uring_get_sqe(&ring));
+		/* the agent's request left in the ring goes with it */
+		n = io_uring_submit(&ring);
+		ASSERT_LE(1, n);
+		for (i = 0; i < (size_t)n; i++) {
+			ASSERT_EQ(0, io_uring_wait_cqe(&ring, &cqe));
+			if (cqe->res > 0 && cqe->user_data != LIBURING_UDATA_TIMEOUT)
+				close(cqe->res);	/* the netlink socket, ours */
+			io_uring_cqe_seen(&ring, cqe);
+		}
+		io_uring_queue_exit(&ring);	/* closes CFT_RING_FD here */
+		unsetenv(CFT_RING_ENV);
+	}
+	EXPECT_EQ(0, cft_agent_do(&a, "uring sqpoll socket"));
+	EXPECT_TRUE(cft_agent_stop_clean(&a));
+	capfence_free(info.prog);
 	close(srv);
 }
 
