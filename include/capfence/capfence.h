@@ -615,7 +615,9 @@ int capfence_seccomp_compile_file_opts(const char *path,
  * The notes: how many, and note i: a rewrite ("syscalls[3] (ptrace):
  * SCMP_ACT_KILL -> SCMP_ACT_ERRNO(EACCES)"), an answer kept ("...:
  * SCMP_ACT_ERRNO(ENOSYS) kept ..."), or a rule or name left out ("...:
- * left out (needs CAP_SYS_ADMIN)").
+ * left out (needs CAP_SYS_ADMIN)"), or io_uring refused whole because the
+ * profile refuses a call one of its opcodes performs ("io_uring refused
+ * (ENOSYS): the profile refuses socket (IORING_OP_SOCKET)").
  */
 size_t capfence_seccomp_notes(const struct capfence_seccomp *s);
 const char *capfence_seccomp_note(const struct capfence_seccomp *s, size_t i);
