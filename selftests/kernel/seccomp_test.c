@@ -1113,7 +1113,7 @@ static void uring_refused(struct __test_metadata *_metadata, FIXTURE_DATA(sc) *s
 	self->l.len = info.len;
 	self->l.ring = true;
 	ASSERT_EQ(0, cft_agent_spawn(&a, e, NULL, 0, NULL));
-	check_bind(_metadata, self->audit, a.pid, e, info.digest, "ok");
+	check_bind(_metadata, self->audit, a.pid, e, info.digest, "ok", "0");
 	EXPECT_EQ(ENOSYS, cft_agent_do(&a, "uring fresh %s %s", fam, arg)) TH_LOG("%s", fam);
 	check_seccomp_record(_metadata, self->audit, a.pid, SYS_io_uring_setup);
 	EXPECT_EQ(ENOSYS, cft_agent_do(&a, "uring inherited %s %s", fam, arg)) TH_LOG("%s", fam);
