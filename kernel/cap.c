@@ -119,6 +119,8 @@ struct cf_grant *cf_grant_from_token(const struct cf_token *t,
 		return NULL;
 	}
 	refcount_set(&g->ref, 1);
+	/* under cf_mutex: no retire between the caller's find and here */
+	atomic_inc(&e->grants);
 	g->epoch = e;
 	g->class_id = t->class_id;
 	g->key_id = t->key_id;
@@ -149,6 +151,8 @@ static void cf_grant_free_rcu(struct rcu_head *h)
 
 	cf_capid_put(g->capid);
 	cf_keycell_put(g->key);
+	/* after the grace period: no reader can reach @g, nor by it the epoch */
+	atomic_dec(&g->epoch->grants);
 	kfree(g);
 	atomic_dec(&cf_rcu_queued);
 }
