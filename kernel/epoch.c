@@ -185,14 +185,14 @@ static int cf_epoch_retirable(const struct cf_epoch *e,
 				   "epoch is the active epoch; activate a newer one first");
 		return -EBUSY;
 	}
-	if (atomic_read(&e->creds)) {
-		NL_SET_ERR_MSG_MOD(extack,
-				   "tasks are bound to the epoch, or an exec is set to bind it");
-		return -EBUSY;
-	}
 	if (atomic_read(&e->grants)) {
 		NL_SET_ERR_MSG_MOD(extack,
 				   "capabilities granted under the epoch are still held (by a task, or an open file or socket)");
+		return -EBUSY;
+	}
+	if (atomic_read(&e->creds)) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "tasks are bound to the epoch, or an exec is set to bind it");
 		return -EBUSY;
 	}
 	return 0;
@@ -266,7 +266,7 @@ int cf_epoch_install(struct cf_epoch *e, struct netlink_ext_ack *extack)
 	lockdep_assert_held(&cf_mutex);
 	if (e->id <= READ_ONCE(cf_max_epoch)) {
 		NL_SET_ERR_MSG_MOD(extack,
-				   "epoch id is not above the highest epoch installed so far (retired ones count)");
+				   "epoch id is not above the highest installed epoch (retired ones count)");
 		return -ERANGE;
 	}
 	if (keep)
