@@ -10,7 +10,9 @@
  * written under the fence lock and read inside a fence read section.
  * Grants and holdings are immutable and reference counted; the last put
  * frees them after an RCU grace period, so readers under RCU never see
- * freed memory. Nothing here sleeps except cf_revoke().
+ * freed memory. A grant is counted in its epoch until then (e->grants):
+ * an epoch a grant names is not retired. Nothing here sleeps except
+ * cf_revoke().
  */
 #include <linux/hashtable.h>
 #include <linux/slab.h>

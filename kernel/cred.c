@@ -32,6 +32,9 @@
  * sees a reservation or the reservation sees it closed. An entry's count
  * is raised inside that section too.
  *
+ * An entry's epoch and pending epoch are counted in them
+ * (cf_epoch_cred_get()): an epoch a credential names is not retired.
+ *
  * cf_cred_hint (cred.h) filters lookups: an entry's counter is raised
  * (atomic_inc) before the entry is inserted, and the insert publishes the
  * entry with rcu_assign_pointer (a release), so whoever can find the entry

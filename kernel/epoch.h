@@ -40,10 +40,13 @@ struct cf_epoch {
 	u32 nr_narrows;
 };
 
-/*
- * A credential entry starts or stops naming @e (may be NULL). A new
- * reference is taken from an existing one or under cf_mutex, so a count
- * read as zero under cf_mutex stays zero (cf_epoch_retire()).
+/**
+ * cf_epoch_cred_get() - a credential entry starts naming @e
+ * @e: epoch, may be NULL
+ *
+ * The reference is taken from an existing one (a copy) or under cf_mutex
+ * (exec-set), so a count read as zero under cf_mutex stays zero
+ * (cf_epoch_retire()). Never sleeps.
  */
 static inline void cf_epoch_cred_get(struct cf_epoch *e)
 {
@@ -51,6 +54,13 @@ static inline void cf_epoch_cred_get(struct cf_epoch *e)
 		atomic_inc(&e->creds);
 }
 
+/**
+ * cf_epoch_cred_put() - a credential entry stops naming @e
+ * @e: epoch, may be NULL
+ *
+ * Never sleeps. A reader that found the entry holds RCU, which the retire
+ * waits out before freeing @e.
+ */
 static inline void cf_epoch_cred_put(struct cf_epoch *e)
 {
 	if (e)
