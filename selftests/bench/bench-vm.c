@@ -1181,7 +1181,8 @@ static void retire_wait(struct cft_nl *nl, uint64_t id)
 		if (err == -EBUSY)
 			usleep(10000);
 	}
-	if (err)
+	/* a module without EPOCH_RETIRE (measuring the tree before it) */
+	if (err && err != -EOPNOTSUPP)
 		die("epoch retire", -err);
 }
 
@@ -1238,7 +1239,7 @@ static void bench_epochs(struct env *e, int n)
 	lfd = cft_listen(&port);
 	if (lfd < 0 || fcntl(lfd, F_SETFL, O_NONBLOCK))
 		die("listen", errno);
-	if (max < n + 2 * EP_REPS + 16 &&
+	if (max > 0 && max < n + 2 * EP_REPS + 16 &&
 	    cft_param_set("epochs_max", n + 2 * EP_REPS + 16))
 		die("epochs_max", EPERM);
 	worker_start(&w, e->epoch, &e->net, 1, lfd, port, -1);
@@ -1258,7 +1259,8 @@ static void bench_epochs(struct env *e, int n)
 	ep_measure(e, &w, &next, &last, &ph[1]);
 	/* back to 1: epochs_keep retires every unused one in one go */
 	fprintf(stderr, "# epochs: retiring %d\n", n - 1);
-	cft_param_set("epochs_keep", 1);
+	if (cft_param_set("epochs_keep", 1))
+		fprintf(stderr, "# epochs: no epochs_keep: phase 2 has N installed too\n");
 	if (cft_epoch_install(&e->nl, next++, bench_rules, ARRAY_SIZE(bench_rules),
 			      ext, sizeof(ext)))
 		die("epoch install", EINVAL);
