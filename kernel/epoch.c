@@ -36,7 +36,7 @@
 static unsigned int epochs_max = 1024;
 module_param(epochs_max, uint, 0644);
 MODULE_PARM_DESC(epochs_max,
-		 "epochs installed at once; another install fails with ENOSPC (at least 1)");
+		 "epochs installed at once; another install fails with ENOSPC (0: none)");
 
 static unsigned int epochs_keep;
 module_param(epochs_keep, uint, 0644);
