@@ -318,8 +318,8 @@ tg "task: its sandbox" 0 "denial records: 0 written" "$CF" task "$P1"
 tg "task: unbound task" 0 "not bound" "$CF" task $$
 tg "task: no such pid (8)" 8 "no task" "$CF" task 999999
 tg "epoch show: 41 active after the first bind" 0 "# active yes" "$CF" epoch show 41
-tg "epoch retire: 41's token is held by a bound task (1)" 1 \
-	"^capfence: epoch retire: capfence: capabilities granted under the epoch are still held .*(Device or resource busy)$" \
+tg "epoch retire: 41, the active epoch (1)" 1 \
+	"^capfence: epoch retire: capfence: epoch is the active epoch; activate a newer one first (Device or resource busy)$" \
 	"$CF" epoch retire 41
 
 tg "check --pid: ok (dry run)" 0 "^ok$" "$CF" check "$T41b" --pid "$P1"
