@@ -10,7 +10,9 @@
  * written under the fence lock and read inside a fence read section.
  * Grants and holdings are immutable and reference counted; the last put
  * frees them after an RCU grace period, so readers under RCU never see
- * freed memory. Nothing here sleeps except cf_revoke().
+ * freed memory. A grant is counted in its epoch until then (e->grants):
+ * an epoch a grant names is not retired. Nothing here sleeps except
+ * cf_revoke().
  */
 #include <linux/hashtable.h>
 #include <linux/slab.h>
@@ -119,6 +121,8 @@ struct cf_grant *cf_grant_from_token(const struct cf_token *t,
 		return NULL;
 	}
 	refcount_set(&g->ref, 1);
+	/* under cf_mutex: no retire between the caller's find and here */
+	atomic_inc(&e->grants);
 	g->epoch = e;
 	g->class_id = t->class_id;
 	g->key_id = t->key_id;
@@ -149,6 +153,8 @@ static void cf_grant_free_rcu(struct rcu_head *h)
 
 	cf_capid_put(g->capid);
 	cf_keycell_put(g->key);
+	/* after the grace period: no reader can reach @g, nor by it the epoch */
+	atomic_dec(&g->epoch->grants);
 	kfree(g);
 	atomic_dec(&cf_rcu_queued);
 }

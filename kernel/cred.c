@@ -32,6 +32,9 @@
  * sees a reservation or the reservation sees it closed. An entry's count
  * is raised inside that section too.
  *
+ * An entry's epoch and pending epoch are counted in them
+ * (cf_epoch_cred_get()): an epoch a credential names is not retired.
+ *
  * cf_cred_hint (cred.h) filters lookups: an entry's counter is raised
  * (atomic_inc) before the entry is inserted, and the insert publishes the
  * entry with rcu_assign_pointer (a release), so whoever can find the entry
@@ -145,6 +148,9 @@ static int cf_cred_insert(struct cf_cred *e, bool blank)
 
 static void cf_cred_release(struct cf_cred *e)
 {
+	/* readers that found @e hold RCU: a retire waits for them */
+	cf_epoch_cred_put(e->epoch);
+	cf_epoch_cred_put(e->pending);
 	cf_holdings_put(rcu_dereference_protected(e->held, true));
 	cf_holdings_put(e->pending_held);
 	if (e->sb) {
@@ -203,6 +209,9 @@ static bool cf_cred_copy(struct cf_cred *n, struct cf_cred *o, bool enforce)
 	n->sb = cf_sandbox_get(o->sb);
 	n->epoch = o->epoch;
 	n->pending = o->pending;
+	/* from @o's references: an epoch in use stays in use */
+	cf_epoch_cred_get(n->epoch);
+	cf_epoch_cred_get(n->pending);
 	h = rcu_dereference_protected(o->held, lockdep_is_held(&o->lock));
 	rcu_assign_pointer(n->held, cf_holdings_get(h));
 	n->pending_held = cf_holdings_get(o->pending_held);
@@ -466,6 +475,9 @@ int cf_cred_set_pending(const struct cred *cred, struct cf_epoch *e,
 	}
 	old = c->pending_held;
 	old_sb = c->sb;
+	/* under cf_mutex: a retire cannot run between find and here */
+	cf_epoch_cred_get(e);
+	cf_epoch_cred_put(c->pending);
 	c->pending = e;
 	c->pending_held = h;
 	cf_sandbox_cred_charge(sb, false);

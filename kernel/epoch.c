@@ -1,25 +1,51 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Epoch tables: install (strictly increasing ids, all or nothing),
- * activation (explicit, or by the first bind) and the narrowing fence.
+ * Epoch tables: install (strictly increasing ids, all or nothing, at most
+ * epochs_max of them), activation (explicit, or by the first bind), the
+ * narrowing fence, and retirement.
  *
- * Locking: cf_epochs is an RCU list in ascending id order. Additions and
- * activations happen under the fence lock; installs also hold cf_mutex so
- * the monotonicity check and the insertion are one step. Epochs are never
- * removed while the module is loaded, so a pointer to one obtained under
- * RCU stays valid for the module's lifetime. Activation never sleeps: it
- * also runs from the exec hook in BPF program context.
+ * Locking: cf_epochs is an RCU list in ascending id order, cf_epoch_ids
+ * the same epochs by id (an xarray: lookups under RCU). Installs and
+ * retirements hold cf_mutex, and change the list under the fence lock;
+ * activations hold the fence lock (the exec hook's without cf_mutex).
+ * Activation never sleeps: it also runs from the exec hook in BPF program
+ * context. It walks only the list of older epochs the epoch narrows,
+ * computed at install (no rule is compared under the fence lock).
+ *
+ * Lifetime: an epoch is referred to by pointer only from credential
+ * entries (bound or pending) and from grants, each counted in it
+ * (e->creds, e->grants). A count goes from 0 to 1 only under cf_mutex
+ * (exec-set and grant creation hold it; a credential copy or a grant
+ * exists only while a counted reference does), so cf_epoch_retire(),
+ * under cf_mutex, sees zero and unlinks the epoch; a reader that still
+ * holds a pointer found it before the last reference went, under RCU, and
+ * the epoch is freed after synchronize_rcu(). The highest id ever
+ * installed stays the floor for new ids: a retired id never returns.
  */
 #include <linux/list.h>
+#include <linux/moduleparam.h>
 #include <linux/rculist.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
+#include <linux/xarray.h>
 #include "constraint.h"
 #include "epoch.h"
 #include "fence.h"
 #include "seccomp.h"
 
+static unsigned int epochs_max = 1024;
+module_param(epochs_max, uint, 0644);
+MODULE_PARM_DESC(epochs_max,
+		 "epochs installed at once; another install fails with ENOSPC (0: none)");
+
+static unsigned int epochs_keep;
+module_param(epochs_keep, uint, 0644);
+MODULE_PARM_DESC(epochs_keep,
+		 "install retires the oldest unreferenced epochs down to this many (0: never)");
+
 static LIST_HEAD(cf_epochs);
+static DEFINE_XARRAY(cf_epoch_ids);
+static u32 cf_nr_epochs;	/* cf_mutex; read with READ_ONCE() */
 /* epochs activated by a bind whose event is not sent yet; each once */
 static LLIST_HEAD(cf_bind_activated);
 
@@ -57,7 +83,7 @@ struct cf_epoch *cf_epoch_alloc(u64 id)
 }
 
 /**
- * cf_epoch_free() - free an epoch that was never installed
+ * cf_epoch_free() - free an epoch that is not (or no longer) installed
  * @e: epoch, may be NULL
  */
 void cf_epoch_free(struct cf_epoch *e)
@@ -69,6 +95,7 @@ void cf_epoch_free(struct cf_epoch *e)
 	for (i = 0; i < __CAPFENCE_CLASS_MAX; i++)
 		kfree(e->rules[i].c);
 	cf_seccomp_free(e->sc);
+	kvfree(e->narrows);
 	kfree(e);
 }
 
@@ -77,18 +104,15 @@ void cf_epoch_free(struct cf_epoch *e)
  * @id: epoch id
  *
  * Caller holds rcu_read_lock() or cf_mutex; the result stays valid until
- * module exit.
+ * the caller leaves that section, or for as long as the caller holds a
+ * counted reference (a credential entry or a grant naming it).
  *
- * Return: the epoch or NULL.
+ * Return: the epoch or NULL (never installed, or retired).
  */
 struct cf_epoch *cf_epoch_find(u64 id)
 {
-	struct cf_epoch *e;
-
-	list_for_each_entry_rcu(e, &cf_epochs, node, lockdep_is_held(&cf_mutex))
-		if (e->id == id)
-			return e;
-	return NULL;
+	BUILD_BUG_ON(sizeof(unsigned long) < sizeof(u64));
+	return xa_load(&cf_epoch_ids, id);
 }
 
 /**
@@ -101,28 +125,210 @@ struct list_head *cf_epoch_list(void)
 	return &cf_epochs;
 }
 
+/*
+ * The older installed epochs @e narrows, class by class, leaving out the
+ * classes already fenced (a fence is never lifted): what activating @e
+ * will fence. Caller holds cf_mutex. May sleep.
+ */
+static int cf_epoch_find_narrowed(struct cf_epoch *e)
+{
+	struct cf_narrow *tmp;
+	struct cf_epoch *old;
+	u32 n = 0;
+	int c;
+
+	lockdep_assert_held(&cf_mutex);
+	if (!cf_nr_epochs)
+		return 0;
+	tmp = kvmalloc_array(cf_nr_epochs, sizeof(*tmp), GFP_KERNEL);
+	if (!tmp)
+		return -ENOMEM;
+	list_for_each_entry(old, &cf_epochs, node) {
+		u32 classes = 0;
+
+		for (c = 1; c < __CAPFENCE_CLASS_MAX; c++) {
+			/* a deny rule is narrowed by nothing: the common case */
+			if (old->rules[c].kind == CAPFENCE_RULE_DENY ||
+			    READ_ONCE(old->fenced_at[c]))
+				continue;
+			if (cf_rule_narrows(&old->rules[c], &e->rules[c]))
+				classes |= BIT(c);
+		}
+		if (classes) {
+			tmp[n].id = old->id;
+			tmp[n].classes = classes;
+			n++;
+		}
+	}
+	if (n) {
+		e->narrows = kvmalloc_array(n, sizeof(*tmp), GFP_KERNEL);
+		if (!e->narrows) {
+			kvfree(tmp);
+			return -ENOMEM;
+		}
+		memcpy(e->narrows, tmp, n * sizeof(*tmp));
+		e->nr_narrows = n;
+	}
+	kvfree(tmp);
+	return 0;
+}
+
+/*
+ * Can @e go? Not while it is the active epoch (the highest activated) or
+ * anything names it. Caller holds cf_mutex.
+ */
+static int cf_epoch_retirable(const struct cf_epoch *e,
+			      struct netlink_ext_ack *extack)
+{
+	if (e->id == READ_ONCE(cf_active_epoch)) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "epoch is the active epoch; activate a newer one first");
+		return -EBUSY;
+	}
+	if (atomic_read(&e->grants)) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "capabilities granted under the epoch are still held (by a task, or an open file or socket)");
+		return -EBUSY;
+	}
+	if (atomic_read(&e->creds)) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "tasks are bound to the epoch, or an exec is set to bind it");
+		return -EBUSY;
+	}
+	return 0;
+}
+
+/* Unlink retirable @e onto @gone. Caller holds cf_mutex. */
+static void cf_epoch_unlink(struct cf_epoch *e, struct list_head *gone)
+{
+	lockdep_assert_held(&cf_mutex);
+	/* its activation event, if queued, names it: send it first */
+	if (READ_ONCE(e->active))
+		flush_work(&cf_activation_work);
+	write_seqlock(&cf_fence);
+	list_del_rcu(&e->node);
+	xa_erase(&cf_epoch_ids, e->id);
+	WRITE_ONCE(cf_nr_epochs, cf_nr_epochs - 1);
+	cf_generation_bump();
+	write_sequnlock(&cf_fence);
+	list_add_tail(&e->gone, gone);
+}
+
+/* Free the epochs on @gone once no reader can hold one. */
+static void cf_epoch_free_gone(struct list_head *gone)
+{
+	struct cf_epoch *e, *tmp;
+
+	if (list_empty(gone))
+		return;
+	synchronize_rcu();
+	list_for_each_entry_safe(e, tmp, gone, gone) {
+		cf_notify(CAPFENCE_EV_EPOCH_RETIRE, e->id, 0, CAPFENCE_R_OK, 0);
+		cf_epoch_free(e);
+	}
+}
+
+/*
+ * epochs_keep: retire the oldest retirable epochs until fewer than @keep
+ * remain, making room for one more. Caller holds cf_mutex.
+ */
+static void cf_epoch_auto_retire(u32 keep, struct list_head *gone)
+{
+	struct cf_epoch *e, *tmp;
+
+	list_for_each_entry_safe(e, tmp, &cf_epochs, node) {
+		if (cf_nr_epochs < keep)
+			break;
+		if (!cf_epoch_retirable(e, NULL))
+			cf_epoch_unlink(e, gone);
+	}
+}
+
 /**
  * cf_epoch_install() - publish a fully built epoch
  * @e: epoch from cf_epoch_alloc() with its rules filled in
  * @extack: netlink extended ack
  *
- * Caller holds cf_mutex. On success @e belongs to the epoch list.
+ * Caller holds cf_mutex. With epochs_keep set, the oldest epochs nothing
+ * refers to are retired first, down to epochs_keep - 1. On success @e
+ * belongs to the epoch list.
  *
- * Return: 0, or -ERANGE when @e->id is not above every installed id.
+ * Return: 0, -ERANGE when @e->id is not above every id installed so far
+ * (retired ones included), -ENOSPC at epochs_max installed epochs, or
+ * -ENOMEM.
  */
 int cf_epoch_install(struct cf_epoch *e, struct netlink_ext_ack *extack)
 {
+	u32 keep = READ_ONCE(epochs_keep), max = READ_ONCE(epochs_max);
+	LIST_HEAD(gone);
+	int err;
+
 	lockdep_assert_held(&cf_mutex);
 	if (e->id <= READ_ONCE(cf_max_epoch)) {
 		NL_SET_ERR_MSG_MOD(extack,
-				   "epoch id is not above the highest installed epoch");
+				   "epoch id is not above the highest installed epoch (retired ones count)");
 		return -ERANGE;
+	}
+	if (keep)
+		cf_epoch_auto_retire(keep, &gone);
+	cf_epoch_free_gone(&gone);
+	if (cf_nr_epochs >= max) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "as many epochs are installed as the module's epochs_max; retire unused ones (capfence epoch retire)");
+		return -ENOSPC;
+	}
+	err = cf_epoch_find_narrowed(e);
+	if (err)
+		return err;
+	err = xa_insert(&cf_epoch_ids, e->id, e, GFP_KERNEL);
+	if (err) {
+		/* the id is above every installed one: only -ENOMEM */
+		kvfree(e->narrows);
+		e->narrows = NULL;
+		e->nr_narrows = 0;
+		return -ENOMEM;
 	}
 	write_seqlock(&cf_fence);
 	list_add_tail_rcu(&e->node, &cf_epochs);
 	WRITE_ONCE(cf_max_epoch, e->id);
+	WRITE_ONCE(cf_nr_epochs, cf_nr_epochs + 1);
 	cf_generation_bump();
 	write_sequnlock(&cf_fence);
+	return 0;
+}
+
+/**
+ * cf_epoch_retire() - retire an epoch nothing refers to
+ * @id: epoch id
+ * @extack: netlink extended ack
+ *
+ * Caller holds cf_mutex. Sleeps (a grace period). The id stays used: a
+ * new epoch still needs an id above it.
+ *
+ * Return: 0, -ENOENT for an id not installed (or already retired), or
+ * -EBUSY for the active epoch or one that credentials or grants name.
+ */
+int cf_epoch_retire(u64 id, struct netlink_ext_ack *extack)
+{
+	struct cf_epoch *e;
+	LIST_HEAD(gone);
+	int err;
+
+	lockdep_assert_held(&cf_mutex);
+	e = cf_epoch_find(id);
+	if (!e) {
+		if (id && id <= READ_ONCE(cf_max_epoch))
+			NL_SET_ERR_MSG_MOD(extack,
+					   "epoch is not installed (retired, or its id was never used)");
+		else
+			NL_SET_ERR_MSG_MOD(extack, "epoch is not installed");
+		return -ENOENT;
+	}
+	err = cf_epoch_retirable(e, extack);
+	if (err)
+		return err;
+	cf_epoch_unlink(e, &gone);
+	cf_epoch_free_gone(&gone);
 	return 0;
 }
 
@@ -132,7 +338,8 @@ int cf_epoch_install(struct cf_epoch *e, struct netlink_ext_ack *extack)
  *
  * For every older epoch and every class that @e narrows relative to it,
  * tokens of that class minted under the older epoch become fenced at the
- * new fence value. Caller holds the fence lock. Never sleeps.
+ * new fence value. Which those are was found at install (@e->narrows):
+ * no rule is compared here. Caller holds the fence lock. Never sleeps.
  *
  * Return: 1 when @e became active now, 0 when it already was.
  */
@@ -140,21 +347,21 @@ static int cf_epoch_activate_locked(struct cf_epoch *e)
 {
 	struct cf_epoch *old;
 	u64 fence;
+	u32 i;
 	int c;
 
 	lockdep_assert_held(&cf_fence.lock);
 	if (e->active)
 		return 0;
 	fence = cf_fence_advance_locked();
-	list_for_each_entry(old, &cf_epochs, node) {
-		if (old->id >= e->id)
-			break;
-		for (c = 1; c < __CAPFENCE_CLASS_MAX; c++) {
-			if (old->fenced_at[c])
-				continue;
-			if (cf_rule_narrows(&old->rules[c], &e->rules[c]))
+	for (i = 0; i < e->nr_narrows; i++) {
+		/* retired since: nothing of it is left to fence */
+		old = xa_load(&cf_epoch_ids, e->narrows[i].id);
+		if (!old)
+			continue;
+		for (c = 1; c < __CAPFENCE_CLASS_MAX; c++)
+			if ((e->narrows[i].classes & BIT(c)) && !old->fenced_at[c])
 				WRITE_ONCE(old->fenced_at[c], fence);
-		}
 	}
 	WRITE_ONCE(e->active, true);
 	if (e->id > cf_active_epoch)
@@ -237,6 +444,16 @@ u64 cf_epoch_active_id(void)
 }
 
 /**
+ * cf_epoch_count() - number of installed epochs
+ *
+ * Return: the count.
+ */
+u32 cf_epoch_count(void)
+{
+	return READ_ONCE(cf_nr_epochs);
+}
+
+/**
  * cf_epoch_events_stop() - finish activation events before netlink goes
  *
  * Module exit: no hook can run any more, so no event is queued after this.
@@ -259,4 +476,5 @@ void cf_epoch_exit(void)
 		list_del(&e->node);
 		cf_epoch_free(e);
 	}
+	xa_destroy(&cf_epoch_ids);
 }

@@ -135,6 +135,7 @@ static const u64 cf_takes[CAPFENCE_CMD_MAX + 1] = {
 	[CAPFENCE_CMD_REVOKE] = CF_T(CAP_ID) | CF_T(FLEET_REV),
 	[CAPFENCE_CMD_TASK_GET] = CF_T(PID),
 	[CAPFENCE_CMD_FLEET_SET] = CF_T(FLEET_REV) | CF_T(FLEET),
+	[CAPFENCE_CMD_EPOCH_RETIRE] = CF_T(EPOCH_ID) | CF_T(FLEET_REV),
 };
 
 /* the refusal of each attribute the policy accepts, naming it */
@@ -727,6 +728,21 @@ static int cf_nl_epoch_activate(struct sk_buff *skb, struct genl_info *info)
 	if (err > 0)
 		cf_event(CAPFENCE_EV_EPOCH_ACTIVATE, id, 0, CAPFENCE_R_OK, 0);
 	return err < 0 ? err : 0;
+}
+
+static int cf_nl_epoch_retire(struct sk_buff *skb, struct genl_info *info)
+{
+	u64 id;
+	int err;
+
+	if (GENL_REQ_ATTR_CHECK(info, CAPFENCE_A_EPOCH_ID))
+		return -EINVAL;
+	id = nla_get_u64(info->attrs[CAPFENCE_A_EPOCH_ID]);
+	err = cf_nl_change_begin(info);
+	if (!err)
+		err = cf_nl_change_end(info, cf_epoch_retire(id, info->extack));
+	/* the event is cf_epoch_retire()'s, as for epochs_keep's retirements */
+	return err;
 }
 
 static int cf_put_constraints(struct sk_buff *skb, const struct cf_constraint *c,
@@ -1367,6 +1383,8 @@ static const struct genl_ops cf_ops[] = {
 	  .internal_flags = CF_NL_ADMIN },
 	{ .cmd = CAPFENCE_CMD_TASK_GET, .doit = cf_nl_task_get },
 	{ .cmd = CAPFENCE_CMD_FLEET_SET, .doit = cf_nl_fleet_set,
+	  .internal_flags = CF_NL_ADMIN },
+	{ .cmd = CAPFENCE_CMD_EPOCH_RETIRE, .doit = cf_nl_epoch_retire,
 	  .internal_flags = CF_NL_ADMIN },
 };
 

@@ -38,15 +38,15 @@ extern "C" {
 
 /* The version of the library this header belongs to. */
 #define CAPFENCE_LIB_VERSION_MAJOR	1
-#define CAPFENCE_LIB_VERSION_MINOR	4
+#define CAPFENCE_LIB_VERSION_MINOR	5
 #define CAPFENCE_LIB_VERSION_PATCH	0
-#define CAPFENCE_LIB_VERSION_STRING	"1.4.0"
+#define CAPFENCE_LIB_VERSION_STRING	"1.5.0"
 /* MAJOR * 10000 + MINOR * 100 + PATCH, for #if comparisons. */
 #define CAPFENCE_LIB_VERSION		(CAPFENCE_LIB_VERSION_MAJOR * 10000 + \
 					 CAPFENCE_LIB_VERSION_MINOR * 100 + \
 					 CAPFENCE_LIB_VERSION_PATCH)
 
-/* The version of the library actually loaded: "1.4.0". */
+/* The version of the library actually loaded: "1.5.0". */
 const char *capfence_version(void);
 /* The same as a number (CAPFENCE_LIB_VERSION of the loaded library). */
 unsigned int capfence_version_number(void);
@@ -455,6 +455,14 @@ int capfence_client_epoch_install(struct capfence_client *c,
 int capfence_client_epoch_activate(struct capfence_client *c,
 				   uint64_t epoch_id, char *err,
 				   size_t errlen);
+/*
+ * Retire (free) an installed epoch (since 1.5): -EBUSY for the active
+ * epoch or one a task is bound or set to bind to, or whose capabilities
+ * are held; -ENOENT for one not installed (or retired). Its id stays
+ * used: a new epoch needs a higher one.
+ */
+int capfence_client_epoch_retire(struct capfence_client *c, uint64_t epoch_id,
+				 char *err, size_t errlen);
 
 /* An installed epoch as the module reports it. */
 struct capfence_epoch_info {

@@ -38,7 +38,7 @@ __all__ = [
     "Revoked", "Fenced", "NotHeld", "NotBound", "NoTask", "FleetStale",
 ]
 
-__version__ = "1.4.0"
+__version__ = "1.5.0"
 
 #: The capability classes, by name, in class id order.
 CLASSES: Tuple[str, ...] = tuple(
@@ -46,7 +46,7 @@ CLASSES: Tuple[str, ...] = tuple(
 
 
 def library_version() -> str:
-    """The version of the libcapfence.so.1 actually loaded ("1.4.0")."""
+    """The version of the libcapfence.so.1 actually loaded ("1.5.0")."""
     return _c.capfence_version().decode()
 
 
@@ -813,6 +813,12 @@ class Client(_Handle):
         err = _err()
         _check(_c.capfence_client_epoch_activate(self._ptr, epoch_id, err,
                                                  len(err)), err)
+
+    def retire_epoch(self, epoch_id: int) -> None:
+        """Retire an installed epoch nothing refers to (EBUSY otherwise)."""
+        err = _err()
+        _check(_c.capfence_client_epoch_retire(self._ptr, epoch_id, err,
+                                               len(err)), err)
 
     def epoch(self, epoch_id: int) -> Epoch:
         """An installed epoch as the module holds it (ENOENT if absent)."""

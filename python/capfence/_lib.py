@@ -242,6 +242,8 @@ _proto("capfence_client_epoch_install", c_int, _C, POINTER(EpochS), c_char_p,
        c_size_t)
 _proto("capfence_client_epoch_activate", c_int, _C, c_uint64, c_char_p,
        c_size_t)
+_proto("capfence_client_epoch_retire", c_int, _C, c_uint64, c_char_p,
+       c_size_t)
 
 
 class SeccompInfo(Structure):

@@ -20,6 +20,9 @@
  *                       capfence bound and unbound
  *   bench-vm netlink    DELEGATE round trip vs CTRL_CMD_GETFAMILY
  *   bench-vm activate   epoch activation with 1 vs N bound tasks
+ *   bench-vm epochs [N] exec (the first into an epoch: it activates it)
+ *                       and exercise (TCP connect with a held token) with
+ *                       1 installed epoch, N (10,000), and 1 again
  *   bench-vm memory     bytes per bound credential / held capability
  *   bench-vm credtable  an unbound task's hook cost with the credential
  *                       table empty, with one sandbox at its credential
@@ -1159,6 +1162,137 @@ static void bench_activate(struct env *e, int ntasks)
 	free(pids);
 }
 
+/* ---- figure 5b: exec and exercise with 1 vs N installed epochs -------- */
+
+#define EP_REPS		15	/* first execs per phase */
+#define EP_ROUNDS	9	/* exercise loops per phase */
+#define EP_MS		200
+
+/* Retire @id, waiting for its last credentials to be freed. */
+static void retire_wait(struct cft_nl *nl, uint64_t id)
+{
+	struct nlmsghdr *nlh;
+	int i, err = -EBUSY;
+
+	for (i = 0; i < 200 && err == -EBUSY; i++) {
+		nlh = cft_nl_req(nl, CAPFENCE_CMD_EPOCH_RETIRE, 0);
+		mnl_attr_put_u64(nlh, CAPFENCE_A_EPOCH_ID, id);
+		err = cft_nl_talk(nl, nlh, NULL, NULL);
+		if (err == -EBUSY)
+			usleep(10000);
+	}
+	/* a module without EPOCH_RETIRE (measuring the tree before it) */
+	if (err && err != -EOPNOTSUPP)
+		die("epoch retire", -err);
+}
+
+struct ep_phase {
+	double exec_first[EP_REPS];	/* the first exec into a new epoch */
+	double exec[EP_REPS];		/* an exec into an active epoch */
+	double connect[EP_ROUNDS];	/* ns per connect, token held */
+};
+
+/*
+ * One phase: EP_REPS first execs, each into a new epoch (which the bind
+ * activates; the one before is retired, so the count stays as it is),
+ * interleaved with execs into the bench epoch, then EP_ROUNDS loops of
+ * connect in @w. *@last is the newest epoch made here (active).
+ */
+static void ep_measure(struct env *e, struct worker *w, uint64_t *next,
+		       uint64_t *last, struct ep_phase *ph)
+{
+	struct capfence_seccomp_info none = { 0 };
+	char ext[256];
+	int i;
+
+	for (i = 0; i < EP_REPS; i++) {
+		uint64_t id = (*next)++;
+
+		if (cft_epoch_install(&e->nl, id, bench_rules, ARRAY_SIZE(bench_rules),
+				      ext, sizeof(ext))) {
+			fprintf(stderr, "bench-vm: epoch install %" PRIu64 ": %s\n", id, ext);
+			exit(1);
+		}
+		ph->exec_first[i] = exec_rtt(id, &none);
+		ph->exec[i] = exec_rtt(e->epoch, &none);
+		if (*last)
+			retire_wait(&e->nl, *last);
+		*last = id;
+	}
+	worker_run(w, K_TCP, EP_MS);
+	for (i = 0; i < EP_ROUNDS; i++)
+		ph->connect[i] = worker_run(w, K_TCP, EP_MS);
+}
+
+static void bench_epochs(struct env *e, int n)
+{
+	static struct ep_phase ph[3];
+	struct capfence_status s;
+	uint64_t next, last = 0;
+	long max = cft_param_get("epochs_max");
+	struct worker w;
+	uint16_t port;
+	char ext[256];
+	int lfd, i, k;
+	double x1, xn, f1, fn, c1, cn;
+
+	lfd = cft_listen(&port);
+	if (lfd < 0 || fcntl(lfd, F_SETFL, O_NONBLOCK))
+		die("listen", errno);
+	if (max > 0 && max < n + 2 * EP_REPS + 16 &&
+	    cft_param_set("epochs_max", n + 2 * EP_REPS + 16))
+		die("epochs_max", EPERM);
+	worker_start(&w, e->epoch, &e->net, 1, lfd, port, -1);
+	next = cft_next_epoch(&e->nl);
+	ep_measure(e, &w, &next, &last, &ph[0]);
+	/* the fillers: the bench epoch's rules, every class compared */
+	fprintf(stderr, "# epochs: installing %d\n", n - 1);
+	for (i = 1; i < n; i++) {
+		uint64_t id = next++;
+
+		if (cft_epoch_install(&e->nl, id, bench_rules, ARRAY_SIZE(bench_rules),
+				      ext, sizeof(ext))) {
+			fprintf(stderr, "bench-vm: epoch install %" PRIu64 ": %s\n", id, ext);
+			exit(1);
+		}
+	}
+	ep_measure(e, &w, &next, &last, &ph[1]);
+	/* back to 1: epochs_keep retires every unused one in one go */
+	fprintf(stderr, "# epochs: retiring %d\n", n - 1);
+	if (cft_param_set("epochs_keep", 1))
+		fprintf(stderr, "# epochs: no epochs_keep: phase 2 has N installed too\n");
+	if (cft_epoch_install(&e->nl, next++, bench_rules, ARRAY_SIZE(bench_rules),
+			      ext, sizeof(ext)))
+		die("epoch install", EINVAL);
+	cft_param_set("epochs_keep", 0);
+	ep_measure(e, &w, &next, &last, &ph[2]);
+	worker_stop(&w);
+	close(lfd);
+	cft_nl_status(&e->nl, &s);
+	for (k = 0; k < 3; k++) {
+		printf("# epochs phase %d (%s): first exec median %.0f us, exec median %.0f us, connect median %.2f us\n",
+		       k, k == 1 ? "N installed" : "1 installed",
+		       median(ph[k].exec_first, EP_REPS) / 1000,
+		       median(ph[k].exec, EP_REPS) / 1000,
+		       median(ph[k].connect, EP_ROUNDS) / 1000);
+	}
+	f1 = (median(ph[0].exec_first, EP_REPS) + median(ph[2].exec_first, EP_REPS)) / 2;
+	fn = median(ph[1].exec_first, EP_REPS);
+	x1 = (median(ph[0].exec, EP_REPS) + median(ph[2].exec, EP_REPS)) / 2;
+	xn = median(ph[1].exec, EP_REPS);
+	c1 = (median(ph[0].connect, EP_ROUNDS) + median(ph[2].connect, EP_ROUNDS)) / 2;
+	cn = median(ph[1].connect, EP_ROUNDS);
+	printf("# epochs installed:      1 (before, after)  %d\n", n);
+	printf("# first exec (activates) %8.0f us  %8.0f us\n", f1 / 1000, fn / 1000);
+	printf("# exec, active epoch     %8.0f us  %8.0f us\n", x1 / 1000, xn / 1000);
+	printf("# connect, token held    %8.2f us  %8.2f us\n", c1 / 1000, cn / 1000);
+	line("epochs_n_vs_1_first_exec", fn / f1, "", "<=1.5", fn / f1 <= 1.5);
+	line("epochs_n_vs_1_exec", xn / x1, "", "<=1.5", xn / x1 <= 1.5);
+	line("epochs_n_vs_1_connect", cn / c1, "", "<=1.5", cn / c1 <= 1.5);
+	if (max > 0)
+		cft_param_set("epochs_max", max);
+}
+
 /* ---- figure 6: memory ------------------------------------------------- */
 
 static int mem_cb(const struct nlmsghdr *nlh, void *data)
@@ -1375,6 +1509,8 @@ int main(int argc, char **argv)
 		bench_memory(&e);
 	if (!strcmp(what, "credtable"))
 		bench_credtable(&e);
+	if (!strcmp(what, "epochs"))
+		bench_epochs(&e, argc > 2 ? atoi(argv[2]) : 10000);
 	env_down(&e);
 	return 0;
 }

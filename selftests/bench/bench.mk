@@ -13,12 +13,14 @@
 #                      fleet figures (make bench-fleet: etcd and up to 10,000
 #                      simulated hosts; make bench-fleet-vm: 2-3 VMs)
 #   make bench-check   rollsim at reduced scale in the VM, kselftest output
-#   make bench-hooks-icount  the hook figures, the activation figure and
+#   make bench-hooks-icount  the hook figures, the activation figure,
 #                      an unbound task's hook cost with the credential table
-#                      empty vs full (part of make bench), per kernel of
-#                      KERNEL (6.1, 6.12):
+#                      empty vs full and exec and exercise with 10,000
+#                      installed epochs vs 1 (part of make bench), per
+#                      kernel of KERNEL (6.1, 6.12):
 #                      guest time counts instructions (QEMU -icount, 1 vCPU),
 #                      deterministic per-op costs, no TCG noise
+#   make bench-epochs  the epochs figure alone, the same way
 #
 # BENCH_PREREQ is what the VM targets build first (default: the module, the
 # CLI and the guest programs, like `make demo`).
@@ -69,7 +71,7 @@ $(BENCH_OUT)/bench-host: $(BENCH_DIR)/bench-host.c $(LIB_A) $(BENCH_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_USR) $(CPPFLAGS_USR) $< $(LIB_A) -lsodium -lmnl $(SC_LIBS) -lpthread -o $@
 
-.PHONY: rollsim bench bench-check bench-progs bench-hooks-icount bench-deleg
+.PHONY: rollsim bench bench-check bench-progs bench-hooks-icount bench-deleg bench-epochs
 
 bench-progs: $(GUEST_EXTRA) $(BENCH_OUT)/bench-host
 
@@ -106,6 +108,9 @@ BENCH_ICOUNT := CAPFENCE_VM_SMP=1 CAPFENCE_VM_QEMU="-icount shift=2,sleep=off"
 # time measured 0.92 in one run and 2.75 in another; guest instruction
 # counts repeat.
 BENCH_ACT_TASKS ?= 4000
+# The epochs figure: exec (the first into an epoch, which activates it) and
+# a held token's exercise with 1, BENCH_EPOCHS and 1 again installed epochs.
+BENCH_EPOCHS ?= 10000
 
 # The VM figures run on each kernel of KERNEL; their names carry the kernel
 # (figure@6.1, figure@6.12) in build/bench/bench-{hooks,vm}-<series>.txt.
@@ -145,10 +150,21 @@ bench-hooks-icount: $(BENCH_PREREQ) bench-progs
 	@mkdir -p $(BENCH_OUT)
 	@for k in $(KERNEL); do \
 		$(BENCH_ICOUNT) $(VMRUN) --kernel $$k --timeout 900 -- \
-			sh -c 'bench-vm hooks 2 50 0 && bench-vm activate $(BENCH_ACT_TASKS) && bench-vm credtable' \
+			sh -c 'bench-vm hooks 2 50 0 && bench-vm activate $(BENCH_ACT_TASKS) && bench-vm credtable && bench-vm epochs $(BENCH_EPOCHS)' \
 			> $(BENCH_OUT)/bench-hooks-icount-$$k.log 2>&1; rc=$$?; \
 		{ echo "# hooks on $$k: guest time = 4 ns per guest instruction (QEMU -icount shift=2), 1 vCPU"; \
 		  grep -E '^(bench:|#)' $(BENCH_OUT)/bench-hooks-icount-$$k.log | tr -d '\r' | $(BENCH_TAG); } \
 			> $(BENCH_OUT)/bench-hooks-$$k.txt; cat $(BENCH_OUT)/bench-hooks-$$k.txt; \
 		[ $$rc = 0 ] || { tail -20 $(BENCH_OUT)/bench-hooks-icount-$$k.log; echo "bench: the VM run failed (exit $$rc)" >&2; exit 1; }; \
+	done
+
+bench-epochs: $(BENCH_PREREQ) bench-progs
+	@mkdir -p $(BENCH_OUT)
+	@for k in $(KERNEL); do \
+		$(BENCH_ICOUNT) $(VMRUN) --kernel $$k --timeout 1800 -- bench-vm epochs $(BENCH_EPOCHS) \
+			> $(BENCH_OUT)/bench-epochs-$$k.log 2>&1; rc=$$?; \
+		{ echo "# epochs on $$k: guest time = 4 ns per guest instruction (QEMU -icount shift=2), 1 vCPU"; \
+		  grep -E '^(bench:|#)' $(BENCH_OUT)/bench-epochs-$$k.log | tr -d '\r' | $(BENCH_TAG); } \
+			> $(BENCH_OUT)/bench-epochs-$$k.txt; cat $(BENCH_OUT)/bench-epochs-$$k.txt; \
+		[ $$rc = 0 ] || { tail -20 $(BENCH_OUT)/bench-epochs-$$k.log; echo "bench: the VM run failed (exit $$rc)" >&2; exit 1; }; \
 	done

@@ -86,7 +86,7 @@ finish() {
 
 # ---- --help on every command ---------------------------------------------
 for c in "" key "key generate" "key install" "key remove" epoch \
-	 "epoch install" "epoch list" "epoch show" "epoch activate" mint \
+	 "epoch install" "epoch list" "epoch show" "epoch activate" "epoch retire" mint \
 	 inspect check delegate revoke exec task monitor status attach detach; do
 	# shellcheck disable=SC2086
 	tg "help: capfence $c --help" 0 "usage: capfence" "$CF" $c --help
@@ -110,6 +110,12 @@ tg "usage: epoch install duplicate class" 2 "duplicate class" \
 	"$CF" epoch install 50 fs:read=open fs:read=deny
 tg "usage: epoch show bad id" 2 "'abc'" "$CF" epoch show abc
 tg "usage: epoch activate missing id" 2 "missing epoch ID" "$CF" epoch activate
+tg "usage: epoch retire missing id" 2 "epoch retire: missing epoch ID" "$CF" epoch retire
+tg "usage: epoch retire bad id" 2 "epoch retire: bad epoch id 'abc'" "$CF" epoch retire abc
+tg "usage: epoch retire id 0" 2 "epoch retire: bad epoch id '0'" "$CF" epoch retire 0
+tg "usage: epoch retire extra argument" 2 "epoch retire: unexpected argument '42'" "$CF" epoch retire 41 42
+tg "usage: epoch retire unknown option" 2 "epoch retire: unknown option '--force'" "$CF" epoch retire 41 --force
+tg "usage: epoch retire --json=yes" 2 "epoch retire: option '--json' takes no value" "$CF" epoch retire 41 --json=yes
 tg "usage: mint missing --key" 2 "missing --key" "$CF" mint --class net:connect --epoch 1
 tg "usage: mint unknown class named" 2 '"net:listen"' "$CF" mint --key /nonexistent --class net:listen --epoch 1
 tg "usage: mint bad epoch" 2 "'0'" "$CF" mint --key /nonexistent --class net:connect --epoch 0
@@ -148,7 +154,7 @@ tg "options: a negative number is an argument" 2 "revoke: bad cap_id '-1'" "$CF"
 tg "options: epoch install --seccomp without its value" 2 "epoch install: option '--seccomp' needs a value" \
 	"$CF" epoch install 41 net:connect=open --seccomp
 for c in "key generate" "key install" "key remove" "epoch install" "epoch list" "epoch show" \
-	 "epoch activate" mint inspect check delegate revoke exec task monitor status attach detach \
+	 "epoch activate" "epoch retire" mint inspect check delegate revoke exec task monitor status attach detach \
 	 metrics fleet; do
 	# shellcheck disable=SC2086
 	tg "options: $c --help" 0 "^usage: capfence $c" "$CF" $c --help
@@ -312,6 +318,9 @@ tg "task: its sandbox" 0 "denial records: 0 written" "$CF" task "$P1"
 tg "task: unbound task" 0 "not bound" "$CF" task $$
 tg "task: no such pid (8)" 8 "no task" "$CF" task 999999
 tg "epoch show: 41 active after the first bind" 0 "# active yes" "$CF" epoch show 41
+tg "epoch retire: 41, the active epoch (1)" 1 \
+	"^capfence: epoch retire: capfence: epoch is the active epoch; activate a newer one first (Device or resource busy)$" \
+	"$CF" epoch retire 41
 
 tg "check --pid: ok (dry run)" 0 "^ok$" "$CF" check "$T41b" --pid "$P1"
 if "$CF" task "$P1" | grep -q "$(capid "$T41b")"; then nok "check --pid has no side effect"; else ok "check --pid has no side effect"; fi
@@ -507,4 +516,13 @@ tg "epoch install --seccomp-no-new-filters with a value" 2 "option '--seccomp-no
 	"$CF" epoch install 1009 --seccomp "$PROF" --seccomp-no-new-filters=yes fs:read=open
 t "  ... and nothing installed" 1 "$CF" epoch show 1009
 
+
+# ---- epoch retire (ids above every other install here) ---------------------
+tg "epoch retire: an unused epoch" 0 "^epoch 2000 retired$" \
+	sh -c "$CF epoch install 2000 fs:read=open >/dev/null && $CF epoch retire 2000"
+tg "epoch retire: retired, not installed (1)" 1 "not installed (retired" "$CF" epoch retire 2000
+tg "epoch retire: never installed (1)" 1 "epoch retire: capfence: epoch is not installed" "$CF" epoch retire 99999
+tg "epoch retire: its id is not installed again (10)" 10 "retired ones count" "$CF" epoch install 2000 fs:read=open
+t "epoch retire --json" 0 sh -c "$CF epoch install 2001 fs:read=open >/dev/null && $CF epoch retire 2001 --json"
+json "epoch retire --json keys" epoch retired
 finish

@@ -4,6 +4,8 @@
  * activation, keys, task inspection, events, and who may do what:
  * CAP_MAC_ADMIN in the initial user namespace and an unbound caller. Each
  * command takes only its own attributes: any other is refused, naming it.
+ * Epochs are retired when nothing refers to them, and their number is
+ * bounded (epochs_max, epochs_keep).
  */
 #include <errno.h>
 #include <sched.h>
@@ -816,6 +818,7 @@ static const struct {
 	{ CAPFENCE_CMD_REVOKE, "revoke", A(CAP_ID) | A(FLEET_REV) },
 	{ CAPFENCE_CMD_TASK_GET, "task-get", A(PID) },
 	{ CAPFENCE_CMD_FLEET_SET, "fleet-set", A(FLEET_REV) | A(FLEET) },
+	{ CAPFENCE_CMD_EPOCH_RETIRE, "epoch-retire", A(EPOCH_ID) | A(FLEET_REV) },
 	/* the epoch dump takes nothing */
 	{ CAPFENCE_CMD_EPOCH_GET, "epoch-get dump", 0 },
 };
@@ -1088,8 +1091,8 @@ TEST_F(ctl, each_command_takes_only_its_attributes)
 			EXPECT_EQ(want, off);
 		}
 	}
-	/* 13 commands and the dump, 14 attributes, 24 pairs taken */
-	EXPECT_EQ(14 * 14 - 24, n);
+	/* 14 commands and the dump, 14 attributes, 26 pairs taken */
+	EXPECT_EQ(15 * 14 - 26, n);
 
 	/* nothing changed: no fence move, no new state, no fleet revision */
 	ASSERT_EQ(0, cft_nl_talk(&self->nl, cft_nl_req(&self->nl, CAPFENCE_CMD_STATUS_GET, 0),
@@ -1128,3 +1131,222 @@ TEST_F(ctl, each_command_takes_only_its_attributes)
 }
 
 CFT_MAIN
+
+/* EPOCH_RETIRE of @id: its errno, the extack in nl->ext. */
+static int retire(struct cft_nl *nl, uint64_t id)
+{
+	struct nlmsghdr *nlh = cft_nl_req(nl, CAPFENCE_CMD_EPOCH_RETIRE, 0);
+
+	mnl_attr_put_u64(nlh, CAPFENCE_A_EPOCH_ID, id);
+	return cft_nl_talk(nl, nlh, NULL, NULL);
+}
+
+/* Retire @id, retrying while a freed credential's entry is still there. */
+static int retire_retry(struct cft_nl *nl, uint64_t id)
+{
+	int i, err = -EBUSY;
+
+	for (i = 0; i < cft_ms(5000) / 50 && err == -EBUSY; i++) {
+		err = retire(nl, id);
+		if (err == -EBUSY)
+			usleep(50000);
+	}
+	return err;
+}
+
+static int epoch_get(struct cft_nl *nl, uint64_t id)
+{
+	struct nlmsghdr *nlh = cft_nl_req(nl, CAPFENCE_CMD_EPOCH_GET, 0);
+
+	mnl_attr_put_u64(nlh, CAPFENCE_A_EPOCH_ID, id);
+	return cft_nl_talk(nl, nlh, NULL, NULL);
+}
+
+/*
+ * An epoch nothing refers to is retired: it is gone from lookups,
+ * activation and exec-set (ENOENT), a second retire is ENOENT, and its id
+ * is never installed again (ERANGE), even as the highest one.
+ */
+TEST_F(ctl, epoch_retire_unreferenced)
+{
+	const char *rules[] = { "fs:read=open" };
+	uint64_t e = cft_next_epoch(&self->nl);
+	struct cft_reply r;
+	char ext[256];
+
+	ASSERT_EQ(0, cft_epoch_install(&self->nl, e, rules, 1, NULL, 0));
+	ASSERT_EQ(0, cft_epoch_install(&self->nl, e + 1, rules, 1, NULL, 0));
+	EXPECT_EQ(0, retire(&self->nl, e));
+	EXPECT_EQ(-ENOENT, epoch_get(&self->nl, e));
+	EXPECT_EQ(0, epoch_get(&self->nl, e + 1));
+	EXPECT_EQ(-ENOENT, retire(&self->nl, e));
+	EXPECT_NE(NULL, strstr(self->nl.ext, "not installed (retired"));
+	EXPECT_EQ(-ENOENT, cft_epoch_activate(&self->nl, e));
+	EXPECT_EQ(-ENOENT, cft_exec_set(&self->nl, e, NULL, 0, &r));
+	EXPECT_EQ(-ERANGE, cft_epoch_install(&self->nl, e, rules, 1, ext,
+					     sizeof(ext)));
+	/* the newest one too: its id stays the floor */
+	EXPECT_EQ(0, retire(&self->nl, e + 1));
+	EXPECT_EQ(-ERANGE, cft_epoch_install(&self->nl, e + 1, rules, 1, ext,
+					     sizeof(ext)));
+	EXPECT_NE(NULL, strstr(ext, "retired ones count"));
+	EXPECT_EQ(e + 2, cft_next_epoch(&self->nl));
+	/* never installed: ENOENT too, and 0 is no epoch */
+	EXPECT_EQ(-ENOENT, retire(&self->nl, e + 1000));
+	EXPECT_EQ(-ENOENT, retire(&self->nl, 0));
+}
+
+/*
+ * Not retired while the active epoch, while a task is bound to it, or
+ * while a capability granted under it is held: EBUSY, each with its own
+ * message; once the task is gone it is retired.
+ */
+TEST_F(ctl, epoch_retire_busy)
+{
+	const char *rules[] = { "net:connect=token:127.0.0.0/8",
+				"fs:read=open" };
+	uint64_t e = cft_next_epoch(&self->nl), e2;
+	struct capfence_token t;
+	struct cft_agent a, b;
+	struct cft_reply r;
+	uint16_t port;
+	int srv = cft_listen(&port);
+
+	ASSERT_LE(0, srv);
+	ASSERT_EQ(0, cft_epoch_install(&self->nl, e, rules, 2, NULL, 0));
+	ASSERT_EQ(0, cft_epoch_activate(&self->nl, e));
+	EXPECT_EQ(-EBUSY, retire(&self->nl, e));
+	EXPECT_NE(NULL, strstr(self->nl.ext, "is the active epoch"));
+
+	/* a bound task, no capability; a newer active epoch */
+	ASSERT_EQ(0, cft_agent_spawn(&a, e, NULL, 0, NULL));
+	e2 = cft_next_epoch(&self->nl);
+	ASSERT_EQ(0, cft_epoch_install(&self->nl, e2, rules, 2, NULL, 0));
+	ASSERT_EQ(0, cft_epoch_activate(&self->nl, e2));
+	EXPECT_EQ(-EBUSY, retire(&self->nl, e));
+	EXPECT_NE(NULL, strstr(self->nl.ext, "tasks are bound to the epoch"));
+
+	/* a second bound task holding a capability of it */
+	ASSERT_EQ(0, cft_mint(self->key, "net:connect", e, "127.0.0.1/32", 0, &t));
+	ASSERT_EQ(0, cft_agent_spawn(&b, e, &t, 1, &r));
+	EXPECT_EQ(0, cft_agent_do(&b, "connect 127.0.0.1 %u", port));
+	EXPECT_EQ(-EBUSY, retire(&self->nl, e));
+	EXPECT_NE(NULL, strstr(self->nl.ext, "capabilities granted under the epoch"));
+	/* still in force: the refusal changed nothing */
+	EXPECT_EQ(0, cft_agent_do(&b, "connect 127.0.0.1 %u", port));
+	EXPECT_EQ(0, epoch_get(&self->nl, e));
+	EXPECT_TRUE(cft_agent_stop_clean(&b));
+	EXPECT_TRUE(cft_agent_stop_clean(&a));
+
+	/* credentials and grants go after a grace period */
+	cft_waiting("the agents' credentials and grants to be freed");
+	EXPECT_EQ(0, retire_retry(&self->nl, e));
+	cft_waited();
+	EXPECT_EQ(-ENOENT, epoch_get(&self->nl, e));
+	close(srv);
+}
+
+/*
+ * An exec set to bind an epoch (pending) holds it too; a retired epoch
+ * cannot be set.
+ */
+TEST_F(ctl, epoch_retire_pending)
+{
+	const char *rules[] = { "fs:read=open" };
+	uint64_t e = cft_next_epoch(&self->nl);
+	int p[2], q[2];
+	char c = 0;
+	pid_t pid;
+
+	ASSERT_EQ(0, cft_epoch_install(&self->nl, e, rules, 1, NULL, 0));
+	ASSERT_EQ(0, cft_epoch_install(&self->nl, e + 1, rules, 1, NULL, 0));
+	ASSERT_EQ(0, cft_epoch_activate(&self->nl, e + 1));
+	ASSERT_EQ(0, pipe(p));
+	ASSERT_EQ(0, pipe(q));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		struct cft_nl nl;
+		struct cft_reply r;
+		char ok;
+
+		ok = !cft_open(&nl) && !cft_exec_set(&nl, e, NULL, 0, &r);
+		if (write(p[1], &ok, 1) != 1 || read(q[0], &ok, 1) < 0)
+			_exit(1);
+		/* exits without the exec: the pending state goes with it */
+		_exit(0);
+	}
+	ASSERT_EQ(1, read(p[0], &c, 1));
+	ASSERT_EQ(1, c);
+	EXPECT_EQ(-EBUSY, retire(&self->nl, e));
+	EXPECT_NE(NULL, strstr(self->nl.ext, "an exec is set to bind it"));
+	ASSERT_EQ(1, write(q[1], &c, 1));
+	waitpid(pid, NULL, 0);
+	EXPECT_EQ(0, retire_retry(&self->nl, e));
+	close(p[0]);
+	close(p[1]);
+	close(q[0]);
+	close(q[1]);
+}
+
+/* How many epochs are installed (the dump), or -1. */
+static long epoch_count(struct cft_nl *nl)
+{
+	struct capfence_epoch_info *v = NULL;
+	size_t n = 0;
+
+	if (capfence_client_epoch_list(nl->c, &v, &n, NULL, 0))
+		return -1;
+	capfence_free(v);
+	return (long)n;
+}
+
+/*
+ * At most epochs_max epochs are installed (ENOSPC, nothing installed);
+ * with epochs_keep set an install first retires the oldest epochs nothing
+ * refers to, down to epochs_keep - 1, never the active one.
+ */
+TEST_F(ctl, epoch_bound_and_keep)
+{
+	const char *rules[] = { "fs:read=open" };
+	long max = cft_param_get("epochs_max");
+	long keep = cft_param_get("epochs_keep");
+	uint64_t e = cft_next_epoch(&self->nl);
+	char ext[256];
+	long n;
+
+	ASSERT_LT(0, max);
+	ASSERT_EQ(0, keep);
+	ASSERT_EQ(0, cft_epoch_install(&self->nl, e, rules, 1, NULL, 0));
+	ASSERT_EQ(0, cft_epoch_activate(&self->nl, e));
+	n = epoch_count(&self->nl);
+	ASSERT_LE(1, n);
+	ASSERT_EQ(0, cft_param_set("epochs_max", n));
+	EXPECT_EQ(-ENOSPC, cft_epoch_install(&self->nl, e + 1, rules, 1, ext,
+					     sizeof(ext)));
+	EXPECT_NE(NULL, strstr(ext, "epochs_max"));
+	EXPECT_EQ(-ENOENT, epoch_get(&self->nl, e + 1));
+	EXPECT_EQ(e + 1, cft_next_epoch(&self->nl));
+	EXPECT_EQ(n, epoch_count(&self->nl));
+	/* with room for one more (a retire makes it) */
+	ASSERT_EQ(0, cft_param_set("epochs_max", n + 1));
+	EXPECT_EQ(0, cft_epoch_install(&self->nl, e + 1, rules, 1, NULL, 0));
+	EXPECT_EQ(-ENOSPC, cft_epoch_install(&self->nl, e + 2, rules, 1, NULL, 0));
+	EXPECT_EQ(0, retire(&self->nl, e + 1));
+	EXPECT_EQ(0, cft_epoch_install(&self->nl, e + 2, rules, 1, NULL, 0));
+	ASSERT_EQ(0, cft_param_set("epochs_max", max));
+
+	/* epochs_keep: one retired (the oldest retirable), one installed */
+	n = epoch_count(&self->nl);
+	ASSERT_EQ(0, cft_param_set("epochs_keep", n));
+	EXPECT_EQ(0, cft_epoch_install(&self->nl, e + 3, rules, 1, NULL, 0));
+	EXPECT_EQ(n, epoch_count(&self->nl));
+	/* until only the active one and the new one are left */
+	ASSERT_EQ(0, cft_param_set("epochs_keep", 1));
+	EXPECT_EQ(0, cft_epoch_install(&self->nl, e + 4, rules, 1, NULL, 0));
+	ASSERT_EQ(0, cft_param_set("epochs_keep", 0));
+	EXPECT_EQ(0, epoch_get(&self->nl, e));
+	EXPECT_EQ(0, epoch_get(&self->nl, e + 4));
+	EXPECT_EQ(-ENOENT, epoch_get(&self->nl, e + 3));
+	EXPECT_EQ(-ENOENT, epoch_get(&self->nl, e + 2));
+}

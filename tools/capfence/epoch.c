@@ -15,12 +15,13 @@
 #include "cli.h"
 
 static const char epoch_usage[] =
-	"capfence epoch install ID [--seccomp PROFILE] RULE... | epoch install [ID] [--seccomp PROFILE] -f FILE | epoch list [--json] | epoch show ID [--json] | epoch activate ID";
+	"capfence epoch install ID [--seccomp PROFILE] RULE... | epoch install [ID] [--seccomp PROFILE] -f FILE | epoch list [--json] | epoch show ID [--json] | epoch activate ID | epoch retire ID [--json]";
 static const char install_usage[] =
 	"capfence epoch install ID [--seccomp PROFILE [--seccomp-caps CAPS] [--seccomp-kernel X.Y] [--seccomp-no-new-filters]] RULE... | capfence epoch install [ID] [--seccomp PROFILE ...] -f FILE   (RULE: CLASS=open|deny|token[:C[,C]...]; FILE '-' is stdin; PROFILE: an OCI linux.seccomp JSON profile, or a container engine's seccomp.json as shipped, resolved for the capabilities CAPS (CAP_A,CAP_B,...; default the engines' default set) and kernel X.Y (default the running one); a bound task may stack seccomp filters of its own unless --seccomp-no-new-filters)";
 static const char list_usage[] = "capfence epoch list [--json]";
 static const char show_usage[] = "capfence epoch show ID [--json]";
 static const char activate_usage[] = "capfence epoch activate ID";
+static const char retire_usage[] = "capfence epoch retire ID [--json]";
 
 /* ---- output ----------------------------------------------------------- */
 
@@ -536,6 +537,50 @@ static int epoch_activate(int argc, char **argv)
 	return ret;
 }
 
+static int epoch_retire(int argc, char **argv)
+{
+	bool json = false;
+	uint64_t id = 0;
+	struct capfence_client *nl = NULL;
+	char msg[CAPFENCE_ERR_MAX] = "";
+	static const struct option lo[] = {
+		{ "json", no_argument, NULL, 'j' }, { NULL, 0, NULL, 0 }
+	};
+	struct cf_opts o = { .cmd = "epoch retire", .usage = retire_usage, .longopts = lo };
+	int c, ret;
+
+	if (cf_want_help(argc, argv, retire_usage))
+		return 0;
+	while ((c = cf_getopt(&o, argc, argv)) != -1) {
+		if (c == 'j') {
+			json = true;
+		} else if (c == CF_OPT_ARG && !id) {
+			if (cf_arg_u64(optarg, &id))
+				return cf_usage(retire_usage,
+						"epoch retire: bad epoch id '%s' (a decimal > 0)",
+						optarg);
+		} else if (c == CF_OPT_ARG) {
+			return cf_opt_unexpected(&o, optarg);
+		} else {
+			return o.exit;
+		}
+	}
+	if (!id)
+		return cf_usage(retire_usage, "epoch retire: missing epoch ID");
+	ret = cf_client_open_or_die(&nl);
+	if (ret)
+		return ret;
+	ret = capfence_client_epoch_retire(nl, id, msg, sizeof(msg));
+	if (ret)
+		ret = cf_client_fail("epoch retire", ret, msg);
+	else if (json)
+		printf("{\"epoch\":%" PRIu64 ",\"retired\":true}\n", id);
+	else
+		printf("epoch %" PRIu64 " retired\n", id);
+	capfence_client_close(nl);
+	return ret;
+}
+
 int cf_cmd_epoch(int argc, char **argv)
 {
 	if (argc < 2)
@@ -552,5 +597,7 @@ int cf_cmd_epoch(int argc, char **argv)
 		return epoch_show(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "activate"))
 		return epoch_activate(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "retire"))
+		return epoch_retire(argc - 1, argv + 1);
 	return cf_usage(epoch_usage, "epoch: unknown subcommand '%s'", argv[1]);
 }

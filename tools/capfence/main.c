@@ -226,7 +226,7 @@ static const struct cf_cmd cmds[] = {
 	{ "key", cf_cmd_key,
 	  "capfence key generate [--id N] [-o FILE] | key install FILE | key remove ID" },
 	{ "epoch", cf_cmd_epoch,
-	  "capfence epoch install ID RULE... | epoch install [ID] -f FILE | epoch list [--json] | epoch show ID [--json] | epoch activate ID" },
+	  "capfence epoch install ID RULE... | epoch install [ID] -f FILE | epoch list [--json] | epoch show ID [--json] | epoch activate ID | epoch retire ID [--json]" },
 	{ "mint", cf_cmd_mint,
 	  "capfence mint --key FILE --class CLASS --epoch ID [--constraint C]... [--id CAP_ID] [--json]" },
 	{ "inspect", cf_cmd_inspect, "capfence inspect TOKEN [--key FILE] [--json]" },

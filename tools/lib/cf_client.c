@@ -769,6 +769,15 @@ int capfence_client_epoch_activate_at(struct capfence_client *c,
 	return simple(c, nlh, NULL, NULL, err, errlen);
 }
 
+int capfence_client_epoch_retire(struct capfence_client *c, uint64_t epoch_id,
+				 char *err, size_t errlen)
+{
+	struct nlmsghdr *nlh = begin(c, CAPFENCE_CMD_EPOCH_RETIRE, 0);
+
+	mnl_attr_put_u64(nlh, CAPFENCE_A_EPOCH_ID, epoch_id);
+	return simple(c, nlh, NULL, NULL, err, errlen);
+}
+
 static int parse_rule(const struct nlattr *nest,
 		      struct capfence_epoch_info *info)
 {
@@ -1561,6 +1570,7 @@ static const char *const event_names[] = {
 	[CAPFENCE_EV_EPOCH_INSTALL] = "epoch_install",
 	[CAPFENCE_EV_FLEET_APPLY] = "fleet_apply",
 	[CAPFENCE_EV_FLEET_STATE] = "fleet_state",
+	[CAPFENCE_EV_EPOCH_RETIRE] = "epoch_retire",
 };
 
 const char *capfence_event_name(int type)

@@ -167,6 +167,7 @@ enum capfence_cmd {
 	CAPFENCE_CMD_TASK_GET,
 	CAPFENCE_CMD_EVENT,		/* multicast notifications only */
 	CAPFENCE_CMD_FLEET_SET,		/* fleet revision, bounds, freshness */
+	CAPFENCE_CMD_EPOCH_RETIRE,	/* free an unreferenced epoch; EBUSY */
 	__CAPFENCE_CMD_MAX
 };
 
@@ -354,13 +355,14 @@ enum capfence_event {
 	CAPFENCE_EV_EPOCH_INSTALL,
 	CAPFENCE_EV_FLEET_APPLY,	/* CAPFENCE_A_FLEET_REV applied */
 	CAPFENCE_EV_FLEET_STATE,	/* the fleet state changed (CAPFENCE_A_FLEET) */
+	CAPFENCE_EV_EPOCH_RETIRE,	/* an epoch was retired */
 	__CAPFENCE_EV_MAX
 };
 
 /*
  * Fleet. A host agent applies the changes of a fleet-wide store (etcd) in
  * the store's revision order. Each change command (KEY_INSTALL,
- * KEY_REMOVE, EPOCH_INSTALL, EPOCH_ACTIVATE, REVOKE) may carry
+ * KEY_REMOVE, EPOCH_INSTALL, EPOCH_ACTIVATE, EPOCH_RETIRE, REVOKE) may carry
  * CAPFENCE_A_FLEET_REV: the change and the new revision are applied
  * together, and only if the revision is above the module's (else
  * EALREADY), so a change is never applied twice. FLEET_SET advances the
