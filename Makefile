@@ -87,6 +87,7 @@ BENCH_SRCS := $(wildcard selftests/bench/*.c)
 -include selftests/faults/faults.mk
 -include selftests/agent/agent.mk
 -include selftests/fleet/fleet.mk
+-include selftests/matrix/matrix.mk
 
 .PHONY: all deps module bpf lib pyroot cli agent tests check check-fresh unit vmtest cli-check demo checkpatch layer-check clean distclean
 
