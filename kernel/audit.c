@@ -225,13 +225,16 @@ void cf_audit_cred_limit(struct cf_sandbox *sb, unsigned int limit)
  * @sb: the sandbox the exec makes, or NULL
  * @e: the epoch
  * @r: CAPFENCE_R_OK (bound) or CAPFENCE_R_SECCOMP (exec refused)
+ * @depth: where the epoch's program is in the task's filter chain (0: the
+ *	   newest filter), or a negative errno when it is not found
  *
- * Names the epoch and its program's digest, so that the kernel's
- * AUDIT_SECCOMP records of the task (same pid) can be attributed to the
- * epoch. Within @sb's budgets. BPF program context.
+ * Names the epoch, its program's digest and its depth, so that the
+ * kernel's AUDIT_SECCOMP records of the task (same pid) can be attributed
+ * to the epoch, and a depth above 0 says the task stacked filters of its
+ * own above it. Within @sb's budgets. BPF program context.
  */
 void cf_audit_bind(struct cf_sandbox *sb, const struct cf_epoch *e,
-		   enum capfence_reason r)
+		   enum capfence_reason r, int depth)
 {
 	char comm[TASK_COMM_LEN];
 	struct audit_buffer *ab;
@@ -251,6 +254,10 @@ void cf_audit_bind(struct cf_sandbox *sb, const struct cf_epoch *e,
 				 e->sc->digest, e->sc->len);
 	else
 		audit_log_format(ab, " seccomp=none");
+	if (depth >= 0)
+		audit_log_format(ab, " depth=%d", depth);
+	else
+		audit_log_format(ab, " depth=none");
 	audit_log_format(ab, " sandbox=%llu fleet_rev=%llu", sb->id,
 			 cf_fleet_rev());
 	cf_audit_commit(ab, sb);

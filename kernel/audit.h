@@ -18,6 +18,6 @@ void cf_audit_delegate(pid_t pid, u64 epoch, u64 token_epoch, u8 class_id,
 		       enum capfence_reason r, u64 cap_id, u64 fence);
 int cf_reason_errno(enum capfence_reason r);
 void cf_audit_bind(struct cf_sandbox *sb, const struct cf_epoch *e,
-		   enum capfence_reason r);
+		   enum capfence_reason r, int depth);
 
 #endif /* _CAPFENCE_AUDIT_H */

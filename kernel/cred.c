@@ -348,6 +348,29 @@ void cf_cred_free(struct cred *cred)
 		cf_cred_forget(e);
 }
 
+/*
+ * An exec of a task already bound to an epoch with a syscall policy: the
+ * epoch's program must still be in its filter chain, wherever the task's
+ * own filters have put it. Recorded when refused, and when the program is
+ * not the newest filter (depth > 0), so that the kernel's AUDIT_SECCOMP
+ * records of the task can be told from its own filters' answers.
+ */
+static int cf_cred_exec_bound(const struct cf_cred *e)
+{
+	int depth;
+
+	if (!e->epoch->sc)
+		return 0;
+	depth = cf_seccomp_match_current(e->epoch->sc);
+	if (depth < 0) {
+		cf_audit_bind(e->sb, e->epoch, CAPFENCE_R_SECCOMP, depth);
+		return -EACCES;
+	}
+	if (depth > 0)
+		cf_audit_bind(e->sb, e->epoch, CAPFENCE_R_OK, depth);
+	return 0;
+}
+
 /**
  * cf_cred_bind_exec() - bind the new credential of an execve
  * @bprm: exec in progress; bprm->cred is not yet visible to anyone else
@@ -357,29 +380,33 @@ void cf_cred_free(struct cred *cred)
  * it narrows). A bound credential keeps its epoch and holdings.
  *
  * An epoch with a syscall policy is bound only when the exec'ing task's
- * newest seccomp filter is that epoch's program (seccomp.c); else the exec
- * fails (reason seccomp, recorded). Its bind is recorded with the
- * program's digest.
+ * seccomp filter chain holds that epoch's program (seccomp.c); else the
+ * exec fails (reason seccomp, recorded). Its bind is recorded with the
+ * program's digest and its depth in the chain. Every later exec of a task
+ * bound to such an epoch is held to the same check.
  *
- * Return: 0, or -EACCES when a pending epoch cannot be bound, which fails
- * the exec.
+ * Return: 0, or -EACCES when a pending epoch cannot be bound, or a bound
+ * task's chain has lost its epoch's program, which fails the exec.
  */
 int cf_cred_bind_exec(struct linux_binprm *bprm)
 {
 	struct cf_cred *e = cf_cred_lookup(bprm->cred);
 	struct cf_holdings *h;
+	int depth = 0;
 
-	if (!e || e->epoch || !e->pending)
+	if (e && e->epoch)
+		return cf_cred_exec_bound(e);
+	if (!e || !e->pending)
 		return 0;
 	if (!cf_hooks_attached())
 		return -EACCES;
-	if (e->pending->sc &&
-	    !cf_seccomp_match_current(e->pending->sc)) {
-		cf_audit_bind(e->sb, e->pending, CAPFENCE_R_SECCOMP);
-		return -EACCES;
+	if (e->pending->sc) {
+		depth = cf_seccomp_match_current(e->pending->sc);
+		cf_audit_bind(e->sb, e->pending, depth < 0 ?
+			      CAPFENCE_R_SECCOMP : CAPFENCE_R_OK, depth);
+		if (depth < 0)
+			return -EACCES;
 	}
-	if (e->pending->sc)
-		cf_audit_bind(e->sb, e->pending, CAPFENCE_R_OK);
 	cf_epoch_bind_activate(e->pending);
 	spin_lock(&e->lock);
 	h = rcu_dereference_protected(e->held, lockdep_is_held(&e->lock));

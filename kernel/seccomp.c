@@ -4,13 +4,18 @@
  * "the epoch bound to the receiving task's seccomp program"). An epoch may
  * carry a classic BPF seccomp program, compiled by the tools from an OCI
  * linux.seccomp profile; the module keeps the program and its SHA-256
- * digest. The exec that binds a task to the epoch is refused unless the
- * task's newest seccomp filter is exactly that program, loaded with
- * SECCOMP_FILTER_FLAG_LOG: the launcher installs it between EXEC_SET and
- * execve, and the kernel, not the launcher, says whether it did.
+ * digest. The exec that binds a task to the epoch, and every later exec of
+ * a task bound to it, is refused unless the task's seccomp filter chain
+ * holds exactly that program, loaded with SECCOMP_FILTER_FLAG_LOG: the
+ * launcher installs it between EXEC_SET and execve, and the kernel, not
+ * the launcher, says whether it did. The program need not be the newest
+ * filter: a task may stack its own (sshd's, bwrap's, QEMU's sandboxes),
+ * and seccomp answers with the most restrictive action of all filters, so
+ * no filter above the epoch's can loosen its refusals.
  *
  * How the task's filter is read. struct seccomp_filter is private to the
- * kernel's seccomp.c, so the offsets of the members read here (log, prog)
+ * kernel's seccomp.c, so the offsets of the members read here (log, prev,
+ * prog)
  * come from the running kernel's own BTF at build time (Kbuild makes
  * seccomp_layout.h with pahole from the vmlinux the module's BTF is made
  * against; a layout it cannot read fails the build). The module reads the
@@ -23,9 +28,10 @@
  * published (cf_epoch_install() under cf_mutex) and never changes, so
  * readers need only the epoch's lifetime (the module's). The match runs in
  * BPF program context (RCU read lock, never sleeps) and only reads the
- * calling task's own newest filter, which the task keeps alive; during an
- * exec no other thread can replace it (SECCOMP_FILTER_FLAG_TSYNC takes
- * cred_guard_mutex, which the exec holds).
+ * calling task's own filter chain, which the task keeps alive (each filter
+ * holds a reference on its prev); during an exec no other thread can
+ * replace it (SECCOMP_FILTER_FLAG_TSYNC takes cred_guard_mutex, which the
+ * exec holds).
  */
 #include <crypto/sha2.h>
 #include <linux/filter.h>
@@ -104,26 +110,23 @@ size_t cf_seccomp_msg_max(bool prog)
 #define CF_SF_MEMBER(f, type, member) \
 	READ_ONCE(*(type *)((const u8 *)(f) + CF_SECCOMP_OFF_##member))
 
-/**
- * cf_seccomp_match_current() - is current's newest filter the epoch's?
- * @sc: the epoch's program
- *
- * BPF program context (the exec's bprm_creds_for_exec); never sleeps. The
- * filter must be exactly the epoch's program, loaded to log: the
- * instructions it was loaded from are compared with the epoch's, all of
- * them. Current's filter chain cannot change under it: only current adds
- * to it, or a thread of its group with SECCOMP_FILTER_FLAG_TSYNC, which
- * takes the cred_guard_mutex the exec holds.
- *
- * Return: true on an exact match.
+/*
+ * The most filters a walk down a chain visits. seccomp refuses a filter
+ * that takes its chain past MAX_INSNS_PER_PATH (2^18 bytes of
+ * instructions, 32768) counting each filter as its length plus 4, so no
+ * chain holds more than 32768 / 5 filters; a walk that gets that far
+ * anyway stops there and fails closed.
  */
-bool cf_seccomp_match_current(const struct cf_seccomp *sc)
+#define CF_SECCOMP_MAX_DEPTH	(((1 << 18) / sizeof(struct sock_filter)) / 5)
+
+/* Is @f exactly the epoch's program @sc, loaded to log? */
+static bool cf_seccomp_is(const struct seccomp_filter *f,
+			  const struct cf_seccomp *sc)
 {
-	const struct seccomp_filter *f = READ_ONCE(current->seccomp.filter);
 	const struct sock_fprog_kern *orig;
 	const struct bpf_prog *prog;
 
-	if (!f || !CF_SF_MEMBER(f, const bool, log))
+	if (!CF_SF_MEMBER(f, const bool, log))
 		return false;
 	prog = CF_SF_MEMBER(f, const struct bpf_prog *const, prog);
 	orig = prog ? READ_ONCE(prog->orig_prog) : NULL;
@@ -131,4 +134,36 @@ bool cf_seccomp_match_current(const struct cf_seccomp *sc)
 		return false;
 	return !memcmp(orig->filter, sc->insns,
 		       sc->len * sizeof(struct sock_filter));
+}
+
+/**
+ * cf_seccomp_match_current() - where in current's filter chain is the epoch's?
+ * @sc: the epoch's program
+ *
+ * BPF program context (the exec's bprm_creds_for_exec); never sleeps. The
+ * chain is walked from the newest filter down (prev), at most
+ * CF_SECCOMP_MAX_DEPTH filters; a filter matches when it is exactly the
+ * epoch's program, loaded to log: the instructions it was loaded from are
+ * compared with the epoch's, all of them. Current's filter chain cannot
+ * change under it: only current adds to it, or a thread of its group with
+ * SECCOMP_FILTER_FLAG_TSYNC, which takes the cred_guard_mutex the exec
+ * holds; filters are never removed.
+ *
+ * Return: the depth of the newest match (0: the newest filter), -ENOENT
+ * when no filter of the chain matches, -ELOOP when the walk stops at
+ * CF_SECCOMP_MAX_DEPTH without one.
+ */
+int cf_seccomp_match_current(const struct cf_seccomp *sc)
+{
+	const struct seccomp_filter *f = READ_ONCE(current->seccomp.filter);
+	int depth;
+
+	for (depth = 0; f; depth++) {
+		if (depth >= CF_SECCOMP_MAX_DEPTH)
+			return -ELOOP;
+		if (cf_seccomp_is(f, sc))
+			return depth;
+		f = CF_SF_MEMBER(f, const struct seccomp_filter *const, prev);
+	}
+	return -ENOENT;
 }

@@ -21,6 +21,6 @@ int cf_seccomp_parse(struct cf_seccomp **out, const struct nlattr *nla,
 		     struct netlink_ext_ack *extack);
 void cf_seccomp_free(struct cf_seccomp *sc);
 size_t cf_seccomp_msg_max(bool prog);
-bool cf_seccomp_match_current(const struct cf_seccomp *sc);
+int cf_seccomp_match_current(const struct cf_seccomp *sc);
 
 #endif /* _CAPFENCE_SECCOMP_H */

@@ -599,6 +599,17 @@ struct capfence_seccomp_opts {
 	 * CAP_SETGID, CAP_SETPCAP, CAP_SETUID, CAP_SYS_CHROOT) */
 	const char *caps;
 	const char *kernel;	/* "MAJOR.MINOR" for minKernel; NULL: running */
+	/*
+	 * true: the program refuses every new seccomp filter of a bound task
+	 * (seccomp(2) SECCOMP_SET_MODE_STRICT and _FILTER, prctl(2)
+	 * PR_SET_SECCOMP) with EACCES, so that the epoch's program is its only
+	 * one. false (and with a NULL opts): a bound task may stack filters of
+	 * its own above the epoch's (sshd's, bwrap's, QEMU's sandboxes); seccomp
+	 * takes the most restrictive answer of all, so they only ever refuse
+	 * more, and the module checks at every exec that the epoch's program
+	 * is still in the task's chain.
+	 */
+	bool no_new_filters;
 };
 /* capfence_seccomp_compile() and _file() resolved for opts (NULL: defaults). */
 int capfence_seccomp_compile_opts(const char *text, size_t len,

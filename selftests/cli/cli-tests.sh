@@ -489,4 +489,19 @@ tg "epoch install --seccomp: an unknown includes key" 2 "includes must be an obj
 	sh -c "echo '{\"defaultAction\":\"SCMP_ACT_ALLOW\",\"syscalls\":[{\"names\":[\"acct\"],\"action\":\"SCMP_ACT_ALLOW\",\"includes\":{\"os\":[\"linux\"]}}]}' > $W/i.json; $CF epoch install 1006 --seccomp $W/i.json fs:read=open"
 t "  ... and nothing installed" 1 "$CF" epoch show 1006
 
+# new filters of a bound task: stacked by default, refused on request
+tg "epoch install --seccomp: a bound task may stack its own filters by default" 0 \
+	'^seccomp: new filters allowed: a bound task may stack its own above the epoch' \
+	"$CF" epoch install 1007 --seccomp "$PROF" fs:read=open
+tg "epoch install --seccomp-no-new-filters: new filters refused" 0 \
+	'^seccomp: new filters refused (--seccomp-no-new-filters)' \
+	"$CF" epoch install 1008 --seccomp "$PROF" --seccomp-no-new-filters fs:read=open
+tg "  ... another program than the default's" 0 "sha256:" sh -c \
+	"$CF epoch show 1007 | grep '^# seccomp' > $W/a; $CF epoch show 1008 | grep '^# seccomp' > $W/b; ! cmp -s $W/a $W/b && cat $W/a"
+tg "epoch install --seccomp-no-new-filters without --seccomp" 2 "need --seccomp PROFILE" \
+	"$CF" epoch install 1009 --seccomp-no-new-filters fs:read=open
+tg "epoch install --seccomp-no-new-filters with a value" 2 "option '--seccomp-no-new-filters' takes no value" \
+	"$CF" epoch install 1009 --seccomp "$PROF" --seccomp-no-new-filters=yes fs:read=open
+t "  ... and nothing installed" 1 "$CF" epoch show 1009
+
 finish

@@ -2,22 +2,29 @@
 /*
  * The syscall policy of an epoch: an OCI seccomp profile compiled with
  * libseccomp, every refusal rewritten to EACCES and logged; the exec that
- * binds a task to the epoch refused (EACCES, reason seccomp, recorded)
- * unless the task's newest seccomp filter is the epoch's program; install
- * refusing a profile that contradicts the epoch's classes, and every
- * malformed profile, with one line and nothing installed. No sandboxed
- * task is ever ended by a signal.
+ * binds a task to the epoch, and every later exec of a bound task, refused
+ * (EACCES, reason seccomp, recorded) unless the task's seccomp filter
+ * chain holds the epoch's program, at any depth (the bind record names
+ * it); a bound task's own stacked filters answering for themselves, never
+ * loosening the epoch's refusals, and refused altogether by an epoch
+ * installed with no_new_filters; install refusing a profile that
+ * contradicts the epoch's classes, and every malformed profile, with one
+ * line and nothing installed. No sandboxed task is ever ended by a signal
+ * but by its own filter.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
+#include <linux/netlink.h>
 #include <linux/seccomp.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -50,10 +57,33 @@ static const char other_profile[] =
 	"{\"names\":[\"acct\"],\"action\":\"SCMP_ACT_ERRNO\",\"errnoRet\":13}]}";
 
 /*
+ * A task's own filter, stacked on the epoch's: it answers acct (which the
+ * epoch refuses with EACCES) and getppid (which the epoch allows) with
+ * EPERM, kills the process at getpgrp, and allows the rest. Loaded without
+ * SECCOMP_FILTER_FLAG_LOG, as sshd's and bwrap's are.
+ */
+static struct sock_filter own_filter[] = {
+	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_acct, 2, 0),
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_getppid, 1, 0),
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_getpgrp, 2, 3),
+	BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+	BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+	BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+};
+
+/* A task's own filter that allows everything. */
+static struct sock_filter allow_all[] = {
+	BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+};
+
+/*
  * agent side: "sys NR" makes system call NR with zero arguments;
  * "killer seccomp|prctl" loads a filter that kills the process at its
  * next getppid(), through seccomp(2) or prctl(2); "strict" asks for strict
- * mode (which kills at any other call).
+ * mode (which kills at any other call); "own seccomp|prctl" stacks
+ * own_filter, "allow-all" stacks allow_all.
  */
 static void *thread_noop(void *arg)
 {
@@ -69,6 +99,9 @@ int cft_agent_extra(char *cmd)
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
 	struct sock_fprog fp = { .len = 4, .filter = killer };
+	struct sock_fprog own = { .len = sizeof(own_filter) / sizeof(own_filter[0]),
+				  .filter = own_filter };
+	struct sock_fprog all = { .len = 1, .filter = allow_all };
 	long nr;
 
 	if (sscanf(cmd, "sys %ld", &nr) == 1)
@@ -80,6 +113,12 @@ int cft_agent_extra(char *cmd)
 
 		return err ?: pthread_join(t, NULL);
 	}
+	if (!strcmp(cmd, "own seccomp"))
+		return syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &own) ? errno : 0;
+	if (!strcmp(cmd, "own prctl"))
+		return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &own) ? errno : 0;
+	if (!strcmp(cmd, "allow-all"))
+		return syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &all) ? errno : 0;
 	if (!strcmp(cmd, "killer seccomp"))
 		return syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &fp) ? errno : 0;
 	if (!strcmp(cmd, "killer prctl"))
@@ -142,10 +181,16 @@ FIXTURE(sc) {
 	struct launch l;
 };
 
-/* Install epoch @id with @rules and the profile @json; 0 or -errno. */
-static int install(struct cft_nl *nl, uint64_t id, const char *const *rules,
-		   int n, const char *json, char *err, size_t errlen)
+/*
+ * Install epoch @id with @rules and the profile @json, refusing new
+ * filters when @no_new_filters; 0 or -errno.
+ */
+static int install_opts(struct cft_nl *nl, uint64_t id, const char *const *rules,
+			int n, const char *json, bool no_new_filters, char *err,
+			size_t errlen)
 {
+	struct capfence_seccomp_opts o = { .sz = sizeof(o),
+					   .no_new_filters = no_new_filters };
 	struct capfence_seccomp *s = NULL;
 	struct capfence_epoch e;
 	int ret;
@@ -153,12 +198,32 @@ static int install(struct cft_nl *nl, uint64_t id, const char *const *rules,
 	ret = capfence_epoch_parse_rules(&e, id, rules, (size_t)n, err, errlen);
 	if (ret)
 		return ret;
-	ret = capfence_seccomp_compile(json, strlen(json), &e, &s, err, errlen);
+	ret = capfence_seccomp_compile_opts(json, strlen(json), &e, &o, &s, err,
+					    errlen);
 	if (ret)
 		return ret;
 	ret = capfence_client_epoch_install_seccomp(nl->c, &e, s, err, errlen);
 	capfence_seccomp_free(s);
 	return ret;
+}
+
+/* install_opts() with the default: a bound task may stack filters. */
+static int install(struct cft_nl *nl, uint64_t id, const char *const *rules,
+		   int n, const char *json, char *err, size_t errlen)
+{
+	return install_opts(nl, id, rules, n, json, false, err, errlen);
+}
+
+/* Point the launcher at epoch @e's program (capfence_free() *info's). */
+static void use_epoch(struct __test_metadata *_metadata, FIXTURE_DATA(sc) *self,
+		      uint64_t e, struct capfence_seccomp_info *info)
+{
+	char err[CAPFENCE_ERR_MAX];
+
+	ASSERT_EQ(0, capfence_client_epoch_seccomp(self->nl.c, e, info, err,
+						   sizeof(err))) TH_LOG("%s", err);
+	self->l.prog = info->prog;
+	self->l.len = info->len;
 }
 
 FIXTURE_SETUP(sc)
@@ -201,13 +266,18 @@ static void hex(const uint8_t *d, char *out)
 		sprintf(out + 2 * i, "%02x", d[i]);
 }
 
-/* The capfence bind record of @pid: @reason, the epoch and the digest. */
+/*
+ * The capfence bind record of @pid: @reason, the epoch, the digest and
+ * the program's @depth in the task's filter chain ("none": not in it).
+ */
 static void check_bind(struct __test_metadata *_metadata, int audit, pid_t pid,
-		       uint64_t epoch, const uint8_t *digest, const char *reason)
+		       uint64_t epoch, const uint8_t *digest, const char *reason,
+		       const char *depth)
 {
-	char rec[2048], v[128], want_r[64], want_p[32], want_d[80];
+	char rec[2048], v[128], want_r[64], want_p[32], want_d[80], want_depth[32];
 
 	snprintf(want_r, sizeof(want_r), "reason=%s ", reason);
+	snprintf(want_depth, sizeof(want_depth), " depth=%s ", depth);
 	/* a refused exec's agent is reaped: its epoch (one per test) finds it */
 	if (pid > 0)
 		snprintf(want_p, sizeof(want_p), " pid=%d ", pid);
@@ -215,7 +285,8 @@ static void check_bind(struct __test_metadata *_metadata, int audit, pid_t pid,
 		snprintf(want_p, sizeof(want_p), " epoch=%llu ",
 			 (unsigned long long)epoch);
 	ASSERT_EQ(0, cft_audit_wait(audit, rec, sizeof(rec), 5000, "op=bind",
-				    want_r, want_p, NULL));
+				    want_r, want_p, want_depth, NULL))
+		TH_LOG("no op=bind %s%s%s record", want_r, want_p, want_depth);
 	EXPECT_STREQ("capfence", cft_field(rec, "lsm", v, sizeof(v)));
 	EXPECT_STREQ(reason, cft_field(rec, "reason", v, sizeof(v)));
 	EXPECT_STREQ(strcmp(reason, "ok") ? "13" : "0",
@@ -224,6 +295,10 @@ static void check_bind(struct __test_metadata *_metadata, int audit, pid_t pid,
 	EXPECT_STREQ(want_r, cft_field(rec, "epoch", v, sizeof(v)));
 	hex(digest, want_d);
 	EXPECT_STREQ(want_d, cft_field(rec, "seccomp", v, sizeof(v)));
+	EXPECT_STREQ(depth, cft_field(rec, "depth", v, sizeof(v)));
+	/* the fields after it are kept */
+	EXPECT_STRNE("", cft_field(rec, "sandbox", v, sizeof(v)));
+	EXPECT_STRNE("", cft_field(rec, "fleet_rev", v, sizeof(v)));
 }
 
 /* The kernel's AUDIT_SECCOMP record of @pid's call @nr: an errno action. */
@@ -275,7 +350,7 @@ TEST_F(sc, denied_syscall_is_eacces_and_recorded)
 	struct cft_agent a;
 
 	ASSERT_EQ(0, cft_agent_spawn(&a, self->e, NULL, 0, NULL));
-	check_bind(_metadata, self->audit, a.pid, self->e, self->info.digest, "ok");
+	check_bind(_metadata, self->audit, a.pid, self->e, self->info.digest, "ok", "0");
 	EXPECT_EQ(EACCES, cft_agent_do(&a, "sys %d", SYS_acct));
 	check_seccomp_record(_metadata, self->audit, a.pid, SYS_acct);
 	EXPECT_EQ(EACCES, cft_agent_do(&a, "sys %d", SYS_swapoff));
@@ -304,7 +379,7 @@ TEST_F(sc, exec_refused_without_the_filter)
 	self->l.prog = NULL;
 	EXPECT_EQ(-EACCES, cft_agent_spawn(&a, self->e, NULL, 0, &r));
 	EXPECT_STREQ("execv failed", r.ext);
-	check_bind(_metadata, self->audit, 0, self->e, self->info.digest, "seccomp");
+	check_bind(_metadata, self->audit, 0, self->e, self->info.digest, "seccomp", "none");
 }
 
 TEST_F(sc, exec_refused_with_another_filter)
@@ -322,15 +397,16 @@ TEST_F(sc, exec_refused_with_another_filter)
 	self->l.prog = capfence_seccomp_program(s, &self->l.len);
 	EXPECT_EQ(-EACCES, cft_agent_spawn(&a, self->e, NULL, 0, &r));
 	EXPECT_STREQ("execv failed", r.ext);
-	check_bind(_metadata, self->audit, 0, self->e, self->info.digest, "seccomp");
+	check_bind(_metadata, self->audit, 0, self->e, self->info.digest, "seccomp", "none");
 	capfence_seccomp_free(s);
 }
 
 /*
- * The epoch's program must be the newest: a filter loaded after it is
- * refused by the program itself (EACCES, nothing is exec'd); one loaded
- * before it (a runtime's own filter) leaves it newest, and the bind
- * succeeds.
+ * The epoch's program need not be the newest filter: one loaded after it
+ * (a filter of the task's own) leaves it at depth 1, and the bind
+ * succeeds, recorded with depth=1; one loaded before it (a runtime's own)
+ * leaves it newest. Under an epoch installed with no_new_filters the
+ * program itself refuses the filter above it (EACCES, nothing is exec'd).
  */
 static const struct sock_filter below_acct[] = {
 	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
@@ -339,7 +415,58 @@ static const struct sock_filter below_acct[] = {
 	BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 };
 
-TEST_F(sc, filter_above_the_epochs_refused_below_accepted)
+TEST_F(sc, filter_above_or_below_the_epochs_accepted)
+{
+	const char *rules[] = { "net:connect=token:127.0.0.0/8", "fs:read=open" };
+	struct capfence_seccomp *s = NULL;
+	struct capfence_seccomp_info strict;
+	struct capfence_epoch e;
+	char err[CAPFENCE_ERR_MAX];
+	struct cft_reply r;
+	struct cft_agent a;
+	uint64_t se = cft_next_epoch(&self->nl);
+
+	ASSERT_EQ(0, capfence_epoch_parse_rules(&e, 1, rules, 2, err, sizeof(err)));
+	ASSERT_EQ(0, capfence_seccomp_compile(other_profile, strlen(other_profile), &e,
+					      &s, err, sizeof(err))) TH_LOG("%s", err);
+	self->l.extra = capfence_seccomp_program(s, &self->l.extra_len);
+	ASSERT_EQ(0, cft_agent_spawn(&a, self->e, NULL, 0, NULL));
+	check_bind(_metadata, self->audit, a.pid, self->e, self->info.digest, "ok", "1");
+	/* the epoch's refusal holds under a filter that allows the call */
+	EXPECT_EQ(EACCES, cft_agent_do(&a, "sys %d", SYS_swapoff));
+	check_seccomp_record(_metadata, self->audit, a.pid, SYS_swapoff);
+	EXPECT_TRUE(cft_agent_stop_clean(&a));
+	/*
+	 * below: a runtime's own filter first (one that lets filters be
+	 * stacked on it: refuses acct, allows the rest), then the epoch's
+	 */
+	self->l.extra = NULL;
+	self->l.below = below_acct;
+	self->l.below_len = sizeof(below_acct);
+	ASSERT_EQ(0, cft_agent_spawn(&a, self->e, NULL, 0, NULL));
+	check_bind(_metadata, self->audit, a.pid, self->e, self->info.digest, "ok", "0");
+	/* both filters apply (the epoch's answers acct first: KILL rewritten) */
+	EXPECT_EQ(EACCES, cft_agent_do(&a, "sys %d", SYS_acct));
+	EXPECT_TRUE(cft_agent_stop_clean(&a));
+	/* no_new_filters: the program refuses the filter above it */
+	ASSERT_EQ(0, install_opts(&self->nl, se, rules, 2, kill_trap_profile, true,
+				  err, sizeof(err))) TH_LOG("%s", err);
+	use_epoch(_metadata, self, se, &strict);
+	self->l.below = NULL;
+	self->l.extra = capfence_seccomp_program(s, &self->l.extra_len);
+	EXPECT_EQ(-EACCES, cft_agent_spawn(&a, se, NULL, 0, &r));
+	EXPECT_STREQ("pre-exec step failed", r.ext);
+	capfence_free(strict.prog);
+	capfence_seccomp_free(s);
+}
+
+/*
+ * An exec into the epoch whose filter chain holds the epoch's program
+ * nowhere is refused, however deep the chain: the program loaded without
+ * the log flag under another logging filter, and another program with a
+ * filter below and above it.
+ */
+TEST_F(sc, exec_refused_when_the_chain_lacks_the_program)
 {
 	const char *rules[] = { "fs:read=open" };
 	struct capfence_seccomp *s = NULL;
@@ -351,22 +478,146 @@ TEST_F(sc, filter_above_the_epochs_refused_below_accepted)
 	ASSERT_EQ(0, capfence_epoch_parse_rules(&e, 1, rules, 1, err, sizeof(err)));
 	ASSERT_EQ(0, capfence_seccomp_compile(other_profile, strlen(other_profile), &e,
 					      &s, err, sizeof(err))) TH_LOG("%s", err);
+	self->l.nolog = true;
 	self->l.extra = capfence_seccomp_program(s, &self->l.extra_len);
 	EXPECT_EQ(-EACCES, cft_agent_spawn(&a, self->e, NULL, 0, &r));
-	EXPECT_STREQ("pre-exec step failed", r.ext);
-	/*
-	 * below: a runtime's own filter first (one that lets filters be
-	 * stacked on it: refuses acct, allows the rest), then the epoch's
-	 */
-	self->l.extra = NULL;
+	EXPECT_STREQ("execv failed", r.ext);
+	check_bind(_metadata, self->audit, 0, self->e, self->info.digest, "seccomp", "none");
+
+	self->l.nolog = false;
 	self->l.below = below_acct;
 	self->l.below_len = sizeof(below_acct);
-	ASSERT_EQ(0, cft_agent_spawn(&a, self->e, NULL, 0, NULL));
-	check_bind(_metadata, self->audit, a.pid, self->e, self->info.digest, "ok");
-	/* both filters apply (the epoch's answers acct first: KILL rewritten) */
-	EXPECT_EQ(EACCES, cft_agent_do(&a, "sys %d", SYS_acct));
-	EXPECT_TRUE(cft_agent_stop_clean(&a));
+	self->l.prog = capfence_seccomp_program(s, &self->l.len);
+	self->l.extra = allow_all;
+	self->l.extra_len = sizeof(allow_all);
+	EXPECT_EQ(-EACCES, cft_agent_spawn(&a, self->e, NULL, 0, &r));
+	EXPECT_STREQ("execv failed", r.ext);
+	check_bind(_metadata, self->audit, 0, self->e, self->info.digest, "seccomp", "none");
 	capfence_seccomp_free(s);
+}
+
+/*
+ * Read records up to @pid's AUDIT_SECCOMP record of call @sentinel,
+ * counting on the way the AUDIT_SECCOMP records of @nr[0] and @nr[1] (any
+ * pid; *code: the last one's code) and capfence's records. Returns 0, or
+ * -ETIMEDOUT without the sentinel.
+ */
+static int records_until(int audit, pid_t pid, long sentinel, const long nr[2],
+			 int *n_nr, char *code, size_t code_len, int *n_capfence)
+{
+	char buf[8192], want_p[32], want_s[32], want_n[2][32];
+	int waited = 0, timeout = cft_ms(5000);
+
+	*n_nr = *n_capfence = 0;
+	snprintf(want_p, sizeof(want_p), " pid=%d ", pid);
+	snprintf(want_s, sizeof(want_s), " syscall=%ld ", sentinel);
+	snprintf(want_n[0], sizeof(want_n[0]), " syscall=%ld ", nr[0]);
+	snprintf(want_n[1], sizeof(want_n[1]), " syscall=%ld ", nr[1]);
+	while (waited < timeout) {
+		ssize_t n = recv(audit, buf, sizeof(buf) - 1, 0);
+		struct nlmsghdr *h = (struct nlmsghdr *)buf;
+		const char *text;
+
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				waited += 1000;
+			continue;
+		}
+		if (n < (ssize_t)NLMSG_HDRLEN)
+			continue;
+		buf[n] = '\0';
+		text = (const char *)NLMSG_DATA(h);
+		if (h->nlmsg_type == CAPFENCE_AUDIT_TYPE)
+			(*n_capfence)++;
+		if (h->nlmsg_type != AUDIT_SECCOMP)
+			continue;
+		if (strstr(text, want_p) && strstr(text, want_s))
+			return 0;
+		if (strstr(text, want_n[0]) || strstr(text, want_n[1])) {
+			(*n_nr)++;
+			cft_field(text, "code", code, code_len);
+		}
+	}
+	return -ETIMEDOUT;
+}
+
+/*
+ * A bound task stacks filters of its own, through seccomp(2) and
+ * prctl(PR_SET_SECCOMP). What they answer is theirs: EPERM for a call the
+ * epoch allows, EPERM (the newest filter's errno among equal ERRNO
+ * answers) for one the epoch refuses with EACCES, a kill: none of it
+ * written by capfence or logged as the epoch's. The epoch's refusal of a
+ * call they allow is still EACCES, recorded.
+ */
+TEST_F(sc, stacked_filters_answer_for_themselves)
+{
+	const long own_calls[2] = { SYS_getppid, SYS_acct };
+	const long kill_calls[2] = { SYS_getpgrp, SYS_getpgrp };
+	char code[32];
+	struct cft_agent a;
+	int n_own, n_capfence;
+
+	ASSERT_EQ(0, cft_agent_spawn(&a, self->e, NULL, 0, NULL));
+	check_bind(_metadata, self->audit, a.pid, self->e, self->info.digest, "ok", "0");
+	ASSERT_EQ(0, cft_agent_do(&a, "own seccomp"));
+	ASSERT_EQ(0, cft_agent_do(&a, "own prctl"));
+	EXPECT_EQ(EPERM, cft_agent_do(&a, "sys %d", SYS_getppid));
+	EXPECT_EQ(EPERM, cft_agent_do(&a, "sys %d", SYS_acct));
+	EXPECT_EQ(EACCES, cft_agent_do(&a, "sys %d", SYS_swapoff));
+	ASSERT_EQ(0, records_until(self->audit, a.pid, SYS_swapoff, own_calls, &n_own,
+				   code, sizeof(code), &n_capfence))
+		TH_LOG("no AUDIT_SECCOMP record of the epoch's refusal of swapoff");
+	EXPECT_EQ(0, n_own) TH_LOG("the task's own EPERM logged (code=%s)", code);
+	EXPECT_EQ(0, n_capfence);
+	/* its own kill, in a child: SIGSYS; the kernel names the action */
+	EXPECT_EQ(200 + SIGSYS, cft_agent_do(&a, "fork sys %d", SYS_getpgrp));
+	EXPECT_EQ(EACCES, cft_agent_do(&a, "sys %d", SYS_swapoff));
+	ASSERT_EQ(0, records_until(self->audit, a.pid, SYS_swapoff, kill_calls, &n_own,
+				   code, sizeof(code), &n_capfence));
+	EXPECT_EQ(1, n_own);
+	EXPECT_STREQ("0x80000000", code);
+	EXPECT_EQ(0, n_capfence);
+	EXPECT_TRUE(cft_agent_stop_clean(&a));
+}
+
+/* Under a stacked filter that allows everything, the epoch still answers. */
+TEST_F(sc, epochs_refusal_holds_under_an_allowing_filter)
+{
+	struct cft_agent a;
+
+	ASSERT_EQ(0, cft_agent_spawn(&a, self->e, NULL, 0, NULL));
+	ASSERT_EQ(0, cft_agent_do(&a, "allow-all"));
+	EXPECT_EQ(EACCES, cft_agent_do(&a, "sys %d", SYS_acct));
+	check_seccomp_record(_metadata, self->audit, a.pid, SYS_acct);
+	EXPECT_EQ(EACCES, cft_agent_do(&a, "sys %d", SYS_syslog));
+	check_seccomp_record(_metadata, self->audit, a.pid, SYS_syslog);
+	EXPECT_EQ(0, cft_agent_do(&a, "sys %d", SYS_getppid));
+	EXPECT_TRUE(cft_agent_stop_clean(&a));
+}
+
+/*
+ * A later exec of a bound task with stacked filters is checked again and
+ * succeeds: the epoch's program is found three filters down, and the
+ * record names the depth. The filters outlive the exec.
+ */
+TEST_F(sc, later_exec_with_stacked_filters_names_the_depth)
+{
+	struct cft_agent a;
+	char line[128];
+
+	ASSERT_EQ(0, cft_agent_spawn(&a, self->e, NULL, 0, NULL));
+	check_bind(_metadata, self->audit, a.pid, self->e, self->info.digest, "ok", "0");
+	ASSERT_EQ(0, cft_agent_do(&a, "own seccomp"));
+	ASSERT_EQ(0, cft_agent_do(&a, "own prctl"));
+	ASSERT_EQ(0, cft_agent_do(&a, "allow-all"));
+	ASSERT_EQ(0, cft_agent_do(&a, "exec"));
+	ASSERT_LT(0, cft_read_line(a.out, line, sizeof(line), 10000));
+	ASSERT_EQ(0, strncmp(line, "ready", 5)) TH_LOG("%s", line);
+	check_bind(_metadata, self->audit, a.pid, self->e, self->info.digest, "ok", "3");
+	EXPECT_EQ(EPERM, cft_agent_do(&a, "sys %d", SYS_getppid));
+	EXPECT_EQ(EACCES, cft_agent_do(&a, "sys %d", SYS_swapoff));
+	check_seccomp_record(_metadata, self->audit, a.pid, SYS_swapoff);
+	EXPECT_TRUE(cft_agent_stop_clean(&a));
 }
 
 TEST_F(sc, exec_refused_without_log_flag)
@@ -377,7 +628,7 @@ TEST_F(sc, exec_refused_without_log_flag)
 	self->l.nolog = true;
 	EXPECT_EQ(-EACCES, cft_agent_spawn(&a, self->e, NULL, 0, &r));
 	EXPECT_STREQ("execv failed", r.ext);
-	check_bind(_metadata, self->audit, 0, self->e, self->info.digest, "seccomp");
+	check_bind(_metadata, self->audit, 0, self->e, self->info.digest, "seccomp", "none");
 }
 
 /* An epoch without a syscall policy binds whatever filters the task has. */
@@ -704,16 +955,24 @@ TEST_F(sc, narrowing_by_profile_fences_held_tokens)
 }
 
 /*
- * A bound task cannot stack a filter that kills or traps: no stock kernel
- * hook sees a filter's instructions at load, so the epoch's program
- * refuses every new filter (seccomp(2), prctl(PR_SET_SECCOMP), strict
- * mode) with EACCES, recorded; the task lives on.
+ * An epoch installed with no_new_filters keeps today's strict behaviour:
+ * no stock kernel hook sees a filter's instructions at load, so the
+ * epoch's program refuses every new filter (seccomp(2),
+ * prctl(PR_SET_SECCOMP), strict mode) with EACCES, recorded; the task
+ * lives on.
  */
-TEST_F(sc, bound_task_cannot_load_a_killing_filter)
+TEST_F(sc, no_new_filters_epoch_refuses_a_killing_filter)
 {
+	const char *rules[] = { "net:connect=token:127.0.0.0/8", "fs:read=open" };
+	struct capfence_seccomp_info info;
+	char err[CAPFENCE_ERR_MAX];
 	struct cft_agent a;
+	uint64_t e = cft_next_epoch(&self->nl);
 
-	ASSERT_EQ(0, cft_agent_spawn(&a, self->e, NULL, 0, NULL));
+	ASSERT_EQ(0, install_opts(&self->nl, e, rules, 2, kill_trap_profile, true,
+				  err, sizeof(err))) TH_LOG("%s", err);
+	use_epoch(_metadata, self, e, &info);
+	ASSERT_EQ(0, cft_agent_spawn(&a, e, NULL, 0, NULL));
 	EXPECT_EQ(EACCES, cft_agent_do(&a, "killer seccomp"));
 	check_seccomp_record(_metadata, self->audit, a.pid, SYS_seccomp);
 	EXPECT_EQ(EACCES, cft_agent_do(&a, "killer prctl"));
@@ -722,15 +981,49 @@ TEST_F(sc, bound_task_cannot_load_a_killing_filter)
 	/* with the upper half of argument 0 set (the outside review's way in) */
 	EXPECT_EQ(EACCES, cft_agent_do(&a, "killer seccomp-high"));
 	EXPECT_EQ(EACCES, cft_agent_do(&a, "killer prctl-high"));
+	EXPECT_EQ(EACCES, cft_agent_do(&a, "own seccomp"));
 	/* nothing was loaded: getppid() does not kill */
 	EXPECT_EQ(0, cft_agent_do(&a, "sys %d", SYS_getppid));
 	/* prctl's other options, and seccomp's queries, still work */
 	EXPECT_EQ(0, cft_agent_do(&a, "sys %d", SYS_getpid));
 	EXPECT_TRUE(cft_agent_stop_clean(&a));
+	capfence_free(info.prog);
 }
 
 /* The same with a default-deny profile that allows seccomp and prctl. */
-TEST_F(sc, default_deny_profile_refuses_new_filters_too)
+TEST_F(sc, no_new_filters_with_default_deny_profile)
+{
+	const char *rules[] = { "fs:read=open" };
+	struct capfence_seccomp_opts o = { .sz = sizeof(o), .no_new_filters = true };
+	struct capfence_seccomp *s = NULL;
+	struct capfence_seccomp_info info;
+	struct capfence_epoch ep;
+	char err[CAPFENCE_ERR_MAX];
+	struct cft_agent a;
+	uint64_t e = cft_next_epoch(&self->nl);
+
+	ASSERT_EQ(0, capfence_epoch_parse_rules(&ep, e, rules, 1, err, sizeof(err)));
+	ASSERT_EQ(0, capfence_seccomp_compile_file_opts(DEFAULT_PROFILE, &ep, &o, &s, err,
+							sizeof(err))) TH_LOG("%s", err);
+	ASSERT_EQ(0, capfence_client_epoch_install_seccomp(self->nl.c, &ep, s, err,
+							   sizeof(err))) TH_LOG("%s", err);
+	capfence_seccomp_free(s);
+	use_epoch(_metadata, self, e, &info);
+	ASSERT_EQ(0, cft_agent_spawn(&a, e, NULL, 0, NULL));
+	EXPECT_EQ(EACCES, cft_agent_do(&a, "killer seccomp"));
+	EXPECT_EQ(EACCES, cft_agent_do(&a, "killer prctl"));
+	EXPECT_EQ(EACCES, cft_agent_do(&a, "killer seccomp-high"));
+	EXPECT_EQ(EACCES, cft_agent_do(&a, "killer prctl-high"));
+	EXPECT_EQ(0, cft_agent_do(&a, "sys %d", SYS_getppid));
+	EXPECT_TRUE(cft_agent_stop_clean(&a));
+	capfence_free(info.prog);
+}
+
+/*
+ * By default the same profile lets the bound task stack its own filter,
+ * through seccomp(2) and prctl(2); the epoch's refusals still hold.
+ */
+TEST_F(sc, default_deny_profile_lets_filters_stack)
 {
 	const char *rules[] = { "fs:read=open" };
 	struct capfence_seccomp *s = NULL;
@@ -746,15 +1039,14 @@ TEST_F(sc, default_deny_profile_refuses_new_filters_too)
 	ASSERT_EQ(0, capfence_client_epoch_install_seccomp(self->nl.c, &ep, s, err,
 							   sizeof(err))) TH_LOG("%s", err);
 	capfence_seccomp_free(s);
-	ASSERT_EQ(0, capfence_client_epoch_seccomp(self->nl.c, e, &info, err, sizeof(err)));
-	self->l.prog = info.prog;
-	self->l.len = info.len;
+	use_epoch(_metadata, self, e, &info);
 	ASSERT_EQ(0, cft_agent_spawn(&a, e, NULL, 0, NULL));
-	EXPECT_EQ(EACCES, cft_agent_do(&a, "killer seccomp"));
-	EXPECT_EQ(EACCES, cft_agent_do(&a, "killer prctl"));
-	EXPECT_EQ(EACCES, cft_agent_do(&a, "killer seccomp-high"));
-	EXPECT_EQ(EACCES, cft_agent_do(&a, "killer prctl-high"));
-	EXPECT_EQ(0, cft_agent_do(&a, "sys %d", SYS_getppid));
+	EXPECT_EQ(0, cft_agent_do(&a, "own seccomp"));
+	EXPECT_EQ(0, cft_agent_do(&a, "own prctl"));
+	EXPECT_EQ(EPERM, cft_agent_do(&a, "sys %d", SYS_getppid));
+	/* not in the profile's allow list: the epoch's default, rewritten */
+	EXPECT_EQ(EACCES, cft_agent_do(&a, "sys %d", SYS_vhangup));
+	check_seccomp_record(_metadata, self->audit, a.pid, SYS_vhangup);
 	EXPECT_TRUE(cft_agent_stop_clean(&a));
 	capfence_free(info.prog);
 }

@@ -17,7 +17,7 @@
 static const char epoch_usage[] =
 	"capfence epoch install ID [--seccomp PROFILE] RULE... | epoch install [ID] [--seccomp PROFILE] -f FILE | epoch list [--json] | epoch show ID [--json] | epoch activate ID";
 static const char install_usage[] =
-	"capfence epoch install ID [--seccomp PROFILE [--seccomp-caps CAPS] [--seccomp-kernel X.Y]] RULE... | capfence epoch install [ID] [--seccomp PROFILE ...] -f FILE   (RULE: CLASS=open|deny|token[:C[,C]...]; FILE '-' is stdin; PROFILE: an OCI linux.seccomp JSON profile, or a container engine's seccomp.json as shipped, resolved for the capabilities CAPS (CAP_A,CAP_B,...; default the engines' default set) and kernel X.Y (default the running one))";
+	"capfence epoch install ID [--seccomp PROFILE [--seccomp-caps CAPS] [--seccomp-kernel X.Y] [--seccomp-no-new-filters]] RULE... | capfence epoch install [ID] [--seccomp PROFILE ...] -f FILE   (RULE: CLASS=open|deny|token[:C[,C]...]; FILE '-' is stdin; PROFILE: an OCI linux.seccomp JSON profile, or a container engine's seccomp.json as shipped, resolved for the capabilities CAPS (CAP_A,CAP_B,...; default the engines' default set) and kernel X.Y (default the running one); a bound task may stack seccomp filters of its own unless --seccomp-no-new-filters)";
 static const char list_usage[] = "capfence epoch list [--json]";
 static const char show_usage[] = "capfence epoch show ID [--json]";
 static const char activate_usage[] = "capfence epoch activate ID";
@@ -248,6 +248,7 @@ static int epoch_install(int argc, char **argv)
 		{ "seccomp", required_argument, NULL, 's' },
 		{ "seccomp-caps", required_argument, NULL, 'c' },
 		{ "seccomp-kernel", required_argument, NULL, 'k' },
+		{ "seccomp-no-new-filters", no_argument, NULL, 'n' },
 		{ "file", required_argument, NULL, 'f' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -284,6 +285,9 @@ static int epoch_install(int argc, char **argv)
 		case 'k':
 			so.kernel = optarg;
 			break;
+		case 'n':
+			so.no_new_filters = true;
+			break;
 		case 'f':
 			if (file) {
 				ret = cf_usage(install_usage, "epoch install: only one -f FILE");
@@ -307,8 +311,8 @@ static int epoch_install(int argc, char **argv)
 			goto out;
 		}
 	}
-	if ((so.caps || so.kernel) && !profile) {
-		ret = cf_usage(install_usage, "epoch install: --seccomp-caps and --seccomp-kernel need --seccomp PROFILE");
+	if ((so.caps || so.kernel || so.no_new_filters) && !profile) {
+		ret = cf_usage(install_usage, "epoch install: --seccomp-caps, --seccomp-kernel and --seccomp-no-new-filters need --seccomp PROFILE");
 		goto out;
 	}
 	ret = cf_epoch_from_parts("epoch install", install_usage, id, args,
@@ -353,6 +357,11 @@ static int epoch_install(int argc, char **argv)
 			capfence_seccomp_program(sc, &plen);
 			printf("seccomp: sha256:%s insns %zu, loaded with SECCOMP_FILTER_FLAG_LOG: every denial is EACCES with an AUDIT_SECCOMP record\n",
 			       hex, plen / 8);
+			/* which of the two, and why it matters */
+			if (so.no_new_filters)
+				printf("seccomp: new filters refused (--seccomp-no-new-filters): a bound task's seccomp(2) and prctl(PR_SET_SECCOMP) answer EACCES; only the epoch's program answers its calls\n");
+			else
+				printf("seccomp: new filters allowed: a bound task may stack its own above the epoch's (they answer for themselves and cannot loosen the epoch's refusals); --seccomp-no-new-filters refuses them\n");
 		}
 	}
 	capfence_client_close(nl);

@@ -8,7 +8,7 @@
  * EXEC_SET is refused nothing is run. An epoch with a syscall policy has
  * its seccomp program loaded (no_new_privs, SECCOMP_FILTER_FLAG_LOG)
  * between EXEC_SET and the execve: the kernel binds the task only when its
- * newest filter is that program.
+ * filter chain holds that program.
  */
 #include <errno.h>
 #include <inttypes.h>

@@ -21,15 +21,20 @@
  * granted by the epoch needs is refused (the class registry, cf_core.c,
  * names those calls).
  *
- * A task bound to the epoch must not stack a filter that kills or traps
- * above it (the seed's condition 2 for every filter the task can load).
- * Stock kernels cannot check that at load time: seccomp(2) reaches no LSM
- * hook, prctl(PR_SET_SECCOMP) reaches task_prctl only with the program
- * still in user memory (a check there races the task's other threads), and
- * nothing runs after the kernel has copied it. So the program refuses
- * every new filter itself: seccomp(SECCOMP_SET_MODE_STRICT or _FILTER) and
- * prctl(PR_SET_SECCOMP) answer EACCES (logged) whatever the profile says;
- * the epoch's filter stays the task's newest for its whole life.
+ * A task bound to the epoch may stack filters of its own above the
+ * epoch's (programs that sandbox themselves: sshd, bwrap --seccomp, QEMU
+ * -sandbox on). seccomp answers with the most restrictive action of all
+ * the filters in the chain, so the epoch's refusals (ERRNO) hold under any
+ * filter that allows, logs, traces or notifies; what the task's own filter
+ * refuses or kills is its own answer. The module checks at every exec of
+ * a bound task that the epoch's program is still in its chain. An epoch
+ * installed with no_new_filters keeps the epoch's program the task's only
+ * word: stock kernels cannot check a stacked filter at load time
+ * (seccomp(2) reaches no LSM hook, prctl(PR_SET_SECCOMP) reaches
+ * task_prctl only with the program still in user memory), so the program
+ * refuses every new filter itself: seccomp(SECCOMP_SET_MODE_STRICT or
+ * _FILTER) and prctl(PR_SET_SECCOMP) answer EACCES (logged) whatever the
+ * profile says.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -142,6 +147,7 @@ struct cf_sc_build {
 	size_t errlen;
 	const char *caps;	/* comma-separated CAP_ names */
 	int kmaj, kmin;		/* for minKernel */
+	bool no_new_filters;	/* the program refuses new filters itself */
 };
 
 static const char *errno_text(int e)
@@ -429,10 +435,10 @@ static int add_allowing_seccomp_call(struct cf_sc_build *b, const char *where,
 }
 
 /*
- * Refuse new filters when the default lets seccomp(2) and prctl(2)
- * through (a refusing default already refuses what no rule allows):
- * SET_MODE_STRICT, SET_MODE_FILTER and PR_SET_SECCOMP, on the lower 32
- * bits of argument 0 with any upper half.
+ * With no_new_filters, refuse new filters when the default lets seccomp(2)
+ * and prctl(2) through (a refusing default already refuses what no rule
+ * allows): SET_MODE_STRICT, SET_MODE_FILTER and PR_SET_SECCOMP, on the
+ * lower 32 bits of argument 0 with any upper half.
  */
 static int refuse_new_filters(struct cf_sc_build *b)
 {
@@ -442,7 +448,7 @@ static int refuse_new_filters(struct cf_sc_build *b)
 	struct scmp_arg_cmp filter = strict, pr = strict;
 	int ret;
 
-	if (refuses(b->def))
+	if (!b->no_new_filters || refuses(b->def))
 		return 0;
 	filter.datum_b = SECCOMP_SET_MODE_FILTER;
 	pr.datum_b = PR_SET_SECCOMP;
@@ -658,7 +664,7 @@ static int add_rule(struct cf_sc_build *b, struct json_object *r, size_t idx)
 				snprintf(first_foreign, sizeof(first_foreign), "%s", nm);
 			continue;
 		}
-		if (is_seccomp_call(nm)) {
+		if (b->no_new_filters && is_seccomp_call(nm)) {
 			/* refusing: kept; allowing: never a new filter */
 			if (refuses(rule->kind))
 				goto plain;
@@ -948,6 +954,9 @@ int capfence_seccomp_compile_opts(const char *text, size_t len,
 	if (opts && opts->sz >= offsetof(struct capfence_seccomp_opts, caps) +
 				sizeof(opts->caps) && opts->caps)
 		b.caps = opts->caps;
+	if (opts && opts->sz >= offsetof(struct capfence_seccomp_opts, no_new_filters) +
+				sizeof(opts->no_new_filters))
+		b.no_new_filters = opts->no_new_filters;
 	if (opts && opts->sz >= offsetof(struct capfence_seccomp_opts, kernel) +
 				sizeof(opts->kernel) && opts->kernel &&
 	    sscanf(opts->kernel, "%d.%d", &b.kmaj, &b.kmin) != 2) {

@@ -70,8 +70,8 @@ enum capfence_reason {
 					 * it is current with its fleet within
 					 * the configured bound
 					 */
-	CAPFENCE_R_SECCOMP,		/* exec only: EACCES; the task's newest
-					 * seccomp filter is not its epoch's
+	CAPFENCE_R_SECCOMP,		/* exec only: EACCES; no seccomp filter
+					 * of the task's chain is its epoch's
 					 * program (see CAPFENCE_A_SECCOMP_PROG)
 					 */
 	__CAPFENCE_R_MAX
@@ -332,11 +332,13 @@ enum capfence_sandbox_attr {
  * (CAPFENCE_A_SECCOMP_PROG: 1 to CAPFENCE_SECCOMP_MAX_INSNS struct
  * sock_filter, host order, as seccomp(2) takes it), compiled by the tools
  * from an OCI linux.seccomp profile whose refusing actions all answer
- * ERRNO(EACCES). The exec that binds a task to such an epoch fails with
- * EACCES (reason CAPFENCE_R_SECCOMP, audited) unless the task's newest
- * seccomp filter is exactly that program, loaded with
+ * ERRNO(EACCES). The exec that binds a task to such an epoch, and every
+ * later exec of a task bound to it, fails with EACCES (reason
+ * CAPFENCE_R_SECCOMP, audited) unless a filter of the task's seccomp
+ * filter chain, at any depth, is exactly that program, loaded with
  * SECCOMP_FILTER_FLAG_LOG. The module keeps the program and its SHA-256
- * digest, which the bind record names (seccomp=HEX).
+ * digest, which the bind record names (seccomp=HEX) with the program's
+ * depth in the chain (depth=N, 0 the newest filter).
  */
 #define CAPFENCE_SECCOMP_MAX_INSNS	4096	/* BPF_MAXINSNS */
 #define CAPFENCE_SECCOMP_DIGEST_LEN	32
