@@ -16,8 +16,8 @@
 # Then the ENOSYS answers programs rely on: a profile answering clone3
 # with ENOSYS (one written here, and Docker's default.json as shipped) and
 # one answering every call it does not list with ENOSYS, where the newer
-# calls (clone3, rseq, close_range, faccessat2, statx, epoll_pwait2,
-# openat2) are left unlisted: threads start and the fallbacks work, bound.
+# calls (clone3, rseq, close_range, faccessat2, statx, epoll_pwait2) are
+# left unlisted: threads start and the fallbacks work, bound.
 # Prints kselftest-style lines and a Totals line.
 
 CF=${CAPFENCE:-capfence}
@@ -87,7 +87,7 @@ python3 -c 'import sys
 for i in range(2000): sys.stdout.write("line %d of the served file\n" % i)' > $W/srv/data.txt
 (cd $W/srv && python3 -m http.server $PORT_HTTP --bind 127.0.0.1 > $W/http.log 2>&1) &
 PIDS="$PIDS $!"
-export HOME=$W/srv GIT_CONFIG_NOSYSTEM=1
+export HOME=$W/srv
 git init -q -b main $W/srv/work && cd $W/srv/work &&
 	printf 'capfence matrix\n' > README && cp $W/srv/data.txt . &&
 	git add README data.txt && git -c user.name=m -c user.email=m@localhost commit -q -m "first" &&
@@ -136,19 +136,20 @@ explain() {
 	# shellcheck disable=SC2086
 	python3 $S/explain.py --profile "$prof" $EXPLAIN_EPOCHS "$@" < $W/records > $W/explained
 }
-# job NAME WHAT [--check CMD] [--stdin FILE] [--root DIR] [--expect-logged NAMES] -- COMMAND...:
+# job NAME WHAT [--setup CMD] [--check CMD] [--stdin FILE] [--root DIR] [--expect-logged NAMES] -- COMMAND...:
 # COMMAND in $W/u/NAME unbound, then in $W/b/NAME bound to epoch E (the
 # last install_epoch) with TOKS, each under a timeout; HOME is the job's
-# directory; --root: both in a chroot to DIR (at its /). CMD (a shell
-# line) runs unbound in both directories afterwards: its output is
-# compared too.
+# directory; --root: both in a chroot to DIR (at its /). --setup CMD
+# (a shell line) runs unbound in both directories before, --check CMD
+# after: its output is compared too.
 RUN_TIMEOUT=300
 job() {
 	name=$1 what=$2
 	shift 2
-	check= expect= in=/dev/null root=
+	check= expect= in=/dev/null root= setup=
 	while [ "$1" != "--" ]; do
 		case $1 in
+		--setup) setup=$2; shift 2 ;;
 		--check) check=$2; shift 2 ;;
 		--root) root="chroot $2"; shift 2 ;;
 		--stdin) in=$2; shift 2 ;;
@@ -158,6 +159,10 @@ job() {
 	done
 	shift
 	mkdir -p $W/u/$name $W/b/$name
+	if [ -n "$setup" ]; then
+		(cd $W/u/$name && HOME=$PWD sh -c "$setup") && (cd $W/b/$name && HOME=$PWD sh -c "$setup") ||
+			{ nok "$name: setup"; return 0; }
+	fi
 	# shellcheck disable=SC2086
 	(cd $W/u/$name && HOME=$PWD exec timeout $RUN_TIMEOUT $root "$@") > $W/u/$name.out 2>&1 < "$in"
 	urc=$?
@@ -179,7 +184,7 @@ job() {
 # verdict NAME WHAT URC BRC XRC UOUT BOUT EPOCHS
 verdict() {
 	why=
-	[ "$4" -lt 128 ] || why="$why bound run ended by signal $(($4 - 128));"
+	[ "$4" -lt 128 ] || why="$why bound run exit $4 (above 128: a signal?);"
 	[ "$3" = 0 ] || why="$why unbound run exit $3;"
 	[ "$3" = "$4" ] || why="$why exit $3 unbound, $4 bound;"
 	cmp -s "$6" "$7" || why="$why output differs;"
@@ -220,10 +225,12 @@ install_epoch $PODMAN net:connect=token:127.0.0.1/32:$PORT_GIT \
 	job git-daemon "clone from a local git daemon (git://)" --check "$GITCHECK" \
 		-- git clone -q git://127.0.0.1:$PORT_GIT/repo.git clone ||
 	nok "git-daemon: epoch installed"
-install_epoch $PODMAN fs:read=token:$SYS,/bin,/dev/null,/dev/urandom,$W/srv/repo.git,$W/b/git-file \
+# (the repository in the job's own tree: a rule has at most 8 constraints)
+GITSETUP="git clone -q --bare $W/srv/work repo.git"
+install_epoch $PODMAN fs:read=token:$SYS,/bin,/dev/null,/dev/urandom,$W/b/git-file \
 	fs:write=token:/dev/null,$W/b/git-file &&
-	job git-file "clone over file:// (upload-pack through sh)" --check "$GITCHECK" \
-		-- git clone -q file://$W/srv/repo.git clone ||
+	job git-file "clone of a local repository over the git transport (--no-local: upload-pack through sh)" --setup "$GITSETUP" --check "$GITCHECK" \
+		-- git clone -q --no-local repo.git clone ||
 	nok "git-file: epoch installed"
 
 # ---- sshd and ssh: a key login over loopback, sshd's seccomp sandbox on ----
@@ -242,7 +249,8 @@ printf '%s\n' "Host *" "  IdentityFile $SSH/id" "  UserKnownHostsFile $SSH/known
 	"  StrictHostKeyChecking yes" "  BatchMode yes" "  LogLevel ERROR" > $SSH/ssh_config
 # ssh_round DIR: sshd in the foreground (its log in DIR/sshd.log) started
 # by SSHD_LAUNCH, one login by ssh started by SSH_LAUNCH, sshd stopped;
-# prints the login's output, returns ssh's exit status (90: sshd died
+# prints the login's output (its diagnostics in DIR/ssh.err: the session's
+# own debug lines interleave), returns ssh's exit status (90: sshd died
 # before it was stopped, 91: it never listened)
 ssh_round() {
 	d=$1
@@ -252,7 +260,7 @@ ssh_round() {
 	wait_until listening $PORT_SSH || { kill $sp; wait $sp; return 91; }
 	# shellcheck disable=SC2086
 	timeout $RUN_TIMEOUT $SSH_LAUNCH ssh -F $SSH/ssh_config -p $PORT_SSH root@127.0.0.1 \
-		'echo hello from $(id -un), uid $(id -u), in $PWD' < /dev/null
+		'echo hello from $(id -un), uid $(id -u), in $PWD' < /dev/null 2> $d/ssh.err
 	r=$?
 	kill -0 $sp 2>/dev/null || r=90
 	kill $sp
@@ -260,10 +268,16 @@ ssh_round() {
 	wait_until sh -c "! netstat -ltn | grep -q 127.0.0.1:$PORT_SSH"
 	return $r
 }
-install_epoch $PODMAN net:bind=token:127.0.0.1/32:$PORT_SSH fs:read=open fs:write=open && {
-	SSHD_E=$E SSHD_TOKS=$TOKS SSHD_RULES=$EPOCH_RULES
-	install_epoch $PODMAN net:connect=token:127.0.0.1/32:$PORT_SSH \
-		fs:read=token:$SYS,/dev/null,$SSH fs:write=token:/dev/null
+# One epoch for both, each holding only its own token (sshd the bind, ssh
+# the connect): a client bound to one epoch does not reach a listener
+# bound to another (its connect waits out the handshake). fs is open:
+# sshd's privilege-separated child chroots, which a bound task may not
+# while fs:read or fs:write is mediated.
+install_epoch $PODMAN net:bind=token:127.0.0.1/32:$PORT_SSH net:connect=token:127.0.0.1/32:$PORT_SSH \
+	fs:read=open fs:write=open && {
+	SSHD_E=$E SSHD_RULES=$EPOCH_RULES
+	SSHD_TOKS=$(echo $TOKS | cut -d' ' -f1,2)
+	TOKS=$(echo $TOKS | cut -d' ' -f3,4)
 } && {
 	mkdir -p $W/u/ssh $W/b/ssh
 	SSHD_LAUNCH= SSH_LAUNCH= ssh_round $W/u/ssh > $W/u/ssh.out 2>&1
@@ -281,11 +295,11 @@ install_epoch $PODMAN net:bind=token:127.0.0.1/32:$PORT_SSH fs:read=open fs:writ
 			echo "sshd: seccomp sandbox attached" >> $W/$d/ssh.out
 		grep 'prctl\|seccomp' $W/$d/ssh/sshd.log | sed "s/^/# sshd ($d): /"
 	done
-	EXPLAIN_EPOCHS="--epoch $SSHD_E $SSHD_RULES --epoch $E $EPOCH_RULES"
+	EXPLAIN_EPOCHS="--epoch $E $EPOCH_RULES"
 	explain "$m0" "$m1" "$PODMAN"
 	verdict ssh "key login to a local sshd over loopback, sshd's seccomp sandbox on" \
 		$urc $brc $? $W/u/ssh.out $W/b/ssh.out \
-		"sshd: epoch $SSHD_E: $SSHD_RULES; ssh: epoch $E: $EPOCH_RULES"
+		"epoch $E: $EPOCH_RULES, sshd holding the net:bind token, ssh the net:connect one"
 } || nok "ssh: epochs installed"
 
 # ---- bubblewrap with its own seccomp filter ----
@@ -352,10 +366,10 @@ install_epoch $W/srv/podman-unlisted-newer.json net:connect=token:127.0.0.1/32:$
 		--expect-logged clone3,rseq -- python3 $S/py-job.py $HTTP ||
 	nok "python3-unlisted-enosys: epoch installed"
 install_epoch $W/srv/podman-unlisted-newer.json \
-	fs:read=token:$SYS,/bin,/dev/null,/dev/urandom,$W/srv/repo.git,$W/b/git-unlisted-enosys \
+	fs:read=token:$SYS,/bin,/dev/null,/dev/urandom,$W/b/git-unlisted-enosys \
 	fs:write=token:/dev/null,$W/b/git-unlisted-enosys &&
-	job git-unlisted-enosys "clone over file://; newer calls unlisted (ENOSYS)" --check "$GITCHECK" \
-		--expect-logged rseq -- git clone -q file://$W/srv/repo.git clone ||
+	job git-unlisted-enosys "clone over the git transport (--no-local); newer calls unlisted (ENOSYS)" --setup "$GITSETUP" \
+		--check "$GITCHECK" --expect-logged rseq -- git clone -q --no-local repo.git clone ||
 	nok "git-unlisted-enosys: epoch installed"
 
 finish
