@@ -221,8 +221,8 @@ void cf_audit_cred_limit(struct cf_sandbox *sb, unsigned int limit)
 }
 
 /**
- * cf_audit_bind() - record the bind of an epoch with a syscall policy
- * @sb: the sandbox the exec makes, or NULL
+ * cf_audit_bind() - record an exec binding to or bound to a syscall policy
+ * @sb: the sandbox the exec makes or runs in, or NULL
  * @e: the epoch
  * @r: CAPFENCE_R_OK (bound) or CAPFENCE_R_SECCOMP (exec refused)
  * @depth: where the epoch's program is in the task's filter chain (0: the

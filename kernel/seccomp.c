@@ -15,10 +15,9 @@
  *
  * How the task's filter is read. struct seccomp_filter is private to the
  * kernel's seccomp.c, so the offsets of the members read here (log, prev,
- * prog)
- * come from the running kernel's own BTF at build time (Kbuild makes
- * seccomp_layout.h with pahole from the vmlinux the module's BTF is made
- * against; a layout it cannot read fails the build). The module reads the
+ * prog) come from the running kernel's own BTF at build time (Kbuild
+ * makes seccomp_layout.h with pahole from the vmlinux the module's BTF is
+ * made against; a layout it cannot read fails the build). The module reads the
  * exec'ing task's filter itself: no BPF program hands it a pointer.
  * struct bpf_prog is public: its orig_prog is the filter as seccomp(2)
  * received it (kept when CONFIG_CHECKPOINT_RESTORE is set, as on Debian's

@@ -139,4 +139,50 @@ TEST(other_architectures_names_left_out)
 	CF_NO_LEAKS();
 }
 
+/*
+ * A bound task's own filters: allowed by default (the program has no rule
+ * on seccomp(2) or prctl(2), and a profile may condition prctl's argument
+ * 0), refused with no_new_filters (more rules; argument 0 is capfence's).
+ */
+TEST(new_filters_stacked_by_default_refused_on_request)
+{
+	static const char allow[] =
+		"{\"defaultAction\":\"SCMP_ACT_ALLOW\",\"syscalls\":["
+		"{\"names\":[\"acct\"],\"action\":\"SCMP_ACT_ERRNO\"}]}";
+	static const char deny[] =
+		"{\"defaultAction\":\"SCMP_ACT_ERRNO\",\"syscalls\":["
+		"{\"names\":[\"prctl\"],\"action\":\"SCMP_ACT_ALLOW\","
+		"\"args\":[{\"index\":0,\"value\":15,\"op\":\"SCMP_CMP_EQ\"}]}]}";
+	const char *rules[] = { "net:connect=deny" };
+	struct capfence_seccomp_opts o = { .sz = sizeof(o) };
+	struct capfence_seccomp *s = NULL, *strict = NULL;
+	struct capfence_epoch e;
+	char err[CAPFENCE_ERR_MAX];
+	size_t len, strict_len;
+
+	ASSERT_EQ(0, capfence_epoch_parse_rules(&e, 7, rules, 1, err, sizeof(err)));
+	ASSERT_EQ(0, capfence_seccomp_compile_opts(allow, strlen(allow), &e, &o, &s, err,
+						   sizeof(err))) TH_LOG("%s", err);
+	o.no_new_filters = true;
+	ASSERT_EQ(0, capfence_seccomp_compile_opts(allow, strlen(allow), &e, &o, &strict,
+						   err, sizeof(err))) TH_LOG("%s", err);
+	capfence_seccomp_program(s, &len);
+	capfence_seccomp_program(strict, &strict_len);
+	EXPECT_LT(len, strict_len);
+	capfence_seccomp_free(s);
+	capfence_seccomp_free(strict);
+	s = NULL;
+	/* NULL opts: the default, as with capfence_seccomp_compile() */
+	EXPECT_EQ(0, capfence_seccomp_compile_opts(deny, strlen(deny), &e, NULL, &s, err,
+						   sizeof(err))) TH_LOG("%s", err);
+	capfence_seccomp_free(s);
+	s = NULL;
+	EXPECT_EQ(-EINVAL, capfence_seccomp_compile_opts(deny, strlen(deny), &e, &o, &s, err,
+							 sizeof(err)));
+	EXPECT_STREQ("profile: syscalls[0]: conditions on argument 0 of prctl are not supported (capfence refuses new seccomp filters there itself)",
+		     err);
+	EXPECT_EQ(NULL, s);
+	CF_NO_LEAKS();
+}
+
 TEST_HARNESS_MAIN
