@@ -6,9 +6,12 @@
 #                   capfenced, test programs
 #   make check      host unit tests (ASan/UBSan, and the Python package's),
 #                   ABI, spec, layer, install and fuzz checks, then the VM, CLI,
-#                   Python and ecosystem tests on each kernel, and the
+#                   Python and ecosystem tests and the compatibility matrix
+#                   of real programs on each kernel, and the
 #                   fleet tests (etcd and several VMs, on 6.1)
 #   make cli-check  the CLI tests alone in the VM, on each kernel of KERNEL
+#   make matrix-check real Debian programs bound, in the VM, on each kernel
+#                   (selftests/matrix/matrix.mk)
 #   make demo       boot the VM (newest kernel) and play the seed scenario
 #   make check-fresh make demo and make check in a fresh minimal Debian 12 root
 #   make bench      benchmarks (figures, side by side)
@@ -87,6 +90,7 @@ BENCH_SRCS := $(wildcard selftests/bench/*.c)
 -include selftests/faults/faults.mk
 -include selftests/agent/agent.mk
 -include selftests/fleet/fleet.mk
+-include selftests/matrix/matrix.mk
 
 .PHONY: all deps module bpf lib pyroot cli agent tests check check-fresh unit vmtest cli-check demo checkpatch layer-check clean distclean
 
@@ -310,14 +314,14 @@ check: all
 	@stage() { local s=$$(date +%s); $(MAKE) -s $$1; \
 		echo "$$1 $$(( $$(date +%s) - s )) s" >> $(B)/logs/times.txt; }; \
 		stage unit; stage abi-check; stage spec-check; stage layer-check; stage install-check; \
-		stage fuzz-check; stage vmtest; stage ecotest; stage agent-check; \
+		stage fuzz-check; stage vmtest; stage ecotest; stage matrix-check; stage agent-check; \
 		$(if $(filter 6.1,$(KERNEL)),stage class-check; stage check-fleet;) \
 		echo "# time: $$(paste -sd, $(B)/logs/times.txt | sed 's/,/, /g')"; \
 		cd $(B)/logs && for k in $(KERNEL); do \
-			$(CURDIR)/selftests/summary "kernel $$k" vm-$$k.log cli-$$k.log py-$$k.log eco-$$k.log nlfuzz-$$k.log agent-$$k.log; \
+			$(CURDIR)/selftests/summary "kernel $$k" vm-$$k.log cli-$$k.log py-$$k.log eco-$$k.log matrix-$$k.log nlfuzz-$$k.log agent-$$k.log; \
 		done; \
 		$(CURDIR)/selftests/summary total unit.log abi.log spec.log layer.log install*.log fuzz.log \
-			$(foreach k,$(KERNEL),vm-$(k).log cli-$(k).log py-$(k).log eco-$(k).log agent-$(k).log) \
+			$(foreach k,$(KERNEL),vm-$(k).log cli-$(k).log py-$(k).log eco-$(k).log matrix-$(k).log agent-$(k).log) \
 			$(if $(filter 6.1,$(KERNEL)),class.log fleet.log)
 
 # The README's quick start (make demo, make check) in a fresh minimal
