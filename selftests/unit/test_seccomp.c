@@ -127,6 +127,46 @@ TEST(malformed_engine_keys)
 }
 
 /* A name of another architecture's call is left out, not refused. */
+/*
+ * A class's newer call answered ENOSYS (openat2, renameat2) leaves the
+ * class usable when its older call is let through: libc falls back. Any
+ * other refusal of it, or ENOSYS with the older call refused too, still
+ * contradicts the grant.
+ */
+TEST(enosys_newer_call_falls_back_within_its_class)
+{
+	static const char fallback[] =
+		"{\"defaultAction\":\"SCMP_ACT_ALLOW\",\"syscalls\":["
+		"{\"names\":[\"openat2\",\"renameat2\"],\"action\":\"SCMP_ACT_ERRNO\",\"errnoRet\":38}]}";
+	static const char both[] =
+		"{\"defaultAction\":\"SCMP_ACT_ERRNO\",\"defaultErrnoRet\":38,\"syscalls\":["
+		"{\"names\":[\"open\",\"connect\",\"sendto\",\"sendmsg\",\"sendmmsg\",\"execve\"],"
+		"\"action\":\"SCMP_ACT_ALLOW\"}]}";
+	static const char eperm[] =
+		"{\"defaultAction\":\"SCMP_ACT_ALLOW\",\"syscalls\":["
+		"{\"names\":[\"openat2\"],\"action\":\"SCMP_ACT_ERRNO\"}]}";
+	struct capfence_seccomp *s = NULL;
+	struct capfence_epoch e;
+	char err[CAPFENCE_ERR_MAX];
+
+	epoch(_metadata, &e);
+	ASSERT_EQ(0, capfence_seccomp_compile(fallback, strlen(fallback), &e, &s, err,
+					      sizeof(err))) TH_LOG("%s", err);
+	EXPECT_TRUE(has_note(s, "openat2 answered ENOSYS: class fs:read falls back to the older call"));
+	EXPECT_TRUE(has_note(s, "renameat2 answered ENOSYS: class fs:write falls back to the older call"));
+	capfence_seccomp_free(s);
+	s = NULL;
+	EXPECT_EQ(-EINVAL, capfence_seccomp_compile(both, strlen(both), &e, &s, err, sizeof(err)));
+	EXPECT_STREQ("profile: the default action denies openat, which class fs:read needs, and epoch 7 grants fs:read (open): allow the call or deny the class",
+		     err);
+	EXPECT_EQ(NULL, s);
+	EXPECT_EQ(-EINVAL, capfence_seccomp_compile(eperm, strlen(eperm), &e, &s, err, sizeof(err)));
+	EXPECT_STREQ("profile: syscalls[0] denies openat2, which class fs:read needs, and epoch 7 grants fs:read (open): allow the call or deny the class",
+		     err);
+	EXPECT_EQ(NULL, s);
+	CF_NO_LEAKS();
+}
+
 TEST(other_architectures_names_left_out)
 {
 	const char json[] = "{\"defaultAction\":\"SCMP_ACT_ALLOW\",\"syscalls\":["

@@ -911,6 +911,34 @@ static int uring_policy(struct cf_sc_build *b)
 	return ret ? -EINVAL : 0;
 }
 
+/*
+ * A class's newer calls that libc and programs probe and, answered ENOSYS,
+ * replace with an older call of the same class: such an answer leaves the
+ * class usable as long as the older call is let through.
+ */
+static const struct {
+	const char *call, *fallback;
+} cf_sc_fallbacks[] = {
+	{ "openat2", "openat" },
+	{ "renameat2", "renameat" },
+};
+
+/* @name is refused with ENOSYS (rule @which, or the default) and has an
+ * older call of its class that the profile lets through. */
+static bool falls_back(const struct cf_sc_build *b, const char *name,
+		       const char *why, size_t which)
+{
+	enum cf_sc_kind k = strcmp(why, "a rule") ? b->def : b->rules[which].kind;
+	size_t i, w;
+
+	if (k != CF_SC_ENOSYS)
+		return false;
+	for (i = 0; i < sizeof(cf_sc_fallbacks) / sizeof(cf_sc_fallbacks[0]); i++)
+		if (!strcmp(name, cf_sc_fallbacks[i].call))
+			return !denies(b, cf_sc_fallbacks[i].fallback, &w);
+	return false;
+}
+
 static int check_classes(struct cf_sc_build *b, const struct capfence_epoch *e)
 {
 	static const char *const kinds[] = { "deny", "open", "token" };
@@ -928,6 +956,11 @@ static int check_classes(struct cf_sc_build *b, const struct capfence_epoch *e)
 			why = denies(b, *sys, &which);
 			if (!why)
 				continue;
+			if (falls_back(b, *sys, why, which)) {
+				note(b, "%s answered ENOSYS: class %s falls back to the older call",
+				     *sys, capfence_class_name(c));
+				continue;
+			}
 			if (!strcmp(why, "a rule"))
 				capfence__seterr(b->err, b->errlen,
 						 "profile: syscalls[%zu] denies %s, which class %s needs, and epoch %" PRIu64 " grants %s (%s): allow the call or deny the class",
