@@ -70,9 +70,10 @@ enum capfence_reason {
 					 * it is current with its fleet within
 					 * the configured bound
 					 */
-	CAPFENCE_R_SECCOMP,		/* exec only: EACCES; the task's newest
+	CAPFENCE_R_SECCOMP,		/* exec: EACCES; the task's newest
 					 * seccomp filter is not its epoch's
-					 * program (see CAPFENCE_A_SECCOMP_PROG)
+					 * program (see CAPFENCE_A_SECCOMP_PROG);
+					 * also op=syscall records' reason
 					 */
 	__CAPFENCE_R_MAX
 };
@@ -334,8 +335,9 @@ enum capfence_sandbox_attr {
  * from an OCI linux.seccomp profile whose refusing actions all answer
  * ERRNO(EACCES). The exec that binds a task to such an epoch fails with
  * EACCES (reason CAPFENCE_R_SECCOMP, audited) unless the task's newest
- * seccomp filter is exactly that program, loaded with
- * SECCOMP_FILTER_FLAG_LOG. The module keeps the program and its SHA-256
+ * seccomp filter is exactly that program, loaded without
+ * SECCOMP_FILTER_FLAG_LOG (the module records the program's refusals
+ * itself, within the sandbox's audit budget). The module keeps the program and its SHA-256
  * digest, which the bind record names (seccomp=HEX).
  */
 #define CAPFENCE_SECCOMP_MAX_INSNS	4096	/* BPF_MAXINSNS */
