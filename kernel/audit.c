@@ -5,7 +5,9 @@
  *
  * Records have type CAPFENCE_AUDIT_TYPE and key=value fields, starting with
  * lsm=capfence; untrusted strings (comm, paths) are escaped here.
- * Exercise denials (and credential-limit refusals) are recorded within the
+ * Exercise denials, the epoch's syscall-policy refusals (op=syscall: the
+ * kernel writes none of its own for them) and credential-limit refusals
+ * are recorded within the
  * budgets of sandbox.c, per sandbox and per host, so that no sandbox can
  * use up another's records; every denial left without a record is counted
  * and reported in a record of its own (op=suppressed).
@@ -16,6 +18,7 @@
  */
 #include <linux/audit.h>
 #include <linux/sched.h>
+#include <linux/seccomp.h>
 #include "audit.h"
 #include "class.h"
 #include "constraint.h"
@@ -221,6 +224,40 @@ void cf_audit_cred_limit(struct cf_sandbox *sb, unsigned int limit)
 }
 
 /**
+ * cf_audit_syscall() - record a call the epoch's syscall policy refused
+ * @sb: the calling task's sandbox
+ * @epoch: its bound epoch
+ * @sd: the call
+ * @answer: the epoch's program's answer (SECCOMP_RET_ERRNO and the errno)
+ *
+ * Within @sb's budgets, as exercise denials: the epoch's program is loaded
+ * without SECCOMP_FILTER_FLAG_LOG, so this record is the refusal's only
+ * one. BPF program context.
+ */
+void cf_audit_syscall(struct cf_sandbox *sb, u64 epoch,
+		      const struct seccomp_data *sd, u32 answer)
+{
+	char comm[TASK_COMM_LEN];
+	struct audit_buffer *ab;
+
+	ab = cf_audit_begin(sb);
+	if (!ab)
+		return;
+	audit_log_format(ab, "lsm=capfence op=syscall reason=%s errno=%u pid=%d",
+			 cf_reason_name(CAPFENCE_R_SECCOMP),
+			 (answer & SECCOMP_RET_ACTION_FULL) == SECCOMP_RET_ERRNO ?
+			 answer & SECCOMP_RET_DATA : EACCES,
+			 task_tgid_nr(current));
+	cf_current_comm(comm);
+	cf_audit_str(ab, "comm", comm, strnlen(comm, sizeof(comm)));
+	audit_log_format(ab, " epoch=%llu syscall=%d arch=%x ip=0x%llx code=0x%x",
+			 epoch, sd->nr, sd->arch, sd->instruction_pointer, answer);
+	audit_log_format(ab, " sandbox=%llu fleet_rev=%llu", sb->id,
+			 cf_fleet_rev());
+	cf_audit_commit(ab, sb);
+}
+
+/**
  * cf_audit_bind() - record an exec binding to or bound to a syscall policy
  * @sb: the sandbox the exec makes or runs in, or NULL
  * @e: the epoch
@@ -228,10 +265,10 @@ void cf_audit_cred_limit(struct cf_sandbox *sb, unsigned int limit)
  * @depth: where the epoch's program is in the task's filter chain (0: the
  *	   newest filter), or a negative errno when it is not found
  *
- * Names the epoch, its program's digest and its depth, so that the
- * kernel's AUDIT_SECCOMP records of the task (same pid) can be attributed
- * to the epoch, and a depth above 0 says the task stacked filters of its
- * own above it. Within @sb's budgets. BPF program context.
+ * Names the epoch, its program's digest and its depth: a depth above 0
+ * says the task stacked filters of its own above it, whose answers are
+ * theirs (capfence's op=syscall records are the epoch's program's only).
+ * Within @sb's budgets. BPF program context.
  */
 void cf_audit_bind(struct cf_sandbox *sb, const struct cf_epoch *e,
 		   enum capfence_reason r, int depth)

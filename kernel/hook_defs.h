@@ -15,7 +15,10 @@
  * CF_KFUNC_UNTRUSTED(fn) is a kfunc of a hook whose arguments the kernel
  * does not vouch for (6.12's untrusted_lsm_hooks): CF_KFUNC unless the
  * includer defines it. Lines under #ifdef depend on compat.h, which the
- * includer (hooklist.h) includes first.
+ * includer (hooklist.h) includes first. CF_FEXIT(func, fn) names a kernel
+ * function capfence's BPF fexit (tracing) program runs after, and the
+ * kfunc it calls: required at attach like a hook, with its row in the
+ * same inventory (every includer defines CF_FEXIT).
  */
 #ifndef CF_KFUNC_UNTRUSTED
 #define CF_KFUNC_UNTRUSTED(fn) CF_KFUNC(fn)
@@ -61,6 +64,7 @@ CF_KFUNC(inode_removexattr)
 CF_KFUNC(mmap_file)
 CF_KFUNC(file_mprotect)
 CF_KFUNC(bprm_creds_from_file)
+CF_KFUNC(seccomp_skipped)
 
 CF_HOOK(cred_prepare, cred_prepare)
 CF_HOOK(cred_alloc_blank, cred_alloc_blank)
@@ -116,5 +120,7 @@ CF_HOOK(inode_remove_acl, inode_removexattr)
 CF_HOOK(mmap_file, mmap_file)
 CF_HOOK(file_mprotect, file_mprotect)
 CF_HOOK(bprm_creds_from_file, bprm_creds_from_file)
+/* a call seccomp skipped: the epoch's refusals, recorded within the budgets */
+CF_FEXIT(__secure_computing, seccomp_skipped)
 
 #undef CF_KFUNC_UNTRUSTED

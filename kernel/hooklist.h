@@ -7,22 +7,31 @@
 #ifndef _CAPFENCE_HOOKLIST_H
 #define _CAPFENCE_HOOKLIST_H
 
+#include <linux/bpf.h>
 #include "compat.h"
 
 /* the number of hooks, a constant expression */
 enum {
 #define CF_KFUNC(fn)
 #define CF_HOOK(hook, fn) CF_HOOK_IDX_##hook,
+#define CF_FEXIT(func, fn) CF_FEXIT_IDX_##func,
 #include "hook_defs.h"
+#undef CF_FEXIT
 #undef CF_HOOK
 #undef CF_KFUNC
 	CF_NR_HOOKS
 };
 
-/* A hook: its BPF-LSM attach point and the kfunc its program calls. */
+/*
+ * A hook: its attach point and the kfunc its program calls, and the
+ * program's type and attach type (a BPF-LSM program, or the fexit of a
+ * kernel function).
+ */
 struct cf_hook {
-	const char *name;		/* "bpf_lsm_<hook>" */
+	const char *name;		/* "bpf_lsm_<hook>", or the function */
 	const void *kfunc;
+	enum bpf_prog_type type;
+	enum bpf_attach_type attach;
 };
 
 extern const struct cf_hook cf_hooks[CF_NR_HOOKS];

@@ -57,22 +57,24 @@ static u64 cf_link_cookie(struct bpf_link *link)
 }
 
 /*
- * The hook a link attaches to, when it is a BPF-LSM link whose program is
- * capfence's own for that hook (it calls the hook's kfunc), else -1.
+ * The hook a link attaches to, when it is a BPF-LSM (or, for a CF_FEXIT
+ * line, fexit) link whose program is capfence's own for that hook (it
+ * calls the hook's kfunc), else -1.
  */
 static int cf_hook_index(struct bpf_link *link)
 {
 	const char *name;
 	int i;
 
-	if (link->type != BPF_LINK_TYPE_TRACING || !link->prog ||
-	    link->prog->type != BPF_PROG_TYPE_LSM)
+	if (link->type != BPF_LINK_TYPE_TRACING || !link->prog)
 		return -1;
 	name = link->prog->aux->attach_func_name;
 	if (!name)
 		return -1;
 	for (i = 0; i < CF_NR_HOOKS; i++)
-		if (!strcmp(name, cf_hooks[i].name))
+		if (link->prog->type == cf_hooks[i].type &&
+		    link->prog->expected_attach_type == cf_hooks[i].attach &&
+		    !strcmp(name, cf_hooks[i].name))
 			return cf_prog_calls(link->prog, cf_hooks[i].kfunc) ?
 			       i : -1;
 	return -1;

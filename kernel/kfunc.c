@@ -34,6 +34,7 @@
 #include <linux/mman.h>
 #include <linux/net.h>
 #include <linux/ptrace.h>
+#include <linux/seccomp.h>
 #include <linux/slab.h>
 #include <net/ipv6.h>
 #include <net/sock.h>
@@ -48,6 +49,10 @@
 #include "sock.h"
 #include "fence.h"
 #include "stats.h"
+#include "audit.h"
+#include "epoch.h"
+#include "sandbox.h"
+#include "seccomp.h"
 #include "compat.h"
 #include "hooklist.h"
 
@@ -618,10 +623,45 @@ noinline int capfence_bprm_creds_from_file(void)
 	return cf_file_exec_commit();
 }
 
+/* The kfunc of a call seccomp skipped (seccomp.c, audit.c). */
+static noinline void cf_seccomp_hook(const struct cred *cred)
+{
+	struct cf_cred *e = cf_subject(cred);
+	struct seccomp_data sd;
+	u32 answer;
+
+	if (!e || !e->epoch->sc)
+		return;
+	answer = cf_seccomp_epoch_answer(e->epoch->sc, &sd);
+	switch (answer & SECCOMP_RET_ACTION_FULL) {
+	case SECCOMP_RET_ALLOW:
+	case SECCOMP_RET_LOG:
+		return;		/* not the epoch's refusal: the task's own filter */
+	}
+	cf_audit_syscall(e->sb ?: &cf_host_sandbox, e->epoch->id, &sd, answer);
+}
+
+/*
+ * After every call of a task with a seccomp filter; the program calls
+ * only when seccomp skipped the call (it returned -1). A bound task's
+ * call is recorded when the epoch's own program refused it.
+ */
+noinline void capfence_seccomp_skipped(void)
+{
+	const struct cred *cred = current_cred();
+
+	if (cf_cred_maybe(cred) && cf_ours())
+		cf_seccomp_hook(cred);
+}
+
 const struct cf_hook cf_hooks[CF_NR_HOOKS] = {
 #define CF_KFUNC(fn)
-#define CF_HOOK(hook, fn) { "bpf_lsm_" #hook, capfence_##fn },
+#define CF_HOOK(hook, fn) \
+	{ "bpf_lsm_" #hook, capfence_##fn, BPF_PROG_TYPE_LSM, BPF_LSM_MAC },
+#define CF_FEXIT(func, fn) \
+	{ #func, capfence_##fn, BPF_PROG_TYPE_TRACING, BPF_TRACE_FEXIT },
 #include "hook_defs.h"
+#undef CF_FEXIT
 #undef CF_HOOK
 #undef CF_KFUNC
 };
@@ -636,7 +676,9 @@ BTF_KFUNCS_START(capfence_kfunc_ids)
 #define CF_KFUNC(fn) BTF_ID_FLAGS(func, capfence_##fn, CF_KF_TRUSTED)
 #define CF_KFUNC_UNTRUSTED(fn) BTF_ID_FLAGS(func, capfence_##fn)
 #define CF_HOOK(hook, fn)
+#define CF_FEXIT(func, fn)
 #include "hook_defs.h"
+#undef CF_FEXIT
 #undef CF_HOOK
 #undef CF_KFUNC_UNTRUSTED
 #undef CF_KFUNC
@@ -645,8 +687,8 @@ BTF_KFUNCS_END(capfence_kfunc_ids)
 #ifdef CF_HAVE_KFUNC_FILTER
 /*
  * The verifier asks before it lets @prog call one of these kfuncs: only a
- * BPF-LSM program (the set is offered to tracing programs too) on one of
- * capfence's hooks, loaded by a task the control plane would obey
+ * program of the type and attach type of one of capfence's hooks, on that
+ * hook (the set is offered to every tracing program), loaded by a task the control plane would obey
  * (unbound, with CAP_MAC_ADMIN in the initial user namespace). Which
  * kfunc of which hook is the cookie's to say at run time: a module's BTF
  * ids are relocated when it loads, so @kfunc_id is not this file's.
@@ -658,12 +700,13 @@ static int cf_kfunc_filter(const struct bpf_prog *prog, u32 kfunc_id)
 	const char *name = prog->aux->attach_func_name;
 	int i;
 
-	if (prog->type != BPF_PROG_TYPE_LSM || !name ||
-	    !ns_capable_noaudit(&init_user_ns, CAP_MAC_ADMIN) ||
+	if (!name || !ns_capable_noaudit(&init_user_ns, CAP_MAC_ADMIN) ||
 	    cf_current_bound())
 		return -EACCES;
 	for (i = 0; i < CF_NR_HOOKS; i++)
-		if (!strcmp(name, cf_hooks[i].name))
+		if (prog->type == cf_hooks[i].type &&
+		    prog->expected_attach_type == cf_hooks[i].attach &&
+		    !strcmp(name, cf_hooks[i].name))
 			return 0;
 	return -EACCES;
 }

@@ -5,7 +5,8 @@
  * setuid, capset, keyctl session-to-parent) carry the same one. Two
  * budgets per sandbox keep one sandbox from costing the others:
  *
- * - Audit records. An exercise denial is recorded within its sandbox's
+ * - Audit records. An exercise denial, or a call the epoch's syscall
+ *   policy refused, is recorded within its sandbox's
  *   budget of records per window, and within the host's ceiling, except
  *   that a sandbox's first records of a window (the floor) are written
  *   whatever the ceiling: however many others flood, a sandbox's first
@@ -71,7 +72,12 @@ static const struct kernel_param_ops cf_audit_param_ops = {
 	.get = param_get_uint,
 };
 
-static unsigned int audit_budget = 100;
+/*
+ * Half the kernel's default audit backlog (64): a sandbox spends its
+ * budget at once when it floods, and that burst must leave the backlog
+ * room for the other sandboxes' records.
+ */
+static unsigned int audit_budget = 32;
 module_param_cb(audit_budget, &cf_audit_param_ops, &audit_budget, 0644);
 MODULE_PARM_DESC(audit_budget, "denial records per sandbox per window");
 
@@ -99,6 +105,7 @@ static atomic64_t cf_sandbox_ids = ATOMIC64_INIT(0);
 static atomic64_t cf_total_records = ATOMIC64_INIT(0);
 static atomic64_t cf_total_missed[CF_AUDIT_NR_MISS];
 static atomic64_t cf_total_reports = ATOMIC64_INIT(0);
+static atomic64_t cf_total_reports_lost = ATOMIC64_INIT(0);
 static atomic64_t cf_total_cred_refused = ATOMIC64_INIT(0);
 
 static LLIST_HEAD(cf_reports);
@@ -292,7 +299,10 @@ void cf_sandbox_audit_lost(struct cf_sandbox *sb)
  * Record the denials of @sb that have no record
  * (&cf_host_sandbox: unbound tasks): @missed since its last report, by
  * enum cf_audit_miss, and the budget window @window_ms. Process context
- * (the report work). Not itself within a budget: at most one per sandbox
+ * (the report work), but it never waits for room in the audit backlog:
+ * with a full backlog audit_log_start() sleeps for a gfp that may reclaim
+ * directly, and the report work would hold up system_wq behind the very
+ * flood it reports. Not itself within a budget: at most one per sandbox
  * per second. Returns true when written.
  */
 static bool cf_sandbox_report_record(const struct cf_sandbox *sb,
@@ -300,17 +310,19 @@ static bool cf_sandbox_report_record(const struct cf_sandbox *sb,
 {
 	struct audit_buffer *ab;
 
-	ab = audit_log_start(NULL, GFP_KERNEL, CAPFENCE_AUDIT_TYPE);
+	ab = audit_log_start(NULL, GFP_NOWAIT | __GFP_NOWARN,
+			     CAPFENCE_AUDIT_TYPE);
 	if (!ab)
 		return false;
 	audit_log_format(ab, "lsm=capfence op=suppressed sandbox=%llu pid=%d epoch=%llu",
 			 sb->id, sb->pid, sb->epoch_id);
 	audit_log_format(ab,
-			 " records=%llu budget=%llu ceiling=%llu lost=%llu window_ms=%u fleet_rev=%llu",
+			 " records=%llu budget=%llu ceiling=%llu lost=%llu window_ms=%u reports_lost=%lld fleet_rev=%llu",
 			 missed[CF_AUDIT_BUDGET] + missed[CF_AUDIT_CEILING] +
 			 missed[CF_AUDIT_LOST], missed[CF_AUDIT_BUDGET],
 			 missed[CF_AUDIT_CEILING], missed[CF_AUDIT_LOST],
-			 window_ms, cf_fleet_rev());
+			 window_ms, atomic64_read(&cf_total_reports_lost),
+			 cf_fleet_rev());
 	audit_log_end(ab);
 	return true;
 }
@@ -318,7 +330,9 @@ static bool cf_sandbox_report_record(const struct cf_sandbox *sb,
 /*
  * Every queued sandbox's records missed since its last report, in one
  * record each; a sandbox that misses more is queued again. A report the
- * audit subsystem cannot take is left for the next one.
+ * audit subsystem cannot take (a full backlog) is counted (reports_lost=
+ * of the next report) and tried again within a second while the sandbox
+ * lives; a gone sandbox's is left to the totals.
  */
 static void cf_sandbox_report(struct work_struct *work)
 {
@@ -348,6 +362,11 @@ static void cf_sandbox_report(struct work_struct *work)
 			for (i = 0; i < CF_AUDIT_NR_MISS; i++)
 				sb->reported[i] += m[i];
 			atomic64_inc(&cf_total_reports);
+		} else if (any) {
+			atomic64_inc(&cf_total_reports_lost);
+			/* the list's reference is not the last: it lives */
+			if (refcount_read(&sb->ref) > 1)
+				cf_sandbox_queue(sb);
 		}
 		cf_sandbox_put(sb);
 	}

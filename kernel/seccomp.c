@@ -6,12 +6,18 @@
  * linux.seccomp profile; the module keeps the program and its SHA-256
  * digest. The exec that binds a task to the epoch, and every later exec of
  * a task bound to it, is refused unless the task's seccomp filter chain
- * holds exactly that program, loaded with SECCOMP_FILTER_FLAG_LOG: the
+ * holds exactly that program, loaded without SECCOMP_FILTER_FLAG_LOG: the
  * launcher installs it between EXEC_SET and execve, and the kernel, not
  * the launcher, says whether it did. The program need not be the newest
  * filter: a task may stack its own (sshd's, bwrap's, QEMU's sandboxes),
  * and seccomp answers with the most restrictive action of all filters, so
- * no filter above the epoch's can loosen its refusals.
+ * no filter above the epoch's can loosen its refusals. The kernel writes
+ * no record of the program's refusals (its AUDIT_SECCOMP records would be
+ * outside every sandbox's budget): capfence records them itself, within
+ * the budgets. After seccomp skips a bound task's call, the module runs
+ * the epoch's own filter of the task's chain on the call again
+ * (cf_seccomp_epoch_answer()): a refusal is capfence's only when that
+ * filter refuses, not when a filter the task stacked itself does.
  *
  * How the task's filter is read. struct seccomp_filter is private to the
  * kernel's seccomp.c, so the offsets of the members read here (log, prev,
@@ -30,15 +36,21 @@
  * calling task's own filter chain, which the task keeps alive (each filter
  * holds a reference on its prev); during an exec no other thread can
  * replace it (SECCOMP_FILTER_FLAG_TSYNC takes cred_guard_mutex, which the
- * exec holds).
+ * exec holds). The answer after a skipped call (BPF program context too)
+ * walks current's chain as seccomp's own run does: another thread's TSYNC
+ * may publish a new head meanwhile, whose prev chain holds every filter of
+ * the old one.
  */
 #include <crypto/sha2.h>
 #include <linux/filter.h>
+#include <linux/ptrace.h>
 #include <linux/sched.h>
+#include <linux/seccomp.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include "seccomp.h"
 #include "seccomp_layout.h"
+#include <asm/syscall.h>
 
 /**
  * cf_seccomp_parse() - the program of CAPFENCE_A_SECCOMP_PROG
@@ -118,21 +130,25 @@ size_t cf_seccomp_msg_max(bool prog)
  */
 #define CF_SECCOMP_MAX_DEPTH	(((1 << 18) / sizeof(struct sock_filter)) / 5)
 
-/* Is @f exactly the epoch's program @sc, loaded to log? */
+/* Was @prog loaded from exactly the instructions of @sc? */
+static bool cf_seccomp_same(const struct bpf_prog *prog,
+			    const struct cf_seccomp *sc)
+{
+	const struct sock_fprog_kern *orig = prog ? READ_ONCE(prog->orig_prog) :
+						    NULL;
+
+	return orig && orig->len == sc->len && orig->filter &&
+	       !memcmp(orig->filter, sc->insns,
+		       sc->len * sizeof(struct sock_filter));
+}
+
+/* Is @f exactly the epoch's program @sc, loaded not to log? */
 static bool cf_seccomp_is(const struct seccomp_filter *f,
 			  const struct cf_seccomp *sc)
 {
-	const struct sock_fprog_kern *orig;
-	const struct bpf_prog *prog;
-
-	if (!CF_SF_MEMBER(f, const bool, log))
-		return false;
-	prog = CF_SF_MEMBER(f, const struct bpf_prog *const, prog);
-	orig = prog ? READ_ONCE(prog->orig_prog) : NULL;
-	if (!orig || orig->len != sc->len || !orig->filter)
-		return false;
-	return !memcmp(orig->filter, sc->insns,
-		       sc->len * sizeof(struct sock_filter));
+	return !CF_SF_MEMBER(f, const bool, log) &&
+	       cf_seccomp_same(CF_SF_MEMBER(f, const struct bpf_prog *const, prog),
+			       sc);
 }
 
 /**
@@ -142,7 +158,8 @@ static bool cf_seccomp_is(const struct seccomp_filter *f,
  * BPF program context (the exec's bprm_creds_for_exec); never sleeps. The
  * chain is walked from the newest filter down (prev), at most
  * CF_SECCOMP_MAX_DEPTH filters; a filter matches when it is exactly the
- * epoch's program, loaded to log: the instructions it was loaded from are
+ * epoch's program, loaded not to log (its refusals are capfence's to
+ * record, within the budgets): the instructions it was loaded from are
  * compared with the epoch's, all of them. Current's filter chain cannot
  * change under it: only current adds to it, or a thread of its group with
  * SECCOMP_FILTER_FLAG_TSYNC, which takes the cred_guard_mutex the exec
@@ -165,4 +182,46 @@ int cf_seccomp_match_current(const struct cf_seccomp *sc)
 		f = CF_SF_MEMBER(f, const struct seccomp_filter *const, prev);
 	}
 	return -ENOENT;
+}
+
+/**
+ * cf_seccomp_epoch_answer() - the epoch's program's answer to current's call
+ * @sc: the program of current's bound epoch
+ * @sd: set to the call as seccomp saw it (current's syscall registers)
+ *
+ * BPF program context (after __secure_computing() skipped the call), never
+ * sleeps. The epoch's filter is found in current's chain by its
+ * instructions, wherever it is in the chain (a task may stack filters of
+ * its own above it), and run alone: whatever the task's own filters
+ * answer is theirs, not the epoch's. Only calls that were skipped come
+ * here: a refused call pays one more run of the epoch's filter.
+ *
+ * Return: the epoch's filter's SECCOMP_RET_* value, or SECCOMP_RET_ALLOW
+ * when current's chain does not hold it.
+ */
+u32 cf_seccomp_epoch_answer(const struct cf_seccomp *sc,
+			    struct seccomp_data *sd)
+{
+	const struct seccomp_filter *f = READ_ONCE(current->seccomp.filter);
+	struct pt_regs *regs = task_pt_regs(current);
+	const struct bpf_prog *prog = NULL;
+	unsigned long args[6];
+	int i, depth;
+
+	for (depth = 0; f && depth < CF_SECCOMP_MAX_DEPTH; depth++) {
+		prog = CF_SF_MEMBER(f, const struct bpf_prog *const, prog);
+		if (cf_seccomp_same(prog, sc))
+			break;
+		f = CF_SF_MEMBER(f, const struct seccomp_filter *const, prev);
+	}
+	if (!f || depth == CF_SECCOMP_MAX_DEPTH)
+		return SECCOMP_RET_ALLOW;
+	/* as the kernel's populate_seccomp_data() */
+	sd->nr = syscall_get_nr(current, regs);
+	sd->arch = syscall_get_arch(current);
+	syscall_get_arguments(current, regs, args);
+	for (i = 0; i < 6; i++)
+		sd->args[i] = args[i];
+	sd->instruction_pointer = KSTK_EIP(current);
+	return bpf_prog_run(prog, sd);
 }

@@ -22,5 +22,8 @@ int cf_seccomp_parse(struct cf_seccomp **out, const struct nlattr *nla,
 void cf_seccomp_free(struct cf_seccomp *sc);
 size_t cf_seccomp_msg_max(bool prog);
 int cf_seccomp_match_current(const struct cf_seccomp *sc);
+struct seccomp_data;
+u32 cf_seccomp_epoch_answer(const struct cf_seccomp *sc,
+			    struct seccomp_data *sd);
 
 #endif /* _CAPFENCE_SECCOMP_H */

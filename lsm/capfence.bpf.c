@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * capfence BPF-LSM programs: one program per LSM hook, each forwarding its
- * arguments to a capfence.ko kfunc. No policy lives here.
+ * arguments to a capfence.ko kfunc, and one fexit program after seccomp's
+ * check of a call. No policy lives here.
  *
  * Context: LSM programs are non-sleepable and run under RCU; the kfuncs
  * they call never sleep. A non-zero `ret` means an earlier BPF program on
@@ -78,6 +79,8 @@ extern int capfence_mmap_file(struct file *file, unsigned long prot,
 extern int capfence_file_mprotect(struct vm_area_struct *vma,
 				  unsigned long prot) __ksym;
 extern int capfence_bprm_creds_from_file(void)
+	__ksym;
+extern void capfence_seccomp_skipped(void)
 	__ksym;
 
 char LICENSE[] SEC("license") = "GPL";
@@ -516,4 +519,17 @@ int BPF_PROG(cf_bprm_creds_from_file, struct linux_binprm *bprm,
 	     struct file *file, int ret)
 {
 	return cf_verdict(ret ?: capfence_bprm_creds_from_file());
+}
+
+/*
+ * After seccomp's check of every call of a task with a seccomp filter: a
+ * call it skipped (-1) may be the epoch's refusal, which capfence.ko
+ * records within the sandbox's budgets; any other call costs one compare.
+ */
+SEC("fexit/__secure_computing")
+int BPF_PROG(cf_secure_computing, const struct seccomp_data *sd, int ret)
+{
+	if (ret == -1)
+		capfence_seccomp_skipped();
+	return 0;
 }

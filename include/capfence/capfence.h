@@ -648,8 +648,8 @@ void capfence_seccomp_digest(const struct capfence_seccomp *s,
 void capfence_seccomp_free(struct capfence_seccomp *s);
 /*
  * Load prog[len] as the calling thread's newest seccomp filter, with
- * no_new_privs and SECCOMP_FILTER_FLAG_LOG, as the module requires of a
- * task it binds to an epoch with a syscall policy. Async-signal-safe (for
+ * no_new_privs and without SECCOMP_FILTER_FLAG_LOG, as the module requires
+ * of a task it binds to an epoch with a syscall policy. Async-signal-safe (for
  * a child between fork and exec). 0 or -errno.
  */
 int capfence_seccomp_apply(const void *prog, size_t len);

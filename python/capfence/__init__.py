@@ -909,7 +909,7 @@ class Client(_Handle):
         """Bind *this* process's next execve() to ``epoch_id`` holding
         ``tokens`` (the caller must be unbound). When the epoch has a
         syscall policy, its seccomp program is loaded now (no_new_privs,
-        SECCOMP_FILTER_FLAG_LOG), as ``capfence exec`` does: the kernel
+        without SECCOMP_FILTER_FLAG_LOG), as ``capfence exec`` does: the kernel
         binds the execve only under it, and this process runs under it
         until then."""
         arr, n = _tokens(tokens)

@@ -27,6 +27,10 @@
  *   bench-vm credtable  an unbound task's hook cost with the credential
  *                       table empty, with one sandbox at its credential
  *                       limit, and with 300,000 entries (no limit)
+ *   bench-vm seccomp [ROUNDS [MS]]
+ *                       an allowed call (getppid) of a task with a seccomp
+ *                       filter, with capfence's programs attached (its
+ *                       fexit after seccomp's check runs) and detached
  *   bench-vm worker LFD PORT   (internal) runs measured loops on request
  *
  * Runs as root in the guest of selftests/vm/run: capfence.ko loaded from
@@ -52,7 +56,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sched.h>
+#include <linux/filter.h>
 #include <linux/landlock.h>
+#include <linux/seccomp.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -1038,6 +1044,93 @@ static double exec_rtt(uint64_t epoch, const struct capfence_seccomp_info *sc)
 	return (double)(t1 - t0);
 }
 
+/*
+ * ns per getppid() over @ms in a child under an allow-all seccomp filter
+ * (@filter), or none: every call of such a task crosses capfence's fexit
+ * after __secure_computing() while capfence is attached.
+ */
+static double sc_call_ns(bool filter, int ms)
+{
+	struct sock_filter allow = BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	struct sock_fprog fp = { .len = 1, .filter = &allow };
+	double ns = -1;
+	int p[2], st;
+	pid_t pid;
+
+	if (pipe(p))
+		die("pipe", errno);
+	pid = fork();
+	if (pid < 0)
+		die("fork", errno);
+	if (!pid) {
+		uint64_t t0, end, n = 0;
+
+		close(p[0]);
+		if (filter && (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+			       syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &fp)))
+			_exit(1);
+		t0 = cft_now_ns();
+		end = t0 + (uint64_t)ms * 1000000;
+		do {
+			int i;
+
+			for (i = 0; i < 1024; i++)
+				syscall(SYS_getppid);
+			n += 1024;
+		} while (cft_now_ns() < end);
+		ns = (double)(cft_now_ns() - t0) / (double)n;
+		_exit(write(p[1], &ns, sizeof(ns)) == sizeof(ns) ? 0 : 1);
+	}
+	close(p[1]);
+	if (read(p[0], &ns, sizeof(ns)) != sizeof(ns))
+		ns = -1;
+	close(p[0]);
+	waitpid(pid, &st, 0);
+	if (ns < 0)
+		die("seccomp loop", EIO);
+	return ns;
+}
+
+/*
+ * What the fexit costs an allowed call: per round, attached and detached
+ * as A B B A, each with and without a filter; the median over rounds of
+ * the paired difference with a filter (the fexit's cost), and without
+ * one (no trampoline either way: the noise floor).
+ */
+static void bench_seccomp(int rounds, int ms)
+{
+	double with[64], without[64], att = 0, det = 0;
+	int r, k;
+
+	if (rounds > 64)
+		rounds = 64;
+	for (r = 0; r < rounds; r++) {
+		double a[2] = { 0, 0 }, d[2] = { 0, 0 };
+
+		for (k = 0; k < 4; k++) {
+			bool attached = k == 0 || k == 3;
+
+			if (sh(attached ? "capfence attach >/dev/null" :
+					  "capfence detach >/dev/null"))
+				die(attached ? "capfence attach" : "capfence detach", EIO);
+			(attached ? a : d)[0] += sc_call_ns(true, ms) / 2;
+			(attached ? a : d)[1] += sc_call_ns(false, ms) / 2;
+		}
+		with[r] = a[0] - d[0];
+		without[r] = a[1] - d[1];
+		att += a[0] / rounds;
+		det += d[0] / rounds;
+	}
+	if (sh("capfence attach >/dev/null"))
+		die("capfence attach", EIO);
+	printf("# seccomp: getppid() of a task with an allow-all filter, %d rounds of %d ms: %.0f ns attached, %.0f ns detached (means)\n",
+	       rounds, ms, att, det);
+	line("seccomp-fexit-allowed-call", median(with, rounds), "ns",
+	     "info", true);
+	line("seccomp-no-filter-noise", median(without, rounds), "ns", "info",
+	     true);
+}
+
 static void bench_exec(void)
 {
 	const char *rules[] = { "net:connect=token:127.0.0.0/8", "fs:read=open" };
@@ -1496,6 +1589,11 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(what, "exec")) {
 		bench_exec();
+		return 0;
+	}
+	if (!strcmp(what, "seccomp")) {
+		bench_seccomp(argc > 2 ? atoi(argv[2]) : 8,
+			      argc > 3 ? atoi(argv[3]) : 200);
 		return 0;
 	}
 	if (argc > 2)

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The floor of any BPF-LSM design: one program on each hook capfence uses,
- * each doing nothing but keep the verdict it was given. `bench-vm hooks`
+ * each doing nothing but keep the verdict it was given (and a no-op fexit
+ * where capfence has its fexit after seccomp's check). `bench-vm hooks`
  * attaches it (capfence.ko not loaded) to measure what the BPF-LSM
  * mechanism itself costs (trampoline, program entry and exit) under the
  * same loops as capfence's programs in lsm/capfence.bpf.c.
@@ -355,4 +356,11 @@ int BPF_PROG(noop_bprm_creds_from_file, struct linux_binprm *bprm,
 	     struct file *file, int ret)
 {
 	return noop_verdict(ret);
+}
+
+/* the twin of capfence's fexit after seccomp's check of a call */
+SEC("fexit/__secure_computing")
+int BPF_PROG(noop_secure_computing, const struct seccomp_data *sd, int ret)
+{
+	return 0;
 }

@@ -113,7 +113,7 @@ int main(int argc, char **argv)
 	/*
 	 * One call a container profile refuses (acct(2)), with a pointer it
 	 * would fault on: under an epoch's syscall policy the answer is
-	 * EACCES and an AUDIT_SECCOMP record, never a signal; rollsim counts
+	 * EACCES and capfence's op=syscall record, never a signal; rollsim counts
 	 * these per epoch.
 	 */
 	if (say("ready %ld %ld\n", (long)getpid(),

@@ -787,7 +787,7 @@ static void report(void)
 			if (S.sc[r].insns)
 				sodium_bin2hex(hex, sizeof(hex), S.sc[r].digest,
 					       CAPFENCE_SECCOMP_DIGEST_LEN);
-			printf("  epoch %" PRIu64 " syscall policy %s: seccomp denials (EACCES, AUDIT_SECCOMP) %" PRIu64 "\n",
+			printf("  epoch %" PRIu64 " syscall policy %s: seccomp denials (EACCES, op=syscall) %" PRIu64 "\n",
 			       r ? S.e_new : S.e_old, hex, S.sc_denied[r]);
 		}
 		return;

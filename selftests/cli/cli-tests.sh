@@ -448,6 +448,9 @@ cp "$W/out" "$W/sc-install"
 tg "epoch install --seccomp: KILL_PROCESS rewritten" 0 \
 	'^seccomp: rewritten syscalls\[1\] (ptrace, ...): SCMP_ACT_KILL_PROCESS -> SCMP_ACT_ERRNO(EACCES)$' \
 	cat "$W/sc-install"
+tg "epoch install --seccomp: capfence records the refusals, within the budget" 0 \
+	'^seccomp: sha256:[0-9a-f]\{64\} insns [0-9]*: every denial is EACCES (ENOSYS where kept) with a capfence op=syscall record, within the sandbox.s audit budget$' \
+	cat "$W/sc-install"
 tg "epoch show: the program's digest" 0 '^# seccomp sha256:[0-9a-f]\{64\} insns [0-9]*$' \
 	"$CF" epoch show 1000
 tg "epoch show --json: seccomp" 0 '"seccomp":{"sha256":"[0-9a-f]\{64\}","insns":[0-9]*}}$' \

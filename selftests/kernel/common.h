@@ -148,7 +148,7 @@ int cft_audit_open(void);
  * list) for @timeout_ms (scaled); copies it into out. Returns 0 or
  * -ETIMEDOUT. */
 int cft_audit_wait(int fd, char *out, size_t len, int timeout_ms, ...);
-/* cft_audit_wait() for records of another audit type (AUDIT_SECCOMP...). */
+/* cft_audit_wait() for records of another audit type. */
 int cft_audit_wait_type(int fd, int type, char *out, size_t len,
 			int timeout_ms, ...);
 void cft_audit_close(int fd);

@@ -7,7 +7,8 @@
  * the rows marked used for this kernel. A kernel that routes an operation
  * through a hook nobody classified (as 6.2 did with POSIX ACLs and
  * inode_set_acl) fails here until the table says what capfence does
- * with it.
+ * with it. Its programs on other attach points (the fexit of
+ * __secure_computing) are exactly the "Other attach points" rows.
  *
  * The protocol inventory of the same file likewise: every socket family
  * number below AF_MAX and every protocol in /proc/net/protocols has a row,
@@ -62,8 +63,8 @@ static bool cell_yes(const char *c)
 	return !strncmp(c, "yes", 3);
 }
 
-/* the rows of the "## The LSM hook inventory" table */
-static int inventory_read(struct inventory *inv)
+/* the rows of the table of section "## @section" */
+static int inventory_section(struct inventory *inv, const char *section)
 {
 	char line[2048];
 	bool in = false;
@@ -78,7 +79,7 @@ static int inventory_read(struct inventory *inv)
 		int i;
 
 		if (!strncmp(line, "## ", 3)) {
-			in = !strncmp(line, "## The LSM hook inventory", 25);
+			in = !strncmp(line + 3, section, strlen(section));
 			continue;
 		}
 		if (!in || strncmp(line, "| `", 3))
@@ -110,6 +111,12 @@ static int inventory_read(struct inventory *inv)
 	}
 	fclose(f);
 	return 0;
+}
+
+/* the rows of the "## The LSM hook inventory" table */
+static int inventory_read(struct inventory *inv)
+{
+	return inventory_section(inv, "The LSM hook inventory");
 }
 
 static const struct row *inventory_find(const struct inventory *inv,
@@ -268,6 +275,80 @@ TEST_F(inv, attached_hooks_are_the_used_rows)
 	}
 	TH_LOG("%d capfence links, %d rows used here", links, used);
 	EXPECT_LT(40, links);
+	EXPECT_EQ(used, links);
+	EXPECT_EQ(0, bad);
+}
+
+/*
+ * capfence's programs on other attach points than LSM hooks (the fexit
+ * after seccomp's check of a call): exactly the functions the
+ * inventory's "Other attach points" table marks used here, each one in
+ * this kernel's BTF.
+ */
+TEST_F(inv, other_attach_points_are_the_used_rows)
+{
+	static struct inventory other;
+	__u32 lid = 0;
+	int i, links = 0, used = 0, bad = 0;
+	bool attached[16] = {};
+
+	ASSERT_EQ(0, inventory_section(&other, "Other attach points"));
+	ASSERT_LT(0, other.n);
+	ASSERT_GE(16, other.n);
+	while (!bpf_link_get_next_id(lid, &lid)) {
+		struct bpf_link_info li = {};
+		struct bpf_prog_info pi = {};
+		__u32 len = sizeof(li);
+		const struct btf_type *t;
+		const struct row *r;
+		const char *fn;
+		int fd = bpf_link_get_fd_by_id(lid), pfd;
+
+		if (fd < 0)
+			continue;
+		if (bpf_obj_get_info_by_fd(fd, &li, &len) ||
+		    li.type != BPF_LINK_TYPE_TRACING ||
+		    li.tracing.attach_type == BPF_LSM_MAC) {
+			close(fd);
+			continue;
+		}
+		close(fd);
+		pfd = bpf_prog_get_fd_by_id(li.prog_id);
+		if (pfd < 0)
+			continue;
+		len = sizeof(pi);
+		if (bpf_obj_get_info_by_fd(pfd, &pi, &len) ||
+		    strncmp(pi.name, "cf_", 3)) {
+			close(pfd);
+			continue;
+		}
+		close(pfd);
+		EXPECT_EQ(BPF_TRACE_FEXIT, li.tracing.attach_type);
+		t = btf__type_by_id(self->btf, li.tracing.target_btf_id);
+		fn = t ? btf__name_by_offset(self->btf, t->name_off) : NULL;
+		ASSERT_NE(NULL, fn);
+		links++;
+		r = inventory_find(&other, fn);
+		if (!r || !row_used(r, self->series) || !row_has(r, self->series)) {
+			TH_LOG("capfence is attached to %s, which the inventory does not mark used on %d.%d",
+			       fn, self->series / 100, self->series % 100);
+			bad++;
+			continue;
+		}
+		attached[r - other.r] = true;
+	}
+	for (i = 0; i < other.n; i++) {
+		if (!row_used(&other.r[i], self->series))
+			continue;
+		used++;
+		if (!attached[i]) {
+			TH_LOG("the inventory marks %s used on %d.%d, capfence is not attached to it",
+			       other.r[i].name, self->series / 100, self->series % 100);
+			bad++;
+		}
+	}
+	TH_LOG("%d capfence links on other attach points, %d rows used here", links,
+	       used);
 	EXPECT_EQ(used, links);
 	EXPECT_EQ(0, bad);
 }

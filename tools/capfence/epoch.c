@@ -356,7 +356,7 @@ static int epoch_install(int argc, char **argv)
 			capfence_seccomp_digest(sc, digest);
 			digest_hex(digest, hex);
 			capfence_seccomp_program(sc, &plen);
-			printf("seccomp: sha256:%s insns %zu, loaded with SECCOMP_FILTER_FLAG_LOG: every denial is EACCES with an AUDIT_SECCOMP record\n",
+			printf("seccomp: sha256:%s insns %zu: every denial is EACCES (ENOSYS where kept) with a capfence op=syscall record, within the sandbox's audit budget\n",
 			       hex, plen / 8);
 			/* which of the two, and why it matters */
 			if (so.no_new_filters)

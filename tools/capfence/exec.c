@@ -6,7 +6,7 @@
  * launcher with CAPFENCE_CMD_EXEC_SET, then execvp()s COMMAND: the kernel
  * binds the new credential to the epoch at that execve, or fails it. When
  * EXEC_SET is refused nothing is run. An epoch with a syscall policy has
- * its seccomp program loaded (no_new_privs, SECCOMP_FILTER_FLAG_LOG)
+ * its seccomp program loaded (no_new_privs, no SECCOMP_FILTER_FLAG_LOG)
  * between EXEC_SET and the execve: the kernel binds the task only when its
  * filter chain holds that program.
  */

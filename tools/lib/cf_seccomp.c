@@ -16,8 +16,10 @@
  * SCMP_ACT_TRACE, SCMP_ACT_ERRNO with any errno but ENOSYS) becomes
  * ERRNO(EACCES); ERRNO(ENOSYS) is kept, since it says "no such call" and
  * libc falls back on it (glibc's clone3 -> clone). The program is loaded
- * with SECCOMP_FILTER_FLAG_LOG, so a denial is EACCES (or that ENOSYS) and
- * an AUDIT_SECCOMP record, never a signal. A profile that denies a system call a class
+ * without SECCOMP_FILTER_FLAG_LOG (the module refuses a bind under a
+ * logging one): a denial is EACCES (or that ENOSYS), never a signal, and
+ * capfence.ko records it (op=syscall) within the sandbox's audit budget,
+ * where the kernel's AUDIT_SECCOMP records would be in none. A profile that denies a system call a class
  * granted by the epoch needs is refused (the class registry, cf_core.c,
  * names those calls). io_uring performs its opcodes' calls out of
  * seccomp's sight: a profile that refuses one of them while it lets
@@ -1072,10 +1074,13 @@ static int get_flags(struct cf_sc_build *b, struct json_object *root)
 	for (i = 0; i < n; i++) {
 		const char *s = json_object_get_string(json_object_array_get_idx(f, i));
 
-		/* capfence always loads with LOG; nothing else is supported */
+		/*
+		 * capfence records every refusal itself, within the budgets:
+		 * the log flag is accepted and has no effect
+		 */
 		if (!s || strcmp(s, "SECCOMP_FILTER_FLAG_LOG")) {
 			capfence__seterr(b->err, b->errlen,
-					 "profile: unsupported flag '%.64s' (only SECCOMP_FILTER_FLAG_LOG, which capfence always sets)",
+					 "profile: unsupported flag '%.64s' (only SECCOMP_FILTER_FLAG_LOG, which capfence replaces with records of its own)",
 					 s ?: "(not a string)");
 			return -EINVAL;
 		}
@@ -1412,7 +1417,7 @@ int capfence_seccomp_apply(const void *prog, size_t len)
 		return -EINVAL;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
 		return -errno;
-	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_LOG, &fp))
+	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &fp))
 		return -errno;
 	return 0;
 }

@@ -70,9 +70,10 @@ enum capfence_reason {
 					 * it is current with its fleet within
 					 * the configured bound
 					 */
-	CAPFENCE_R_SECCOMP,		/* exec only: EACCES; no seccomp filter
+	CAPFENCE_R_SECCOMP,		/* exec: EACCES; no seccomp filter
 					 * of the task's chain is its epoch's
-					 * program (see CAPFENCE_A_SECCOMP_PROG)
+					 * program (see CAPFENCE_A_SECCOMP_PROG);
+					 * also op=syscall records' reason
 					 */
 	__CAPFENCE_R_MAX
 };
@@ -336,10 +337,12 @@ enum capfence_sandbox_attr {
  * ERRNO(EACCES). The exec that binds a task to such an epoch, and every
  * later exec of a task bound to it, fails with EACCES (reason
  * CAPFENCE_R_SECCOMP, audited) unless a filter of the task's seccomp
- * filter chain, at any depth, is exactly that program, loaded with
- * SECCOMP_FILTER_FLAG_LOG. The module keeps the program and its SHA-256
- * digest, which the bind record names (seccomp=HEX) with the program's
- * depth in the chain (depth=N, 0 the newest filter).
+ * filter chain, at any depth, is exactly that program, loaded without
+ * SECCOMP_FILTER_FLAG_LOG (the module records the program's refusals
+ * itself, within the sandbox's audit budget). The module keeps the
+ * program and its SHA-256 digest, which the bind record names
+ * (seccomp=HEX) with the program's depth in the chain (depth=N, 0 the
+ * newest filter).
  */
 #define CAPFENCE_SECCOMP_MAX_INSNS	4096	/* BPF_MAXINSNS */
 #define CAPFENCE_SECCOMP_DIGEST_LEN	32
