@@ -39,6 +39,7 @@
 #include <net/ipv6.h>
 #include <net/sock.h>
 #include <asm/asm.h>
+#include <asm/syscall.h>
 #include "borrow.h"
 #include "cred.h"
 #include "file.h"
@@ -638,6 +639,15 @@ static noinline void cf_seccomp_hook(const struct cred *cred)
 	case SECCOMP_RET_LOG:
 		return;		/* not the epoch's refusal: the task's own filter */
 	}
+	/*
+	 * A filter the task stacked above the epoch's answers first among
+	 * equal ERRNO answers: a call that got another errno was refused by
+	 * the task's own filter, not capfence's to record.
+	 */
+	if ((answer & SECCOMP_RET_ACTION_FULL) == SECCOMP_RET_ERRNO &&
+	    syscall_get_error(current, task_pt_regs(current)) !=
+	    -(long)(answer & SECCOMP_RET_DATA))
+		return;
 	cf_audit_syscall(e->sb ?: &cf_host_sandbox, e->epoch->id, &sd, answer);
 }
 

@@ -1711,9 +1711,9 @@ TEST_F(sc, no_new_filters_epoch_refuses_a_killing_filter)
 	use_epoch(_metadata, self, e, &info);
 	ASSERT_EQ(0, cft_agent_spawn(&a, e, NULL, 0, NULL));
 	EXPECT_EQ(EACCES, cft_agent_do(&a, "killer seccomp"));
-	check_seccomp_record(_metadata, self->audit, a.pid, SYS_seccomp, self->e, EACCES);
+	check_seccomp_record(_metadata, self->audit, a.pid, SYS_seccomp, e, EACCES);
 	EXPECT_EQ(EACCES, cft_agent_do(&a, "killer prctl"));
-	check_seccomp_record(_metadata, self->audit, a.pid, SYS_prctl, self->e, EACCES);
+	check_seccomp_record(_metadata, self->audit, a.pid, SYS_prctl, e, EACCES);
 	EXPECT_EQ(EACCES, cft_agent_do(&a, "strict"));
 	/* with the upper half of argument 0 set (the outside review's way in) */
 	EXPECT_EQ(EACCES, cft_agent_do(&a, "killer seccomp-high"));
