@@ -11,8 +11,10 @@
 # when the bound run prints what the unbound one printed, ends with the
 # same exit status and no signal, and every audit record of the bound run
 # is explained by the epoch's rules or its profile (explain.py): a
-# capfence denial by a rule that refuses its target, an AUDIT_SECCOMP
-# record by a call the profile does not allow outright, never a signal.
+# capfence denial by a rule that refuses its target, an op=syscall
+# record (capfence's record of the epoch's program's refusal: the kernel
+# writes no AUDIT_SECCOMP record for it) by a call the profile does not
+# allow outright, never a signal.
 # Then the ENOSYS answers programs rely on: a profile answering clone3
 # with ENOSYS (one written here, and Docker's default.json as shipped) and
 # one answering every call it does not list with ENOSYS, where the newer
