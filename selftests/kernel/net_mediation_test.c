@@ -2523,34 +2523,34 @@ TEST_F(net, memo_never_answers_another_target)
 }
 
 /*
- * A conversation between two sandboxes bound to different epochs, each
- * holding its own grant: a listener bound to @srv with net:bind for
- * 127.0.0.1:@port, a client bound to @cli with net:connect for it. The
- * client connects and bytes flow both ways. Returns nothing; the agents
- * are left in *@s and *@c for the caller to stop.
+ * Two sandboxes bound to different epochs, each holding its own grant: a
+ * listener bound to @srv with net:bind for @net (ports 20000-20999)
+ * listening on @addr:@port, and a client bound to @cli with net:connect
+ * for @net at @port. The agents are left in *@s and *@c.
  */
 static void cross_epoch_pair(struct __test_metadata *_metadata,
 			     FIXTURE_DATA(net) *self, uint64_t srv,
-			     uint64_t cli, int port, uint64_t cap,
-			     struct cft_agent *s, struct cft_agent *c)
+			     uint64_t cli, const char *addr, const char *net,
+			     int port, uint64_t cap, struct cft_agent *s,
+			     struct cft_agent *c)
 {
 	struct capfence_token t;
-	char grant[64];
+	char grant[80];
 
+	snprintf(grant, sizeof(grant), "%s:20000-20999", net);
 	ASSERT_EQ(0, cft_agent_spawn(s, srv, NULL, 0, NULL));
-	give(_metadata, self, srv, s->pid, "net:bind",
-	     "127.0.0.1/32:20000-20999", cap, &t);
-	ASSERT_EQ(0, cft_agent_do(s, "n-hold listen 127.0.0.1 %d", port));
+	give(_metadata, self, srv, s->pid, "net:bind", grant, cap, &t);
+	ASSERT_EQ(0, cft_agent_do(s, "n-hold listen %s %d", addr, port));
+	snprintf(grant, sizeof(grant), "%s:%d", net, port);
 	ASSERT_EQ(0, cft_agent_spawn(c, cli, NULL, 0, NULL));
-	snprintf(grant, sizeof(grant), "127.0.0.1/32:%d-%d", port, port);
 	give(_metadata, self, cli, c->pid, "net:connect", grant, cap + 1, &t);
 }
 
 /*
  * Two epochs neither of which narrows a class the other's tokens are of:
- * the listener's epoch mediates net:bind and denies net:connect, the
- * client's (newer) grants net:connect by token and keeps the same net:bind
- * rule. Each side's grant stays valid: the conversation works.
+ * the listener's epoch grants net:bind by token and denies net:connect,
+ * the client's (newer) grants net:connect by token and keeps the same
+ * net:bind rule. Each side's grant stays valid: the conversation works.
  */
 TEST_F(net, tcp_between_epochs)
 {
@@ -2565,7 +2565,8 @@ TEST_F(net, tcp_between_epochs)
 	ASSERT_EQ(0, cft_epoch_install(&self->nl, srv, srv_rules, 3, NULL, 0));
 	cli = cft_next_epoch(&self->nl);
 	ASSERT_EQ(0, cft_epoch_install(&self->nl, cli, cli_rules, 4, NULL, 0));
-	cross_epoch_pair(_metadata, self, srv, cli, 20020, 0x7c00, &s, &c);
+	cross_epoch_pair(_metadata, self, srv, cli, "127.0.0.1", "127.0.0.1/32",
+			 20020, 0x7c00, &s, &c);
 	ASSERT_EQ(0, ask(&c, "n-hold tcp 127.0.0.1 20020"));
 	EXPECT_EQ(0, answer(&c, 15000));
 	EXPECT_EQ(0, cft_agent_do(&s, "n-accept"));
@@ -2579,33 +2580,56 @@ TEST_F(net, tcp_between_epochs)
 
 /*
  * The client's epoch omits net:bind (deny): its activation narrows the
- * listener's epoch's net:bind, and fences the listener's grant (a newer
+ * listener's epoch's net:bind and fences the listener's grant (a newer
  * epoch fences what it narrows, whichever sandbox holds it). The listener
  * takes no connection, and says so: the client's connect() fails at once
  * with ECONNREFUSED (port unreachable), where a silently dropped SYN left
  * it waiting out every retry; the server's accept() is refused, fenced.
+ * IPv4 and IPv6 (ICMP and ICMPv6).
  */
 TEST_F(net, tcp_to_a_listener_fenced_by_another_epoch)
 {
-	const char *srv_rules[] = { "net:bind=token:127.0.0.1/32:20000-20999",
-				    "fs:read=open", "fs:write=open" };
-	const char *cli_rules[] = { "net:connect=token:127.0.0.1/32:20000-20999",
-				    "fs:read=open", "fs:write=open" };
-	uint64_t srv = cft_next_epoch(&self->nl), cli;
+	static const struct {
+		const char *addr, *net, *target;
+		int port;
+	} f[] = {
+		{ "127.0.0.1", "127.0.0.1/32", "127.0.0.1:20021", 20021 },
+		{ "::1", "[::1]/128", "[::1]:20022", 20022 },
+	};
+	char srv_bind[80], cli_connect[80], cmd[64];
+	const char *srv_rules[] = { srv_bind, "fs:read=open", "fs:write=open" };
+	const char *cli_rules[] = { cli_connect, "fs:read=open",
+				    "fs:write=open" };
 	struct cft_agent s, c;
+	uint64_t srv, cli, cap;
+	size_t i;
 
-	ASSERT_EQ(0, cft_epoch_install(&self->nl, srv, srv_rules, 3, NULL, 0));
-	cli = cft_next_epoch(&self->nl);
-	ASSERT_EQ(0, cft_epoch_install(&self->nl, cli, cli_rules, 3, NULL, 0));
-	cross_epoch_pair(_metadata, self, srv, cli, 20021, 0x7c10, &s, &c);
-	ASSERT_EQ(0, ask(&c, "n-hold tcp 127.0.0.1 20021"));
-	EXPECT_EQ(ECONNREFUSED, answer(&c, 15000))
-		TH_LOG("connect() to the fenced listener did not fail");
-	EXPECT_EQ(EACCES, cft_agent_do(&s, "n-accept"));
-	record(_metadata, self, s.pid, srv, "fenced", "net:bind",
-	       "127.0.0.1:20021", 0x7c10);
-	EXPECT_TRUE(cft_agent_stop_clean(&c));
-	EXPECT_TRUE(cft_agent_stop_clean(&s));
+	for (i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
+		TH_LOG("%s", f[i].addr);
+		cap = 0x7c10 + 0x10 * i;
+		snprintf(srv_bind, sizeof(srv_bind),
+			 "net:bind=token:%s:20000-20999", f[i].net);
+		snprintf(cli_connect, sizeof(cli_connect),
+			 "net:connect=token:%s:20000-20999", f[i].net);
+		srv = cft_next_epoch(&self->nl);
+		ASSERT_EQ(0, cft_epoch_install(&self->nl, srv, srv_rules, 3,
+					       NULL, 0));
+		cli = cft_next_epoch(&self->nl);
+		ASSERT_EQ(0, cft_epoch_install(&self->nl, cli, cli_rules, 3,
+					       NULL, 0));
+		cross_epoch_pair(_metadata, self, srv, cli, f[i].addr,
+				 f[i].net, f[i].port, cap, &s, &c);
+		snprintf(cmd, sizeof(cmd), "n-hold tcp %s %d", f[i].addr,
+			 f[i].port);
+		ASSERT_EQ(0, ask(&c, cmd));
+		EXPECT_EQ(ECONNREFUSED, answer(&c, 15000))
+			TH_LOG("connect() to the fenced listener did not fail");
+		EXPECT_EQ(EACCES, cft_agent_do(&s, "n-accept"));
+		record(_metadata, self, s.pid, srv, "fenced", "net:bind",
+		       f[i].target, cap);
+		EXPECT_TRUE(cft_agent_stop_clean(&c));
+		EXPECT_TRUE(cft_agent_stop_clean(&s));
+	}
 }
 
 CFT_MAIN
