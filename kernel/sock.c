@@ -28,9 +28,12 @@
  * (cf_sock_hint) is raised before an entry is inserted and lowered after
  * it is removed, as the credential filter (cred.h). Never sleeps.
  */
+#include <linux/icmp.h>
+#include <linux/icmpv6.h>
 #include <linux/in6.h>
 #include <linux/rhashtable.h>
 #include <linux/slab.h>
+#include <net/icmp.h>
 #include <net/inet_sock.h>
 #include <net/ipv6.h>
 #include <net/sock.h>
@@ -293,6 +296,28 @@ int cf_sock_revalidate(struct sock *sk)
 				   sk);
 }
 
+/*
+ * A connection request (a SYN) to a TCP listener that takes no more: TCP
+ * drops what the filter refuses without a word, so the peer's connect()
+ * would wait out every SYN retry, over two minutes, whatever epoch it is
+ * bound to. Port unreachable ends it at once with ECONNREFUSED (a peer
+ * in SYN_SENT takes it as a hard error), as for a port nobody listens on.
+ * The stack's rate limits for ICMP apply (none on loopback).
+ */
+static void cf_sock_refuse_request(struct sk_buff *skb)
+{
+	const struct tcphdr *th = tcp_hdr(skb);
+
+	if (!th->syn || th->ack || th->rst)
+		return;
+	if (skb->protocol == htons(ETH_P_IP))
+		icmp_send(skb, ICMP_DEST_UNREACH, ICMP_PORT_UNREACH, 0);
+#if IS_ENABLED(CONFIG_IPV6)
+	else if (skb->protocol == htons(ETH_P_IPV6))
+		icmpv6_send(skb, ICMPV6_DEST_UNREACH, ICMPV6_PORT_UNREACH, 0);
+#endif
+}
+
 /**
  * cf_sock_rcv() - may the stack queue a packet to @sk?
  * @sk: a socket cf_sock_maybe() did not rule out
@@ -315,7 +340,10 @@ int cf_sock_revalidate(struct sock *sk)
  * SYN_SENT takes the answer to its handshake (a segment without payload):
  * the connect() waiting for it was admitted before the revoke, and would
  * otherwise wait out every SYN retry; the connection it makes is refused
- * at its first use.
+ * at its first use. A connection request refused at a TCP listener is
+ * answered with port unreachable, so that the peer's connect() fails with
+ * ECONNREFUSED instead of waiting out its SYN retries
+ * (cf_sock_refuse_request()).
  *
  * Each grant's state is read once, without a fence read section (see the
  * top of this file): a revoke, activation or key removal that has
@@ -323,7 +351,7 @@ int cf_sock_revalidate(struct sock *sk)
  *
  * Return: 0, or -EACCES: drop the packet.
  */
-int cf_sock_rcv(struct sock *sk, const struct sk_buff *skb)
+int cf_sock_rcv(struct sock *sk, struct sk_buff *skb)
 {
 	enum capfence_reason r = CAPFENCE_R_OK;
 	struct cf_sock *s;
@@ -351,6 +379,9 @@ int cf_sock_rcv(struct sock *sk, const struct sk_buff *skb)
 		r = cf_grant_state(s->g[i]);
 	if (r == CAPFENCE_R_OK)
 		return 0;
+	if (sk->sk_protocol == IPPROTO_TCP &&
+	    READ_ONCE(sk->sk_state) == TCP_LISTEN)
+		cf_sock_refuse_request(skb);
 	if (READ_ONCE(sk->sk_err) != EACCES) {
 		WRITE_ONCE(sk->sk_err, EACCES);
 		sk_error_report(sk);

@@ -26,7 +26,7 @@ int cf_sock_track(struct sock *sk, struct cf_grant *g);
 int cf_sock_judge(struct cf_cred *e, struct sock *sk, struct cf_target *t,
 		  bool track);
 int cf_sock_revalidate(struct sock *sk);
-int cf_sock_rcv(struct sock *sk, const struct sk_buff *skb);
+int cf_sock_rcv(struct sock *sk, struct sk_buff *skb);
 void cf_sock_clone(const struct sock *sk, struct sock *newsk);
 void cf_sock_free(struct sock *sk);
 

@@ -1767,6 +1767,15 @@ TEST_F(net, recvmmsg_blocked_across_revoke)
 }
 
 /* capabilities held by credentials and sockets (STATUS_GET) */
+/* the pending error of socket @fd (SO_ERROR), or -1 */
+static int sock_err(int fd)
+{
+	socklen_t len = sizeof(int);
+	int err;
+
+	return getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) ? -1 : err;
+}
+
 static uint64_t held_now(struct cft_nl *nl)
 {
 	struct capfence_status s;
@@ -1782,7 +1791,8 @@ static uint64_t held_now(struct cft_nl *nl)
  * blocked in send() for buffer space returns with what it had sent when
  * the peer's next packet arrives, instead of sending the rest; a listener
  * blocked in accept() takes no connection made after the revoke (the
- * kernel's accept wait ends only at its timeout).
+ * kernel's accept wait ends only at its timeout), and the connect() of
+ * its peer is refused at once (ECONNREFUSED), not left without an answer.
  */
 TEST_F(net, tcp_blocked_across_revoke)
 {
@@ -1870,9 +1880,10 @@ TEST_F(net, tcp_blocked_across_revoke)
 		EXPECT_EQ(-1, connect(c, (struct sockaddr *)&sin, sizeof(sin)));
 		EXPECT_EQ(EINPROGRESS, errno);
 		EXPECT_EQ(EAGAIN, answer(&b, 15000));
-		/* its SYN was dropped: never connected */
+		/* its SYN was dropped and answered: refused, never connected */
 		w = (struct pollfd){ .fd = c, .events = POLLOUT };
-		EXPECT_EQ(0, poll(&w, 1, 200));
+		EXPECT_EQ(1, poll(&w, 1, cft_ms(5000)));
+		EXPECT_EQ(ECONNREFUSED, sock_err(c));
 		close(c);
 	}
 	EXPECT_EQ(EACCES, cft_agent_do(&b, "n-accept"));
@@ -2509,6 +2520,116 @@ TEST_F(net, memo_never_answers_another_target)
 	/* and the remembered target is still allowed */
 	EXPECT_EQ(0, cft_agent_do(&self->agent, "connect 127.0.0.1 %u",
 				  self->tcp_port));
+}
+
+/*
+ * Two sandboxes bound to different epochs, each holding its own grant: a
+ * listener bound to @srv with net:bind for @net (ports 20000-20999)
+ * listening on @addr:@port, and a client bound to @cli with net:connect
+ * for @net at @port. The agents are left in *@s and *@c.
+ */
+static void cross_epoch_pair(struct __test_metadata *_metadata,
+			     FIXTURE_DATA(net) *self, uint64_t srv,
+			     uint64_t cli, const char *addr, const char *net,
+			     int port, uint64_t cap, struct cft_agent *s,
+			     struct cft_agent *c)
+{
+	struct capfence_token t;
+	char grant[80];
+
+	snprintf(grant, sizeof(grant), "%s:20000-20999", net);
+	ASSERT_EQ(0, cft_agent_spawn(s, srv, NULL, 0, NULL));
+	give(_metadata, self, srv, s->pid, "net:bind", grant, cap, &t);
+	ASSERT_EQ(0, cft_agent_do(s, "n-hold listen %s %d", addr, port));
+	snprintf(grant, sizeof(grant), "%s:%d", net, port);
+	ASSERT_EQ(0, cft_agent_spawn(c, cli, NULL, 0, NULL));
+	give(_metadata, self, cli, c->pid, "net:connect", grant, cap + 1, &t);
+}
+
+/*
+ * Two epochs neither of which narrows a class the other's tokens are of:
+ * the listener's epoch grants net:bind by token and denies net:connect,
+ * the client's (newer) grants net:connect by token and keeps the same
+ * net:bind rule. Each side's grant stays valid: the conversation works.
+ */
+TEST_F(net, tcp_between_epochs)
+{
+	const char *srv_rules[] = { "net:bind=token:127.0.0.1/32:20000-20999",
+				    "fs:read=open", "fs:write=open" };
+	const char *cli_rules[] = { "net:connect=token:127.0.0.1/32:20000-20999",
+				    "net:bind=token:127.0.0.1/32:20000-20999",
+				    "fs:read=open", "fs:write=open" };
+	uint64_t srv = cft_next_epoch(&self->nl), cli;
+	struct cft_agent s, c;
+
+	ASSERT_EQ(0, cft_epoch_install(&self->nl, srv, srv_rules, 3, NULL, 0));
+	cli = cft_next_epoch(&self->nl);
+	ASSERT_EQ(0, cft_epoch_install(&self->nl, cli, cli_rules, 4, NULL, 0));
+	cross_epoch_pair(_metadata, self, srv, cli, "127.0.0.1", "127.0.0.1/32",
+			 20020, 0x7c00, &s, &c);
+	ASSERT_EQ(0, ask(&c, "n-hold tcp 127.0.0.1 20020"));
+	EXPECT_EQ(0, answer(&c, 15000));
+	EXPECT_EQ(0, cft_agent_do(&s, "n-accept"));
+	EXPECT_EQ(0, cft_agent_do(&c, "n-sock send"));
+	EXPECT_EQ(0, cft_agent_do(&s, "n-child recv"));
+	EXPECT_EQ(0, cft_agent_do(&s, "n-child send"));
+	EXPECT_EQ(0, cft_agent_do(&c, "n-sock recv"));
+	EXPECT_TRUE(cft_agent_stop_clean(&c));
+	EXPECT_TRUE(cft_agent_stop_clean(&s));
+}
+
+/*
+ * The client's epoch omits net:bind (deny): its activation narrows the
+ * listener's epoch's net:bind and fences the listener's grant (a newer
+ * epoch fences what it narrows, whichever sandbox holds it). The listener
+ * takes no connection, and says so: the client's connect() fails at once
+ * with ECONNREFUSED (port unreachable), where a silently dropped SYN left
+ * it waiting out every retry; the server's accept() is refused, fenced.
+ * IPv4 and IPv6 (ICMP and ICMPv6).
+ */
+TEST_F(net, tcp_to_a_listener_fenced_by_another_epoch)
+{
+	static const struct {
+		const char *addr, *net, *target;
+		int port;
+	} f[] = {
+		{ "127.0.0.1", "127.0.0.1/32", "127.0.0.1:20021", 20021 },
+		{ "::1", "[::1]/128", "[::1]:20022", 20022 },
+	};
+	char srv_bind[80], cli_connect[80], cmd[64];
+	const char *srv_rules[] = { srv_bind, "fs:read=open", "fs:write=open" };
+	const char *cli_rules[] = { cli_connect, "fs:read=open",
+				    "fs:write=open" };
+	struct cft_agent s, c;
+	uint64_t srv, cli, cap;
+	size_t i;
+
+	for (i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
+		TH_LOG("%s", f[i].addr);
+		cap = 0x7c10 + 0x10 * i;
+		snprintf(srv_bind, sizeof(srv_bind),
+			 "net:bind=token:%s:20000-20999", f[i].net);
+		snprintf(cli_connect, sizeof(cli_connect),
+			 "net:connect=token:%s:20000-20999", f[i].net);
+		srv = cft_next_epoch(&self->nl);
+		ASSERT_EQ(0, cft_epoch_install(&self->nl, srv, srv_rules, 3,
+					       NULL, 0));
+		cli = cft_next_epoch(&self->nl);
+		ASSERT_EQ(0, cft_epoch_install(&self->nl, cli, cli_rules, 3,
+					       NULL, 0));
+		cross_epoch_pair(_metadata, self, srv, cli, f[i].addr,
+				 f[i].net, f[i].port, cap, &s, &c);
+		snprintf(cmd, sizeof(cmd), "n-hold tcp %s %d", f[i].addr,
+			 f[i].port);
+		ASSERT_EQ(0, ask(&c, cmd));
+		EXPECT_EQ(ECONNREFUSED, answer(&c, 15000))
+			TH_LOG("connect() to the fenced listener did not fail");
+		EXPECT_EQ(EACCES, cft_agent_do(&s, "n-accept"));
+		record(_metadata, self, s.pid, srv, "fenced", "net:bind",
+		       f[i].target, cap);
+		EXPECT_TRUE(cft_agent_stop_clean(&c));
+		EXPECT_TRUE(cft_agent_stop_clean(&s));
+	}
 }
 
 CFT_MAIN
