@@ -378,10 +378,13 @@ printf 'wrong\n' > "$W/badpw"
 if "$ETCDCTL" --endpoints "$E" user add "root:$(cat "$W/pw")" >/dev/null 2>&1 &&
 	"$ETCDCTL" --endpoints "$E" auth enable >/dev/null 2>&1; then
 	tg "etcd auth: without a user, refused" 1 "fleet status: etcd: etcdserver: user name is empty" "$CF" fleet --endpoints "$E" status
+	# this store is http://: the password goes in clear text only when asked
+	tg "etcd auth: --user over http:// refused" 2 "plaintext endpoint $E: its requests and the etcd password" \
+		"$CF" fleet --endpoints "$E" --user root --password-file "$W/pw" status
 	tg "etcd auth: --user --password-file" 0 "^rev=" \
-		"$CF" fleet --endpoints "$E" --user root --password-file "$W/pw" revoke 0x400
+		"$CF" fleet --endpoints "$E" --user root --password-file "$W/pw" --insecure-plaintext revoke 0x400
 	tg "etcd auth: a wrong password is one line, exit 1" 1 "etcd user 'root': etcd: .*authentication failed" \
-		"$CF" fleet --endpoints "$E" --user root --password-file "$W/badpw" status
+		"$CF" fleet --endpoints "$E" --user root --password-file "$W/badpw" --insecure-plaintext status
 	"$ETCDCTL" --endpoints "$E" --user "root:$(cat "$W/pw")" auth disable >/dev/null 2>&1
 else
 	nok "etcd auth enabled for the test"
@@ -392,6 +395,17 @@ tg "fleet: --password-file missing" 2 "fleet: --password-file $W/none: No such f
 	"$CF" fleet --endpoints $DEAD --user root --password-file "$W/none" status
 tg "capfenced: --password-file without --user" 2 "capfenced: --user and --password-file come together" \
 	"$CFD" --endpoints $DEAD --host a --password-file "$W/pw"
+# TLS means TLS: an http:// endpoint with TLS options or a user is refused
+tg "fleet: --cacert with an http:// endpoint" 2 "fleet: --cacert with the plaintext endpoint $DEAD" \
+	"$CF" fleet --endpoints $DEAD --cacert "$W/pw" status
+tg "fleet: --cert --key with an http:// endpoint" 2 "fleet: --cert with the plaintext endpoint $DEAD" \
+	"$CF" fleet --endpoints https://127.0.0.1:1,$DEAD --cert "$W/pw" --key "$W/pw" status
+tg "fleet: --user with an http:// endpoint" 2 "fleet: --user with the plaintext endpoint $DEAD: its requests and the etcd password" \
+	"$CF" fleet --endpoints $DEAD --user root --password-file "$W/pw" status
+tg "capfenced: --cacert with an http:// endpoint" 2 "capfenced: --cacert with the plaintext endpoint $DEAD" \
+	"$CFD" --endpoints $DEAD --host a --cacert "$W/pw"
+tg "capfenced: --user with an http:// endpoint" 2 "capfenced: --user with the plaintext endpoint $DEAD" \
+	"$CFD" --endpoints $DEAD --host a --user root --password-file "$W/pw"
 
 # capfenced without the module: one line, exit 1 (the etcd side is fine)
 if [ ! -e /sys/module/capfence ]; then

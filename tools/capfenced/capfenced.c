@@ -1330,9 +1330,13 @@ static bool head_allows(uint64_t *asked, bool *behind)
 	const unsigned char *link;
 	uint64_t seq, mseq;
 	bool fork;
+	int ret;
 
 	*behind = false;
-	if (cf_fleet_head_get(A.fleet, &hd, NULL, err, sizeof(err))) {
+	ret = cf_fleet_head_get(A.fleet, &hd, NULL, err, sizeof(err));
+	if (ret == -ENOENT && !A.require_head) {
+		memset(&hd, 0, sizeof(hd));	/* no change signed yet: genesis */
+	} else if (ret) {
 		head_note(HEAD_UNREAD, "the fleet head: %s", err);
 		return false;
 	}

@@ -176,9 +176,6 @@ int cf_etcd_set_tls(struct cf_etcd *e, const char *cacert, const char *cert,
 		capfence__seterr(err, errlen, "--cert and --key come together (a client certificate and its key)");
 		return -EINVAL;
 	}
-	if ((cacert || cert) &&
-	    check_secure(e, cacert ? "--cacert" : "--cert", err, errlen))
-		return -EINVAL;
 	for (i = 0; i < 3; i++) {
 		FILE *f;
 
@@ -190,6 +187,13 @@ int cf_etcd_set_tls(struct cf_etcd *e, const char *cacert, const char *cert,
 			return -errno;
 		}
 		fclose(f);
+	}
+	if ((cacert || cert) &&
+	    check_secure(e, cacert ? "--cacert" : "--cert", err, errlen))
+		return -EINVAL;
+	for (i = 0; i < 3; i++) {
+		if (!files[i])
+			continue;
 		free(*dst[i]);
 		*dst[i] = strdup(files[i]);
 		if (!*dst[i]) {
@@ -210,14 +214,16 @@ int cf_etcd_set_auth(struct cf_etcd *e, const char *user, const char *password_f
 		capfence__seterr(err, errlen, "--user and --password-file come together");
 		return -EINVAL;
 	}
-	if (check_secure(e, "--user", err, errlen))
-		return -EINVAL;
 	f = fopen(password_file, "re");
 	if (!f) {
 		int r = -errno;
 
 		capfence__seterr(err, errlen, "--password-file %.200s: %s", password_file, strerror(errno));
 		return r;
+	}
+	if (check_secure(e, "--user", err, errlen)) {
+		fclose(f);
+		return -EINVAL;
 	}
 	if (!fgets(line, sizeof(line), f))
 		line[0] = '\0';
