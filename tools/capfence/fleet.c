@@ -77,8 +77,19 @@ static int open_fleet(const struct fleet_opts *o, struct cf_fleet **f)
 		/* the signer's chain position on disk, next to its key by default */
 		char *path = NULL;
 
-		if (!o->high_water && asprintf(&path, "%s.hw", o->signing_key) < 0)
-			path = NULL;
+		/* one mark per fleet prefix: SIGNING_KEY.hw, SIGNING_KEY.hw_c_ for /c/ */
+		if (!o->high_water) {
+			char suffix[CF_FLEET_PREFIX_MAX + 1] = "";
+
+			if (strcmp((*f)->prefix, CF_FLEET_PREFIX)) {
+				snprintf(suffix, sizeof(suffix), "%s", (*f)->prefix);
+				for (char *p = suffix; *p; p++)
+					if (*p == '/')
+						*p = '_';
+			}
+			if (asprintf(&path, "%s.hw%s", o->signing_key, suffix) < 0)
+				path = NULL;
+		}
 		if ((!o->high_water && !path) ||
 		    cf_fleet_set_high_water(*f, o->high_water ? o->high_water : path,
 					    o->accept_rollback, err, sizeof(err))) {
