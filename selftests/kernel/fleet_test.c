@@ -310,13 +310,16 @@ TEST_F(fleet, chain_position_is_the_record)
 	EXPECT_EQ(-EINVAL, revoke_chained(&self->nl, t.cap_id, s + 2, x, NULL));
 	EXPECT_NE(NULL, strstr(self->nl.ext, "together"));
 	/* a snapshot's position: forward only, the same one is no error */
-	EXPECT_EQ(-EXDEV, chain_set(&self->nl, s, a.link));
 	EXPECT_EQ(-EXDEV, chain_set(&self->nl, s + 1, y));
 	EXPECT_EQ(0, chain_set(&self->nl, s + 1, x));
 	ASSERT_EQ(0, chain_set(&self->nl, s + 3, z)) TH_LOG("%s", self->nl.ext);
 	ASSERT_EQ(0, fleet_status(&self->nl, &b));
 	EXPECT_EQ(s + 3, b.seq);
 	EXPECT_EQ(0, memcmp(b.link, z, sizeof(z)));
+	EXPECT_EQ(-EXDEV, chain_set(&self->nl, s + 1, x));
+	EXPECT_NE(NULL, strstr(self->nl.ext, "below the module's"));
+	/* seq 0 is never a position */
+	EXPECT_EQ(-ERANGE, chain_set(&self->nl, 0, z));
 }
 
 TEST_F(fleet, bad_requests)
