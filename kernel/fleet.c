@@ -6,7 +6,11 @@
  *
  * A change command carrying CAPFENCE_A_FLEET_REV is applied only when the
  * revision is above the module's, and the revision moves with it, so a
- * replayed change is refused (EALREADY) rather than applied twice.
+ * replayed change is refused (EALREADY) rather than applied twice. One
+ * carrying a chain position (a signed fleet's) is applied only as the
+ * next link of the chain the module holds (EALREADY for the link it holds,
+ * EXDEV for anything else), and the module moves to its position: that,
+ * not a store's revision, records what a chained host applied.
  * FLEET_SET moves the revision alone, sets the bounds and records the
  * agent's confirmations. From the last confirmation on, STALE_MS later
  * delegations and exec tokens are refused (fleet_stale) and DENY_MS later
@@ -19,11 +23,16 @@
  * Locking: cf_mutex serializes every writer (netlink handlers and the
  * state work). Readers (exercise in BPF program context, status) read the
  * revision and deadlines locklessly with READ_ONCE(); each is one u64 and
- * no decision needs two of them consistent with each other. The
+ * no decision needs two of them consistent with each other. The chain
+ * position (seq and link, a pair) is written under cf_mutex and
+ * cf_fleet_chain_lock (a seqlock) and read under cf_mutex or as a
+ * seqlock reader (cf_fleet_view(), from any process context). The
  * cf_fleet_mode static key is flipped only under cf_mutex.
  */
 #include <linux/ktime.h>
 #include <linux/netlink.h>
+#include <linux/seqlock.h>
+#include <linux/string.h>
 #include <linux/workqueue.h>
 #include "fence.h"
 #include "fleet.h"
@@ -31,6 +40,7 @@
 DEFINE_STATIC_KEY_FALSE(cf_fleet_mode);
 u64 cf_fleet_rev_val;
 u64 cf_fleet_deny_at;
+static DEFINE_SEQLOCK(cf_fleet_chain_lock);
 
 static struct {
 	u32 stale_ms;			/* 0: fleet mode off */
@@ -38,6 +48,8 @@ static struct {
 	u64 confirmed;			/* boot ns of the last confirmation, 0 = none */
 	u64 stale_at;			/* boot ns: delegations refused from here */
 	u64 applied;			/* changes applied at a revision */
+	u64 seq;			/* the chain's position held, 0: genesis */
+	u8 link[CAPFENCE_FLEET_LINK_LEN];	/* its link */
 	enum capfence_fleet_state announced;
 	bool stopping;
 } cf_fleet;
@@ -117,18 +129,46 @@ bool cf_fleet_stale(void)
 	       cf_fleet_state(ktime_get_boot_fast_ns()) >= CAPFENCE_FLEET_STALE;
 }
 
+/* Move the chain position. Under cf_mutex. */
+static void cf_fleet_chain_set(const struct cf_fleet_link *chain)
+{
+	lockdep_assert_held(&cf_mutex);
+	write_seqlock(&cf_fleet_chain_lock);
+	cf_fleet.seq = chain->seq;
+	memcpy(cf_fleet.link, chain->link, sizeof(cf_fleet.link));
+	write_sequnlock(&cf_fleet_chain_lock);
+}
+
 /**
  * cf_fleet_begin() - may a change be applied at fleet revision @rev?
  * @rev: the revision the change carries, 0 for none
+ * @chain: the chain position it carries, seq 0 for none
  * @extack: netlink extended ack
  *
  * Caller holds cf_mutex from here to cf_fleet_commit().
  *
- * Return: 0, or -EALREADY when the module is at @rev or past it.
+ * Return: 0, -EALREADY when the module is at @rev or past it, or holds
+ * @chain's link already, -EXDEV when @chain is not the next link of the
+ * module's chain.
  */
-int cf_fleet_begin(u64 rev, struct netlink_ext_ack *extack)
+int cf_fleet_begin(u64 rev, const struct cf_fleet_link *chain,
+		   struct netlink_ext_ack *extack)
 {
 	lockdep_assert_held(&cf_mutex);
+	if (chain->seq) {
+		if (chain->seq == cf_fleet.seq &&
+		    !memcmp(chain->link, cf_fleet.link, sizeof(cf_fleet.link))) {
+			NL_SET_ERR_MSG(extack,
+				       "the module holds this fleet chain link already");
+			return -EALREADY;
+		}
+		if (chain->seq != cf_fleet.seq + 1 ||
+		    memcmp(chain->prev, cf_fleet.link, sizeof(cf_fleet.link))) {
+			NL_SET_ERR_MSG(extack,
+				       "not the next link of the module's fleet chain");
+			return -EXDEV;
+		}
+	}
 	if (rev && rev <= cf_fleet_rev_val) {
 		NL_SET_ERR_MSG(extack,
 			       "the module has applied this fleet revision already");
@@ -138,17 +178,21 @@ int cf_fleet_begin(u64 rev, struct netlink_ext_ack *extack)
 }
 
 /**
- * cf_fleet_commit() - record that a change was applied at revision @rev
- * @rev: the revision cf_fleet_begin() admitted, 0 for none (no-op)
+ * cf_fleet_commit() - record that a change was applied at @rev and @chain
+ * @rev: the revision cf_fleet_begin() admitted, 0 for none
+ * @chain: the chain position it admitted, seq 0 for none
  *
  * Caller holds cf_mutex, taken before cf_fleet_begin().
  */
-void cf_fleet_commit(u64 rev)
+void cf_fleet_commit(u64 rev, const struct cf_fleet_link *chain)
 {
 	lockdep_assert_held(&cf_mutex);
-	if (!rev)
+	if (chain->seq)
+		cf_fleet_chain_set(chain);
+	if (!rev && !chain->seq)
 		return;
-	WRITE_ONCE(cf_fleet_rev_val, rev);
+	if (rev)
+		WRITE_ONCE(cf_fleet_rev_val, rev);
 	cf_notify(CAPFENCE_EV_FLEET_APPLY, 0, 0, CAPFENCE_R_OK, 0);
 	/* after the event: not a tail call, so fault injection can name it */
 	cf_fleet.applied++;
@@ -161,7 +205,8 @@ void cf_fleet_commit(u64 rev)
  *
  * Caller holds cf_mutex.
  *
- * Return: 0, -EALREADY for a revision below the module's, -EINVAL for
+ * Return: 0, -EALREADY for a revision below the module's, -EXDEV for a
+ * chain position below the module's (or at it with another link), -EINVAL for
  * bounds that are not 0 <= STALE_MS <= DENY_MS (both 0 or both set), a
  * confirmation outside fleet mode, or one asked at an instant ahead of
  * the module's clock.
@@ -189,6 +234,14 @@ int cf_fleet_set(const struct cf_fleet_req *req, struct netlink_ext_ack *extack)
 		NL_SET_ERR_MSG(extack, "a fleet confirmation needs fleet mode (STALE_MS)");
 		return -EINVAL;
 	}
+	if (req->chain.seq &&
+	    (req->chain.seq < cf_fleet.seq ||
+	     (req->chain.seq == cf_fleet.seq &&
+	      memcmp(req->chain.link, cf_fleet.link, sizeof(cf_fleet.link))))) {
+		NL_SET_ERR_MSG(extack,
+			       "the fleet chain position is below the module's, or another link at it");
+		return -EXDEV;
+	}
 	if (req->asked_ns > ktime_get_boot_fast_ns()) {
 		NL_SET_ERR_MSG(extack,
 			       "ASKED_NS is ahead of the module's CLOCK_BOOTTIME");
@@ -196,6 +249,10 @@ int cf_fleet_set(const struct cf_fleet_req *req, struct netlink_ext_ack *extack)
 	}
 	if (req->rev > cf_fleet_rev_val) {
 		WRITE_ONCE(cf_fleet_rev_val, req->rev);
+		cf_notify(CAPFENCE_EV_FLEET_APPLY, 0, 0, CAPFENCE_R_OK, 0);
+	}
+	if (req->chain.seq > cf_fleet.seq) {
+		cf_fleet_chain_set(&req->chain);
 		cf_notify(CAPFENCE_EV_FLEET_APPLY, 0, 0, CAPFENCE_R_OK, 0);
 	}
 	WRITE_ONCE(cf_fleet.stale_ms, stale);
@@ -221,11 +278,13 @@ int cf_fleet_set(const struct cf_fleet_req *req, struct netlink_ext_ack *extack)
 
 /**
  * cf_fleet_view() - the fleet state, for a status reply or a fleet event
- * @v: filled; read locklessly, one field at a time
+ * @v: filled; read locklessly, one field at a time, the chain position
+ *     as one pair (a seqlock reader)
  */
 void cf_fleet_view(struct cf_fleet_view *v)
 {
 	u64 now = ktime_get_boot_fast_ns(), confirmed;
+	unsigned int sq;
 
 	v->rev = cf_fleet_rev();
 	v->stale_ms = READ_ONCE(cf_fleet.stale_ms);
@@ -236,6 +295,11 @@ void cf_fleet_view(struct cf_fleet_view *v)
 	v->confirmed = confirmed != 0;
 	v->age_ms = min_t(u64, (now - min(now, confirmed)) / NSEC_PER_MSEC,
 			  U32_MAX);
+	do {
+		sq = read_seqbegin(&cf_fleet_chain_lock);
+		v->seq = cf_fleet.seq;
+		memcpy(v->link, cf_fleet.link, sizeof(v->link));
+	} while (read_seqretry(&cf_fleet_chain_lock, sq));
 }
 
 /**

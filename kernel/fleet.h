@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The fleet revision and its freshness bounds (fleet.c).
+ * The fleet revision, the chain position and the freshness bounds (fleet.c).
  */
 #ifndef _CAPFENCE_FLEET_H
 #define _CAPFENCE_FLEET_H
@@ -13,6 +13,13 @@
 
 struct netlink_ext_ack;
 
+/* a position in the fleet's chain (CAPFENCE_FLEET_A_SEQ and its links) */
+struct cf_fleet_link {
+	u64 seq;			/* 0: none given */
+	u8 prev[CAPFENCE_FLEET_LINK_LEN];	/* change commands only */
+	u8 link[CAPFENCE_FLEET_LINK_LEN];
+};
+
 /* a parsed FLEET_SET request */
 struct cf_fleet_req {
 	u64 rev;			/* 0: leave the revision */
@@ -22,6 +29,7 @@ struct cf_fleet_req {
 	bool fresh;			/* a confirmation, age_ms old */
 	u32 age_ms;
 	u64 asked_ns;			/* or from this boot ns, 0 = none */
+	struct cf_fleet_link chain;	/* a snapshot's position, seq 0: none */
 };
 
 DECLARE_STATIC_KEY_FALSE(cf_fleet_mode);
@@ -58,8 +66,9 @@ static inline bool cf_fleet_denies(void)
 }
 
 bool cf_fleet_stale(void);
-int cf_fleet_begin(u64 rev, struct netlink_ext_ack *extack);
-void cf_fleet_commit(u64 rev);
+int cf_fleet_begin(u64 rev, const struct cf_fleet_link *chain,
+		   struct netlink_ext_ack *extack);
+void cf_fleet_commit(u64 rev, const struct cf_fleet_link *chain);
 int cf_fleet_set(const struct cf_fleet_req *req, struct netlink_ext_ack *extack);
 /* what STATUS_GET and a fleet event say of the fleet (cf_fleet_view()) */
 struct cf_fleet_view {
@@ -70,6 +79,8 @@ struct cf_fleet_view {
 	u64 applied;
 	bool confirmed;			/* ever: age_ms is meaningful */
 	u32 age_ms;
+	u64 seq;			/* the chain's position the module holds */
+	u8 link[CAPFENCE_FLEET_LINK_LEN];	/* its link (zeros: genesis) */
 };
 
 void cf_fleet_view(struct cf_fleet_view *v);

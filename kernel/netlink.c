@@ -84,6 +84,9 @@ static const struct nla_policy cf_fleet_policy[CAPFENCE_FLEET_A_MAX + 1] = {
 	[CAPFENCE_FLEET_A_FRESH] = { .type = NLA_FLAG },
 	[CAPFENCE_FLEET_A_AGE_MS] = NLA_POLICY_FULL_RANGE(NLA_U32, &cf_fleet_ms),
 	[CAPFENCE_FLEET_A_ASKED_NS] = NLA_POLICY_MIN(NLA_U64, 1),
+	[CAPFENCE_FLEET_A_SEQ] = NLA_POLICY_MIN(NLA_U64, 1),
+	[CAPFENCE_FLEET_A_PREV] = NLA_POLICY_EXACT_LEN(CAPFENCE_FLEET_LINK_LEN),
+	[CAPFENCE_FLEET_A_LINK] = NLA_POLICY_EXACT_LEN(CAPFENCE_FLEET_LINK_LEN),
 };
 
 static const struct nla_policy cf_policy[CAPFENCE_A_MAX + 1] = {
@@ -123,16 +126,19 @@ static const u64 cf_takes[CAPFENCE_CMD_MAX + 1] = {
 	[CAPFENCE_CMD_STATUS_GET] = 0,
 	[CAPFENCE_CMD_HOOKS_ATTACH] = CF_T(LINK_FDS),
 	[CAPFENCE_CMD_HOOKS_DETACH] = 0,
-	[CAPFENCE_CMD_KEY_INSTALL] = CF_T(KEY_ID) | CF_T(KEY) | CF_T(FLEET_REV),
-	[CAPFENCE_CMD_KEY_REMOVE] = CF_T(KEY_ID) | CF_T(FLEET_REV),
+	[CAPFENCE_CMD_KEY_INSTALL] = CF_T(KEY_ID) | CF_T(KEY) | CF_T(FLEET_REV) |
+				     CF_T(FLEET),
+	[CAPFENCE_CMD_KEY_REMOVE] = CF_T(KEY_ID) | CF_T(FLEET_REV) | CF_T(FLEET),
 	[CAPFENCE_CMD_EPOCH_INSTALL] = CF_T(EPOCH_ID) | CF_T(RULES) |
-				       CF_T(FLEET_REV) | CF_T(SECCOMP_PROG),
-	[CAPFENCE_CMD_EPOCH_ACTIVATE] = CF_T(EPOCH_ID) | CF_T(FLEET_REV),
+				       CF_T(FLEET_REV) | CF_T(FLEET) |
+				       CF_T(SECCOMP_PROG),
+	[CAPFENCE_CMD_EPOCH_ACTIVATE] = CF_T(EPOCH_ID) | CF_T(FLEET_REV) |
+					CF_T(FLEET),
 	[CAPFENCE_CMD_EPOCH_GET] = CF_T(EPOCH_ID),
 	[CAPFENCE_CMD_EXEC_SET] = CF_T(EPOCH_ID) | CF_T(TOKENS),
 	[CAPFENCE_CMD_DELEGATE] = CF_T(TOKEN) | CF_T(PID) | CF_T(FROM_PID) |
 				  CF_T(DRY_RUN),
-	[CAPFENCE_CMD_REVOKE] = CF_T(CAP_ID) | CF_T(FLEET_REV),
+	[CAPFENCE_CMD_REVOKE] = CF_T(CAP_ID) | CF_T(FLEET_REV) | CF_T(FLEET),
 	[CAPFENCE_CMD_TASK_GET] = CF_T(PID),
 	[CAPFENCE_CMD_FLEET_SET] = CF_T(FLEET_REV) | CF_T(FLEET),
 	[CAPFENCE_CMD_EPOCH_RETIRE] = CF_T(EPOCH_ID) | CF_T(FLEET_REV),
@@ -210,7 +216,11 @@ static int cf_put_fleet(struct sk_buff *skb)
 	    nla_put_u64_64bit(skb, CAPFENCE_FLEET_A_APPLIED, v.applied,
 			      CAPFENCE_FLEET_A_PAD) ||
 	    (v.confirmed &&
-	     nla_put_u32(skb, CAPFENCE_FLEET_A_AGE_MS, v.age_ms)))
+	     nla_put_u32(skb, CAPFENCE_FLEET_A_AGE_MS, v.age_ms)) ||
+	    (v.seq &&
+	     (nla_put_u64_64bit(skb, CAPFENCE_FLEET_A_SEQ, v.seq,
+				CAPFENCE_FLEET_A_PAD) ||
+	      nla_put(skb, CAPFENCE_FLEET_A_LINK, sizeof(v.link), v.link))))
 		return -EMSGSIZE;
 	nla_nest_end(skb, nest);
 	return 0;
@@ -504,18 +514,60 @@ static u64 cf_nl_fleet_rev(struct genl_info *info)
 }
 
 /*
- * The fleet-revision guard of every change command (key install and
- * removal, epoch install and activation, revoke), in one place: take
- * cf_mutex and refuse a revision the module has applied already. On 0 the
- * caller makes its change and passes the result to cf_nl_change_end().
+ * The chain position a change command carries in its fleet nest: SEQ,
+ * PREV and LINK together, nothing else of the nest. @chain->seq 0: none.
+ */
+static int cf_nl_fleet_link(struct genl_info *info, struct cf_fleet_link *chain)
+{
+	struct nlattr *tb[CAPFENCE_FLEET_A_MAX + 1] = {};
+	struct nlattr *nest = info->attrs[CAPFENCE_A_FLEET];
+	int err, a;
+
+	memset(chain, 0, sizeof(*chain));
+	if (!nest)
+		return 0;
+	err = nla_parse_nested(tb, CAPFENCE_FLEET_A_MAX, nest, cf_fleet_policy,
+			       info->extack);
+	if (err)
+		return err;
+	for (a = 1; a <= CAPFENCE_FLEET_A_MAX; a++) {
+		if (!tb[a] || a == CAPFENCE_FLEET_A_SEQ ||
+		    a == CAPFENCE_FLEET_A_PREV || a == CAPFENCE_FLEET_A_LINK)
+			continue;
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[a],
+				    "a change command's fleet nest takes SEQ, PREV and LINK only");
+		return -EINVAL;
+	}
+	if (!tb[CAPFENCE_FLEET_A_SEQ] || !tb[CAPFENCE_FLEET_A_PREV] ||
+	    !tb[CAPFENCE_FLEET_A_LINK]) {
+		NL_SET_ERR_MSG_ATTR(info->extack, nest,
+				    "a fleet chain position is SEQ, PREV and LINK together");
+		return -EINVAL;
+	}
+	chain->seq = nla_get_u64(tb[CAPFENCE_FLEET_A_SEQ]);
+	nla_memcpy(chain->prev, tb[CAPFENCE_FLEET_A_PREV], sizeof(chain->prev));
+	nla_memcpy(chain->link, tb[CAPFENCE_FLEET_A_LINK], sizeof(chain->link));
+	return 0;
+}
+
+/*
+ * The fleet guard of every change command (key install and removal,
+ * epoch install and activation, revoke), in one place: take cf_mutex and
+ * refuse a revision the module has applied already, or a chain position
+ * that is not the next link. On 0 the caller makes its change and passes
+ * the result to cf_nl_change_end().
  */
 static int cf_nl_change_begin(struct genl_info *info)
 	__cond_acquires(&cf_mutex)
 {
+	struct cf_fleet_link chain;
 	int err;
 
+	err = cf_nl_fleet_link(info, &chain);
+	if (err)
+		return err;
 	mutex_lock(&cf_mutex);
-	err = cf_fleet_begin(cf_nl_fleet_rev(info), info->extack);
+	err = cf_fleet_begin(cf_nl_fleet_rev(info), &chain, info->extack);
 	if (err)
 		mutex_unlock(&cf_mutex);
 	return err;
@@ -523,13 +575,17 @@ static int cf_nl_change_begin(struct genl_info *info)
 
 /*
  * Close what cf_nl_change_begin() opened: a change made (@err >= 0) moves
- * the module to the command's fleet revision. Returns @err.
+ * the module to the command's fleet revision and chain position. Returns
+ * @err.
  */
 static int cf_nl_change_end(struct genl_info *info, int err)
 	__releases(&cf_mutex)
 {
-	if (err >= 0)
-		cf_fleet_commit(cf_nl_fleet_rev(info));
+	struct cf_fleet_link chain;
+
+	/* parsed by cf_nl_change_begin() already: cannot fail now */
+	if (err >= 0 && !cf_nl_fleet_link(info, &chain))
+		cf_fleet_commit(cf_nl_fleet_rev(info), &chain);
 	mutex_unlock(&cf_mutex);
 	return err;
 }
@@ -1164,6 +1220,21 @@ static int cf_nl_fleet_set(struct sk_buff *skb, struct genl_info *info)
 		req.age_ms = nla_get_u32(tb[CAPFENCE_FLEET_A_AGE_MS]);
 	if (tb[CAPFENCE_FLEET_A_ASKED_NS])
 		req.asked_ns = nla_get_u64(tb[CAPFENCE_FLEET_A_ASKED_NS]);
+	if (tb[CAPFENCE_FLEET_A_PREV]) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[CAPFENCE_FLEET_A_PREV],
+				    "PREV is a change command's: FLEET_SET takes SEQ and LINK");
+		return -EINVAL;
+	}
+	if (!!tb[CAPFENCE_FLEET_A_SEQ] != !!tb[CAPFENCE_FLEET_A_LINK]) {
+		NL_SET_ERR_MSG_ATTR(info->extack, nest,
+				    "SEQ and LINK come together");
+		return -EINVAL;
+	}
+	if (tb[CAPFENCE_FLEET_A_SEQ]) {
+		req.chain.seq = nla_get_u64(tb[CAPFENCE_FLEET_A_SEQ]);
+		nla_memcpy(req.chain.link, tb[CAPFENCE_FLEET_A_LINK],
+			   sizeof(req.chain.link));
+	}
 	mutex_lock(&cf_mutex);
 	err = cf_fleet_set(&req, info->extack);
 	mutex_unlock(&cf_mutex);

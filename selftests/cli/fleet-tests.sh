@@ -245,7 +245,7 @@ tg "fleet --wait: a report under another host's name is malformed" 12 \
 	"odd (the report names host 'fast')" "$CF" fleet revoke 0x106 --wait --timeout 1
 tg "fleet status: a malformed report is listed" 0 "^odd  *- ? *yes (the report names host 'fast')$" "$CF" fleet status
 "$ETCDCTL" --endpoints "$E" put /capfence/hosts/odd "{\"host\":\"odd\",\"applied\":\"$((R + 100))\",\"failing\":\"x\"}" >/dev/null
-tg "fleet status --json: a failing host says why" 0 '"host":"odd","applied":[0-9]*,"current":true,"state":"","stale_ms":0,"deny_ms":0,"time_ms":0,"failing":"x"}' \
+tg "fleet status --json: a failing host says why" 0 '"host":"odd","applied":[0-9]*,"current":false,"state":"","stale_ms":0,"deny_ms":0,"time_ms":0,"failing":"x"}' \
 	"$CF" fleet status --json
 "$ETCDCTL" --endpoints "$E" del /capfence/hosts/odd >/dev/null
 
@@ -306,7 +306,10 @@ tg "fleet compact: --wait is refused" 2 "fleet compact: --wait goes with a chang
 	"$CF" fleet --signing-key "$W/fk" compact --wait
 tg "fleet compact: no head, nothing to compact" 1 "fleet compact: the fleet has no chained change to compact" \
 	"$CF" fleet --signing-key "$W/fk" compact
-"$CF" fleet --signing-key "$W/fk" head >/dev/null
+# the head deleted above is a rollback to this signer: signed again only when the operator says so
+tg "fleet head: a deleted head is below the high-water mark" 1 "fleet head: the store.s head (seq=0) is below this signer.s high-water mark" \
+	"$CF" fleet --signing-key "$W/fk" head
+"$CF" fleet --signing-key "$W/fk" --accept-rollback head >/dev/null
 tg "fleet compact: a log with unchained changes is refused" 1 \
 	": an unchained change (committed without --signing-key): only a chained log is compacted" \
 	"$CF" fleet --signing-key "$W/fk" compact
@@ -378,10 +381,13 @@ printf 'wrong\n' > "$W/badpw"
 if "$ETCDCTL" --endpoints "$E" user add "root:$(cat "$W/pw")" >/dev/null 2>&1 &&
 	"$ETCDCTL" --endpoints "$E" auth enable >/dev/null 2>&1; then
 	tg "etcd auth: without a user, refused" 1 "fleet status: etcd: etcdserver: user name is empty" "$CF" fleet --endpoints "$E" status
+	# this store is http://: the password goes in clear text only when asked
+	tg "etcd auth: --user over http:// refused" 2 "plaintext endpoint $E: its requests and the etcd password" \
+		"$CF" fleet --endpoints "$E" --user root --password-file "$W/pw" status
 	tg "etcd auth: --user --password-file" 0 "^rev=" \
-		"$CF" fleet --endpoints "$E" --user root --password-file "$W/pw" revoke 0x400
+		"$CF" fleet --endpoints "$E" --user root --password-file "$W/pw" --insecure-plaintext revoke 0x400
 	tg "etcd auth: a wrong password is one line, exit 1" 1 "etcd user 'root': etcd: .*authentication failed" \
-		"$CF" fleet --endpoints "$E" --user root --password-file "$W/badpw" status
+		"$CF" fleet --endpoints "$E" --user root --password-file "$W/badpw" --insecure-plaintext status
 	"$ETCDCTL" --endpoints "$E" --user "root:$(cat "$W/pw")" auth disable >/dev/null 2>&1
 else
 	nok "etcd auth enabled for the test"
@@ -392,6 +398,17 @@ tg "fleet: --password-file missing" 2 "fleet: --password-file $W/none: No such f
 	"$CF" fleet --endpoints $DEAD --user root --password-file "$W/none" status
 tg "capfenced: --password-file without --user" 2 "capfenced: --user and --password-file come together" \
 	"$CFD" --endpoints $DEAD --host a --password-file "$W/pw"
+# TLS means TLS: an http:// endpoint with TLS options or a user is refused
+tg "fleet: --cacert with an http:// endpoint" 2 "fleet: --cacert with the plaintext endpoint $DEAD" \
+	"$CF" fleet --endpoints $DEAD --cacert "$W/pw" status
+tg "fleet: --cert --key with an http:// endpoint" 2 "fleet: --cert with the plaintext endpoint $DEAD" \
+	"$CF" fleet --endpoints https://127.0.0.1:1,$DEAD --cert "$W/pw" --key "$W/pw" status
+tg "fleet: --user with an http:// endpoint" 2 "fleet: --user with the plaintext endpoint $DEAD: its requests and the etcd password" \
+	"$CF" fleet --endpoints $DEAD --user root --password-file "$W/pw" status
+tg "capfenced: --cacert with an http:// endpoint" 2 "capfenced: --cacert with the plaintext endpoint $DEAD" \
+	"$CFD" --endpoints $DEAD --host a --cacert "$W/pw"
+tg "capfenced: --user with an http:// endpoint" 2 "capfenced: --user with the plaintext endpoint $DEAD" \
+	"$CFD" --endpoints $DEAD --host a --user root --password-file "$W/pw"
 
 # capfenced without the module: one line, exit 1 (the etcd side is fine)
 if [ ! -e /sys/module/capfence ]; then

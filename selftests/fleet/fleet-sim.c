@@ -190,6 +190,7 @@ static void host_report(struct host *h, struct cf_fleet *f)
 	snprintf(r.name, sizeof(r.name), "%s", h->name);
 	r.applied = h->rev;
 	r.seq = h->seq;
+	memcpy(r.link, h->link, CF_FLEET_HASH_LEN);	/* `--wait` counts by the link */
 	snprintf(r.state, sizeof(r.state), "%s", model_state((unsigned)(h - S.h), now));
 	snprintf(r.failing, sizeof(r.failing), "%s", h->failing);
 	pthread_mutex_unlock(&h->lock);

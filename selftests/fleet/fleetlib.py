@@ -313,7 +313,10 @@ class LyingEtcd:
     to the cluster's v3 JSON gateway that is honest until withhold(key),
     then drops that key from every watch event and range answer (a
     limited range is answered as if the key did not exist) and answers
-    every read of the head with the one it saw when it started lying."""
+    every read of the head with the one it saw when it started lying.
+    rewrite(key, rev) changes only the mod_revision of key's watch events
+    (once: of the next one); forge() shows a client the head as it is now
+    and answers every transaction "succeeded" without sending it on."""
 
     def __init__(self, cluster, head_key):
         import http.server
@@ -322,6 +325,8 @@ class LyingEtcd:
         self.head_key = head_key
         self.withheld = None
         self.frozen = None
+        self.rewrites = {}
+        self.forging = False
         self.lock = threading.Lock()
         proxy = self
 
@@ -349,18 +354,40 @@ class LyingEtcd:
         return "127.0.0.1:%d" % self.port
 
     def withhold(self, key):
-        """Start lying: key disappears, the head freezes as it is now."""
+        """Start lying: key disappears (None: none), the head freezes as it is now."""
         req = json.dumps({"key": base64.b64encode(self.head_key.encode()).decode()}).encode()
         status, data = self.upstream("/v3/kv/range", req)
         kvs = json.loads(data).get("kvs", [])
         with self.lock:
             self.frozen = kvs[0] if kvs else None
-            self.withheld = key
+            self.withheld = key if key is not None else ""
 
     def release(self):
         with self.lock:
             self.withheld = None
             self.frozen = None
+            self.rewrites = {}
+            self.forging = False
+
+    def rewrite(self, key, rev, once=False):
+        """key's watch events carry mod_revision rev (once: the next one only)."""
+        with self.lock:
+            self.rewrites[key] = (rev, once)
+
+    def forge(self):
+        """Freeze the head a client sees and fake every commit's success."""
+        self.withhold(None)
+        with self.lock:
+            self.forging = True
+
+    def rewritten(self, kv):
+        key = base64.b64decode(kv.get("key", "")).decode(errors="replace")
+        with self.lock:
+            rw = self.rewrites.get(key)
+            if rw and rw[1]:
+                del self.rewrites[key]
+        if rw:
+            kv["mod_revision"] = str(rw[0])
 
     def stop(self):
         self.server.shutdown()
@@ -398,6 +425,15 @@ class LyingEtcd:
     def forward(self, h, body):
         if h.path == "/v3/watch":
             return self.watch(h, body)
+        with self.lock:
+            forging = self.forging
+        if forging and h.path == "/v3/kv/txn":
+            # "succeeded", at the store's next revision, and nothing written
+            status, data = self.upstream("/v3/kv/range", json.dumps(
+                {"key": base64.b64encode(self.head_key.encode()).decode()}).encode())
+            rev = int(json.loads(data).get("header", {}).get("revision", "0")) + 1
+            return self.reply(h, 200, json.dumps({"header": {"revision": str(rev)},
+                                                  "succeeded": True, "responses": []}).encode())
         req = None
         if h.path == "/v3/kv/range":
             try:
@@ -459,6 +495,8 @@ class LyingEtcd:
                     continue
                 res = msg.get("result", {})
                 evs = res.get("events")
+                for e in evs or []:
+                    self.rewritten(e.get("kv", {}))
                 if evs:
                     keep = [e for e in evs if not self.hidden(e.get("kv", {}))]
                     if not keep:

@@ -16,7 +16,8 @@
 #include "harness.h"
 
 struct fleet_status {
-	uint64_t rev, applied;
+	uint64_t rev, applied, seq;
+	uint8_t link[CAPFENCE_FLEET_LINK_LEN];
 	uint32_t stale_ms, deny_ms, state;
 	int64_t age_ms;		/* -1: never confirmed */
 };
@@ -38,6 +39,9 @@ static int status_cb(const struct nlmsghdr *nlh, void *data)
 	s->applied = mnl_attr_get_u64(fb[CAPFENCE_FLEET_A_APPLIED]);
 	s->age_ms = fb[CAPFENCE_FLEET_A_AGE_MS] ?
 		    (int64_t)mnl_attr_get_u32(fb[CAPFENCE_FLEET_A_AGE_MS]) : -1;
+	s->seq = fb[CAPFENCE_FLEET_A_SEQ] ? mnl_attr_get_u64(fb[CAPFENCE_FLEET_A_SEQ]) : 0;
+	if (fb[CAPFENCE_FLEET_A_LINK])
+		memcpy(s->link, mnl_attr_get_payload(fb[CAPFENCE_FLEET_A_LINK]), sizeof(s->link));
 	return MNL_CB_OK;
 }
 
@@ -113,6 +117,36 @@ static int revoke_at(struct cft_nl *nl, uint64_t cap_id, uint64_t rev)
 
 	mnl_attr_put_u64(nlh, CAPFENCE_A_CAP_ID, cap_id);
 	mnl_attr_put_u64(nlh, CAPFENCE_A_FLEET_REV, rev);
+	return cft_nl_talk(nl, nlh, NULL, NULL);
+}
+
+/* REVOKE carrying a chain position (seq, prev, link) */
+static int revoke_chained(struct cft_nl *nl, uint64_t cap_id, uint64_t seq,
+			  const uint8_t *prev, const uint8_t *link)
+{
+	struct nlmsghdr *nlh = cft_nl_req(nl, CAPFENCE_CMD_REVOKE, 0);
+	struct nlattr *nest;
+
+	mnl_attr_put_u64(nlh, CAPFENCE_A_CAP_ID, cap_id);
+	nest = mnl_attr_nest_start(nlh, CAPFENCE_A_FLEET);
+	mnl_attr_put_u64(nlh, CAPFENCE_FLEET_A_SEQ, seq);
+	if (prev)
+		mnl_attr_put(nlh, CAPFENCE_FLEET_A_PREV, CAPFENCE_FLEET_LINK_LEN, prev);
+	if (link)
+		mnl_attr_put(nlh, CAPFENCE_FLEET_A_LINK, CAPFENCE_FLEET_LINK_LEN, link);
+	mnl_attr_nest_end(nlh, nest);
+	return cft_nl_talk(nl, nlh, NULL, NULL);
+}
+
+/* FLEET_SET of a snapshot's chain position (seq, link) */
+static int chain_set(struct cft_nl *nl, uint64_t seq, const uint8_t *link)
+{
+	struct nlmsghdr *nlh = cft_nl_req(nl, CAPFENCE_CMD_FLEET_SET, 0);
+	struct nlattr *nest = mnl_attr_nest_start(nlh, CAPFENCE_A_FLEET);
+
+	mnl_attr_put_u64(nlh, CAPFENCE_FLEET_A_SEQ, seq);
+	mnl_attr_put(nlh, CAPFENCE_FLEET_A_LINK, CAPFENCE_FLEET_LINK_LEN, link);
+	mnl_attr_nest_end(nlh, nest);
 	return cft_nl_talk(nl, nlh, NULL, NULL);
 }
 
@@ -228,6 +262,64 @@ TEST_F(fleet, change_at_a_revision_is_applied_once)
 	}
 	/* the local (revision-less) revoke still works */
 	EXPECT_EQ(0, cft_revoke(&self->nl, t.cap_id, &r));
+}
+
+/*
+ * The chain position, not a revision, records what a chained host applied:
+ * a change is applied only as the next link (EXDEV otherwise, nothing
+ * changed), the link held is EALREADY, a snapshot's position moves it
+ * forward only. The position persists across tests (the module's): each
+ * run builds on what it finds.
+ */
+TEST_F(fleet, chain_position_is_the_record)
+{
+	uint8_t x[CAPFENCE_FLEET_LINK_LEN], y[CAPFENCE_FLEET_LINK_LEN];
+	uint8_t z[CAPFENCE_FLEET_LINK_LEN];
+	struct capfence_token t;
+	struct fleet_status a, b;
+	uint64_t s;
+
+	ASSERT_EQ(0, fleet_status(&self->nl, &a));
+	s = a.seq;
+	memset(x, 0x11 ^ (uint8_t)s, sizeof(x));
+	memset(y, 0x22 ^ (uint8_t)s, sizeof(y));
+	memset(z, 0x33 ^ (uint8_t)s, sizeof(z));
+	give(_metadata, self, &t);
+	/* a gap, or another prev: refused, the grant still admits */
+	EXPECT_EQ(-EXDEV, revoke_chained(&self->nl, t.cap_id, s + 2, a.link, x));
+	EXPECT_NE(NULL, strstr(self->nl.ext, "not the next link"));
+	EXPECT_EQ(-EXDEV, revoke_chained(&self->nl, t.cap_id, s + 1, y, x));
+	EXPECT_EQ(0, cft_agent_do(&self->agent, "connect 127.0.0.1 %u", self->port));
+	ASSERT_EQ(0, fleet_status(&self->nl, &b));
+	EXPECT_EQ(s, b.seq);
+	EXPECT_EQ(a.applied, b.applied);
+	/* the next link: applied, the module moves to it, whatever its revision */
+	ASSERT_EQ(0, revoke_chained(&self->nl, t.cap_id, s + 1, a.link, x))
+		TH_LOG("%s", self->nl.ext);
+	ASSERT_EQ(0, fleet_status(&self->nl, &b));
+	EXPECT_EQ(s + 1, b.seq);
+	EXPECT_EQ(0, memcmp(b.link, x, sizeof(x)));
+	EXPECT_EQ(a.rev, b.rev);
+	EXPECT_EQ(a.applied + 1, b.applied);
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "connect 127.0.0.1 %u", self->port));
+	/* the link held: EALREADY; another link at that seq: EXDEV */
+	EXPECT_EQ(-EALREADY, revoke_chained(&self->nl, t.cap_id, s + 1, a.link, x));
+	EXPECT_NE(NULL, strstr(self->nl.ext, "holds this fleet chain link"));
+	EXPECT_EQ(-EXDEV, revoke_chained(&self->nl, t.cap_id, s + 1, a.link, y));
+	/* a position is SEQ, PREV and LINK together, nothing else */
+	EXPECT_EQ(-EINVAL, revoke_chained(&self->nl, t.cap_id, s + 2, x, NULL));
+	EXPECT_NE(NULL, strstr(self->nl.ext, "together"));
+	/* a snapshot's position: forward only, the same one is no error */
+	EXPECT_EQ(-EXDEV, chain_set(&self->nl, s + 1, y));
+	EXPECT_EQ(0, chain_set(&self->nl, s + 1, x));
+	ASSERT_EQ(0, chain_set(&self->nl, s + 3, z)) TH_LOG("%s", self->nl.ext);
+	ASSERT_EQ(0, fleet_status(&self->nl, &b));
+	EXPECT_EQ(s + 3, b.seq);
+	EXPECT_EQ(0, memcmp(b.link, z, sizeof(z)));
+	EXPECT_EQ(-EXDEV, chain_set(&self->nl, s + 1, x));
+	EXPECT_NE(NULL, strstr(self->nl.ext, "below the module's"));
+	/* seq 0 is never a position */
+	EXPECT_EQ(-ERANGE, chain_set(&self->nl, 0, z));
 }
 
 TEST_F(fleet, bad_requests)

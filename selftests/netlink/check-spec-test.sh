@@ -89,14 +89,14 @@ mutsrc "the client's table lacks an attribute of the spec" tools/lib/cf_attrs.c 
 	'/\[CAPFENCE_SANDBOX_A_LOST\]/d' \
 	'CAPFENCE_SANDBOX_A_LOST (u64) is not in the table'
 mutsrc "a command that takes an attribute its operation does not list" kernel/netlink.c \
-	's/\[CAPFENCE_CMD_REVOKE\] = CF_T(CAP_ID) | CF_T(FLEET_REV),/[CAPFENCE_CMD_REVOKE] = CF_T(CAP_ID) | CF_T(FLEET_REV) | CF_T(DRY_RUN),/' \
-	"cf_takes[CAPFENCE_CMD_REVOKE] = CAP_ID DRY_RUN FLEET_REV, the spec's do request CAP_ID FLEET_REV"
+	's/\[CAPFENCE_CMD_REVOKE\] = CF_T(CAP_ID) | CF_T(FLEET_REV) | CF_T(FLEET),/[CAPFENCE_CMD_REVOKE] = CF_T(CAP_ID) | CF_T(FLEET_REV) | CF_T(FLEET) | CF_T(DRY_RUN),/' \
+	"cf_takes[CAPFENCE_CMD_REVOKE] = CAP_ID DRY_RUN FLEET FLEET_REV, the spec's do request CAP_ID FLEET FLEET_REV"
 mutsrc "an attribute the policy accepts without its refusal message" kernel/netlink.c \
 	's/CF_NOT_TAKEN(SECCOMP_PROG),//' \
 	'CAPFENCE_A_SECCOMP_PROG is accepted by the policy but has no cf_not_taken message'
 mut "an operation whose request lists an attribute the kernel refuses" \
-	'/name: revoke/,/attributes:/ s/attributes: \[ cap-id, fleet-rev \]/attributes: [ cap-id, fleet-rev, dry-run ]/' \
-	"the spec's do request CAP_ID DRY_RUN FLEET_REV"
+	'/name: revoke/,/attributes:/ s/attributes: \[ cap-id, fleet-rev, fleet \]/attributes: [ cap-id, fleet-rev, fleet, dry-run ]/' \
+	"the spec's do request CAP_ID DRY_RUN FLEET FLEET_REV"
 mutsrc "the client's table has a fixed-size binary of another length" tools/lib/cf_attrs.c \
 	's/BIN(CAPFENCE_KEY_LEN)/BIN(16)/' \
 	'CAPFENCE_A_KEY: length 16 in the table, the spec 32'

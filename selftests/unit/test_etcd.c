@@ -316,7 +316,7 @@ TEST_F(etcd, watch_delivers_in_revision_order_and_reports_compaction)
 
 TEST_F(etcd, host_reports_live_under_a_lease)
 {
-	struct cf_fleet_host h = { "b-host", 12, "current", 100, 200, 1, "", false, 0 }, *hs;
+	struct cf_fleet_host h = { "b-host", 12, "current", 100, 200, 1, "", false, 0, { 0 }, false }, *hs;
 	char err[CAPFENCE_ERR_MAX];
 	int64_t lease, ttl;
 	size_t n;

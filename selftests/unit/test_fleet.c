@@ -218,7 +218,8 @@ TEST(prefixes_and_host_names)
 TEST(host_report_roundtrips)
 {
 	struct cf_fleet_host h = { "web-1", 18446744073709551615ULL, "current", 10000, 30000,
-				   1700000000123LL, "rev=9 revoke 0000000000000009: out of memory", false, 41 }, back;
+				   1700000000123LL, "rev=9 revoke 0000000000000009: out of memory", false, 41,
+				   { 7, 7, 7 }, true }, back;
 	char *v = cf_fleet_host_encode(&h), err[CAPFENCE_ERR_MAX];
 
 	ASSERT_NE(NULL, v);
@@ -231,7 +232,13 @@ TEST(host_report_roundtrips)
 	EXPECT_EQ(h.time_ms, back.time_ms);
 	EXPECT_STREQ(h.failing, back.failing);
 	EXPECT_EQ(41u, back.seq);
+	/* the link its module holds, as the report names it */
+	EXPECT_TRUE(back.have_link);
+	EXPECT_EQ(0, memcmp(h.link, back.link, sizeof(h.link)));
 	free(v);
+	EXPECT_EQ(-EBADMSG, cf_fleet_host_decode("{\"host\":\"a\",\"applied\":\"1\",\"seq\":\"1\",\"link\":\"AA\"}",
+						 &back, err, sizeof(err)));
+	EXPECT_STREQ("malformed report (\"link\" is not a link hash)", err);
 	EXPECT_EQ(-EBADMSG, cf_fleet_host_decode("{\"host\":\"a\",\"applied\":\"1\",\"seq\":\"-1\"}", &back,
 						 err, sizeof(err)));
 	EXPECT_STREQ("malformed report (\"seq\" is not a number)", err);

@@ -3,8 +3,8 @@
  * capfence fleet ...: fleet-wide changes in etcd (docs/design.md,
  * "Fleet"). Each change is one etcd transaction; its revision (rev=R) is
  * the fleet revision every host's capfenced applies it at. --wait waits
- * until every live host (a host key under <prefix>hosts/) reports
- * applied >= R.
+ * until every live host (a host key under <prefix>hosts/) reports it has
+ * applied the change (host_lags()).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -20,6 +20,7 @@
 
 static const char fleet_usage[] =
 	"capfence fleet [--endpoints URLS] [--prefix P] [--cacert F] [--cert F --key F] [--user U --password-file F] "
+	"[--insecure-plaintext] [--high-water F] [--accept-rollback] "
 	"[--signing-key F [--fleet-pubkey K]...] [--host-keys F] "
 	"epoch install ID RULE... | epoch install [ID] -f FILE | "
 	"epoch activate ID | key add ID | key remove ID | revoke CAP_ID | status [--json] | keygen -o FILE | "
@@ -30,7 +31,8 @@ static const char fleet_usage[] =
 struct fleet_opts {
 	const char *endpoints, *prefix;
 	const char *cacert, *cert, *key, *signing_key, *host_keys, *user, *password_file;
-	bool json, wait;
+	const char *high_water;
+	bool json, wait, insecure, accept_rollback;
 	const char *pubkeys[CF_FLEET_MAX_PUBKEYS];
 	size_t npub;
 	unsigned long timeout_s, every_ms;
@@ -55,6 +57,8 @@ static int open_fleet(const struct fleet_opts *o, struct cf_fleet **f)
 		cf_err("fleet: %s", err);
 		return ret == -EINVAL ? CF_EXIT_USAGE : CF_EXIT_SYSTEM;
 	}
+	if (o->insecure)
+		cf_etcd_allow_plaintext((*f)->etcd);
 	if ((o->cacert || o->cert || o->key) &&
 	    cf_etcd_set_tls((*f)->etcd, o->cacert, o->cert, o->key, err, sizeof(err))) {
 		cf_err("fleet: %s", err);
@@ -68,6 +72,32 @@ static int open_fleet(const struct fleet_opts *o, struct cf_fleet **f)
 	if (o->signing_key && cf_fleet_load_signing_key(*f, o->signing_key, err, sizeof(err))) {
 		cf_err("fleet: --signing-key %s", err);
 		goto bad;
+	}
+	if (o->signing_key || o->high_water) {
+		/* the signer's chain position on disk, next to its key by default */
+		char *path = NULL;
+
+		/* one mark per fleet prefix: SIGNING_KEY.hw, SIGNING_KEY.hw_c_ for /c/ */
+		if (!o->high_water) {
+			char suffix[CF_FLEET_PREFIX_MAX + 1] = "";
+
+			if (strcmp((*f)->prefix, CF_FLEET_PREFIX)) {
+				snprintf(suffix, sizeof(suffix), "%s", (*f)->prefix);
+				for (char *p = suffix; *p; p++)
+					if (*p == '/')
+						*p = '_';
+			}
+			if (asprintf(&path, "%s.hw%s", o->signing_key, suffix) < 0)
+				path = NULL;
+		}
+		if ((!o->high_water && !path) ||
+		    cf_fleet_set_high_water(*f, o->high_water ? o->high_water : path,
+					    o->accept_rollback, err, sizeof(err))) {
+			free(path);
+			cf_err("fleet: --high-water: out of memory");
+			goto bad;
+		}
+		free(path);
 	}
 	for (size_t i = 0; i < o->npub; i++) {
 		if (cf_fleet_add_pubkey(*f, o->pubkeys[i], err, sizeof(err))) {
@@ -115,17 +145,85 @@ static void json_change(const struct cf_fleet_change *ch, uint64_t rev)
 		       "epoch_id" : "key_id", ch->id);
 }
 
+/* What --wait waits for: the committed change, and the log read to judge hosts past it. */
+struct wait_for {
+	struct cf_fleet *f;
+	uint64_t rev, seq;
+	unsigned char link[CF_FLEET_HASH_LEN];	/* the committed change's */
+	struct cf_fleet_change *log;		/* read once a poll, when a host is past seq */
+	size_t n;
+	bool loaded;
+};
+
 /*
- * A chained change (seq > 0) is applied by a host whose report says it
- * has the chain up to seq: a host computes that itself, from changes it
- * verified, so the store cannot make it claim a change it withheld. An
- * unchained report is judged by its revision.
+ * Does the store's log, verified, run as a chain from the committed
+ * change (seq, link) to h's position, ending at h's link? Read once per
+ * poll; a log that does not read, or that compaction folded the
+ * committed change into, answers no (the host is not counted).
  */
-static bool host_lags(const struct cf_fleet_host *h, uint64_t rev, uint64_t seq)
+static bool chain_reaches(struct wait_for *w, const struct cf_fleet_host *h)
 {
-	if (h->malformed)
+	const unsigned char *at = NULL;
+	char err[CAPFENCE_ERR_MAX];
+	uint64_t s, next = w->seq + 1;
+	size_t i;
+
+	if (!w->loaded) {
+		w->loaded = true;
+		if (cf_fleet_snapshot(w->f, 0, &w->log, &w->n, &s, NULL, err, sizeof(err))) {
+			w->log = NULL;
+			w->n = 0;
+		}
+	}
+	for (i = 0; i < w->n; i++) {
+		const struct cf_fleet_change *c = &w->log[i];
+
+		if (c->base || !c->seq)
+			continue;
+		if (!at) {
+			if (c->seq == w->seq && !memcmp(c->link, w->link, CF_FLEET_HASH_LEN))
+				at = c->link;
+			continue;
+		}
+		if (c->seq != next || memcmp(c->prev, at, CF_FLEET_HASH_LEN))
+			return false;
+		at = c->link;
+		if (c->seq == h->seq)
+			return !memcmp(at, h->link, CF_FLEET_HASH_LEN);
+		next++;
+	}
+	return false;
+}
+
+static void wait_poll_done(struct wait_for *w)
+{
+	if (w->loaded)
+		cf_fleet_changes_free(w->log, w->n);
+	w->log = NULL;
+	w->n = 0;
+	w->loaded = false;
+}
+
+/*
+ * Has h applied the committed change? A chained one (seq > 0) when the
+ * host's signed report names the chain position its module holds: the
+ * change's own link at its seq, or a later position the signed log
+ * reaches from it (chain_reaches()). The host's module is the record: a
+ * store's revision proves nothing. An unchained change by the revision
+ * the host reports. Never a host whose report says it is failing, or
+ * that does not decode.
+ */
+static bool host_lags(const struct cf_fleet_host *h, struct wait_for *w)
+{
+	if (h->malformed || h->failing[0])
 		return true;
-	return seq && h->seq ? h->seq < seq : h->applied < rev;
+	if (!w->seq)
+		return h->applied < w->rev;
+	if (!h->have_link || h->seq < w->seq)
+		return true;
+	if (h->seq == w->seq)
+		return memcmp(h->link, w->link, CF_FLEET_HASH_LEN) != 0;
+	return !chain_reaches(w, h);
 }
 
 /* "NAME (rev=R)", "NAME (rev=R, failing: WHY)", "NAME (malformed report: WHY)" */
@@ -156,20 +254,23 @@ static int wait_hosts(struct cf_fleet *f, const struct fleet_opts *o,
 		      const char *what, const struct cf_fleet_change *ch, uint64_t rev,
 		      uint64_t seq)
 {
+	struct wait_for w = { .f = f, .rev = rev, .seq = seq };
 	double deadline = mono_s() + (double)o->timeout_s;
 	struct cf_fleet_host *h = NULL;
 	char err[CAPFENCE_ERR_MAX];
 	size_t n = 0, i, lag;
 	int ret;
 
+	memcpy(w.link, f->committed_link, CF_FLEET_HASH_LEN);
 	for (;;) {
 		free(h);
 		h = NULL;
+		wait_poll_done(&w);
 		ret = cf_fleet_hosts(f, &h, &n, err, sizeof(err));
 		lag = 0;
 		if (!ret)
 			for (i = 0; i < n; i++)
-				lag += host_lags(&h[i], rev, seq);
+				lag += host_lags(&h[i], &w);
 		if (!ret && !lag && n)
 			break;
 		if (mono_s() >= deadline)
@@ -185,6 +286,7 @@ static int wait_hosts(struct cf_fleet *f, const struct fleet_opts *o,
 			cf_json_str(stdout, err);
 			printf("}\n");
 		}
+		wait_poll_done(&w);
 		free(h);
 		return CF_EXIT_FLEET_WAIT;
 	}
@@ -194,7 +296,7 @@ static int wait_hosts(struct cf_fleet *f, const struct fleet_opts *o,
 			printf(",\"seq\":%" PRIu64, seq);
 		printf(",\"applied\":%s,\"hosts\":%zu,\"lagging\":[", lag || !n ? "false" : "true", n);
 		for (i = 0, lag = 0; i < n; i++) {
-			if (!host_lags(&h[i], rev, seq))
+			if (!host_lags(&h[i], &w))
 				continue;
 			printf("%s{\"host\":", lag++ ? "," : "");
 			cf_json_str(stdout, h[i].name);
@@ -215,20 +317,21 @@ static int wait_hosts(struct cf_fleet *f, const struct fleet_opts *o,
 		/* the hosts that count as having applied it */
 		printf("],\"counted\":[");
 		for (i = 0, lag = 0; i < n; i++) {
-			if (host_lags(&h[i], rev, seq))
+			if (host_lags(&h[i], &w))
 				continue;
 			printf("%s", lag++ ? "," : "");
 			cf_json_str(stdout, h[i].name);
 		}
 		printf("]}\n");
 		for (i = 0, lag = 0; i < n; i++)
-			lag += host_lags(&h[i], rev, seq);
+			lag += host_lags(&h[i], &w);
 	} else if (!lag && n) {
 		printf("rev=%" PRIu64 " applied by %zu host%s\n", rev, n, n == 1 ? "" : "s");
 	}
 	if (!n) {
 		cf_err("fleet %s: rev=%" PRIu64 " committed; no live host under %s after %lu s (check --prefix and the agents)",
 		       what, rev, f->hosts, o->timeout_s);
+		wait_poll_done(&w);
 		free(h);
 		return CF_EXIT_FLEET_WAIT;
 	}
@@ -237,16 +340,18 @@ static int wait_hosts(struct cf_fleet *f, const struct fleet_opts *o,
 		size_t off = 0;
 
 		for (i = 0; i < n && off < sizeof(line) - 8; i++)
-			if (host_lags(&h[i], rev, seq)) {
+			if (host_lags(&h[i], &w)) {
 				if (off)
 					off += (size_t)snprintf(line + off, sizeof(line) - off, ", ");
 				off += host_line(line + off, sizeof(line) - off, &h[i]);
 			}
 		cf_err("fleet %s: rev=%" PRIu64 " not applied after %lu s by: %s", what, rev,
 		       o->timeout_s, line);
+		wait_poll_done(&w);
 		free(h);
 		return CF_EXIT_FLEET_WAIT;
 	}
+	wait_poll_done(&w);
 	free(h);
 	return 0;
 }
@@ -436,6 +541,7 @@ static int status(const struct fleet_opts *o, int argc, char **argv)
 	struct cf_fleet_base snap;
 	int snap_ret;
 	struct cf_fleet_host *h = NULL;
+	struct wait_for w = { 0 };
 	struct cf_fleet *f;
 	char err[CAPFENCE_ERR_MAX];
 	uint64_t latest, store;
@@ -459,6 +565,13 @@ static int status(const struct fleet_opts *o, int argc, char **argv)
 	if (f->npk || f->have_sk)
 		head_ret = cf_fleet_head_get(f, &hd, NULL, head_err, sizeof(head_err));
 	snap_ret = cf_fleet_base_get(f, &snap, snap_err, sizeof(snap_err));
+	/* behind: below the signed head's position, or off its chain; else the newest revision */
+	w.f = f;
+	w.rev = latest;
+	if (!head_ret && hd.seq) {
+		w.seq = hd.seq;
+		memcpy(w.link, hd.hash, CF_FLEET_HASH_LEN);
+	}
 	if (o->json) {
 		printf("{\"fleet_rev\":%" PRIu64 ",\"store_rev\":%" PRIu64 ",\"prefix\":", latest, store);
 		cf_json_str(stdout, f->prefix);
@@ -489,7 +602,7 @@ static int status(const struct fleet_opts *o, int argc, char **argv)
 				continue;
 			}
 			printf(",\"applied\":%" PRIu64 ",\"current\":%s,\"state\":", h[i].applied,
-			       !host_lags(&h[i], latest, 0) ? "true" : "false");
+			       !host_lags(&h[i], &w) ? "true" : "false");
 			cf_json_str(stdout, h[i].state);
 			printf(",\"stale_ms\":%u,\"deny_ms\":%u,\"time_ms\":%" PRId64,
 			       h[i].stale_ms, h[i].deny_ms, h[i].time_ms);
@@ -523,12 +636,13 @@ static int status(const struct fleet_opts *o, int argc, char **argv)
 			}
 			printf("%-24s %12" PRIu64 " %-8s %s", h[i].name, h[i].applied,
 			       h[i].state[0] ? h[i].state : "?",
-			       !host_lags(&h[i], latest, 0) ? "no" : "yes");
+			       !host_lags(&h[i], &w) ? "no" : "yes");
 			if (h[i].failing[0])
 				printf(" (failing: %s)", h[i].failing);
 			printf("\n");
 		}
 	}
+	wait_poll_done(&w);
 	free(h);
 	cf_fleet_close(f);
 	return 0;
@@ -556,6 +670,9 @@ int cf_cmd_fleet(int argc, char **argv)
 		{ "fleet-pubkey", required_argument, NULL, 'K' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "wait", no_argument, NULL, 'w' },
+		{ "insecure-plaintext", no_argument, NULL, 'I' },
+		{ "high-water", required_argument, NULL, 'W' },
+		{ "accept-rollback", no_argument, NULL, 'A' },
 		{ "file", required_argument, NULL, 'f' },
 		{ "output", required_argument, NULL, 'o' },
 		{ NULL, 0, NULL, 0 }
@@ -582,6 +699,15 @@ int cf_cmd_fleet(int argc, char **argv)
 		switch (c) {
 		case 'C':
 			o.cacert = optarg;
+			break;
+		case 'I':
+			o.insecure = true;
+			break;
+		case 'W':
+			o.high_water = optarg;
+			break;
+		case 'A':
+			o.accept_rollback = true;
 			break;
 		case 'c':
 			o.cert = optarg;

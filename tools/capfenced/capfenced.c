@@ -6,6 +6,7 @@
  *             [--max-staleness MS] [--deny-after MS] [--heartbeat MS]
  *             [--lease-ttl S] [--reconcile S] [--report-every MS] [--foreground]
  *             [--log FILE] [--cacert FILE] [--cert FILE --key FILE] [--user U --password-file F]
+ *             [--insecure-plaintext]
  *             [--fleet-pubkey KEY]... [--host-key FILE] [--require-head]
  *             [--metrics-listen ADDR:PORT]
  *
@@ -100,12 +101,21 @@ struct agent {
 	uint64_t known_rev;		/* the highest revision seen in the module */
 	bool chained;			/* changes must form the chain (--fleet-pubkey) */
 	bool require_head;		/* confirm only at the signed head */
-	uint64_t chain_seq;		/* the chain's changes the module has */
+	uint64_t chain_seq;		/* the chain's changes the module has (read back from it) */
+	uint64_t chain_rev;		/* the store revision of change chain_seq: an index, no evidence */
+	uint64_t known_seq;		/* chained: the highest position seen in the module */
+	uint64_t stream_rev;		/* chained: the last event's revision on this watch stream */
 	uint64_t chain_base;		/* the snapshot's seq the chain starts at, 0: genesis */
 	unsigned char base_hash[CF_FLEET_HASH_LEN];	/* its link */
 	unsigned char (*links)[CF_FLEET_HASH_LEN];	/* links[s - base - 1]: change s's */
 	size_t links_cap;
 	uint64_t head_seen;		/* the highest head seq seen */
+	struct {			/* the head last seen, anchored at first sight */
+		bool have;
+		uint64_t seq;
+		int64_t time_ms;	/* its signed time */
+		uint64_t signed_ns;	/* CLOCK_BOOTTIME: first sight less its age then */
+	} anchor;
 	_Atomic uint64_t watch_from;	/* chained: after a rebuild, its revision + 1 */
 	atomic_bool rebuild_asked;	/* chained: behind the head, rebuild */
 	char head_why[160];		/* why the head stops confirmations, "" */
@@ -353,6 +363,7 @@ static int chain_add(const struct cf_fleet_change *ch)
 	}
 	memcpy(A.links[A.chain_seq - A.chain_base], ch->link, CF_FLEET_HASH_LEN);
 	A.chain_seq++;
+	A.chain_rev = ch->rev;
 out:
 	pthread_mutex_unlock(&A.state_lock);
 	if (ret)
@@ -365,6 +376,7 @@ static void chain_reset(const struct cf_fleet_base *b)
 {
 	pthread_mutex_lock(&A.state_lock);
 	A.chain_seq = A.chain_base = b->seq;
+	A.chain_rev = b->rev;
 	memcpy(A.base_hash, b->hash, CF_FLEET_HASH_LEN);
 	pthread_mutex_unlock(&A.state_lock);
 }
@@ -423,6 +435,40 @@ static uint64_t module_rev(void)
 		return 0;
 	}
 	return fs.rev;
+}
+
+/* The chain position the module holds: 0, or -1 when it cannot be read. */
+static int module_chain(uint64_t *seq, unsigned char link[CF_FLEET_HASH_LEN])
+{
+	char err[CAPFENCE_ERR_MAX];
+	int ret;
+
+	pthread_mutex_lock(&A.cf_lock);
+	ret = cf_fleet_module_chain(A.cf, seq, link, err, sizeof(err));
+	pthread_mutex_unlock(&A.cf_lock);
+	if (ret) {
+		say("cannot read the module's fleet chain: %s", err);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Chained: does the module hold exactly ch's link at ch's seq? What the
+ * module holds is the only record of what this host applied. cf_lock held.
+ */
+static bool module_holds(const struct cf_fleet_change *ch, char *err, size_t errlen)
+{
+	unsigned char link[CF_FLEET_HASH_LEN];
+	uint64_t seq;
+
+	if (cf_fleet_module_chain(A.cf, &seq, link, err, errlen))
+		return false;
+	if (seq == ch->seq && !memcmp(link, ch->link, CF_FLEET_HASH_LEN))
+		return true;
+	snprintf(err, errlen, "the module holds seq=%" PRIu64 ", not this change's link at seq=%" PRIu64,
+		 seq, ch->seq);
+	return false;
 }
 
 /* Advance the module to rev without a change (a delete, a snapshot's S). */
@@ -549,13 +595,16 @@ static void count_apply(const struct cf_fleet_change *ch, bool ok, int64_t t0)
 }
 
 /*
- * Apply one change at its revision: 0 when the module has it (applied now,
- * or before), else the error, with the host marked failing. Never skips.
+ * Apply one change: 0 when the module has it (applied now, or before),
+ * else the error, with the host marked failing. Never skips. Chained, the
+ * module applies it only as the next link of its chain, and "has it" only
+ * when the position read back from the module is this change's own.
  */
 static int apply(const struct cf_fleet_change *ch)
 {
 	char err[CAPFENCE_ERR_MAX] = "", id[24];
 	int64_t t0 = mono_ms();
+	bool chained = A.chained && ch->seq;
 	int ret;
 
 	change_id(ch, id, sizeof(id));
@@ -563,12 +612,26 @@ static int apply(const struct cf_fleet_change *ch)
 	ret = injected_fault(err, sizeof(err));
 	if (!ret)
 		ret = cf_fleet_apply(A.cf, ch, err, sizeof(err));
-	if (ret && ret != -EALREADY && effect_holds(ch, ret)) {
+	if (ret && ret != -EALREADY && ret != -EXDEV && effect_holds(ch, ret)) {
 		struct capfence_fleet_set fs = { .flags = CAPFENCE_FLEET_SET_REV, .rev = ch->rev };
 		char why[CAPFENCE_ERR_MAX];
-		int r2 = capfence_client_fleet_set(A.cf, &fs, why, sizeof(why));
+		unsigned char link[CF_FLEET_HASH_LEN];
+		uint64_t seq;
+		int r2;
 
-		if (!r2 || r2 == -EALREADY) {
+		if (!chained) {
+			r2 = capfence_client_fleet_set(A.cf, &fs, why, sizeof(why));
+		} else if (cf_fleet_module_chain(A.cf, &seq, link, why, sizeof(why))) {
+			r2 = -EIO;
+		} else if (seq + 1 != ch->seq || memcmp(link, ch->prev, CF_FLEET_HASH_LEN)) {
+			snprintf(why, sizeof(why), "the module holds seq=%" PRIu64 ", not the link before it",
+				 seq);
+			r2 = -EXDEV;
+		} else {
+			/* the module holds its effect: the position moves to it */
+			r2 = cf_fleet_module_chain_set(A.cf, ch->seq, ch->link, why, sizeof(why));
+		}
+		if ((!r2 || r2 == -EALREADY) && (!chained || module_holds(ch, why, sizeof(why)))) {
 			pthread_mutex_unlock(&A.cf_lock);
 			count_apply(ch, true, t0);
 			say("applied rev=%" PRIu64 " %s %s (the module had it: %s)", ch->rev,
@@ -577,8 +640,11 @@ static int apply(const struct cf_fleet_change *ch)
 			return 0;
 		}
 		snprintf(err, sizeof(err), "%s", why);
-		ret = r2;
+		ret = r2 ? r2 : -EXDEV;
 	}
+	/* chained, EALREADY is success only when the module holds this very link */
+	if (chained && (!ret || ret == -EALREADY) && !module_holds(ch, err, sizeof(err)))
+		ret = -EXDEV;
 	pthread_mutex_unlock(&A.cf_lock);
 	count_apply(ch, !ret || ret == -EALREADY, t0);
 	if (!ret) {
@@ -586,8 +652,11 @@ static int apply(const struct cf_fleet_change *ch)
 		clear_failing(ch->rev);
 		return 0;
 	}
-	if (ret == -EALREADY)
-		return 0;	/* the module is past it already */
+	if (ret == -EALREADY) {
+		if (chained)
+			clear_failing(ch->rev);
+		return 0;	/* the module has it already */
+	}
 	set_failing(ch->rev, "rev=%" PRIu64 " %s %s: %s", ch->rev, cf_fleet_kind_name(ch->kind),
 		    id, err);
 	return ret;
@@ -650,8 +719,21 @@ static void report_locked(void)
 	h.deny_ms = st.deny_ms;
 	pthread_mutex_lock(&A.state_lock);
 	snprintf(h.failing, sizeof(h.failing), "%s", A.failing[0] ? A.failing : A.head_why);
-	h.seq = A.chain_seq;
 	pthread_mutex_unlock(&A.state_lock);
+	if (A.chained) {
+		/* the position the module holds, never the agent's own count */
+		pthread_mutex_lock(&A.cf_lock);
+		ret = cf_fleet_module_chain(A.cf, &h.seq, h.link, err, sizeof(err));
+		pthread_mutex_unlock(&A.cf_lock);
+		if (ret) {
+			say("cannot read the module's fleet chain: %s", err);
+			return;
+		}
+		/* the store revision of that change, an index for people */
+		pthread_mutex_lock(&A.state_lock);
+		h.applied = h.seq == A.chain_seq ? A.chain_rev : 0;
+		pthread_mutex_unlock(&A.state_lock);
+	}
 	/*
 	 * What the report says changed: now (`--wait` counts the host at
 	 * once, and never by a report that no longer holds); else only
@@ -677,6 +759,19 @@ static int on_event(const struct cf_etcd_event *ev, void *arg)
 	int ret;
 
 	(void)arg;
+	if (A.chained) {
+		/*
+		 * A revision is an index to watch from, never evidence: one not
+		 * above the last on this stream is dropped (the chain, read
+		 * again on a resync, decides what the module lacks).
+		 */
+		if (rev <= A.stream_rev) {
+			say("rev=%" PRIu64 ": %s is not above the stream's rev=%" PRIu64
+			    ": dropped", rev, ev->kv->key, A.stream_rev);
+			return 0;
+		}
+		A.stream_rev = rev;
+	}
 	if (ev->deleted) {
 		/* the fleet's keys are never deleted: a delete carries no change */
 		say("rev=%" PRIu64 ": delete of %s, nothing to apply", rev, ev->kv->key);
@@ -695,6 +790,19 @@ static int on_event(const struct cf_etcd_event *ev, void *arg)
 		return -EAGAIN;
 	}
 	ch.rev = rev;
+	if (A.chained && ch.seq && ch.seq <= A.chain_seq) {
+		const unsigned char *have;
+		bool held;
+
+		pthread_mutex_lock(&A.state_lock);
+		have = link_of(ch.seq);
+		held = have && !memcmp(have, ch.link, CF_FLEET_HASH_LEN);
+		pthread_mutex_unlock(&A.state_lock);
+		if (held) {	/* the module holds it already */
+			cf_fleet_change_release(&ch);
+			return 0;
+		}
+	}
 	if (!chain_follows(&ch)) {
 		cf_fleet_change_release(&ch);
 		return -EAGAIN;
@@ -781,6 +889,98 @@ static int rebuild(void)
 	return 0;
 }
 
+/* A resync's failure: cleared only by a resync that succeeds. */
+#define SYNC_FAIL	UINT64_MAX
+
+/*
+ * Chained: bring the module to the store's chain, by the position the
+ * module holds (its seq and link), never by a revision. A module below
+ * the fleet's snapshot is made to hold the snapshot's state and moved to
+ * its position; then each change past the module's position is applied
+ * in chain order. The module's own link must be in the store's chain:
+ * a store that forked, or was restored from a backup taken before
+ * changes the module holds, fails the host closed (it confirms nothing,
+ * and its report says why) until the fleet's chain reaches it again.
+ * The watch then starts past the revision read (an index).
+ */
+static int chain_sync(void)
+{
+	static const unsigned char genesis[CF_FLEET_HASH_LEN];
+	unsigned char mlink[CF_FLEET_HASH_LEN];
+	struct cf_fleet_change *chs;
+	struct cf_fleet_base b;
+	char err[CAPFENCE_ERR_MAX];
+	size_t i, n, applied = 0, repaired = 0;
+	uint64_t s, mseq;
+	int ret;
+
+	if (module_chain(&mseq, mlink))
+		return -1;
+	if (cf_fleet_snapshot(A.fleet, 0, &chs, &n, &s, &b, err, sizeof(err))) {
+		set_failing(SYNC_FAIL, "the chain: %s", err);
+		return -1;
+	}
+	if (b.seq && mseq < b.seq) {
+		if (ensure_state(chs, n, b.rev, "snapshot", SYNC_FAIL, &repaired))
+			goto fail;
+		pthread_mutex_lock(&A.cf_lock);
+		ret = cf_fleet_module_chain_set(A.cf, b.seq, b.hash, err, sizeof(err));
+		pthread_mutex_unlock(&A.cf_lock);
+		if (ret) {
+			set_failing(SYNC_FAIL, "snapshot seq=%" PRIu64 ": %s", b.seq, err);
+			goto fail;
+		}
+		say("applied the fleet's snapshot: seq=%" PRIu64 " rev=%" PRIu64 " (%zu entries the module lacked)",
+		    b.seq, b.rev, repaired);
+		mseq = b.seq;
+		memcpy(mlink, b.hash, CF_FLEET_HASH_LEN);
+	}
+	if (mseq == b.seq && memcmp(mlink, b.seq ? b.hash : genesis, CF_FLEET_HASH_LEN)) {
+		set_failing(SYNC_FAIL, "the module's seq=%" PRIu64 " is not the store's there (a forked or restored store)",
+			    mseq);
+		goto fail;
+	}
+	chain_reset(&b);
+	for (i = 0; i < n; i++) {
+		const struct cf_fleet_change *ch = &chs[i];
+
+		if (ch->base)
+			continue;
+		if (!chain_follows(ch))
+			goto fail;
+		if (ch->seq <= mseq) {
+			if (ch->seq == mseq && memcmp(ch->link, mlink, CF_FLEET_HASH_LEN)) {
+				set_failing(SYNC_FAIL, "the store's change at seq=%" PRIu64
+					    " is not the one the module holds (a forked or restored store)",
+					    mseq);
+				goto fail;
+			}
+		} else {
+			if (apply(ch))
+				goto fail;	/* never past a change that did not apply */
+			applied++;
+		}
+		if (chain_add(ch))
+			goto fail;
+	}
+	if (A.chain_seq < mseq) {
+		set_failing(SYNC_FAIL, "the module holds seq=%" PRIu64 ", the store's chain ends at seq=%" PRIu64
+			    " (a store restored from a backup, or rolled back)", mseq, A.chain_seq);
+		goto fail;
+	}
+	cf_fleet_changes_free(chs, n);
+	A.watch_from = s + 1;
+	if (applied)
+		say("caught up with the fleet's chain at seq=%" PRIu64 " (%zu changes applied)",
+		    A.chain_seq, applied);
+	clear_failing(SYNC_FAIL);
+	report();
+	return 0;
+fail:
+	cf_fleet_changes_free(chs, n);
+	return -1;
+}
+
 static void *watch_main(void *arg)
 {
 	char err[CAPFENCE_ERR_MAX];
@@ -791,6 +991,18 @@ static void *watch_main(void *arg)
 	while (!atomic_load(&A.stop)) {
 		uint64_t from = module_rev() + 1;
 
+		if (A.chained) {
+			atomic_store(&A.restart, false);
+			atomic_store(&A.rebuild_asked, false);
+			if (chain_sync()) {
+				nap(retry);
+				retry = retry < RETRY_MAX_MS ? retry * 2 : RETRY_MAX_MS;
+				continue;
+			}
+			from = A.watch_from;
+			A.stream_rev = from - 1;
+			goto watch;
+		}
 		if (atomic_exchange(&A.rebuild_asked, false) && rebuild()) {
 			nap(retry);
 			retry = retry < RETRY_MAX_MS ? retry * 2 : RETRY_MAX_MS;
@@ -799,15 +1011,16 @@ static void *watch_main(void *arg)
 		from = module_rev() + 1;
 		if (A.watch_from > from)
 			from = A.watch_from;
-		int64_t compact = 0, t0 = now_ms();
-		int ret;
-
 		atomic_store(&A.restart, false);
 		if (chain_load(from - 1)) {
 			nap(retry);
 			retry = retry < RETRY_MAX_MS ? retry * 2 : RETRY_MAX_MS;
 			continue;
 		}
+watch:;
+		int64_t compact = 0, t0 = now_ms();
+		int ret;
+
 		ret = cf_etcd_watch(A.fleet->etcd, A.fleet->fleet, (int64_t)from, on_event,
 				    watch_stop, NULL, &compact, err, sizeof(err));
 		if (atomic_load(&A.stop))
@@ -819,7 +1032,9 @@ static void *watch_main(void *arg)
 		if (ret == -ECANCELED && compact) {
 			say("watch from rev=%" PRIu64 ": compacted at rev=%" PRId64 ", rebuilding",
 			    from, compact);
-			if (rebuild()) {
+			if (A.chained) {
+				retry = RETRY_MIN_MS;	/* chain_sync() on the way round */
+			} else if (rebuild()) {
 				nap(retry);
 				retry = retry < RETRY_MAX_MS ? retry * 2 : RETRY_MAX_MS;
 			} else {
@@ -835,7 +1050,10 @@ static void *watch_main(void *arg)
 		}
 		retry = RETRY_MIN_MS;
 		if (!ret) {
-			say("restarting the watch from rev=%" PRIu64, module_rev() + 1);
+			if (A.chained)
+				say("restarting the watch: resyncing with the fleet's chain");
+			else
+				say("restarting the watch from rev=%" PRIu64, module_rev() + 1);
 			backoff = 200;
 			failing = false;
 			continue;
@@ -871,6 +1089,7 @@ static int64_t check_module(bool *rearmed)
 	struct capfence_fleet_status st;
 	char err[CAPFENCE_ERR_MAX];
 	static bool gone;
+	uint64_t mseq = 0;
 	int ret;
 
 	*rearmed = false;
@@ -897,7 +1116,16 @@ static int64_t check_module(bool *rearmed)
 		}
 	}
 	gone = false;
-	if (!st.stale_ms || st.rev < A.known_rev) {
+	if (A.chained) {
+		unsigned char link[CF_FLEET_HASH_LEN];
+
+		if (cf_fleet_module_chain(A.cf, &mseq, link, err, sizeof(err))) {
+			pthread_mutex_unlock(&A.cf_lock);
+			say("cannot read the module's fleet chain: %s", err);
+			return -1;
+		}
+	}
+	if (!st.stale_ms || st.rev < A.known_rev || mseq < A.known_seq) {
 		say("the module was reloaded or reset (rev=%" PRIu64 ", fleet mode %s): re-arming fleet mode and replaying the fleet",
 		    st.rev, st.stale_ms ? "on" : "off");
 		if (set_bounds(err, sizeof(err))) {
@@ -906,6 +1134,7 @@ static int64_t check_module(bool *rearmed)
 			return -1;
 		}
 		A.known_rev = st.rev;
+		A.known_seq = mseq;
 		*rearmed = true;
 		/*
 		 * The module has none of the chain: until the watch has
@@ -920,8 +1149,11 @@ static int64_t check_module(bool *rearmed)
 	}
 	if (st.rev > A.known_rev)
 		A.known_rev = st.rev;
+	if (mseq > A.known_seq)
+		A.known_seq = mseq;
 	pthread_mutex_unlock(&A.cf_lock);
-	return (int64_t)st.rev;
+	/* chained, the position is what the module has applied */
+	return (int64_t)(A.chained ? mseq : st.rev);
 }
 
 /*
@@ -1009,21 +1241,32 @@ static int ensure_state(const struct cf_fleet_change *chs, size_t n, uint64_t up
 
 /*
  * Compare the module with the fleet (its snapshot and the changes past
- * it) up to the module's revision, and repair (ensure_state()). 0 when
- * the module agrees (after repairs).
+ * it) up to the module's revision (chained: its seq), and repair
+ * (ensure_state()). 0 when the module agrees (after repairs).
  */
 static int reconcile(uint64_t upto)
 {
+	struct cf_fleet_base b;
 	struct cf_fleet_change *chs;
 	char err[CAPFENCE_ERR_MAX];
 	size_t n, repaired = 0;
 	uint64_t s;
 	int ret;
 
-	if (cf_fleet_snapshot(A.fleet, 0, &chs, &n, &s, NULL, err, sizeof(err))) {
+	if (cf_fleet_snapshot(A.fleet, 0, &chs, &n, &s, &b, err, sizeof(err))) {
 		set_failing(0, "reconcile: %s", err);
 		count_error(CF_AGENT_ERR_RECONCILE);
 		return -1;
+	}
+	if (A.chained) {
+		/* upto is the module's seq: as far as the change at it (a resync judges the rest) */
+		size_t i;
+		uint64_t seq = upto;
+
+		upto = seq && seq == b.seq ? b.rev : 0;
+		for (i = 0; i < n && !upto; i++)
+			if (!chs[i].base && chs[i].seq == seq)
+				upto = chs[i].rev;
 	}
 	ret = ensure_state(chs, n, upto, "reconcile", 0, &repaired);
 	cf_fleet_changes_free(chs, n);
@@ -1067,24 +1310,33 @@ static void head_note(int kind, const char *fmt, ...)
 enum { HEAD_OK, HEAD_UNREAD, HEAD_ROLLBACK, HEAD_BEHIND, HEAD_FORK, HEAD_OLD };
 
 /*
- * --require-head: may the module be confirmed current, and as of which
- * instant? The head verifies, is not below one seen before, and the
- * module has the chain up to it, with the head's link; the confirmation
- * is then dated from when the head was signed (*asked moves back by the
- * head's age on the wall clock), so a frozen head goes stale on its own.
+ * Chained: may the module be confirmed current, and as of which instant?
+ * The head verifies, is not below one seen before, and the module holds
+ * the chain up to it: its position (read back from the module) is at or
+ * past the head's, with the head's link there. With --require-head the
+ * confirmation is also dated from when the head was signed, on the
+ * module's clock: a head is anchored at first sight (CLOCK_BOOTTIME then,
+ * less its age on the wall clock then) and never dated later than that,
+ * so a frozen head goes stale on its own however the wall clock is set
+ * afterwards; a head whose signed time goes backwards is refused.
  * *behind: the module lacks changes the head has.
  */
 static bool head_allows(uint64_t *asked, bool *behind)
 {
+	unsigned char mlink[CF_FLEET_HASH_LEN];
 	struct cf_fleet_head hd;
 	char err[CAPFENCE_ERR_MAX];
 	int64_t wall = cf_fleet_wall_ms(), age;
 	const unsigned char *link;
-	uint64_t seq;
+	uint64_t seq, mseq;
 	bool fork;
+	int ret;
 
 	*behind = false;
-	if (cf_fleet_head_get(A.fleet, &hd, NULL, err, sizeof(err))) {
+	ret = cf_fleet_head_get(A.fleet, &hd, NULL, err, sizeof(err));
+	if (ret == -ENOENT && !A.require_head) {
+		memset(&hd, 0, sizeof(hd));	/* no change signed yet: genesis */
+	} else if (ret) {
 		head_note(HEAD_UNREAD, "the fleet head: %s", err);
 		return false;
 	}
@@ -1094,14 +1346,20 @@ static bool head_allows(uint64_t *asked, bool *behind)
 		return false;
 	}
 	A.head_seen = hd.seq;
+	if (module_chain(&mseq, mlink)) {
+		head_note(HEAD_UNREAD, "the module's fleet chain cannot be read");
+		return false;
+	}
 	pthread_mutex_lock(&A.state_lock);
 	seq = A.chain_seq;
 	link = hd.seq <= seq ? link_of(hd.seq) : NULL;
 	fork = hd.seq && hd.seq <= seq && (!link || memcmp(link, hd.hash, CF_FLEET_HASH_LEN));
 	pthread_mutex_unlock(&A.state_lock);
-	if (seq < hd.seq) {
+	if (hd.seq == mseq && memcmp(mlink, hd.hash, CF_FLEET_HASH_LEN))
+		fork = true;
+	if (mseq < hd.seq || seq != mseq) {
 		*behind = true;
-		head_note(HEAD_BEHIND, "behind the fleet head: seq=%" PRIu64 " of seq=%" PRIu64, seq, hd.seq);
+		head_note(HEAD_BEHIND, "behind the fleet head: seq=%" PRIu64 " of seq=%" PRIu64, mseq, hd.seq);
 		return false;
 	}
 	if (fork) {
@@ -1109,15 +1367,35 @@ static bool head_allows(uint64_t *asked, bool *behind)
 			  hd.seq);
 		return false;
 	}
-	age = wall - hd.time_ms;
-	if (age < 0)
-		age = 0;	/* the signer's clock is ahead: dated now */
+	if (!A.require_head) {
+		head_note(HEAD_OK, NULL);
+		return true;
+	}
+	if (A.anchor.have && hd.time_ms < A.anchor.time_ms) {
+		head_note(HEAD_ROLLBACK, "the fleet head's signed time went back from %" PRId64 " to %" PRId64
+			  " (a replayed head)", A.anchor.time_ms, hd.time_ms);
+		return false;
+	}
+	if (!A.anchor.have || hd.seq != A.anchor.seq || hd.time_ms != A.anchor.time_ms) {
+		/* first sight: its age on the wall clock now, once */
+		uint64_t nb = boot_ns();
+
+		age = wall - hd.time_ms;
+		if (age < 0)
+			age = 0;	/* the signer's clock is ahead: dated now */
+		A.anchor.have = true;
+		A.anchor.seq = hd.seq;
+		A.anchor.time_ms = hd.time_ms;
+		A.anchor.signed_ns = nb > (uint64_t)age * 1000000ull ? nb - (uint64_t)age * 1000000ull : 1;
+	}
+	age = (int64_t)((boot_ns() - A.anchor.signed_ns) / 1000000ull);
 	if (age >= (int64_t)A.stale_ms) {
 		head_note(HEAD_OLD, "the fleet head is %" PRId64 " ms old, signed at %" PRId64
 			  " (frozen, or no `capfence fleet head --every` runs)", age, hd.time_ms);
 		return false;
 	}
-	*asked = *asked > (uint64_t)age * 1000000ull ? *asked - (uint64_t)age * 1000000ull : 1;
+	if (*asked > A.anchor.signed_ns)
+		*asked = A.anchor.signed_ns;
 	head_note(HEAD_OK, NULL);
 	return true;
 }
@@ -1191,10 +1469,11 @@ static void heartbeat_loop(void)
 		 * between here and FLEET_SET extends its bounds.
 		 */
 		asked = boot_ns();
-		if (A.require_head) {
+		if (A.chained) {
 			/*
-			 * The head says what the module must have (head_allows):
-			 * one key read per beat, however long the fleet's history.
+			 * The signed head says what the module must have
+			 * (head_allows): one key read per beat, however long the
+			 * fleet's history.
 			 */
 			f = 0;
 		} else if (cf_fleet_latest(A.fleet, &f, &store, err, sizeof(err))) {
@@ -1209,7 +1488,7 @@ static void heartbeat_loop(void)
 		if (down)
 			say("heartbeat: etcd answers again");
 		down = false;
-		applied = module_rev();
+		applied = A.chained ? (uint64_t)mrev : module_rev();
 		if (applied >= f && (atomic_load(&A.rearm) ||
 				     (A.reconcile_s && now_ms() >= next_reconcile))) {
 			/* caught up (after a reload: replayed): compare and repair */
@@ -1218,7 +1497,7 @@ static void heartbeat_loop(void)
 			reconcile(applied);
 			watchdog_ping();
 		}
-		if (A.require_head && applied >= f && !is_failing()) {
+		if (A.chained && !is_failing()) {
 			bool behind;
 
 			if (!head_allows(&asked, &behind)) {
@@ -1298,6 +1577,7 @@ static void usage(FILE *f)
 		"                 [--lease-ttl S] [--reconcile S] [--report-every MS] [--foreground]\n"
 		"                 [--log FILE]\n"
 		"                 [--cacert FILE] [--cert FILE --key FILE] [--user U --password-file F]\n"
+		"                 [--insecure-plaintext]\n"
 		"                 [--fleet-pubkey KEY]... [--host-key FILE] [--require-head]\n"
 		"                 [--metrics-listen ADDR:PORT]\n");
 }
@@ -1332,6 +1612,7 @@ int main(int argc, char **argv)
 		{ "reconcile", required_argument, NULL, 'r' },
 		{ "report-every", required_argument, NULL, 'E' },
 		{ "cacert", required_argument, NULL, 'C' },
+		{ "insecure-plaintext", no_argument, NULL, 'I' },
 		{ "cert", required_argument, NULL, 'c' },
 		{ "key", required_argument, NULL, 'k' },
 		{ "fleet-pubkey", required_argument, NULL, 'P' },
@@ -1348,6 +1629,7 @@ int main(int argc, char **argv)
 	const char *endpoints = getenv("CAPFENCE_ETCD_ENDPOINTS"), *prefix = CF_FLEET_PREFIX;
 	const char *logpath = NULL, *cacert = NULL, *cert = NULL, *key = NULL, *host_key = NULL;
 	const char *user = NULL, *password_file = NULL, *listen_on = NULL;
+	bool insecure = false;
 	struct cfd_http http = { .fd = -1, .stop = &A.stop, .agent = agent_metrics };
 	pthread_t listener;
 	const char *pubkeys[CF_FLEET_MAX_PUBKEYS + 1];
@@ -1402,6 +1684,7 @@ int main(int argc, char **argv)
 				return 2;
 			break;
 		case 'C': cacert = optarg; break;
+		case 'I': insecure = true; break;
 		case 'c': cert = optarg; break;
 		case 'k': key = optarg; break;
 		case 'K': host_key = optarg; break;
@@ -1500,6 +1783,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "capfenced: %s\n", err);
 		return 2;
 	}
+	if (insecure)
+		cf_etcd_allow_plaintext(A.fleet->etcd);
 	if ((cacert || cert || key) &&
 	    cf_etcd_set_tls(A.fleet->etcd, cacert, cert, key, err, sizeof(err))) {
 		fprintf(stderr, "capfenced: %s\n", err);

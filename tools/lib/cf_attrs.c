@@ -75,6 +75,9 @@ static const struct cf_attr_type fleet_types[CAPFENCE_FLEET_A_MAX + 1] = {
 	[CAPFENCE_FLEET_A_STATE]	= T(U32),
 	[CAPFENCE_FLEET_A_APPLIED]	= T(U64),
 	[CAPFENCE_FLEET_A_ASKED_NS]	= T(U64),
+	[CAPFENCE_FLEET_A_SEQ]		= T(U64),
+	[CAPFENCE_FLEET_A_PREV]		= BIN(CAPFENCE_FLEET_LINK_LEN),
+	[CAPFENCE_FLEET_A_LINK]		= BIN(CAPFENCE_FLEET_LINK_LEN),
 };
 
 static const struct cf_attr_type stats_types[CAPFENCE_STATS_A_MAX + 1] = {

@@ -41,6 +41,7 @@ struct cf_sock {
 struct capfence_client {
 	pthread_mutex_t lock;	/* one request at a time */
 	struct cf_sock s;
+	const struct capfence__fleet_link *chain;	/* change commands carry it */
 };
 
 struct capfence_events {
@@ -617,11 +618,72 @@ int capfence_client_fleet_set(struct capfence_client *c,
 
 /* ---- keys ------------------------------------------------------------------------ */
 
-/* A change applied at a fleet revision carries it (0: no revision). */
-static void put_rev(struct nlmsghdr *nlh, uint64_t rev)
+/*
+ * A change applied at a fleet revision carries it (0: no revision), and
+ * the chain position the client was given (capfence__client_fleet_link()).
+ */
+static void put_rev(struct capfence_client *c, struct nlmsghdr *nlh, uint64_t rev)
 {
+	struct nlattr *nest;
+
 	if (rev)
 		mnl_attr_put_u64(nlh, CAPFENCE_A_FLEET_REV, rev);
+	if (c->chain) {
+		nest = mnl_attr_nest_start(nlh, CAPFENCE_A_FLEET);
+		mnl_attr_put_u64(nlh, CAPFENCE_FLEET_A_SEQ, c->chain->seq);
+		mnl_attr_put(nlh, CAPFENCE_FLEET_A_PREV, CAPFENCE_FLEET_LINK_LEN, c->chain->prev);
+		mnl_attr_put(nlh, CAPFENCE_FLEET_A_LINK, CAPFENCE_FLEET_LINK_LEN, c->chain->link);
+		mnl_attr_nest_end(nlh, nest);
+	}
+}
+
+void capfence__client_fleet_link(struct capfence_client *c,
+				 const struct capfence__fleet_link *l)
+{
+	c->chain = l;
+}
+
+static int fleet_chain_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlattr *tb[CAPFENCE_A_MAX + 1];
+	const struct nlattr *fl[CAPFENCE_FLEET_A_MAX + 1];
+	struct capfence__fleet_link *l = data;
+
+	if (parse_top(nlh, tb)) {
+		errno = EBADMSG;
+		return MNL_CB_ERROR;
+	}
+	if (!tb[CAPFENCE_A_FLEET])
+		return MNL_CB_OK;
+	if (capfence__attrs_parse_nest(&cf_attrs_fleet, tb[CAPFENCE_A_FLEET], fl)) {
+		errno = EBADMSG;
+		return MNL_CB_ERROR;
+	}
+	l->seq = get_u64(fl[CAPFENCE_FLEET_A_SEQ]);
+	if (fl[CAPFENCE_FLEET_A_LINK])
+		memcpy(l->link, mnl_attr_get_payload(fl[CAPFENCE_FLEET_A_LINK]),
+		       CAPFENCE_FLEET_LINK_LEN);
+	return MNL_CB_OK;
+}
+
+int capfence__fleet_chain_get(struct capfence_client *c, struct capfence__fleet_link *l,
+			      char *err, size_t errlen)
+{
+	memset(l, 0, sizeof(*l));
+	return simple(c, begin(c, CAPFENCE_CMD_STATUS_GET, 0), fleet_chain_cb, l,
+		      err, errlen);
+}
+
+int capfence__fleet_chain_set(struct capfence_client *c, const struct capfence__fleet_link *l,
+			      char *err, size_t errlen)
+{
+	struct nlmsghdr *nlh = begin(c, CAPFENCE_CMD_FLEET_SET, 0);
+	struct nlattr *nest = mnl_attr_nest_start(nlh, CAPFENCE_A_FLEET);
+
+	mnl_attr_put_u64(nlh, CAPFENCE_FLEET_A_SEQ, l->seq);
+	mnl_attr_put(nlh, CAPFENCE_FLEET_A_LINK, CAPFENCE_FLEET_LINK_LEN, l->link);
+	mnl_attr_nest_end(nlh, nest);
+	return simple(c, nlh, NULL, NULL, err, errlen);
 }
 
 int capfence_client_key_install(struct capfence_client *c,
@@ -638,7 +700,7 @@ int capfence_client_key_install_at(struct capfence_client *c,
 	uint8_t raw[CAPFENCE_KEY_LEN];
 	struct nlmsghdr *nlh = begin(c, CAPFENCE_CMD_KEY_INSTALL, 0);
 
-	put_rev(nlh, rev);
+	put_rev(c, nlh, rev);
 	mnl_attr_put_u32(nlh, CAPFENCE_A_KEY_ID, capfence_key_id(k));
 	capfence_key_bytes(k, raw);
 	mnl_attr_put(nlh, CAPFENCE_A_KEY, sizeof(raw), raw);
@@ -657,7 +719,7 @@ int capfence_client_key_remove_at(struct capfence_client *c, uint32_t key_id,
 {
 	struct nlmsghdr *nlh = begin(c, CAPFENCE_CMD_KEY_REMOVE, 0);
 
-	put_rev(nlh, rev);
+	put_rev(c, nlh, rev);
 	mnl_attr_put_u32(nlh, CAPFENCE_A_KEY_ID, key_id);
 	return simple(c, nlh, NULL, NULL, err, errlen);
 }
@@ -681,7 +743,7 @@ static int epoch_install(struct capfence_client *c,
 	struct nlattr *arr, *nest;
 	int cls, i;
 
-	put_rev(nlh, rev);
+	put_rev(c, nlh, rev);
 	mnl_attr_put_u64(nlh, CAPFENCE_A_EPOCH_ID, e->epoch_id);
 	if (s) {
 		size_t plen;
@@ -764,7 +826,7 @@ int capfence_client_epoch_activate_at(struct capfence_client *c,
 {
 	struct nlmsghdr *nlh = begin(c, CAPFENCE_CMD_EPOCH_ACTIVATE, 0);
 
-	put_rev(nlh, rev);
+	put_rev(c, nlh, rev);
 	mnl_attr_put_u64(nlh, CAPFENCE_A_EPOCH_ID, epoch_id);
 	return simple(c, nlh, NULL, NULL, err, errlen);
 }
@@ -1080,7 +1142,7 @@ int capfence_client_revoke_at(struct capfence_client *c, uint64_t cap_id,
 
 	result_init(r);
 	nlh = begin(c, CAPFENCE_CMD_REVOKE, 0);
-	put_rev(nlh, rev);	mnl_attr_put_u64(nlh, CAPFENCE_A_CAP_ID, cap_id);
+	put_rev(c, nlh, rev);	mnl_attr_put_u64(nlh, CAPFENCE_A_CAP_ID, cap_id);
 	return decide(c, nlh, r);
 }
 

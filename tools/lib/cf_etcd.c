@@ -24,6 +24,7 @@ struct cf_etcd {
 	char *cacert, *cert, *key;	/* TLS files, NULL = curl's default / none */
 	char *user, *password;		/* etcd user auth, NULL = none */
 	char *token;			/* its token, under lock; NULL = ask */
+	bool plaintext_ok;		/* --insecure-plaintext: http:// with TLS options or --user */
 };
 
 /* ---- endpoints -------------------------------------------------------------- */
@@ -141,6 +142,29 @@ void cf_etcd_close(struct cf_etcd *e)
 	free(e);
 }
 
+void cf_etcd_allow_plaintext(struct cf_etcd *e)
+{
+	e->plaintext_ok = true;
+}
+
+/* With TLS options or a user, no http:// endpoint (unless allowed). */
+static int check_secure(const struct cf_etcd *e, const char *why, char *err, size_t errlen)
+{
+	size_t i;
+
+	if (e->plaintext_ok)
+		return 0;
+	for (i = 0; i < e->n; i++) {
+		if (strncmp(e->urls[i], "http://", 7))
+			continue;
+		capfence__seterr(err, errlen,
+				 "%s with the plaintext endpoint %.60s: its requests%s would travel in clear text (https://, or --insecure-plaintext)",
+				 why, e->urls[i], e->user || !strcmp(why, "--user") ? " and the etcd password" : "");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int cf_etcd_set_tls(struct cf_etcd *e, const char *cacert, const char *cert,
 		    const char *key, char *err, size_t errlen)
 {
@@ -163,6 +187,13 @@ int cf_etcd_set_tls(struct cf_etcd *e, const char *cacert, const char *cert,
 			return -errno;
 		}
 		fclose(f);
+	}
+	if ((cacert || cert) &&
+	    check_secure(e, cacert ? "--cacert" : "--cert", err, errlen))
+		return -EINVAL;
+	for (i = 0; i < 3; i++) {
+		if (!files[i])
+			continue;
 		free(*dst[i]);
 		*dst[i] = strdup(files[i]);
 		if (!*dst[i]) {
@@ -189,6 +220,10 @@ int cf_etcd_set_auth(struct cf_etcd *e, const char *user, const char *password_f
 
 		capfence__seterr(err, errlen, "--password-file %.200s: %s", password_file, strerror(errno));
 		return r;
+	}
+	if (check_secure(e, "--user", err, errlen)) {
+		fclose(f);
+		return -EINVAL;
 	}
 	if (!fgets(line, sizeof(line), f))
 		line[0] = '\0';
@@ -453,6 +488,12 @@ static int call_locked(struct cf_etcd *e, const char *path, struct json_object *
 	if (!hdr) {
 		capfence__seterr(err, errlen, "out of memory");
 		return -ENOMEM;
+	}
+	/* never a request, or the password, in clear text once TLS or a user is set */
+	if ((e->user || e->cacert || e->cert) &&
+	    check_secure(e, e->user ? "--user" : "TLS options", err, errlen)) {
+		curl_slist_free_all(hdr);
+		return -EINVAL;
 	}
 	if (e->user) {
 		char *auth = NULL;

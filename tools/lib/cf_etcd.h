@@ -49,6 +49,14 @@ int cf_etcd_set_tls(struct cf_etcd *e, const char *cacert, const char *cert,
  */
 int cf_etcd_set_auth(struct cf_etcd *e, const char *user, const char *password_file,
 		     char *err, size_t errlen);
+/*
+ * TLS means TLS: once any of --cacert, --cert, --key or --user is set, an
+ * http:// endpoint is refused (-EINVAL, naming it: its requests, and the
+ * etcd password, would travel in clear text), by cf_etcd_set_tls(),
+ * cf_etcd_set_auth() and every request, unless this was called first
+ * (--insecure-plaintext).
+ */
+void cf_etcd_allow_plaintext(struct cf_etcd *e);
 /* The endpoint that answered last (for messages). */
 const char *cf_etcd_endpoint(const struct cf_etcd *e);
 

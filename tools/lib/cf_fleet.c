@@ -697,6 +697,7 @@ void cf_fleet_close(struct cf_fleet *f)
 		return;
 	cf_etcd_close(f->etcd);
 	free(f->hostkeys);
+	free(f->hw_path);
 	sodium_memzero(f->sk, sizeof(f->sk));
 	sodium_memzero(f->host_sk, sizeof(f->host_sk));
 	free(f);
@@ -826,6 +827,100 @@ static char *head_value(struct cf_fleet *f, uint64_t seq, const unsigned char *h
 	return v;
 }
 
+/* ---- the signer's high-water mark ------------------------------------------------ */
+
+int cf_fleet_set_high_water(struct cf_fleet *f, const char *path, bool override,
+			    char *err, size_t errlen)
+{
+	free(f->hw_path);
+	f->hw_path = path ? strdup(path) : NULL;
+	f->hw_override = override;
+	if (path && !f->hw_path) {
+		capfence__seterr(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* The mark: 0 (seq 0 when there is none yet), or -errno with err set. */
+static int hw_read(struct cf_fleet *f, uint64_t *seq, unsigned char link[CF_FLEET_HASH_LEN],
+		   char *err, size_t errlen)
+{
+	char line[128] = "", b64[80];
+	FILE *fp = fopen(f->hw_path, "re");
+	int ret;
+
+	*seq = 0;
+	memset(link, 0, CF_FLEET_HASH_LEN);
+	if (!fp) {
+		if (errno == ENOENT)
+			return 0;
+		ret = -errno;
+		capfence__seterr(err, errlen, "high-water mark %.200s: %s", f->hw_path, strerror(errno));
+		return ret;
+	}
+	if (!fgets(line, sizeof(line), fp))
+		line[0] = '\0';
+	fclose(fp);
+	if (sscanf(line, "%" SCNu64 " %79s", seq, b64) != 2 ||
+	    unb64(b64, link, CF_FLEET_HASH_LEN)) {
+		capfence__seterr(err, errlen, "high-water mark %.200s: not \"SEQ LINK\"", f->hw_path);
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+/* Is the store's head h at or past the mark, on its chain? -ESTALE if not. */
+static int hw_check(struct cf_fleet *f, const struct cf_fleet_head *h, char *err, size_t errlen)
+{
+	unsigned char link[CF_FLEET_HASH_LEN];
+	uint64_t seq;
+	int ret;
+
+	if (!f->hw_path || f->hw_override)
+		return 0;
+	ret = hw_read(f, &seq, link, err, errlen);
+	if (ret)
+		return ret;
+	if (h->seq > seq || (h->seq == seq && !memcmp(h->hash, link, CF_FLEET_HASH_LEN)))
+		return 0;
+	capfence__seterr(err, errlen,
+			 "the store's head (seq=%" PRIu64 ") is %s this signer's high-water mark seq=%" PRIu64
+			 " (%.120s): a store restored from a backup or rolled back, or a path showing an old head; "
+			 "nothing signed (--accept-rollback once the fleet's changes since are re-issued)",
+			 h->seq, h->seq < seq ? "below" : "another link at", seq, f->hw_path);
+	return -ESTALE;
+}
+
+/* Signed at (seq, link): the mark moves up to it (to it, overridden). */
+static void hw_note(struct cf_fleet *f, uint64_t seq, const unsigned char *link)
+{
+	char b64[sodium_base64_ENCODED_LEN(CF_FLEET_HASH_LEN, B64V)], err[CAPFENCE_ERR_MAX];
+	unsigned char have_link[CF_FLEET_HASH_LEN];
+	uint64_t have = 0;
+	char *tmp = NULL;
+	FILE *fp;
+
+	if (!f->hw_path || !seq)
+		return;
+	if (hw_read(f, &have, have_link, err, sizeof(err)) == 0 && seq <= have && !f->hw_override)
+		return;
+	sodium_bin2base64(b64, sizeof(b64), link, CF_FLEET_HASH_LEN, B64V);
+	if (asprintf(&tmp, "%s.tmp%d", f->hw_path, (int)getpid()) < 0)
+		return;
+	fp = fopen(tmp, "we");
+	if (fp) {
+		bool ok = fprintf(fp, "%" PRIu64 " %s\n", seq, b64) > 0;
+
+		ok = !fflush(fp) && !fsync(fileno(fp)) && ok;
+		if (!fclose(fp) && ok)
+			(void)!rename(tmp, f->hw_path);
+		else
+			unlink(tmp);
+	}
+	free(tmp);
+}
+
 int cf_fleet_head_renew(struct cf_fleet *f, uint64_t min_seq, struct cf_fleet_head *h,
 			char *err, size_t errlen)
 {
@@ -851,6 +946,9 @@ int cf_fleet_head_renew(struct cf_fleet *f, uint64_t min_seq, struct cf_fleet_he
 					 " signed before: a rollback, not signed", h->seq, min_seq);
 			return -ESTALE;
 		}
+		ret = hw_check(f, h, err, errlen);
+		if (ret)
+			return ret;
 		v = head_value(f, h->seq, h->hash);
 		if (!v) {
 			capfence__seterr(err, errlen, "out of memory");
@@ -862,8 +960,12 @@ int cf_fleet_head_renew(struct cf_fleet *f, uint64_t min_seq, struct cf_fleet_he
 		free(v);
 		if (ret)
 			return ret;
-		if (ok || retried)	/* retried: ours, or a commit's newer head */
-			return cf_fleet_head_get(f, h, NULL, err, errlen);
+		if (ok || retried) {	/* retried: ours, or a commit's newer head */
+			ret = cf_fleet_head_get(f, h, NULL, err, errlen);
+			if (!ret)
+				hw_note(f, h->seq, h->hash);
+			return ret;
+		}
 		/* a commit moved the head meanwhile: renew that one */
 	}
 	capfence__seterr(err, errlen, "the head kept moving under 16 attempts to renew it");
@@ -948,6 +1050,9 @@ int cf_fleet_commit(struct cf_fleet *f, const struct cf_fleet_change *ch,
 			ret = cf_fleet_head_get(f, &h, NULL, err, errlen);
 			if (ret && ret != -ENOENT)
 				goto out;
+			ret = hw_check(f, &h, err, errlen);
+			if (ret)
+				goto out;
 			c.seq = h.seq + 1;
 			memcpy(c.prev, h.hash, sizeof(c.prev));
 		}
@@ -989,6 +1094,11 @@ int cf_fleet_commit(struct cf_fleet *f, const struct cf_fleet_change *ch,
 			*rev = (uint64_t)r;
 			if (seq)
 				*seq = c.seq;
+			f->committed_seq = c.seq;
+			if (c.seq) {
+				memcpy(f->committed_link, link, CF_FLEET_HASH_LEN);
+				hw_note(f, c.seq, link);
+			}
 			ret = 0;
 			goto out;
 		}
@@ -1054,8 +1164,13 @@ char *cf_fleet_host_encode(const struct cf_fleet_host *h)
 	json_object_object_add(o, "stale_ms", json_object_new_int64(h->stale_ms));
 	json_object_object_add(o, "deny_ms", json_object_new_int64(h->deny_ms));
 	json_object_object_add(o, "time_ms", json_object_new_int64(h->time_ms));
-	if (h->seq)
+	if (h->seq) {
+		char b64[sodium_base64_ENCODED_LEN(CF_FLEET_HASH_LEN, B64V)];
+
 		add_u64(o, "seq", h->seq);
+		sodium_bin2base64(b64, sizeof(b64), h->link, CF_FLEET_HASH_LEN, B64V);
+		json_object_object_add(o, "link", json_object_new_string(b64));
+	}
 	if (h->failing[0])
 		json_object_object_add(o, "failing", json_object_new_string(h->failing));
 	s = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
@@ -1093,6 +1208,13 @@ int cf_fleet_host_decode(const char *value, struct cf_fleet_host *h, char *err,
 		capfence__seterr(err, errlen, "malformed report (\"seq\" is not a number)");
 		goto out;
 	}
+	if (json_object_object_get_ex(o, "link", &f) &&
+	    (!json_object_is_type(f, json_type_string) ||
+	     unb64(json_object_get_string(f), h->link, CF_FLEET_HASH_LEN))) {
+		capfence__seterr(err, errlen, "malformed report (\"link\" is not a link hash)");
+		goto out;
+	}
+	h->have_link = json_object_object_get_ex(o, "link", &f);
 	ret = 0;
 out:
 	json_object_put(o);
@@ -1123,7 +1245,8 @@ int cf_fleet_report(struct cf_fleet *f, const struct cf_fleet_host *h,
 /* Do two reports say the same, their time aside? */
 static bool same_report(const struct cf_fleet_host *a, const struct cf_fleet_host *b)
 {
-	return a->applied == b->applied && a->seq == b->seq && a->stale_ms == b->stale_ms &&
+	return a->applied == b->applied && a->seq == b->seq &&
+	       !memcmp(a->link, b->link, CF_FLEET_HASH_LEN) && a->stale_ms == b->stale_ms &&
 	       a->deny_ms == b->deny_ms && !strcmp(a->name, b->name) &&
 	       !strcmp(a->state, b->state) && !strcmp(a->failing, b->failing);
 }
@@ -1725,10 +1848,10 @@ count:
 
 /* ---- the local module ------------------------------------------------------------ */
 
-int cf_fleet_apply(struct capfence_client *c, const struct cf_fleet_change *ch,
-		   char *err, size_t errlen)
+static int fleet_apply(struct capfence_client *c, const struct cf_fleet_change *ch,
+		       uint64_t rev, char *err, size_t errlen)
 {
-	struct capfence_fleet_set fs = { .flags = CAPFENCE_FLEET_SET_REV, .rev = ch->rev };
+	struct capfence_fleet_set fs = { .flags = CAPFENCE_FLEET_SET_REV, .rev = rev };
 	struct capfence_result r;
 	int ret;
 
@@ -1736,23 +1859,66 @@ int cf_fleet_apply(struct capfence_client *c, const struct cf_fleet_change *ch,
 	case CF_FLEET_EPOCH_INSTALL:
 		if (!ch->epoch)
 			break;
-		return capfence_client_epoch_install_at(c, ch->epoch, ch->rev, err, errlen);
+		return capfence_client_epoch_install_at(c, ch->epoch, rev, err, errlen);
 	case CF_FLEET_EPOCH_ACTIVATE:
-		return capfence_client_epoch_activate_at(c, ch->id, ch->rev, err, errlen);
+		return capfence_client_epoch_activate_at(c, ch->id, rev, err, errlen);
 	case CF_FLEET_KEY_REMOVE:
-		return capfence_client_key_remove_at(c, (uint32_t)ch->id, ch->rev, err, errlen);
+		return capfence_client_key_remove_at(c, (uint32_t)ch->id, rev, err, errlen);
 	case CF_FLEET_REVOKE:
-		ret = capfence_client_revoke_at(c, ch->id, ch->rev, &r);
+		ret = capfence_client_revoke_at(c, ch->id, rev, &r);
 		if (ret)
 			capfence__seterr(err, errlen, "%s", r.message[0] ? r.message :
 					 r.reason > 0 ? capfence_reason_name(r.reason) : strerror(-ret));
 		return ret;
 	case CF_FLEET_KEY_ADD:
-		/* the key itself is installed on each host by hand: the revision only */
+		/* the key itself is installed on each host by hand: the position only */
+		if (ch->seq) {
+			struct capfence__fleet_link l = { .seq = ch->seq };
+
+			memcpy(l.link, ch->link, sizeof(l.link));
+			return capfence__fleet_chain_set(c, &l, err, errlen);
+		}
 		return capfence_client_fleet_set(c, &fs, err, errlen);
 	default:
 		break;
 	}
 	capfence__seterr(err, errlen, "not a fleet change");
 	return -EINVAL;
+}
+
+int cf_fleet_apply(struct capfence_client *c, const struct cf_fleet_change *ch,
+		   char *err, size_t errlen)
+{
+	struct capfence__fleet_link l = { .seq = ch->seq };
+	int ret;
+
+	if (!ch->seq)
+		return fleet_apply(c, ch, ch->rev, err, errlen);
+	/* chained: the position is the record, the store's revision is not sent */
+	memcpy(l.prev, ch->prev, sizeof(l.prev));
+	memcpy(l.link, ch->link, sizeof(l.link));
+	capfence__client_fleet_link(c, &l);
+	ret = fleet_apply(c, ch, 0, err, errlen);
+	capfence__client_fleet_link(c, NULL);
+	return ret;
+}
+
+int cf_fleet_module_chain(struct capfence_client *c, uint64_t *seq,
+			  unsigned char link[CF_FLEET_HASH_LEN], char *err, size_t errlen)
+{
+	struct capfence__fleet_link l;
+	int ret = capfence__fleet_chain_get(c, &l, err, errlen);
+
+	*seq = ret ? 0 : l.seq;
+	memcpy(link, l.link, CF_FLEET_HASH_LEN);
+	return ret;
+}
+
+int cf_fleet_module_chain_set(struct capfence_client *c, uint64_t seq,
+			      const unsigned char link[CF_FLEET_HASH_LEN], char *err, size_t errlen)
+{
+	struct capfence__fleet_link l = { .seq = seq };
+
+	memcpy(l.link, link, CF_FLEET_HASH_LEN);
+	return capfence__fleet_chain_set(c, &l, err, errlen);
 }

@@ -121,6 +121,10 @@ struct cf_fleet {
 	char snapshot[CF_FLEET_PREFIX_MAX + 16];	/* <prefix>snapshot */
 	size_t snapshot_max;			/* CF_FLEET_SNAPSHOT_MAX (tests lower it) */
 	size_t compact_fail_after;		/* tests: a deletion batch past this many keys fails (0: never) */
+	char *hw_path;				/* the signer's high-water mark, NULL: none */
+	bool hw_override;			/* below it anyway (--accept-rollback) */
+	uint64_t committed_seq;			/* cf_fleet_commit()'s last change, 0: unchained */
+	unsigned char committed_link[CF_FLEET_HASH_LEN];	/* its link */
 };
 
 int cf_fleet_open(struct cf_fleet **out, const char *endpoints,
@@ -156,7 +160,8 @@ void cf_fleet_close(struct cf_fleet *f);
 
 /*
  * Commit a change as one guarded transaction; *rev its revision, *seq
- * (may be NULL) its place in the chain (0: unsigned, unchained). With the
+ * (may be NULL) its place in the chain (0: unsigned, unchained), its link
+ * f->committed_link. With the
  * signing key the change is chained and the head moved in the same
  * transaction (retried while other commits move the head). -EEXIST: the
  * epoch (key id, revocation, activation) is already in the fleet;
@@ -166,6 +171,18 @@ void cf_fleet_close(struct cf_fleet *f);
  */
 int cf_fleet_commit(struct cf_fleet *f, const struct cf_fleet_change *ch,
 		    uint64_t *rev, uint64_t *seq, char *err, size_t errlen);
+
+/*
+ * The signer's high-water mark: the highest chain position (seq, link) it
+ * committed or signed a head at, in the file path ("SEQ LINK_B64" on one
+ * line, replaced atomically; absent: none yet). With it, cf_fleet_commit()
+ * and cf_fleet_head_renew() refuse a store whose head is below it, or at
+ * it with another link (-ESTALE: a store restored from a backup or rolled
+ * back, or a path that shows an old head), unless override (the
+ * operator's --accept-rollback, which also moves the mark to the store's).
+ */
+int cf_fleet_set_high_water(struct cf_fleet *f, const char *path, bool override,
+			    char *err, size_t errlen);
 
 /* The signed head of the chain. */
 struct cf_fleet_head {
@@ -211,7 +228,9 @@ struct cf_fleet_host {
 	int64_t time_ms;		/* the agent's clock at the report */
 	char failing[160];		/* why the agent is stuck below the fleet, "" */
 	bool malformed;			/* the report under hosts/NAME did not decode */
-	uint64_t seq;			/* the chain's changes the host has, 0: unchained */
+	uint64_t seq;			/* the chain's position its module holds, 0: unchained */
+	unsigned char link[CF_FLEET_HASH_LEN];	/* the link at seq, as its module holds it */
+	bool have_link;			/* the report named link */
 };
 
 /* The report's JSON (malloc'd). */
@@ -326,14 +345,24 @@ int cf_fleet_compact(struct cf_fleet *f, struct cf_fleet_compaction *res,
 		     char *err, size_t errlen);
 
 /*
- * Apply a change to the local module at its revision ch->rev. A key id the
- * host does not have, an epoch already installed (a snapshot replayed),
- * and the like are failures of that change; the caller skips them by
- * advancing the revision (capfence_client_fleet_set). -EALREADY: the
- * module is already past ch->rev.
+ * Apply a change to the local module: a chained one (ch->seq) as the next
+ * link of the module's chain (the module refuses anything else: -EXDEV;
+ * -EALREADY: it holds that very link), no revision sent; an unchained
+ * one at its revision ch->rev (-EALREADY: the module is at or past it).
+ * A key id the host does not have, an epoch already installed (a
+ * snapshot replayed), and the like are failures of that change.
  */
 int cf_fleet_apply(struct capfence_client *c, const struct cf_fleet_change *ch,
 		   char *err, size_t errlen);
+/* The chain position the module holds (seq 0: none; link zeros then). */
+int cf_fleet_module_chain(struct capfence_client *c, uint64_t *seq,
+			  unsigned char link[CF_FLEET_HASH_LEN], char *err, size_t errlen);
+/*
+ * Move the module forward to a snapshot's position (its state made to
+ * hold first); -EXDEV below the module's, or at it with another link.
+ */
+int cf_fleet_module_chain_set(struct capfence_client *c, uint64_t seq,
+			      const unsigned char link[CF_FLEET_HASH_LEN], char *err, size_t errlen);
 
 #pragma GCC visibility pop
 

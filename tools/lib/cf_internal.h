@@ -38,6 +38,26 @@ const char *const *capfence__class_syscalls(int class_id);
 int capfence__epoch_format_classes(const struct capfence_epoch *e, char *buf, size_t len,
 				   int max_class);
 
+/*
+ * The fleet chain (libcapfence's fleet agent, cf_fleet.c): a position
+ * (seq, prev, link) the change commands of client c carry in their fleet
+ * nest while set (NULL: none), the module's position, and a snapshot's
+ * position set with FLEET_SET (<linux/capfence.h>, "The chain").
+ */
+struct capfence__fleet_link {
+	uint64_t seq;
+	uint8_t prev[CAPFENCE_FLEET_LINK_LEN];
+	uint8_t link[CAPFENCE_FLEET_LINK_LEN];
+};
+void capfence__client_fleet_link(struct capfence_client *c,
+				 const struct capfence__fleet_link *l);
+/* The module's position (seq 0: none, link zeros). */
+int capfence__fleet_chain_get(struct capfence_client *c, struct capfence__fleet_link *l,
+			      char *err, size_t errlen);
+/* Move the module to a snapshot's position l (seq and link). */
+int capfence__fleet_chain_set(struct capfence_client *c, const struct capfence__fleet_link *l,
+			      char *err, size_t errlen);
+
 #pragma GCC visibility pop
 
 /*

@@ -384,7 +384,23 @@ enum capfence_event {
  * denied (EACCES, reason fleet_stale): each was accepted at or below the
  * module's revision, and a revision the host has not seen may have revoked
  * it. A new confirmation ends both at once.
+ *
+ * The chain. A signed fleet orders its changes by a chain: each has a
+ * position SEQ (1, 2, ...) and a link hash LINK, and names the link PREV
+ * of the one before (genesis: zeros). The module holds the position and
+ * link it has applied (STATUS_GET's fleet nest) and is the only record of
+ * it: a change command carrying the fleet nest with SEQ, PREV and LINK is
+ * applied only as the next link (SEQ one above the module's, PREV its
+ * link), and the module moves to (SEQ, LINK) with it; the link the module
+ * holds already is EALREADY; anything else is EXDEV, nothing changed.
+ * FLEET_SET with SEQ and LINK (a snapshot's position, the agent having
+ * made the module hold its state) moves the module forward only: to the
+ * position it holds, nothing changes; below it, or at it with another
+ * link, EXDEV. A store's revision (CAPFENCE_A_FLEET_REV) is no evidence
+ * of what a chained host applied.
  */
+#define CAPFENCE_FLEET_LINK_LEN		32
+
 enum capfence_fleet_attr {
 	CAPFENCE_FLEET_A_UNSPEC,
 	CAPFENCE_FLEET_A_STALE_MS,	/* u32: 0 = fleet mode off */
@@ -400,6 +416,15 @@ enum capfence_fleet_attr {
 	CAPFENCE_FLEET_A_ASKED_NS,	/* u64: in FLEET_SET with FRESH, the
 					 * CLOCK_BOOTTIME ns the agent read
 					 * before asking its store
+					 */
+	CAPFENCE_FLEET_A_SEQ,		/* u64: the fleet chain's position; see
+					 * "The chain" above
+					 */
+	CAPFENCE_FLEET_A_PREV,		/* binary, CAPFENCE_FLEET_LINK_LEN: the
+					 * link a change follows (change commands)
+					 */
+	CAPFENCE_FLEET_A_LINK,		/* binary, CAPFENCE_FLEET_LINK_LEN: the
+					 * link at SEQ
 					 */
 	__CAPFENCE_FLEET_A_MAX
 };
