@@ -1539,6 +1539,18 @@ int cft_establish(char *why, size_t len)
 			return establish_fail(why, len, err, "insmod " CFT_MODULE_PATH);
 		did(why, len, "loaded capfence.ko");
 	}
+	/*
+	 * The programs of one boot install more epochs between them than the
+	 * module's default bound: each raises it (control_test tests the bound
+	 * itself and puts back what it found).
+	 */
+	if (cft_param_get("epochs_max") >= 0 &&
+	    cft_param_get("epochs_max") < CFT_EPOCHS_MAX) {
+		err = cft_param_set("epochs_max", CFT_EPOCHS_MAX);
+		if (err)
+			return establish_fail(why, len, err, "raise epochs_max");
+		did(why, len, "raised epochs_max");
+	}
 	err = cft_open(&nl);
 	if (err)
 		return establish_fail(why, len, err, "the capfence netlink family");

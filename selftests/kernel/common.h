@@ -216,6 +216,8 @@ void cft_die_at(const char *point);
 
 /* The module file a program loads when the module is not in. */
 #define CFT_MODULE_PATH "/capfence.ko"
+/* the bound on installed epochs while the tests run (the default is 1024) */
+#define CFT_EPOCHS_MAX 65536
 
 /*
  * The state every VM test program starts from, established by itself
