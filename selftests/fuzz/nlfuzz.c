@@ -1230,7 +1230,8 @@ static void gen_invalid(struct msg *m)
 		case 0: {	/* class out of range */
 			size_t o = nest_start(m, 1 + rn(4));
 
-			attr_u8(m, CAPFENCE_RULE_A_CLASS, chance(50) ? 0 : 5 + rn(200));
+			attr_u8(m, CAPFENCE_RULE_A_CLASS,
+				chance(50) ? 0 : CAPFENCE_CLASS_MAX + 1 + rn(200));
 			attr_u8(m, CAPFENCE_RULE_A_KIND, 1);
 			nest_end(m, o);
 			break;
