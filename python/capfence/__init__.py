@@ -757,32 +757,52 @@ class Client(_Handle):
 
     def install_epoch(self, epoch: Union[Epoch, int],
                       rules: Optional[Iterable[str]] = None,
-                      seccomp: Optional[Union[str, bytes]] = None) -> Epoch:
+                      seccomp: Optional[Union[str, bytes]] = None, *,
+                      seccomp_caps: Optional[str] = None,
+                      seccomp_kernel: Optional[str] = None,
+                      no_new_filters: bool = False) -> Epoch:
         """Install an epoch: an :class:`Epoch`, or an id and its rules.
         Ids only grow (ERANGE otherwise). Returns the epoch installed.
 
-        ``seccomp``: the epoch's syscall policy, an OCI ``linux.seccomp``
-        profile (JSON text), compiled with libseccomp; every refusing action
-        becomes ERRNO(EACCES), logged. A malformed profile, or one that
-        denies a system call a granted class needs, raises
+        ``seccomp``: the epoch's syscall policy (JSON text): an OCI
+        ``linux.seccomp`` profile, or a container engine's profile as
+        shipped (Docker's, Podman's), compiled with libseccomp. Refusals
+        become ERRNO(EACCES), logged; ERRNO(ENOSYS) is kept. An engine's
+        ``includes``/``excludes`` are resolved for ``seccomp_caps`` (comma-
+        separated ``CAP_`` names; None: the engines' default set) and
+        ``seccomp_kernel`` ("MAJOR.MINOR"; None: the running kernel).
+        ``no_new_filters``: bound tasks may not stack filters of their own
+        (by default they may; the module checks at every exec that the
+        epoch's program is still in the chain). A malformed profile, or one
+        that denies a system call a granted class needs, raises
         :class:`CapfenceError` (EINVAL, one line) and installs nothing.
-        The rewritten rules are in :attr:`Epoch.seccomp_notes` afterwards."""
+        The rewritten and kept rules are in :attr:`Epoch.seccomp_notes`
+        afterwards."""
         if not isinstance(epoch, Epoch):
             epoch = Epoch(epoch, rules or ())
         elif rules is not None:
             raise TypeError("rules are given with an epoch id, not an Epoch")
         err = _err()
         if seccomp is None:
+            if seccomp_caps is not None or seccomp_kernel is not None \
+                    or no_new_filters:
+                raise TypeError("seccomp_caps, seccomp_kernel and "
+                                "no_new_filters need a seccomp profile")
             _check(_c.capfence_client_epoch_install(self._ptr,
                                                     ctypes.byref(epoch._s),
                                                     err, len(err)), err)
             return epoch
         text = seccomp.encode() if isinstance(seccomp, str) else bytes(seccomp)
+        opts = _lib.SeccompOpts(ctypes.sizeof(_lib.SeccompOpts),
+                              seccomp_caps.encode() if seccomp_caps else None,
+                              seccomp_kernel.encode() if seccomp_kernel
+                              else None, bool(no_new_filters))
         sc = ctypes.c_void_p()
-        _check(_c.capfence_seccomp_compile(text, len(text),
-                                           ctypes.byref(epoch._s),
-                                           ctypes.byref(sc), err, len(err)),
-               err)
+        _check(_c.capfence_seccomp_compile_opts(text, len(text),
+                                                ctypes.byref(epoch._s),
+                                                ctypes.byref(opts),
+                                                ctypes.byref(sc), err,
+                                                len(err)), err)
         try:
             notes = [_c.capfence_seccomp_note(sc, i).decode()
                      for i in range(_c.capfence_seccomp_notes(sc))]

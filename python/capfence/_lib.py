@@ -158,6 +158,12 @@ class EpochInfo(Structure):
                 ("fenced_at", c_uint64 * CLASS_SLOTS)]
 
 
+class SeccompOpts(Structure):
+    """struct capfence_seccomp_opts"""
+    _fields_ = [("sz", c_size_t), ("caps", c_char_p), ("kernel", c_char_p),
+                ("no_new_filters", c_bool)]
+
+
 # each structure mirrors the C struct of this name; its size is the
 # library's (capfence_struct_size()), checked at import
 _STRUCTS = {NetRange: "capfence_net_range", Constraint: "capfence_constraint",
@@ -167,7 +173,8 @@ _STRUCTS = {NetRange: "capfence_net_range", Constraint: "capfence_constraint",
             TaskInfo: "capfence_task_info", CapInfo: "capfence_cap_info",
             EpochInfo: "capfence_epoch_info",
             FleetStatusS: "capfence_fleet_status",
-            SandboxInfoS: "capfence_sandbox_info"}
+            SandboxInfoS: "capfence_sandbox_info",
+            SeccompOpts: "capfence_seccomp_opts"}
 for _t, _name in _STRUCTS.items():
     _n = lib.capfence_struct_size(_name.encode())
     if ctypes.sizeof(_t) != _n:  # pragma: no cover - a port to a new ABI
@@ -254,6 +261,10 @@ class SeccompInfo(Structure):
 
 _proto("capfence_seccomp_compile", c_int, c_char_p, c_size_t, POINTER(EpochS),
        _pp, c_char_p, c_size_t)
+
+
+_proto("capfence_seccomp_compile_opts", c_int, c_char_p, c_size_t,
+       POINTER(EpochS), POINTER(SeccompOpts), _pp, c_char_p, c_size_t)
 _proto("capfence_seccomp_notes", c_size_t, c_void_p)
 _proto("capfence_seccomp_note", c_char_p, c_void_p, c_size_t)
 _proto("capfence_seccomp_digest", None, c_void_p, c_uint8 * 32)

@@ -6,6 +6,7 @@ depend on each other's order."""
 import errno
 import os
 import signal
+import sys
 
 import pytest
 
@@ -262,6 +263,48 @@ def test_syscall_policy(client, children):
     e2 = next_epoch(client)
     client.install_epoch(e2, ["fs:read=open"])
     assert client.epoch_seccomp(e2) is None
+
+
+# a bound child that stacks a filter of its own (allow everything): exit 0,
+# or the errno its prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER) got
+STACK_OWN_FILTER = r"""
+import ctypes, sys
+libc = ctypes.CDLL(None, use_errno=True)
+class Insn(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_ushort), ("jt", ctypes.c_ubyte),
+                ("jf", ctypes.c_ubyte), ("k", ctypes.c_uint)]
+class Prog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(Insn))]
+allow = (Insn * 1)(Insn(0x06, 0, 0, 0x7fff0000))
+prog = Prog(1, allow)
+libc.prctl(38, 1, 0, 0, 0)
+r = libc.prctl(22, 2, ctypes.byref(prog), 0, 0)
+sys.exit(ctypes.get_errno() if r else 0)
+"""
+
+
+@pytest.mark.parametrize("no_new_filters, status", [(False, 0),
+                                                    (True, errno.EACCES)])
+def test_syscall_policy_own_filters(client, no_new_filters, status):
+    """install_epoch(no_new_filters=...): by default a bound task stacks a
+    filter of its own; with no_new_filters its prctl answers EACCES."""
+    e = next_epoch(client)
+    client.install_epoch(e, ["fs:read=open", "fs:write=open"],
+                         seccomp=KILL_ACCT, no_new_filters=no_new_filters)
+    pid = client.spawn_bound(e, [sys.executable, "-c", STACK_OWN_FILTER])
+    _, st = os.waitpid(pid, 0)
+    assert os.WIFEXITED(st), f"ended by signal {os.WTERMSIG(st)}"
+    assert os.WEXITSTATUS(st) == status
+
+
+def test_syscall_policy_options_need_a_profile(client):
+    with pytest.raises(TypeError):
+        client.install_epoch(next_epoch(client), ["fs:read=open"],
+                             no_new_filters=True)
+    with pytest.raises(cf.CapfenceError) as ei:
+        client.install_epoch(next_epoch(client), ["fs:read=open"],
+                             seccomp=KILL_ACCT, seccomp_caps="CAP_NOPE")
+    assert ei.value.errno == errno.EINVAL
 
 
 def test_install_epoch_is_monotonic(client):

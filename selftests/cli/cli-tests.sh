@@ -493,6 +493,8 @@ tg "epoch install --seccomp-kernel: not a version" 2 "kernel version 'new' is no
 	"$CF" epoch install 1006 --seccomp "$DOCKER" --seccomp-kernel new fs:read=open
 tg "epoch install --seccomp-caps without --seccomp" 2 "need --seccomp PROFILE" \
 	"$CF" epoch install 1006 --seccomp-caps CAP_KILL fs:read=open
+tg "epoch install --seccomp-caps: a misspelt capability" 2 "'CAP_SYS_ADMN' is not a capability name" \
+	"$CF" epoch install 1006 --seccomp "$DOCKER" --seccomp-caps CAP_KILL,CAP_SYS_ADMN fs:read=open
 tg "epoch install --seccomp: architectures and archMap both" 2 "both architectures and archMap" \
 	sh -c "echo '{\"defaultAction\":\"SCMP_ACT_ALLOW\",\"architectures\":[\"SCMP_ARCH_X86\"],\"archMap\":[]}' > $W/m.json; $CF epoch install 1006 --seccomp $W/m.json fs:read=open"
 tg "epoch install --seccomp: an errno name that disagrees with its number" 2 "errno must name an errno (EPERM, ENOSYS, ...) that agrees with its number" \

@@ -441,4 +441,48 @@ TEST(new_filters_stacked_by_default_refused_on_request)
 	CF_NO_LEAKS();
 }
 
+/*
+ * --seccomp-caps names capabilities: a typo would resolve an engine's rules
+ * for a set nobody meant, so it is refused; empty is the empty set.
+ */
+TEST(seccomp_caps_are_capability_names)
+{
+	static const char allow[] =
+		"{\"defaultAction\":\"SCMP_ACT_ALLOW\",\"syscalls\":["
+		"{\"names\":[\"acct\"],\"action\":\"SCMP_ACT_ERRNO\"}]}";
+	static const struct {
+		const char *caps, *err;
+	} cases[] = {
+		{ "", NULL },
+		{ "CAP_SYS_ADMIN", NULL },
+		{ "CAP_KILL,CAP_CHECKPOINT_RESTORE,", NULL },
+		{ "CAP_SYS_ADMN", "profile: 'CAP_SYS_ADMN' is not a capability name (CAP_CHOWN, CAP_SYS_ADMIN, ...; comma-separated)" },
+		{ "CAP_KILL,,CAP_CHOWN", "profile: '' is not a capability name (CAP_CHOWN, CAP_SYS_ADMIN, ...; comma-separated)" },
+		{ "cap_kill", "profile: 'cap_kill' is not a capability name (CAP_CHOWN, CAP_SYS_ADMIN, ...; comma-separated)" },
+		{ "CAP_KILL CAP_CHOWN", "profile: 'CAP_KILL CAP_CHOWN' is not a capability name (CAP_CHOWN, CAP_SYS_ADMIN, ...; comma-separated)" },
+	};
+	const char *rules[] = { "fs:read=open" };
+	struct capfence_epoch e;
+	char err[CAPFENCE_ERR_MAX];
+	size_t i;
+
+	ASSERT_EQ(0, capfence_epoch_parse_rules(&e, 7, rules, 1, err, sizeof(err)));
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct capfence_seccomp_opts o = { .sz = sizeof(o), .caps = cases[i].caps };
+		struct capfence_seccomp *s = NULL;
+		int ret = capfence_seccomp_compile_opts(allow, strlen(allow), &e, &o, &s,
+							err, sizeof(err));
+
+		if (!cases[i].err) {
+			EXPECT_EQ(0, ret) TH_LOG("'%s': %s", cases[i].caps, err);
+		} else {
+			EXPECT_EQ(-EINVAL, ret) TH_LOG("'%s'", cases[i].caps);
+			EXPECT_STREQ(cases[i].err, err);
+			EXPECT_EQ(NULL, s);
+		}
+		capfence_seccomp_free(s);
+	}
+	CF_NO_LEAKS();
+}
+
 TEST_HARNESS_MAIN

@@ -115,6 +115,7 @@ size_t capfence_struct_size(const char *name)
 		CF_SIZE(capfence_fleet_set),
 		CF_SIZE(capfence_event_info),
 		CF_SIZE(capfence_change_opts),
+		CF_SIZE(capfence_seccomp_opts),
 #undef CF_SIZE
 	};
 	size_t i;

@@ -553,6 +553,50 @@ static bool has_cap(const struct cf_sc_build *b, const char *cap)
 	return false;
 }
 
+/*
+ * The capability names an engine's "caps" condition may name (those of
+ * <linux/capability.h> up to CAP_CHECKPOINT_RESTORE); a name outside them
+ * in --seccomp-caps is a typo that would silently resolve rules wrong.
+ */
+static const char *const cf_sc_cap_names[] = {
+	"CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_DAC_READ_SEARCH", "CAP_FOWNER",
+	"CAP_FSETID", "CAP_KILL", "CAP_SETGID", "CAP_SETUID", "CAP_SETPCAP",
+	"CAP_LINUX_IMMUTABLE", "CAP_NET_BIND_SERVICE", "CAP_NET_BROADCAST",
+	"CAP_NET_ADMIN", "CAP_NET_RAW", "CAP_IPC_LOCK", "CAP_IPC_OWNER",
+	"CAP_SYS_MODULE", "CAP_SYS_RAWIO", "CAP_SYS_CHROOT", "CAP_SYS_PTRACE",
+	"CAP_SYS_PACCT", "CAP_SYS_ADMIN", "CAP_SYS_BOOT", "CAP_SYS_NICE",
+	"CAP_SYS_RESOURCE", "CAP_SYS_TIME", "CAP_SYS_TTY_CONFIG", "CAP_MKNOD",
+	"CAP_LEASE", "CAP_AUDIT_WRITE", "CAP_AUDIT_CONTROL", "CAP_SETFCAP",
+	"CAP_MAC_OVERRIDE", "CAP_MAC_ADMIN", "CAP_SYSLOG", "CAP_WAKE_ALARM",
+	"CAP_BLOCK_SUSPEND", "CAP_AUDIT_READ", "CAP_PERFMON", "CAP_BPF",
+	"CAP_CHECKPOINT_RESTORE",
+};
+
+/* 0 when @caps is empty or comma-separated names of cf_sc_cap_names. */
+static int check_caps(const char *caps, char *err, size_t errlen)
+{
+	const char *p = caps;
+
+	while (*p) {
+		size_t n = strcspn(p, ","), i;
+
+		for (i = 0; i < sizeof(cf_sc_cap_names) / sizeof(cf_sc_cap_names[0]); i++)
+			if (strlen(cf_sc_cap_names[i]) == n &&
+			    !strncmp(p, cf_sc_cap_names[i], n))
+				break;
+		if (i == sizeof(cf_sc_cap_names) / sizeof(cf_sc_cap_names[0])) {
+			capfence__seterr(err, errlen,
+					 "profile: '%.*s' is not a capability name (CAP_CHOWN, CAP_SYS_ADMIN, ...; comma-separated)",
+					 (int)(n > 32 ? 32 : n), p);
+			return -EINVAL;
+		}
+		p += n;
+		if (*p == ',' && *++p == '\0')
+			break;
+	}
+	return 0;
+}
+
 /* Is this kernel at least @v ("MAJOR.MINOR")? -1 for a malformed @v. */
 static int kernel_at_least(const struct cf_sc_build *b, const char *v)
 {
@@ -1176,6 +1220,8 @@ int capfence_seccomp_compile_opts(const char *text, size_t len,
 	if (opts && opts->sz >= offsetof(struct capfence_seccomp_opts, caps) +
 				sizeof(opts->caps) && opts->caps)
 		b.caps = opts->caps;
+	if (check_caps(b.caps, err, errlen))
+		return -EINVAL;
 	if (opts && opts->sz >= offsetof(struct capfence_seccomp_opts, no_new_filters) +
 				sizeof(opts->no_new_filters))
 		b.no_new_filters = opts->no_new_filters;
