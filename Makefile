@@ -62,6 +62,10 @@ NET_LIBS   := -lcurl -ljson-c -lseccomp
 SC_LIBS    := -ljson-c -lseccomp
 LIBS       := -lsodium -lmnl $(NET_LIBS) -lbpf -lelf -lz -lpthread
 VMRUN      := selftests/vm/run
+# The VM stages boot each kernel of KERNEL side by side (every boot has its
+# own temporary root, so two guests share nothing); VM_SERIAL=1 boots them
+# one after the other. Used as: for k in $(KERNEL); do ( ... ) $(KPAR) done; wait
+KPAR       := $(if $(filter 1,$(VM_SERIAL)),;,&)
 export CAPFENCE_BUILD := $(CURDIR)/$(B)
 
 LIB_SRCS   := $(wildcard tools/lib/*.c)
@@ -268,22 +272,22 @@ CLI_BOOT = t0=$$(date +%s); \
 VM_KMODS := sctp vsock_loopback l2tp_ip l2tp_ip6 dccp_ipv4 dccp_ipv6 tipc rds kcm smc af_key af_alg
 vmtest: all
 	@mkdir -p $(B)/logs
-	-@for k in $(KERNEL); do \
+	-@for k in $(KERNEL); do ( \
 		t0=$$(date +%s); \
 		$(VMRUN) --kernel $$k --timeout 900 $(addprefix --kmod ,$(VM_KMODS)) -- run-vm-tests > $(B)/logs/vm-$$k.log 2>&1; \
 		rc=$$?; grep -E '^(not ok|# (FAIL|Totals))|^FAIL|^run:' $(B)/logs/vm-$$k.log; \
 		[ $$rc -lt 125 ] || echo "FAIL: the VM failed (exit $$rc)" >> $(B)/logs/vm-$$k.log; \
 		echo "# time: vm $$k $$(( $$(date +%s) - t0 )) s" >> $(B)/logs/vm-$$k.log; \
 		selftests/summary "vm $$k" $(B)/logs/vm-$$k.log; \
-		[ -f selftests/cli/cli-tests.sh ] || continue; \
+		[ -f selftests/cli/cli-tests.sh ] || exit 0; \
 		$(CLI_BOOT); \
 		t0=$$(date +%s); \
 		$(VMRUN) --kernel $$k --timeout 600 --overlay $(PYROOT) -- sh /usr/share/capfence/python-tests/run-vm-tests > $(B)/logs/py-$$k.log 2>&1; \
 		rc=$$?; grep -E ' (FAILED|ERROR)|^# Totals|^run:' $(B)/logs/py-$$k.log; \
 		[ $$rc -lt 125 ] || echo "FAIL: the VM failed (exit $$rc)" >> $(B)/logs/py-$$k.log; \
 		echo "# time: python $$k $$(( $$(date +%s) - t0 )) s" >> $(B)/logs/py-$$k.log; \
-		selftests/summary "python $$k" $(B)/logs/py-$$k.log; \
-	done
+		selftests/summary "python $$k" $(B)/logs/py-$$k.log ) $(KPAR) \
+	done; wait
 	@cd $(B)/logs && $(CURDIR)/selftests/summary vm+cli+python $(foreach k,$(KERNEL),vm-$(k).log cli-$(k).log py-$(k).log) >/dev/null
 
 # The CLI tests alone (selftests/cli/cli-tests.sh), one boot per kernel of

@@ -28,7 +28,7 @@ agent-check: $(B)/tools/capfence $(B)/guest/bin/capfenced $(B)/guest/bin/notify-
 	@mkdir -p $(B)/logs
 	@[ -n "$(AGENT_ETCD)" ] || { echo "agent-check: no etcd binary (apt-get install etcd-server)"; exit 1; }
 	@rm -rf $(B)/agent-tls && sh selftests/fleet/make-certs.sh $(B)/agent-tls
-	-@for k in $(KERNEL); do \
+	-@for k in $(KERNEL); do ( \
 		$(VMRUN) --kernel $$k --timeout 900 --add $(AGENT_ETCD):/usr/bin/etcd \
 			--add $(B)/agent-tls:/root/tls \
 			--add selftests/agent/agent-vm-test.sh:/root/agent-vm-test.sh \
@@ -38,5 +38,5 @@ agent-check: $(B)/tools/capfence $(B)/guest/bin/capfenced $(B)/guest/bin/notify-
 			> $(B)/logs/agent-$$k.log 2>&1; \
 		rc=$$?; grep -E '^(not ok|# Totals)|^run:' $(B)/logs/agent-$$k.log; \
 		[ $$rc -lt 125 ] || echo "FAIL: the VM failed (exit $$rc)" >> $(B)/logs/agent-$$k.log; \
-		selftests/summary "agent $$k" $(B)/logs/agent-$$k.log; \
-	done
+		selftests/summary "agent $$k" $(B)/logs/agent-$$k.log ) $(KPAR) \
+	done; wait

@@ -45,11 +45,13 @@ define fuzz_run
 	@rm -f $(B)/logs/fuzz.log
 	@selftests/fuzz/run-fuzz $(B) $(1) $(FUZZ_TARGETS) 2>&1 | tee -a $(B)/logs/fuzz.log | \
 		grep -E '^(not ok|ok|# Totals)|^# .*(fails|invariant|ERROR)'
-	@for k in $(KERNEL); do \
+	@for k in $(KERNEL); do ( \
 		t0=$$(date +%s); \
 		$(VMRUN) --kernel $$k --timeout $(3) -- nlfuzz --messages $(2) $(4) > $(B)/logs/nlfuzz-$$k.log 2>&1; \
 		rc=$$?; [ $$rc -lt 125 ] || echo "FAIL: the VM failed (exit $$rc)" >> $(B)/logs/nlfuzz-$$k.log; \
-		echo "# time: nlfuzz $$k $$(( $$(date +%s) - t0 )) s" >> $(B)/logs/nlfuzz-$$k.log; \
+		echo "# time: nlfuzz $$k $$(( $$(date +%s) - t0 )) s" >> $(B)/logs/nlfuzz-$$k.log ) $(KPAR) \
+	done; wait; \
+	for k in $(KERNEL); do \
 		cat $(B)/logs/nlfuzz-$$k.log >> $(B)/logs/fuzz.log; \
 		grep -E '^(not ok|ok|# Totals)|^run:|^FAIL' $(B)/logs/nlfuzz-$$k.log | sed "s/^/[$$k] /"; \
 	done

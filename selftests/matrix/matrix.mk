@@ -32,12 +32,12 @@ all: matrix-root
 
 matrix-check: all
 	@mkdir -p $(B)/logs
-	-@for k in $(KERNEL); do \
+	-@for k in $(KERNEL); do ( \
 		t0=$$(date +%s); \
 		$(VMRUN) --kernel $$k --timeout 900 --overlay $(PYROOT) --overlay $(MATRIXROOT) \
 			-- sh /usr/share/capfence/matrix/matrix-test.sh > $(B)/logs/matrix-$$k.log 2>&1; \
 		rc=$$?; grep -E '^(not ok|# Totals)|^run:' $(B)/logs/matrix-$$k.log; \
 		[ $$rc -lt 125 ] || echo "FAIL: the VM failed (exit $$rc)" >> $(B)/logs/matrix-$$k.log; \
 		echo "# time: matrix $$k $$(( $$(date +%s) - t0 )) s" >> $(B)/logs/matrix-$$k.log; \
-		selftests/summary "matrix $$k" $(B)/logs/matrix-$$k.log; \
-	done
+		selftests/summary "matrix $$k" $(B)/logs/matrix-$$k.log ) $(KPAR) \
+	done; wait

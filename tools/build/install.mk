@@ -123,11 +123,11 @@ GUEST_EXTRA += $(CF_ECO_FILES)
 # Needs the module (make module).
 ecotest: $(B)/tools/capfence $(CF_ECO_FILES) $(PYROOT)/.stamp
 	@mkdir -p $(B)/logs
-	-@for k in $(KERNEL); do \
+	-@for k in $(KERNEL); do ( \
 		t0=$$(date +%s); \
 		$(VMRUN) --kernel $$k --timeout 600 --overlay $(PYROOT) -- sh /usr/share/capfence/eco-tests.sh > $(B)/logs/eco-$$k.log 2>&1; \
 		rc=$$?; grep -E '^(not ok|# Totals)|^run:' $(B)/logs/eco-$$k.log; \
 		[ $$rc -lt 125 ] || echo "FAIL: the VM failed (exit $$rc)" >> $(B)/logs/eco-$$k.log; \
 		echo "# time: eco $$k $$(( $$(date +%s) - t0 )) s" >> $(B)/logs/eco-$$k.log; \
-		selftests/summary "eco $$k" $(B)/logs/eco-$$k.log; \
-	done
+		selftests/summary "eco $$k" $(B)/logs/eco-$$k.log ) $(KPAR) \
+	done; wait
