@@ -53,6 +53,10 @@ struct cf_fs_memo_dir {
 	struct cf_grant *grant[2];	/* fs:read, fs:write */
 };
 
+/* the memo's class masks are u8: a path class id must fit, or it would fail open */
+static_assert(CAPFENCE_CLASS_FS_READ < 8 && CAPFENCE_CLASS_FS_WRITE < 8,
+	      "an fs class id does not fit the open memo's u8 masks");
+
 /*
  * The subtrees a bound credential's rules and grants admit whole, as its
  * allowed opens showed (fsmemo.c), and the state all of them were judged
