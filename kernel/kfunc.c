@@ -11,7 +11,8 @@
  * runs a program puts its link's cookie in current->bpf_ctx, and the links
  * the module holds (hooks.c) carry the cookie the module took at attach.
  * Any other program's call changes nothing, is answered 0 (no opinion: it
- * is that program's own verdict) and counted. From 6.9 the verifier also
+ * is that program's own verdict) and counted while the module is attached
+ * (detached, every call is ignored: capfence's own run then too). From 6.9 the verifier also
  * refuses a program of another type or on another hook than capfence's,
  * or loaded by a task the control plane would refuse (cf_kfunc_filter).
  * Arguments are the hook's own, checked by the verifier (trusted on 6.12);
@@ -89,7 +90,15 @@ static __always_inline bool __cf_ours(const char *fn)
 	u64 want = cf_attach_cookie();
 	struct bpf_tramp_run_ctx *t;
 
-	if (likely(rc && want &&
+	/*
+	 * Not attached: between the links' creation and HOOKS_ATTACH, or
+	 * after HOOKS_DETACH until the links go, capfence's own programs run
+	 * with a cookie the module does not hold yet or any more. No task is
+	 * bound then; every call is ignored, and none is called foreign.
+	 */
+	if (unlikely(!want))
+		return false;
+	if (likely(rc &&
 		   (unsigned long)rc - current_stack_pointer < CF_RUN_CTX_REACH)) {
 		t = container_of(rc, struct bpf_tramp_run_ctx, run_ctx);
 		if (likely(t->bpf_cookie == want)) {

@@ -117,12 +117,14 @@ static int detach_retry(struct cft_nl *nl, int ms)
  */
 TEST(session_to_parent_across_detach)
 {
+	uint64_t foreign0 = 0, foreign1 = 0;
 	struct capfence_status s;
 	struct cft_nl nl;
 	pid_t looper;
 	int round;
 
 	ASSERT_EQ(0, cft_open(&nl));
+	ASSERT_EQ(0, cft_nl_stat(&nl, CAPFENCE_STATS_A_FOREIGN_CALLS, &foreign0));
 	looper = fork();
 	ASSERT_LE(0, looper);
 	if (!looper)
@@ -145,6 +147,10 @@ TEST(session_to_parent_across_detach)
 	EXPECT_FALSE(s.attached);
 	EXPECT_EQ(0, s.bound);
 	EXPECT_EQ(0, system("capfence attach >/dev/null"));
+	/* capfence's own programs, run while attach and detach are under way,
+	 * are not foreign calls */
+	ASSERT_EQ(0, cft_nl_stat(&nl, CAPFENCE_STATS_A_FOREIGN_CALLS, &foreign1));
+	EXPECT_EQ(foreign0, foreign1);
 	cft_nl_close(&nl);
 }
 
