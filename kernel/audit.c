@@ -263,8 +263,12 @@ static void cf_audit_write(struct work_struct *work)
  */
 int cf_audit_init(void)
 {
-	/* ordered: records are written in the order they were made */
-	cf_audit_wq = alloc_ordered_workqueue("capfence_audit", 0);
+	/*
+	 * Ordered: records are written in the order they were made. High
+	 * priority: the tasks whose records wait may keep every CPU busy
+	 * (a flood), and the work is bounded by what the budgets admit.
+	 */
+	cf_audit_wq = alloc_ordered_workqueue("capfence_audit", WQ_HIGHPRI);
 	return cf_audit_wq ? 0 : -ENOMEM;
 }
 

@@ -156,9 +156,13 @@ static int flood_once(enum flood_kind k, int fd)
 	return 1;
 }
 
+static enum flood_kind flood_kind;
+
 static int sysflood(enum flood_kind k, int n)
 {
 	int i, fd = -1;
+
+	flood_kind = k;
 
 	flood_stop = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
 			  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -200,20 +204,52 @@ static int sysflood(enum flood_kind k, int n)
 	return 0;
 }
 
+/*
+ * An AUDIT_USER sender the backlog was full for sleeps after its message
+ * (up to audit_backlog_wait_time) until kauditd, after a pass over its
+ * queue, wakes one such sleeper: once the flood stops, nothing else makes
+ * kauditd pass. One message of ours per child still there wakes it.
+ */
+static void flood_nudge(void)
+{
+	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_AUDIT);
+
+	if (fd < 0)
+		return;
+	flood_once(FLOOD_USER, fd);
+	close(fd);
+}
+
 static int sysflood_stop(void)
 {
-	int i, st, bad = 0;
+	int i, st, left, bad = 0;
 
 	*flood_stop = 1;
-	for (i = 0; i < nflooders; i++)
-		if (waitpid(flooders[i], &st, 0) != flooders[i] ||
-		    !WIFEXITED(st) || WEXITSTATUS(st))
-			bad++;
+	do {
+		for (left = 0, i = 0; i < nflooders; i++) {
+			pid_t p = flooders[i], r;
+
+			if (p <= 0)
+				continue;
+			r = waitpid(p, &st, flood_kind == FLOOD_USER ? WNOHANG : 0);
+			if (r == 0) {
+				left++;
+				continue;
+			}
+			if (r != p || !WIFEXITED(st) || WEXITSTATUS(st))
+				bad++;
+			flooders[i] = 0;
+		}
+		if (left) {
+			flood_nudge();
+			usleep(20000);
+		}
+	} while (left);
 	nflooders = 0;
 	return bad ? EIO : 0;
 }
 
-/* "connects N": N connects refused (10.0.0.1:9, outside the rule): 0 or EIO */
+/* "denyflood N": N connects refused (10.0.0.1:9, outside the rule): 0 or EIO */
 static int connects(long n)
 {
 	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(9) };
@@ -411,7 +447,7 @@ int cft_agent_extra(char *cmd)
 		return sysflood(FLOOD_FLAGLOG, (int)nr);
 	if (sscanf(cmd, "kflood user %ld", &nr) == 1)
 		return sysflood(FLOOD_USER, (int)nr);
-	if (sscanf(cmd, "connects %ld", &nr) == 1)
+	if (sscanf(cmd, "denyflood %ld", &nr) == 1)
 		return connects(nr);
 	if (!strcmp(cmd, "sysflood-stop"))
 		return sysflood_stop();
@@ -1021,7 +1057,7 @@ static void kernel_flood(struct __test_metadata *_metadata, FIXTURE_DATA(sc) *se
 							  &c0, err, sizeof(err))) TH_LOG("%s", err);
 		snprintf(w.want_c, sizeof(w.want_c), " sandbox=%llu ",
 			 (unsigned long long)c0.id);
-		ASSERT_EQ(0, cft_agent_do(&c, "connects %d", KF_BURST));
+		ASSERT_EQ(0, cft_agent_do(&c, "denyflood %d", KF_BURST));
 		c_total += KF_BURST;
 		ASSERT_TRUE(kwatch_until(&w.c_reports, 1, 10))
 			TH_LOG("no report of sandbox C before the flood");
@@ -1037,7 +1073,7 @@ static void kernel_flood(struct __test_metadata *_metadata, FIXTURE_DATA(sc) *se
 	for (i = 0; with_c && i < KF_ROUNDS; i++) {
 		unsigned int r = __atomic_load_n(&w.c_reports, __ATOMIC_ACQUIRE);
 
-		EXPECT_EQ(0, cft_agent_do(&c, "connects %d", KF_BURST));
+		EXPECT_EQ(0, cft_agent_do(&c, "denyflood %d", KF_BURST));
 		c_total += KF_BURST;
 		/* its report before the next burst */
 		EXPECT_TRUE(kwatch_until(&w.c_reports, r + 1, 60))
