@@ -1007,8 +1007,8 @@ static bool kwatch_until(unsigned int *n, unsigned int want, unsigned int secs)
 }
 
 /*
- * @nflood sandboxes flood kernel records ("kflood @kind @per") at the
- * default backlog (64) while sandbox B makes KF_DENIALS denials: every
+ * @nflood sandboxes flood kernel records ("kflood @kind @per") at a
+ * backlog of @backlog while sandbox B makes KF_DENIALS denials: every
  * one of B's records arrives, the same text as its record before the
  * flood, and B's sandbox counts no record lost. With @with_c, sandbox C
  * first goes past its budget before the flood (its report), then
@@ -1017,7 +1017,8 @@ static bool kwatch_until(unsigned int *n, unsigned int want, unsigned int secs)
  * report is lost (reports_lost= as in its first report).
  */
 static void kernel_flood(struct __test_metadata *_metadata, FIXTURE_DATA(sc) *self,
-			 const char *kind, int nflood, int per, bool with_c)
+			 const char *kind, int nflood, int per, uint32_t backlog,
+			 bool with_c)
 {
 	struct capfence_sandbox_info bi, ci, b0, c0;
 	struct audit_status st0, st1;
@@ -1030,7 +1031,7 @@ static void kernel_flood(struct __test_metadata *_metadata, FIXTURE_DATA(sc) *se
 	int i;
 
 	ASSERT_GE(4, nflood);
-	self->backlog = cft_audit_backlog(64);
+	self->backlog = cft_audit_backlog(backlog);
 	ASSERT_LE(0, self->backlog);
 	ASSERT_EQ(0, cft_agent_spawn(&b, self->e, NULL, 0, NULL));
 	snprintf(w.want_b, sizeof(w.want_b), " pid=%d ", b.pid);
@@ -1130,22 +1131,25 @@ static void kernel_flood(struct __test_metadata *_metadata, FIXTURE_DATA(sc) *se
 	EXPECT_TRUE(cft_agent_stop_clean(&c));
 }
 
-/* Four sandboxes' own filters answer getppid() SECCOMP_RET_LOG in a loop. */
-TEST_F_TIMEOUT(sc, logging_filter_flood_costs_other_sandboxes_no_record, 150)
+/*
+ * Four sandboxes' own filters answer getppid() SECCOMP_RET_LOG in a loop
+ * (four processes each), at the kernel's default backlog.
+ */
+TEST_F_TIMEOUT(sc, logging_filter_flood_costs_other_sandboxes_no_record, 300)
 {
-	kernel_flood(_metadata, self, "log", 4, 1, false);
+	kernel_flood(_metadata, self, "log", 4, 4, 64, false);
 }
 
 /* Four sandboxes' own filters, loaded with SECCOMP_FILTER_FLAG_LOG, answer ERRNO. */
-TEST_F_TIMEOUT(sc, flag_log_filter_flood_costs_other_sandboxes_no_record, 150)
+TEST_F_TIMEOUT(sc, flag_log_filter_flood_costs_other_sandboxes_no_record, 300)
 {
-	kernel_flood(_metadata, self, "flaglog", 4, 1, false);
+	kernel_flood(_metadata, self, "flaglog", 4, 4, 64, false);
 }
 
 /* Two sandboxes holding CAP_AUDIT_WRITE send AUDIT_USER messages in a loop. */
-TEST_F_TIMEOUT(sc, audit_user_flood_costs_other_sandboxes_no_record, 150)
+TEST_F_TIMEOUT(sc, audit_user_flood_costs_other_sandboxes_no_record, 300)
 {
-	kernel_flood(_metadata, self, "user", 2, 2, false);
+	kernel_flood(_metadata, self, "user", 2, 2, 64, false);
 }
 
 /*
@@ -1153,11 +1157,12 @@ TEST_F_TIMEOUT(sc, audit_user_flood_costs_other_sandboxes_no_record, 150)
  * full waits for room on the module's workqueue (not system_wq), as the
  * kernel's records do, and is not lost: sandbox C's three bursts past its
  * budget under four logging sandboxes' flood are each reported, every
- * denial counted once, reports_lost= unchanged.
+ * denial counted once, reports_lost= unchanged. The backlog is 1 here, so
+ * that it is full whenever a report is made.
  */
-TEST_F_TIMEOUT(sc, suppressed_report_waits_for_room_in_a_full_backlog, 200)
+TEST_F_TIMEOUT(sc, suppressed_report_waits_for_room_in_a_full_backlog, 400)
 {
-	kernel_flood(_metadata, self, "log", 4, 1, true);
+	kernel_flood(_metadata, self, "log", 4, 4, 1, true);
 }
 
 TEST_F(sc, epoch_get_shows_the_program)
