@@ -12,7 +12,9 @@
  * never loosening the epoch's refusals, and refused altogether by an
  * epoch installed with no_new_filters; one sandbox's flood of refusals
  * costs another none of its records at the kernel's default audit
- * backlog; install refusing a profile that contradicts the epoch's
+ * backlog, nor does a flood of the kernel's own records (a task's own
+ * logging filter, AUDIT_USER messages), and a report of missed records
+ * made while the backlog is full waits for room; install refusing a profile that contradicts the epoch's
  * classes, and every malformed profile, with one line and nothing
  * installed. io_uring is refused whole (ENOSYS, recorded by capfence), a
  * ring made before the bind included, under a profile that refuses a call
