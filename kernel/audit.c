@@ -12,13 +12,32 @@
  * use up another's records; every denial left without a record is counted
  * and reported in a record of its own (op=suppressed).
  *
- * Locking: none of our own; callable from BPF program context (GFP_ATOMIC),
- * except cf_audit_delegate() (process context). The report of records
- * not written is sandbox.c's own (its report work).
+ * Why a queue: the audit core drops a record made without sleeping
+ * (GFP_ATOMIC, as BPF program context must) whenever its backlog is over
+ * audit_backlog_limit, while the kernel's own records (AUDIT_SECCOMP of a
+ * task's logging filter, AUDIT_USER sent with CAP_AUDIT_WRITE) wait for
+ * room; so one sandbox flooding those cost another its records. A record
+ * is formatted at the event (an atomic allocation, charged to the task's
+ * memory cgroup) into the module's queue, and written by the module's own
+ * ordered workqueue with GFP_KERNEL, which waits for room up to
+ * audit_backlog_wait_time like the kernel's records: a flood delays
+ * capfence's records, and only that wait expiring loses one (lost=). The
+ * queue's bound is sandbox.c's (cf_sandbox_audit_hold()).
+ *
+ * Locking: none of our own. The queue is an llist: records are added from
+ * any context and taken whole by the one work item (never concurrent with
+ * itself), which writes them in order; each record holds a reference on
+ * its sandbox. Callable from BPF program context, except
+ * cf_audit_delegate() (process context, written at once). The report of
+ * records not written is sandbox.c's own (its report work, on the same
+ * workqueue).
  */
 #include <linux/audit.h>
+#include <linux/llist.h>
 #include <linux/sched.h>
 #include <linux/seccomp.h>
+#include <linux/slab.h>
+#include <linux/workqueue.h>
 #include "audit.h"
 #include "class.h"
 #include "constraint.h"
@@ -90,6 +109,36 @@ int cf_reason_errno(enum capfence_reason r)
 }
 
 /*
+ * A record formatted at the event, waiting for room in the audit backlog.
+ * CF_AUDIT_REC_BASE holds every record's fixed fields (under 400 bytes);
+ * a path adds twice its length (hex).
+ */
+struct cf_audit_rec {
+	struct llist_node node;
+	struct cf_sandbox *sb;		/* a reference */
+	unsigned int len, size;
+	char text[];
+};
+
+#define CF_AUDIT_REC_BASE	512
+
+struct workqueue_struct *cf_audit_wq;
+static LLIST_HEAD(cf_audit_queue);
+static bool cf_audit_stopping;
+static void cf_audit_write(struct work_struct *work);
+static DECLARE_WORK(cf_audit_work, cf_audit_write);
+
+static __printf(2, 3) void cf_rec_printf(struct cf_audit_rec *r,
+					 const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	r->len += vscnprintf(r->text + r->len, r->size - r->len, fmt, ap);
+	va_end(ap);
+}
+
+/*
  * The calling task's name without task_lock(): hooks run with other
  * tasks' locks held (ptrace_attach holds the tracee's task_lock across
  * security_ptrace_access_check), and taking ours there would order two
@@ -106,7 +155,7 @@ static void cf_current_comm(char comm[TASK_COMM_LEN])
  * The audit core's escaping helper is not exported: quote plain strings,
  * hex-encode any with spaces, quotes or control bytes, as auditd expects.
  */
-static void cf_audit_str(struct audit_buffer *ab, const char *key,
+static void cf_audit_str(struct cf_audit_rec *r, const char *key,
 			 const char *s, size_t len)
 {
 	size_t i, chunk;
@@ -115,53 +164,130 @@ static void cf_audit_str(struct audit_buffer *ab, const char *key,
 		if (s[i] == '"' || s[i] < 0x21 || s[i] > 0x7e)
 			break;
 	if (i == len) {
-		audit_log_format(ab, " %s=\"%.*s\"", key, (int)len, s);
+		cf_rec_printf(r, " %s=\"%.*s\"", key, (int)len, s);
 		return;
 	}
-	audit_log_format(ab, " %s=", key);
+	cf_rec_printf(r, " %s=", key);
 	for (i = 0; i < len; i += chunk) {
 		chunk = min_t(size_t, len - i, 32);
-		audit_log_format(ab, "%*phN", (int)chunk, s + i);
+		cf_rec_printf(r, "%*phN", (int)chunk, s + i);
 	}
 }
 
-static void cf_audit_target(struct audit_buffer *ab, const struct cf_target *t)
+static void cf_audit_target(struct cf_audit_rec *r, const struct cf_target *t)
 {
 	if (t->what)
-		audit_log_format(ab, " target=%s", t->what);
+		cf_rec_printf(r, " target=%s", t->what);
 	else if (t->path)
-		cf_audit_str(ab, "target", t->path, t->path_len);
+		cf_audit_str(r, "target", t->path, t->path_len);
 	else if (t->family == 4)
-		audit_log_format(ab, " target=%pI4:%u", t->addr, t->port);
+		cf_rec_printf(r, " target=%pI4:%u", t->addr, t->port);
 	else if (t->family == CAPFENCE_FAMILY_VSOCK)
-		audit_log_format(ab, " target=cid:%u:%u",
-				 get_unaligned_be32(t->addr),
-				 get_unaligned_be32(t->addr + 4));
+		cf_rec_printf(r, " target=cid:%u:%u",
+			      get_unaligned_be32(t->addr),
+			      get_unaligned_be32(t->addr + 4));
 	else
-		audit_log_format(ab, " target=[%pI6c]:%u", t->addr, t->port);
+		cf_rec_printf(r, " target=[%pI6c]:%u", t->addr, t->port);
 }
 
 /*
- * Start a record of the calling task's sandbox @sb, within its budgets
- * (sandbox.c): NULL when it is not to be written, counted either way.
+ * Start a record of the calling task's sandbox @sb, within its budgets and
+ * the queue's bound (sandbox.c), with room for @extra bytes past the fixed
+ * fields: NULL when it is not to be written, counted either way. Never
+ * sleeps.
  */
-static struct audit_buffer *cf_audit_begin(struct cf_sandbox *sb)
+static struct cf_audit_rec *cf_audit_begin(struct cf_sandbox *sb, size_t extra)
 {
-	struct audit_buffer *ab;
+	size_t size = CF_AUDIT_REC_BASE + extra;
+	struct cf_audit_rec *r;
 
-	if (!cf_sandbox_audit_admit(sb))
+	if (!cf_sandbox_audit_admit(sb) || !cf_sandbox_audit_hold(sb))
 		return NULL;
-	ab = audit_log_start(audit_context(), GFP_ATOMIC | __GFP_NOWARN,
-			     CAPFENCE_AUDIT_TYPE);
-	if (!ab)
-		cf_sandbox_audit_lost(sb);
-	return ab;
+	/* the caller's credential holds @sb: the reference never fails */
+	r = kmalloc(struct_size(r, text, size),
+		    GFP_ATOMIC | __GFP_NOWARN | __GFP_ACCOUNT);
+	if (!r || !refcount_inc_not_zero(&sb->ref)) {
+		kfree(r);
+		cf_sandbox_audit_release(sb);
+		cf_sandbox_audit_lost(sb, false);
+		return NULL;
+	}
+	r->sb = sb;
+	r->len = 0;
+	r->size = size;
+	r->text[0] = '\0';
+	return r;
 }
 
-static void cf_audit_commit(struct audit_buffer *ab, struct cf_sandbox *sb)
+/* Queue @r for the audit workqueue; counted as written from now on. */
+static void cf_audit_commit(struct cf_audit_rec *r)
 {
-	audit_log_end(ab);
-	cf_sandbox_audit_written(sb);
+	cf_sandbox_audit_written(r->sb);
+	llist_add(&r->node, &cf_audit_queue);
+	queue_work(cf_audit_wq, &cf_audit_work);
+}
+
+/*
+ * The work item: every queued record, oldest first, each waiting for room
+ * in the backlog as the kernel's own records do (never at module exit). A
+ * record the audit subsystem refuses is moved from the sandbox's written
+ * records to its lost ones, and reported.
+ */
+static void cf_audit_write(struct work_struct *work)
+{
+	struct llist_node *n = llist_reverse_order(llist_del_all(&cf_audit_queue));
+	struct cf_audit_rec *r, *tmp;
+	struct audit_buffer *ab;
+
+	llist_for_each_entry_safe(r, tmp, n, node) {
+		ab = audit_log_start(NULL, READ_ONCE(cf_audit_stopping) ?
+				     GFP_NOWAIT | __GFP_NOWARN : GFP_KERNEL,
+				     CAPFENCE_AUDIT_TYPE);
+		if (ab) {
+			audit_log_format(ab, "%s", r->text);
+			audit_log_end(ab);
+		} else {
+			cf_sandbox_audit_lost(r->sb, true);
+		}
+		cf_sandbox_audit_release(r->sb);
+		cf_sandbox_put(r->sb);
+		kfree(r);
+		cond_resched();
+	}
+}
+
+/**
+ * cf_audit_init() - make the workqueue that writes the records
+ *
+ * Before any hook can run. Return: 0 or -ENOMEM.
+ */
+int cf_audit_init(void)
+{
+	/*
+	 * Ordered: records are written in the order they were made. High
+	 * priority: the tasks whose records wait may keep every CPU busy
+	 * (a flood), and the work is bounded by what the budgets admit.
+	 */
+	cf_audit_wq = alloc_ordered_workqueue("capfence_audit", WQ_HIGHPRI);
+	return cf_audit_wq ? 0 : -ENOMEM;
+}
+
+/**
+ * cf_audit_exit() - write what is queued, stop reporting, free the queue
+ *
+ * Module exit, after the hooks are gone: nothing queues records any more.
+ * What is queued is written without waiting for room (a record already
+ * waiting keeps waiting, at most audit_backlog_wait_time); then the report
+ * work is cancelled (cf_sandbox_exit()) and the workqueue destroyed.
+ */
+void cf_audit_exit(void)
+{
+	WRITE_ONCE(cf_audit_stopping, true);
+	flush_work(&cf_audit_work);
+	/* nothing is left; should anything be, the work frees it */
+	cf_audit_write(&cf_audit_work);
+	cf_sandbox_exit();
+	destroy_workqueue(cf_audit_wq);
 }
 
 /**
@@ -180,22 +306,22 @@ void cf_audit_exercise(struct cf_sandbox *sb, const struct cf_target *t,
 		       u64 epoch, enum capfence_reason r, u64 cap_id, u64 fence)
 {
 	char comm[TASK_COMM_LEN];
-	struct audit_buffer *ab;
+	struct cf_audit_rec *rec;
 
-	ab = cf_audit_begin(sb);
-	if (!ab)
+	rec = cf_audit_begin(sb, t->path && !t->what ? 2 * t->path_len : 0);
+	if (!rec)
 		return;
-	audit_log_format(ab, "lsm=capfence op=exercise reason=%s errno=%d pid=%d",
-			 cf_reason_name(r), t->seen ?: EACCES,
-			 task_tgid_nr(current));
+	cf_rec_printf(rec, "lsm=capfence op=exercise reason=%s errno=%d pid=%d",
+		      cf_reason_name(r), t->seen ?: EACCES,
+		      task_tgid_nr(current));
 	cf_current_comm(comm);
-	cf_audit_str(ab, "comm", comm, strnlen(comm, sizeof(comm)));
-	audit_log_format(ab, " epoch=%llu class=%s", epoch,
-			 cf_class(t->class_id)->name);
-	cf_audit_target(ab, t);
-	audit_log_format(ab, " cap_id=%016llx fence=%llu sandbox=%llu fleet_rev=%llu",
-			 cap_id, fence, sb->id, cf_fleet_rev());
-	cf_audit_commit(ab, sb);
+	cf_audit_str(rec, "comm", comm, strnlen(comm, sizeof(comm)));
+	cf_rec_printf(rec, " epoch=%llu class=%s", epoch,
+		      cf_class(t->class_id)->name);
+	cf_audit_target(rec, t);
+	cf_rec_printf(rec, " cap_id=%016llx fence=%llu sandbox=%llu fleet_rev=%llu",
+		      cap_id, fence, sb->id, cf_fleet_rev());
+	cf_audit_commit(rec);
 }
 
 /**
@@ -208,19 +334,19 @@ void cf_audit_exercise(struct cf_sandbox *sb, const struct cf_target *t,
 void cf_audit_cred_limit(struct cf_sandbox *sb, unsigned int limit)
 {
 	char comm[TASK_COMM_LEN];
-	struct audit_buffer *ab;
+	struct cf_audit_rec *rec;
 
-	ab = cf_audit_begin(sb);
-	if (!ab)
+	rec = cf_audit_begin(sb, 0);
+	if (!rec)
 		return;
-	audit_log_format(ab, "lsm=capfence op=cred_limit errno=%d pid=%d",
-			 ENOMEM, task_tgid_nr(current));
+	cf_rec_printf(rec, "lsm=capfence op=cred_limit errno=%d pid=%d",
+		      ENOMEM, task_tgid_nr(current));
 	cf_current_comm(comm);
-	cf_audit_str(ab, "comm", comm, strnlen(comm, sizeof(comm)));
-	audit_log_format(ab, " epoch=%llu sandbox=%llu creds=%d limit=%u fleet_rev=%llu",
-			 sb->epoch_id, sb->id, atomic_read(&sb->creds), limit,
-			 cf_fleet_rev());
-	cf_audit_commit(ab, sb);
+	cf_audit_str(rec, "comm", comm, strnlen(comm, sizeof(comm)));
+	cf_rec_printf(rec, " epoch=%llu sandbox=%llu creds=%d limit=%u fleet_rev=%llu",
+		      sb->epoch_id, sb->id, atomic_read(&sb->creds), limit,
+		      cf_fleet_rev());
+	cf_audit_commit(rec);
 }
 
 /**
@@ -238,23 +364,23 @@ void cf_audit_syscall(struct cf_sandbox *sb, u64 epoch,
 		      const struct seccomp_data *sd, u32 answer)
 {
 	char comm[TASK_COMM_LEN];
-	struct audit_buffer *ab;
+	struct cf_audit_rec *rec;
 
-	ab = cf_audit_begin(sb);
-	if (!ab)
+	rec = cf_audit_begin(sb, 0);
+	if (!rec)
 		return;
-	audit_log_format(ab, "lsm=capfence op=syscall reason=%s errno=%u pid=%d",
-			 cf_reason_name(CAPFENCE_R_SECCOMP),
-			 (answer & SECCOMP_RET_ACTION_FULL) == SECCOMP_RET_ERRNO ?
-			 answer & SECCOMP_RET_DATA : EACCES,
-			 task_tgid_nr(current));
+	cf_rec_printf(rec, "lsm=capfence op=syscall reason=%s errno=%u pid=%d",
+		      cf_reason_name(CAPFENCE_R_SECCOMP),
+		      (answer & SECCOMP_RET_ACTION_FULL) == SECCOMP_RET_ERRNO ?
+		      answer & SECCOMP_RET_DATA : EACCES,
+		      task_tgid_nr(current));
 	cf_current_comm(comm);
-	cf_audit_str(ab, "comm", comm, strnlen(comm, sizeof(comm)));
-	audit_log_format(ab, " epoch=%llu syscall=%d arch=%x ip=0x%llx code=0x%x",
-			 epoch, sd->nr, sd->arch, sd->instruction_pointer, answer);
-	audit_log_format(ab, " sandbox=%llu fleet_rev=%llu", sb->id,
-			 cf_fleet_rev());
-	cf_audit_commit(ab, sb);
+	cf_audit_str(rec, "comm", comm, strnlen(comm, sizeof(comm)));
+	cf_rec_printf(rec, " epoch=%llu syscall=%d arch=%x ip=0x%llx code=0x%x",
+		      epoch, sd->nr, sd->arch, sd->instruction_pointer, answer);
+	cf_rec_printf(rec, " sandbox=%llu fleet_rev=%llu", sb->id,
+		      cf_fleet_rev());
+	cf_audit_commit(rec);
 }
 
 /**
@@ -274,30 +400,30 @@ void cf_audit_bind(struct cf_sandbox *sb, const struct cf_epoch *e,
 		   enum capfence_reason r, int depth)
 {
 	char comm[TASK_COMM_LEN];
-	struct audit_buffer *ab;
+	struct cf_audit_rec *rec;
 
 	sb = sb ?: &cf_host_sandbox;
-	ab = cf_audit_begin(sb);
-	if (!ab)
+	rec = cf_audit_begin(sb, 0);
+	if (!rec)
 		return;
-	audit_log_format(ab, "lsm=capfence op=bind reason=%s errno=%d pid=%d",
-			 cf_reason_name(r), -cf_reason_errno(r),
-			 task_tgid_nr(current));
+	cf_rec_printf(rec, "lsm=capfence op=bind reason=%s errno=%d pid=%d",
+		      cf_reason_name(r), -cf_reason_errno(r),
+		      task_tgid_nr(current));
 	cf_current_comm(comm);
-	cf_audit_str(ab, "comm", comm, strnlen(comm, sizeof(comm)));
-	audit_log_format(ab, " epoch=%llu", e->id);
+	cf_audit_str(rec, "comm", comm, strnlen(comm, sizeof(comm)));
+	cf_rec_printf(rec, " epoch=%llu", e->id);
 	if (e->sc)
-		audit_log_format(ab, " seccomp=%*phN insns=%u", 32,
-				 e->sc->digest, e->sc->len);
+		cf_rec_printf(rec, " seccomp=%*phN insns=%u", 32,
+			      e->sc->digest, e->sc->len);
 	else
-		audit_log_format(ab, " seccomp=none");
+		cf_rec_printf(rec, " seccomp=none");
 	if (depth >= 0)
-		audit_log_format(ab, " depth=%d", depth);
+		cf_rec_printf(rec, " depth=%d", depth);
 	else
-		audit_log_format(ab, " depth=none");
-	audit_log_format(ab, " sandbox=%llu fleet_rev=%llu", sb->id,
-			 cf_fleet_rev());
-	cf_audit_commit(ab, sb);
+		cf_rec_printf(rec, " depth=none");
+	cf_rec_printf(rec, " sandbox=%llu fleet_rev=%llu", sb->id,
+		      cf_fleet_rev());
+	cf_audit_commit(rec);
 }
 
 /**
@@ -310,25 +436,34 @@ void cf_audit_bind(struct cf_sandbox *sb, const struct cf_epoch *e,
  * @cap_id: the token's cap_id (0 when unknown)
  * @fence: fence value the decision was made at
  *
- * Process context.
+ * Process context: the orchestrator's request, outside every budget,
+ * written at once (waiting for room like the kernel's own records).
  */
 void cf_audit_delegate(pid_t pid, u64 epoch, u64 token_epoch, u8 class_id,
 		       enum capfence_reason r, u64 cap_id, u64 fence)
 {
 	char comm[TASK_COMM_LEN];
+	struct cf_audit_rec *rec;
 	struct audit_buffer *ab;
 
-	ab = audit_log_start(audit_context(), GFP_KERNEL, CAPFENCE_AUDIT_TYPE);
-	if (!ab)
+	rec = kmalloc(struct_size(rec, text, CF_AUDIT_REC_BASE), GFP_KERNEL);
+	if (!rec)
 		return;
-	audit_log_format(ab, "lsm=capfence op=delegate reason=%s errno=%d pid=%d",
-			 cf_reason_name(r), -cf_reason_errno(r),
-			 task_tgid_nr(current));
+	rec->len = 0;
+	rec->size = CF_AUDIT_REC_BASE;
+	cf_rec_printf(rec, "lsm=capfence op=delegate reason=%s errno=%d pid=%d",
+		      cf_reason_name(r), -cf_reason_errno(r),
+		      task_tgid_nr(current));
 	cf_current_comm(comm);
-	cf_audit_str(ab, "comm", comm, strnlen(comm, sizeof(comm)));
-	audit_log_format(ab, " target_pid=%d epoch=%llu token_epoch=%llu",
-			 pid, epoch, token_epoch);
-	audit_log_format(ab, " class=%s cap_id=%016llx fence=%llu fleet_rev=%llu",
-			 cf_class(class_id)->name, cap_id, fence, cf_fleet_rev());
-	audit_log_end(ab);
+	cf_audit_str(rec, "comm", comm, strnlen(comm, sizeof(comm)));
+	cf_rec_printf(rec, " target_pid=%d epoch=%llu token_epoch=%llu",
+		      pid, epoch, token_epoch);
+	cf_rec_printf(rec, " class=%s cap_id=%016llx fence=%llu fleet_rev=%llu",
+		      cf_class(class_id)->name, cap_id, fence, cf_fleet_rev());
+	ab = audit_log_start(audit_context(), GFP_KERNEL, CAPFENCE_AUDIT_TYPE);
+	if (ab) {
+		audit_log_format(ab, "%s", rec->text);
+		audit_log_end(ab);
+	}
+	kfree(rec);
 }

@@ -11,7 +11,13 @@
 struct cf_sandbox;
 struct cf_epoch;
 struct seccomp_data;
+struct workqueue_struct;
 
+/* the module's ordered workqueue that writes records and reports */
+extern struct workqueue_struct *cf_audit_wq;
+
+int cf_audit_init(void);
+void cf_audit_exit(void);
 void cf_audit_exercise(struct cf_sandbox *sb, const struct cf_target *t,
 		       u64 epoch, enum capfence_reason r, u64 cap_id, u64 fence);
 void cf_audit_cred_limit(struct cf_sandbox *sb, unsigned int limit);

@@ -8,11 +8,13 @@
  * Locking: init and exit run single-threaded. Exit is reachable only when
  * no BPF program references the module (they hold it through their kfunc
  * calls), so no hook can run concurrently with it; netlink is unregistered
- * first (after the activation event work), then cf_cap_drain() waits for
- * deferred frees, including the ones a deferred free queues.
+ * first (after the activation event work), then the audit queue is
+ * written out (cf_audit_exit()), then cf_cap_drain() waits for deferred
+ * frees, including the ones a deferred free queues.
  */
 #include <linux/module.h>
 #include <net/genetlink.h>
+#include "audit.h"
 #include "cap.h"
 #include "class.h"
 #include "cred.h"
@@ -35,9 +37,12 @@ static int __init capfence_init(void)
 	err = cf_class_init();
 	if (err)
 		return err;
-	err = cf_cred_init();
+	err = cf_audit_init();
 	if (err)
 		return err;
+	err = cf_cred_init();
+	if (err)
+		goto err_audit;
 	err = cf_file_init();
 	if (err)
 		goto err_cred;
@@ -62,6 +67,8 @@ err_file:
 	cf_file_exit();
 err_cred:
 	cf_cred_exit();
+err_audit:
+	cf_audit_exit();
 	return err;
 }
 
@@ -72,7 +79,7 @@ static void __exit capfence_exit(void)
 	cf_fleet_exit();
 	cf_netlink_exit();
 	cf_hooks_exit();
-	cf_sandbox_exit();
+	cf_audit_exit();
 	cf_sock_exit();
 	cf_file_exit();
 	cf_cred_exit();

@@ -16,6 +16,10 @@
  *   sandbox that missed records in a record of its own (op=suppressed)
  *   within a second (or a window, if shorter): at most one per sandbox
  *   per second. Writing an audit parameter starts a new host window.
+ *   An admitted record waits in audit.c's queue for room in the audit
+ *   backlog; the queue holds at most a sandbox's budget of its records,
+ *   and at most the ceiling's in all except each sandbox's floor (one
+ *   host window's worth): past that a record is counted lost.
  *   Denials of unbound tasks (a passed file rechecked) count against the
  *   host sandbox (id 0): the ceiling, no budget.
  * - Credentials. A sandbox may have at most cred_limit live credentials:
@@ -37,8 +41,9 @@
  * a record uncounted. The report list is an llist (added to from any
  * context, taken whole by the work item); a sandbox is on it at most once
  * (CF_SB_QUEUED). reported[] is the report work's only: one work item,
- * never concurrent with itself, and drained at exit after it is
- * cancelled.
+ * never concurrent with itself (on audit.c's ordered workqueue, never
+ * system_wq: it waits for room in the backlog), and drained at exit after
+ * it is cancelled.
  */
 #include <linux/audit.h>
 #include <linux/jiffies.h>
@@ -47,6 +52,7 @@
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
+#include "audit.h"
 #include "fleet.h"
 #include "sandbox.h"
 
@@ -107,6 +113,8 @@ static atomic64_t cf_total_missed[CF_AUDIT_NR_MISS];
 static atomic64_t cf_total_reports = ATOMIC64_INIT(0);
 static atomic64_t cf_total_reports_lost = ATOMIC64_INIT(0);
 static atomic64_t cf_total_cred_refused = ATOMIC64_INIT(0);
+/* records admitted and not yet taken by the audit subsystem */
+static atomic_t cf_total_waiting = ATOMIC_INIT(0);
 
 static LLIST_HEAD(cf_reports);
 static void cf_sandbox_report(struct work_struct *work);
@@ -231,8 +239,8 @@ static void cf_sandbox_queue(struct cf_sandbox *sb)
 		return;
 	}
 	if (llist_add(&sb->report, &cf_reports))
-		schedule_delayed_work(&cf_report_work,
-				      min_t(unsigned long, cf_audit_window(), HZ));
+		queue_delayed_work(cf_audit_wq, &cf_report_work,
+				   min_t(unsigned long, cf_audit_window(), HZ));
 }
 
 static void cf_sandbox_miss(struct cf_sandbox *sb, enum cf_audit_miss why)
@@ -248,9 +256,10 @@ static void cf_sandbox_miss(struct cf_sandbox *sb, enum cf_audit_miss why)
  *
  * Within @sb's budget for the window, and either within its floor or
  * under the host's ceiling. A refusal is counted and will be reported.
- * After an admission the caller writes the record, then calls
- * cf_sandbox_audit_written(), or cf_sandbox_audit_lost() when the audit
- * subsystem took none. Any context; never waits.
+ * After an admission the caller holds a place in the queue
+ * (cf_sandbox_audit_hold()) and queues the record, then calls
+ * cf_sandbox_audit_written(), or cf_sandbox_audit_lost() when it could
+ * not. Any context; never waits.
  *
  * Return: true when the record is to be written.
  */
@@ -275,8 +284,50 @@ bool cf_sandbox_audit_admit(struct cf_sandbox *sb)
 }
 
 /**
+ * cf_sandbox_audit_hold() - a place in the queue of records waiting for room
+ * @sb: the sandbox of a record cf_sandbox_audit_admit() let by
+ *
+ * The queue holds at most @sb's budget of its records, and at most the
+ * host's ceiling in all, except that a sandbox's first floor of records
+ * waiting always have their place: a window's admitted records fit, and
+ * one sandbox's waiting records cannot take another's place. Refused:
+ * counted lost (and reported). Release it with cf_sandbox_audit_release()
+ * once the record is written or dropped. Any context; never waits.
+ *
+ * Return: true when held.
+ */
+bool cf_sandbox_audit_hold(struct cf_sandbox *sb)
+{
+	int mine = atomic_inc_return(&sb->waiting);
+	int all = atomic_inc_return(&cf_total_waiting);
+	bool host = sb == &cf_host_sandbox;
+
+	if ((!host && mine > (int)max(READ_ONCE(audit_budget), READ_ONCE(audit_floor))) ||
+	    (all > (int)READ_ONCE(audit_ceiling) &&
+	     (host || mine > (int)READ_ONCE(audit_floor)))) {
+		cf_sandbox_audit_release(sb);
+		cf_sandbox_miss(sb, CF_AUDIT_LOST);
+		return false;
+	}
+	return true;
+}
+
+/**
+ * cf_sandbox_audit_release() - a record of @sb left the queue
+ * @sb: its sandbox
+ */
+void cf_sandbox_audit_release(struct cf_sandbox *sb)
+{
+	atomic_dec(&sb->waiting);
+	atomic_dec(&cf_total_waiting);
+}
+
+/**
  * cf_sandbox_audit_written() - count a record cf_sandbox_audit_admit() let by
  * @sb: its sandbox
+ *
+ * Counted when it is queued: a denial's counts are final when it is
+ * judged; one the audit subsystem then refuses moves to lost.
  */
 void cf_sandbox_audit_written(struct cf_sandbox *sb)
 {
@@ -285,33 +336,38 @@ void cf_sandbox_audit_written(struct cf_sandbox *sb)
 }
 
 /**
- * cf_sandbox_audit_lost() - the audit subsystem took no record for @sb
- * @sb: its sandbox
+ * cf_sandbox_audit_lost() - a record admitted for @sb was not written
+ * @sb: its sandbox (the caller holds a reference)
+ * @counted: it was counted written (queued), and the audit subsystem
+ *	     refused it: its backlog stayed full for audit_backlog_wait_time
  *
  * Counted and reported like a record over a budget.
  */
-void cf_sandbox_audit_lost(struct cf_sandbox *sb)
+void cf_sandbox_audit_lost(struct cf_sandbox *sb, bool counted)
 {
+	if (counted) {
+		atomic64_dec(&sb->records);
+		atomic64_dec(&cf_total_records);
+	}
 	cf_sandbox_miss(sb, CF_AUDIT_LOST);
 }
 
 /*
  * Record the denials of @sb that have no record
  * (&cf_host_sandbox: unbound tasks): @missed since its last report, by
- * enum cf_audit_miss, and the budget window @window_ms. Process context
- * (the report work), but it never waits for room in the audit backlog:
- * with a full backlog audit_log_start() sleeps for a gfp that may reclaim
- * directly, and the report work would hold up system_wq behind the very
- * flood it reports. Not itself within a budget: at most one per sandbox
- * per second. Returns true when written.
+ * enum cf_audit_miss, and the budget window @window_ms. The report work,
+ * on the module's own workqueue: it waits for room in a full backlog as
+ * the kernel's own records do (holding up nothing but capfence's records,
+ * which wait too), and is lost only when that wait expires. Not itself
+ * within a budget: at most one per sandbox per second. Returns true when
+ * written.
  */
 static bool cf_sandbox_report_record(const struct cf_sandbox *sb,
 				     const u64 *missed, unsigned int window_ms)
 {
 	struct audit_buffer *ab;
 
-	ab = audit_log_start(NULL, GFP_NOWAIT | __GFP_NOWARN,
-			     CAPFENCE_AUDIT_TYPE);
+	ab = audit_log_start(NULL, GFP_KERNEL, CAPFENCE_AUDIT_TYPE);
 	if (!ab)
 		return false;
 	audit_log_format(ab, "lsm=capfence op=suppressed sandbox=%llu pid=%d epoch=%llu",
@@ -330,9 +386,10 @@ static bool cf_sandbox_report_record(const struct cf_sandbox *sb,
 /*
  * Every queued sandbox's records missed since its last report, in one
  * record each; a sandbox that misses more is queued again. A report the
- * audit subsystem cannot take (a full backlog) is counted (reports_lost=
- * of the next report) and tried again within a second while the sandbox
- * lives; a gone sandbox's is left to the totals.
+ * audit subsystem cannot take (its backlog stayed full past
+ * audit_backlog_wait_time) is counted (reports_lost= of the next report)
+ * and tried again within a second while the sandbox lives; a gone
+ * sandbox's is left to the totals.
  */
 static void cf_sandbox_report(struct work_struct *work)
 {
@@ -375,8 +432,9 @@ static void cf_sandbox_report(struct work_struct *work)
 /**
  * cf_sandbox_exit() - stop reporting (module exit)
  *
- * No hook runs any more: nothing queues. Queued sandboxes are dropped
- * unreported; their counts went with the module's state.
+ * No hook runs any more and audit.c's queue is written (cf_audit_exit()):
+ * nothing queues. Queued sandboxes are dropped unreported; their counts
+ * went with the module's state.
  */
 void cf_sandbox_exit(void)
 {

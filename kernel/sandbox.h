@@ -39,7 +39,8 @@ struct cf_sandbox {
 	atomic_t creds;			/* live credential entries */
 	atomic64_t cred_refused;	/* credential copies refused at the limit */
 	atomic64_t window;		/* audit: window start << 32 | count */
-	atomic64_t records;		/* denial records written */
+	atomic64_t records;		/* denial records written or queued */
+	atomic_t waiting;		/* of them, queued (audit.c) */
 	atomic64_t missed[CF_AUDIT_NR_MISS];	/* denials without a record */
 	u64 reported[CF_AUDIT_NR_MISS];	/* of missed[], already reported */
 	unsigned long flags;		/* CF_SB_QUEUED */
@@ -71,8 +72,10 @@ bool cf_sandbox_cred_charge(struct cf_sandbox *sb, bool enforce);
 void cf_sandbox_cred_uncharge(struct cf_sandbox *sb);
 unsigned int cf_sandbox_cred_limit(void);
 bool cf_sandbox_audit_admit(struct cf_sandbox *sb);
+bool cf_sandbox_audit_hold(struct cf_sandbox *sb);
+void cf_sandbox_audit_release(struct cf_sandbox *sb);
 void cf_sandbox_audit_written(struct cf_sandbox *sb);
-void cf_sandbox_audit_lost(struct cf_sandbox *sb);
+void cf_sandbox_audit_lost(struct cf_sandbox *sb, bool counted);
 void cf_sandbox_exit(void);
 /* what STATUS_GET and TASK_GET say of a sandbox (cf_sandbox_view()) */
 struct cf_sandbox_view {

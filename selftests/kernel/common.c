@@ -1051,6 +1051,64 @@ void cft_audit_close(int fd)
 	close(fd);
 }
 
+int cft_audit_status(struct audit_status *st, uint32_t backlog_limit)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	struct {
+		struct nlmsghdr h;
+		struct audit_status s;
+	} req = {};
+	struct timeval tv = { .tv_sec = 2 };
+	char buf[8192];
+	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_AUDIT);
+	int err = -ETIMEDOUT;
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	req.h.nlmsg_len = NLMSG_LENGTH(0);
+	req.h.nlmsg_type = AUDIT_GET;
+	req.h.nlmsg_flags = NLM_F_REQUEST;
+	if (sendto(fd, &req, req.h.nlmsg_len, 0, (struct sockaddr *)&sa,
+		   sizeof(sa)) < 0) {
+		err = -errno;
+		goto out;
+	}
+	while ((n = recv(fd, buf, sizeof(buf), 0)) > 0) {
+		struct nlmsghdr *h = (struct nlmsghdr *)buf;
+		size_t have = h->nlmsg_len - NLMSG_HDRLEN;
+
+		if (h->nlmsg_type != AUDIT_GET)
+			continue;
+		/* an older kernel's status is shorter: the rest stays 0 */
+		memset(st, 0, sizeof(*st));
+		memcpy(st, NLMSG_DATA(h), have < sizeof(*st) ? have : sizeof(*st));
+		err = 0;
+		break;
+	}
+	if (err || !backlog_limit)
+		goto out;
+	req.h.nlmsg_len = sizeof(req);
+	req.h.nlmsg_type = AUDIT_SET;
+	req.s.mask = AUDIT_STATUS_BACKLOG_LIMIT;
+	req.s.backlog_limit = backlog_limit;
+	if (sendto(fd, &req, sizeof(req), 0, (struct sockaddr *)&sa,
+		   sizeof(sa)) < 0)
+		err = -errno;
+out:
+	close(fd);
+	return err;
+}
+
+long cft_audit_backlog(uint32_t set)
+{
+	struct audit_status st;
+	int err = cft_audit_status(&st, set);
+
+	return err ? err : (long)st.backlog_limit;
+}
+
 const char *cft_field(const char *rec, const char *key, char *buf, size_t len)
 {
 	size_t klen = strlen(key), n = 0;

@@ -152,6 +152,14 @@ int cft_audit_wait(int fd, char *out, size_t len, int timeout_ms, ...);
 int cft_audit_wait_type(int fd, int type, char *out, size_t len,
 			int timeout_ms, ...);
 void cft_audit_close(int fd);
+struct audit_status;
+/*
+ * The audit subsystem's status (AUDIT_GET) in *st, then @backlog_limit as
+ * the new backlog limit (AUDIT_SET) unless it is 0. 0 or -errno.
+ */
+int cft_audit_status(struct audit_status *st, uint32_t backlog_limit);
+/* The backlog limit, then @set as the new one unless 0: the old, or -errno. */
+long cft_audit_backlog(uint32_t set);
 /* Value of key=VALUE in an audit record (quotes kept), or "" if absent. */
 const char *cft_field(const char *rec, const char *key, char *buf,
 		      size_t len);

@@ -174,55 +174,6 @@ int cft_agent_extra(char *cmd)
 
 /* ---- test side ---- */
 
-/*
- * The audit backlog limit (AUDIT_GET), and a new one (AUDIT_SET) unless
- * @set is 0: records this test lets through must not be lost in the audit
- * queue while the agents flood. Returns the old limit, or -errno.
- */
-static long audit_backlog(uint32_t set)
-{
-	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
-	struct {
-		struct nlmsghdr h;
-		struct audit_status s;
-	} req = {};
-	struct timeval tv = { .tv_sec = 2 };
-	char buf[8192];
-	long old = -ETIMEDOUT;
-	int fd = socket(AF_NETLINK, SOCK_RAW, NETLINK_AUDIT);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	req.h.nlmsg_len = NLMSG_LENGTH(0);
-	req.h.nlmsg_type = AUDIT_GET;
-	req.h.nlmsg_flags = NLM_F_REQUEST;
-	if (sendto(fd, &req, req.h.nlmsg_len, 0, (struct sockaddr *)&sa,
-		   sizeof(sa)) < 0)
-		goto out;
-	while ((n = recv(fd, buf, sizeof(buf), 0)) > 0) {
-		struct nlmsghdr *h = (struct nlmsghdr *)buf;
-
-		if (h->nlmsg_type == AUDIT_GET) {
-			old = ((struct audit_status *)NLMSG_DATA(h))->backlog_limit;
-			break;
-		}
-	}
-	if (old < 0 || !set)
-		goto out;
-	req.h.nlmsg_len = sizeof(req);
-	req.h.nlmsg_type = AUDIT_SET;
-	req.s.mask = AUDIT_STATUS_BACKLOG_LIMIT;
-	req.s.backlog_limit = set;
-	if (sendto(fd, &req, sizeof(req), 0, (struct sockaddr *)&sa,
-		   sizeof(sa)) < 0)
-		old = -errno;
-out:
-	close(fd);
-	return old;
-}
-
 /* The next capfence record within @timeout_ms: 0, or -ETIMEDOUT. */
 static int audit_next(int fd, char *out, size_t len, int timeout_ms)
 {
@@ -284,7 +235,7 @@ FIXTURE_SETUP(sbx)
 	self->window = cft_param_get("audit_window_ms");
 	self->audit = cft_audit_open();
 	ASSERT_LE(0, self->audit);
-	self->backlog = audit_backlog(1 << 16);
+	self->backlog = cft_audit_backlog(1 << 16);
 	ASSERT_LE(0, self->backlog);
 	self->e = cft_next_epoch(&self->nl);
 	ASSERT_EQ(0, cft_epoch_install(&self->nl, self->e, rules, 1, NULL, 0));
@@ -302,7 +253,7 @@ FIXTURE_TEARDOWN(sbx)
 		cft_param_set("audit_window_ms", self->window);
 	}
 	if (self->backlog >= 0)
-		audit_backlog((uint32_t)self->backlog);
+		cft_audit_backlog((uint32_t)self->backlog);
 	cft_audit_close(self->audit);
 	capfence_key_free(self->key);
 	cft_nl_close(&self->nl);
