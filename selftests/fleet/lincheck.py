@@ -299,7 +299,7 @@ def self_test():
         ok = not got and (why or "").startswith(rule + ":")
         fails += not ok
         n += 1
-        print("%s %d lincheck: the recorded history %s is rejected (%s)" %
+        print("%s %d lincheck: the history fixtures/%s is rejected (%s)" %
               ("ok" if ok else "not ok", n, name, rule or "?"))
         print("# " + (why or "accepted"))
     print("1..%d" % n)
