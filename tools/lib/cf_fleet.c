@@ -1406,7 +1406,7 @@ int cf_fleet_recover(struct cf_fleet *f, struct cf_fleet_recovery *res, char *er
 	memcpy(want, mlink, CF_FLEET_HASH_LEN);
 	for (s = mseq; s > h.seq; s--) {
 		const struct record_entry *e = NULL;
-		struct cf_fleet_change ch;
+		struct cf_fleet_change ch = { 0 };
 
 		for (i = nrec; i-- > 0 && !e;)
 			if (rec[i].seq == s && !memcmp(rec[i].link, want, CF_FLEET_HASH_LEN))
