@@ -335,6 +335,55 @@ tg "fleet status --json: the snapshot" 0 '"snapshot":{"seq":3,"rev":[0-9]*,"byte
 tg "fleet compact: a forged snapshot is refused" 1 "/c/snapshot: bad signature on the snapshot" $C compact
 tg "fleet status: a forged snapshot is named" 0 '^snapshot  */c/snapshot: bad signature on the snapshot' $C status
 
+# a store rolled back (restored from a backup): the lost changes committed
+# again, as signed, from the signer's record; or the seqs it lacks named
+RC="$CF fleet --prefix /r/ --signing-key $W/fk"
+$RC head >/dev/null && $RC epoch install 9 'net:connect=open' >/dev/null && $RC revoke 0x401 >/dev/null
+OLDHEAD=$("$ETCDCTL" --endpoints "$E" get /r/head --print-value-only)
+$RC revoke 0x402 >/dev/null && $RC key add 5 >/dev/null
+V1=$("$ETCDCTL" --endpoints "$E" get /r/fleet/revoke/1026 --print-value-only)
+V2=$("$ETCDCTL" --endpoints "$E" get /r/fleet/key/5 --print-value-only)
+rollback() {	# the store as a backup had it: the newer keys gone, the older head
+	for k in "$@"; do "$ETCDCTL" --endpoints "$E" del "$k" >/dev/null; done
+	"$ETCDCTL" --endpoints "$E" put /r/head "$OLDHEAD" >/dev/null
+}
+rollback /r/fleet/revoke/1026 /r/fleet/key/5
+tg "fleet revoke over a restored store: below the high-water mark, the lost seq not reused" 1 \
+	"the store.s head (seq=2) is below this signer.s high-water mark seq=4" $RC revoke 0x403
+tg "fleet status: the seqs the store lost" 0 \
+	"^lost  *seq=3..4 (below this signer's high-water mark: capfence fleet recover)$" $RC status
+tg "fleet status --json: the seqs the store lost" 0 '"high_water":4,"lost":\[3,4\]' $RC status --json
+tg "fleet recover: needs the signing key" 2 "fleet recover: the changes are committed again with the fleet signing key" \
+	"$CF" fleet --prefix /r/ recover
+tg "fleet recover: an extra argument" 2 "fleet recover: unexpected argument 'x'" $RC recover x
+tg "fleet recover: --wait is refused" 2 "fleet recover: --wait goes with a change" $RC recover --wait
+tg "fleet recover: --accept-rollback is refused" 2 "fleet recover: --accept-rollback goes with a change or head" \
+	$RC --accept-rollback recover
+tg "fleet recover: the lost changes committed again, in order" 0 \
+	"^seq=4 rev=[0-9]* key_add 5 committed again$" $RC recover
+if sed -n 1p "$W/out" | grep -q "^seq=3 rev=[0-9]* revoke 0000000000000402 committed again$" &&
+	grep -q "^the store's head is at seq=4 again (2 changes committed again)$" "$W/out" &&
+	[ "$("$ETCDCTL" --endpoints "$E" get /r/fleet/revoke/1026 --print-value-only)" = "$V1" ] &&
+	[ "$("$ETCDCTL" --endpoints "$E" get /r/fleet/key/5 --print-value-only)" = "$V2" ]; then
+	ok "fleet recover: each change back byte for byte (the links the hosts hold)"
+else nok "fleet recover: each change back byte for byte (the links the hosts hold)"; fi
+tg "fleet recover --json: nothing lost" 0 '^{"store_seq":4,"high_water":4,"recommitted":\[\]}$' $RC recover --json
+tg "fleet revoke after recovery: the next seq" 0 '"seq":5' $RC revoke 0x403 --json
+OLDHEAD=$("$ETCDCTL" --endpoints "$E" get /r/head --print-value-only)
+$RC revoke 0x404 >/dev/null
+mv "$W/fk.hw_r_.log" "$W/record"
+grep -v "^6 " "$W/record" > "$W/fk.hw_r_.log"
+rollback /r/fleet/revoke/1028
+tg "fleet recover: a lost change the record lacks is named, nothing committed" 1 \
+	"fleet recover: the store lost seq=6..6 (its head is at seq=5); this signer's record .* has no seq=6..6" $RC recover
+tg "fleet recover --json: the unrecorded seqs" 1 '"recommitted":\[\],"unrecorded":\[6,6\],"error":' $RC recover --json
+mv "$W/record" "$W/fk.hw_r_.log"
+"$ETCDCTL" --endpoints "$E" put /r/fleet/revoke/1028 '{"kind":"revoke","cap_id":"1028"}' >/dev/null
+tg "fleet recover: a key written since the restore is named" 1 \
+	"fleet recover: /r/fleet/revoke/1028 holds another change than seq=6" $RC recover
+"$ETCDCTL" --endpoints "$E" del /r/fleet/revoke/1028 >/dev/null
+tg "fleet recover: with the record back" 0 "^seq=6 rev=[0-9]* revoke 0000000000000404 committed again$" $RC recover
+
 # --host-keys: only signed reports of the listed hosts count; a listed host
 # the store does not show lags (etcd can neither forge nor hide a host)
 "$CF" fleet keygen -o "$W/hk-fast" > "$W/hk-fast.b64"

@@ -6,6 +6,7 @@ what the test did (for lincheck)."""
 import base64
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -143,6 +144,33 @@ class EtcdCluster:
         if r.returncode != 0:
             raise FleetError("etcdctl %s: %s" % (" ".join(args), r.stderr.strip()))
         return r.stdout
+
+    def snapshot_save(self, path):
+        """A backup as an operator takes one (`etcdctl snapshot save`, from one member)."""
+        self.ctl("snapshot", "save", path, endpoints="http://127.0.0.1:%d" % self.client[0])
+
+    def restore(self, path, timeout=30):
+        """Disaster recovery as etcd documents it: every member stopped, its
+        data directory made anew by `etcdctl snapshot restore` of one backup
+        (a new cluster), every member started on it."""
+        self.stop()
+        self.token += "-restored"
+        initial = ",".join("%s=http://127.0.0.1:%d" % (self.names[j], self.peer[j])
+                           for j in range(self.n))
+        for i in range(self.n):
+            d = os.path.join(self.workdir, self.names[i])
+            shutil.rmtree(d, ignore_errors=True)
+            r = subprocess.run(["etcdctl", "snapshot", "restore", path, "--name", self.names[i],
+                                "--data-dir", d, "--initial-cluster", initial,
+                                "--initial-cluster-token", self.token,
+                                "--initial-advertise-peer-urls", "http://127.0.0.1:%d" % self.peer[i]],
+                               capture_output=True, text=True, env=dict(os.environ, ETCDCTL_API="3"),
+                               timeout=60)
+            if r.returncode != 0:
+                raise FleetError("etcdctl snapshot restore (%s): %s" % (self.names[i], r.stderr.strip()))
+        for i in range(self.n):
+            self._spawn(i, "new")
+        self.wait_healthy(range(self.n), timeout)
 
     def revision(self):
         out = json.loads(self.ctl("endpoint", "status", "-w", "json"))

@@ -24,7 +24,7 @@ static const char fleet_usage[] =
 	"[--signing-key F [--fleet-pubkey K]...] [--host-keys F] "
 	"epoch install ID RULE... | epoch install [ID] -f FILE | "
 	"epoch activate ID | key add ID | key remove ID | revoke CAP_ID | status [--json] | keygen -o FILE | "
-	"head [--every MS] | compact   "
+	"head [--every MS] | compact | recover [--json]   "
 	"(changes: [--wait [--timeout S]] [--json]; URLS default $CAPFENCE_ETCD_ENDPOINTS or " DEF_ENDPOINTS
 	"; --signing-key default $CAPFENCE_FLEET_SIGNING_KEY)";
 
@@ -532,6 +532,71 @@ static int compact(const struct fleet_opts *o, int argc, char **argv)
 	return 0;
 }
 
+/*
+ * fleet recover: after etcd was restored from a backup (or rolled back),
+ * commit again, exactly as signed, the changes the store lost, from this
+ * signer's record; or name the seqs it has no record of.
+ */
+static int recover(const struct fleet_opts *o, int argc, char **argv)
+{
+	static const char usage[] = "capfence fleet --signing-key F recover [--json]";
+	struct cf_fleet_recovery r;
+	struct cf_fleet *f;
+	char err[CAPFENCE_ERR_MAX];
+	size_t i;
+	int ret;
+
+	if (argc > 0)
+		return cf_usage(usage, "fleet recover: unexpected argument '%s'", argv[0]);
+	if (!o->signing_key)
+		return cf_usage(usage, "fleet recover: the changes are committed again with the fleet signing key (--signing-key or $CAPFENCE_FLEET_SIGNING_KEY)");
+	if (o->accept_rollback)
+		return cf_usage(usage, "fleet recover: --accept-rollback goes with a change or head (recover never goes below the mark)");
+	ret = open_fleet(o, &f);
+	if (ret)
+		return ret;
+	ret = cf_fleet_recover(f, &r, err, sizeof(err));
+	if (o->json) {
+		printf("{\"store_seq\":%" PRIu64 ",\"high_water\":%" PRIu64 ",\"recommitted\":[",
+		       r.store_seq, r.mark_seq);
+		for (i = 0; i < r.n; i++) {
+			printf("%s", i ? "," : "");
+			json_change(&r.chs[i], r.chs[i].rev);
+			printf(",\"seq\":%" PRIu64 "}", r.chs[i].seq);
+		}
+		printf("]");
+		if (r.missing_from)
+			printf(",\"unrecorded\":[%" PRIu64 ",%" PRIu64 "]", r.missing_from, r.missing_to);
+		if (ret) {
+			printf(",\"error\":");
+			cf_json_str(stdout, err);
+		}
+		printf("}\n");
+	} else {
+		for (i = 0; i < r.n; i++) {
+			const struct cf_fleet_change *c = &r.chs[i];
+
+			if (c->kind == CF_FLEET_REVOKE)
+				printf("seq=%" PRIu64 " rev=%" PRIu64 " revoke %016" PRIx64 " committed again\n",
+				       c->seq, c->rev, c->id);
+			else
+				printf("seq=%" PRIu64 " rev=%" PRIu64 " %s %" PRIu64 " committed again\n",
+				       c->seq, c->rev, cf_fleet_kind_name(c->kind), c->id);
+		}
+		if (!ret && r.n)
+			printf("the store's head is at seq=%" PRIu64 " again (%zu change%s committed again)\n",
+			       r.mark_seq, r.n, r.n == 1 ? "" : "s");
+		else if (!ret)
+			printf("the store's head is at seq=%" PRIu64 ", this signer's high-water mark seq=%" PRIu64
+			       ": nothing lost\n", r.store_seq, r.mark_seq);
+	}
+	if (ret)
+		cf_err("fleet recover: %s", err);
+	cf_fleet_recovery_release(&r);
+	cf_fleet_close(f);
+	return ret ? CF_EXIT_SYSTEM : 0;
+}
+
 static int status(const struct fleet_opts *o, int argc, char **argv)
 {
 	static const char usage[] = "capfence fleet status [--json]";
@@ -544,7 +609,7 @@ static int status(const struct fleet_opts *o, int argc, char **argv)
 	struct wait_for w = { 0 };
 	struct cf_fleet *f;
 	char err[CAPFENCE_ERR_MAX];
-	uint64_t latest, store;
+	uint64_t latest, store, mark = 0;
 	size_t n, i;
 	int ret;
 
@@ -565,6 +630,9 @@ static int status(const struct fleet_opts *o, int argc, char **argv)
 	if (f->npk || f->have_sk)
 		head_ret = cf_fleet_head_get(f, &hd, NULL, head_err, sizeof(head_err));
 	snap_ret = cf_fleet_base_get(f, &snap, snap_err, sizeof(snap_err));
+	/* below this signer's mark: the store lost changes (fleet recover) */
+	if (!head_ret && cf_fleet_high_water(f, &mark, err, sizeof(err)))
+		mark = 0;
 	/* behind: below the signed head's position, or off its chain; else the newest revision */
 	w.f = f;
 	w.rev = latest;
@@ -578,6 +646,10 @@ static int status(const struct fleet_opts *o, int argc, char **argv)
 		if (!head_ret) {
 			printf(",\"head\":{\"seq\":%" PRIu64 ",\"rev\":%" PRId64 ",\"age_ms\":%" PRId64 "}",
 			       hd.seq, hd.mod_rev, cf_fleet_wall_ms() - hd.time_ms);
+			if (mark)
+				printf(",\"high_water\":%" PRIu64, mark);
+			if (mark > hd.seq)
+				printf(",\"lost\":[%" PRIu64 ",%" PRIu64 "]", hd.seq + 1, mark);
 		} else if (head_ret != -ENODATA) {
 			printf(",\"head\":{\"error\":");
 			cf_json_str(stdout, head_err);
@@ -621,6 +693,10 @@ static int status(const struct fleet_opts *o, int argc, char **argv)
 			       cf_fleet_wall_ms() - hd.time_ms);
 		else if (head_ret != -ENODATA)
 			printf("head                  %s\n", head_err);
+		if (!head_ret && mark > hd.seq)
+			printf("lost                  seq=%" PRIu64 "..%" PRIu64
+			       " (below this signer's high-water mark: capfence fleet recover)\n",
+			       hd.seq + 1, mark);
 		if (snap_ret)
 			printf("snapshot              %s\n", snap_err);
 		else if (snap.seq)
@@ -784,7 +860,7 @@ int cf_cmd_fleet(int argc, char **argv)
 		goto out;
 	}
 	if (!n) {
-		ret = cf_usage(fleet_usage, "fleet: missing subcommand (epoch, key, revoke, status, head, compact, keygen)");
+		ret = cf_usage(fleet_usage, "fleet: missing subcommand (epoch, key, revoke, status, head, compact, recover, keygen)");
 		goto out;
 	}
 	if (o.every_ms && strcmp(pos[0], "head")) {
@@ -792,7 +868,7 @@ int cf_cmd_fleet(int argc, char **argv)
 		goto out;
 	}
 	if (o.wait && (!strcmp(pos[0], "status") || !strcmp(pos[0], "head") ||
-		       !strcmp(pos[0], "compact"))) {
+		       !strcmp(pos[0], "compact") || !strcmp(pos[0], "recover"))) {
 		ret = cf_usage(fleet_usage, "fleet %s: --wait goes with a change", pos[0]);
 		goto out;
 	}
@@ -824,6 +900,8 @@ int cf_cmd_fleet(int argc, char **argv)
 		ret = head(&o, n - 1, pos + 1);
 	} else if (!strcmp(pos[0], "compact")) {
 		ret = compact(&o, n - 1, pos + 1);
+	} else if (!strcmp(pos[0], "recover")) {
+		ret = recover(&o, n - 1, pos + 1);
 	} else if (!strcmp(pos[0], "keygen")) {
 		ret = keygen(n - 1, pos + 1);
 	} else {

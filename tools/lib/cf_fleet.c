@@ -870,6 +870,14 @@ static int hw_read(struct cf_fleet *f, uint64_t *seq, unsigned char link[CF_FLEE
 	return 0;
 }
 
+int cf_fleet_high_water(struct cf_fleet *f, uint64_t *seq, char *err, size_t errlen)
+{
+	unsigned char link[CF_FLEET_HASH_LEN];
+
+	*seq = 0;
+	return f->hw_path ? hw_read(f, seq, link, err, errlen) : 0;
+}
+
 /* Is the store's head h at or past the mark, on its chain? -ESTALE if not. */
 static int hw_check(struct cf_fleet *f, const struct cf_fleet_head *h, char *err, size_t errlen)
 {
@@ -919,6 +927,167 @@ static void hw_note(struct cf_fleet *f, uint64_t seq, const unsigned char *link)
 			unlink(tmp);
 	}
 	free(tmp);
+}
+
+/* ---- the signer's record of its changes ------------------------------------------ */
+
+/* MARK.log: "SEQ KEY_B64 VALUE_B64" a line, one per commit attempt */
+static char *record_path(const struct cf_fleet *f)
+{
+	char *p;
+
+	return asprintf(&p, "%s.log", f->hw_path) < 0 ? NULL : p;
+}
+
+static char *b64_of(const char *s)
+{
+	size_t l = strlen(s), n = sodium_base64_ENCODED_LEN(l, B64V);
+	char *b = malloc(n);
+
+	if (b)
+		sodium_bin2base64(b, n, (const unsigned char *)s, l, B64V);
+	return b;
+}
+
+/*
+ * Append a change about to be committed, on disk before the store has it:
+ * a store restored from a backup can be given back every change the mark
+ * covers (cf_fleet_recover()). An attempt that loses a race stays in the
+ * file; recovery follows the links down from the mark, so it is ignored.
+ */
+static int record_append(struct cf_fleet *f, uint64_t seq, const char *key, const char *value,
+			 char *err, size_t errlen)
+{
+	char *path, *kb, *vb, *line = NULL;
+	int fd, len, ret = 0;
+
+	if (!f->hw_path)
+		return 0;
+	path = record_path(f);
+	kb = b64_of(key);
+	vb = b64_of(value);
+	len = path && kb && vb ? asprintf(&line, "%" PRIu64 " %s %s\n", seq, kb, vb) : -1;
+	free(kb);
+	free(vb);
+	if (len < 0) {
+		free(path);
+		capfence__seterr(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	errno = 0;
+	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0 || write(fd, line, (size_t)len) != len || fsync(fd)) {
+		ret = errno ? -errno : -EIO;
+		capfence__seterr(err, errlen, "cannot record the change in %.200s: %s (nothing committed)",
+				 path, strerror(-ret));
+	}
+	if (fd >= 0 && close(fd) && !ret) {
+		ret = -errno;
+		capfence__seterr(err, errlen, "cannot record the change in %.200s: %s (nothing committed)",
+				 path, strerror(-ret));
+	}
+	free(line);
+	free(path);
+	return ret;
+}
+
+struct record_entry {
+	uint64_t seq;
+	char *key, *value;
+	unsigned char link[CF_FLEET_HASH_LEN];
+};
+
+static void record_free(struct record_entry *r, size_t n)
+{
+	for (size_t i = 0; r && i < n; i++) {
+		free(r[i].key);
+		free(r[i].value);
+	}
+	free(r);
+}
+
+static char *unb64_str(const char *b64)
+{
+	size_t l = strlen(b64), got = 0;
+	char *s = malloc(l + 1);
+
+	if (!s || sodium_base642bin((unsigned char *)s, l, b64, l, NULL, &got, NULL, B64V)) {
+		free(s);
+		return NULL;
+	}
+	s[got] = '\0';
+	if (strlen(s) != got) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+/* Every line of the record (none: no file). A line that does not parse is skipped. */
+static int record_read(struct cf_fleet *f, struct record_entry **out, size_t *n,
+		       char *err, size_t errlen)
+{
+	char *path = record_path(f), *line = NULL;
+	struct record_entry *v = NULL;
+	size_t cap = 0, len = 0;
+	FILE *fp;
+
+	*out = NULL;
+	*n = 0;
+	if (!path) {
+		capfence__seterr(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	fp = fopen(path, "re");
+	if (!fp) {
+		int e = errno;
+
+		free(path);
+		if (e == ENOENT)
+			return 0;
+		capfence__seterr(err, errlen, "the record %.200s: %s", f->hw_path, strerror(e));
+		return -e;
+	}
+	free(path);
+	while (getline(&line, &len, fp) > 0) {
+		char *sp1 = strchr(line, ' '), *sp2 = sp1 ? strchr(sp1 + 1, ' ') : NULL;
+		struct record_entry e = { 0 };
+
+		if (!sp1 || !sp2)
+			continue;
+		*sp1 = *sp2 = '\0';
+		sp2[1 + strcspn(sp2 + 1, "\r\n")] = '\0';
+		if (parse_u64(line, &e.seq) || !e.seq)
+			continue;
+		e.key = unb64_str(sp1 + 1);
+		e.value = unb64_str(sp2 + 1);
+		if (!e.key || !e.value) {
+			free(e.key);
+			free(e.value);
+			continue;
+		}
+		cf_fleet_link(e.key, e.value, e.link);
+		if (*n == cap) {
+			struct record_entry *nv = realloc(v, (cap = cap ? 2 * cap : 64) * sizeof(*v));
+
+			if (!nv) {
+				free(e.key);
+				free(e.value);
+				record_free(v, *n);
+				free(line);
+				fclose(fp);
+				*n = 0;
+				capfence__seterr(err, errlen, "out of memory");
+				return -ENOMEM;
+			}
+			v = nv;
+		}
+		v[(*n)++] = e;
+	}
+	free(line);
+	fclose(fp);
+	*out = v;
+	return 0;
 }
 
 int cf_fleet_head_renew(struct cf_fleet *f, uint64_t min_seq, struct cf_fleet_head *h,
@@ -1062,6 +1231,9 @@ int cf_fleet_commit(struct cf_fleet *f, const struct cf_fleet_change *ch,
 		if (f->have_sk) {
 			if (sign_value(DOMAIN_CHANGE, f->sk, key, &value))
 				goto nomem;
+			ret = record_append(f, c.seq, key, value, err, errlen);
+			if (ret)
+				goto out;
 			cf_fleet_link(key, value, link);
 			hv = head_value(f, c.seq, link);
 			if (!hv)
@@ -1125,6 +1297,175 @@ out:
 	free(value);
 	free(needs);
 	free(hv);
+	return ret;
+}
+
+/* ---- recovery of a restored store ------------------------------------------------ */
+
+void cf_fleet_recovery_release(struct cf_fleet_recovery *r)
+{
+	cf_fleet_changes_free(r->chs, r->n);
+	r->chs = NULL;
+	r->n = 0;
+}
+
+/* Put one recorded change back at its place, the head moved to it. */
+static int recommit(struct cf_fleet *f, const struct record_entry *e, const struct cf_fleet_head *h,
+		    uint64_t *rev, char *err, size_t errlen)
+{
+	struct cf_etcd_cmp cmp[2] = {
+		{ f->head, CF_ETCD_MOD_REV, NULL, h->mod_rev },
+		{ e->key, CF_ETCD_ABSENT, NULL, 0 },
+	};
+	struct cf_etcd_put put[2];
+	bool ok = false, retried = false;
+	char *hv = head_value(f, e->seq, e->link), *cur;
+	int64_t r = 0;
+	int ret;
+
+	if (!hv) {
+		capfence__seterr(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	put[0] = (struct cf_etcd_put){ .key = e->key, .value = e->value };
+	put[1] = (struct cf_etcd_put){ .key = f->head, .value = hv };
+	ret = cf_etcd_txn(f->etcd, cmp, 2, put, 2, &r, &ok, &retried, err, errlen);
+	free(hv);
+	if (ret)
+		return ret;
+	cur = ok ? NULL : get_value(f, e->key, &ret, err, errlen);
+	if (ret)
+		return ret;
+	if (!ok && cur && !strcmp(cur, e->value)) {
+		/* ours went in (an answer lost on the way): the caller reads the head */
+		free(cur);
+		capfence__seterr(err, errlen, "the store's head moved while seq=%" PRIu64
+				 " was re-committed (another signer, or the head role running): run it again",
+				 e->seq);
+		return -EAGAIN;
+	}
+	if (!ok) {
+		if (cur)
+			capfence__seterr(err, errlen, "%.120s holds another change than seq=%" PRIu64
+					 " of this signer's record (the store was written to since its restore): "
+					 "nothing more re-committed", e->key, e->seq);
+		else
+			capfence__seterr(err, errlen, "the store's head moved while seq=%" PRIu64
+					 " was re-committed (another signer, or the head role running): run it again",
+					 e->seq);
+		free(cur);
+		return cur ? -EEXIST : -EAGAIN;
+	}
+	*rev = (uint64_t)r;
+	return 0;
+}
+
+int cf_fleet_recover(struct cf_fleet *f, struct cf_fleet_recovery *res, char *err, size_t errlen)
+{
+	unsigned char pks[CF_FLEET_MAX_PUBKEYS + 1][CF_FLEET_PK_LEN], want[CF_FLEET_HASH_LEN];
+	unsigned char mlink[CF_FLEET_HASH_LEN];
+	struct record_entry *rec = NULL;
+	const struct record_entry **chain = NULL;
+	struct cf_fleet_head h;
+	size_t nrec = 0, npk, i;
+	uint64_t mseq, s;
+	int ret;
+
+	memset(res, 0, sizeof(*res));
+	if (!f->have_sk || !f->hw_path) {
+		capfence__seterr(err, errlen, "recovery re-commits with the fleet signing key (--signing-key) "
+				 "from the record beside its high-water mark");
+		return -EINVAL;
+	}
+	ret = hw_read(f, &mseq, mlink, err, errlen);
+	if (ret)
+		return ret;
+	ret = cf_fleet_head_get(f, &h, NULL, err, errlen);
+	if (ret && ret != -ENOENT)
+		return ret;
+	res->mark_seq = mseq;
+	res->store_seq = h.seq;
+	if (h.seq > mseq || (h.seq == mseq && !memcmp(h.hash, mlink, CF_FLEET_HASH_LEN)))
+		return 0;	/* nothing of ours lost */
+	if (h.seq == mseq) {
+		capfence__seterr(err, errlen, "the store's head at seq=%" PRIu64 " is another change than this "
+				 "signer's (a forked store): nothing re-committed", h.seq);
+		return -ESTALE;
+	}
+	ret = record_read(f, &rec, &nrec, err, errlen);
+	if (ret)
+		return ret;
+	chain = calloc(mseq - h.seq, sizeof(*chain));
+	if (!chain) {
+		record_free(rec, nrec);
+		capfence__seterr(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	npk = trusted_keys(f, pks);
+	/* down from the mark by the links each change signs */
+	memcpy(want, mlink, CF_FLEET_HASH_LEN);
+	for (s = mseq; s > h.seq; s--) {
+		const struct record_entry *e = NULL;
+		struct cf_fleet_change ch = { 0 };
+
+		for (i = nrec; i-- > 0 && !e;)
+			if (rec[i].seq == s && !memcmp(rec[i].link, want, CF_FLEET_HASH_LEN))
+				e = &rec[i];
+		if (!e || verify_value(DOMAIN_CHANGE, (const unsigned char (*)[CF_FLEET_PK_LEN])pks, npk,
+				       e->key, e->value, "change", err, errlen) ||
+		    cf_fleet_decode(f->prefix, e->key, e->value, &ch, err, errlen) || ch.seq != s) {
+			if (e)
+				cf_fleet_change_release(&ch);
+			res->missing_from = h.seq + 1;
+			res->missing_to = s;
+			capfence__seterr(err, errlen, "the store lost seq=%" PRIu64 "..%" PRIu64 " (its head is at seq=%"
+					 PRIu64 "); this signer's record %.120s.log has no seq=%" PRIu64 "..%" PRIu64
+					 ": nothing re-committed (re-issue them by hand, then --accept-rollback)",
+					 h.seq + 1, mseq, h.seq, f->hw_path, h.seq + 1, s);
+			ret = -ENODATA;
+			goto out;
+		}
+		memcpy(want, ch.prev, CF_FLEET_HASH_LEN);
+		cf_fleet_change_release(&ch);
+		chain[s - h.seq - 1] = e;
+	}
+	if (memcmp(want, h.hash, CF_FLEET_HASH_LEN)) {
+		capfence__seterr(err, errlen, "the store's change at seq=%" PRIu64 " is not the one this signer's "
+				 "seq=%" PRIu64 " follows (a forked store): nothing re-committed", h.seq, h.seq + 1);
+		ret = -ESTALE;
+		goto out;
+	}
+	res->chs = calloc(mseq - h.seq, sizeof(*res->chs));
+	if (!res->chs) {
+		capfence__seterr(err, errlen, "out of memory");
+		ret = -ENOMEM;
+		goto out;
+	}
+	/* one transaction each, as committed: a watch sees one change a revision */
+	for (i = 0, s = mseq - h.seq; i < s; i++) {
+		const struct record_entry *e = chain[i];
+		uint64_t rev = 0;
+
+		ret = recommit(f, e, &h, &rev, err, errlen);
+		if (ret == -EAGAIN && !cf_fleet_head_get(f, &h, NULL, err, errlen) &&
+		    h.seq == e->seq && !memcmp(h.hash, e->link, CF_FLEET_HASH_LEN)) {
+			ret = 0;	/* an answer lost on the way: it went in */
+			rev = (uint64_t)h.mod_rev;
+		} else if (ret) {
+			goto out;
+		} else {
+			ret = cf_fleet_head_get(f, &h, NULL, err, errlen);
+			if (ret)
+				goto out;
+		}
+		cf_fleet_decode(f->prefix, e->key, e->value, &res->chs[i], err, errlen);
+		res->chs[i].rev = rev;
+		res->n++;
+	}
+	ret = 0;
+out:
+	free(chain);
+	record_free(rec, nrec);
 	return ret;
 }
 

@@ -180,9 +180,44 @@ int cf_fleet_commit(struct cf_fleet *f, const struct cf_fleet_change *ch,
  * it with another link (-ESTALE: a store restored from a backup or rolled
  * back, or a path that shows an old head), unless override (the
  * operator's --accept-rollback, which also moves the mark to the store's).
+ * Beside it, path with ".log" is the signer's record of every change it
+ * commits (cf_fleet_recover()).
  */
 int cf_fleet_set_high_water(struct cf_fleet *f, const char *path, bool override,
 			    char *err, size_t errlen);
+
+/* The mark's seq (0: none, or no mark file set). */
+int cf_fleet_high_water(struct cf_fleet *f, uint64_t *seq, char *err, size_t errlen);
+
+/*
+ * What cf_fleet_recover() found and did: the store's head and the mark
+ * (seqs), the changes it committed again (chs, n; rev their new
+ * revisions), and the seqs it had no record of (missing_from ..
+ * missing_to, 0: none).
+ */
+struct cf_fleet_recovery {
+	uint64_t store_seq, mark_seq;
+	struct cf_fleet_change *chs;
+	size_t n;
+	uint64_t missing_from, missing_to;
+};
+
+/*
+ * Give a store restored from a backup (or rolled back) the changes it
+ * lost: every change from the store's head up to the signer's mark,
+ * exactly as it was signed (its seq, prev and signature: the same links
+ * the hosts' modules hold), from the signer's record (the mark's file
+ * with ".log": cf_fleet_commit() appends each change to it before the
+ * store sees it), one transaction each, the head signed again at each.
+ * 0 also when nothing is lost. -ENODATA when the record lacks a change
+ * on the way down from the mark (res->missing_*; nothing committed),
+ * -ESTALE when the store's chain is not the one the record follows (a
+ * forked store), -EEXIST / -EAGAIN when the store was written to
+ * meanwhile (res->n re-committed before that). Free res with
+ * cf_fleet_recovery_release().
+ */
+int cf_fleet_recover(struct cf_fleet *f, struct cf_fleet_recovery *res, char *err, size_t errlen);
+void cf_fleet_recovery_release(struct cf_fleet_recovery *r);
 
 /* The signed head of the chain. */
 struct cf_fleet_head {
