@@ -1013,7 +1013,7 @@ static uint64_t sandbox_denials(struct __test_metadata *_metadata,
  * with EACCES before it runs, recorded in B's sandbox (reason=borrow
  * target=io_uring:personality), whether A's grants would have admitted it
  * or not; A's sandbox records and counts nothing. A's own personality
- * still serves A. SCM_RIGHTS cannot carry a ring: the kernel refuses to
+ * still serves A, and A's child. SCM_RIGHTS cannot carry a ring: the kernel refuses to
  * send one (EINVAL), whoever asks. Before: the connect ran as A, its
  * denial recorded under and counted against A. The epoch mediates
  * net:connect only: from 6.9 a pidfd is a file of pidfs, opened through
@@ -1056,8 +1056,18 @@ TEST_F(sbx, borrowed_uring_personality_spends_nothing_of_its_owner)
 	EXPECT_STREQ("127.0.0.1:9", cft_field(rec, "target", v, sizeof(v)));
 	snprintf(name, sizeof(name), "%llu", (unsigned long long)sa.id);
 	EXPECT_STREQ(name, cft_field(rec, "sandbox", v, sizeof(v)));
-	/* A's one denial is its own; B's two are B's */
-	EXPECT_EQ(1, sandbox_denials(_metadata, self, a.pid));
+	/*
+	 * A's child (another credential of A's sandbox, holding what A holds)
+	 * may use A's personality: judged as A, not refused as a borrow
+	 */
+	EXPECT_EQ(EACCES, cft_agent_do(&a, "fork ur-inherited 9"));
+	ASSERT_EQ(0, cft_audit_wait(self->audit, rec, sizeof(rec), 5000,
+				    "op=exercise", "comm=\"exe\"", "target=127.0.0.1:9 ",
+				    NULL));
+	EXPECT_STREQ("no_capability", cft_field(rec, "reason", v, sizeof(v)));
+	EXPECT_STREQ(name, cft_field(rec, "sandbox", v, sizeof(v)));
+	/* A's two denials are its own; B's two are B's */
+	EXPECT_EQ(2, sandbox_denials(_metadata, self, a.pid));
 	EXPECT_EQ(2, sandbox_denials(_metadata, self, b.pid));
 	EXPECT_TRUE(cft_agent_stop_clean(&a));
 	EXPECT_TRUE(cft_agent_stop_clean(&b));
