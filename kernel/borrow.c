@@ -14,6 +14,12 @@
  * Some callers turn a refusal into EPERM (cf_borrow_seen()); the record
  * carries the errno the task sees.
  *
+ * An io_uring request submitted under a personality its ring holds
+ * (IORING_REGISTER_PERSONALITY) runs as that credential: using one of
+ * another sandbox, or an unbound one, is acting through a credential
+ * that is not the submitter's own (cf_borrow_personality()). A ring
+ * reaches another task by inheritance, SCM_RIGHTS or pidfd_getfd.
+ *
  * This file gathers what the decision needs (the tracee's bound state,
  * what the tracer will see); cf_exercise_attach() decides, counts and
  * audits.
@@ -89,4 +95,26 @@ int cf_borrow_attach(struct cf_cred *tracer, struct task_struct *tracee,
 	struct cf_cred *e = cf_cred_maybe(cred) ? cf_subject(cred) : NULL;
 
 	return cf_exercise_attach(tracer, e, cf_borrow_seen(mode));
+}
+
+/**
+ * cf_borrow_personality() - may the calling task submit as @new?
+ * @cred: the calling task's credential (its submitting credential: an
+ *	  SQPOLL thread's is its ring creator's)
+ * @new: the credential of the personality the request names
+ *
+ * Called when one of them may be bound. The decision is
+ * cf_exercise_personality()'s; a credential with only a pending exec
+ * epoch counts as unbound.
+ *
+ * Return: 0, or -EACCES (audited in the caller's sandbox, reason borrow,
+ * target "io_uring:personality"), which io_uring completes the request
+ * with.
+ */
+int cf_borrow_personality(const struct cred *cred, const struct cred *new)
+{
+	struct cf_cred *mine = cf_cred_maybe(cred) ? cf_subject(cred) : NULL;
+	struct cf_cred *theirs = cf_cred_maybe(new) ? cf_subject(new) : NULL;
+
+	return cf_exercise_personality(mine, theirs);
 }

@@ -10,5 +10,6 @@
 struct task_struct;
 int cf_borrow_attach(struct cf_cred *tracer, struct task_struct *tracee,
 		     unsigned int mode);
+int cf_borrow_personality(const struct cred *cred, const struct cred *new);
 
 #endif /* _CAPFENCE_BORROW_H */

@@ -585,9 +585,9 @@ void cf_memo_sock_note(struct cf_cred *e, const struct sock *sk,
  * The outcome of an exercise, the one place it is counted and audited:
  * every allow and deny of an exercise, from every hook, ends here (through
  * cf_exercise(), cf_exercise_recheck(), cf_exercise_refuse(),
- * cf_refuse_mediated() and cf_exercise_attach()). A denial is audited
- * with @t, the epoch and the capability it concerns and the fence value it
- * was judged at. Inline: an allowed exercise pays one per-CPU increment.
+ * cf_refuse_mediated(), cf_exercise_attach() and cf_exercise_personality()).
+ * A denial is audited with @t, the epoch and the capability it concerns
+ * and the fence value it was judged at. Inline: an allowed exercise pays one per-CPU increment.
  */
 static __always_inline int cf_exercise_settle(enum capfence_reason r,
 					      const struct cf_target *t,
@@ -793,6 +793,48 @@ static bool cf_holds_like(const struct cf_holdings *h, const struct cf_grant *g)
 	return false;
 }
 
+/*
+ * The rule of borrowing: may bound @tracer act as @tracee (@t names how,
+ * for the record)? Only when its epoch mediates no class, or @tracee is
+ * bound to the same epoch and holds no capability @tracer does not
+ * validly hold too.
+ */
+static int cf_exercise_borrow(struct cf_cred *tracer,
+			      const struct cf_cred *tracee,
+			      const struct cf_target *t)
+{
+	enum capfence_reason r = CAPFENCE_R_OK;
+	struct cf_holdings *h, *mine;
+	unsigned int seq;
+	u64 fence;
+	int c;
+	u32 i;
+
+	for (c = CAPFENCE_CLASS_NONE + 1; c <= CAPFENCE_CLASS_MAX; c++)
+		if (tracer->epoch->rules[c].kind != CAPFENCE_RULE_OPEN)
+			break;
+	/* an all-open epoch: nothing to borrow */
+	if (c > CAPFENCE_CLASS_MAX)
+		return 0;
+	if (!tracee || tracee->epoch != tracer->epoch)
+		return cf_exercise_settle(CAPFENCE_R_BORROW, t, tracer->epoch->id,
+					  0, cf_fence_value());
+	h = rcu_dereference(tracee->held);
+	mine = rcu_dereference(tracer->held);
+	/* every grant of both, judged at one fence: a revocation retries */
+	do {
+		seq = read_seqbegin(&cf_fence);
+		fence = cf_fence_value_locked();
+		r = CAPFENCE_R_OK;
+		for (i = 0; h && i < h->n && !r; i++)
+			if (!cf_holds_like(mine, h->g[i]))
+				r = CAPFENCE_R_BORROW;
+	} while (read_seqretry(&cf_fence, seq));
+	if (r == CAPFENCE_R_OK)
+		return 0;
+	return cf_exercise_settle(r, t, tracer->epoch->id, 0, fence);
+}
+
 /**
  * cf_exercise_attach() - may bound @tracer act through another task?
  * @tracer: the tracer's bound state
@@ -812,36 +854,40 @@ int cf_exercise_attach(struct cf_cred *tracer, const struct cf_cred *tracee,
 {
 	struct cf_target t = { .class_id = CAPFENCE_CLASS_NONE,
 			       .what = "ptrace", .seen = seen };
-	enum capfence_reason r = CAPFENCE_R_OK;
-	struct cf_holdings *h, *mine;
-	unsigned int seq;
-	u64 fence;
-	int c;
-	u32 i;
 
-	for (c = CAPFENCE_CLASS_NONE + 1; c <= CAPFENCE_CLASS_MAX; c++)
-		if (tracer->epoch->rules[c].kind != CAPFENCE_RULE_OPEN)
-			break;
-	/* an all-open epoch: nothing to borrow */
-	if (c > CAPFENCE_CLASS_MAX)
+	return cf_exercise_borrow(tracer, tracee, &t);
+}
+
+/**
+ * cf_exercise_personality() - may the calling task submit as @theirs?
+ * @mine: the calling task's bound state, or NULL when it is unbound
+ * @theirs: the bound state of the credential of an io_uring personality,
+ *	    or NULL when it is not bound
+ *
+ * A request under a personality runs as its credential: it exercises
+ * that credential's grants, and its denials are recorded under and
+ * counted against that credential's sandbox. So only a credential of the
+ * submitter's own sandbox may be used, under the rule of borrowing
+ * (cf_exercise_attach()). An unbound submitter may not act as a sandbox,
+ * nor a bound one as a credential outside it (an unbound one included).
+ * BPF program context: never sleeps.
+ *
+ * Return: 0, or -EACCES (counted and audited in the submitter's sandbox,
+ * the host's for an unbound one: reason borrow, target
+ * "io_uring:personality").
+ */
+int cf_exercise_personality(struct cf_cred *mine, const struct cf_cred *theirs)
+{
+	struct cf_target t = { .class_id = CAPFENCE_CLASS_NONE,
+			       .what = "io_uring:personality" };
+
+	if (!mine && !theirs)
 		return 0;
-	if (!tracee || tracee->epoch != tracer->epoch)
-		return cf_exercise_settle(CAPFENCE_R_BORROW, &t, tracer->epoch->id,
-					  0, cf_fence_value());
-	h = rcu_dereference(tracee->held);
-	mine = rcu_dereference(tracer->held);
-	/* every grant of both, judged at one fence: a revocation retries */
-	do {
-		seq = read_seqbegin(&cf_fence);
-		fence = cf_fence_value_locked();
-		r = CAPFENCE_R_OK;
-		for (i = 0; h && i < h->n && !r; i++)
-			if (!cf_holds_like(mine, h->g[i]))
-				r = CAPFENCE_R_BORROW;
-	} while (read_seqretry(&cf_fence, seq));
-	if (r == CAPFENCE_R_OK)
-		return 0;
-	return cf_exercise_settle(r, &t, tracer->epoch->id, 0, fence);
+	if (mine && theirs && mine->sb && mine->sb == theirs->sb)
+		return cf_exercise_borrow(mine, theirs, &t);
+	return cf_exercise_settle(CAPFENCE_R_BORROW, &t,
+				  mine ? mine->epoch->id : 0, 0,
+				  cf_fence_value());
 }
 
 /**

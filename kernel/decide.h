@@ -55,6 +55,7 @@ int cf_exercise_recheck(struct cf_grant *const *g, u32 n, cf_name_fn name,
 int cf_exercise_refuse(const struct cf_target *t, const struct cf_grant *g);
 int cf_exercise_attach(struct cf_cred *tracer, const struct cf_cred *tracee,
 		       int seen);
+int cf_exercise_personality(struct cf_cred *mine, const struct cf_cred *theirs);
 void cf_exercise_failed(unsigned int n);
 bool cf_admits(const struct cf_cred *e, const struct cf_target *t);
 

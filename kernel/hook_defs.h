@@ -65,6 +65,7 @@ CF_KFUNC(mmap_file)
 CF_KFUNC(file_mprotect)
 CF_KFUNC(bprm_creds_from_file)
 CF_KFUNC(seccomp_skipped)
+CF_KFUNC(uring_override_creds)
 
 CF_HOOK(cred_prepare, cred_prepare)
 CF_HOOK(cred_alloc_blank, cred_alloc_blank)
@@ -120,6 +121,7 @@ CF_HOOK(inode_remove_acl, inode_removexattr)
 CF_HOOK(mmap_file, mmap_file)
 CF_HOOK(file_mprotect, file_mprotect)
 CF_HOOK(bprm_creds_from_file, bprm_creds_from_file)
+CF_HOOK(uring_override_creds, uring_override_creds)
 /* a call seccomp skipped: the epoch's refusals, recorded within the budgets */
 CF_FEXIT(__secure_computing, seccomp_skipped)
 

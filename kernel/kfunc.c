@@ -633,6 +633,21 @@ noinline int capfence_bprm_creds_from_file(void)
 	return cf_file_exec_commit();
 }
 
+/*
+ * An io_uring request submitted under a registered personality, before it
+ * runs as @new (borrow.c). The same credential, or two unbound ones (the
+ * counting filter says so for nearly every unbound task), pass here.
+ */
+noinline int capfence_uring_override_creds(const struct cred *new)
+{
+	const struct cred *cred = current_cred();
+
+	if (new == cred || (!cf_cred_maybe(cred) && !cf_cred_maybe(new)) ||
+	    !cf_ours())
+		return 0;
+	return cf_borrow_personality(cred, new);
+}
+
 /* The kfunc of a call seccomp skipped (seccomp.c, audit.c). */
 static noinline void cf_seccomp_hook(const struct cred *cred)
 {

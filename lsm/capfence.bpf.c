@@ -82,6 +82,7 @@ extern int capfence_bprm_creds_from_file(void)
 	__ksym;
 extern void capfence_seccomp_skipped(void)
 	__ksym;
+extern int capfence_uring_override_creds(const struct cred *new) __ksym;
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -519,6 +520,16 @@ int BPF_PROG(cf_bprm_creds_from_file, struct linux_binprm *bprm,
 	     struct file *file, int ret)
 {
 	return cf_verdict(ret ?: capfence_bprm_creds_from_file());
+}
+
+/*
+ * An io_uring request submitted under a personality its ring holds: the
+ * credential it would run as must be the submitter's sandbox's own.
+ */
+SEC("lsm/uring_override_creds")
+int BPF_PROG(cf_uring_override_creds, const struct cred *new, int ret)
+{
+	return cf_verdict(ret ?: capfence_uring_override_creds(new));
 }
 
 /*

@@ -358,6 +358,12 @@ int BPF_PROG(noop_bprm_creds_from_file, struct linux_binprm *bprm,
 	return noop_verdict(ret);
 }
 
+SEC("lsm/uring_override_creds")
+int BPF_PROG(noop_uring_override_creds, const struct cred *new, int ret)
+{
+	return noop_verdict(ret);
+}
+
 /* the twin of capfence's fexit after seccomp's check of a call */
 SEC("fexit/__secure_computing")
 int BPF_PROG(noop_secure_computing, const struct seccomp_data *sd, int ret)

@@ -21,12 +21,19 @@
  *   per tracked socket) is charged to the task's memory cgroup, not left
  *   to the host.
  *
+ * - io_uring personalities: a request under a personality runs as the
+ *   credential that registered it. A ring of one sandbox taken by another
+ *   (pidfd_getfd) must not let the taker act as the owner, spend its
+ *   budget or exercise its grants: refused (the completion's EACCES) and
+ *   recorded in the taker's own sandbox.
+ *
  * Each attack asserts its errno, the records (reason, class, target, pid,
  * sandbox) and that no signal ended the agent.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,8 +41,10 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <liburing.h>
 #include <linux/audit.h>
 #include <linux/keyctl.h>
 #include <linux/netlink.h>
@@ -140,11 +149,196 @@ static int udp_many(int n, int port)
 	return 0;
 }
 
+/*
+ * io_uring personalities. A ring's personality ids start at 1; the ring
+ * is also kept at UR_FD for a pidfd_getfd of it.
+ */
+#define UR_FD		100
+static int ur_listen_fd = -1, ur_fd = -1;
+
+static socklen_t ur_addr(const char *name, struct sockaddr_un *sun)
+{
+	size_t n = strnlen(name, sizeof(sun->sun_path) - 1);
+
+	memset(sun, 0, sizeof(*sun));
+	sun->sun_family = AF_UNIX;
+	/* abstract: nothing on the filesystem for fs:write to judge */
+	memcpy(sun->sun_path + 1, name, n);
+	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n);
+}
+
+/* "ur-listen NAME": a datagram socket a ring is sent to */
+static int ur_listen(const char *name)
+{
+	struct sockaddr_un sun;
+	socklen_t len = ur_addr(name, &sun);
+
+	ur_listen_fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (ur_listen_fd < 0)
+		return errno;
+	return bind(ur_listen_fd, (struct sockaddr *)&sun, len) ? errno : 0;
+}
+
+/* "ur-recv": the ring sent there (SCM_RIGHTS) becomes ur_fd */
+static int ur_recv(void)
+{
+	char c, cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { &c, 1 };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
+			    .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *cm;
+
+	if (recvmsg(ur_listen_fd, &m, MSG_CMSG_CLOEXEC) != 1)
+		return errno ?: EIO;
+	cm = CMSG_FIRSTHDR(&m);
+	if (!cm || cm->cmsg_type != SCM_RIGHTS)
+		return EPROTO;
+	memcpy(&ur_fd, CMSG_DATA(cm), sizeof(int));
+	return 0;
+}
+
+/*
+ * "ur-give NAME": a new ring with a personality of the calling task's
+ * credential, kept at UR_FD (inherited across exec) and sent to NAME
+ * ("-": to nobody)
+ */
+static int ur_give(const char *name)
+{
+	char c = 'r', cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
+	struct iovec iov = { &c, 1 };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
+			    .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
+	struct io_uring_params p = { 0 };
+	struct sockaddr_un sun;
+	struct cmsghdr *cm;
+	int fd, pers, s, err = 0;
+
+	fd = (int)syscall(SYS_io_uring_setup, 4, &p);
+	if (fd < 0)
+		return errno;
+	pers = (int)syscall(SYS_io_uring_register, fd, IORING_REGISTER_PERSONALITY,
+			    NULL, 0);
+	if (pers != 1) {
+		close(fd);
+		return pers < 0 ? errno : EPROTO;
+	}
+	if (dup2(fd, UR_FD) != UR_FD)
+		err = errno;
+	close(fd);
+	if (err || !strcmp(name, "-"))
+		return err;
+	s = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		return errno;
+	m.msg_name = &sun;
+	m.msg_namelen = ur_addr(name, &sun);
+	cm = CMSG_FIRSTHDR(&m);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	fd = UR_FD;
+	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	if (sendmsg(s, &m, 0) != 1)
+		err = errno;
+	close(s);
+	return err;
+}
+
+/* "ur-getfd PID": ring UR_FD of task PID, taken with pidfd_getfd */
+static int ur_getfd(pid_t pid)
+{
+	int pfd = (int)syscall(SYS_pidfd_open, pid, 0), err = 0;
+
+	if (pfd < 0)
+		return errno;
+	ur_fd = (int)syscall(SYS_pidfd_getfd, pfd, UR_FD, 0);
+	if (ur_fd < 0)
+		err = errno;
+	close(pfd);
+	return err;
+}
+
+/*
+ * "ur-use WHAT": through ring ur_fd under its personality 1, open WHAT
+ * (a path) or connect to 127.0.0.1:WHAT (a port) with a socket of the
+ * caller's; the errno of the completion (0: done). The ring's layout is
+ * that of any ring of 4 entries: a ring of our own says where its parts
+ * are.
+ */
+static int ur_use(const char *what)
+{
+	static struct sockaddr_in sin = { .sin_family = AF_INET };
+	struct io_uring_params p = { 0 };
+	struct io_uring_cqe *cqe;
+	struct io_uring_sqe *sqe;
+	struct io_uring ring;
+	int fd, err, sk = -1;
+
+	fd = (int)syscall(SYS_io_uring_setup, 4, &p);
+	if (fd < 0)
+		return errno;
+	close(fd);
+	fd = dup(ur_fd);
+	if (fd < 0)
+		return errno;
+	err = -io_uring_queue_mmap(fd, &p, &ring);
+	if (err) {
+		close(fd);
+		return err;
+	}
+	/* go on from where the ring's last user left it */
+	ring.sq.sqe_head = ring.sq.sqe_tail = *ring.sq.ktail;
+	sqe = io_uring_get_sqe(&ring);
+	if (what[0] >= '0' && what[0] <= '9') {
+		sk = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		sin.sin_port = htons((uint16_t)atoi(what));
+		sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		io_uring_prep_connect(sqe, sk, (struct sockaddr *)&sin, sizeof(sin));
+	} else {
+		io_uring_prep_openat(sqe, AT_FDCWD, what, O_RDONLY | O_CLOEXEC, 0);
+	}
+	sqe->personality = 1;
+	err = io_uring_submit(&ring) == 1 ? -io_uring_wait_cqe(&ring, &cqe) : EIO;
+	if (!err) {
+		if (cqe->res >= 0 && sk < 0)
+			close(cqe->res);
+		err = cqe->res < 0 ? -cqe->res : 0;
+		io_uring_cqe_seen(&ring, cqe);
+	}
+	if (sk >= 0)
+		close(sk);
+	io_uring_queue_exit(&ring);
+	return err;
+}
+
 int cft_agent_extra(char *cmd)
 {
 	char a[128];
 	int n, fd, port;
 
+	if (sscanf(cmd, "ur-listen %127s", a) == 1)
+		return ur_listen(a);
+	if (!strcmp(cmd, "ur-recv"))
+		return ur_recv();
+	if (sscanf(cmd, "ur-give %127s", a) == 1)
+		return ur_give(a);
+	if (sscanf(cmd, "ur-getfd %d", &n) == 1)
+		return ur_getfd(n);
+	if (sscanf(cmd, "ur-use %127s", a) == 1)
+		return ur_use(a);
+	/* the ring its launcher left open across the binding exec */
+	if (sscanf(cmd, "ur-inherited %127s", a) == 1) {
+		ur_fd = UR_FD;
+		return ur_use(a);
+	}
+	/* a personality of its own, through a ring of its own */
+	if (sscanf(cmd, "ur-self %127s", a) == 1) {
+		n = ur_give("-");
+		if (n)
+			return n;
+		ur_fd = UR_FD;
+		return ur_use(a);
+	}
 	if (sscanf(cmd, "flood %d %127s", &n, a) == 2)
 		return flood(n, a);
 	if (sscanf(cmd, "udp %d %d", &n, &port) == 2)
@@ -725,6 +919,141 @@ TEST(tracked_sockets_charged_to_the_memcg)
 	rmdir(CG_ROOT "/cft-open");
 	capfence_key_free(key);
 	cft_nl_close(&nl);
+}
+
+/*
+ * The borrow record of a personality refused to @pid: in its own sandbox
+ * @sb and epoch @epoch (0 and 0 for an unbound task).
+ */
+static void check_personality(struct __test_metadata *_metadata, int audit,
+			      pid_t pid, uint64_t epoch, uint64_t sb)
+{
+	char rec[2048], v[128], want[64];
+
+	snprintf(want, sizeof(want), "pid=%d ", pid);
+	ASSERT_EQ(0, cft_audit_wait(audit, rec, sizeof(rec), 5000, "reason=borrow",
+				    want, NULL))
+		TH_LOG("no borrow record for pid %d", pid);
+	EXPECT_STREQ("capfence", cft_field(rec, "lsm", v, sizeof(v)));
+	EXPECT_STREQ("exercise", cft_field(rec, "op", v, sizeof(v)));
+	EXPECT_STREQ("13", cft_field(rec, "errno", v, sizeof(v)));
+	EXPECT_STREQ("none", cft_field(rec, "class", v, sizeof(v)));
+	EXPECT_STREQ("io_uring:personality", cft_field(rec, "target", v, sizeof(v)));
+	snprintf(want, sizeof(want), "%llu", (unsigned long long)epoch);
+	EXPECT_STREQ(want, cft_field(rec, "epoch", v, sizeof(v)));
+	snprintf(want, sizeof(want), "%llu", (unsigned long long)sb);
+	EXPECT_STREQ(want, cft_field(rec, "sandbox", v, sizeof(v)));
+}
+
+/* what the sandbox of @pid's records and its denials without one add up to */
+static uint64_t sandbox_denials(struct __test_metadata *_metadata,
+				FIXTURE_DATA(sbx) *self, pid_t pid)
+{
+	struct capfence_sandbox_info sa;
+	char err[CAPFENCE_ERR_MAX];
+
+	EXPECT_EQ(0, capfence_client_task_sandbox(self->nl.c, (uint32_t)pid, &sa,
+						  err, sizeof(err))) TH_LOG("%s", err);
+	return sa.records + sa.over_budget + sa.over_ceiling + sa.lost;
+}
+
+/*
+ * The outside review's case: sandbox B takes sandbox A's ring with
+ * pidfd_getfd (same epoch, the same grants: the borrow rules let it) and
+ * submits under the personality A registered. Each request completes
+ * with EACCES before it runs, recorded in B's sandbox (reason=borrow
+ * target=io_uring:personality), whether A's grants would have admitted it
+ * or not; A's sandbox records and counts nothing. A's own personality
+ * still serves A, and A's child. SCM_RIGHTS cannot carry a ring: the kernel refuses to
+ * send one (EINVAL), whoever asks. Before: the connect ran as A, its
+ * denial recorded under and counted against A. The epoch mediates
+ * net:connect only: from 6.9 a pidfd is a file of pidfs, opened through
+ * file_open, which fs:read=token judges (and refuses: outside the root).
+ */
+TEST_F(sbx, borrowed_uring_personality_spends_nothing_of_its_owner)
+{
+	const char *rules[] = { "net:connect=token:127.0.0.0/8", "fs:read=open",
+				"fs:write=open" };
+	struct capfence_sandbox_info sa, sb;
+	struct cft_agent a, b;
+	char name[64], rec[2048], v[64];
+	uint64_t e = cft_next_epoch(&self->nl);
+
+	ASSERT_EQ(0, cft_epoch_install(&self->nl, e, rules, 3, NULL, 0));
+	ASSERT_EQ(0, cft_agent_spawn(&a, e, NULL, 0, NULL));
+	ASSERT_EQ(0, capfence_client_task_sandbox(self->nl.c, (uint32_t)a.pid, &sa,
+						  name, sizeof(name)));
+	ASSERT_EQ(0, cft_agent_spawn(&b, e, NULL, 0, NULL));
+	ASSERT_EQ(0, capfence_client_task_sandbox(self->nl.c, (uint32_t)b.pid, &sb,
+						  name, sizeof(name)));
+	ASSERT_NE(0, sa.id);
+	ASSERT_NE(sa.id, sb.id);
+	snprintf(name, sizeof(name), "cft-ur-%d", b.pid);
+	ASSERT_EQ(0, cft_agent_do(&b, "ur-listen %s", name));
+	/* the ring is made and kept; only its sending fails */
+	EXPECT_EQ(EINVAL, cft_agent_do(&a, "ur-give %s", name));
+	ASSERT_EQ(0, cft_agent_do(&b, "ur-getfd %d", a.pid));
+	EXPECT_EQ(EACCES, cft_agent_do(&b, "ur-use 9"));
+	check_personality(_metadata, self->audit, b.pid, e, sb.id);
+	EXPECT_EQ(EACCES, cft_agent_do(&b, "ur-use /etc"));
+	check_personality(_metadata, self->audit, b.pid, e, sb.id);
+	/* a personality of one's own: the same credential, judged as always */
+	EXPECT_EQ(0, cft_agent_do(&a, "ur-self /etc"));
+	EXPECT_EQ(EACCES, cft_agent_do(&a, "ur-self 9"));
+	snprintf(name, sizeof(name), "pid=%d ", a.pid);
+	ASSERT_EQ(0, cft_audit_wait(self->audit, rec, sizeof(rec), 5000,
+				    "op=exercise", name, NULL));
+	EXPECT_STREQ("no_capability", cft_field(rec, "reason", v, sizeof(v)));
+	EXPECT_STREQ("127.0.0.1:9", cft_field(rec, "target", v, sizeof(v)));
+	snprintf(name, sizeof(name), "%llu", (unsigned long long)sa.id);
+	EXPECT_STREQ(name, cft_field(rec, "sandbox", v, sizeof(v)));
+	/*
+	 * A's child (another credential of A's sandbox, holding what A holds)
+	 * may use A's personality: judged as A, not refused as a borrow
+	 */
+	EXPECT_EQ(EACCES, cft_agent_do(&a, "fork ur-inherited 9"));
+	ASSERT_EQ(0, cft_audit_wait(self->audit, rec, sizeof(rec), 5000,
+				    "op=exercise", "comm=\"exe\"", "target=127.0.0.1:9 ",
+				    NULL));
+	EXPECT_STREQ("no_capability", cft_field(rec, "reason", v, sizeof(v)));
+	EXPECT_STREQ(name, cft_field(rec, "sandbox", v, sizeof(v)));
+	/* A's two denials are its own; B's two are B's */
+	EXPECT_EQ(2, sandbox_denials(_metadata, self, a.pid));
+	EXPECT_EQ(2, sandbox_denials(_metadata, self, b.pid));
+	EXPECT_TRUE(cft_agent_stop_clean(&a));
+	EXPECT_TRUE(cft_agent_stop_clean(&b));
+}
+
+/*
+ * Across the binding: an unbound task may not act as a sandbox through
+ * its personality (it would be the sandbox without being bound), nor a
+ * bound task as an unbound credential (it would leave its binding; here
+ * a ring its launcher made and left open across the binding exec).
+ * Before: the unbound task's open ran as A (A's denial and record), and
+ * B's ran as its launcher and opened the file.
+ */
+TEST_F(sbx, uring_personality_does_not_cross_the_binding)
+{
+	struct capfence_sandbox_info sa, sb;
+	struct cft_agent a, b;
+
+	ASSERT_EQ(0, spawn(self, &a, &sa));
+	ASSERT_EQ(0, cft_agent_do(&a, "ur-give -"));
+	/* this unbound task takes A's ring and submits as A */
+	ASSERT_EQ(0, ur_getfd(a.pid));
+	EXPECT_EQ(EACCES, ur_use(SBX_SECRET));
+	check_personality(_metadata, self->audit, getpid(), 0, 0);
+	close(ur_fd);
+	/* B inherits a ring with this task's own, unbound, personality */
+	ASSERT_EQ(0, ur_give("-"));
+	ASSERT_EQ(0, spawn(self, &b, &sb));
+	close(UR_FD);
+	EXPECT_EQ(EACCES, cft_agent_do(&b, "ur-inherited " SBX_SECRET));
+	check_personality(_metadata, self->audit, b.pid, self->e, sb.id);
+	EXPECT_EQ(0, sandbox_denials(_metadata, self, a.pid));
+	EXPECT_EQ(1, sandbox_denials(_metadata, self, b.pid));
+	EXPECT_TRUE(cft_agent_stop_clean(&a));
+	EXPECT_TRUE(cft_agent_stop_clean(&b));
 }
 
 CFT_MAIN

@@ -291,10 +291,12 @@ static void *thread_noop(void *arg)
 #define CFT_RING_ENV	"CFT_RING"
 /* 6.7's opcodes and socket commands, past the headers this is built with */
 #define CFT_OP_WAITID		50
+#define CFT_OP_FIXED_FD_INSTALL	54	/* 6.8 */
 #define CFT_URING_SETSOCKOPT	3
 
 static char uring_buf[64];
 static struct statx uring_stx;
+static struct __kernel_timespec uring_ts = { .tv_nsec = 1000000 };
 static struct open_how uring_how = { .flags = O_CREAT | O_WRONLY, .mode = 0600 };
 static struct sockaddr_in uring_sin = { .sin_family = AF_INET };
 
@@ -322,6 +324,13 @@ static int uring_prep(struct io_uring_sqe *sqe, const char *fam, const char *arg
 		io_uring_prep_nop(sqe);
 		sqe->opcode = CFT_OP_WAITID;
 		sqe->len = P_ALL;
+	} else if (!strcmp(fam, "fdinstall")) {
+		io_uring_prep_nop(sqe);
+		sqe->opcode = CFT_OP_FIXED_FD_INSTALL;
+		sqe->fd = 0;
+		sqe->flags = IOSQE_FIXED_FILE;
+	} else if (!strcmp(fam, "timeout")) {
+		io_uring_prep_timeout(sqe, &uring_ts, 0, 0);
 	} else if (!strcmp(fam, "uring_cmd")) {
 		io_uring_prep_rw(IORING_OP_URING_CMD, sqe, -1, NULL, 0, 0);
 		sqe->cmd_op = CFT_URING_SETSOCKOPT;
@@ -1862,6 +1871,59 @@ TEST_F(sc, uring_names)
 		      "\"action\":\"SCMP_ACT_ERRNO\"}",
 		      "mkdir", dir, "renameat2 (IORING_OP_RENAMEAT), unlinkat (IORING_OP_UNLINKAT)");
 	EXPECT_NE(0, access(dir, F_OK));
+}
+
+/*
+ * The legacy calls of the same effect: UNLINKAT's do_unlinkat() and
+ * do_rmdir() are unlink's and rmdir's, MKDIRAT mkdir's, RENAMEAT rename's,
+ * LINKAT link's, SYMLINKAT symlink's.
+ */
+TEST_F(sc, uring_legacy_names)
+{
+	const char *dir = "/tmp/cft-uring-dir";
+
+	rmdir(dir);
+	uring_refused(_metadata, self,
+		      "{\"names\":[\"rename\",\"unlink\",\"rmdir\",\"mkdir\",\"symlink\",\"link\"],"
+		      "\"action\":\"SCMP_ACT_ERRNO\"}",
+		      "mkdir", dir,
+		      "rename (IORING_OP_RENAMEAT), unlink (IORING_OP_UNLINKAT), rmdir (IORING_OP_UNLINKAT), ...");
+	EXPECT_NE(0, access(dir, F_OK));
+}
+
+/* a fixed file installed in the task's table is a dup of it (6.8's opcode) */
+TEST_F(sc, uring_fd_install)
+{
+	uring_refused(_metadata, self,
+		      "{\"names\":[\"dup3\"],\"action\":\"SCMP_ACT_ERRNO\"}",
+		      "fdinstall", "", "dup3 (IORING_OP_FIXED_FD_INSTALL)");
+}
+
+/* the path is followed: the l- calls' effect on anything but a link */
+TEST_F(sc, uring_lxattr)
+{
+	uring_refused(_metadata, self,
+		      "{\"names\":[\"lsetxattr\",\"lgetxattr\"],\"action\":\"SCMP_ACT_KILL_PROCESS\"}",
+		      "xattr", "", "lsetxattr (IORING_OP_SETXATTR), lgetxattr (IORING_OP_GETXATTR)");
+}
+
+/* a timeout waits on a clock as the sleeps do */
+TEST_F(sc, uring_timeout)
+{
+	uring_refused(_metadata, self,
+		      "{\"names\":[\"nanosleep\",\"clock_nanosleep\"],\"action\":\"SCMP_ACT_ERRNO\"}",
+		      "timeout", "",
+		      "nanosleep (IORING_OP_TIMEOUT), clock_nanosleep (IORING_OP_TIMEOUT)");
+}
+
+/* readiness as select, a close as close_range, a reap as wait4 */
+TEST_F(sc, uring_select_close_wait)
+{
+	uring_refused(_metadata, self,
+		      "{\"names\":[\"select\",\"pselect6\",\"close_range\",\"wait4\"],"
+		      "\"action\":\"SCMP_ACT_ERRNO\"}",
+		      "fadvise", "",
+		      "select (IORING_OP_POLL_ADD), pselect6 (IORING_OP_POLL_ADD), close_range (IORING_OP_CLOSE), ...");
 }
 
 /*

@@ -396,6 +396,83 @@ TEST(uring_under_hand_profiles)
 }
 
 /*
+ * Each call an io_uring opcode performs, refused alone under an allowing
+ * default, refuses io_uring and names the first opcode (in opcode order)
+ * that performs it: the legacy calls of the same effect too (unlink and
+ * rmdir for UNLINKAT, open and creat for OPENAT, the dups for
+ * FIXED_FD_INSTALL, the sleeps for the timeouts).
+ */
+static const struct {
+	const char *call, *op;
+} uring_calls[] = {
+	{ "read", "READV" }, { "pread64", "READV" }, { "readv", "READV" },
+	{ "preadv", "READV" }, { "preadv2", "READV" },
+	{ "write", "WRITEV" }, { "pwrite64", "WRITEV" }, { "writev", "WRITEV" },
+	{ "pwritev", "WRITEV" }, { "pwritev2", "WRITEV" },
+	{ "fsync", "FSYNC" }, { "fdatasync", "FSYNC" },
+	{ "poll", "POLL_ADD" }, { "ppoll", "POLL_ADD" }, { "select", "POLL_ADD" },
+	{ "pselect6", "POLL_ADD" },
+	{ "sync_file_range", "SYNC_FILE_RANGE" },
+	{ "sendmsg", "SENDMSG" }, { "recvmsg", "RECVMSG" },
+	{ "nanosleep", "TIMEOUT" }, { "clock_nanosleep", "TIMEOUT" },
+	{ "accept4", "ACCEPT" }, { "accept", "ACCEPT" },
+	{ "connect", "CONNECT" }, { "fallocate", "FALLOCATE" },
+	{ "openat", "OPENAT" }, { "open", "OPENAT" }, { "creat", "OPENAT" },
+	{ "close", "CLOSE" }, { "close_range", "CLOSE" },
+	{ "statx", "STATX" }, { "newfstatat", "STATX" }, { "stat", "STATX" },
+	{ "lstat", "STATX" }, { "fstat", "STATX" },
+	{ "fadvise64", "FADVISE" }, { "madvise", "MADVISE" },
+	{ "sendto", "SEND" }, { "recvfrom", "RECV" }, { "openat2", "OPENAT2" },
+	{ "epoll_ctl", "EPOLL_CTL" }, { "splice", "SPLICE" }, { "tee", "TEE" },
+	{ "shutdown", "SHUTDOWN" },
+	{ "renameat2", "RENAMEAT" }, { "renameat", "RENAMEAT" }, { "rename", "RENAMEAT" },
+	{ "unlinkat", "UNLINKAT" }, { "unlink", "UNLINKAT" }, { "rmdir", "UNLINKAT" },
+	{ "mkdirat", "MKDIRAT" }, { "mkdir", "MKDIRAT" },
+	{ "symlinkat", "SYMLINKAT" }, { "symlink", "SYMLINKAT" },
+	{ "linkat", "LINKAT" }, { "link", "LINKAT" },
+	{ "fsetxattr", "FSETXATTR" },
+	{ "setxattr", "SETXATTR" }, { "lsetxattr", "SETXATTR" },
+	{ "fgetxattr", "FGETXATTR" },
+	{ "getxattr", "GETXATTR" }, { "lgetxattr", "GETXATTR" },
+	{ "socket", "SOCKET" },
+	{ "ioctl", "URING_CMD" }, { "getsockopt", "URING_CMD" },
+	{ "setsockopt", "URING_CMD" },
+	{ "waitid", "WAITID" }, { "wait4", "WAITID" },
+	{ "futex", "FUTEX_WAIT" }, { "futex_waitv", "FUTEX_WAITV" },
+	{ "dup", "FIXED_FD_INSTALL" }, { "dup2", "FIXED_FD_INSTALL" },
+	{ "dup3", "FIXED_FD_INSTALL" }, { "fcntl", "FIXED_FD_INSTALL" },
+	{ "ftruncate", "FTRUNCATE" }, { "bind", "BIND" }, { "listen", "LISTEN" },
+};
+
+TEST(uring_each_call_an_opcode_performs)
+{
+	const char *deny[] = { "fs:read=deny" };	/* no class needs a call */
+	char err[CAPFENCE_ERR_MAX], json[256], note[160];
+	struct capfence_seccomp *s;
+	struct capfence_epoch e;
+	size_t i;
+
+	ASSERT_EQ(0, capfence_epoch_parse_rules(&e, 7, deny, 1, err, sizeof(err))) TH_LOG("%s", err);
+	for (i = 0; i < sizeof(uring_calls) / sizeof(uring_calls[0]); i++) {
+		s = NULL;
+		snprintf(json, sizeof(json),
+			 ALLOW_WITH("{\"names\":[\"%s\"],\"action\":\"SCMP_ACT_ERRNO\"}"),
+			 uring_calls[i].call);
+		ASSERT_EQ(0, capfence_seccomp_compile(json, strlen(json), &e, &s, err,
+						      sizeof(err)))
+			TH_LOG("%s: %s", uring_calls[i].call, err);
+		snprintf(note, sizeof(note),
+			 "io_uring refused (ENOSYS): the profile refuses %s (IORING_OP_%s)",
+			 uring_calls[i].call, uring_calls[i].op);
+		TH_LOG("%s", uring_calls[i].call);
+		uring_answers(_metadata, s, ENOSYS_RET, note);
+		EXPECT_EQ(EACCES_RET, run(s, uring_calls[i].call, 0));
+		capfence_seccomp_free(s);
+	}
+	CF_NO_LEAKS();
+}
+
+/*
  * A bound task's own filters: allowed by default (the program has no rule
  * on seccomp(2) or prctl(2), and a profile may condition prctl's argument
  * 0), refused with no_new_filters (more rules; argument 0 is capfence's).

@@ -147,12 +147,18 @@ struct cf_sc_rule {
 /*
  * What each io_uring opcode does, as the system calls that do the same
  * (x86_64 names): IORING_OP_* of Linux 6.1 and 6.12, whichever kernel the
- * epoch runs on. An opcode that only manages the ring (NOP, timeouts,
- * cancels, buffers, MSG_RING) performs none. Reads and writes are every
- * call of their family, since the opcode takes an offset and RWF_ flags.
+ * epoch runs on. Every call that can have the same effect is listed, the
+ * legacy ones too (unlink and rmdir for UNLINKAT's do_unlinkat() and
+ * do_rmdir(), open and creat for OPENAT's do_filp_open()): a profile that
+ * refuses one of them refuses what the opcode does. An opcode that only
+ * manages the ring (NOP, cancels, buffers, fixed files, MSG_RING) performs
+ * none. Reads and writes are every call of their family, since the opcode
+ * takes an offset and RWF_ flags.
  */
 #define CF_SC_READS	"read", "pread64", "readv", "preadv", "preadv2"
 #define CF_SC_WRITES	"write", "pwrite64", "writev", "pwritev", "pwritev2"
+/* a wait on CLOCK_MONOTONIC, _REALTIME or _BOOTTIME, absolute or not */
+#define CF_SC_SLEEPS	"nanosleep", "clock_nanosleep"
 static const struct {
 	const char *op;
 	const char *calls[6];
@@ -162,36 +168,42 @@ static const struct {
 	{ "IORING_OP_FSYNC", { "fsync", "fdatasync" } },
 	{ "IORING_OP_READ_FIXED", { CF_SC_READS } },
 	{ "IORING_OP_WRITE_FIXED", { CF_SC_WRITES } },
-	{ "IORING_OP_POLL_ADD", { "poll", "ppoll" } },
+	/* readiness of one descriptor */
+	{ "IORING_OP_POLL_ADD", { "poll", "ppoll", "select", "pselect6" } },
 	{ "IORING_OP_SYNC_FILE_RANGE", { "sync_file_range" } },
 	{ "IORING_OP_SENDMSG", { "sendmsg" } },
 	{ "IORING_OP_RECVMSG", { "recvmsg" } },
+	{ "IORING_OP_TIMEOUT", { CF_SC_SLEEPS } },
 	{ "IORING_OP_ACCEPT", { "accept4", "accept" } },
+	{ "IORING_OP_LINK_TIMEOUT", { CF_SC_SLEEPS } },
 	{ "IORING_OP_CONNECT", { "connect" } },
 	{ "IORING_OP_FALLOCATE", { "fallocate" } },
-	{ "IORING_OP_OPENAT", { "openat", "open" } },
-	{ "IORING_OP_CLOSE", { "close" } },
-	{ "IORING_OP_STATX", { "statx" } },
+	{ "IORING_OP_OPENAT", { "openat", "open", "creat" } },
+	{ "IORING_OP_CLOSE", { "close", "close_range" } },
+	/* AT_SYMLINK_NOFOLLOW is lstat, AT_EMPTY_PATH fstat */
+	{ "IORING_OP_STATX", { "statx", "newfstatat", "stat", "lstat", "fstat" } },
 	{ "IORING_OP_READ", { CF_SC_READS } },
 	{ "IORING_OP_WRITE", { CF_SC_WRITES } },
 	{ "IORING_OP_FADVISE", { "fadvise64" } },
 	{ "IORING_OP_MADVISE", { "madvise" } },
 	{ "IORING_OP_SEND", { "sendto" } },
 	{ "IORING_OP_RECV", { "recvfrom" } },
-	{ "IORING_OP_OPENAT2", { "openat2" } },
+	/* an open_how without RESOLVE_ flags is any open */
+	{ "IORING_OP_OPENAT2", { "openat2", "openat", "open", "creat" } },
 	{ "IORING_OP_EPOLL_CTL", { "epoll_ctl" } },
 	{ "IORING_OP_SPLICE", { "splice" } },
 	{ "IORING_OP_TEE", { "tee" } },
 	{ "IORING_OP_SHUTDOWN", { "shutdown" } },
-	{ "IORING_OP_RENAMEAT", { "renameat2", "renameat" } },
-	{ "IORING_OP_UNLINKAT", { "unlinkat" } },
-	{ "IORING_OP_MKDIRAT", { "mkdirat" } },
-	{ "IORING_OP_SYMLINKAT", { "symlinkat" } },
-	{ "IORING_OP_LINKAT", { "linkat" } },
+	{ "IORING_OP_RENAMEAT", { "renameat2", "renameat", "rename" } },
+	{ "IORING_OP_UNLINKAT", { "unlinkat", "unlink", "rmdir" } },
+	{ "IORING_OP_MKDIRAT", { "mkdirat", "mkdir" } },
+	{ "IORING_OP_SYMLINKAT", { "symlinkat", "symlink" } },
+	{ "IORING_OP_LINKAT", { "linkat", "link" } },
 	{ "IORING_OP_FSETXATTR", { "fsetxattr" } },
-	{ "IORING_OP_SETXATTR", { "setxattr" } },
+	/* the path is followed: the l- calls' effect on anything but a link */
+	{ "IORING_OP_SETXATTR", { "setxattr", "lsetxattr" } },
 	{ "IORING_OP_FGETXATTR", { "fgetxattr" } },
-	{ "IORING_OP_GETXATTR", { "getxattr" } },
+	{ "IORING_OP_GETXATTR", { "getxattr", "lgetxattr" } },
 	{ "IORING_OP_SOCKET", { "socket" } },
 	/* a file's own command (ioctl); on a socket, its options too */
 	{ "IORING_OP_URING_CMD", { "ioctl", "getsockopt", "setsockopt" } },
@@ -199,12 +211,16 @@ static const struct {
 	{ "IORING_OP_SENDMSG_ZC", { "sendmsg" } },
 	/* 6.7 and later */
 	{ "IORING_OP_READ_MULTISHOT", { CF_SC_READS } },
-	{ "IORING_OP_WAITID", { "waitid" } },
+	/* P_PID, P_PGID, P_ALL: what wait4 reaps too */
+	{ "IORING_OP_WAITID", { "waitid", "wait4" } },
 	{ "IORING_OP_FUTEX_WAIT", { "futex" } },
 	{ "IORING_OP_FUTEX_WAKE", { "futex" } },
 	{ "IORING_OP_FUTEX_WAITV", { "futex_waitv" } },
-	/* a fixed file into the task's table: a dup of it */
-	{ "IORING_OP_FIXED_FD_INSTALL", { "dup" } },
+	/*
+	 * a fixed file into the task's table at its lowest free number,
+	 * close-on-exec unless asked (receive_fd()): a dup of it
+	 */
+	{ "IORING_OP_FIXED_FD_INSTALL", { "dup", "dup2", "dup3", "fcntl" } },
 	{ "IORING_OP_FTRUNCATE", { "ftruncate" } },
 	{ "IORING_OP_BIND", { "bind" } },
 	{ "IORING_OP_LISTEN", { "listen" } },
