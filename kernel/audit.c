@@ -122,7 +122,6 @@ struct cf_audit_rec {
 
 #define CF_AUDIT_REC_BASE	512
 
-struct workqueue_struct *cf_audit_wq;
 static LLIST_HEAD(cf_audit_queue);
 static bool cf_audit_stopping;
 static void cf_audit_write(struct work_struct *work);
@@ -224,7 +223,7 @@ static void cf_audit_commit(struct cf_audit_rec *r)
 {
 	cf_sandbox_audit_written(r->sb);
 	llist_add(&r->node, &cf_audit_queue);
-	queue_work(cf_audit_wq, &cf_audit_work);
+	queue_work(cf_records_wq, &cf_audit_work);
 }
 
 /*
@@ -263,13 +262,7 @@ static void cf_audit_write(struct work_struct *work)
  */
 int cf_audit_init(void)
 {
-	/*
-	 * Ordered: records are written in the order they were made. High
-	 * priority: the tasks whose records wait may keep every CPU busy
-	 * (a flood), and the work is bounded by what the budgets admit.
-	 */
-	cf_audit_wq = alloc_ordered_workqueue("capfence_audit", WQ_HIGHPRI);
-	return cf_audit_wq ? 0 : -ENOMEM;
+	return cf_sandbox_init();
 }
 
 /**
@@ -278,7 +271,7 @@ int cf_audit_init(void)
  * Module exit, after the hooks are gone: nothing queues records any more.
  * What is queued is written without waiting for room (a record already
  * waiting keeps waiting, at most audit_backlog_wait_time); then the report
- * work is cancelled (cf_sandbox_exit()) and the workqueue destroyed.
+ * work is cancelled and the workqueue destroyed (cf_sandbox_exit()).
  */
 void cf_audit_exit(void)
 {
@@ -287,7 +280,6 @@ void cf_audit_exit(void)
 	/* nothing is left; should anything be, the work frees it */
 	cf_audit_write(&cf_audit_work);
 	cf_sandbox_exit();
-	destroy_workqueue(cf_audit_wq);
 }
 
 /**

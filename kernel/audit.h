@@ -11,11 +11,6 @@
 struct cf_sandbox;
 struct cf_epoch;
 struct seccomp_data;
-struct workqueue_struct;
-
-/* the module's ordered workqueue that writes records and reports */
-extern struct workqueue_struct *cf_audit_wq;
-
 int cf_audit_init(void);
 void cf_audit_exit(void);
 void cf_audit_exercise(struct cf_sandbox *sb, const struct cf_target *t,

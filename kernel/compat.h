@@ -20,6 +20,18 @@
 #include <asm/unaligned.h>
 #endif
 
+/*
+ * pidfds are files of pidfs, opened through file_open, since 6.9 (before,
+ * anonymous inodes that pass no open hook): its magic, from
+ * <uapi/linux/magic.h> where the kernel has it.
+ */
+#include <uapi/linux/magic.h>
+#ifdef PID_FS_MAGIC
+#define CF_PID_FS_MAGIC PID_FS_MAGIC
+#else
+#define CF_PID_FS_MAGIC 0x50494446
+#endif
+
 /* genetlink's pre_doit takes the split op since 6.2 */
 #if CF_KSERIES >= 602
 #define cf_genl_pre_ops genl_split_ops

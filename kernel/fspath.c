@@ -39,6 +39,7 @@
 #include <linux/percpu.h>
 #include <linux/sched.h>
 #include <linux/string.h>
+#include "compat.h"
 #include "cap.h"
 #include "constraint.h"
 #include "cred.h"
@@ -139,6 +140,19 @@ static int cf_fs_track(struct file *file, struct cf_grant *rg,
 	return err;
 }
 
+/*
+ * A pidfd: from 6.9 pidfd_open(), clone(CLONE_PIDFD) and pidfd reopens
+ * open a file of pidfs, which passes file_open. It names a process, not a
+ * file beneath a path: what it can do to the process is judged where it
+ * is done (pidfd_getfd as a borrow, signals by the kernel's own rules).
+ * Judged as an unreachable path, every pidfd of a task whose epoch
+ * mediates fs:read or fs:write was refused.
+ */
+static bool cf_fs_process_handle(const struct file *file)
+{
+	return file->f_path.mnt->mnt_sb->s_magic == CF_PID_FS_MAGIC;
+}
+
 /* An open that can change the file, or create one, needs fs:write. */
 static bool cf_open_modifies(const struct file *file)
 {
@@ -219,7 +233,7 @@ int cf_fs_file_open(const struct cred *cred, struct file *file, u64 ns_id,
 	bool rd, wr, memo;
 	u8 need = 0;
 
-	if (!e)
+	if (!e || cf_fs_process_handle(file))
 		return 0;
 	rd = (file->f_mode & FMODE_READ) &&
 	     cf_fs_mediated(e, CAPFENCE_CLASS_FS_READ);

@@ -41,7 +41,7 @@
  * a record uncounted. The report list is an llist (added to from any
  * context, taken whole by the work item); a sandbox is on it at most once
  * (CF_SB_QUEUED). reported[] is the report work's only: one work item,
- * never concurrent with itself (on audit.c's ordered workqueue, never
+ * never concurrent with itself (on the ordered cf_records_wq, never
  * system_wq: it waits for room in the backlog), and drained at exit after
  * it is cancelled.
  */
@@ -52,7 +52,6 @@
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
-#include "audit.h"
 #include "fleet.h"
 #include "sandbox.h"
 
@@ -116,6 +115,7 @@ static atomic64_t cf_total_cred_refused = ATOMIC64_INIT(0);
 /* records admitted and not yet taken by the audit subsystem */
 static atomic_t cf_total_waiting = ATOMIC_INIT(0);
 
+struct workqueue_struct *cf_records_wq;
 static LLIST_HEAD(cf_reports);
 static void cf_sandbox_report(struct work_struct *work);
 static DECLARE_DELAYED_WORK(cf_report_work, cf_sandbox_report);
@@ -239,7 +239,7 @@ static void cf_sandbox_queue(struct cf_sandbox *sb)
 		return;
 	}
 	if (llist_add(&sb->report, &cf_reports))
-		queue_delayed_work(cf_audit_wq, &cf_report_work,
+		queue_delayed_work(cf_records_wq, &cf_report_work,
 				   min_t(unsigned long, cf_audit_window(), HZ));
 }
 
@@ -430,7 +430,23 @@ static void cf_sandbox_report(struct work_struct *work)
 }
 
 /**
- * cf_sandbox_exit() - stop reporting (module exit)
+ * cf_sandbox_init() - make the workqueue of records and reports
+ *
+ * Before any hook can run (cf_audit_init()). Return: 0 or -ENOMEM.
+ */
+int cf_sandbox_init(void)
+{
+	/*
+	 * Ordered: records are written in the order they were made. High
+	 * priority: the tasks whose records wait may keep every CPU busy
+	 * (a flood), and the work is bounded by what the budgets admit.
+	 */
+	cf_records_wq = alloc_ordered_workqueue("capfence_audit", WQ_HIGHPRI);
+	return cf_records_wq ? 0 : -ENOMEM;
+}
+
+/**
+ * cf_sandbox_exit() - stop reporting, free the workqueue (module exit)
  *
  * No hook runs any more and audit.c's queue is written (cf_audit_exit()):
  * nothing queues. Queued sandboxes are dropped unreported; their counts
@@ -445,6 +461,7 @@ void cf_sandbox_exit(void)
 	n = llist_del_all(&cf_reports);
 	llist_for_each_entry_safe(sb, tmp, n, report)
 		cf_sandbox_put(sb);
+	destroy_workqueue(cf_records_wq);
 }
 
 /**

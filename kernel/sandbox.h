@@ -76,7 +76,15 @@ bool cf_sandbox_audit_hold(struct cf_sandbox *sb);
 void cf_sandbox_audit_release(struct cf_sandbox *sb);
 void cf_sandbox_audit_written(struct cf_sandbox *sb);
 void cf_sandbox_audit_lost(struct cf_sandbox *sb, bool counted);
+int cf_sandbox_init(void);
 void cf_sandbox_exit(void);
+
+/*
+ * The module's ordered workqueue that writes the records audit.c queues
+ * and the sandboxes' reports (never system_wq: both wait for room in the
+ * audit backlog).
+ */
+extern struct workqueue_struct *cf_records_wq;
 /* what STATUS_GET and TASK_GET say of a sandbox (cf_sandbox_view()) */
 struct cf_sandbox_view {
 	u32 cred_limit;

@@ -30,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <linux/openat2.h>
+#include <linux/sched.h>
 #include <liburing.h>
 #define CFT_TEST_SECONDS 30
 #include "harness.h"
@@ -246,6 +247,40 @@ static int exec_child(const char *path, const char *arg)
 	return WEXITSTATUS(st) ? FSM_EXEC_NONZERO : 0;
 }
 
+/*
+ * A pidfd of a child (clone3 with CLONE_PIDFD) and of ourselves
+ * (pidfd_open), used to signal and reap the child: from 6.9 each is a
+ * file of pidfs opened through file_open.
+ */
+static int pidfds(void)
+{
+	struct clone_args ca = { .flags = CLONE_PIDFD, .exit_signal = SIGCHLD };
+	int self, child = -1, err = 0;
+	siginfo_t si = {};
+	pid_t pid;
+
+	self = (int)syscall(SYS_pidfd_open, getpid(), 0);
+	if (self < 0)
+		return errno;
+	ca.pidfd = (uint64_t)(uintptr_t)&child;
+	pid = (pid_t)syscall(SYS_clone3, &ca, sizeof(ca));
+	if (!pid) {
+		pause();
+		_exit(0);
+	}
+	if (pid < 0)
+		err = errno;
+	else if (syscall(SYS_pidfd_send_signal, child, SIGKILL, NULL, 0) ||
+		 waitid(P_PIDFD, (id_t)child, &si, WEXITED))
+		err = errno;
+	else if (si.si_pid != pid || si.si_status != SIGKILL)
+		err = ECHILD;
+	if (child >= 0)
+		close(child);
+	close(self);
+	return err;
+}
+
 /* One step; 0 or an errno. */
 static int fsm_step(char *cmd)
 {
@@ -278,6 +313,8 @@ static int fsm_step(char *cmd)
 	}
 	if (sscanf(cmd, "xread %127s", a) == 1)
 		return read_file(a);
+	if (!strcmp(cmd, "pidfds"))
+		return pidfds();
 	if (sscanf(cmd, "exec %127s %127s", a, b) == 2)
 		return exec_child(a, b);
 	if (sscanf(cmd, "truncate %127s", a) == 1)
@@ -780,6 +817,16 @@ TEST_F(fsm, detached_tree_is_unnamed)
 	CHILD_REC("bypass", "fs:read", "unreachable", 0);
 	AS(EACCES, "as nobody-ns tree-move /tmp/fsm/secret /tmp/fsm/allowed");
 	CHILD_REC("bypass", "fs:read", "move_mount", 0);
+}
+
+/*
+ * A pidfd names a process, not a file beneath a path: neither fs class
+ * judges it (before: from 6.9, where it is a pidfs file, refused as
+ * "unreachable" to every task whose epoch mediates fs:read or fs:write).
+ */
+TEST_F(fsm, pidfds_are_not_paths)
+{
+	EXPECT_EQ(0, cft_agent_do(&self->agent, "pidfds"));
 }
 
 /* fs:write open, fs:read narrowed: a new name must not widen reading */
