@@ -11,7 +11,8 @@
  * exist; the state and the genetlink family come up at device_initcall,
  * and until then every hook answers 0 (no credential has an entry, no
  * file or socket is tracked). The hooks are always attached: there are
- * no links to hold, so HOOKS_ATTACH and HOOKS_DETACH are refused.
+ * no links to hold, so HOOKS_ATTACH finds them attached and HOOKS_DETACH
+ * is refused.
  *
  * Locking and context: each hook runs in the context of its LSM hook;
  * like the kfuncs they replace, none sleeps (allocations are GFP_ATOMIC
@@ -105,21 +106,21 @@ void cf_cred_store_exit(void (*release)(struct cf_cred *e))
 }
 
 /**
- * cf_hooks_attach() - refused: the hooks of a built-in LSM are always there
+ * cf_hooks_attach() - the hooks of a built-in LSM are always attached
  * @fds: unused
  * @n: unused
  * @extack: the reason
  *
- * Return: -EOPNOTSUPP.
+ * Return: -EALREADY, as for a module whose hooks are attached.
  */
 int cf_hooks_attach(const u32 *fds, int n, struct netlink_ext_ack *extack)
 {
 	NL_SET_ERR_MSG(extack, "capfence is built into this kernel: its hooks are always attached");
-	return -EOPNOTSUPP;
+	return -EALREADY;
 }
 
 /**
- * cf_hooks_detach() - refused, as cf_hooks_attach()
+ * cf_hooks_detach() - refused: built-in hooks cannot be removed
  * @extack: the reason
  *
  * Return: -EOPNOTSUPP.

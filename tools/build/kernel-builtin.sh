@@ -23,11 +23,14 @@ jobs=${CAPFENCE_JOBS:-$(nproc)}
 for c in ccache gcc make flex bison bc; do
 	command -v $c >/dev/null || { echo "kernel-builtin.sh: $c is missing; run tools/build/deps.sh (as root)" >&2; exit 1; }
 done
-if [ ! -f "$src/.extracted" ]; then
+# extracted once, into a fresh directory renamed into place when complete
+if [ ! -d "$src" ]; then
 	[ -f "$tarball" ] || { echo "kernel-builtin.sh: $tarball is missing; apt-get install linux-source-6.12" >&2; exit 1; }
-	rm -rf "$src"
-	tar -C "$out" -xf "$tarball"
-	: > "$src/.extracted"
+	rm -rf "$out/extract"
+	mkdir "$out/extract"
+	tar -C "$out/extract" -xf "$tarball"
+	mv "$out/extract/linux-source-6.12" "$src"
+	rmdir "$out/extract"
 fi
 
 # cp only when different: unchanged files keep their time
