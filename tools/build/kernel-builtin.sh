@@ -57,7 +57,8 @@ d=$src/security/capfence
 for f in "$top"/kernel/*.c "$top"/kernel/*.h; do
 	case ${f##*/} in
 	# the module's front end: entry, kfuncs, BPF links, the cred table
-	main.c|kfunc.[ch]|hooks.c|hooklist.h|hook_defs.h|cred_store.[ch]) continue ;;
+	# (hooklist.h stays: netlink.c sizes HOOKS_ATTACH by its hook count)
+	main.c|kfunc.[ch]|hooks.c|cred_store.[ch]) continue ;;
 	esac
 	put "$f" "$d/${f##*/}"
 done
