@@ -16,6 +16,11 @@
 #   make check-fresh make demo and make check in a fresh minimal Debian 12 root
 #   make bench      benchmarks (figures, side by side)
 #   make checkpatch checkpatch.pl --strict on kernel/ and lsm/
+#   make kernel-builtin a small QEMU kernel (Debian 13's linux-source-6.12)
+#                   with capfence built in, CONFIG_SECURITY_CAPFENCE; boot
+#                   it with selftests/vm/run --kernel builtin
+#   make patches    the same as a git format-patch series against it,
+#                   checkpatch.pl --strict on each patch
 #   make layer-check the module's files only point down their layers
 #                   (docs/design.md), and each header of kernel/ compiles
 #                   alone
@@ -96,7 +101,7 @@ BENCH_SRCS := $(wildcard selftests/bench/*.c)
 -include selftests/fleet/fleet.mk
 -include selftests/matrix/matrix.mk
 
-.PHONY: all deps module bpf lib pyroot cli agent tests check check-fresh unit vmtest cli-check demo checkpatch layer-check clean distclean
+.PHONY: all deps module bpf lib pyroot cli agent tests check check-fresh unit vmtest cli-check demo checkpatch layer-check kernel-builtin patches clean distclean
 
 all: module lib cli agent tests pyroot
 
@@ -336,9 +341,19 @@ check-fresh:
 demo: all
 	@$(VMRUN) --kernel $(KNEWEST) --timeout 600 --add selftests/demo/seed-scenario:/root/seed-scenario -- sh /root/seed-scenario
 
+# security/capfence/ made from kernel/ and lsm/builtin/, built into a
+# minimal kernel with ccache (tools/build/kernel-builtin.sh)
+kernel-builtin: deps
+	@tools/build/kernel-builtin.sh $(B)/kernel-builtin
+
+# the same as a format-patch series against linux-source-6.12, each patch
+# checked by checkpatch.pl --strict (tools/build/patches.sh)
+patches: kernel-builtin
+	@tools/build/patches.sh $(B)/kernel-builtin
+
 checkpatch: $(LSRC)/.stamp
 	$(LSRC)/scripts/checkpatch.pl --strict --no-tree --show-types \
-		--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG -f kernel/*.c kernel/*.h lsm/*.c include/uapi/linux/capfence.h \
+		--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG -f kernel/*.c kernel/*.h lsm/*.c lsm/builtin/*.c lsm/builtin/*.h include/uapi/linux/capfence.h \
 		selftests/kernel/seqwrap/seqwrap.c
 
 clean:

@@ -1,22 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Per-credential state: the bound epoch, held capabilities and the pending
- * exec epoch. A loadable module cannot own a credential security blob, so
- * the state lives in a table keyed by the cred pointer, maintained by the
- * cred_prepare, cred_alloc_blank, cred_transfer and cred_free hooks. A
- * cred's entry is removed in cred_free, before the cred's memory can be
- * reused, so a pointer key never aliases a newer cred.
- *
- * The table has a fixed 2^CF_CRED_HINT_BITS buckets of RCU chains,
- * indexed like the filter's counters: a lookup is one multiply, one load
- * and a short chain (an rhashtable lookup cost every bound hook ~40
- * instructions more).
+ * exec epoch, maintained by the cred_prepare, cred_alloc_blank,
+ * cred_transfer and cred_free hooks. Where an entry is kept is the front
+ * end's (cred_store.h): the module's table keyed by the cred pointer, or
+ * the built-in LSM's cred blob. A cred's entry is removed in cred_free,
+ * before the cred's memory can be reused.
  *
  * Locking: lookups run under RCU (BPF programs hold it). Entries are added
  * from cred hooks (atomic context, GFP_ATOMIC) and from netlink (cf_mutex),
  * removed from cred_free (an RCU callback, softirq) and freed after a
  * grace period; cf_cred_lock (a _bh spinlock: removal runs in softirq)
- * orders the writers of the chains. e->lock orders writers of e->held, of
+ * orders the writers of the store. e->lock orders writers of e->held, of
  * the pending fields and of e->sb while pending; readers copy the holdings
  * pointer under RCU, and read a bound entry's e->sb, which no longer
  * changes. An entry holds a reference on its sandbox and is counted in it
@@ -35,12 +30,9 @@
  * An entry's epoch and pending epoch are counted in them
  * (cf_epoch_cred_get()): an epoch a credential names is not retired.
  *
- * cf_cred_hint (cred.h) filters lookups: an entry's counter is raised
- * (atomic_inc) before the entry is inserted, and the insert publishes the
- * entry with rcu_assign_pointer (a release), so whoever can find the entry
- * also sees its counter raised; it is lowered only after the entry is
- * removed. A cred whose counter is zero (nearly every unbound one) skips
- * the table.
+ * The store is reserved for a cred (cf_cred_store_reserve()) before its
+ * entry is added and unreserved after it is removed: the module's filter
+ * counter, which whoever finds the entry sees raised.
  */
 #include <linux/binfmts.h>
 #include <linux/cred.h>
@@ -55,9 +47,7 @@
 #include "sandbox.h"
 #include "seccomp.h"
 
-static struct hlist_head cf_creds[1 << CF_CRED_HINT_BITS];
 static DEFINE_SPINLOCK(cf_cred_lock);
-atomic_t cf_cred_hint[1 << CF_CRED_HINT_BITS];
 static atomic_long_t cf_nr_entries = ATOMIC_LONG_INIT(0);
 static atomic_long_t cf_nr_bound_creds = ATOMIC_LONG_INIT(0);
 static bool cf_creds_open;	/* cf_cred_lock: blank reservations admitted */
@@ -77,26 +67,6 @@ struct cf_cred *cf_cred_lookup(const struct cred *cred)
 	if (!cf_cred_maybe(cred))
 		return NULL;
 	return cf_cred_find(cred);
-}
-
-/**
- * cf_cred_find() - state of @cred, without the filter test
- * @cred: credential that cf_cred_maybe() already let through
- *
- * For the hooks, which test the filter themselves first. Caller holds
- * rcu_read_lock().
- *
- * Return: the entry or NULL.
- */
-struct cf_cred *cf_cred_find(const struct cred *cred)
-{
-	struct cf_cred *e;
-
-	hlist_for_each_entry_rcu(e, &cf_creds[hash_ptr(cred, CF_CRED_HINT_BITS)],
-				 node)
-		if (e->cred == cred)
-			return e;
-	return NULL;
 }
 
 static struct cf_cred *cf_cred_alloc(const struct cred *cred, gfp_t gfp)
@@ -120,25 +90,19 @@ static struct cf_cred *cf_cred_alloc(const struct cred *cred, gfp_t gfp)
  */
 static int cf_cred_insert(struct cf_cred *e, bool blank)
 {
-	struct hlist_head *b = &cf_creds[hash_ptr(e->cred, CF_CRED_HINT_BITS)];
-	struct cf_cred *o;
-
 	/* before the entry can be found: see the locking comment */
-	atomic_inc(cf_cred_hint_of(e->cred));
+	cf_cred_store_reserve(e->cred);
 	spin_lock_bh(&cf_cred_lock);
 	if (blank && !cf_creds_open) {
 		spin_unlock_bh(&cf_cred_lock);
-		atomic_dec(cf_cred_hint_of(e->cred));
+		cf_cred_store_unreserve(e->cred);
 		return -EAGAIN;
 	}
-	hlist_for_each_entry(o, b, node) {
-		if (o->cred == e->cred) {
-			spin_unlock_bh(&cf_cred_lock);
-			atomic_dec(cf_cred_hint_of(e->cred));
-			return -EEXIST;
-		}
+	if (!cf_cred_store_add(e)) {
+		spin_unlock_bh(&cf_cred_lock);
+		cf_cred_store_unreserve(e->cred);
+		return -EEXIST;
 	}
-	hlist_add_head_rcu(&e->node, b);
 	atomic_long_inc(&cf_nr_entries);
 	spin_unlock_bh(&cf_cred_lock);
 	if (e->epoch)
@@ -296,13 +260,12 @@ int cf_cred_alloc_blank(struct cred *cred)
 static void cf_cred_forget(struct cf_cred *e)
 {
 	spin_lock_bh(&cf_cred_lock);
-	if (hlist_unhashed(&e->node)) {
+	if (!cf_cred_store_del(e)) {
 		spin_unlock_bh(&cf_cred_lock);
 		return;
 	}
-	hlist_del_init_rcu(&e->node);
 	spin_unlock_bh(&cf_cred_lock);
-	atomic_dec(cf_cred_hint_of(e->cred));
+	cf_cred_store_unreserve(e->cred);
 	if (e->epoch)
 		atomic_long_dec(&cf_nr_bound_creds);
 	atomic_long_dec(&cf_nr_entries);
@@ -567,7 +530,7 @@ long cf_nr_bound(void)
 }
 
 /**
- * cf_cred_init() - create the credential table
+ * cf_cred_init() - prepare the credential state
  *
  * Return: 0 or -ENOMEM.
  */
@@ -577,22 +540,14 @@ int cf_cred_init(void)
 }
 
 /**
- * cf_cred_exit() - destroy the table at module exit
+ * cf_cred_exit() - release the entries left at module exit
  *
  * Hooks are detached only while no entry exists, so this frees nothing in
  * normal operation.
  */
 void cf_cred_exit(void)
 {
-	struct hlist_node *tmp;
-	struct cf_cred *e;
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(cf_creds); i++)
-		hlist_for_each_entry_safe(e, tmp, &cf_creds[i], node) {
-			hlist_del_init(&e->node);
-			cf_cred_release(e);
-		}
+	cf_cred_store_exit(cf_cred_release);
 }
 
 /**

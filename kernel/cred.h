@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Per-credential state (cred.c) and the counting filter in front of it.
+ * Per-credential state (cred.c). Where it is kept is the front end's
+ * (cred_store.h): cf_cred_maybe() and cf_cred_find() come from there.
  */
 #ifndef _CAPFENCE_CRED_H
 #define _CAPFENCE_CRED_H
@@ -10,6 +11,7 @@
 #include <linux/hash.h>
 #include <linux/rhashtable.h>
 #include "cap.h"
+#include "cred_store.h"
 #include "sandbox.h"
 
 /*
@@ -77,8 +79,8 @@ struct cf_fs_memo {
 
 /* Per-credential state; exists only for bound or pending credentials. */
 struct cf_cred {
-	struct hlist_node node;		/* in its bucket of the table */
-	const struct cred *cred;	/* key */
+	struct hlist_node node;		/* in its bucket of the module's table */
+	const struct cred *cred;	/* whose state */
 	struct cf_epoch *epoch;		/* bound epoch; NULL = unbound */
 	struct cf_epoch *pending;	/* epoch the next execve binds */
 	struct cf_holdings __rcu *held;
@@ -92,29 +94,8 @@ struct cf_cred {
 	struct rcu_head rcu;
 };
 
-/*
- * Counting filter in front of the credential table: counter
- * hash_ptr(cred) counts the entries whose key hashes there. It is raised
- * before an entry is inserted and lowered after it is removed, so a zero
- * counter means @cred has no entry.
- */
-#define CF_CRED_HINT_BITS	14
-extern atomic_t cf_cred_hint[1 << CF_CRED_HINT_BITS];
-
-static inline atomic_t *cf_cred_hint_of(const struct cred *cred)
-{
-	return &cf_cred_hint[hash_ptr(cred, CF_CRED_HINT_BITS)];
-}
-
-/* false: @cred certainly has no entry (nearly every unbound credential) */
-static inline bool cf_cred_maybe(const struct cred *cred)
-{
-	return atomic_read(cf_cred_hint_of(cred));
-}
-
 int cf_cred_init(void);
 void cf_cred_exit(void);
-struct cf_cred *cf_cred_find(const struct cred *cred);
 struct cf_cred *cf_cred_lookup(const struct cred *cred);
 int cf_cred_prepare(struct cred *new, const struct cred *old, gfp_t gfp);
 int cf_cred_alloc_blank(struct cred *cred);

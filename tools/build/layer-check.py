@@ -51,6 +51,10 @@ PEERS = {
     ("constraint", "class"), ("stats", "class"),
 }
 
+# a file that is part of another's unit: the front end's store of cred.c's
+# entries (the built-in LSM brings its own cred_store.h)
+PART_OF = {"cred_store": "cred"}
+
 # headers that belong to no file: shared definitions, no code of a layer
 NEUTRAL = {"compat", "hook_defs", "hooklist", "ptrtable", "version"}
 
@@ -102,7 +106,10 @@ def main():
         for s in stems:
             layer_of[s], rank[s] = name, i
     files = sorted(f for f in os.listdir(d) if f.endswith((".c", ".h")))
-    stems = sorted({f[:-2] for f in files} - NEUTRAL - {"capfence"})
+    def unit(f):
+        return PART_OF.get(f[:-2], f[:-2])
+
+    stems = sorted({unit(f) for f in files} - NEUTRAL - {"capfence"})
     bad = 0
     for s in stems:
         if s not in rank:
@@ -117,10 +124,12 @@ def main():
 
     owner = {}
     for s in stems:
-        for n in exported(s, read(s + ".c"), read(s + ".h")):
-            owner.setdefault(n, s)
+        parts = [s] + [p for p, u in PART_OF.items() if u == s]
+        for p in parts:
+            for n in exported(p, read(p + ".c"), read(p + ".h")):
+                owner.setdefault(n, s)
     for f in files:
-        s = f[:-2]
+        s = unit(f)
         if s in NEUTRAL:
             continue
         src = read(f)
@@ -132,6 +141,7 @@ def main():
             continue
         for m in INCLUDE.finditer(src):
             t = os.path.basename(m.group(1))
+            t = PART_OF.get(t, t)
             if t == "capfence":
                 uses.setdefault(t, "#include \"capfence.h\"")
             elif t in rank and t != s:
