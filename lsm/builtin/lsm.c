@@ -366,6 +366,16 @@ static int capfence_ptrace_traceme(struct task_struct *parent)
 	return err;
 }
 
+/* An io_uring request run under a personality its ring holds */
+static int capfence_uring_override_creds(const struct cred *new)
+{
+	const struct cred *cred = current_cred();
+
+	if (new == cred || (!cf_cred_maybe(cred) && !cf_cred_maybe(new)))
+		return 0;
+	return cf_borrow_personality(cred, new);
+}
+
 /*
  * The opener's mount namespace's id and the count of changes of its
  * tree, for the open memo (fsmemo.c).
@@ -636,6 +646,7 @@ static struct security_hook_list capfence_hooks[] __ro_after_init = {
 	LSM_HOOK_INIT(socket_sock_rcv_skb, capfence_socket_sock_rcv_skb),
 	LSM_HOOK_INIT(ptrace_access_check, capfence_ptrace_access_check),
 	LSM_HOOK_INIT(ptrace_traceme, capfence_ptrace_traceme),
+	LSM_HOOK_INIT(uring_override_creds, capfence_uring_override_creds),
 	LSM_HOOK_INIT(file_open, capfence_file_open),
 	LSM_HOOK_INIT(file_permission, capfence_file_permission),
 	LSM_HOOK_INIT(file_free_security, capfence_file_free_security),
