@@ -207,9 +207,10 @@ static int sysflood(enum flood_kind k, int n)
 }
 
 /*
- * An AUDIT_USER sender the backlog was full for sleeps after its message
- * (up to audit_backlog_wait_time) until kauditd, after a pass over its
- * queue, wakes one such sleeper: once the flood stops, nothing else makes
+ * A flooder the backlog was full for (an AUDIT_USER sender, or a logging
+ * filter's caller, whose AUDIT_SECCOMP record waits) sleeps (up to
+ * audit_backlog_wait_time) until kauditd, after a pass over its queue,
+ * wakes one such sleeper: once the flood stops, nothing else makes
  * kauditd pass. One message of ours per child still there wakes it.
  */
 static void flood_nudge(void)
@@ -233,7 +234,7 @@ static int sysflood_stop(void)
 
 			if (p <= 0)
 				continue;
-			r = waitpid(p, &st, flood_kind == FLOOD_USER ? WNOHANG : 0);
+			r = waitpid(p, &st, WNOHANG);
 			if (r == 0) {
 				left++;
 				continue;
@@ -243,7 +244,9 @@ static int sysflood_stop(void)
 			flooders[i] = 0;
 		}
 		if (left) {
-			flood_nudge();
+			/* the epoch's refusals make no kernel record to wait on */
+			if (flood_kind != FLOOD_ACCT)
+				flood_nudge();
 			usleep(20000);
 		}
 	} while (left);

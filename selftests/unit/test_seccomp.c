@@ -519,6 +519,44 @@ TEST(new_filters_stacked_by_default_refused_on_request)
 }
 
 /*
+ * SCMP_ACT_LOG, as a rule's action or the default, is allowed unlogged:
+ * the kernel's AUDIT_SECCOMP record of each such call would be outside
+ * every sandbox's audit budget.
+ */
+TEST(log_action_is_allowed_unlogged)
+{
+	static const char prof[] =
+		"{\"defaultAction\":\"SCMP_ACT_LOG\",\"syscalls\":["
+		"{\"names\":[\"getppid\"],\"action\":\"SCMP_ACT_LOG\"},"
+		"{\"names\":[\"keyctl\"],\"action\":\"SCMP_ACT_ERRNO\"}]}";
+	const char *rules[] = { "fs:read=open" };
+	struct capfence_seccomp *s = NULL;
+	struct capfence_epoch e;
+	char err[CAPFENCE_ERR_MAX];
+	const struct sock_filter *p;
+	size_t len, i, n;
+	bool logs = false;
+
+	ASSERT_EQ(0, capfence_epoch_parse_rules(&e, 7, rules, 1, err, sizeof(err)));
+	ASSERT_EQ(0, capfence_seccomp_compile(prof, strlen(prof), &e, &s, err, sizeof(err)))
+		TH_LOG("%s", err);
+	n = capfence_seccomp_notes(s);
+	ASSERT_LE(2, n);
+	EXPECT_STREQ("defaultAction: SCMP_ACT_LOG -> SCMP_ACT_ALLOW (the kernel's records of it would be outside every audit budget)",
+		     capfence_seccomp_note(s, 0));
+	EXPECT_STREQ("syscalls[0] (getppid): SCMP_ACT_LOG -> SCMP_ACT_ALLOW (the kernel's records of it would be outside every audit budget)",
+		     capfence_seccomp_note(s, 1));
+	/* no instruction of the program returns SECCOMP_RET_LOG */
+	p = capfence_seccomp_program(s, &len);
+	for (i = 0; i < len / sizeof(*p); i++)
+		logs |= p[i].code == (BPF_RET | BPF_K) &&
+			(p[i].k & SECCOMP_RET_ACTION_FULL) == SECCOMP_RET_LOG;
+	EXPECT_FALSE(logs);
+	capfence_seccomp_free(s);
+	CF_NO_LEAKS();
+}
+
+/*
  * --seccomp-caps names capabilities: a typo would resolve an engine's rules
  * for a set nobody meant, so it is refused; empty is the empty set.
  */

@@ -15,7 +15,9 @@
  * each with a note. Every refusing action (SCMP_ACT_KILL*, SCMP_ACT_TRAP,
  * SCMP_ACT_TRACE, SCMP_ACT_ERRNO with any errno but ENOSYS) becomes
  * ERRNO(EACCES); ERRNO(ENOSYS) is kept, since it says "no such call" and
- * libc falls back on it (glibc's clone3 -> clone). The program is loaded
+ * libc falls back on it (glibc's clone3 -> clone); SCMP_ACT_LOG becomes
+ * SCMP_ACT_ALLOW (the kernel would log each such call outside every
+ * budget). The program is loaded
  * without SECCOMP_FILTER_FLAG_LOG (the module refuses a bind under a
  * logging one): a denial is EACCES (or that ENOSYS), never a signal, and
  * capfence.ko records it (op=syscall) within the sandbox's audit budget,
@@ -337,6 +339,16 @@ static int get_action(struct cf_sc_build *b, struct json_object *o,
 		return -EINVAL;
 	}
 	*kind = cf_sc_actions[i].kind;
+	/*
+	 * The kernel writes an AUDIT_SECCOMP record of every call a filter
+	 * answers SCMP_ACT_LOG, outside every sandbox's audit budget: the
+	 * call is allowed, unlogged.
+	 */
+	if (*kind == CF_SC_LOG) {
+		*kind = CF_SC_ALLOW;
+		return note(b, "%s: SCMP_ACT_LOG -> SCMP_ACT_ALLOW (the kernel's records of it would be outside every audit budget)",
+			    what);
+	}
 	if (*kind != CF_SC_REFUSE)
 		return 0;
 	/* OCI: SCMP_ACT_ERRNO without errnoRet is EPERM */
@@ -357,7 +369,6 @@ static int get_action(struct cf_sc_build *b, struct json_object *o,
 static uint32_t scmp_action(enum cf_sc_kind k)
 {
 	return k == CF_SC_ALLOW ? SCMP_ACT_ALLOW :
-	       k == CF_SC_LOG ? SCMP_ACT_LOG :
 	       k == CF_SC_ENOSYS ? SCMP_ACT_ERRNO(ENOSYS) : SCMP_ACT_ERRNO(EACCES);
 }
 
