@@ -233,14 +233,14 @@ int cf_fs_file_open(const struct cred *cred, struct file *file, u64 ns_id,
 	bool rd, wr, memo;
 	u8 need = 0;
 
-	if (!e || cf_fs_process_handle(file))
+	if (!e)
 		return 0;
 	rd = (file->f_mode & FMODE_READ) &&
 	     cf_fs_mediated(e, CAPFENCE_CLASS_FS_READ);
 	wr = cf_open_modifies(file) &&
 	     cf_fs_mediated(e, CAPFENCE_CLASS_FS_WRITE);
 	/* naming the file is the expensive part: skip it for open rules */
-	if (!rd && !wr)
+	if ((!rd && !wr) || cf_fs_process_handle(file))
 		return 0;
 	if (rd)
 		need |= BIT(CAPFENCE_CLASS_FS_READ);
