@@ -209,7 +209,15 @@ $(B)/lsm/foreign.bpf.o: selftests/kernel/foreign.bpf.c $(B)/lsm/vmlinux.h
 $(B)/lsm/foreign.skel.h: $(B)/lsm/foreign.bpf.o
 	bpftool gen skeleton $< name foreign_bpf > $@
 
-$(B)/guest/bin/privilege_test: $(B)/lsm/foreign.skel.h
+# and one that reads the module's cookie and forges a call with it
+$(B)/lsm/forger.bpf.o: selftests/kernel/forger.bpf.c $(B)/lsm/vmlinux.h
+	$(CLANG) -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_x86 -I$(B)/lsm -c $< -o $@.full
+	llvm-strip -g $@.full -o $@
+
+$(B)/lsm/forger.skel.h: $(B)/lsm/forger.bpf.o
+	bpftool gen skeleton $< name forger_bpf > $@
+
+$(B)/guest/bin/privilege_test: $(B)/lsm/foreign.skel.h $(B)/lsm/forger.skel.h
 
 $(B)/guest/share/capfence/%: selftests/vectors/%
 	@mkdir -p $(dir $@)

@@ -11,7 +11,9 @@
  * decision sees one consistent snapshot. cf_mutex is taken by netlink
  * handlers before the fence lock, never while holding it, and never from
  * BPF program context. cf_cookie (the attached programs' mark, 0 while
- * detached) is written under cf_mutex (hooks.c) and read locklessly.
+ * detached) is written under cf_mutex (hooks.c) and read locklessly; the
+ * programs' images are written under cf_mutex while it is 0, and
+ * published by its store-release.
  * The notifier is set before the module's first event can be published
  * and cleared after its last (main.c's order); it is read with
  * READ_ONCE() and called in process context.
@@ -27,6 +29,9 @@ DEFINE_MUTEX(cf_mutex);
 u64 cf_fence_val;	/* read with cf_fence_value_locked() (fence.h) */
 static atomic64_t cf_gen = ATOMIC64_INIT(1);
 u64 cf_cookie;	/* cf_mutex; read with cf_attach_cookie() (fence.h) */
+/* the attached programs' images: written only while cf_cookie is 0 */
+const struct cf_image *cf_images;
+unsigned int cf_nr_images;
 static cf_notify_fn cf_notifier;
 
 /**
@@ -89,7 +94,24 @@ void cf_generation_bump(void)
 void cf_attached_set(u64 cookie)
 {
 	lockdep_assert_held(&cf_mutex);
-	WRITE_ONCE(cf_cookie, cookie);
+	/* publishes the images cf_images_set() wrote (cf_attach_cookie()) */
+	smp_store_release(&cf_cookie, cookie);
+}
+
+/**
+ * cf_images_set() - record the machine code of the programs being attached
+ * @images: sorted, disjoint ranges; they must stay until the next call
+ * @n: how many
+ *
+ * Caller holds cf_mutex, before cf_attached_set() publishes the cookie
+ * (hooks.c); the hooks are not attached, so no kfunc reads them.
+ */
+void cf_images_set(const struct cf_image *images, unsigned int n)
+{
+	lockdep_assert_held(&cf_mutex);
+	WARN_ON_ONCE(READ_ONCE(cf_cookie));
+	WRITE_ONCE(cf_images, images);
+	WRITE_ONCE(cf_nr_images, n);
 }
 
 /**

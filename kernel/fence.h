@@ -40,6 +40,7 @@
 #include <linux/types.h>
 #include <linux/mutex.h>
 #include <linux/seqlock.h>
+#include <asm/barrier.h>
 #include <uapi/linux/capfence.h>
 
 extern seqlock_t cf_fence;
@@ -71,13 +72,52 @@ extern u64 cf_cookie;
  * cf_attach_cookie() - the cookie of the links of capfence's programs
  *
  * Any context. The trampoline running one of capfence's programs holds it
- * in current->bpf_ctx (kfunc.c).
+ * in current->bpf_ctx (kfunc.c). Acquire: the programs' images
+ * (cf_image_ours()) are the ones published with it.
  *
  * Return: the cookie, 0 while the hooks are not attached.
  */
 static inline u64 cf_attach_cookie(void)
 {
-	return READ_ONCE(cf_cookie);
+	/* pairs with cf_attached_set()'s release: the images come with it */
+	return smp_load_acquire(&cf_cookie);
+}
+
+/* the machine code of one of capfence's attached programs: [start, end) */
+struct cf_image {
+	unsigned long start;
+	unsigned long end;
+};
+
+extern const struct cf_image *cf_images;
+extern unsigned int cf_nr_images;
+void cf_images_set(const struct cf_image *images, unsigned int n);
+
+/**
+ * cf_image_ours() - is @ip in the machine code of capfence's programs?
+ * @ip: a return address
+ *
+ * Any context; call only after cf_attach_cookie() answered non-zero. The
+ * images are sorted (hooks.c), so this is a binary search.
+ *
+ * Return: true when @ip lies in one of the attached programs' images.
+ */
+static inline bool cf_image_ours(unsigned long ip)
+{
+	const struct cf_image *img = READ_ONCE(cf_images);
+	unsigned int lo = 0, hi = READ_ONCE(cf_nr_images);
+
+	while (lo < hi) {
+		unsigned int mid = lo + (hi - lo) / 2;
+
+		if (ip < img[mid].start)
+			hi = mid;
+		else if (ip >= img[mid].end)
+			lo = mid + 1;
+		else
+			return true;
+	}
+	return false;
 }
 
 /* publishes one event (netlink.c's sender); process context */

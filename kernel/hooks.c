@@ -10,8 +10,9 @@
  * calls that hook's kfunc, so a no-op program on the same hook cannot
  * stand in for capfence's. Every link carries the same non-zero cookie,
  * chosen at random by `capfence attach`; the module takes it as the mark
- * of its programs (fence.c), which the kfuncs check at every call
- * (kfunc.c): another BPF program calling them changes nothing.
+ * of its programs (fence.c), with the machine code of those programs,
+ * which the kfuncs check at every call (kfunc.c): another BPF program
+ * calling them changes nothing.
  *
  * Locking: cf_links and the attached state (fence.c, cf_attached_set())
  * change under cf_mutex; the attached state is read locklessly
@@ -20,6 +21,7 @@
 #include <linux/bpf.h>
 #include <linux/cred.h>
 #include <linux/filter.h>
+#include <linux/sort.h>
 #include <linux/string.h>
 #include "cred.h"
 #include "fence.h"
@@ -30,6 +32,44 @@
 #include "hooklist.h"
 
 static struct bpf_link *cf_links[CF_NR_HOOKS];
+
+/*
+ * The machine code of the held links' programs, each program and each of
+ * its subprograms: a kfunc answers only a call from there (kfunc.c).
+ */
+#define CF_MAX_IMAGES (CF_NR_HOOKS * 4)
+static struct cf_image cf_image_tab[CF_MAX_IMAGES];
+
+static int cf_image_cmp(const void *a, const void *b)
+{
+	const struct cf_image *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Gather and sort the images of @links; -E2BIG past CF_MAX_IMAGES. */
+static int cf_images_gather(struct bpf_link **links, unsigned int *n)
+{
+	unsigned int i, j, k = 0;
+
+	for (i = 0; i < CF_NR_HOOKS; i++) {
+		const struct bpf_prog *prog = links[i]->prog;
+		u32 nf = prog->aux->func_cnt;
+
+		for (j = 0; j < (nf ?: 1); j++) {
+			const struct bpf_prog *p = nf ? prog->aux->func[j] : prog;
+
+			if (!p->jited || k == CF_MAX_IMAGES)
+				return -E2BIG;
+			cf_image_tab[k].start = (unsigned long)p->bpf_func;
+			cf_image_tab[k].end = cf_image_tab[k].start + p->jited_len;
+			k++;
+		}
+	}
+	sort(cf_image_tab, k, sizeof(cf_image_tab[0]), cf_image_cmp, NULL);
+	*n = k;
+	return 0;
+}
 
 /*
  * Does @prog call @kfunc? The verifier has rewritten each kfunc call's
@@ -91,12 +131,14 @@ static int cf_hook_index(struct bpf_link *link)
  *
  * Return: 0, -EALREADY when attached, -EOPNOTSUPP when no LSM gives
  * credentials a security blob, -EINVAL for a missing, duplicate or
- * foreign link or a link without the set's cookie, or -EBADF.
+ * foreign link, a link without the set's cookie or a program that is not
+ * JIT-compiled, or -EBADF.
  */
 int cf_hooks_attach(const u32 *fds, int n, struct netlink_ext_ack *extack)
 {
 	struct bpf_link *links[CF_NR_HOOKS] = {};
 	int i, idx, err = 0;
+	unsigned int nimg;
 	u64 cookie = 0;
 
 	lockdep_assert_held(&cf_mutex);
@@ -145,7 +187,15 @@ int cf_hooks_attach(const u32 *fds, int n, struct netlink_ext_ack *extack)
 			goto out;
 		}
 	}
+	err = cf_images_gather(links, &nimg);
+	if (err) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "capfence's programs are not JIT-compiled, or have too many subprograms");
+		err = -EINVAL;
+		goto out;
+	}
 	memcpy(cf_links, links, sizeof(links));
+	cf_images_set(cf_image_tab, nimg);
 	cf_attached_set(cookie);
 	cf_creds_reopen();
 	cf_generation_bump();

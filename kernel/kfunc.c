@@ -7,12 +7,14 @@
  * decide.c. No decision is made here.
  *
  * Callers: only capfence's own programs. The kfunc set is offered to every
- * BPF-LSM program, so each kfunc first asks cf_ours(): the trampoline that
- * runs a program puts its link's cookie in current->bpf_ctx, and the links
- * the module holds (hooks.c) carry the cookie the module took at attach.
- * Any other program's call changes nothing, is answered 0 (no opinion: it
- * is that program's own verdict) and counted while the module is attached
- * (detached, every call is ignored: capfence's own run then too). From 6.9 the verifier also
+ * BPF-LSM program, so each kfunc first asks cf_ours(): the call must come
+ * from the machine code of the programs of the links the module holds
+ * (hooks.c), and the trampoline that runs a program puts its link's
+ * cookie in current->bpf_ctx, which must be the one the module took at
+ * attach. Any other program's call changes nothing, is answered 0 (no
+ * opinion: it is that program's own verdict) and counted while the module
+ * is attached (detached, every call is ignored: capfence's own run then
+ * too). From 6.9 the verifier also
  * refuses a program of another type or on another hook than capfence's,
  * or loaded by a task the control plane would refuse (cf_kfunc_filter).
  * Arguments are the hook's own, checked by the verifier (trusted on 6.12);
@@ -31,6 +33,7 @@
 #include <linux/fs.h>
 #include <linux/in.h>
 #include <linux/in6.h>
+#include <linux/kprobes.h>
 #include <linux/mm.h>
 #include <linux/mman.h>
 #include <linux/net.h>
@@ -75,16 +78,24 @@ static noinline void cf_foreign_call(const char *fn)
 
 /*
  * Is the running BPF program one of capfence's, calling its one kfunc?
- * Cheap enough for every bound path: the cookie of the link being run
- * against the module's. The run context is current's while a program that
- * sets none runs (6.1's raw tracepoint programs), so it must also be on
- * this stack just above this call (not an interrupted task's, under an
- * interrupt's program), and is used up by the call (each of capfence's
- * programs calls one kfunc once; the trampoline writes it anew for every
- * run): a program run inside this kfunc finds it spent.
+ * Cheap enough for every bound path. The kfunc's return address must lie
+ * in the machine code of capfence's attached programs (hooks.c): a loader
+ * that reads the cookie still cannot put its call there. Nothing can
+ * stand between the caller and the kfunc to change that address: this
+ * file is built without ftrace (Kbuild: no fentry/fexit trampoline, which
+ * also could read the run context) and the kfuncs are NOKPROBE (no
+ * kretprobe). Then the cookie of the link being run against the
+ * module's, so that the program runs on its own link. The run context
+ * is current's while a program that sets none runs (6.1's raw tracepoint
+ * programs), so it must also be on this stack just above this call (not
+ * an interrupted task's, under an interrupt's program), and is used up by
+ * the call (each of capfence's programs calls one kfunc once; the
+ * trampoline writes it anew for every run): a program run inside this
+ * kfunc finds it spent.
  */
-#define cf_ours() __cf_ours(__func__)
-static __always_inline bool __cf_ours(const char *fn)
+#define cf_ours() \
+	__cf_ours(__func__, (unsigned long)__builtin_return_address(0))
+static __always_inline bool __cf_ours(const char *fn, unsigned long ip)
 {
 	struct bpf_run_ctx *rc = current->bpf_ctx;
 	u64 want = cf_attach_cookie();
@@ -98,7 +109,7 @@ static __always_inline bool __cf_ours(const char *fn)
 	 */
 	if (unlikely(!want))
 		return false;
-	if (likely(rc &&
+	if (likely(rc && cf_image_ours(ip) &&
 		   (unsigned long)rc - current_stack_pointer < CF_RUN_CTX_REACH)) {
 		t = container_of(rc, struct bpf_tramp_run_ctx, run_ctx);
 		if (likely(t->bpf_cookie == want)) {
@@ -531,7 +542,8 @@ noinline int capfence_path_rename(const struct path *old_dir,
 			    flags);
 }
 
-static noinline int cf_view(const char *what)
+/* inline: cf_ours() judges the kfunc's own return address */
+static __always_inline int cf_view(const char *what)
 {
 	const struct cred *cred = current_cred();
 
@@ -701,6 +713,15 @@ const struct cf_hook cf_hooks[CF_NR_HOOKS] = {
 };
 
 __diag_pop();
+
+#define CF_KFUNC(fn) NOKPROBE_SYMBOL(capfence_##fn)
+#define CF_HOOK(hook, fn)
+#define CF_FEXIT(func, fn)
+#include "hook_defs.h"
+#undef CF_FEXIT
+#undef CF_HOOK
+#undef CF_KFUNC_UNTRUSTED
+#undef CF_KFUNC
 
 /*
  * Hook arguments are trusted pointers (CF_KF_TRUSTED, compat.h) except on

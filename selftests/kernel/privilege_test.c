@@ -43,6 +43,7 @@
 #include "harness.h"
 #include "capfence.skel.h"
 #include "foreign.skel.h"
+#include "forger.skel.h"
 #include "records.h"
 #include "lsm_hooks.h"
 
@@ -1214,6 +1215,145 @@ TEST(foreign_program_cannot_drop_a_binding)
 	cft_audit_close(audit);
 	EXPECT_TRUE(cft_agent_stop_clean(&a));
 	cft_nl_close(&nl);
+}
+
+/* The address of the module's cookie, as a root loader finds it: 0 if none. */
+static unsigned long cookie_symbol(void)
+{
+	char line[256], name[128], mod[64];
+	unsigned long addr, found = 0;
+	FILE *f = fopen("/proc/kallsyms", "r");
+	char type;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%lx %c %127s %63s", &addr, &type, name, mod) == 4 &&
+		    !strcmp(name, "cf_cookie") && !strcmp(mod, "[capfence]"))
+			found = addr;
+	fclose(f);
+	return found;
+}
+
+/* Open the forger's object with only the programs named in @keep to load. */
+static struct forger_bpf *forger_open(const char *const *keep)
+{
+	struct forger_bpf *skel = forger_bpf__open();
+	struct bpf_program *p;
+	int i;
+
+	if (!skel)
+		return NULL;
+	bpf_object__for_each_program(p, skel->obj) {
+		bool on = false;
+
+		for (i = 0; keep[i]; i++)
+			on |= !strcmp(bpf_program__name(p), keep[i]);
+		bpf_program__set_autoload(p, on);
+	}
+	return skel;
+}
+
+/*
+ * The cookie is no secret from a loader that may read kernel memory: this
+ * one reads it, then runs a program on one of capfence's hooks (admitted
+ * by 6.12's filter: root, unbound, the right hook) on a link carrying it,
+ * which calls capfence_cred_free() on a bound task's old and new
+ * credentials when it changes its uid. The call does not come from capfence's programs' machine
+ * code: ignored and counted, the task stays bound and refused.
+ */
+TEST(program_with_the_cookie_cannot_drop_a_binding)
+{
+	const char *rules[] = { "net:connect=token:127.0.0.0/8", "fs:read=open",
+				"fs:write=open" };
+	LIBBPF_OPTS(bpf_trace_opts, opts);
+	uint64_t e, bound_to = 0, calls0 = 0, calls1 = 0;
+	static const char *const keep[] = { "read_cookie", "forge_free", NULL };
+	struct bpf_link *reader, *forged;
+	struct forger_bpf *skel;
+	struct cft_agent a;
+	struct cft_reply r;
+	struct cft_nl nl;
+	unsigned long addr;
+	int audit, fd;
+
+	ASSERT_EQ(0, cft_open(&nl));
+	e = cft_next_epoch(&nl);
+	ASSERT_EQ(0, cft_epoch_install(&nl, e, rules, 3, NULL, 0));
+	ASSERT_EQ(0, cft_agent_spawn(&a, e, NULL, 0, &r)) TH_LOG("%s", r.ext);
+	ASSERT_EQ(0, cft_nl_stat(&nl, CAPFENCE_STATS_A_FOREIGN_CALLS, &calls0));
+	addr = cookie_symbol();
+	ASSERT_NE(0, addr) TH_LOG("no cf_cookie [capfence] in /proc/kallsyms");
+
+	skel = forger_open(keep);
+	ASSERT_NE(NULL, skel);
+	skel->bss->cookie_addr = addr;
+	ASSERT_EQ(0, forger_bpf__load(skel));
+	reader = bpf_program__attach(skel->progs.read_cookie);
+	ASSERT_NE(NULL, reader);
+	fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	ASSERT_LE(0, fd);
+	close(fd);
+	bpf_link__destroy(reader);
+	/* the premise: the loader holds capfence's cookie */
+	ASSERT_NE(0, skel->bss->cookie);
+
+	opts.cookie = skel->bss->cookie;
+	forged = bpf_program__attach_trace_opts(skel->progs.forge_free, &opts);
+	ASSERT_NE(NULL, forged) TH_LOG("attach with the cookie: %s", strerror(errno));
+	skel->bss->target_tgid = a.pid;
+	/* a new credential: cred_prepare runs the forged program */
+	EXPECT_EQ(0, cft_agent_do(&a, "setuid"));
+	skel->bss->target_tgid = 0;
+
+	ASSERT_EQ(0, cft_task_epoch(&nl, a.pid, &bound_to));
+	EXPECT_EQ(e, bound_to);
+	audit = cft_audit_open();
+	ASSERT_LE(0, audit);
+	EXPECT_EQ(EACCES, cft_agent_do(&a, "connect 127.0.0.1 9"));
+	cft_check_denial(_metadata, audit, a.pid, e, "no_capability",
+			 "net:connect", "127.0.0.1:9", 0);
+	ASSERT_EQ(0, cft_nl_stat(&nl, CAPFENCE_STATS_A_FOREIGN_CALLS, &calls1));
+	EXPECT_LE(calls0 + 1, calls1);
+	bpf_link__destroy(forged);
+	forger_bpf__destroy(skel);
+	cft_audit_close(audit);
+	EXPECT_TRUE(cft_agent_stop_clean(&a));
+	cft_nl_close(&nl);
+}
+
+/*
+ * Nothing stands between capfence's programs and its kfuncs: no fentry
+ * or fexit trampoline (which could read the run context), no kprobe or
+ * kretprobe (which could change the return address the kfuncs judge).
+ */
+TEST(kfuncs_cannot_be_traced_or_probed)
+{
+	static const char *const fentry[] = { "trace_kfunc", NULL };
+	static const char *const probes[] = { "probe_kfunc", "retprobe_kfunc", NULL };
+	struct forger_bpf *skel;
+	struct bpf_link *l;
+
+	skel = forger_open(fentry);
+	ASSERT_NE(NULL, skel);
+	/* refused at load or at attach */
+	if (!forger_bpf__load(skel)) {
+		l = bpf_program__attach(skel->progs.trace_kfunc);
+		EXPECT_EQ(NULL, l) TH_LOG("fentry on capfence_cred_free attached");
+		bpf_link__destroy(l);
+	}
+	forger_bpf__destroy(skel);
+
+	skel = forger_open(probes);
+	ASSERT_NE(NULL, skel);
+	ASSERT_EQ(0, forger_bpf__load(skel));
+	l = bpf_program__attach(skel->progs.probe_kfunc);
+	EXPECT_EQ(NULL, l) TH_LOG("kprobe on capfence_cred_free attached");
+	bpf_link__destroy(l);
+	l = bpf_program__attach(skel->progs.retprobe_kfunc);
+	EXPECT_EQ(NULL, l) TH_LOG("kretprobe on capfence_cred_free attached");
+	bpf_link__destroy(l);
+	forger_bpf__destroy(skel);
 }
 
 int main(int argc, char **argv)
