@@ -68,8 +68,10 @@ int cf_etcd_open(struct cf_etcd **out, const char *endpoints, char *err,
 		capfence__seterr(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	e->connect_ms = CF_ETCD_CONNECT_MS;
-	e->total_ms = CF_ETCD_TIMEOUT_MS;
+	e->connect_ms = strstr(endpoints, "https://") ? CF_ETCD_TLS_CONNECT_MS :
+		CF_ETCD_CONNECT_MS;
+	e->total_ms = strstr(endpoints, "https://") ? CF_ETCD_TLS_TIMEOUT_MS :
+		CF_ETCD_TIMEOUT_MS;
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		size_t l = strlen(tok);
 

@@ -22,6 +22,9 @@ struct json_object;
 #define CF_ETCD_MAX_ENDPOINTS	16
 #define CF_ETCD_CONNECT_MS	2000	/* default connect timeout */
 #define CF_ETCD_TIMEOUT_MS	5000	/* default total timeout */
+/* with https: a TLS handshake with client certificates on a busy host */
+#define CF_ETCD_TLS_CONNECT_MS	5000
+#define CF_ETCD_TLS_TIMEOUT_MS	10000
 
 struct cf_etcd;
 
