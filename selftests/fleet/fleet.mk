@@ -34,9 +34,15 @@ check-fleet: $(FLEET_PREREQ)
 FLEET_SIM_HOSTS ?= 100,1000,10000,10000:10000
 FLEET_SIM_ARGS ?=
 
-$(B)/fleet/fleet-sim $(B)/fleet/fleet-log: $(B)/fleet/%: selftests/fleet/%.c $(LIB_A) $(LIB_HDRS) | deps
+$(B)/fleet/fleet-log: $(B)/fleet/%: selftests/fleet/%.c $(LIB_A) $(LIB_HDRS) | deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_USR) $(CPPFLAGS_USR) $< $(LIB_A) -lsodium -lmnl $(NET_LIBS) -lpthread -o $@
+
+# the simulator runs capfenced's state machine on a module model
+SIM_SRCS := selftests/fleet/fleet-sim.c tools/capfenced/agent_core.c selftests/fleet/module_model.c
+$(B)/fleet/fleet-sim: $(SIM_SRCS) tools/capfenced/agent_core.h selftests/fleet/module_model.h $(LIB_A) $(LIB_HDRS) | deps
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_USR) $(CPPFLAGS_USR) -Itools/capfenced -Iselftests/fleet $(SIM_SRCS) $(LIB_A) -lsodium -lmnl $(NET_LIBS) -lpthread -o $@
 
 .PHONY: bench-fleet bench-fleet-vm
 bench-fleet: $(B)/fleet/fleet-sim $(B)/fleet/fleet-log $(B)/tools/capfence
