@@ -99,28 +99,23 @@ static struct {
 	char sd_status[200];		/* the last STATUS= sent */
 } A;
 
-static void say_line(const char *line)
-{
-	if (A.use_syslog) {
-		syslog(LOG_INFO, "%s", line);
-		return;
-	}
-	pthread_mutex_lock(&A.log_lock);
-	fprintf(A.log, "capfenced: %s\n", line);
-	fflush(A.log);
-	pthread_mutex_unlock(&A.log_lock);
-}
-
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void say(const char *fmt, ...)
 {
-	char line[512];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
+	if (A.use_syslog) {
+		vsyslog(LOG_INFO, fmt, ap);
+	} else {
+		pthread_mutex_lock(&A.log_lock);
+		fputs("capfenced: ", A.log);
+		vfprintf(A.log, fmt, ap);
+		fputc('\n', A.log);
+		fflush(A.log);
+		pthread_mutex_unlock(&A.log_lock);
+	}
 	va_end(ap);
-	say_line(line);
 }
 
 /* ---- metrics and systemd ------------------------------------------------------------ */
@@ -373,7 +368,7 @@ static int s_report(struct cfa *a, const struct cf_fleet_host *h, int64_t lease,
 static void o_say(struct cfa *a, const char *line)
 {
 	(void)a;
-	say_line(line);
+	say("%s", line);
 }
 
 static void o_tick(struct cfa *a)
