@@ -193,6 +193,13 @@ $(B)/unit/%: selftests/unit/%.c $(LIB_SRCS) $(LIB_HDRS) $(wildcard selftests/uni
 	@mkdir -p $(B)/unit
 	$(CC) $(CFLAGS_USR) -O1 $(SAN) $(CPPFLAGS_USR) -DCF_VECTORS='"$(CURDIR)/selftests/vectors/tokens.txt"' -DCF_SC_DEFAULT='"$(CURDIR)/selftests/vectors/seccomp-default.json"' -DCF_PROFILES='"$(CURDIR)/$(B)/guest/share/capfence/profiles"' $< $(LIB_SRCS) -lsodium -lmnl $(NET_LIBS) -lpthread -o $@
 
+# capfenced's state machine against the module model and a fake store
+$(B)/unit/test_agent: selftests/unit/test_agent.c tools/capfenced/agent_core.c tools/capfenced/agent_core.h \
+		selftests/fleet/module_model.c selftests/fleet/module_model.h $(LIB_SRCS) $(LIB_HDRS) \
+		$(wildcard selftests/unit/*.h) $(B)/ksft/kselftest_harness.h
+	@mkdir -p $(B)/unit
+	$(CC) $(CFLAGS_USR) -O1 $(SAN) $(CPPFLAGS_USR) -Itools/capfenced -Iselftests/fleet $< tools/capfenced/agent_core.c selftests/fleet/module_model.c $(LIB_SRCS) -lsodium -lmnl $(NET_LIBS) -lpthread -o $@
+
 # VM tests: kselftest-harness programs run in the guest.
 $(B)/guest/bin/%: selftests/kernel/%.c $(VMT_COMMON) $(wildcard selftests/kernel/*.h) $(LIB_A) $(LIB_HDRS) $(B)/ksft/kselftest_harness.h
 	@mkdir -p $(B)/guest/bin

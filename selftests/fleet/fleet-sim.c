@@ -4,32 +4,38 @@
  * bench-fleet` (selftests/fleet/fleet-scale drives it).
  *
  *   fleet-sim --endpoints URL --hosts N --dir DIR [--heartbeat MS]
- *             [--max-staleness MS] [--report-every MS] [--steady S]
- *             [--revokes R] [--waits W] [--capfence PATH] [--workers T]
- *             [--procs P]
+ *             [--max-staleness MS] [--report-every MS] [--reconcile S]
+ *             [--steady S] [--revokes R] [--waits W] [--capfence PATH]
+ *             [--workers T] [--procs P] [--cacert F --cert F --key F]
  *
- * Each host speaks the fleet protocol with libcapfence's fleet client,
- * the code capfenced runs: its own watch stream (cf_etcd_watch) from which
- * every change is verified under the pinned fleet key
- * (cf_fleet_decode_verified), checked against the chain (seq and prev)
- * and applied, in revision order, to an in-memory model of the module
- * (its revision, the chain, the revoked capabilities, the epochs); a
- * heartbeat that reads the signed head (cf_fleet_head_get) and confirms
- * the model current only at the head, as `capfenced --require-head`
- * does; and a signed report under a lease (cf_fleet_report,
- * cf_etcd_lease_*) paced as capfenced paces it (cf_fleet_report_due).
- * What is not run is the kernel module: the apply is a model's.
+ * Each host runs capfenced's own state machine (tools/capfenced/
+ * agent_core.c, the code the agent runs, as `capfenced --fleet-pubkey K
+ * --require-head`): its watch thread (cfa_watch_main: the resync with the
+ * signed chain, every event verified under the pinned fleet key, checked
+ * against the chain and applied, never past one that did not apply, the
+ * rebuild when it falls behind the head) and its heartbeat (cfa_beat: the
+ * signed head, the confirmation, the reconcile's full read of the fleet's
+ * log every --reconcile seconds, the lease and the paced signed report).
+ * What is not run is the kernel module: the module is an in-memory model
+ * that decides as kernel/fleet.c does (selftests/fleet/module_model.c);
+ * the store is the real etcd, through libcapfence's fleet client.
  *
  * One thread per host's watch (small stacks: the watch blocks in libcurl
  * nearly always); the heartbeats of all hosts are shared by --workers
- * threads, each with a connection of its own, and the reports written on
- * apply borrow one of a few more connections: etcd sees one watch stream
- * per host and requests at the rate a fleet of N hosts makes them, over
- * fewer connections than N agents would open. A watch stream holds three
- * descriptors, so the hosts run in --procs child processes (by default as
- * many as the descriptor limit needs), sharing their counters and each
- * host's confirmation and apply times with the parent through one shared
- * mapping; the parent is the orchestrator and measures.
+ * threads, each with a connection of its own, and the requests a watch
+ * thread makes (the resync's read, the report on apply) borrow one of a
+ * few more connections: etcd sees one watch stream per host and requests
+ * at the rate a fleet of N hosts makes them, over fewer connections than
+ * N agents would open (each opens one for its requests and one per watch
+ * stream). A watch stream holds three descriptors, so the hosts run in
+ * --procs child processes (by default as many as the descriptor limit
+ * needs), sharing their counters and each host's confirmation and apply
+ * times with the parent through one shared mapping; the parent is the
+ * orchestrator and measures. The reconciles are spread over their period
+ * (a fleet's agents do not start at one instant).
+ *
+ * With --cacert (https:// endpoints) every connection is TLS, and the
+ * connections opened (a handshake each) are counted.
  *
  * The orchestrator (the parent process) commits with the signing key
  * (cf_fleet_commit) and renews the head every second (the timestamp
@@ -59,44 +65,41 @@
 #include <unistd.h>
 #include <curl/curl.h>
 #include <sodium.h>
+#include "agent_core.h"
 #include "cf_fleet.h"
+#include "module_model.h"
 
 extern char **environ;
 
 #define PREFIX		"/capfence/"
-#define POOL		16	/* connections for reports written on apply */
+#define POOL		16	/* connections for the watch threads' requests */
 
 struct host {
+	struct cfa a;			/* capfenced's state machine */
+	struct mm m;			/* its module (a.cf_lock) */
 	char name[24];
 	unsigned char sk[CF_FLEET_SK_LEN];
 	struct cf_fleet *w;		/* the watch's handle */
 	pthread_t thread;
-	pthread_mutex_t lock;		/* the model */
-	uint64_t rev, seq;
-	unsigned char link[CF_FLEET_HASH_LEN];	/* the chain's last link */
-	uint64_t *revoked;		/* revoked cap ids */
-	size_t nrevoked, caprevoked;
-	uint64_t epoch_active;
-	uint64_t head_seen;
-	char failing[160];
-	pthread_mutex_t report_lock;	/* the lease and the pacer */
-	int64_t lease, lease_renewed;
-	struct cf_fleet_pacer pacer;
 	int64_t next_beat;
 };
 
 static struct {
-	const char *endpoints, *dir, *capfence;
+	const char *endpoints, *dir, *capfence, *cacert, *cert, *key;
 	unsigned n, heartbeat_ms, report_every_ms, steady_s, revokes, waits, workers, procs;
+	unsigned reconcile_s;
 	unsigned lo, hi;		/* this process's hosts: [lo, hi) */
 	unsigned stale_ms, deny_ms;
 	uint32_t lease_ttl;
+	bool verbose;
 	char pub[64], sign_path[PATH_MAX], hostkeys_path[PATH_MAX];
 	struct host *h;
 	pthread_mutex_t pool_lock;
 	pthread_cond_t pool_cond;
 	struct cf_fleet *pool[POOL];
-	size_t npool;
+	struct cf_fleet *all[POOL + 64];	/* every request connection, for their counts */
+	size_t npool, nall;
+	pthread_mutex_t all_lock;
 } S;
 
 /*
@@ -111,13 +114,16 @@ struct shared {
 	atomic_uint_fast64_t target_seq, reached;
 	/* counters of what the hosts asked etcd */
 	atomic_uint_fast64_t events, head_reads, reports, keepalives, grants, errors,
-		report_bytes, beats, confirmed;
+		report_bytes, beats, confirmed, log_reads, log_entries, connects, failing;
 };
 
 static struct shared *SH;
-static _Atomic int64_t *apply_ms;	/* per host, the target's apply */
-static _Atomic int64_t *confirmed_ms;	/* per host, 0: never */
+static _Atomic int64_t *apply_ms;	/* per host, the target's apply (CLOCK_MONOTONIC) */
+static _Atomic int64_t *confirmed_ms;	/* per host, CLOCK_BOOTTIME, 0: never */
 static atomic_uchar *reported;		/* per host: a report is in the store */
+
+/* the heartbeat worker's connection; NULL in a watch thread (borrow one) */
+static __thread struct cf_fleet *tl_conn;
 
 static int64_t mono_ms(void)
 {
@@ -155,15 +161,50 @@ static struct cf_fleet *open_fleet(void)
 
 	if (cf_fleet_open(&f, S.endpoints, PREFIX, err, sizeof(err)))
 		die("open", err);
+	if ((S.cacert || S.cert) &&
+	    cf_etcd_set_tls(f->etcd, S.cacert, S.cert, S.key, err, sizeof(err)))
+		die("tls", err);
 	if (cf_fleet_add_pubkey(f, S.pub, err, sizeof(err)))
 		die("pubkey", err);
-	cf_etcd_set_timeouts(f->etcd, 2000, 10000);
+	/* capfenced's: a TLS handshake is slower */
+	cf_etcd_set_timeouts(f->etcd, S.cacert ? 3000 : 2000, 10000);
 	return f;
 }
 
-/* ---- the model's state and its report ---------------------------------------- */
+/* a connection for a request: the worker's, else one of the pool's */
+static struct cf_fleet *conn_get(void)
+{
+	struct cf_fleet *f = tl_conn;
 
-/* the module's state on the model's clock: current, stale, deny */
+	if (f)
+		return f;
+	pthread_mutex_lock(&S.pool_lock);
+	while (!S.npool)
+		pthread_cond_wait(&S.pool_cond, &S.pool_lock);
+	f = S.pool[--S.npool];
+	pthread_mutex_unlock(&S.pool_lock);
+	return f;
+}
+
+static void conn_put(struct cf_fleet *f)
+{
+	if (f == tl_conn)
+		return;
+	pthread_mutex_lock(&S.pool_lock);
+	S.pool[S.npool++] = f;
+	pthread_cond_signal(&S.pool_cond);
+	pthread_mutex_unlock(&S.pool_lock);
+}
+
+static void track(struct cf_fleet *f)
+{
+	pthread_mutex_lock(&S.all_lock);
+	if (S.nall < sizeof(S.all) / sizeof(S.all[0]))
+		S.all[S.nall++] = f;
+	pthread_mutex_unlock(&S.all_lock);
+}
+
+/* the model's state on the module's clock: current, stale, deny */
 static const char *model_state(unsigned i, int64_t now)
 {
 	int64_t c = atomic_load(&confirmed_ms[i]);
@@ -173,231 +214,235 @@ static const char *model_state(unsigned i, int64_t now)
 	return now - c >= S.stale_ms ? "stale" : "current";
 }
 
-/*
- * capfenced's report(): renew the lease once a heartbeat (a new one when
- * it expired), and put the signed report when the pacer says it is due.
- * f: a connection of the caller's.
- */
-static void host_report(struct host *h, struct cf_fleet *f)
-{
-	struct cf_fleet_host r;
-	char err[CAPFENCE_ERR_MAX];
-	int64_t now = mono_ms(), ttl = 0;
-	char *v;
+/* ---- the module: the model ------------------------------------------------------- */
 
-	memset(&r, 0, sizeof(r));
-	pthread_mutex_lock(&h->lock);
-	snprintf(r.name, sizeof(r.name), "%s", h->name);
-	r.applied = h->rev;
-	r.seq = h->seq;
-	memcpy(r.link, h->link, CF_FLEET_HASH_LEN);	/* `--wait` counts by the link */
-	snprintf(r.state, sizeof(r.state), "%s", model_state((unsigned)(h - S.h), now));
-	snprintf(r.failing, sizeof(r.failing), "%s", h->failing);
-	pthread_mutex_unlock(&h->lock);
-	r.stale_ms = S.stale_ms;
-	r.deny_ms = S.deny_ms;
-	pthread_mutex_lock(&h->report_lock);
-	if (h->lease && now - h->lease_renewed >= (int64_t)S.heartbeat_ms / 2) {
-		atomic_fetch_add(&SH->keepalives, 1);
-		if (cf_etcd_lease_keepalive(f->etcd, h->lease, &ttl, err, sizeof(err))) {
-			atomic_fetch_add(&SH->errors, 1);
-			goto out;
-		}
-		h->lease_renewed = now;
-		if (!ttl) {
-			h->lease = 0;
-			cf_fleet_report_lost(&h->pacer);
-		}
+static struct host *H(struct cfa *a)
+{
+	return a->ctx;
+}
+
+static int m_status(struct cfa *a, struct capfence_fleet_status *st, char *err, size_t errlen)
+{
+	(void)err, (void)errlen;
+	return mm_status(&H(a)->m, st);
+}
+
+/* a confirmation: the parent sees it (its instant, on the module's clock) */
+static int m_set(struct cfa *a, const struct capfence_fleet_set *fs, char *err, size_t errlen)
+{
+	struct host *h = H(a);
+	int ret = mm_set(&h->m, fs, err, errlen);
+
+	if (!ret && (fs->flags & CAPFENCE_FLEET_SET_FRESH)) {
+		atomic_store(&confirmed_ms[h - S.h], (int64_t)(h->m.confirmed_ns / 1000000ull));
+		atomic_fetch_add(&SH->confirmed, 1);
 	}
-	if (!h->lease) {
-		atomic_fetch_add(&SH->grants, 1);
-		if (cf_etcd_lease_grant(f->etcd, S.lease_ttl, &h->lease, err, sizeof(err))) {
-			atomic_fetch_add(&SH->errors, 1);
-			h->lease = 0;
-			goto out;
-		}
-		h->lease_renewed = now;
-		cf_fleet_report_lost(&h->pacer);
+	return ret;
+}
+
+static int m_chain(struct cfa *a, uint64_t *seq, unsigned char link[CF_FLEET_HASH_LEN],
+		   char *err, size_t errlen)
+{
+	(void)err, (void)errlen;
+	mm_chain(&H(a)->m, seq, link);
+	return 0;
+}
+
+static int m_chain_set(struct cfa *a, uint64_t seq, const unsigned char link[CF_FLEET_HASH_LEN],
+		       char *err, size_t errlen)
+{
+	return mm_chain_set(&H(a)->m, seq, link, err, errlen);
+}
+
+/* an apply: the revoke being timed, when its link is the module's */
+static int m_apply(struct cfa *a, const struct cf_fleet_change *ch, char *err, size_t errlen)
+{
+	struct host *h = H(a);
+	int ret = mm_apply(&h->m, ch, err, errlen);
+	uint64_t target = atomic_load(&SH->target_seq);
+
+	if (!ret && target && ch->seq == target) {
+		atomic_store(&apply_ms[h - S.h], mono_ms());
+		atomic_fetch_add(&SH->reached, 1);
 	}
-	if (!cf_fleet_report_due(&h->pacer, &r, now))
-		goto out;
-	r.time_ms = cf_fleet_wall_ms();
-	memcpy(f->host_sk, h->sk, sizeof(f->host_sk));
-	f->have_host_sk = true;
+	return ret;
+}
+
+static int m_epoch_get(struct cfa *a, uint64_t id, struct capfence_epoch_info *ei,
+		       char *err, size_t errlen)
+{
+	return mm_epoch_get(&H(a)->m, id, ei, err, errlen);
+}
+
+static int m_epoch_install(struct cfa *a, const struct capfence_epoch *e, char *err, size_t errlen)
+{
+	return mm_epoch_install(&H(a)->m, e, err, errlen);
+}
+
+static int m_epoch_activate(struct cfa *a, uint64_t id, char *err, size_t errlen)
+{
+	return mm_epoch_activate(&H(a)->m, id, err, errlen);
+}
+
+static int m_revoke(struct cfa *a, uint64_t id, char *err, size_t errlen)
+{
+	return mm_revoke(&H(a)->m, id, err, errlen);
+}
+
+static int m_key_remove(struct cfa *a, uint32_t id, char *err, size_t errlen)
+{
+	return mm_key_remove(&H(a)->m, id, err, errlen);
+}
+
+/* ---- the store: etcd, through the fleet client ------------------------------------ */
+
+static int counted(int ret)
+{
+	if (ret)
+		atomic_fetch_add(&SH->errors, 1);
+	return ret;
+}
+
+/* a full read of the fleet's log (the resync's, the reconcile's) */
+static int s_snapshot(struct cfa *a, struct cf_fleet_change **chs, size_t *n, uint64_t *rev,
+		      struct cf_fleet_base *b, char *err, size_t errlen)
+{
+	struct cf_fleet *f = conn_get();
+	int ret;
+
+	(void)a;
+	ret = cf_fleet_snapshot(f, 0, chs, n, rev, b, err, errlen);
+	conn_put(f);
+	atomic_fetch_add(&SH->log_reads, 1);
+	if (!ret)
+		atomic_fetch_add(&SH->log_entries, *n);
+	return counted(ret);
+}
+
+static int s_head(struct cfa *a, struct cf_fleet_head *hd, char *err, size_t errlen)
+{
+	struct cf_fleet *f = conn_get();
+	int ret;
+
+	(void)a;
+	atomic_fetch_add(&SH->head_reads, 1);
+	ret = cf_fleet_head_get(f, hd, NULL, err, errlen);
+	conn_put(f);
+	return counted(ret);
+}
+
+static int s_latest(struct cfa *a, uint64_t *rev, uint64_t *store_rev, char *err, size_t errlen)
+{
+	struct cf_fleet *f = conn_get();
+	int ret;
+
+	(void)a;
+	ret = cf_fleet_latest(f, rev, store_rev, err, errlen);
+	conn_put(f);
+	return counted(ret);
+}
+
+static int s_decode(struct cfa *a, const char *key, const char *value, struct cf_fleet_change *ch,
+		    char *err, size_t errlen)
+{
+	return cf_fleet_decode_verified(H(a)->w, key, value, ch, err, errlen);
+}
+
+static int count_event(const struct cf_etcd_event *ev, void *arg)
+{
+	atomic_fetch_add(&SH->events, 1);
+	return cfa_on_event(ev, arg);
+}
+
+static int s_watch(struct cfa *a, uint64_t from, cf_etcd_event_cb cb, cf_etcd_stop_cb stop,
+		   int64_t *compact, char *err, size_t errlen)
+{
+	struct cf_fleet *w = H(a)->w;
+	int ret;
+
+	(void)cb;	/* cfa_on_event, counted */
+	atomic_fetch_add(&SH->connects, 1);	/* a stream: a connection of its own */
+	ret = cf_etcd_watch(w->etcd, w->fleet, (int64_t)from, count_event, stop, a, compact,
+			    err, errlen);
+	if (ret && ret != -EAGAIN && !atomic_load(&a->stop))
+		atomic_fetch_add(&SH->errors, 1);
+	return ret;
+}
+
+static int s_lease_grant(struct cfa *a, int64_t ttl, int64_t *lease, char *err, size_t errlen)
+{
+	struct cf_fleet *f = conn_get();
+	int ret;
+
+	(void)a;
+	atomic_fetch_add(&SH->grants, 1);
+	ret = cf_etcd_lease_grant(f->etcd, ttl, lease, err, errlen);
+	conn_put(f);
+	return counted(ret);
+}
+
+static int s_lease_keepalive(struct cfa *a, int64_t lease, int64_t *ttl, char *err, size_t errlen)
+{
+	struct cf_fleet *f = conn_get();
+	int ret;
+
+	(void)a;
+	atomic_fetch_add(&SH->keepalives, 1);
+	ret = cf_etcd_lease_keepalive(f->etcd, lease, ttl, err, errlen);
+	conn_put(f);
+	return counted(ret);
+}
+
+/* the report, signed with this host's key */
+static int s_report(struct cfa *a, const struct cf_fleet_host *r, int64_t lease,
+		    char *err, size_t errlen)
+{
+	struct host *h = H(a);
+	struct cf_fleet *f = conn_get();
+	char *v = cf_fleet_host_encode(r);
+	int ret;
+
 	atomic_fetch_add(&SH->reports, 1);
-	v = cf_fleet_host_encode(&r);
 	if (v) {
 		atomic_fetch_add(&SH->report_bytes, strlen(v) + 120);	/* + "sig" */
 		free(v);
 	}
-	if (cf_fleet_report(f, &r, h->lease, err, sizeof(err)))
-		atomic_fetch_add(&SH->errors, 1);
-	else
-		cf_fleet_report_done(&h->pacer, &r, now);
-out:
-	atomic_store(&reported[h - S.h], h->pacer.have);
-	pthread_mutex_unlock(&h->report_lock);
+	memcpy(f->host_sk, h->sk, sizeof(f->host_sk));
+	f->have_host_sk = true;
+	ret = cf_fleet_report(f, r, lease, err, errlen);
+	f->have_host_sk = false;
+	conn_put(f);
+	if (!ret)
+		atomic_store(&reported[h - S.h], 1);
+	return counted(ret);
 }
 
-static struct cf_fleet *pool_get(void)
+static void o_say(struct cfa *a, const char *line)
 {
-	struct cf_fleet *f;
-
-	pthread_mutex_lock(&S.pool_lock);
-	while (!S.npool)
-		pthread_cond_wait(&S.pool_cond, &S.pool_lock);
-	f = S.pool[--S.npool];
-	pthread_mutex_unlock(&S.pool_lock);
-	return f;
+	if (!strncmp(line, "FAILING", 7))
+		atomic_fetch_add(&SH->failing, 1);
+	if (S.verbose)
+		fprintf(stderr, "fleet-sim: %s: %s\n", H(a)->name, line);
 }
 
-static void pool_put(struct cf_fleet *f)
-{
-	pthread_mutex_lock(&S.pool_lock);
-	S.pool[S.npool++] = f;
-	pthread_cond_signal(&S.pool_cond);
-	pthread_mutex_unlock(&S.pool_lock);
-}
+static const struct cfa_ops sim_ops = {
+	.status = m_status, .set = m_set, .chain = m_chain, .chain_set = m_chain_set,
+	.apply = m_apply, .epoch_get = m_epoch_get, .epoch_install = m_epoch_install,
+	.epoch_activate = m_epoch_activate, .revoke = m_revoke, .key_remove = m_key_remove,
+	.snapshot = s_snapshot, .head = s_head, .latest = s_latest, .decode = s_decode,
+	.watch = s_watch, .lease_grant = s_lease_grant, .lease_keepalive = s_lease_keepalive,
+	.report = s_report, .say = o_say,
+};
 
-/* ---- the watch: verify, chain, apply to the model ----------------------------- */
-
-static int model_apply(struct host *h, const struct cf_fleet_change *ch)
-{
-	switch (ch->kind) {
-	case CF_FLEET_REVOKE:
-		if (h->nrevoked == h->caprevoked) {
-			size_t cap = h->caprevoked ? h->caprevoked * 2 : 8;
-			void *p = realloc(h->revoked, cap * sizeof(*h->revoked));
-
-			if (!p)
-				return -ENOMEM;
-			h->revoked = p;
-			h->caprevoked = cap;
-		}
-		h->revoked[h->nrevoked++] = ch->id;
-		return 0;
-	case CF_FLEET_EPOCH_ACTIVATE:
-		h->epoch_active = ch->id;
-		return 0;
-	default:
-		return 0;
-	}
-}
-
-static int on_event(const struct cf_etcd_event *ev, void *arg)
-{
-	struct host *h = arg;
-	struct cf_fleet_change ch;
-	char err[CAPFENCE_ERR_MAX];
-	uint64_t rev = (uint64_t)ev->kv->mod_rev, target;
-	struct cf_fleet *f;
-	int ret;
-
-	atomic_fetch_add(&SH->events, 1);
-	if (ev->deleted)
-		return 0;	/* chained: a delete carries no change */
-	ret = cf_fleet_decode_verified(h->w, ev->kv->key, ev->kv->value, &ch, err, sizeof(err));
-	pthread_mutex_lock(&h->lock);
-	if (ret) {
-		snprintf(h->failing, sizeof(h->failing), "rev=%" PRIu64 " refused: %.120s", rev, err);
-	} else if (ch.seq != h->seq + 1 || memcmp(ch.prev, h->link, CF_FLEET_HASH_LEN)) {
-		snprintf(h->failing, sizeof(h->failing), "rev=%" PRIu64 " out of chain", rev);
-		ret = -EBADMSG;
-	} else if (!(ret = model_apply(h, &ch))) {
-		h->rev = rev;
-		h->seq = ch.seq;
-		memcpy(h->link, ch.link, CF_FLEET_HASH_LEN);
-		h->failing[0] = '\0';
-	}
-	pthread_mutex_unlock(&h->lock);
-	cf_fleet_change_release(&ch);
-	if (ret)
-		return -EAGAIN;
-	target = atomic_load(&SH->target_seq);
-	if (target && ch.seq == target) {
-		int64_t now = mono_ms();
-
-		atomic_store(&apply_ms[h - S.h], now);
-		atomic_fetch_add(&SH->reached, 1);
-	}
-	/* a report on apply (the pacer: its content changed) */
-	f = pool_get();
-	host_report(h, f);
-	pool_put(f);
-	return 0;
-}
-
-static bool watch_stop(void *arg)
-{
-	(void)arg;
-	return atomic_load(&SH->stop);
-}
-
-static void *watch_main(void *arg)
-{
-	struct host *h = arg;
-	char err[CAPFENCE_ERR_MAX];
-	unsigned backoff = 200;
-
-	while (!atomic_load(&SH->stop)) {
-		int64_t compact = 0;
-		uint64_t from;
-		int ret;
-
-		pthread_mutex_lock(&h->lock);
-		from = h->rev + 1;
-		pthread_mutex_unlock(&h->lock);
-		ret = cf_etcd_watch(h->w->etcd, h->w->fleet, (int64_t)from, on_event, watch_stop, h,
-				    &compact, err, sizeof(err));
-		if (!ret || atomic_load(&SH->stop))
-			break;
-		atomic_fetch_add(&SH->errors, 1);
-		/* as capfenced: a failing stream backs off to 5 s */
-		msleep(backoff);
-		backoff = backoff < 5000 ? backoff * 2 : 5000;
-	}
-	return NULL;
-}
-
-/* ---- the heartbeat: the head, confirmation, the paced report ------------------- */
-
-/* capfenced's head_allows on the model (the last link only: it has no other) */
-static void beat(struct host *h, struct cf_fleet *f)
-{
-	struct cf_fleet_head hd;
-	char err[CAPFENCE_ERR_MAX];
-	int64_t wall, age, now = mono_ms();
-
-	atomic_fetch_add(&SH->beats, 1);
-	atomic_fetch_add(&SH->head_reads, 1);
-	if (cf_fleet_head_get(f, &hd, NULL, err, sizeof(err))) {
-		atomic_fetch_add(&SH->errors, 1);
-		goto report;
-	}
-	wall = cf_fleet_wall_ms();
-	pthread_mutex_lock(&h->lock);
-	if (hd.seq >= h->head_seen && !h->failing[0] && h->seq >= hd.seq &&
-	    (h->seq != hd.seq || !memcmp(h->link, hd.hash, CF_FLEET_HASH_LEN))) {
-		age = wall - hd.time_ms;
-		if (age < 0)
-			age = 0;
-		if (age < S.stale_ms) {
-			atomic_store(&confirmed_ms[h - S.h], now - age);
-			atomic_fetch_add(&SH->confirmed, 1);
-		}
-	}
-	if (hd.seq > h->head_seen)
-		h->head_seen = hd.seq;
-	pthread_mutex_unlock(&h->lock);
-report:
-	host_report(h, f);
-}
+/* ---- the heartbeats ------------------------------------------------------------- */
 
 static void *worker_main(void *arg)
 {
 	unsigned k = (unsigned)(uintptr_t)arg, i;
 	struct cf_fleet *f = open_fleet();
 
+	track(f);
+	tl_conn = f;
 	while (!atomic_load(&SH->stop)) {
 		int64_t now = mono_ms(), next = now + S.heartbeat_ms;
 
@@ -411,7 +456,8 @@ static void *worker_main(void *arg)
 			}
 			/* as capfenced: the next beat a heartbeat after this one began */
 			h->next_beat = mono_ms() + S.heartbeat_ms;
-			beat(h, f);
+			atomic_fetch_add(&SH->beats, 1);
+			cfa_beat(&h->a);
 			if (h->next_beat < next)
 				next = h->next_beat;
 			now = mono_ms();
@@ -420,8 +466,6 @@ static void *worker_main(void *arg)
 		if (next > now)
 			msleep((unsigned)(next - now < 50 ? next - now : 50));
 	}
-	f->have_host_sk = false;
-	cf_fleet_close(f);
 	return NULL;
 }
 
@@ -490,6 +534,12 @@ static void etcd_metrics(double m[M_N])
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, buf_write);
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, &b);
 	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, 30000L);
+	if (S.cacert)
+		curl_easy_setopt(c, CURLOPT_CAINFO, S.cacert);
+	if (S.cert) {
+		curl_easy_setopt(c, CURLOPT_SSLCERT, S.cert);
+		curl_easy_setopt(c, CURLOPT_SSLKEY, S.key);
+	}
 	if (curl_easy_perform(c) != CURLE_OK || !b)
 		die("metrics", url);
 	curl_easy_cleanup(c);
@@ -587,11 +637,27 @@ static double one_wait(unsigned k, int *status)
 	char id[24], to[16];
 	double t0;
 	pid_t pid;
-	char *argv[] = { (char *)S.capfence, "fleet", "--endpoints", (char *)S.endpoints,
-			 "--signing-key", S.sign_path, "--host-keys", S.hostkeys_path,
-			 "revoke", id, "--wait", "--timeout", to, NULL };
+	char *argv[20] = { (char *)S.capfence, "fleet", "--endpoints", (char *)S.endpoints,
+			   "--signing-key", S.sign_path, "--host-keys", S.hostkeys_path };
+	int k0 = 8;
 	posix_spawn_file_actions_t fa;
 
+	if (S.cacert) {
+		argv[k0++] = "--cacert";
+		argv[k0++] = (char *)S.cacert;
+	}
+	if (S.cert) {
+		argv[k0++] = "--cert";
+		argv[k0++] = (char *)S.cert;
+		argv[k0++] = "--key";
+		argv[k0++] = (char *)S.key;
+	}
+	argv[k0++] = "revoke";
+	argv[k0++] = id;
+	argv[k0++] = "--wait";
+	argv[k0++] = "--timeout";
+	argv[k0++] = to;
+	argv[k0] = NULL;
 	snprintf(id, sizeof(id), "%016" PRIx64, cap_id(100000 + k));
 	snprintf(to, sizeof(to), "%u", 120);
 	posix_spawn_file_actions_init(&fa);
@@ -638,8 +704,11 @@ static unsigned num(const char *opt, const char *s)
 }
 
 /* what the hosts asked, for the steady window's rates */
-static void counters(uint64_t q[6])
+static void counters(uint64_t q[9])
 {
+	q[6] = atomic_load(&SH->log_reads);
+	q[7] = atomic_load(&SH->log_entries);
+	q[8] = atomic_load(&SH->connects);
 	q[0] = atomic_load(&SH->head_reads);
 	q[1] = atomic_load(&SH->reports);
 	q[2] = atomic_load(&SH->keepalives);
@@ -655,25 +724,62 @@ static void counters(uint64_t q[6])
  * spread over the period and shared by S.workers threads, until the
  * parent says stop.
  */
-static void hosts_run(uint64_t store_rev)
+/* this process's request connections opened so far (each watch stream opens its own) */
+static uint64_t connects(void)
+{
+	uint64_t c = 0;
+	unsigned i;
+
+	pthread_mutex_lock(&S.all_lock);
+	for (i = 0; i < S.nall; i++)
+		c += cf_etcd_connects(S.all[i]->etcd);
+	pthread_mutex_unlock(&S.all_lock);
+	return c;
+}
+
+static void hosts_run(void)
 {
 	unsigned i, n = S.hi - S.lo;
+	uint64_t published = 0;
 	pthread_t *workers;
 	pthread_attr_t small;
 
 	pthread_mutex_init(&S.pool_lock, NULL);
+	pthread_mutex_init(&S.all_lock, NULL);
 	pthread_cond_init(&S.pool_cond, NULL);
-	for (i = 0; i < POOL; i++)
+	for (i = 0; i < POOL; i++) {
 		S.pool[S.npool++] = open_fleet();
+		track(S.pool[i]);
+	}
 	pthread_attr_init(&small);
 	pthread_attr_setstacksize(&small, 256 * 1024);
 	for (i = S.lo; i < S.hi; i++) {
 		struct host *h = &S.h[i];
+		struct capfence_fleet_set fs = { .flags = CAPFENCE_FLEET_SET_BOUNDS,
+						 .stale_ms = S.stale_ms, .deny_ms = S.deny_ms };
+		char err[CAPFENCE_ERR_MAX];
 
 		h->w = open_fleet();
-		h->rev = store_rev;	/* the genesis: nothing chained before it */
+		cfa_init(&h->a);
+		h->a.ops = &sim_ops;
+		h->a.ctx = h;
+		h->a.host = h->name;
+		h->a.stale_ms = S.stale_ms;
+		h->a.deny_ms = S.deny_ms;
+		h->a.heartbeat_ms = S.heartbeat_ms;
+		h->a.reconcile_s = S.reconcile_s;
+		h->a.lease_ttl = S.lease_ttl;
+		h->a.chained = true;		/* --fleet-pubkey */
+		h->a.require_head = true;
+		h->a.pacer.every_ms = S.report_every_ms;
+		/* capfenced's start: fleet mode on with its bounds */
+		if (mm_set(&h->m, &fs, err, sizeof(err)))
+			die("bounds", err);
 		h->next_beat = mono_ms() + (int64_t)((uint64_t)(i - S.lo) * S.heartbeat_ms / n);
-		if (pthread_create(&h->thread, &small, watch_main, h))
+		/* the reconciles spread over their period, as a fleet's agents start */
+		h->a.next_reconcile = cfa_now_ms() +
+			(int64_t)((uint64_t)(i - S.lo) * S.reconcile_s * 1000 / n);
+		if (pthread_create(&h->thread, &small, cfa_watch_main, &h->a))
 			die("thread", strerror(errno));
 	}
 	workers = calloc(S.workers, sizeof(*workers));
@@ -682,20 +788,27 @@ static void hosts_run(uint64_t store_rev)
 	for (i = 0; i < S.workers; i++)
 		if (pthread_create(&workers[i], &small, worker_main, (void *)(uintptr_t)i))
 			die("thread", strerror(errno));
-	while (!atomic_load(&SH->stop))
+	while (!atomic_load(&SH->stop)) {
+		uint64_t c;
+
 		msleep(100);
+		c = connects();
+		atomic_fetch_add(&SH->connects, c - published);
+		published = c;
+	}
 	/* the watches see the stop within about a second */
+	for (i = S.lo; i < S.hi; i++)
+		atomic_store(&S.h[i].a.stop, true);
 	for (i = 0; i < S.workers; i++)
 		pthread_join(workers[i], NULL);
 	for (i = S.lo; i < S.hi; i++) {
 		pthread_join(S.h[i].thread, NULL);
 		cf_fleet_close(S.h[i].w);
-		free(S.h[i].revoked);
+		cfa_destroy(&S.h[i].a);
+		mm_free(&S.h[i].m);
 	}
-	for (i = 0; i < S.npool; i++) {
-		S.pool[i]->have_host_sk = false;
-		cf_fleet_close(S.pool[i]);
-	}
+	for (i = 0; i < S.nall; i++)
+		cf_fleet_close(S.all[i]);
 	free(workers);
 }
 
@@ -758,12 +871,16 @@ int main(int argc, char **argv)
 		{ "workers", required_argument, NULL, 'T' },
 		{ "procs", required_argument, NULL, 'P' },
 		{ "capfence", required_argument, NULL, 'c' },
+		{ "reconcile", required_argument, NULL, 'C' },
+		{ "cacert", required_argument, NULL, 'A' },
+		{ "cert", required_argument, NULL, 'X' },
+		{ "key", required_argument, NULL, 'K' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char err[CAPFENCE_ERR_MAX];
 	double m0[M_N], m1[M_N], ma[M_N], mb[M_N], c0, c1, t0, t1, ready_s;
 	double *every, *per_host, *waits;
-	uint64_t q0[6], q1[6], *ev;
+	uint64_t q0[9], q1[9], *ev;
 	size_t nper = 0, nev = 0, shsize;
 	pthread_t head;
 	struct cf_fleet_head hd;
@@ -783,6 +900,8 @@ int main(int argc, char **argv)
 	S.revokes = 20;
 	S.waits = 5;
 	S.workers = 4;
+	S.reconcile_s = 60;	/* capfenced's default */
+	S.verbose = getenv("FLEET_SIM_VERBOSE") != NULL;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
 		case 'e': S.endpoints = optarg; break;
@@ -797,15 +916,19 @@ int main(int argc, char **argv)
 		case 'T': S.workers = num("--workers", optarg); break;
 		case 'P': S.procs = num("--procs", optarg); break;
 		case 'c': S.capfence = optarg; break;
+		case 'C': S.reconcile_s = num("--reconcile", optarg); break;
+		case 'A': S.cacert = optarg; break;
+		case 'X': S.cert = optarg; break;
+		case 'K': S.key = optarg; break;
 		default: return 2;
 		}
 	}
 	if (!S.endpoints || !S.n || !S.dir || !S.workers || S.heartbeat_ms < 10 ||
-	    S.stale_ms <= S.heartbeat_ms) {
+	    S.stale_ms <= S.heartbeat_ms || !S.cert != !S.key || (S.cert && !S.cacert)) {
 		fprintf(stderr, "usage: fleet-sim --endpoints URL --hosts N --dir DIR [--heartbeat MS] "
 			"[--max-staleness MS (above the heartbeat)] [--report-every MS] [--steady S] "
 			"[--revokes R] [--waits W] [--workers T (per process)] [--procs P] "
-			"[--capfence PATH]\n");
+			"[--capfence PATH] [--reconcile S] [--cacert F [--cert F --key F]]\n");
 		return 2;
 	}
 	S.deny_ms = 2 * S.stale_ms;	/* the bench runs capfenced with --deny-after twice it */
@@ -855,9 +978,6 @@ int main(int argc, char **argv)
 		crypto_sign_keypair(pk, S.h[i].sk);
 		sodium_bin2base64(b64, sizeof(b64), pk, sizeof(pk), sodium_base64_VARIANT_ORIGINAL);
 		fprintf(hk, "%s %s\n", S.h[i].name, b64);
-		S.h[i].pacer.every_ms = S.report_every_ms;
-		pthread_mutex_init(&S.h[i].lock, NULL);
-		pthread_mutex_init(&S.h[i].report_lock, NULL);
 	}
 	fclose(hk);
 	shsize = sizeof(*SH) + (size_t)S.n * (2 * sizeof(int64_t) + 1);
@@ -889,7 +1009,7 @@ int main(int argc, char **argv)
 		if (!kids[i]) {
 			S.lo = (unsigned)((uint64_t)S.n * i / S.procs);
 			S.hi = (unsigned)((uint64_t)S.n * (i + 1) / S.procs);
-			hosts_run(store_rev);
+			hosts_run();
 			_exit(0);
 		}
 	}
@@ -903,7 +1023,7 @@ int main(int argc, char **argv)
 	 */
 	for (;;) {
 		unsigned cur = 0;
-		int64_t now = mono_ms();
+		int64_t now = cfa_now_ms();
 
 		for (i = 0; i < S.n; i++)
 			cur += !strcmp(model_state(i, now), "current") && atomic_load(&reported[i]);
@@ -927,7 +1047,7 @@ int main(int argc, char **argv)
 	t1 = mono_s();
 	c1 = sim_cpu_s(&hwm_kb);
 	{
-		int64_t now = mono_ms();
+		int64_t now = cfa_now_ms();
 
 		for (i = 0; i < S.n; i++)
 			not_current += strcmp(model_state(i, now), "current") != 0;
@@ -988,7 +1108,9 @@ int main(int argc, char **argv)
 		       "\"sim_cpu\":%.3f,\"sim_maxrss_mb\":%.0f,"
 		       "\"head_reads_per_s\":%.1f,\"reports_per_s\":%.1f,\"keepalives_per_s\":%.1f,"
 		       "\"report_bytes_per_s\":%.0f,\"beats_per_s\":%.1f,\"confirmations_per_s\":%.1f,"
-		       "\"not_current_after_steady\":%u,",
+		       "\"not_current_after_steady\":%u,\"reconcile_s\":%u,\"tls\":%s,"
+		       "\"log_reads_per_s\":%.2f,\"log_entries_per_s\":%.1f,"
+		       "\"connects_per_s\":%.2f,\"connects\":%" PRIu64 ",\"failing_lines\":%" PRIuFAST64 ",",
 		       S.n, S.heartbeat_ms, S.stale_ms, S.report_every_ms, S.lease_ttl, S.procs,
 		       S.procs * S.workers, ready_s, dt,
 		       (m1[M_PROPOSALS] - m0[M_PROPOSALS]) / dt, (m1[M_PUTS] - m0[M_PUTS]) / dt,
@@ -999,7 +1121,11 @@ int main(int argc, char **argv)
 		       (c1 - c0) / dt, (double)hwm_kb / 1024.0,
 		       (double)(q1[0] - q0[0]) / dt, (double)(q1[1] - q0[1]) / dt,
 		       (double)(q1[2] - q0[2]) / dt, (double)(q1[5] - q0[5]) / dt,
-		       (double)(q1[3] - q0[3]) / dt, (double)(q1[4] - q0[4]) / dt, not_current);
+		       (double)(q1[3] - q0[3]) / dt, (double)(q1[4] - q0[4]) / dt, not_current,
+		       S.reconcile_s, S.cacert ? "true" : "false",
+		       (double)(q1[6] - q0[6]) / dt, (double)(q1[7] - q0[7]) / dt,
+		       (double)(q1[8] - q0[8]) / dt, (uint64_t)atomic_load(&SH->connects),
+		       atomic_load(&SH->failing));
 		printf("\"revokes\":%zu,\"events_per_revoke\":%.1f,\"etcd_events_per_revoke\":%.1f,"
 		       "\"applied_everywhere_p50_ms\":%.1f,\"applied_everywhere_p99_ms\":%.1f,"
 		       "\"applied_host_p50_ms\":%.1f,\"applied_host_p99_ms\":%.1f,"

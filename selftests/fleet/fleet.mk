@@ -25,18 +25,26 @@ check-fleet: $(FLEET_PREREQ)
 		echo "# time: fleet $$(( $$(date +%s) - t0 )) s" >> $(B)/logs/fleet.log
 	@selftests/summary fleet $(B)/logs/fleet.log
 
-# The fleet at scale (part of make bench): one etcd on loopback and
-# FLEET_SIM_HOSTS simulated hosts (the library's fleet client applying to
-# an in-memory model, no module, no VM; as many processes as their
-# descriptors need) per row, N or N:heartbeat-ms; etcd's steady-state
-# writes and bytes, watch events per revoke, revoke to applied everywhere,
-# `fleet revoke --wait`; build/bench/fleet-scale.md.
+# The fleet at scale (part of make bench): one etcd on loopback (TLS with
+# client certificates) and FLEET_SIM_HOSTS simulated hosts (each running
+# capfenced's state machine, tools/capfenced/agent_core.c, on an in-memory
+# module model, no kernel, no VM; as many processes as their descriptors
+# need) per row, N or N:heartbeat-ms; etcd's steady-state writes and bytes,
+# the reconciles' full-log reads, the connections opened, watch events per
+# revoke, revoke to applied everywhere, `fleet revoke --wait`;
+# build/bench/fleet-scale.md.
 FLEET_SIM_HOSTS ?= 100,1000,10000,10000:10000
 FLEET_SIM_ARGS ?=
 
-$(B)/fleet/fleet-sim $(B)/fleet/fleet-log: $(B)/fleet/%: selftests/fleet/%.c $(LIB_A) $(LIB_HDRS) | deps
+$(B)/fleet/fleet-log: $(B)/fleet/%: selftests/fleet/%.c $(LIB_A) $(LIB_HDRS) | deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_USR) $(CPPFLAGS_USR) $< $(LIB_A) -lsodium -lmnl $(NET_LIBS) -lpthread -o $@
+
+# the simulator runs capfenced's state machine on a module model
+SIM_SRCS := selftests/fleet/fleet-sim.c tools/capfenced/agent_core.c selftests/fleet/module_model.c
+$(B)/fleet/fleet-sim: $(SIM_SRCS) tools/capfenced/agent_core.h selftests/fleet/module_model.h $(LIB_A) $(LIB_HDRS) | deps
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_USR) $(CPPFLAGS_USR) -Itools/capfenced -Iselftests/fleet $(SIM_SRCS) $(LIB_A) -lsodium -lmnl $(NET_LIBS) -lpthread -o $@
 
 .PHONY: bench-fleet bench-fleet-vm
 bench-fleet: $(B)/fleet/fleet-sim $(B)/fleet/fleet-log $(B)/tools/capfence

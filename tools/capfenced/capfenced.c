@@ -47,13 +47,16 @@
  * before the host goes stale. --metrics-listen serves /metrics and
  * /healthz (http.c).
  *
+ * The state machine (the watch's apply, rebuild, resync and reconcile,
+ * the heartbeat's verdict and the report) is agent_core.c, which the
+ * fleet simulator runs too; this file gives it the module (the library's
+ * client) and etcd through struct cfa_ops, and adds the options, the
+ * log, systemd and the metrics listener.
+ *
  * Two threads, three with --metrics-listen: the watch applies; the
  * heartbeat confirms, reports, reconciles, re-arms a reloaded module and
  * restarts a watch that stopped delivering; the listener answers scrapes
- * on a module handle of its own. cf_lock serializes every use of the
- * module handle (the heartbeat reopens it after a reload); state_lock
- * guards failing and the chain; metrics_lock the agent's counters. When
- * two are held, cf_lock is taken first.
+ * on a module handle of its own. The locks are agent_core.h's.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -71,6 +74,7 @@
 #include <unistd.h>
 #include <systemd/sd-daemon.h>
 #include <capfence/capfence.h>
+#include "agent_core.h"
 #include "cf_fleet.h"
 #include "cf_metrics.h"
 #include "http.h"
@@ -81,59 +85,19 @@
 #define DEF_LEASE_TTL	10
 #define DEF_RECONCILE_S	60
 #define DEF_REPORT_MS	10000
-/* the retry backoff of a change that fails to apply */
-#define RETRY_MIN_MS	200
-#define RETRY_MAX_MS	5000
-/* heartbeats that see the watch behind the store without progress */
-#define WATCH_LAG_BEATS	3
 
-struct agent {
+static struct {
+	struct cfa a;			/* the state machine (agent_core.c) */
 	struct cf_fleet *fleet;
-	struct capfence_client *cf;
-	const char *host;
-	uint32_t stale_ms, deny_ms, heartbeat_ms, reconcile_s;
-	int64_t lease_ttl, lease;
-	atomic_bool stop, restart, rearm;
-	pthread_mutex_t cf_lock;	/* the module handle */
-	pthread_mutex_t state_lock;	/* failing, failing_rev */
-	char failing[160];		/* why the host is below the fleet, "" */
-	uint64_t failing_rev;		/* the change that fails, 0 = reconcile */
-	uint64_t known_rev;		/* the highest revision seen in the module */
-	bool chained;			/* changes must form the chain (--fleet-pubkey) */
-	bool require_head;		/* confirm only at the signed head */
-	uint64_t chain_seq;		/* the chain's changes the module has (read back from it) */
-	uint64_t chain_rev;		/* the store revision of change chain_seq: an index, no evidence */
-	uint64_t known_seq;		/* chained: the highest position seen in the module */
-	uint64_t stream_rev;		/* chained: the last event's revision on this watch stream */
-	uint64_t chain_base;		/* the snapshot's seq the chain starts at, 0: genesis */
-	unsigned char base_hash[CF_FLEET_HASH_LEN];	/* its link */
-	unsigned char (*links)[CF_FLEET_HASH_LEN];	/* links[s - base - 1]: change s's */
-	size_t links_cap;
-	uint64_t head_seen;		/* the highest head seq seen */
-	struct {			/* the head last seen, anchored at first sight */
-		bool have;
-		uint64_t seq;
-		int64_t time_ms;	/* its signed time */
-		uint64_t signed_ns;	/* CLOCK_BOOTTIME: first sight less its age then */
-	} anchor;
-	_Atomic uint64_t watch_from;	/* chained: after a rebuild, its revision + 1 */
-	atomic_bool rebuild_asked;	/* chained: behind the head, rebuild */
-	char head_why[160];		/* why the head stops confirmations, "" */
+	struct capfence_client *cf;	/* the module handle (a.cf_lock) */
 	const char *fault_file;		/* test only: CAPFENCED_FAULT_FILE */
 	FILE *log;
 	bool use_syslog;
 	pthread_mutex_t log_lock;
-	pthread_mutex_t report_lock;	/* the lease, one report at a time */
-	struct cf_fleet_pacer pacer;	/* when the report is written (report_lock) */
-	int64_t lease_renewed;		/* the lease's last renewal (report_lock) */
-	pthread_mutex_t metrics_lock;	/* m */
-	struct cf_agent_metrics m;	/* for /metrics */
 	uint64_t wd_usec;		/* systemd's WatchdogSec, 0 = none */
 	int64_t wd_last;		/* the last WATCHDOG=1, ms */
 	char sd_status[200];		/* the last STATUS= sent */
-};
-
-static struct agent A;
+} A;
 
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void say(const char *fmt, ...)
@@ -154,37 +118,6 @@ static void say(const char *fmt, ...)
 	va_end(ap);
 }
 
-/* The module's clock: CLOCK_BOOTTIME runs through a suspend. */
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_BOOTTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* The instant a confirmation is dated from, on the module's clock. */
-static uint64_t boot_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_BOOTTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-
-/* Sleep ms, waking early when asked to stop. */
-static void nap(uint32_t ms)
-{
-	while (ms && !atomic_load(&A.stop)) {
-		uint32_t step = ms < 100 ? ms : 100;
-		struct timespec ts = { 0, (long)step * 1000000L };
-
-		nanosleep(&ts, NULL);
-		ms -= step;
-	}
-}
-
 /* ---- metrics and systemd ------------------------------------------------------------ */
 
 static int64_t mono_ms(void)
@@ -195,23 +128,14 @@ static int64_t mono_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static void count_error(enum cf_agent_error e)
-{
-	pthread_mutex_lock(&A.metrics_lock);
-	A.m.errors[e]++;
-	pthread_mutex_unlock(&A.metrics_lock);
-}
-
-static bool is_failing(void);
-
 /* for the listener: a copy of the counters */
 static void agent_metrics(struct cf_agent_metrics *out)
 {
-	bool failing = is_failing();
+	bool failing = cfa_is_failing(&A.a);
 
-	pthread_mutex_lock(&A.metrics_lock);
-	*out = A.m;
-	pthread_mutex_unlock(&A.metrics_lock);
+	pthread_mutex_lock(&A.a.metrics_lock);
+	*out = A.a.m;
+	pthread_mutex_unlock(&A.a.metrics_lock);
 	out->failing = failing;
 }
 
@@ -251,241 +175,7 @@ static void sd_status(const char *fmt, ...)
 static void on_signal(int sig)
 {
 	(void)sig;
-	atomic_store(&A.stop, true);
-}
-
-static void set_failing(uint64_t rev, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void set_failing(uint64_t rev, const char *fmt, ...)
-{
-	char why[sizeof(A.failing)];
-	bool news;
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(why, sizeof(why), fmt, ap);
-	va_end(ap);
-	pthread_mutex_lock(&A.state_lock);
-	news = strcmp(why, A.failing) != 0;
-	snprintf(A.failing, sizeof(A.failing), "%s", why);
-	A.failing_rev = rev;
-	pthread_mutex_unlock(&A.state_lock);
-	if (news)	/* once per distinct failure, not on every retry */
-		say("FAILING: %s; retrying, no freshness confirmed until it applies", why);
-}
-
-/* The failure of the change at rev (0: of a reconcile) is over. */
-static void clear_failing(uint64_t rev)
-{
-	bool was;
-
-	pthread_mutex_lock(&A.state_lock);
-	/* 0: a reconcile's failure; rev: a change's, at rev or below */
-	was = A.failing[0] && (rev ? A.failing_rev && A.failing_rev <= rev : !A.failing_rev);
-	if (was) {
-		A.failing[0] = '\0';
-		A.failing_rev = 0;
-	}
-	pthread_mutex_unlock(&A.state_lock);
-	if (was)
-		say("recovered: the module has the fleet's changes again");
-}
-
-static bool is_failing(void)
-{
-	bool f;
-
-	pthread_mutex_lock(&A.state_lock);
-	f = A.failing[0] != '\0';
-	pthread_mutex_unlock(&A.state_lock);
-	return f;
-}
-
-/* ---- the chain --------------------------------------------------------------------- */
-
-/* The link of change seq (zeros: genesis); NULL below the snapshot. state_lock held. */
-static const unsigned char *link_of(uint64_t seq)
-{
-	static const unsigned char genesis[CF_FLEET_HASH_LEN];
-
-	if (!seq)
-		return genesis;
-	if (seq < A.chain_base || seq > A.chain_seq)
-		return NULL;
-	return seq == A.chain_base ? A.base_hash : A.links[seq - A.chain_base - 1];
-}
-
-/* Does ch follow the chain as the module has it? Else the host fails. */
-static bool chain_follows(const struct cf_fleet_change *ch)
-{
-	uint64_t seq;
-	bool ok;
-
-	if (!A.chained)
-		return true;
-	pthread_mutex_lock(&A.state_lock);
-	seq = A.chain_seq;
-	ok = ch->seq == seq + 1 && !memcmp(ch->prev, link_of(seq), CF_FLEET_HASH_LEN);
-	pthread_mutex_unlock(&A.state_lock);
-	if (ok)
-		return true;
-	if (!ch->seq)
-		set_failing(ch->rev, "rev=%" PRIu64 " refused: not chained (no \"seq\"; signed by an older capfence?)",
-			    ch->rev);
-	else if (ch->seq != seq + 1)
-		set_failing(ch->rev, "rev=%" PRIu64 " out of chain: seq=%" PRIu64 " after seq=%" PRIu64
-			    " (the store withheld or reordered a change)", ch->rev, ch->seq, seq);
-	else
-		set_failing(ch->rev, "rev=%" PRIu64 " out of chain: seq=%" PRIu64
-			    " does not follow this host's seq=%" PRIu64 " (a forked store)",
-			    ch->rev, ch->seq, seq);
-	return false;
-}
-
-/* ch is in the module: the chain grows by it. */
-static int chain_add(const struct cf_fleet_change *ch)
-{
-	int ret = 0;
-
-	if (!A.chained)
-		return 0;
-	pthread_mutex_lock(&A.state_lock);
-	if (A.chain_seq - A.chain_base == A.links_cap) {
-		size_t cap = A.links_cap ? A.links_cap * 2 : 64;
-		void *p = realloc(A.links, cap * CF_FLEET_HASH_LEN);
-
-		if (!p) {
-			ret = -ENOMEM;
-			goto out;
-		}
-		A.links = p;
-		A.links_cap = cap;
-	}
-	memcpy(A.links[A.chain_seq - A.chain_base], ch->link, CF_FLEET_HASH_LEN);
-	A.chain_seq++;
-	A.chain_rev = ch->rev;
-out:
-	pthread_mutex_unlock(&A.state_lock);
-	if (ret)
-		set_failing(ch->rev, "rev=%" PRIu64 ": out of memory for the chain", ch->rev);
-	return ret;
-}
-
-/* The chain starts again at the snapshot b (seq 0: at genesis). */
-static void chain_reset(const struct cf_fleet_base *b)
-{
-	pthread_mutex_lock(&A.state_lock);
-	A.chain_seq = A.chain_base = b->seq;
-	A.chain_rev = b->rev;
-	memcpy(A.base_hash, b->hash, CF_FLEET_HASH_LEN);
-	pthread_mutex_unlock(&A.state_lock);
-}
-
-static uint64_t module_rev(void);
-
-/*
- * The chain as far as the module's revision: from the fleet's snapshot
- * (its seq and link) on, the store's changes up to upto (no fleet key is
- * written twice), each checked against the one before. Before a watch
- * starts from upto + 1. 0, or -1 with the host failing, or with a rebuild
- * asked when the module is below the snapshot (compaction deleted
- * changes it has not applied).
- */
-static int chain_load(uint64_t upto)
-{
-	struct cf_fleet_change *chs;
-	struct cf_fleet_base b;
-	char err[CAPFENCE_ERR_MAX];
-	size_t i, n;
-	uint64_t s;
-	int ret = 0;
-
-	if (!A.chained)
-		return 0;
-	if (cf_fleet_snapshot(A.fleet, 0, &chs, &n, &s, &b, err, sizeof(err))) {
-		set_failing(upto + 1, "the chain: %s", err);
-		return -1;
-	}
-	if (b.seq && b.rev > upto) {
-		cf_fleet_changes_free(chs, n);
-		say("the module (rev=%" PRIu64 ") is below the fleet's snapshot (rev=%" PRIu64
-		    " seq=%" PRIu64 "): rebuilding from it", upto, b.rev, b.seq);
-		atomic_store(&A.rebuild_asked, true);
-		return -1;
-	}
-	chain_reset(&b);
-	for (i = 0; i < n && chs[i].rev <= upto && !ret; i++)
-		if (!chs[i].base && (!chain_follows(&chs[i]) || chain_add(&chs[i])))
-			ret = -1;
-	cf_fleet_changes_free(chs, n);
-	return ret;
-}
-
-static uint64_t module_rev(void)
-{
-	struct capfence_fleet_status fs;
-	char err[CAPFENCE_ERR_MAX];
-	int ret;
-
-	pthread_mutex_lock(&A.cf_lock);
-	ret = capfence_client_fleet_status(A.cf, &fs, err, sizeof(err));
-	pthread_mutex_unlock(&A.cf_lock);
-	if (ret) {
-		say("cannot read the module's fleet state: %s", err);
-		return 0;
-	}
-	return fs.rev;
-}
-
-/* The chain position the module holds: 0, or -1 when it cannot be read. */
-static int module_chain(uint64_t *seq, unsigned char link[CF_FLEET_HASH_LEN])
-{
-	char err[CAPFENCE_ERR_MAX];
-	int ret;
-
-	pthread_mutex_lock(&A.cf_lock);
-	ret = cf_fleet_module_chain(A.cf, seq, link, err, sizeof(err));
-	pthread_mutex_unlock(&A.cf_lock);
-	if (ret) {
-		say("cannot read the module's fleet chain: %s", err);
-		return -1;
-	}
-	return 0;
-}
-
-/*
- * Chained: does the module hold exactly ch's link at ch's seq? What the
- * module holds is the only record of what this host applied. cf_lock held.
- */
-static bool module_holds(const struct cf_fleet_change *ch, char *err, size_t errlen)
-{
-	unsigned char link[CF_FLEET_HASH_LEN];
-	uint64_t seq;
-
-	if (cf_fleet_module_chain(A.cf, &seq, link, err, errlen))
-		return false;
-	if (seq == ch->seq && !memcmp(link, ch->link, CF_FLEET_HASH_LEN))
-		return true;
-	snprintf(err, errlen, "the module holds seq=%" PRIu64 ", not this change's link at seq=%" PRIu64,
-		 seq, ch->seq);
-	return false;
-}
-
-/* Advance the module to rev without a change (a delete, a snapshot's S). */
-static int skip_to(uint64_t rev)
-{
-	struct capfence_fleet_set fs = { .flags = CAPFENCE_FLEET_SET_REV, .rev = rev };
-	char err[CAPFENCE_ERR_MAX];
-	int ret;
-
-	pthread_mutex_lock(&A.cf_lock);
-	ret = capfence_client_fleet_set(A.cf, &fs, err, sizeof(err));
-	pthread_mutex_unlock(&A.cf_lock);
-	if (ret && ret != -EALREADY) {
-		say("cannot advance the module to rev=%" PRIu64 ": %s", rev, err);
-		return ret;
-	}
-	return 0;
+	atomic_store(&A.a.stop, true);
 }
 
 /*
@@ -510,13 +200,13 @@ static int injected_fault(char *err, size_t errlen)
 	if (!strncmp(buf, "hang", 4)) {
 		/* a module call that does not return, with cf_lock held */
 		say("test: apply hangs while %s says hang", A.fault_file);
-		while (!atomic_load(&A.stop) && (f = fopen(A.fault_file, "re"))) {
+		while (!atomic_load(&A.a.stop) && (f = fopen(A.fault_file, "re"))) {
 			bool hang = fgets(buf, sizeof(buf), f) && !strncmp(buf, "hang", 4);
 
 			fclose(f);
 			if (!hang)
 				break;
-			nap(100);
+			cfa_nap(&A.a, 100);
 		}
 		return 0;
 	}
@@ -536,1036 +226,176 @@ static int injected_fault(char *err, size_t errlen)
 	return -ENOMEM;
 }
 
-/* Do two epochs have the same rules (by their canonical text)? */
-static bool same_rules(const struct capfence_epoch *a, const struct capfence_epoch *b)
-{
-	char ra[CAPFENCE_RULE_TEXT_MAX], rb[CAPFENCE_RULE_TEXT_MAX];
-	int cls;
+/* ---- the module and the store, for the state machine -------------------------------- */
 
-	for (cls = 1; cls <= CAPFENCE_CLASS_MAX; cls++) {
-		if (capfence_rule_format(&a->rules[cls], ra, sizeof(ra)) < 0 ||
-		    capfence_rule_format(&b->rules[cls], rb, sizeof(rb)) < 0 ||
-		    strcmp(ra, rb))
-			return false;
-	}
-	return true;
+static int m_status(struct cfa *a, struct capfence_fleet_status *st, char *err, size_t errlen)
+{
+	(void)a;
+	return capfence_client_fleet_status(A.cf, st, err, errlen);
 }
 
-static void change_id(const struct cf_fleet_change *ch, char *id, size_t len)
+static int m_set(struct cfa *a, const struct capfence_fleet_set *fs, char *err, size_t errlen)
 {
-	/* cap ids as the CLI prints them (16 hex digits), other ids decimal */
-	snprintf(id, len, ch->kind == CF_FLEET_REVOKE ? "%016" PRIx64 : "%" PRIu64, ch->id);
+	(void)a;
+	return capfence_client_fleet_set(A.cf, fs, err, errlen);
 }
 
-/*
- * Does the module hold what ch asks for, though applying it failed? A key
- * id this host never had is removed already; an epoch installed with the
- * same rules, or active already, is what the change asks. Then the
- * revision may advance: the change's effect holds.
- */
-static bool effect_holds(const struct cf_fleet_change *ch, int ret)
+static int m_chain(struct cfa *a, uint64_t *seq, unsigned char link[CF_FLEET_HASH_LEN],
+		   char *err, size_t errlen)
 {
-	struct capfence_epoch_info ei;
-	char err[CAPFENCE_ERR_MAX];
-
-	switch (ch->kind) {
-	case CF_FLEET_KEY_REMOVE:
-		return ret == -ENOENT;
-	case CF_FLEET_EPOCH_INSTALL:
-		if (capfence_client_epoch_get(A.cf, ch->id, &ei, err, sizeof(err)))
-			return false;
-		return ch->epoch && same_rules(&ei.e, ch->epoch);
-	case CF_FLEET_EPOCH_ACTIVATE:
-		return !capfence_client_epoch_get(A.cf, ch->id, &ei, err, sizeof(err)) && ei.active;
-	default:
-		return false;
-	}
+	(void)a;
+	return cf_fleet_module_chain(A.cf, seq, link, err, errlen);
 }
 
-/* one apply, its outcome and how long it took (the lock's wait included) */
-static void count_apply(const struct cf_fleet_change *ch, bool ok, int64_t t0)
+static int m_chain_set(struct cfa *a, uint64_t seq, const unsigned char link[CF_FLEET_HASH_LEN],
+		       char *err, size_t errlen)
 {
-	double s = (double)(mono_ms() - t0) / 1000.0;
-
-	pthread_mutex_lock(&A.metrics_lock);
-	cf_agent_metrics_apply(&A.m, ch->kind, ok, s);
-	if (!ok)
-		A.m.errors[CF_AGENT_ERR_APPLY]++;
-	pthread_mutex_unlock(&A.metrics_lock);
+	(void)a;
+	return cf_fleet_module_chain_set(A.cf, seq, link, err, errlen);
 }
 
-/*
- * Apply one change: 0 when the module has it (applied now, or before),
- * else the error, with the host marked failing. Never skips. Chained, the
- * module applies it only as the next link of its chain, and "has it" only
- * when the position read back from the module is this change's own.
- */
-static int apply(const struct cf_fleet_change *ch)
+static int m_apply(struct cfa *a, const struct cf_fleet_change *ch, char *err, size_t errlen)
 {
-	char err[CAPFENCE_ERR_MAX] = "", id[24];
-	int64_t t0 = mono_ms();
-	bool chained = A.chained && ch->seq;
-	int ret;
+	int ret = injected_fault(err, errlen);
 
-	change_id(ch, id, sizeof(id));
-	pthread_mutex_lock(&A.cf_lock);
-	ret = injected_fault(err, sizeof(err));
-	if (!ret)
-		ret = cf_fleet_apply(A.cf, ch, err, sizeof(err));
-	if (ret && ret != -EALREADY && ret != -EXDEV && effect_holds(ch, ret)) {
-		struct capfence_fleet_set fs = { .flags = CAPFENCE_FLEET_SET_REV, .rev = ch->rev };
-		char why[CAPFENCE_ERR_MAX];
-		unsigned char link[CF_FLEET_HASH_LEN];
-		uint64_t seq;
-		int r2;
+	(void)a;
+	return ret ? ret : cf_fleet_apply(A.cf, ch, err, errlen);
+}
 
-		if (!chained) {
-			r2 = capfence_client_fleet_set(A.cf, &fs, why, sizeof(why));
-		} else if (cf_fleet_module_chain(A.cf, &seq, link, why, sizeof(why))) {
-			r2 = -EIO;
-		} else if (seq + 1 != ch->seq || memcmp(link, ch->prev, CF_FLEET_HASH_LEN)) {
-			snprintf(why, sizeof(why), "the module holds seq=%" PRIu64 ", not the link before it",
-				 seq);
-			r2 = -EXDEV;
-		} else {
-			/* the module holds its effect: the position moves to it */
-			r2 = cf_fleet_module_chain_set(A.cf, ch->seq, ch->link, why, sizeof(why));
-		}
-		if ((!r2 || r2 == -EALREADY) && (!chained || module_holds(ch, why, sizeof(why)))) {
-			pthread_mutex_unlock(&A.cf_lock);
-			count_apply(ch, true, t0);
-			say("applied rev=%" PRIu64 " %s %s (the module had it: %s)", ch->rev,
-			    cf_fleet_kind_name(ch->kind), id, err);
-			clear_failing(ch->rev);
-			return 0;
-		}
-		snprintf(err, sizeof(err), "%s", why);
-		ret = r2 ? r2 : -EXDEV;
-	}
-	/* chained, EALREADY is success only when the module holds this very link */
-	if (chained && (!ret || ret == -EALREADY) && !module_holds(ch, err, sizeof(err)))
-		ret = -EXDEV;
-	pthread_mutex_unlock(&A.cf_lock);
-	count_apply(ch, !ret || ret == -EALREADY, t0);
-	if (!ret) {
-		say("applied rev=%" PRIu64 " %s %s", ch->rev, cf_fleet_kind_name(ch->kind), id);
-		clear_failing(ch->rev);
-		return 0;
-	}
-	if (ret == -EALREADY) {
-		if (chained)
-			clear_failing(ch->rev);
-		return 0;	/* the module has it already */
-	}
-	set_failing(ch->rev, "rev=%" PRIu64 " %s %s: %s", ch->rev, cf_fleet_kind_name(ch->kind),
-		    id, err);
+static int m_epoch_get(struct cfa *a, uint64_t id, struct capfence_epoch_info *ei,
+		       char *err, size_t errlen)
+{
+	(void)a;
+	return capfence_client_epoch_get(A.cf, id, ei, err, errlen);
+}
+
+static int m_epoch_install(struct cfa *a, const struct capfence_epoch *e, char *err, size_t errlen)
+{
+	(void)a;
+	return capfence_client_epoch_install(A.cf, e, err, errlen);
+}
+
+static int m_epoch_activate(struct cfa *a, uint64_t id, char *err, size_t errlen)
+{
+	(void)a;
+	return capfence_client_epoch_activate(A.cf, id, err, errlen);
+}
+
+static int m_revoke(struct cfa *a, uint64_t cap_id, char *err, size_t errlen)
+{
+	struct capfence_result r;
+	int ret = injected_fault(err, errlen);
+
+	(void)a;
+	if (ret)
+		return ret;
+	ret = capfence_client_revoke(A.cf, cap_id, &r);
+	if (ret)
+		snprintf(err, errlen, "%s", r.message[0] ? r.message : strerror(-ret));
 	return ret;
 }
 
-/* ---- host report ------------------------------------------------------------------ */
-
-static void report_locked(void);
-
-static void report(void)
+static int m_key_remove(struct cfa *a, uint32_t key_id, char *err, size_t errlen)
 {
-	pthread_mutex_lock(&A.report_lock);
-	report_locked();
-	pthread_mutex_unlock(&A.report_lock);
+	(void)a;
+	return capfence_client_key_remove(A.cf, key_id, err, errlen);
 }
 
-static void report_locked(void)
+static int m_reopen(struct cfa *a, char *err, size_t errlen)
 {
-	struct capfence_fleet_status st;
-	struct cf_fleet_host h;
-	char err[CAPFENCE_ERR_MAX];
-	int64_t ttl = 0, now;
-	int ret;
+	struct capfence_client *c;
 
-	pthread_mutex_lock(&A.cf_lock);
-	ret = capfence_client_fleet_status(A.cf, &st, err, sizeof(err));
-	pthread_mutex_unlock(&A.cf_lock);
-	if (ret) {
-		say("cannot read the module's fleet state: %s", err);
-		return;
-	}
-	/* the lease: renewed once a heartbeat (a report on apply needs none) */
-	now = now_ms();
-	if (A.lease && now - A.lease_renewed >= (int64_t)A.heartbeat_ms / 2) {
-		ret = cf_etcd_lease_keepalive(A.fleet->etcd, A.lease, &ttl, err, sizeof(err));
-		if (ret) {
-			say("lease keepalive: %s", err);
-			return;
-		}
-		A.lease_renewed = now;
-		if (!ttl) {
-			A.lease = 0;	/* expired, the report with it: a new one */
-			cf_fleet_report_lost(&A.pacer);
-		}
-	}
-	if (!A.lease) {
-		if (cf_etcd_lease_grant(A.fleet->etcd, A.lease_ttl, &A.lease, err, sizeof(err))) {
-			say("lease grant: %s", err);
-			A.lease = 0;
-			return;
-		}
-		A.lease_renewed = now;
-		cf_fleet_report_lost(&A.pacer);
-	}
-	memset(&h, 0, sizeof(h));
-	snprintf(h.name, sizeof(h.name), "%s", A.host);
-	h.applied = st.rev;
-	snprintf(h.state, sizeof(h.state), "%s", capfence_fleet_state_name(st.state));
-	h.stale_ms = st.stale_ms;
-	h.deny_ms = st.deny_ms;
-	pthread_mutex_lock(&A.state_lock);
-	snprintf(h.failing, sizeof(h.failing), "%s", A.failing[0] ? A.failing : A.head_why);
-	pthread_mutex_unlock(&A.state_lock);
-	if (A.chained) {
-		/* the position the module holds, never the agent's own count */
-		pthread_mutex_lock(&A.cf_lock);
-		ret = cf_fleet_module_chain(A.cf, &h.seq, h.link, err, sizeof(err));
-		pthread_mutex_unlock(&A.cf_lock);
-		if (ret) {
-			say("cannot read the module's fleet chain: %s", err);
-			return;
-		}
-		/* the store revision of that change, an index for people */
-		pthread_mutex_lock(&A.state_lock);
-		h.applied = h.seq == A.chain_seq ? A.chain_rev : 0;
-		pthread_mutex_unlock(&A.state_lock);
-	}
-	/*
-	 * What the report says changed: now (`--wait` counts the host at
-	 * once, and never by a report that no longer holds); else only
-	 * every --report-every.
-	 */
-	if (!cf_fleet_report_due(&A.pacer, &h, now))
-		return;
-	h.time_ms = cf_fleet_wall_ms();
-	if (cf_fleet_report(A.fleet, &h, A.lease, err, sizeof(err)))
-		say("host report: %s", err);
-	else
-		cf_fleet_report_done(&A.pacer, &h, now);
-}
-
-/* ---- the watch ------------------------------------------------------------------- */
-
-/* A failed change ends the stream: the watch restarts from it after a backoff. */
-static int on_event(const struct cf_etcd_event *ev, void *arg)
-{
-	struct cf_fleet_change ch;
-	char err[CAPFENCE_ERR_MAX];
-	uint64_t rev = (uint64_t)ev->kv->mod_rev;
-	int ret;
-
-	(void)arg;
-	if (A.chained) {
-		/*
-		 * A revision is an index to watch from, never evidence: one not
-		 * above the last on this stream is dropped (the chain, read
-		 * again on a resync, decides what the module lacks).
-		 */
-		if (rev <= A.stream_rev) {
-			say("rev=%" PRIu64 ": %s is not above the stream's rev=%" PRIu64
-			    ": dropped", rev, ev->kv->key, A.stream_rev);
-			return 0;
-		}
-		A.stream_rev = rev;
-	}
-	if (ev->deleted) {
-		/* the fleet's keys are never deleted: a delete carries no change */
-		say("rev=%" PRIu64 ": delete of %s, nothing to apply", rev, ev->kv->key);
-		/*
-		 * Chained, the module's revision is only ever a change it
-		 * applied: a store could send a delete past a change it
-		 * withholds, and the watch would start past that change.
-		 */
-		return A.chained || !skip_to(rev) ? 0 : -EAGAIN;
-	}
-	ret = cf_fleet_decode_verified(A.fleet, ev->kv->key, ev->kv->value, &ch, err, sizeof(err));
-	if (ret) {
-		count_error(CF_AGENT_ERR_DECODE);
-		set_failing(rev, "rev=%" PRIu64 " %s: %s", rev,
-			    ret == -EPERM ? "refused" : "cannot be decoded", err);
-		return -EAGAIN;
-	}
-	ch.rev = rev;
-	if (A.chained && ch.seq && ch.seq <= A.chain_seq) {
-		const unsigned char *have;
-		bool held;
-
-		pthread_mutex_lock(&A.state_lock);
-		have = link_of(ch.seq);
-		held = have && !memcmp(have, ch.link, CF_FLEET_HASH_LEN);
-		pthread_mutex_unlock(&A.state_lock);
-		if (held) {	/* the module holds it already */
-			cf_fleet_change_release(&ch);
-			return 0;
-		}
-	}
-	if (!chain_follows(&ch)) {
-		cf_fleet_change_release(&ch);
-		return -EAGAIN;
-	}
-	ret = apply(&ch);
-	if (!ret)
-		ret = chain_add(&ch);
-	cf_fleet_change_release(&ch);
-	report();
-	return ret ? -EAGAIN : 0;
-}
-
-static bool watch_stop(void *arg)
-{
-	(void)arg;
-	return atomic_load(&A.stop) || atomic_exchange(&A.restart, false);
-}
-
-static int ensure_state(const struct cf_fleet_change *chs, size_t n, uint64_t upto,
-			const char *what, uint64_t fail_rev, size_t *repaired);
-
-/*
- * After a compaction (etcd's, or the fleet's into its snapshot): every
- * change at one revision S. A module below the snapshot is made to hold
- * the snapshot's state (ensure_state()) and advanced to its revision, the
- * chain starting at its seq and link; then each change past it is applied
- * in order, never past one that did not apply.
- */
-static int rebuild(void)
-{
-	struct cf_fleet_change *chs;
-	struct cf_fleet_base b;
-	char err[CAPFENCE_ERR_MAX];
-	uint64_t s, r0 = module_rev();
-	size_t i, n, applied = 0;
-
-	if (cf_fleet_snapshot(A.fleet, 0, &chs, &n, &s, &b, err, sizeof(err))) {
-		set_failing(r0 + 1, "snapshot: %s", err);
+	(void)a;
+	if (capfence_client_open(&c, err, errlen))
 		return -1;
-	}
-	/*
-	 * The chain moves to the snapshot only once the module holds its
-	 * state: a host that reports the snapshot's seq, or that the head
-	 * confirms, has every revocation folded into it.
-	 */
-	if (b.seq && b.rev > r0) {
-		if (ensure_state(chs, n, b.rev, "snapshot", b.rev, &applied) || skip_to(b.rev)) {
-			cf_fleet_changes_free(chs, n);
-			return -1;
-		}
-		say("applied the fleet's snapshot: seq=%" PRIu64 " rev=%" PRIu64 " (%zu entries the module lacked)",
-		    b.seq, b.rev, applied);
-		r0 = b.rev;
-	}
-	chain_reset(&b);
-	for (i = 0; i < n; i++) {
-		if (chs[i].base)
-			continue;
-		if (!chain_follows(&chs[i])) {
-			cf_fleet_changes_free(chs, n);
-			return -1;
-		}
-		if (chs[i].rev > r0) {	/* else applied before */
-			if (apply(&chs[i])) {
-				cf_fleet_changes_free(chs, n);
-				return -1;	/* never past a change that did not apply */
-			}
-			applied++;
-		}
-		if (chain_add(&chs[i])) {
-			cf_fleet_changes_free(chs, n);
-			return -1;
-		}
-	}
-	cf_fleet_changes_free(chs, n);
-	if (A.chained)
-		A.watch_from = s + 1;	/* the module stays at the last change */
-	else if (skip_to(s))
-		return -1;
-	say("rebuilt from a snapshot at rev=%" PRIu64 " (%zu changes past rev=%" PRIu64 ")",
-	    s, applied, r0);
-	clear_failing(s);	/* every change up to s holds */
-	report();
+	capfence_client_close(A.cf);
+	A.cf = c;
 	return 0;
 }
 
-/* A resync's failure: cleared only by a resync that succeeds. */
-#define SYNC_FAIL	UINT64_MAX
-
-/*
- * Chained: bring the module to the store's chain, by the position the
- * module holds (its seq and link), never by a revision. A module below
- * the fleet's snapshot is made to hold the snapshot's state and moved to
- * its position; then each change past the module's position is applied
- * in chain order. The module's own link must be in the store's chain:
- * a store that forked, or was restored from a backup taken before
- * changes the module holds, fails the host closed (it confirms nothing,
- * and its report says why) until the fleet's chain reaches it again.
- * The watch then starts past the revision read (an index).
- */
-static int chain_sync(void)
+static int s_snapshot(struct cfa *a, struct cf_fleet_change **chs, size_t *n, uint64_t *rev,
+		      struct cf_fleet_base *b, char *err, size_t errlen)
 {
-	static const unsigned char genesis[CF_FLEET_HASH_LEN];
-	unsigned char mlink[CF_FLEET_HASH_LEN];
-	struct cf_fleet_change *chs;
-	struct cf_fleet_base b;
-	char err[CAPFENCE_ERR_MAX];
-	size_t i, n, applied = 0, repaired = 0;
-	uint64_t s, mseq;
-	int ret;
-
-	if (module_chain(&mseq, mlink))
-		return -1;
-	if (cf_fleet_snapshot(A.fleet, 0, &chs, &n, &s, &b, err, sizeof(err))) {
-		set_failing(SYNC_FAIL, "the chain: %s", err);
-		return -1;
-	}
-	if (b.seq && mseq < b.seq) {
-		if (ensure_state(chs, n, b.rev, "snapshot", SYNC_FAIL, &repaired))
-			goto fail;
-		pthread_mutex_lock(&A.cf_lock);
-		ret = cf_fleet_module_chain_set(A.cf, b.seq, b.hash, err, sizeof(err));
-		pthread_mutex_unlock(&A.cf_lock);
-		if (ret) {
-			set_failing(SYNC_FAIL, "snapshot seq=%" PRIu64 ": %s", b.seq, err);
-			goto fail;
-		}
-		say("applied the fleet's snapshot: seq=%" PRIu64 " rev=%" PRIu64 " (%zu entries the module lacked)",
-		    b.seq, b.rev, repaired);
-		mseq = b.seq;
-		memcpy(mlink, b.hash, CF_FLEET_HASH_LEN);
-	}
-	if (mseq == b.seq && memcmp(mlink, b.seq ? b.hash : genesis, CF_FLEET_HASH_LEN)) {
-		set_failing(SYNC_FAIL, "the module's seq=%" PRIu64 " is not the store's there (a forked or restored store)",
-			    mseq);
-		goto fail;
-	}
-	chain_reset(&b);
-	for (i = 0; i < n; i++) {
-		const struct cf_fleet_change *ch = &chs[i];
-
-		if (ch->base)
-			continue;
-		if (!chain_follows(ch))
-			goto fail;
-		if (ch->seq <= mseq) {
-			if (ch->seq == mseq && memcmp(ch->link, mlink, CF_FLEET_HASH_LEN)) {
-				set_failing(SYNC_FAIL, "the store's change at seq=%" PRIu64
-					    " is not the one the module holds (a forked or restored store)",
-					    mseq);
-				goto fail;
-			}
-		} else {
-			if (apply(ch))
-				goto fail;	/* never past a change that did not apply */
-			applied++;
-		}
-		if (chain_add(ch))
-			goto fail;
-	}
-	if (A.chain_seq < mseq) {
-		set_failing(SYNC_FAIL, "the module holds seq=%" PRIu64 ", the store's chain ends at seq=%" PRIu64
-			    " (a store restored from a backup, or rolled back)", mseq, A.chain_seq);
-		goto fail;
-	}
-	cf_fleet_changes_free(chs, n);
-	A.watch_from = s + 1;
-	if (applied)
-		say("caught up with the fleet's chain at seq=%" PRIu64 " (%zu changes applied)",
-		    A.chain_seq, applied);
-	clear_failing(SYNC_FAIL);
-	report();
-	return 0;
-fail:
-	cf_fleet_changes_free(chs, n);
-	return -1;
+	(void)a;
+	return cf_fleet_snapshot(A.fleet, 0, chs, n, rev, b, err, errlen);
 }
 
-static void *watch_main(void *arg)
+static int s_head(struct cfa *a, struct cf_fleet_head *hd, char *err, size_t errlen)
 {
-	char err[CAPFENCE_ERR_MAX];
-	uint32_t backoff = 200, retry = RETRY_MIN_MS;
-	bool failing = false;
-
-	(void)arg;
-	while (!atomic_load(&A.stop)) {
-		uint64_t from = module_rev() + 1;
-
-		if (A.chained) {
-			atomic_store(&A.restart, false);
-			atomic_store(&A.rebuild_asked, false);
-			if (chain_sync()) {
-				nap(retry);
-				retry = retry < RETRY_MAX_MS ? retry * 2 : RETRY_MAX_MS;
-				continue;
-			}
-			from = A.watch_from;
-			A.stream_rev = from - 1;
-			goto watch;
-		}
-		if (atomic_exchange(&A.rebuild_asked, false) && rebuild()) {
-			nap(retry);
-			retry = retry < RETRY_MAX_MS ? retry * 2 : RETRY_MAX_MS;
-			continue;
-		}
-		from = module_rev() + 1;
-		if (A.watch_from > from)
-			from = A.watch_from;
-		atomic_store(&A.restart, false);
-		if (chain_load(from - 1)) {
-			nap(retry);
-			retry = retry < RETRY_MAX_MS ? retry * 2 : RETRY_MAX_MS;
-			continue;
-		}
-watch:;
-		int64_t compact = 0, t0 = now_ms();
-		int ret;
-
-		ret = cf_etcd_watch(A.fleet->etcd, A.fleet->fleet, (int64_t)from, on_event,
-				    watch_stop, NULL, &compact, err, sizeof(err));
-		if (atomic_load(&A.stop))
-			break;
-		if (now_ms() - t0 > 10000) {	/* it was up: a new failure */
-			backoff = 200;
-			failing = false;
-		}
-		if (ret == -ECANCELED && compact) {
-			say("watch from rev=%" PRIu64 ": compacted at rev=%" PRId64 ", rebuilding",
-			    from, compact);
-			if (A.chained) {
-				retry = RETRY_MIN_MS;	/* chain_sync() on the way round */
-			} else if (rebuild()) {
-				nap(retry);
-				retry = retry < RETRY_MAX_MS ? retry * 2 : RETRY_MAX_MS;
-			} else {
-				retry = RETRY_MIN_MS;
-			}
-			continue;
-		}
-		if (ret == -EAGAIN) {
-			/* a change did not apply: from it again, after a backoff */
-			nap(retry);
-			retry = retry < RETRY_MAX_MS ? retry * 2 : RETRY_MAX_MS;
-			continue;
-		}
-		retry = RETRY_MIN_MS;
-		if (!ret) {
-			if (A.chained)
-				say("restarting the watch: resyncing with the fleet's chain");
-			else
-				say("restarting the watch from rev=%" PRIu64, module_rev() + 1);
-			backoff = 200;
-			failing = false;
-			continue;
-		}
-		if (!failing || backoff >= 5000)	/* not every retry */
-			say("watch from rev=%" PRIu64 ": %s", from, err);
-		failing = true;
-		nap(backoff);
-		backoff = backoff < 5000 ? backoff * 2 : 5000;
-	}
-	return NULL;
+	(void)a;
+	return cf_fleet_head_get(A.fleet, hd, NULL, err, errlen);
 }
 
-/* ---- module reload and reconciliation ------------------------------------------- */
-
-static int set_bounds(char *err, size_t errlen)
+static int s_latest(struct cfa *a, uint64_t *rev, uint64_t *store_rev, char *err, size_t errlen)
 {
-	struct capfence_fleet_set fs = { .flags = CAPFENCE_FLEET_SET_BOUNDS,
-					 .stale_ms = A.stale_ms, .deny_ms = A.deny_ms };
-
-	return capfence_client_fleet_set(A.cf, &fs, err, errlen);
+	(void)a;
+	return cf_fleet_latest(A.fleet, rev, store_rev, err, errlen);
 }
 
-/*
- * The module as the agent left it? A reloaded module (the handle fails,
- * or fleet mode is off, or its revision went back) is re-armed: bounds set
- * again (it denies until the first confirmation) and the watch replays
- * the fleet from its revision + 1. Returns the module's revision, or -1
- * when it cannot be read (no confirmation then).
- */
-static int64_t check_module(bool *rearmed)
+static int s_decode(struct cfa *a, const char *key, const char *value, struct cf_fleet_change *ch,
+		    char *err, size_t errlen)
 {
-	struct capfence_fleet_status st;
-	char err[CAPFENCE_ERR_MAX];
-	static bool gone;
-	uint64_t mseq = 0;
-	int ret;
-
-	*rearmed = false;
-	pthread_mutex_lock(&A.cf_lock);
-	ret = capfence_client_fleet_status(A.cf, &st, err, sizeof(err));
-	if (ret) {
-		struct capfence_client *c;
-
-		/* a reloaded module is a new generic netlink family: reopen */
-		if (capfence_client_open(&c, err, sizeof(err))) {
-			pthread_mutex_unlock(&A.cf_lock);
-			if (!gone)
-				say("the module cannot be reached: %s; waiting for it", err);
-			gone = true;
-			return -1;
-		}
-		capfence_client_close(A.cf);
-		A.cf = c;
-		ret = capfence_client_fleet_status(A.cf, &st, err, sizeof(err));
-		if (ret) {
-			pthread_mutex_unlock(&A.cf_lock);
-			say("cannot read the module's fleet state: %s", err);
-			return -1;
-		}
-	}
-	gone = false;
-	if (A.chained) {
-		unsigned char link[CF_FLEET_HASH_LEN];
-
-		if (cf_fleet_module_chain(A.cf, &mseq, link, err, sizeof(err))) {
-			pthread_mutex_unlock(&A.cf_lock);
-			say("cannot read the module's fleet chain: %s", err);
-			return -1;
-		}
-	}
-	if (!st.stale_ms || st.rev < A.known_rev || mseq < A.known_seq) {
-		say("the module was reloaded or reset (rev=%" PRIu64 ", fleet mode %s): re-arming fleet mode and replaying the fleet",
-		    st.rev, st.stale_ms ? "on" : "off");
-		if (set_bounds(err, sizeof(err))) {
-			pthread_mutex_unlock(&A.cf_lock);
-			say("cannot set the fleet bounds: %s", err);
-			return -1;
-		}
-		A.known_rev = st.rev;
-		A.known_seq = mseq;
-		*rearmed = true;
-		/*
-		 * The module has none of the chain: until the watch has
-		 * replayed it, the head finds this host behind and confirms
-		 * nothing, and a change still in flight on the old stream
-		 * does not follow.
-		 */
-		chain_reset(&(struct cf_fleet_base){ 0 });
-		A.watch_from = 0;
-		atomic_store(&A.rearm, true);
-		atomic_store(&A.restart, true);
-	}
-	if (st.rev > A.known_rev)
-		A.known_rev = st.rev;
-	if (mseq > A.known_seq)
-		A.known_seq = mseq;
-	pthread_mutex_unlock(&A.cf_lock);
-	/* chained, the position is what the module has applied */
-	return (int64_t)(A.chained ? mseq : st.rev);
+	(void)a;
+	return cf_fleet_decode_verified(A.fleet, key, value, ch, err, errlen);
 }
 
-/*
- * Make the module hold the fleet's state in chs up to revision upto:
- * every epoch installed with the fleet's rules, the newest activation
- * active, every revocation recorded (REVOKE is idempotent), every removed
- * key absent. What cannot be made to hold (an epoch whose rules differ)
- * fails the host closed (set_failing() at fail_rev: 0 for a reconcile,
- * which the next one clears; the snapshot's revision for a rebuild, which
- * only a change applied at or past it clears), the message starting with
- * what. *repaired: the entries the module lacked. 0 when the module holds
- * it all.
- */
-static int ensure_state(const struct cf_fleet_change *chs, size_t n, uint64_t upto,
-			const char *what, uint64_t fail_rev, size_t *repaired)
+static int s_watch(struct cfa *a, uint64_t from, cf_etcd_event_cb cb, cf_etcd_stop_cb stop,
+		   int64_t *compact, char *err, size_t errlen)
 {
-	const struct cf_fleet_change *act = NULL;
-	char err[CAPFENCE_ERR_MAX];
-	size_t i;
-	int ret = 0;
-
-	pthread_mutex_lock(&A.cf_lock);
-	for (i = 0; i < n && !ret; i++) {
-		const struct cf_fleet_change *ch = &chs[i];
-		struct capfence_epoch_info ei;
-		struct capfence_result r;
-		char id[24];
-
-		if (ch->rev > upto)
-			break;
-		err[0] = '\0';
-		change_id(ch, id, sizeof(id));
-		switch (ch->kind) {
-		case CF_FLEET_EPOCH_INSTALL:
-			ret = capfence_client_epoch_get(A.cf, ch->id, &ei, err, sizeof(err));
-			if (ret == -ENOENT) {
-				ret = capfence_client_epoch_install(A.cf, ch->epoch, err, sizeof(err));
-				*repaired += !ret;
-			} else if (!ret && !same_rules(&ei.e, ch->epoch)) {
-				snprintf(err, sizeof(err), "the module's rules differ from the fleet's");
-				ret = -EEXIST;
-			}
-			break;
-		case CF_FLEET_EPOCH_ACTIVATE:
-			act = ch;
-			break;
-		case CF_FLEET_REVOKE:
-			ret = injected_fault(err, sizeof(err));
-			if (!ret)
-				ret = capfence_client_revoke(A.cf, ch->id, &r);
-			if (ret && !err[0])
-				snprintf(err, sizeof(err), "%s", r.message[0] ? r.message : strerror(-ret));
-			break;
-		case CF_FLEET_KEY_REMOVE:
-			ret = capfence_client_key_remove(A.cf, (uint32_t)ch->id, err, sizeof(err));
-			if (!ret) {
-				say("%s: key %s was back in the module: removed", what, id);
-				(*repaired)++;
-			} else if (ret == -ENOENT) {
-				ret = 0;
-			}
-			break;
-		default:
-			break;
-		}
-		if (ret)
-			set_failing(fail_rev, "%s: rev=%" PRIu64 " %s %s: %s", what, ch->rev,
-				    cf_fleet_kind_name(ch->kind), id, err);
-	}
-	if (!ret && act) {
-		struct capfence_epoch_info ei;
-
-		ret = capfence_client_epoch_get(A.cf, act->id, &ei, err, sizeof(err));
-		if (!ret && !ei.active) {
-			ret = capfence_client_epoch_activate(A.cf, act->id, err, sizeof(err));
-			*repaired += !ret;
-		}
-		if (ret)
-			set_failing(fail_rev, "%s: rev=%" PRIu64 " epoch_activate %" PRIu64 ": %s",
-				    what, act->rev, act->id, err);
-	}
-	pthread_mutex_unlock(&A.cf_lock);
-	return ret ? -1 : 0;
+	return cf_etcd_watch(A.fleet->etcd, A.fleet->fleet, (int64_t)from, cb, stop, a,
+			     compact, err, errlen);
 }
 
-/*
- * Compare the module with the fleet (its snapshot and the changes past
- * it) up to the module's revision (chained: its seq), and repair
- * (ensure_state()). 0 when the module agrees (after repairs).
- */
-static int reconcile(uint64_t upto)
+static int s_lease_grant(struct cfa *a, int64_t ttl, int64_t *lease, char *err, size_t errlen)
 {
-	struct cf_fleet_base b;
-	struct cf_fleet_change *chs;
-	char err[CAPFENCE_ERR_MAX];
-	size_t n, repaired = 0;
-	uint64_t s;
-	int ret;
-
-	if (cf_fleet_snapshot(A.fleet, 0, &chs, &n, &s, &b, err, sizeof(err))) {
-		set_failing(0, "reconcile: %s", err);
-		count_error(CF_AGENT_ERR_RECONCILE);
-		return -1;
-	}
-	if (A.chained) {
-		/* upto is the module's seq: as far as the change at it (a resync judges the rest) */
-		size_t i;
-		uint64_t seq = upto;
-
-		upto = seq && seq == b.seq ? b.rev : 0;
-		for (i = 0; i < n && !upto; i++)
-			if (!chs[i].base && chs[i].seq == seq)
-				upto = chs[i].rev;
-	}
-	ret = ensure_state(chs, n, upto, "reconcile", 0, &repaired);
-	cf_fleet_changes_free(chs, n);
-	pthread_mutex_lock(&A.metrics_lock);
-	A.m.reconciles++;
-	A.m.repaired += repaired;
-	if (ret)
-		A.m.errors[CF_AGENT_ERR_RECONCILE]++;
-	pthread_mutex_unlock(&A.metrics_lock);
-	if (repaired)
-		say("reconcile: %zu change%s repaired in the module", repaired, repaired == 1 ? "" : "s");
-	if (!ret)
-		clear_failing(0);
-	return ret;
+	(void)a;
+	return cf_etcd_lease_grant(A.fleet->etcd, ttl, lease, err, errlen);
 }
 
-/* ---- the heartbeat ------------------------------------------------------------------ */
-
-/* Why the head stops confirmations ("" clears); said once per kind. */
-static void head_note(int kind, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void head_note(int kind, const char *fmt, ...)
+static int s_lease_keepalive(struct cfa *a, int64_t lease, int64_t *ttl, char *err, size_t errlen)
 {
-	static int last_kind;
-	char why[sizeof(A.head_why)] = "";
-	va_list ap;
-
-	if (fmt) {
-		va_start(ap, fmt);
-		vsnprintf(why, sizeof(why), fmt, ap);
-		va_end(ap);
-	}
-	pthread_mutex_lock(&A.state_lock);
-	snprintf(A.head_why, sizeof(A.head_why), "%s", why);
-	pthread_mutex_unlock(&A.state_lock);
-	if (kind != last_kind)
-		say(kind ? "HEAD: %s; no freshness confirmed until it clears" : "head: %s",
-		    kind ? why : "the module has the fleet's head again");
-	last_kind = kind;
+	(void)a;
+	return cf_etcd_lease_keepalive(A.fleet->etcd, lease, ttl, err, errlen);
 }
 
-enum { HEAD_OK, HEAD_UNREAD, HEAD_ROLLBACK, HEAD_BEHIND, HEAD_FORK, HEAD_OLD };
-
-/*
- * Chained: may the module be confirmed current, and as of which instant?
- * The head verifies, is not below one seen before, and the module holds
- * the chain up to it: its position (read back from the module) is at or
- * past the head's, with the head's link there. With --require-head the
- * confirmation is also dated from when the head was signed, on the
- * module's clock: a head is anchored at first sight (CLOCK_BOOTTIME then,
- * less its age on the wall clock then) and never dated later than that,
- * so a frozen head goes stale on its own however the wall clock is set
- * afterwards; a head whose signed time goes backwards is refused.
- * *behind: the module lacks changes the head has.
- */
-static bool head_allows(uint64_t *asked, bool *behind)
+static int s_report(struct cfa *a, const struct cf_fleet_host *h, int64_t lease,
+		    char *err, size_t errlen)
 {
-	unsigned char mlink[CF_FLEET_HASH_LEN];
-	struct cf_fleet_head hd;
-	char err[CAPFENCE_ERR_MAX];
-	int64_t wall = cf_fleet_wall_ms(), age;
-	const unsigned char *link;
-	uint64_t seq, mseq;
-	bool fork;
-	int ret;
-
-	*behind = false;
-	ret = cf_fleet_head_get(A.fleet, &hd, NULL, err, sizeof(err));
-	if (ret == -ENOENT && !A.require_head) {
-		memset(&hd, 0, sizeof(hd));	/* no change signed yet: genesis */
-	} else if (ret) {
-		head_note(HEAD_UNREAD, "the fleet head: %s", err);
-		return false;
-	}
-	if (hd.seq < A.head_seen) {
-		head_note(HEAD_ROLLBACK, "the store's head went back from seq=%" PRIu64 " to seq=%" PRIu64
-			  " (a rollback)", A.head_seen, hd.seq);
-		return false;
-	}
-	A.head_seen = hd.seq;
-	if (module_chain(&mseq, mlink)) {
-		head_note(HEAD_UNREAD, "the module's fleet chain cannot be read");
-		return false;
-	}
-	pthread_mutex_lock(&A.state_lock);
-	seq = A.chain_seq;
-	link = hd.seq <= seq ? link_of(hd.seq) : NULL;
-	fork = hd.seq && hd.seq <= seq && (!link || memcmp(link, hd.hash, CF_FLEET_HASH_LEN));
-	pthread_mutex_unlock(&A.state_lock);
-	if (hd.seq == mseq && memcmp(mlink, hd.hash, CF_FLEET_HASH_LEN))
-		fork = true;
-	if (mseq < hd.seq || seq != mseq) {
-		*behind = true;
-		head_note(HEAD_BEHIND, "behind the fleet head: seq=%" PRIu64 " of seq=%" PRIu64, mseq, hd.seq);
-		return false;
-	}
-	if (fork) {
-		head_note(HEAD_FORK, "the fleet head's seq=%" PRIu64 " is not the change this host has there (a forked store)",
-			  hd.seq);
-		return false;
-	}
-	if (!A.require_head) {
-		head_note(HEAD_OK, NULL);
-		return true;
-	}
-	if (A.anchor.have && hd.time_ms < A.anchor.time_ms) {
-		head_note(HEAD_ROLLBACK, "the fleet head's signed time went back from %" PRId64 " to %" PRId64
-			  " (a replayed head)", A.anchor.time_ms, hd.time_ms);
-		return false;
-	}
-	if (!A.anchor.have || hd.seq != A.anchor.seq || hd.time_ms != A.anchor.time_ms) {
-		/* first sight: its age on the wall clock now, once */
-		uint64_t nb = boot_ns();
-
-		age = wall - hd.time_ms;
-		if (age < 0)
-			age = 0;	/* the signer's clock is ahead: dated now */
-		A.anchor.have = true;
-		A.anchor.seq = hd.seq;
-		A.anchor.time_ms = hd.time_ms;
-		A.anchor.signed_ns = nb > (uint64_t)age * 1000000ull ? nb - (uint64_t)age * 1000000ull : 1;
-	}
-	age = (int64_t)((boot_ns() - A.anchor.signed_ns) / 1000000ull);
-	if (age >= (int64_t)A.stale_ms) {
-		head_note(HEAD_OLD, "the fleet head is %" PRId64 " ms old, signed at %" PRId64
-			  " (frozen, or no `capfence fleet head --every` runs)", age, hd.time_ms);
-		return false;
-	}
-	if (*asked > A.anchor.signed_ns)
-		*asked = A.anchor.signed_ns;
-	head_note(HEAD_OK, NULL);
-	return true;
+	(void)a;
+	return cf_fleet_report(A.fleet, h, lease, err, errlen);
 }
 
-/*
- * After a confirmation: READY=1 the first time the module says it is in
- * fleet mode and current; STATUS= with the state from then on.
- */
-static void notify_state(void)
+static void o_say(struct cfa *a, const char *line)
 {
-	struct capfence_fleet_status st;
-	char err[CAPFENCE_ERR_MAX];
-	bool failing = is_failing(), ready;
-	int ret;
+	(void)a;
+	say("%s", line);
+}
 
-	pthread_mutex_lock(&A.cf_lock);
-	ret = capfence_client_fleet_status(A.cf, &st, err, sizeof(err));
-	pthread_mutex_unlock(&A.cf_lock);
-	if (ret)
-		return;
-	pthread_mutex_lock(&A.metrics_lock);
-	ready = A.m.ready;
-	if (!ready && st.stale_ms && st.state == CAPFENCE_FLEET_CURRENT && !failing)
-		A.m.ready = true;
-	pthread_mutex_unlock(&A.metrics_lock);
-	if (!ready && st.stale_ms && st.state == CAPFENCE_FLEET_CURRENT && !failing) {
-		say("ready: the module is in fleet mode and current at rev=%" PRIu64, st.rev);
+static void o_tick(struct cfa *a)
+{
+	(void)a;
+	watchdog_ping();
+}
+
+/* READY=1 once the module is in fleet mode and current; STATUS= */
+static void o_notify(struct cfa *a, bool ready, const char *status)
+{
+	(void)a;
+	if (ready)
 		sd_notify(0, "READY=1");
-	}
-	if (failing)
-		sd_status("failing: a change does not apply (capfence fleet status says which)");
-	else
-		sd_status("fleet %s", capfence_fleet_state_name(st.state));
+	sd_status("%s", status);
 }
 
-/* the heartbeat's sleep, feeding the watchdog */
-static void beat_nap(uint32_t ms)
-{
-	while (ms && !atomic_load(&A.stop)) {
-		uint32_t step = ms < 100 ? ms : 100;
-
-		watchdog_ping();
-		nap(step);
-		ms -= step;
-	}
-}
-
-static void heartbeat_loop(void)
-{
-	uint64_t last_applied = 0, lag_beats = 0;
-	int64_t next_reconcile = 0;	/* now: on start */
-	char err[CAPFENCE_ERR_MAX];
-	bool down = false;
-
-	while (!atomic_load(&A.stop)) {
-		int64_t t0 = now_ms(), spent, mrev;
-		uint64_t f = 0, store = 0, applied, asked;
-		bool rearmed;
-		int ret;
-
-		watchdog_ping();
-		mrev = check_module(&rearmed);
-		if (mrev < 0) {
-			count_error(CF_AGENT_ERR_MODULE);
-			sd_status("the module cannot be reached");
-			goto next;
-		}
-		/*
-		 * Read before the store is asked: the module dates the
-		 * confirmation from this instant, so no stall or suspend
-		 * between here and FLEET_SET extends its bounds.
-		 */
-		asked = boot_ns();
-		if (A.chained) {
-			/*
-			 * The signed head says what the module must have
-			 * (head_allows): one key read per beat, however long the
-			 * fleet's history.
-			 */
-			f = 0;
-		} else if (cf_fleet_latest(A.fleet, &f, &store, err, sizeof(err))) {
-			if (!down)	/* once per outage */
-				say("heartbeat: %s; no confirmations until it answers", err);
-			down = true;
-			count_error(CF_AGENT_ERR_ETCD);
-			sd_status("etcd does not answer: no confirmations");
-			goto next;
-		}
-		watchdog_ping();	/* each etcd request is bounded by its timeout */
-		if (down)
-			say("heartbeat: etcd answers again");
-		down = false;
-		applied = A.chained ? (uint64_t)mrev : module_rev();
-		if (applied >= f && (atomic_load(&A.rearm) ||
-				     (A.reconcile_s && now_ms() >= next_reconcile))) {
-			/* caught up (after a reload: replayed): compare and repair */
-			atomic_store(&A.rearm, false);
-			next_reconcile = now_ms() + (int64_t)A.reconcile_s * 1000;
-			reconcile(applied);
-			watchdog_ping();
-		}
-		if (A.chained && !is_failing()) {
-			bool behind;
-
-			if (!head_allows(&asked, &behind)) {
-				if (behind && applied == last_applied && ++lag_beats >= WATCH_LAG_BEATS) {
-					/* a snapshot: the store may withhold the change from a watch */
-					say("the module is behind the fleet head: rebuilding from a snapshot");
-					atomic_store(&A.rebuild_asked, true);
-					atomic_store(&A.restart, true);
-					lag_beats = 0;
-				}
-				last_applied = applied;
-				report();
-				notify_state();
-				goto next;
-			}
-		}
-		if (applied >= f && !is_failing()) {
-			/*
-			 * No fleet change lies in (f, store]: the module is
-			 * current as of the store's revision, which becomes its
-			 * revision (as after a snapshot) with the confirmation.
-			 */
-			struct capfence_fleet_set fs = {
-				.flags = CAPFENCE_FLEET_SET_FRESH | CAPFENCE_FLEET_SET_ASKED |
-					 (store > applied && !A.chained ? CAPFENCE_FLEET_SET_REV : 0),
-				.rev = store,
-				.asked_ns = asked,
-			};
-
-			pthread_mutex_lock(&A.cf_lock);
-			ret = capfence_client_fleet_set(A.cf, &fs, err, sizeof(err));
-			if (ret == -EALREADY && (fs.flags & CAPFENCE_FLEET_SET_REV)) {
-				/* the watch applied a newer change meanwhile */
-				fs.flags = CAPFENCE_FLEET_SET_FRESH | CAPFENCE_FLEET_SET_ASKED;
-				ret = capfence_client_fleet_set(A.cf, &fs, err, sizeof(err));
-			}
-			pthread_mutex_unlock(&A.cf_lock);
-			if (ret) {
-				say("cannot confirm freshness: %s", err);
-				count_error(CF_AGENT_ERR_CONFIRM);
-			} else {
-				pthread_mutex_lock(&A.metrics_lock);
-				A.m.confirmations++;
-				pthread_mutex_unlock(&A.metrics_lock);
-			}
-			notify_state();
-			lag_beats = 0;
-		} else if (is_failing()) {
-			lag_beats = 0;	/* the watch retries the change itself */
-			notify_state();
-		} else if (applied == last_applied && ++lag_beats >= WATCH_LAG_BEATS) {
-			/* the store has rev=f, the watch delivers nothing: a dead stream */
-			say("the module is at rev=%" PRIu64 ", the fleet at rev=%" PRIu64
-			    ": restarting the watch", applied, f);
-			atomic_store(&A.restart, true);
-			lag_beats = 0;
-		} else if (applied != last_applied) {
-			lag_beats = 0;
-		}
-		last_applied = applied;
-		report();
-next:
-		watchdog_ping();
-		spent = now_ms() - t0;
-		if (spent < A.heartbeat_ms)
-			beat_nap((uint32_t)(A.heartbeat_ms - spent));
-	}
-}
+static const struct cfa_ops capfenced_ops = {
+	.status = m_status, .set = m_set, .chain = m_chain, .chain_set = m_chain_set,
+	.apply = m_apply, .epoch_get = m_epoch_get, .epoch_install = m_epoch_install,
+	.epoch_activate = m_epoch_activate, .revoke = m_revoke, .key_remove = m_key_remove,
+	.reopen = m_reopen,
+	.snapshot = s_snapshot, .head = s_head, .latest = s_latest, .decode = s_decode,
+	.watch = s_watch, .lease_grant = s_lease_grant, .lease_keepalive = s_lease_keepalive,
+	.report = s_report,
+	.say = o_say, .tick = o_tick, .notify = o_notify,
+};
 
 /* ---- options -------------------------------------------------------------------------- */
 
@@ -1630,7 +460,7 @@ int main(int argc, char **argv)
 	const char *logpath = NULL, *cacert = NULL, *cert = NULL, *key = NULL, *host_key = NULL;
 	const char *user = NULL, *password_file = NULL, *listen_on = NULL;
 	bool insecure = false;
-	struct cfd_http http = { .fd = -1, .stop = &A.stop, .agent = agent_metrics };
+	struct cfd_http http = { .fd = -1, .stop = &A.a.stop, .agent = agent_metrics };
 	pthread_t listener;
 	const char *pubkeys[CF_FLEET_MAX_PUBKEYS + 1];
 	size_t npub = 0, i;
@@ -1642,33 +472,31 @@ int main(int argc, char **argv)
 	struct sigaction sa;
 	int c, ret;
 
-	A.stale_ms = DEF_STALE_MS;
-	A.deny_ms = DEF_DENY_MS;
-	A.heartbeat_ms = DEF_HEARTBEAT_MS;
-	A.reconcile_s = DEF_RECONCILE_S;
+	A.a.stale_ms = DEF_STALE_MS;
+	A.a.deny_ms = DEF_DENY_MS;
+	A.a.heartbeat_ms = DEF_HEARTBEAT_MS;
+	A.a.reconcile_s = DEF_RECONCILE_S;
 	A.fault_file = getenv("CAPFENCED_FAULT_FILE");
 	pthread_mutex_init(&A.log_lock, NULL);
-	pthread_mutex_init(&A.cf_lock, NULL);
-	pthread_mutex_init(&A.state_lock, NULL);
-	pthread_mutex_init(&A.report_lock, NULL);
-	pthread_mutex_init(&A.metrics_lock, NULL);
+	cfa_init(&A.a);
+	A.a.ops = &capfenced_ops;
 	opterr = 0;	/* our own one-line messages */
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'e': endpoints = optarg; break;
-		case 'H': A.host = optarg; break;
+		case 'H': A.a.host = optarg; break;
 		case 'p': prefix = optarg; break;
 		case 's':
-			if (num("--max-staleness", optarg, 1, CAPFENCE_FLEET_MAX_MS, &A.stale_ms))
+			if (num("--max-staleness", optarg, 1, CAPFENCE_FLEET_MAX_MS, &A.a.stale_ms))
 				return 2;
 			break;
 		case 'd':
-			if (num("--deny-after", optarg, 1, CAPFENCE_FLEET_MAX_MS, &A.deny_ms))
+			if (num("--deny-after", optarg, 1, CAPFENCE_FLEET_MAX_MS, &A.a.deny_ms))
 				return 2;
 			deny_set = true;
 			break;
 		case 'b':
-			if (num("--heartbeat", optarg, 10, 3600000, &A.heartbeat_ms))
+			if (num("--heartbeat", optarg, 10, 3600000, &A.a.heartbeat_ms))
 				return 2;
 			break;
 		case 'l':
@@ -1676,7 +504,7 @@ int main(int argc, char **argv)
 				return 2;
 			break;
 		case 'r':
-			if (num("--reconcile", optarg, 0, 86400, &A.reconcile_s))
+			if (num("--reconcile", optarg, 0, 86400, &A.a.reconcile_s))
 				return 2;
 			break;
 		case 'E':
@@ -1698,7 +526,7 @@ int main(int argc, char **argv)
 			}
 			pubkeys[npub++] = optarg;
 			break;
-		case 'R': A.require_head = true; break;
+		case 'R': A.a.require_head = true; break;
 		case 'M': listen_on = optarg; break;
 		case 'f': fg = true; break;
 		case 'L': logpath = optarg; break;
@@ -1720,48 +548,48 @@ int main(int argc, char **argv)
 		fprintf(stderr, "capfenced: --endpoints is required (or CAPFENCE_ETCD_ENDPOINTS)\n");
 		return 2;
 	}
-	if (!A.host) {
+	if (!A.a.host) {
 		fprintf(stderr, "capfenced: --host is required\n");
 		return 2;
 	}
-	if (cf_fleet_check_host(A.host, err, sizeof(err))) {
+	if (cf_fleet_check_host(A.a.host, err, sizeof(err))) {
 		fprintf(stderr, "capfenced: --host: %s\n", err);
 		return 2;
 	}
-	if (!deny_set && A.deny_ms < A.stale_ms)
-		A.deny_ms = A.stale_ms;
-	if (A.deny_ms < A.stale_ms) {
+	if (!deny_set && A.a.deny_ms < A.a.stale_ms)
+		A.a.deny_ms = A.a.stale_ms;
+	if (A.a.deny_ms < A.a.stale_ms) {
 		fprintf(stderr, "capfenced: --deny-after (%u) must not be below --max-staleness (%u)\n",
-			A.deny_ms, A.stale_ms);
+			A.a.deny_ms, A.a.stale_ms);
 		return 2;
 	}
-	if (A.require_head && !npub) {
+	if (A.a.require_head && !npub) {
 		fprintf(stderr, "capfenced: --require-head needs --fleet-pubkey (the head is verified with it)\n");
 		return 2;
 	}
-	A.chained = npub > 0;
-	if (A.heartbeat_ms >= A.stale_ms) {
+	A.a.chained = npub > 0;
+	if (A.a.heartbeat_ms >= A.a.stale_ms) {
 		fprintf(stderr, "capfenced: --heartbeat (%u) must be below --max-staleness (%u)\n",
-			A.heartbeat_ms, A.stale_ms);
+			A.a.heartbeat_ms, A.a.stale_ms);
 		return 2;
 	}
 	/* 0: a report every heartbeat; never less often than that */
-	A.pacer.every_ms = report_ms && report_ms < A.heartbeat_ms ? A.heartbeat_ms : report_ms;
+	A.a.pacer.every_ms = report_ms && report_ms < A.a.heartbeat_ms ? A.a.heartbeat_ms : report_ms;
 	/*
 	 * A host leaves the live set (its key goes with the lease) only once
 	 * its module denies every grant: the lease outlives the deny bound by
 	 * a heartbeat and a second, so `fleet revoke --wait` never counts a
 	 * cut-off host out while it still allows what was revoked.
 	 */
-	if (A.deny_ms) {
-		uint32_t min_ttl = (A.deny_ms + A.heartbeat_ms + 999) / 1000 + 1;
+	if (A.a.deny_ms) {
+		uint32_t min_ttl = (A.a.deny_ms + A.a.heartbeat_ms + 999) / 1000 + 1;
 
 		if (ttl < min_ttl) {
 			ttl_asked = ttl;	/* said once running */
 			ttl = min_ttl;
 		}
 	}
-	A.lease_ttl = ttl;
+	A.a.lease_ttl = ttl;
 	A.log = stderr;
 	/* bound before anything else can fail: a bad address is one line here */
 	if (listen_on) {
@@ -1811,7 +639,7 @@ int main(int argc, char **argv)
 	}
 	/* a partition must never hold a heartbeat for long (a TLS handshake is slower) */
 	cf_etcd_set_timeouts(A.fleet->etcd, strstr(endpoints, "https://") ? 3000 : 1000,
-			     A.heartbeat_ms * 2 > 3000 ? (long)A.heartbeat_ms * 2 : 3000);
+			     A.a.heartbeat_ms * 2 > 3000 ? (long)A.a.heartbeat_ms * 2 : 3000);
 	ret = capfence_client_open(&A.cf, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "capfenced: %s\n", err);
@@ -1819,8 +647,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	fs = (struct capfence_fleet_set){ .flags = CAPFENCE_FLEET_SET_BOUNDS,
-					  .stale_ms = A.stale_ms, .deny_ms = A.deny_ms };
-	A.known_rev = module_rev();
+					  .stale_ms = A.a.stale_ms, .deny_ms = A.a.deny_ms };
+	A.a.known_rev = cfa_module_rev(&A.a);
 	if (capfence_client_fleet_set(A.cf, &fs, err, sizeof(err))) {
 		fprintf(stderr, "capfenced: cannot set the fleet bounds: %s\n", err);
 		capfence_client_close(A.cf);
@@ -1843,14 +671,14 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	say("host %s, fleet %s at %s, module at rev=%" PRIu64 ", stale after %u ms, deny after %u ms",
-	    A.host, A.fleet->fleet, endpoints, module_rev(), A.stale_ms, A.deny_ms);
-	A.m.start_time = (double)cf_fleet_wall_ms() / 1000.0;
+	    A.a.host, A.fleet->fleet, endpoints, cfa_module_rev(&A.a), A.a.stale_ms, A.a.deny_ms);
+	A.a.m.start_time = (double)cf_fleet_wall_ms() / 1000.0;
 	/* systemd's watchdog, fed by the heartbeat: it must beat well within it */
 	if (sd_watchdog_enabled(0, &A.wd_usec) <= 0)
 		A.wd_usec = 0;
 	if (A.wd_usec)
 		say("watchdog: WATCHDOG=1 from the heartbeat, WatchdogSec=%" PRIu64 " ms%s",
-		    A.wd_usec / 1000, A.wd_usec / 1000 < 2ull * A.heartbeat_ms ?
+		    A.wd_usec / 1000, A.wd_usec / 1000 < 2ull * A.a.heartbeat_ms ?
 		    " (below twice --heartbeat: systemd may restart a healthy agent)" : "");
 	sd_status("starting: waiting for the module to be current with the fleet");
 	if (http.fd >= 0) {
@@ -1864,12 +692,12 @@ int main(int argc, char **argv)
 		say("no --fleet-pubkey: changes are not authenticated, whoever can write to etcd can change this host's policy");
 	if (ttl_asked)
 		say("--lease-ttl %u raised to %u s: a host must stay live until it denies (--deny-after %u ms)",
-		    ttl_asked, ttl, A.deny_ms);
-	if (pthread_create(&watcher, NULL, watch_main, NULL)) {
+		    ttl_asked, ttl, A.a.deny_ms);
+	if (pthread_create(&watcher, NULL, cfa_watch_main, &A.a)) {
 		say("cannot start the watch thread");
 		return 1;
 	}
-	heartbeat_loop();
+	cfa_heartbeat_loop(&A.a);
 	sd_notify(0, "STOPPING=1");
 	pthread_join(watcher, NULL);
 	if (http.fd >= 0) {
@@ -1882,10 +710,10 @@ int main(int argc, char **argv)
 	 * `fleet revoke --wait` waits for it) until then. A restarted agent
 	 * puts the key under its new lease.
 	 */
-	say("stopped at rev=%" PRIu64, module_rev());
+	say("stopped at rev=%" PRIu64, cfa_module_rev(&A.a));
 	capfence_client_close(A.cf);
 	cf_fleet_close(A.fleet);
-	free(A.links);
+	cfa_destroy(&A.a);
 	if (A.log != stderr)
 		fclose(A.log);
 	pthread_mutex_destroy(&A.log_lock);

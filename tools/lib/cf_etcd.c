@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdatomic.h>
 #include <curl/curl.h>
 #include <json-c/json.h>
 #include <sodium.h>
@@ -25,7 +26,22 @@ struct cf_etcd {
 	char *user, *password;		/* etcd user auth, NULL = none */
 	char *token;			/* its token, under lock; NULL = ask */
 	bool plaintext_ok;		/* --insecure-plaintext: http:// with TLS options or --user */
+	_Atomic uint64_t connects;	/* connections opened (requests' and watches') */
 };
+
+/* the connections a transfer opened (each a TLS handshake over https://) */
+static void count_connects(struct cf_etcd *e, CURL *c)
+{
+	long n = 0;
+
+	if (curl_easy_getinfo(c, CURLINFO_NUM_CONNECTS, &n) == CURLE_OK && n > 0)
+		atomic_fetch_add(&e->connects, (uint64_t)n);
+}
+
+uint64_t cf_etcd_connects(struct cf_etcd *e)
+{
+	return atomic_load(&e->connects);
+}
 
 /* ---- endpoints -------------------------------------------------------------- */
 
@@ -531,6 +547,7 @@ static int call_locked(struct cf_etcd *e, const char *path, struct json_object *
 		curl_easy_setopt(e->curl, CURLOPT_WRITEDATA, &b);
 		curl_easy_setopt(e->curl, CURLOPT_ERRORBUFFER, cerr);
 		cc = curl_easy_perform(e->curl);
+		count_connects(e, e->curl);
 		curl_easy_getinfo(e->curl, CURLINFO_RESPONSE_CODE, &http);
 		curl_easy_getinfo(e->curl, CURLINFO_CONNECT_TIME_T, &connected);
 		if (cc != CURLE_OK) {
@@ -1058,6 +1075,7 @@ int cf_etcd_watch(struct cf_etcd *e, const char *prefix, int64_t start_rev,
 		curl_easy_setopt(c, CURLOPT_ERRORBUFFER, cerr);
 		json_tokener_reset(w.tok);
 		cc = curl_easy_perform(c);
+		count_connects(e, c);
 		if (w.done) {
 			ret = w.ret;
 			*compact_rev = w.compact_rev;

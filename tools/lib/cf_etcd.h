@@ -60,6 +60,8 @@ int cf_etcd_set_auth(struct cf_etcd *e, const char *user, const char *password_f
  * (--insecure-plaintext).
  */
 void cf_etcd_allow_plaintext(struct cf_etcd *e);
+/* Connections opened so far, requests' and watches' (over https://, a TLS handshake each). */
+uint64_t cf_etcd_connects(struct cf_etcd *e);
 /* The endpoint that answered last (for messages). */
 const char *cf_etcd_endpoint(const struct cf_etcd *e);
 

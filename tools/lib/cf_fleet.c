@@ -878,25 +878,38 @@ int cf_fleet_high_water(struct cf_fleet *f, uint64_t *seq, char *err, size_t err
 	return f->hw_path ? hw_read(f, seq, link, err, errlen) : 0;
 }
 
-/* Is the store's head h at or past the mark, on its chain? -ESTALE if not. */
-static int hw_check(struct cf_fleet *f, const struct cf_fleet_head *h, char *err, size_t errlen)
-{
-	unsigned char link[CF_FLEET_HASH_LEN];
+/*
+ * The mark, read before the store's head is: a commit moves the mark only
+ * once the store has its head, so a head read after the mark is never
+ * below it but for a rollback. Read after the head, the mark may be
+ * another signer's commit made in between (concurrent signers share it).
+ */
+struct hw_mark {
+	bool check;
 	uint64_t seq;
-	int ret;
+	unsigned char link[CF_FLEET_HASH_LEN];
+};
 
-	if (!f->hw_path || f->hw_override)
+static int hw_mark_read(struct cf_fleet *f, struct hw_mark *m, char *err, size_t errlen)
+{
+	m->check = f->hw_path && !f->hw_override;
+	m->seq = 0;
+	return m->check ? hw_read(f, &m->seq, m->link, err, errlen) : 0;
+}
+
+/* Is the store's head h at or past the mark m, on its chain? -ESTALE if not. */
+static int hw_check(struct cf_fleet *f, const struct hw_mark *m, const struct cf_fleet_head *h,
+		    char *err, size_t errlen)
+{
+	if (!m->check)
 		return 0;
-	ret = hw_read(f, &seq, link, err, errlen);
-	if (ret)
-		return ret;
-	if (h->seq > seq || (h->seq == seq && !memcmp(h->hash, link, CF_FLEET_HASH_LEN)))
+	if (h->seq > m->seq || (h->seq == m->seq && !memcmp(h->hash, m->link, CF_FLEET_HASH_LEN)))
 		return 0;
 	capfence__seterr(err, errlen,
 			 "the store's head (seq=%" PRIu64 ") is %s this signer's high-water mark seq=%" PRIu64
 			 " (%.120s): a store restored from a backup or rolled back, or a path showing an old head; "
 			 "nothing signed (--accept-rollback once the fleet's changes since are re-issued)",
-			 h->seq, h->seq < seq ? "below" : "another link at", seq, f->hw_path);
+			 h->seq, h->seq < m->seq ? "below" : "another link at", m->seq, f->hw_path);
 	return -ESTALE;
 }
 
@@ -1102,10 +1115,14 @@ int cf_fleet_head_renew(struct cf_fleet *f, uint64_t min_seq, struct cf_fleet_he
 	for (attempt = 0; attempt < 16; attempt++) {
 		struct cf_etcd_cmp cmp;
 		struct cf_etcd_put put;
+		struct hw_mark mark;
 		bool ok, retried;
 		int64_t r;
 		char *v;
 
+		ret = hw_mark_read(f, &mark, err, errlen);
+		if (ret)
+			return ret;
 		ret = cf_fleet_head_get(f, h, NULL, err, errlen);
 		if (ret && ret != -ENOENT)
 			return ret;
@@ -1115,7 +1132,7 @@ int cf_fleet_head_renew(struct cf_fleet *f, uint64_t min_seq, struct cf_fleet_he
 					 " signed before: a rollback, not signed", h->seq, min_seq);
 			return -ESTALE;
 		}
-		ret = hw_check(f, h, err, errlen);
+		ret = hw_check(f, &mark, h, err, errlen);
 		if (ret)
 			return ret;
 		v = head_value(f, h->seq, h->hash);
@@ -1188,6 +1205,7 @@ int cf_fleet_commit(struct cf_fleet *f, const struct cf_fleet_change *ch,
 {
 	struct cf_fleet_change c = *ch;
 	struct cf_fleet_head h;
+	struct hw_mark mark;
 	struct cf_etcd_cmp cmp[3];
 	struct cf_etcd_put put[2];
 	char *key = NULL, *value = NULL, *needs = NULL, *hv = NULL;
@@ -1216,10 +1234,13 @@ int cf_fleet_commit(struct cf_fleet *f, const struct cf_fleet_change *ch,
 		memset(&h, 0, sizeof(h));
 		if (f->have_sk) {
 			/* chained: after the head the store shows now */
+			ret = hw_mark_read(f, &mark, err, errlen);
+			if (ret)
+				goto out;
 			ret = cf_fleet_head_get(f, &h, NULL, err, errlen);
 			if (ret && ret != -ENOENT)
 				goto out;
-			ret = hw_check(f, &h, err, errlen);
+			ret = hw_check(f, &mark, &h, err, errlen);
 			if (ret)
 				goto out;
 			c.seq = h.seq + 1;
