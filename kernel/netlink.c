@@ -1350,6 +1350,36 @@ int capfence_nl_task_get_doit(struct sk_buff *skb, struct genl_info *info)
 	return err ? err : genlmsg_reply(msg, info);
 }
 
+/*
+ * An op whose spec lists no request has no generated policy, and 6.12
+ * parses nothing for it (6.1 gives it a reject-all policy): refuse what
+ * it was sent rather than ignore it.
+ */
+static int cf_nl_no_attrs(const struct genl_split_ops *ops,
+			  struct genl_info *info)
+{
+	if (ops->policy || nlmsg_attrlen(info->nlhdr, GENL_HDRLEN) <= 0)
+		return 0;
+	NL_SET_ERR_MSG_ATTR(info->extack,
+			    nlmsg_attrdata(info->nlhdr, GENL_HDRLEN),
+			    "this command takes no attribute");
+	return -EINVAL;
+}
+
+/**
+ * cf_nl_pre_bare() - the pre_doit of an operation that takes no attribute
+ * @ops: the operation (its spec's do says "pre: cf-nl-pre-bare")
+ * @skb: the request
+ * @info: its attributes and extack
+ *
+ * Return: 0, or -EINVAL when the request carries an attribute.
+ */
+int cf_nl_pre_bare(const struct genl_split_ops *ops, struct sk_buff *skb,
+		   struct genl_info *info)
+{
+	return cf_nl_no_attrs(ops, info);
+}
+
 /**
  * cf_nl_pre_admin() - the pre_doit of the control operations
  * @ops: the operation (its spec's do marks it "pre: cf-nl-pre-admin")
@@ -1360,11 +1390,17 @@ int capfence_nl_task_get_doit(struct sk_buff *skb, struct genl_info *info)
  * a caller that is not bound to an epoch (GENL_ADMIN_PERM would be
  * CAP_NET_ADMIN, and cannot see the binding).
  *
- * Return: 0, or -EPERM with the extack saying which of the two failed.
+ * Return: 0, -EINVAL for an attribute sent to one that takes none
+ * (cf_nl_pre_bare()), or -EPERM with the extack saying which of the two
+ * failed.
  */
 int cf_nl_pre_admin(const struct genl_split_ops *ops, struct sk_buff *skb,
 		    struct genl_info *info)
 {
+	int err = cf_nl_no_attrs(ops, info);
+
+	if (err)
+		return err;
 	if (!netlink_capable(skb, CAP_MAC_ADMIN)) {
 		NL_SET_ERR_MSG_MOD(info->extack,
 				   "CAP_MAC_ADMIN in the initial user namespace is required");

@@ -128,9 +128,10 @@ static const struct nla_policy capfence_epoch_retire_nl_policy[CAPFENCE_A_FLEET_
 /* Ops table for capfence */
 const struct genl_split_ops capfence_nl_ops[15] = {
 	{
-		.cmd	= CAPFENCE_CMD_STATUS_GET,
-		.doit	= capfence_nl_status_get_doit,
-		.flags	= GENL_CMD_CAP_DO,
+		.cmd		= CAPFENCE_CMD_STATUS_GET,
+		.pre_doit	= cf_nl_pre_bare,
+		.doit		= capfence_nl_status_get_doit,
+		.flags		= GENL_CMD_CAP_DO,
 	},
 	{
 		.cmd		= CAPFENCE_CMD_HOOKS_ATTACH,

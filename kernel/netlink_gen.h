@@ -19,6 +19,8 @@ extern const struct nla_policy capfence_rule_nl_policy[CAPFENCE_RULE_A_PAD + 1];
 /* Ops table for capfence */
 extern const struct genl_split_ops capfence_nl_ops[15];
 
+int cf_nl_pre_bare(const struct genl_split_ops *ops, struct sk_buff *skb,
+		   struct genl_info *info);
 int cf_nl_pre_admin(const struct genl_split_ops *ops, struct sk_buff *skb,
 		    struct genl_info *info);
 int cf_nl_epoch_dump_start(struct netlink_callback *cb);

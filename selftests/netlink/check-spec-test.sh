@@ -39,10 +39,13 @@ mut "an admin operation without its (admin) mark" \
 	'admin: spec False ("(admin)" ending its doc), do pre cf-nl-pre-admin'
 mut "an (admin) mark on an operation the kernel does not check" \
 	'/name: status-get/,/doc:/ s/^\(      doc: .*\)$/\1 (admin)/' \
-	'admin: spec True ("(admin)" ending its doc), do pre None'
+	'admin: spec True ("(admin)" ending its doc), do pre cf-nl-pre-bare'
 mut "an output-only attribute in a request" \
 	's/attributes: \[ cap-id, fleet-rev, fleet \]/attributes: [ cap-id, fleet-rev, fleet, fence ]/' \
 	'op revoke: do request lists fence, marked output-only'
+mut "an operation without request attributes that would ignore them" \
+	'/^        pre: cf-nl-pre-bare$/d' \
+	'do has no request and no pre'
 mut "the events group's CAP_NET_ADMIN unsaid" \
 	's/ to CAP_NET_ADMIN listeners\././' \
 	'the family doc does not say CAP_NET_ADMIN'

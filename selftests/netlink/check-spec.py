@@ -431,6 +431,10 @@ def compare(spec, hdr, nl, puts, tap):
         pre = (op.get('do') or {}).get('pre')
         if is_admin(op) != (pre == ADMIN_PRE):
             p.append('admin: spec %s ("(admin)" ending its doc), do pre %s' % (is_admin(op), pre))
+        if op.get('do') is not None and not op['do'].get('request') and not pre:
+            p.append('do has no request and no pre: its attributes would be ignored, not refused')
+        if op.get('dump') is not None and not op['dump'].get('request') and not op['dump'].get('pre'):
+            p.append('dump has no request and no pre (start): its attributes would be ignored')
         if not (op.get('do') or op.get('dump')) and (not op.get('event') or not op.get('mcgrp')):
             p.append('an operation without do/dump must be an event with mcgrp')
         modes = '+'.join(m for m in ('do', 'dump', 'event') if op.get(m))
