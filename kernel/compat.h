@@ -37,10 +37,10 @@
  * ynl-gen-c.py) as split ops: a command's do and dump are two entries,
  * each with its policy and its pre_doit (or start). Split ops are 6.2's:
  * 6.1 gets the same table as full ops (cf_genl_split_to_full(), at
- * registration), one entry per command with the do's policy; a dump
- * without a policy of its own is not validated (GENL_DONT_VALIDATE_DUMP:
- * its start refuses every attribute), and the family's pre_doit calls the
- * op's (cf_genl_split_pre_doit()).
+ * registration), one entry per command with the do's policy, which then
+ * validates the dump too (6.1 refuses validate flags with resv_start_op
+ * 0): a dump that takes nothing refuses the rest in its start. The
+ * family's pre_doit calls the op's (cf_genl_split_pre_doit()).
  */
 #include <net/genetlink.h>
 #if CF_KSERIES >= 602
@@ -119,8 +119,6 @@ static inline int cf_genl_split_to_full(const struct genl_split_ops *split,
 		f->start = s->start;
 		f->dumpit = s->dumpit;
 		f->done = s->done;
-		if (!s->policy)
-			f->validate |= GENL_DONT_VALIDATE_DUMP;
 	}
 	return made;
 }

@@ -892,8 +892,8 @@ int cf_nl_epoch_dump_start(struct netlink_callback *cb)
 	int err;
 
 	/*
-	 * The dump takes no attribute: 6.2+ refuses one by the dump's empty
-	 * policy before this runs, 6.1 does not validate it (compat.h).
+	 * The dump takes no attribute: its generated op has no policy (6.12
+	 * parses nothing), and 6.1 validates it with the do's (compat.h).
 	 */
 	if (nlmsg_attrlen(cb->nlh, GENL_HDRLEN) > 0) {
 		NL_SET_ERR_MSG_ATTR(cb->extack, nla,

@@ -493,70 +493,6 @@ def class_lists(spec, top, tap):
               noop_hooks(top))
 
 
-# the libmnl type the client reads each YAML type as (tools/lib/cf_attrs.c)
-MNL_OF_YAML = {'u8': 'U8', 'u16': 'U16', 'u32': 'U32', 'u64': 'U64', 'string': 'NUL_STRING',
-               'flag': 'FLAG', 'binary': 'BINARY', 'nest': 'NESTED', 'indexed-array': 'NESTED'}
-
-
-def client_table(spec, hdr, top, tap):
-    """tools/lib/cf_attrs.c, the client's one attribute table, has each
-    attribute of each set with the spec's type (and a fixed-size binary's
-    length), and nothing the spec does not have."""
-    src = strip_c_comments(open(os.path.join(top, 'tools/lib/cf_attrs.c')).read())
-    defs = {d['name']: d for d in spec.get('definitions') or []}
-    consts = {n: d['value'] for n, d in defs.items() if d.get('type') == 'const'}
-    tables = {}
-    for m in re.finditer(r'static const struct cf_attr_type (\w+)\[[^]]*\]\s*=\s*\{(.*?)\};', src, re.S):
-        ent = {}
-        for e in re.finditer(r'\[(\w+)(?:\s*\.\.\.\s*(\w+))?\]\s*=\s*(T|BIN)\(([^=]*?)\),?\s*$',
-                             m.group(2), re.M):
-            lo = hdr.eval(e.group(1))
-            hi = hdr.eval(e.group(2)) if e.group(2) else lo
-            t = ('BINARY', hdr.eval(e.group(4))) if e.group(3) == 'BIN' else (e.group(4).strip(), 0)
-            for v in range(lo, hi + 1):
-                ent[v] = t
-        tables[m.group(1)] = ent
-    sets_c = dict(re.findall(r'^SET\(\w+, "([a-z-]+)", (\w+)\);', src, re.M))
-    for st in spec.get('attribute-sets') or []:
-        name, prefix = st['name'], st.get('name-prefix', '')
-        if st.get('subset-of'):
-            continue
-        p = []
-        if name not in sets_c or sets_c[name] not in tables:
-            tap.check('client table: set %s' % name, ['no SET(..., "%s", ...) in tools/lib/cf_attrs.c' % name])
-            continue
-        tbl = dict(tables[sets_c[name]])
-        for a in st['attributes']:
-            c = cname(prefix, a['name'])
-            try:
-                v = hdr.eval(c)
-            except SpecError:
-                p.append('%s is not in the uapi header' % c)
-                continue
-            got = tbl.pop(v, None)
-            if a['type'] in ('pad', 'unused'):
-                if got:
-                    p.append('%s is %s in the spec, %s in the table' % (c, a['type'], got[0]))
-                continue
-            want = MNL_OF_YAML.get(a['type'])
-            if not got:
-                p.append('%s (%s) is not in the table' % (c, a['type']))
-                continue
-            if got[0] != want:
-                p.append('%s: MNL_TYPE_%s, the spec says %s (MNL_TYPE_%s)' % (c, got[0], a['type'], want))
-            checks = a.get('checks') or {}
-            exact = checks.get('exact-len')
-            if a.get('struct'):
-                exact = hdr.sizeof(a['struct'].replace('-', '_'))
-            if isinstance(exact, str):
-                exact = consts.get(exact, exact)
-            if got[1] != (exact or 0):
-                p.append('%s: length %d in the table, the spec %s' % (c, got[1], exact or 'none'))
-        for v, t in sorted(tbl.items()):
-            p.append('the table has attribute %d (MNL_TYPE_%s) the spec does not' % (v, t[0]))
-        tap.check('client table: set %s, %d attributes' % (name, len(st['attributes'])), p)
-
-
 def python_classes(top):
     """The Python binding takes the class count and the room for classes
     from the library (capfence_class_count(), capfence_class_slots()) and
@@ -637,7 +573,6 @@ def main():
         tap = Tap()
         compare(spec, hdr, nl, puts, tap)
         class_lists(spec, top, tap)
-        client_table(spec, hdr, top, tap)
     except (SpecError, KeyError, OSError, yaml.YAMLError) as e:
         print('TAP version 13\n1..1\n# %s: %s\nnot ok 1 - read the spec and the sources' %
               (type(e).__name__, e))

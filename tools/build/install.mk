@@ -10,7 +10,8 @@
 #                    PYTHONDIR= move those two
 #   make uninstall   [DESTDIR=] [PREFIX=/usr/local]   removes exactly that
 #   make dkms-source [DESTDIR=]   lays out /usr/src/capfence-VERSION for DKMS
-#   make netlink-gen   kernel/netlink_gen.[ch] from docs/netlink/capfence.yaml
+#   make netlink-gen   kernel/netlink_gen.[ch] and tools/lib/cf_attrs_gen.c
+#                      from docs/netlink/capfence.yaml
 #   make spec-check    docs/netlink/capfence.yaml against the uapi header and
 #                      kernel/netlink.c, and netlink_gen.[ch] current (host)
 #   make install-check selftests/install/install-test.sh (host, no VM)
@@ -62,7 +63,7 @@ $(YNL)/version: tools/build/ynl.sh tools/build/trixie-apt.sh | deps
 # The kernel's policies and op table, generated from the spec: after a
 # change to docs/netlink/capfence.yaml, make netlink-gen and commit both.
 netlink-gen: $(YNL)/version
-	@tools/build/netlink-gen.sh $(YNL) $(SPEC_PY) kernel
+	@tools/build/netlink-gen.sh $(YNL) $(SPEC_PY) kernel tools/lib
 
 spec-check: $(YNL)/version
 	@mkdir -p $(B)/logs

@@ -2,10 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The module's netlink contract, generated from docs/netlink/capfence.yaml
-# by the kernel's own ynl-gen-c.py (kernel mode, split ops):
-#   netlink-gen.sh YNLDIR PYTHON OUTDIR
-# writes OUTDIR/netlink_gen.c and OUTDIR/netlink_gen.h (kernel/ is where
-# they are committed: make netlink-gen). YNLDIR is tools/build/ynl.sh's.
+# by the kernel's own ynl-gen-c.py (kernel mode, split ops), and the
+# library's attribute tables by attrs-gen.py:
+#   netlink-gen.sh YNLDIR PYTHON OUTDIR [LIBOUTDIR]
+# writes OUTDIR/netlink_gen.c and OUTDIR/netlink_gen.h, and
+# LIBOUTDIR/cf_attrs_gen.c (default OUTDIR); make netlink-gen commits them
+# to kernel/ and tools/lib/. YNLDIR is tools/build/ynl.sh's.
 #
 # ynl-gen-c.py of 6.12 finds the spec's schema two directories above the
 # spec and names the spec by its path below a directory holding a
@@ -20,7 +22,7 @@
 #  - a binary's max-len is refused ("not implemented"): the token's
 #    length is checked by its handler.
 set -eu
-ynl=$(cd "$1" && pwd) py=$2 out=$(cd "$3" && pwd)
+ynl=$(cd "$1" && pwd) py=$2 out=$(cd "$3" && pwd) libout=$(cd "${4:-$3}" && pwd)
 top=$(cd "$(dirname "$0")/../.." && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -42,3 +44,4 @@ for kind in source header; do
 		--spec "$tmp/docs/netlink/capfence.yaml" -o "$tmp/netlink_gen.$ext")
 	cp "$tmp/netlink_gen.$ext" "$out/netlink_gen.$ext"
 done
+"$py" "$top/tools/build/attrs-gen.py" "$top/docs/netlink/capfence.yaml" "$libout/cf_attrs_gen.c"
