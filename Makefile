@@ -15,7 +15,8 @@
 #   make demo       boot the VM (newest kernel) and play the seed scenario
 #   make check-fresh make demo and make check in a fresh minimal Debian 12 root
 #   make bench      benchmarks (figures, side by side)
-#   make checkpatch checkpatch.pl --strict on kernel/ and lsm/
+#   make checkpatch checkpatch.pl --strict on kernel/ and lsm/ (not the
+#                   generated kernel/netlink_gen.[ch]: the generator's)
 #   make kernel-builtin a small QEMU kernel (Debian 13's linux-source-6.12)
 #                   with capfence built in, CONFIG_SECURITY_CAPFENCE; boot
 #                   it with selftests/vm/run --kernel builtin
@@ -353,7 +354,7 @@ patches: kernel-builtin
 
 checkpatch: $(LSRC)/.stamp
 	$(LSRC)/scripts/checkpatch.pl --strict --no-tree --show-types \
-		--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG -f kernel/*.c kernel/*.h lsm/*.c lsm/builtin/*.c lsm/builtin/*.h include/uapi/linux/capfence.h \
+		--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG -f $(filter-out kernel/netlink_gen.%,$(wildcard kernel/*.c kernel/*.h)) lsm/*.c lsm/builtin/*.c lsm/builtin/*.h include/uapi/linux/capfence.h \
 		selftests/kernel/seqwrap/seqwrap.c
 
 clean:
