@@ -15,7 +15,8 @@
 #   make demo       boot the VM (newest kernel) and play the seed scenario
 #   make check-fresh make demo and make check in a fresh minimal Debian 12 root
 #   make bench      benchmarks (figures, side by side)
-#   make checkpatch checkpatch.pl --strict on kernel/ and lsm/
+#   make checkpatch checkpatch.pl --strict on kernel/ and lsm/ (not the
+#                   generated kernel/netlink_gen.[ch]: the generator's)
 #   make kernel-builtin a small QEMU kernel (Debian 13's linux-source-6.12)
 #                   with capfence built in, CONFIG_SECURITY_CAPFENCE; boot
 #                   it with selftests/vm/run --kernel builtin
@@ -76,7 +77,7 @@ export CAPFENCE_BUILD := $(CURDIR)/$(B)
 LIB_SRCS   := $(wildcard tools/lib/*.c)
 # the part of the library that never talks to the kernel (fuzzers)
 # (cf_compat.c: the 1.3 layout wrappers, of the client calls too)
-LIB_PURE_SRCS := $(filter-out tools/lib/cf_attrs.c tools/lib/cf_client.c tools/lib/cf_compat.c tools/lib/cf_etcd.c tools/lib/cf_fleet.c tools/lib/cf_metrics.c,$(LIB_SRCS))
+LIB_PURE_SRCS := $(filter-out tools/lib/cf_attrs.c tools/lib/cf_attrs_gen.c tools/lib/cf_client.c tools/lib/cf_compat.c tools/lib/cf_etcd.c tools/lib/cf_fleet.c tools/lib/cf_metrics.c,$(LIB_SRCS))
 LIB_HDRS   := include/capfence/capfence.h include/uapi/linux/capfence.h $(wildcard tools/lib/*.h)
 CLI_SRCS   := $(wildcard tools/capfence/*.c)
 KSRCS      := $(wildcard kernel/*.c kernel/*.h) Kbuild include/uapi/linux/capfence.h
@@ -369,7 +370,7 @@ patches: kernel-builtin
 
 checkpatch: $(LSRC)/.stamp
 	$(LSRC)/scripts/checkpatch.pl --strict --no-tree --show-types \
-		--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG -f kernel/*.c kernel/*.h lsm/*.c lsm/builtin/*.c lsm/builtin/*.h include/uapi/linux/capfence.h \
+		--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG -f $(filter-out kernel/netlink_gen.%,$(wildcard kernel/*.c kernel/*.h)) lsm/*.c lsm/builtin/*.c lsm/builtin/*.h include/uapi/linux/capfence.h \
 		selftests/kernel/seqwrap/seqwrap.c
 
 clean:

@@ -32,12 +32,117 @@
 #define CF_PID_FS_MAGIC 0x50494446
 #endif
 
-/* genetlink's pre_doit takes the split op since 6.2 */
+/*
+ * The family's ops are generated (netlink_gen.c's capfence_nl_ops, by
+ * ynl-gen-c.py) as split ops: a command's do and dump are two entries,
+ * each with its policy and its pre_doit (or start). Split ops are 6.2's:
+ * 6.1 gets the same table as full ops (cf_genl_split_to_full(), at
+ * registration), one entry per command with the do's policy, which then
+ * validates the dump too (6.1 refuses validate flags with resv_start_op
+ * 0): a dump that takes nothing refuses the rest in its start. The
+ * family's pre_doit calls the op's (cf_genl_split_pre_doit()).
+ */
+#include <net/genetlink.h>
 #if CF_KSERIES >= 602
-#define cf_genl_pre_ops genl_split_ops
+#define CF_GENL_FAMILY_OPS \
+	.split_ops = capfence_nl_ops, .n_split_ops = ARRAY_SIZE(capfence_nl_ops)
 #else
-#define cf_genl_pre_ops genl_ops
+struct genl_split_ops {
+	union {
+		struct {
+			int (*pre_doit)(const struct genl_split_ops *ops,
+					struct sk_buff *skb,
+					struct genl_info *info);
+			int (*doit)(struct sk_buff *skb,
+				    struct genl_info *info);
+			void (*post_doit)(const struct genl_split_ops *ops,
+					  struct sk_buff *skb,
+					  struct genl_info *info);
+		};
+		struct {
+			int (*start)(struct netlink_callback *cb);
+			int (*dumpit)(struct sk_buff *skb,
+				      struct netlink_callback *cb);
+			int (*done)(struct netlink_callback *cb);
+		};
+	};
+	const struct nla_policy *policy;
+	unsigned int maxattr;
+	u8 cmd;
+	u8 internal_flags;
+	u8 flags;
+	u8 validate;
+};
+
+/* the pre_doit of the do op of @full's command in @split[@n], if any */
+static inline int cf_genl_split_pre_doit(const struct genl_split_ops *split,
+					 int n, const struct genl_ops *full,
+					 struct sk_buff *skb,
+					 struct genl_info *info)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (split[i].cmd == full->cmd &&
+		    (split[i].flags & GENL_CMD_CAP_DO))
+			return split[i].pre_doit ?
+			       split[i].pre_doit(&split[i], skb, info) : 0;
+	return 0;
+}
+
+/* @full (room for @n) made from @split[@n]; returns the entries made */
+static inline int cf_genl_split_to_full(const struct genl_split_ops *split,
+					int n, struct genl_ops *full)
+{
+	const struct genl_split_ops *s;
+	struct genl_ops *f;
+	int i, j, made = 0;
+
+	for (i = 0; i < n; i++) {
+		s = &split[i];
+		for (j = 0; j < made && full[j].cmd != s->cmd; j++)
+			;
+		f = &full[j];
+		if (j == made) {
+			made++;
+			f->cmd = s->cmd;
+			f->internal_flags = s->internal_flags;
+			f->flags = s->flags &
+				   ~(GENL_CMD_CAP_DO | GENL_CMD_CAP_DUMP);
+		}
+		if (s->flags & GENL_CMD_CAP_DO) {
+			f->doit = s->doit;
+			f->policy = s->policy;
+			f->maxattr = s->maxattr;
+			continue;
+		}
+		f->start = s->start;
+		f->dumpit = s->dumpit;
+		f->done = s->done;
+	}
+	return made;
+}
+
+#define CF_GENL_FAMILY_OPS .pre_doit = cf_genl_pre_doit
+
+/*
+ * 6.1's range pointer is not const; the generated ranges are (the
+ * validator only reads them).
+ */
+#undef NLA_POLICY_FULL_RANGE
+#define NLA_POLICY_FULL_RANGE(tp, _range) {			\
+	.type = NLA_ENSURE_UINT_OR_BINARY_TYPE(tp),		\
+	.validation_type = NLA_VALIDATE_RANGE_PTR,		\
+	.range = (struct netlink_range_validation *)(_range),	\
+}
 #endif
+
+/*
+ * ynl-gen-c.py of 6.12 names an indexed-array's policy type
+ * NLA_INDEXED_ARRAY, which no kernel defines: it is NLA_NESTED_ARRAY
+ * (without a member policy: members are checked by their handlers).
+ */
+#define NLA_INDEXED_ARRAY NLA_NESTED_ARRAY
 
 /* kfunc sets are BTF_KFUNCS_START since 6.9; 6.12 refuses a BTF_SET8 set */
 /* a kfunc set may refuse a program at verification (6.9) */

@@ -4,25 +4,29 @@
  * handler per command, consistent dumps and the events multicast group.
  * docs/netlink/capfence.yaml documents it.
  *
- * Permissions: commands flagged CF_NL_ADMIN need CAP_MAC_ADMIN in the
- * initial user namespace (netlink_capable(): the sender, and the socket
- * opener too when the message is written without a destination address)
- * and an unbound caller; a bound task can use no mutating operation.
- * EPOCH_GET and its dump show an unbound admin every epoch, a bound task
- * its own, anyone else nothing (EPERM); STATUS_GET likewise shows the
- * host's values to an unbound admin only, a bound task its own epoch and
- * sandbox (cf_nl_scope()); TASK_GET of another task needs CAP_MAC_ADMIN.
+ * The contract is generated: netlink_gen.c (make netlink-gen, from the
+ * spec, by the kernel's ynl-gen-c.py) holds each operation's policy and
+ * the op table, so a command accepts exactly its request attributes. Every
+ * command is validated strictly (resv_start_op 0): an attribute the
+ * command does not take, unknown attributes, trailing bytes and a non-zero
+ * reserved header field are refused with EINVAL by the kernel's validator
+ * ("Unknown attribute type" or "Unsupported attribute", the offset naming
+ * the attribute) before any of this file runs. What the generator cannot
+ * say is checked here: the members of lists (nested arrays, a member's
+ * type is its index, ignored on input) by cf_scalar_array() and
+ * cf_nl_rules(), a token's length, and the output-only attributes of the
+ * fleet and rule nests, whose generated policies name every attribute of
+ * the set.
  *
- * Every command is validated strictly (resv_start_op 0): unknown
- * attributes, trailing bytes and a non-zero reserved header field are
- * refused with EINVAL, and so is an attribute of the family that the
- * command does not take (cf_takes, checked in pre_doit and at the start of
- * the epoch dump). No attribute is repeated at the top level: lists are
- * nested arrays (WireGuard style: a member's type is its index, ignored on
- * input). The policy checks an array of nests member by member
- * (NLA_POLICY_NESTED_ARRAY); the members of an array of scalars, which a
- * policy cannot describe, are checked by cf_scalar_array(). The ids of
- * ABI 1's repeated attributes are NLA_REJECT.
+ * Permissions: operations whose spec marks their do "pre: cf-nl-pre-admin"
+ * need CAP_MAC_ADMIN in the initial user namespace (netlink_capable(): the
+ * sender, and the socket opener too when the message is written without a
+ * destination address) and an unbound caller; a bound task can use no
+ * mutating operation. EPOCH_GET and its dump show an unbound admin every
+ * epoch, a bound task its own, anyone else nothing (EPERM); STATUS_GET
+ * likewise shows the host's values to an unbound admin only, a bound task
+ * its own epoch and sandbox (cf_nl_scope()); TASK_GET of another task
+ * needs CAP_MAC_ADMIN.
  *
  * Locking: the family runs its handlers in parallel (parallel_ops), not
  * under the genetlink mutex: mutating handlers take cf_mutex, which orders
@@ -59,128 +63,27 @@
 #include "version.h"
 #include "hooklist.h"
 #include "compat.h"
-
-#define CF_NL_ADMIN	0x1
-#define CF_NL_SELF	0x2	/* admin, or the caller asks about itself */
+#include "netlink_gen.h"
 
 static struct genl_family cf_family;
 
-static const struct nla_policy cf_rule_policy[CAPFENCE_RULE_A_MAX + 1] = {
-	[CAPFENCE_RULE_A_CLASS] = NLA_POLICY_RANGE(NLA_U8, 1, CAPFENCE_CLASS_MAX),
-	[CAPFENCE_RULE_A_KIND] = NLA_POLICY_MAX(NLA_U8, __CAPFENCE_RULE_MAX - 1),
-	[CAPFENCE_RULE_A_NET] =
-		NLA_POLICY_EXACT_LEN(sizeof(struct capfence_net_range)),
-	[CAPFENCE_RULE_A_PATH] = { .type = NLA_NUL_STRING,
-				   .len = CAPFENCE_PATH_MAX },
-};
-
-static struct netlink_range_validation cf_fleet_ms = {
-	.max = CAPFENCE_FLEET_MAX_MS,
-};
-
-static const struct nla_policy cf_fleet_policy[CAPFENCE_FLEET_A_MAX + 1] = {
-	[CAPFENCE_FLEET_A_STALE_MS] = NLA_POLICY_FULL_RANGE(NLA_U32, &cf_fleet_ms),
-	[CAPFENCE_FLEET_A_DENY_MS] = NLA_POLICY_FULL_RANGE(NLA_U32, &cf_fleet_ms),
-	[CAPFENCE_FLEET_A_FRESH] = { .type = NLA_FLAG },
-	[CAPFENCE_FLEET_A_AGE_MS] = NLA_POLICY_FULL_RANGE(NLA_U32, &cf_fleet_ms),
-	[CAPFENCE_FLEET_A_ASKED_NS] = NLA_POLICY_MIN(NLA_U64, 1),
-	[CAPFENCE_FLEET_A_SEQ] = NLA_POLICY_MIN(NLA_U64, 1),
-	[CAPFENCE_FLEET_A_PREV] = NLA_POLICY_EXACT_LEN(CAPFENCE_FLEET_LINK_LEN),
-	[CAPFENCE_FLEET_A_LINK] = NLA_POLICY_EXACT_LEN(CAPFENCE_FLEET_LINK_LEN),
-};
-
-static const struct nla_policy cf_policy[CAPFENCE_A_MAX + 1] = {
-	[CAPFENCE_A_LINK_FD] = { .type = NLA_REJECT,
-				 .reject_message = "ABI 1 attribute: use CAPFENCE_A_LINK_FDS" },
-	[CAPFENCE_A_KEY_ID] = NLA_POLICY_MIN(NLA_U32, 1),
-	[CAPFENCE_A_KEY] = NLA_POLICY_EXACT_LEN(CAPFENCE_KEY_LEN),
-	[CAPFENCE_A_EPOCH_ID] = { .type = NLA_U64 },
-	[CAPFENCE_A_RULE] = { .type = NLA_REJECT,
-			      .reject_message = "ABI 1 attribute: use CAPFENCE_A_RULES" },
-	[CAPFENCE_A_TOKEN] = { .type = NLA_BINARY,
-			       .len = CAPFENCE_TOKEN_MAX_LEN },
-	[CAPFENCE_A_PID] = NLA_POLICY_MIN(NLA_U32, 1),
-	[CAPFENCE_A_FROM_PID] = NLA_POLICY_MIN(NLA_U32, 1),
-	[CAPFENCE_A_DRY_RUN] = { .type = NLA_FLAG },
-	[CAPFENCE_A_CAP_ID] = { .type = NLA_U64 },
-	[CAPFENCE_A_FLEET_REV] = NLA_POLICY_MIN(NLA_U64, 1),
-	[CAPFENCE_A_FLEET] = NLA_POLICY_NESTED(cf_fleet_policy),
-	[CAPFENCE_A_CAP] = { .type = NLA_REJECT,
-			     .reject_message = "ABI 1 attribute: CAPFENCE_A_CAPS is output only" },
-	[CAPFENCE_A_LINK_FDS] = { .type = NLA_NESTED_ARRAY },
-	[CAPFENCE_A_RULES] = NLA_POLICY_NESTED_ARRAY(cf_rule_policy),
-	[CAPFENCE_A_TOKENS] = { .type = NLA_NESTED_ARRAY },
-	/* sizes are checked by cf_seccomp_parse(), with their own errors */
-	[CAPFENCE_A_SECCOMP_PROG] = { .type = NLA_BINARY },
-};
-
 /*
- * What each command takes: the request attributes of its operation in
- * docs/netlink/capfence.yaml (make spec-check holds the two together). The
- * family policy checks every attribute's form; cf_nl_pre_doit() refuses
- * one the command does not take, which it would otherwise ignore (a
- * "dry-run" revoke would revoke). EPOCH_GET's dump takes none.
+ * The op's own attribute @type, or NULL when the op does not take it:
+ * info->attrs has room for the op's policy only (its maxattr), and the
+ * helpers below serve ops of different policies.
  */
-#define CF_T(a)	BIT_ULL(CAPFENCE_A_##a)
-static const u64 cf_takes[CAPFENCE_CMD_MAX + 1] = {
-	[CAPFENCE_CMD_STATUS_GET] = 0,
-	[CAPFENCE_CMD_HOOKS_ATTACH] = CF_T(LINK_FDS),
-	[CAPFENCE_CMD_HOOKS_DETACH] = 0,
-	[CAPFENCE_CMD_KEY_INSTALL] = CF_T(KEY_ID) | CF_T(KEY) | CF_T(FLEET_REV) |
-				     CF_T(FLEET),
-	[CAPFENCE_CMD_KEY_REMOVE] = CF_T(KEY_ID) | CF_T(FLEET_REV) | CF_T(FLEET),
-	[CAPFENCE_CMD_EPOCH_INSTALL] = CF_T(EPOCH_ID) | CF_T(RULES) |
-				       CF_T(FLEET_REV) | CF_T(FLEET) |
-				       CF_T(SECCOMP_PROG),
-	[CAPFENCE_CMD_EPOCH_ACTIVATE] = CF_T(EPOCH_ID) | CF_T(FLEET_REV) |
-					CF_T(FLEET),
-	[CAPFENCE_CMD_EPOCH_GET] = CF_T(EPOCH_ID),
-	[CAPFENCE_CMD_EXEC_SET] = CF_T(EPOCH_ID) | CF_T(TOKENS),
-	[CAPFENCE_CMD_DELEGATE] = CF_T(TOKEN) | CF_T(PID) | CF_T(FROM_PID) |
-				  CF_T(DRY_RUN),
-	[CAPFENCE_CMD_REVOKE] = CF_T(CAP_ID) | CF_T(FLEET_REV) | CF_T(FLEET),
-	[CAPFENCE_CMD_TASK_GET] = CF_T(PID),
-	[CAPFENCE_CMD_FLEET_SET] = CF_T(FLEET_REV) | CF_T(FLEET),
-	[CAPFENCE_CMD_EPOCH_RETIRE] = CF_T(EPOCH_ID) | CF_T(FLEET_REV),
-};
-
-/* the refusal of each attribute the policy accepts, naming it */
-#define CF_NOT_TAKEN(a, ...) \
-	[CAPFENCE_A_##a] = "CAPFENCE_A_" #a \
-			   " is not an attribute of this command" __VA_ARGS__
-static const char *const cf_not_taken[CAPFENCE_A_MAX + 1] = {
-	CF_NOT_TAKEN(KEY_ID), CF_NOT_TAKEN(KEY), CF_NOT_TAKEN(EPOCH_ID),
-	/* ABI 1's exec-set repeated it */
-	CF_NOT_TAKEN(TOKEN, " (a list of tokens is CAPFENCE_A_TOKENS)"),
-	CF_NOT_TAKEN(PID), CF_NOT_TAKEN(FROM_PID), CF_NOT_TAKEN(DRY_RUN),
-	CF_NOT_TAKEN(CAP_ID), CF_NOT_TAKEN(FLEET_REV), CF_NOT_TAKEN(FLEET),
-	CF_NOT_TAKEN(LINK_FDS), CF_NOT_TAKEN(RULES), CF_NOT_TAKEN(TOKENS),
-	CF_NOT_TAKEN(SECCOMP_PROG),
-};
-
-/*
- * Refuse the first attribute of @attrs that command @cmd does not take:
- * EINVAL, the extack names it (message and offset). @attrs holds
- * CAPFENCE_A_MAX + 1 entries, already checked by the policy.
- */
-static int cf_nl_takes(u8 cmd, struct nlattr **attrs,
-		       struct netlink_ext_ack *extack)
+static struct nlattr *cf_nl_attr(const struct genl_info *info, int type)
 {
-	u64 takes = cmd <= CAPFENCE_CMD_MAX ? cf_takes[cmd] : 0;
-	int a;
+	const struct genl_split_ops *op;
+	int i;
 
-	BUILD_BUG_ON(CAPFENCE_A_MAX >= 64);
-	for (a = 1; a <= CAPFENCE_A_MAX; a++) {
-		if (!attrs[a] || (takes & BIT_ULL(a)))
-			continue;
-		/* the message is a static string: set it as the policy does */
-		if (extack)
-			extack->_msg = cf_not_taken[a] ?:
-				"attribute not taken by this command";
-		NL_SET_BAD_ATTR(extack, attrs[a]);
-		return -EINVAL;
+	for (i = 0; i < ARRAY_SIZE(capfence_nl_ops); i++) {
+		op = &capfence_nl_ops[i];
+		if (op->cmd == info->genlhdr->cmd &&
+		    (op->flags & GENL_CMD_CAP_DO))
+			return type <= op->maxattr ? info->attrs[type] : NULL;
 	}
-	return 0;
+	return NULL;
 }
 
 static const struct genl_multicast_group cf_mcgrps[] = {
@@ -370,7 +273,7 @@ static int cf_status_host(struct sk_buff *msg)
 	return 0;
 }
 
-static int cf_nl_status(struct sk_buff *skb, struct genl_info *info)
+int capfence_nl_status_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct sk_buff *msg;
 	void *hdr;
@@ -436,7 +339,7 @@ static int cf_scalar_array(const struct nlattr *arr, int len, bool exact,
 	return n;
 }
 
-static int cf_nl_hooks_attach(struct sk_buff *skb, struct genl_info *info)
+int capfence_nl_hooks_attach_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *arr = info->attrs[CAPFENCE_A_LINK_FDS];
 	u32 fds[CF_NR_HOOKS];
@@ -457,7 +360,7 @@ static int cf_nl_hooks_attach(struct sk_buff *skb, struct genl_info *info)
 	return err;
 }
 
-static int cf_nl_hooks_detach(struct sk_buff *skb, struct genl_info *info)
+int capfence_nl_hooks_detach_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	int err;
 
@@ -508,7 +411,7 @@ static void cf_event(enum capfence_event ev, u64 epoch, u64 cap_id,
 /* the fleet revision a change command carries, 0 for none */
 static u64 cf_nl_fleet_rev(struct genl_info *info)
 {
-	struct nlattr *nla = info->attrs[CAPFENCE_A_FLEET_REV];
+	struct nlattr *nla = cf_nl_attr(info, CAPFENCE_A_FLEET_REV);
 
 	return nla ? nla_get_u64(nla) : 0;
 }
@@ -520,13 +423,14 @@ static u64 cf_nl_fleet_rev(struct genl_info *info)
 static int cf_nl_fleet_link(struct genl_info *info, struct cf_fleet_link *chain)
 {
 	struct nlattr *tb[CAPFENCE_FLEET_A_MAX + 1] = {};
-	struct nlattr *nest = info->attrs[CAPFENCE_A_FLEET];
+	struct nlattr *nest = cf_nl_attr(info, CAPFENCE_A_FLEET);
 	int err, a;
 
 	memset(chain, 0, sizeof(*chain));
 	if (!nest)
 		return 0;
-	err = nla_parse_nested(tb, CAPFENCE_FLEET_A_MAX, nest, cf_fleet_policy,
+	err = nla_parse_nested(tb, CAPFENCE_FLEET_A_MAX, nest,
+			       capfence_fleet_nl_policy,
 			       info->extack);
 	if (err)
 		return err;
@@ -590,7 +494,7 @@ static int cf_nl_change_end(struct genl_info *info, int err)
 	return err;
 }
 
-static int cf_nl_key_install(struct sk_buff *skb, struct genl_info *info)
+int capfence_nl_key_install_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *key = info->attrs[CAPFENCE_A_KEY];
 	int err = -EINVAL;
@@ -612,7 +516,7 @@ out:
 	return err;
 }
 
-static int cf_nl_key_remove(struct sk_buff *skb, struct genl_info *info)
+int capfence_nl_key_remove_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	int err;
 
@@ -638,10 +542,17 @@ static int cf_parse_rule(struct cf_epoch *e, const struct nlattr *nest,
 	int rem, err, n = 0;
 	u8 class_id;
 
-	err = nla_parse_nested(tb, CAPFENCE_RULE_A_MAX, nest, cf_rule_policy,
+	err = nla_parse_nested(tb, CAPFENCE_RULE_A_MAX, nest,
+			       capfence_rule_nl_policy,
 			       extack);
 	if (err)
 		return err;
+	/* output only: the generated policy names every attribute of the set */
+	if (tb[CAPFENCE_RULE_A_FENCED_AT]) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[CAPFENCE_RULE_A_FENCED_AT],
+				    "FENCED_AT is output only");
+		return -EINVAL;
+	}
 	if (!tb[CAPFENCE_RULE_A_CLASS] || !tb[CAPFENCE_RULE_A_KIND]) {
 		NL_SET_ERR_MSG_ATTR(extack, nest, "rule needs a class and a kind");
 		return -EINVAL;
@@ -710,7 +621,37 @@ static int cf_parse_rule(struct cf_epoch *e, const struct nlattr *nest,
 	return 0;
 }
 
-static int cf_nl_epoch_install(struct sk_buff *skb, struct genl_info *info)
+/*
+ * The members of CAPFENCE_A_RULES as NLA_POLICY_NESTED_ARRAY would check
+ * them (the generated policy has no member policy): each a nest or empty
+ * (ERANGE), no trailing bytes, at most one per class. Each member's
+ * content is cf_parse_rule()'s. Returns the number of members.
+ */
+static int cf_nl_rules(const struct nlattr *rules,
+		       struct netlink_ext_ack *extack)
+{
+	const struct nlattr *nla;
+	int rem, n = 0;
+
+	nla_for_each_nested(nla, rules, rem) {
+		if (nla_len(nla) && nla_len(nla) < NLA_HDRLEN) {
+			NL_SET_ERR_MSG_ATTR(extack, nla, "a rule is a nest");
+			return -ERANGE;
+		}
+		n++;
+	}
+	if (rem) {
+		NL_SET_ERR_MSG_ATTR(extack, rules, "trailing bytes in array");
+		return -EINVAL;
+	}
+	if (n > CAPFENCE_CLASS_MAX) {
+		NL_SET_ERR_MSG_ATTR(extack, rules, "more rules than classes");
+		return -E2BIG;
+	}
+	return n;
+}
+
+int capfence_nl_epoch_install_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *rules = info->attrs[CAPFENCE_A_RULES];
 	DECLARE_BITMAP(seen, __CAPFENCE_CLASS_MAX) = {};
@@ -727,20 +668,10 @@ static int cf_nl_epoch_install(struct sk_buff *skb, struct genl_info *info)
 				    "epoch id 0 means unbound and cannot be installed");
 		return -EINVAL;
 	}
-	/* the policy checked each member; count them, and no trailing bytes */
 	if (rules) {
-		nla_for_each_nested(nla, rules, rem)
-			n++;
-		if (rem) {
-			NL_SET_ERR_MSG_ATTR(info->extack, rules,
-					    "trailing bytes in array");
-			return -EINVAL;
-		}
-		if (n > CAPFENCE_CLASS_MAX) {
-			NL_SET_ERR_MSG_ATTR(info->extack, rules,
-					    "more rules than classes");
-			return -E2BIG;
-		}
+		n = cf_nl_rules(rules, info->extack);
+		if (n < 0)
+			return n;
 	}
 	e = cf_epoch_alloc(id);
 	if (!e)
@@ -770,7 +701,7 @@ fail:
 	return err;
 }
 
-static int cf_nl_epoch_activate(struct sk_buff *skb, struct genl_info *info)
+int capfence_nl_epoch_activate_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	u64 id;
 	int err;
@@ -786,7 +717,7 @@ static int cf_nl_epoch_activate(struct sk_buff *skb, struct genl_info *info)
 	return err < 0 ? err : 0;
 }
 
-static int cf_nl_epoch_retire(struct sk_buff *skb, struct genl_info *info)
+int capfence_nl_epoch_retire_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	u64 id;
 	int err;
@@ -910,7 +841,7 @@ static int cf_nl_epoch_scope(struct sk_buff *skb, u64 *own,
 	return err;
 }
 
-static int cf_nl_epoch_get(struct sk_buff *skb, struct genl_info *info)
+int capfence_nl_epoch_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct sk_buff *msg;
 	struct cf_epoch *e;
@@ -954,22 +885,19 @@ static int cf_nl_epoch_get(struct sk_buff *skb, struct genl_info *info)
  * of a dump run in whichever task reads the socket): cb->args[1] is the
  * only epoch a bound requester sees, 0 for all.
  */
-static int cf_nl_epoch_dump_start(struct netlink_callback *cb)
+int cf_nl_epoch_dump_start(struct netlink_callback *cb)
 {
 	const struct nlattr *nla = nlmsg_attrdata(cb->nlh, GENL_HDRLEN);
 	u64 own;
 	int err;
 
-	/* the dump takes no attribute (the policy checked their form) */
+	/*
+	 * The dump takes no attribute: its generated op has no policy (6.12
+	 * parses nothing), and 6.1 validates it with the do's (compat.h).
+	 */
 	if (nlmsg_attrlen(cb->nlh, GENL_HDRLEN) > 0) {
-		int type = nla_type(nla);
-
-		if (cb->extack)
-			cb->extack->_msg = type <= CAPFENCE_A_MAX &&
-					   cf_not_taken[type] ?
-				cf_not_taken[type] :
-				"a dump of epochs takes no attribute";
-		NL_SET_BAD_ATTR(cb->extack, nla);
+		NL_SET_ERR_MSG_ATTR(cb->extack, nla,
+				    "a dump of epochs takes no attribute");
 		return -EINVAL;
 	}
 	err = cf_nl_epoch_scope(cb->skb, &own, cb->extack);
@@ -981,7 +909,7 @@ static int cf_nl_epoch_dump_start(struct netlink_callback *cb)
 	return 0;
 }
 
-static int cf_nl_epoch_dump(struct sk_buff *skb, struct netlink_callback *cb)
+int capfence_nl_epoch_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	u64 after = cb->args[0], own = cb->args[1], id;
 	int count = 0;
@@ -1079,7 +1007,7 @@ static int cf_finish_decision(struct genl_info *info, struct sk_buff *msg,
 	return r ? cf_reason_errno(r) : 0;
 }
 
-static int cf_nl_delegate(struct sk_buff *skb, struct genl_info *info)
+int capfence_nl_delegate_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct cf_delegation *d;
 	struct sk_buff *msg;
@@ -1088,6 +1016,12 @@ static int cf_nl_delegate(struct sk_buff *skb, struct genl_info *info)
 	if (GENL_REQ_ATTR_CHECK(info, CAPFENCE_A_TOKEN) ||
 	    GENL_REQ_ATTR_CHECK(info, CAPFENCE_A_PID))
 		return -EINVAL;
+	/* the spec's max-len, which the generator cannot express for binary */
+	if (nla_len(info->attrs[CAPFENCE_A_TOKEN]) > CAPFENCE_TOKEN_MAX_LEN) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[CAPFENCE_A_TOKEN],
+				    "token longer than CAPFENCE_TOKEN_MAX_LEN");
+		return -ERANGE;
+	}
 	d = kzalloc(sizeof(*d), GFP_KERNEL);
 	msg = cf_reply_new();
 	if (!d || !msg) {
@@ -1114,7 +1048,7 @@ static int cf_nl_delegate(struct sk_buff *skb, struct genl_info *info)
 	return err;
 }
 
-static int cf_nl_exec_set(struct sk_buff *skb, struct genl_info *info)
+int capfence_nl_exec_set_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *arr = info->attrs[CAPFENCE_A_TOKENS];
 	struct cf_exec_binding *b;
@@ -1151,7 +1085,7 @@ static int cf_nl_exec_set(struct sk_buff *skb, struct genl_info *info)
 	return err;
 }
 
-static int cf_nl_revoke(struct sk_buff *skb, struct genl_info *info)
+int capfence_nl_revoke_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	u64 cap_id, fence = 0;
 	struct sk_buff *msg;
@@ -1181,7 +1115,7 @@ static int cf_nl_revoke(struct sk_buff *skb, struct genl_info *info)
 	return 0;
 }
 
-static int cf_nl_fleet_set(struct sk_buff *skb, struct genl_info *info)
+int capfence_nl_fleet_set_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *tb[CAPFENCE_FLEET_A_MAX + 1] = {};
 	struct cf_fleet_req req = { .rev = cf_nl_fleet_rev(info) };
@@ -1190,9 +1124,17 @@ static int cf_nl_fleet_set(struct sk_buff *skb, struct genl_info *info)
 
 	if (nest) {
 		err = nla_parse_nested(tb, CAPFENCE_FLEET_A_MAX, nest,
-				       cf_fleet_policy, info->extack);
+				       capfence_fleet_nl_policy, info->extack);
 		if (err)
 			return err;
+	}
+	/* output only: the generated policy names every attribute of the set */
+	if (tb[CAPFENCE_FLEET_A_STATE] || tb[CAPFENCE_FLEET_A_APPLIED]) {
+		NL_SET_ERR_MSG_ATTR(info->extack,
+				    tb[CAPFENCE_FLEET_A_STATE] ?:
+				    tb[CAPFENCE_FLEET_A_APPLIED],
+				    "STATE and APPLIED are output only");
+		return -EINVAL;
 	}
 	if (!!tb[CAPFENCE_FLEET_A_STALE_MS] != !!tb[CAPFENCE_FLEET_A_DENY_MS]) {
 		NL_SET_ERR_MSG_ATTR(info->extack, nest,
@@ -1365,7 +1307,7 @@ static size_t cf_task_size(const struct cred *cred)
 	return n;
 }
 
-static int cf_nl_task_get(struct sk_buff *skb, struct genl_info *info)
+int capfence_nl_task_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	/* the control plane's own: unbound, CAP_MAC_ADMIN (as EPOCH_GET) */
 	bool host = netlink_capable(skb, CAP_MAC_ADMIN) && !cf_current_bound();
@@ -1408,15 +1350,57 @@ static int cf_nl_task_get(struct sk_buff *skb, struct genl_info *info)
 	return err ? err : genlmsg_reply(msg, info);
 }
 
-static int cf_nl_pre_doit(const struct cf_genl_pre_ops *ops,
-			  struct sk_buff *skb, struct genl_info *info)
+/*
+ * An op whose spec lists no request has no generated policy, and 6.12
+ * parses nothing for it (6.1 gives it a reject-all policy): refuse what
+ * it was sent rather than ignore it.
+ */
+static int cf_nl_no_attrs(const struct genl_split_ops *ops,
+			  struct genl_info *info)
 {
-	int err = cf_nl_takes(ops->cmd, info->attrs, info->extack);
+	if (ops->policy || nlmsg_attrlen(info->nlhdr, GENL_HDRLEN) <= 0)
+		return 0;
+	NL_SET_ERR_MSG_ATTR(info->extack,
+			    nlmsg_attrdata(info->nlhdr, GENL_HDRLEN),
+			    "this command takes no attribute");
+	return -EINVAL;
+}
+
+/**
+ * cf_nl_pre_bare() - the pre_doit of an operation that takes no attribute
+ * @ops: the operation (its spec's do says "pre: cf-nl-pre-bare")
+ * @skb: the request
+ * @info: its attributes and extack
+ *
+ * Return: 0, or -EINVAL when the request carries an attribute.
+ */
+int cf_nl_pre_bare(const struct genl_split_ops *ops, struct sk_buff *skb,
+		   struct genl_info *info)
+{
+	return cf_nl_no_attrs(ops, info);
+}
+
+/**
+ * cf_nl_pre_admin() - the pre_doit of the control operations
+ * @ops: the operation (its spec's do marks it "pre: cf-nl-pre-admin")
+ * @skb: the request
+ * @info: its attributes and extack
+ *
+ * Control operations need CAP_MAC_ADMIN in the initial user namespace and
+ * a caller that is not bound to an epoch (GENL_ADMIN_PERM would be
+ * CAP_NET_ADMIN, and cannot see the binding).
+ *
+ * Return: 0, -EINVAL for an attribute sent to one that takes none
+ * (cf_nl_pre_bare()), or -EPERM with the extack saying which of the two
+ * failed.
+ */
+int cf_nl_pre_admin(const struct genl_split_ops *ops, struct sk_buff *skb,
+		    struct genl_info *info)
+{
+	int err = cf_nl_no_attrs(ops, info);
 
 	if (err)
 		return err;
-	if (!(ops->internal_flags & CF_NL_ADMIN))
-		return 0;
 	if (!netlink_capable(skb, CAP_MAC_ADMIN)) {
 		NL_SET_ERR_MSG_MOD(info->extack,
 				   "CAP_MAC_ADMIN in the initial user namespace is required");
@@ -1430,44 +1414,25 @@ static int cf_nl_pre_doit(const struct cf_genl_pre_ops *ops,
 	return 0;
 }
 
-static const struct genl_ops cf_ops[] = {
-	{ .cmd = CAPFENCE_CMD_STATUS_GET, .doit = cf_nl_status },
-	{ .cmd = CAPFENCE_CMD_HOOKS_ATTACH, .doit = cf_nl_hooks_attach,
-	  .internal_flags = CF_NL_ADMIN },
-	{ .cmd = CAPFENCE_CMD_HOOKS_DETACH, .doit = cf_nl_hooks_detach,
-	  .internal_flags = CF_NL_ADMIN },
-	{ .cmd = CAPFENCE_CMD_KEY_INSTALL, .doit = cf_nl_key_install,
-	  .internal_flags = CF_NL_ADMIN },
-	{ .cmd = CAPFENCE_CMD_KEY_REMOVE, .doit = cf_nl_key_remove,
-	  .internal_flags = CF_NL_ADMIN },
-	{ .cmd = CAPFENCE_CMD_EPOCH_INSTALL, .doit = cf_nl_epoch_install,
-	  .internal_flags = CF_NL_ADMIN },
-	{ .cmd = CAPFENCE_CMD_EPOCH_ACTIVATE, .doit = cf_nl_epoch_activate,
-	  .internal_flags = CF_NL_ADMIN },
-	{ .cmd = CAPFENCE_CMD_EPOCH_GET, .doit = cf_nl_epoch_get,
-	  .start = cf_nl_epoch_dump_start, .dumpit = cf_nl_epoch_dump },
-	{ .cmd = CAPFENCE_CMD_EXEC_SET, .doit = cf_nl_exec_set,
-	  .internal_flags = CF_NL_ADMIN },
-	{ .cmd = CAPFENCE_CMD_DELEGATE, .doit = cf_nl_delegate,
-	  .internal_flags = CF_NL_ADMIN },
-	{ .cmd = CAPFENCE_CMD_REVOKE, .doit = cf_nl_revoke,
-	  .internal_flags = CF_NL_ADMIN },
-	{ .cmd = CAPFENCE_CMD_TASK_GET, .doit = cf_nl_task_get },
-	{ .cmd = CAPFENCE_CMD_FLEET_SET, .doit = cf_nl_fleet_set,
-	  .internal_flags = CF_NL_ADMIN },
-	{ .cmd = CAPFENCE_CMD_EPOCH_RETIRE, .doit = cf_nl_epoch_retire,
-	  .internal_flags = CF_NL_ADMIN },
-};
+#if CF_KSERIES < 602
+/* 6.1: the generated split ops as full ops (compat.h) */
+static struct genl_ops cf_genl_full[ARRAY_SIZE(capfence_nl_ops)];
 
+static int cf_genl_pre_doit(const struct genl_ops *full, struct sk_buff *skb,
+			    struct genl_info *info)
+{
+	return cf_genl_split_pre_doit(capfence_nl_ops,
+				      ARRAY_SIZE(capfence_nl_ops), full, skb,
+				      info);
+}
+#endif
+
+/* ops and policies are netlink_gen.c's, generated from the spec */
 static struct genl_family cf_family __ro_after_init = {
 	.name = CAPFENCE_GENL_NAME,
 	.version = CAPFENCE_GENL_VERSION,
-	.maxattr = CAPFENCE_A_MAX,
-	.policy = cf_policy,
-	.pre_doit = cf_nl_pre_doit,
 	.module = THIS_MODULE,
-	.ops = cf_ops,
-	.n_ops = ARRAY_SIZE(cf_ops),
+	CF_GENL_FAMILY_OPS,
 	.resv_start_op = 0,
 	.parallel_ops = true,
 	.mcgrps = cf_mcgrps,
@@ -1481,8 +1446,15 @@ static struct genl_family cf_family __ro_after_init = {
  */
 int cf_netlink_init(void)
 {
-	int err = genl_register_family(&cf_family);
+	int err;
 
+#if CF_KSERIES < 602
+	cf_family.ops = cf_genl_full;
+	cf_family.n_ops = cf_genl_split_to_full(capfence_nl_ops,
+						ARRAY_SIZE(capfence_nl_ops),
+						cf_genl_full);
+#endif
+	err = genl_register_family(&cf_family);
 	/* the core's events go out through the family from here on */
 	if (!err)
 		cf_notify_register(cf_event);

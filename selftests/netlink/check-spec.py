@@ -7,15 +7,17 @@
                                              must show, for the VM test
 
 Compares the YAML spec with include/uapi/linux/capfence.h (every enum and
-attribute set by order, constants, struct capfence_net_range) and with
-kernel/netlink.c (attribute policies and their checks, nested policies,
-operations with doit/dumpit and internal_flags, the attributes each
-command takes (cf_takes: each operation's request list; a dump takes
-none) and the refusal message of each (cf_not_taken), multicast groups,
-family name/version/maxattr/policy) and the attribute types the kernel puts
-(nla_put_*() in kernel/*.c). The YAML is read with PyYAML, as the kernel's
-ynl reads it, and with --schema validated (jsonschema) against the
-kernel's genetlink-legacy schema first.
+attribute set by order, constants, struct capfence_net_range), with
+kernel/netlink.c where it is written by hand (family name and version,
+multicast groups) and with the attribute types the kernel puts
+(nla_put_*() in kernel/*.c). The policies and the op table are not
+compared: they are generated from the spec (kernel/netlink_gen.[ch], make
+netlink-gen; selftests/netlink/gen-check.sh holds them current). What the
+schema has no field for is held here: an operation whose doc ends
+"(admin)" is one whose do has "pre: cf-nl-pre-admin", and an attribute
+whose doc says "(output)" is in no request. The YAML is read with PyYAML,
+as the kernel's ynl reads it, and with --schema validated (jsonschema)
+against the kernel's genetlink-legacy schema first.
 """
 import argparse
 import glob
@@ -61,8 +63,11 @@ def is_output(a):
 
 
 def is_admin(op):
-    """An operation behind CF_NL_ADMIN: its doc ends "(admin)"."""
+    """A control operation: its doc ends "(admin)"."""
     return (op.get('doc') or '').rstrip().endswith('(admin)')
+
+
+ADMIN_PRE = 'cf-nl-pre-admin'
 
 
 # ---------------------------------------------------------------- C sources
@@ -157,101 +162,10 @@ class Header:
         return m.group(1) if m else None
 
 
-NLA_TYPE = {'NLA_U8': 'u8', 'NLA_U16': 'u16', 'NLA_U32': 'u32', 'NLA_U64': 'u64',
-            'NLA_S8': 's8', 'NLA_S16': 's16', 'NLA_S32': 's32', 'NLA_S64': 's64',
-            'NLA_NUL_STRING': 'string', 'NLA_STRING': 'string', 'NLA_BINARY': 'binary',
-            'NLA_FLAG': 'flag', 'NLA_NESTED': 'nest', 'NLA_NESTED_ARRAY': 'indexed-array',
-            'NLA_REJECT': 'unused'}
-
-
-# struct netlink_range_validation NAME = { .min = X, .max = Y } of netlink.c
-RANGES = {}
-
-
-def parse_policy_value(v, hdr):
-    """-> (yaml type, checks{}, nested policy name or None)"""
-    v = v.strip()
-    m = re.fullmatch(r'(NLA_POLICY_\w+)\s*\((.*)\)', v, re.S)
-    if m:
-        macro, args = m.group(1), split_top(m.group(2))
-        if macro == 'NLA_POLICY_RANGE':
-            return NLA_TYPE[args[0]], {'min': hdr.eval(args[1]), 'max': hdr.eval(args[2])}, None
-        if macro == 'NLA_POLICY_MIN':
-            return NLA_TYPE[args[0]], {'min': hdr.eval(args[1])}, None
-        if macro == 'NLA_POLICY_MAX':
-            return NLA_TYPE[args[0]], {'max': hdr.eval(args[1])}, None
-        if macro == 'NLA_POLICY_EXACT_LEN':
-            return 'binary', {'exact-len': hdr.eval(args[0])}, None
-        if macro == 'NLA_POLICY_MIN_LEN':
-            return 'binary', {'min-len': hdr.eval(args[0])}, None
-        if macro == 'NLA_POLICY_NESTED':
-            return 'nest', {}, args[0]
-        if macro == 'NLA_POLICY_FULL_RANGE':
-            rng = RANGES.get(args[1].lstrip('&').strip())
-            if rng is None:
-                raise SpecError('no range validation %s' % args[1])
-            return NLA_TYPE[args[0]], {k: hdr.eval(x) for k, x in rng.items()}, None
-        if macro == 'NLA_POLICY_NESTED_ARRAY':
-            return 'indexed-array', {}, args[0]
-        raise SpecError('unknown policy macro %s' % macro)
-    m = re.fullmatch(r'\{(.*)\}', v, re.S)
-    if not m:
-        raise SpecError('cannot read policy %r' % v)
-    fields = {}
-    for f in split_top(m.group(1)):
-        k, val = [x.strip() for x in f.split('=', 1)]
-        fields[k.lstrip('.')] = val
-    t = NLA_TYPE[fields['type']]
-    checks = {}
-    if t == 'unused':
-        return t, checks, None
-    if 'len' in fields:
-        checks['max-len'] = hdr.eval(fields['len'])
-    return t, checks, None
-
-
 class NetlinkC:
-    def __init__(self, path, hdr):
+    """What kernel/netlink.c writes by hand: the family and its groups."""
+    def __init__(self, path):
         src = strip_c_comments(open(path).read())
-        self.defines = dict(re.findall(r'^\s*#\s*define\s+(\w+)\s+(\S+)', src, re.M))
-        self.policies = {}	# name -> (size expr, {attr const: (type, checks, nested)})
-        for m in re.finditer(r'struct\s+netlink_range_validation\s+(\w+)\s*=\s*\{(.*?)\}\s*;',
-                             src, re.S):
-            RANGES[m.group(1)] = {k: v.strip() for k, v in
-                                  re.findall(r'\.(min|max)\s*=\s*([^,]+)', m.group(2))}
-        for m in re.finditer(r'struct\s+nla_policy\s+(\w+)\s*\[([^\]]*)\]\s*=\s*\{(.*?)\n\}\s*;',
-                             src, re.S):
-            ents = {}
-            for e in split_top(m.group(3)):
-                mm = re.fullmatch(r'\[\s*(\w+)\s*\]\s*=\s*(.*)', e, re.S)
-                if not mm:
-                    raise SpecError('cannot read policy entry %r' % e)
-                ents[mm.group(1)] = parse_policy_value(mm.group(2), hdr)
-            self.policies[m.group(1)] = (m.group(2).strip(), ents)
-        m = re.search(r'struct\s+genl_ops\s+\w+\s*\[\s*\]\s*=\s*\{(.*?)\n\}\s*;', src, re.S)
-        self.ops = {}
-        for e in split_top(m.group(1)) if m else []:
-            fields = {}
-            for f in split_top(e.strip()[1:-1]):
-                k, val = [x.strip() for x in f.split('=', 1)]
-                fields[k.lstrip('.')] = val
-            self.ops[fields['cmd']] = fields
-        # what each command takes: cf_takes[] = { [CMD] = CF_T(A) | ..., }
-        self.takes = None
-        m = re.search(r'\bcf_takes\s*\[[^\]]*\]\s*=\s*\{(.*?)\n\}\s*;', src, re.S)
-        if m:
-            self.takes = {}
-            for e in split_top(m.group(1)):
-                mm = re.fullmatch(r'\[\s*(\w+)\s*\]\s*=\s*(.*)', e.strip(), re.S)
-                if not mm:
-                    raise SpecError('cannot read cf_takes entry %r' % e)
-                v = mm.group(2).strip()
-                self.takes[mm.group(1)] = set() if v == '0' else \
-                    set(re.findall(r'CF_T\(\s*(\w+)\s*\)', v))
-        m = re.search(r'\bcf_not_taken\s*\[[^\]]*\]\s*=\s*\{(.*?)\n\}\s*;', src, re.S)
-        self.not_taken = set()
-        if m:
-            self.not_taken = set(re.findall(r'CF_NOT_TAKEN\(\s*(\w+)', m.group(1)))
         m = re.search(r'struct\s+genl_multicast_group\s+\w+\s*\[\s*\]\s*=\s*\{(.*?)\n\}\s*;', src, re.S)
         self.mcgrps = []
         for e in split_top(m.group(1)) if m else []:
@@ -263,8 +177,9 @@ class NetlinkC:
         m = re.search(r'struct\s+genl_family\s+\w+[^=;]*=\s*\{(.*?)\n\}\s*;', src, re.S)
         self.family = {}
         for f in split_top(m.group(1)) if m else []:
-            k, val = [x.strip() for x in f.split('=', 1)]
-            self.family[k.lstrip('.')] = val
+            if '=' in f:
+                k, val = [x.strip() for x in f.split('=', 1)]
+                self.family[k.lstrip('.')] = val
 
 
 PUT_TYPE = {'nla_put_u8': 'u8', 'nla_put_u16': 'u16', 'nla_put_u32': 'u32',
@@ -465,110 +380,21 @@ def compare(spec, hdr, nl, puts, tap):
                     p.append('%s: spec type %s, the kernel puts %s' % (a['name'], a['type'], have))
         tap.check('attribute-set %s: types match the kernel\'s nla_put calls' % s['name'], p)
 
-    # policies
+    # requests: the policies are generated from them; an attribute only
+    # the kernel sends is in none
     top = sets[spec['name']] if spec['name'] in sets else list(sets.values())[0]
-    req = set()
+    p = []
+    if spec.get('kernel-policy') != 'split':
+        p.append('kernel-policy is %r: kernel/netlink_gen.c is generated as split ops' %
+                 spec.get('kernel-policy'))
     for op in ops:
         for mode in ('do', 'dump'):
             r = (op.get(mode) or {}).get('request') or {}
-            req.update(r.get('attributes') or [])
-    fam_pol = nl.family.get('policy')
-    p = []
-    if spec.get('kernel-policy', 'global') != 'global':
-        p.append('only kernel-policy: global is checked')
-    if fam_pol not in nl.policies:
-        p.append('genl_family .policy %r is not a policy table' % fam_pol)
-    if nl.family.get('maxattr') != cname(top['attr-max-name']):
-        p.append('genl_family .maxattr is %r, spec %s' % (nl.family.get('maxattr'), cname(top['attr-max-name'])))
-    tap.check('family policy %s covers attribute-set %s (maxattr %s)' %
-              (fam_pol, top['name'], cname(top['attr-max-name'])), p)
-
-    def check_policy(s, polname, expected):
-        p = []
-        size, ents = nl.policies[polname]
-        if size.replace(' ', '') != cname(s['attr-max-name']) + '+1':
-            p.append('%s is sized %s, expected %s + 1' % (polname, size, cname(s['attr-max-name'])))
-        byname = {cname(s['name-prefix'], a['name']): a for a in s['attributes']}
-        for c in ents:
-            if c not in byname:
-                p.append('%s has %s, which attribute-set %s does not have' % (polname, c, s['name']))
-        for a in s['attributes']:
-            c = cname(s['name-prefix'], a['name'])
-            inpol = c in ents
-            if a['type'] == 'unused':
-                # a reserved id: refused by the policy (NLA_REJECT)
-                if not inpol or ents[c][0] != 'unused':
-                    p.append('%s: unused, %s must have an NLA_REJECT entry' % (a['name'], polname))
-                continue
-            if a['name'] in expected and not inpol:
-                p.append('%s: spec expects a policy entry, %s has none' % (a['name'], polname))
-                continue
-            if inpol and a['name'] not in expected:
-                p.append('%s: %s has an entry, the spec has it output-only/reply-only' % (a['name'], polname))
-                continue
-            if not inpol:
-                continue
-            t, checks, nested = ents[c]
-            want_checks = {k: val(x) for k, x in (a.get('checks') or {}).items()}
-            if t != a['type']:
-                p.append('%s: policy type %s, spec %s' % (a['name'], t, a['type']))
-            if checks != want_checks:
-                p.append('%s: policy checks %s, spec %s' % (a['name'], checks, want_checks))
-            if a['type'] == 'indexed-array' and a.get('sub-type') != 'nest':
-                # members of an array of scalars: the handler checks them
-                if nested:
-                    p.append('%s: an array of %s has no member policy' % (a['name'], a.get('sub-type')))
-                continue
-            if a['type'] in ('nest', 'indexed-array'):
-                sub = sets[a['nested-attributes']]
-                if not nested or nested not in nl.policies:
-                    p.append('%s: nested policy missing' % a['name'])
-                else:
-                    subexp = {x['name'] for x in sub['attributes']
-                              if x['type'] != 'pad' and not is_output(x)}
-                    check_policy(sub, nested, subexp)
-        unused = sorted(a['name'] for a in s['attributes'] if a['type'] == 'unused')
-        tap.check('policy %s = attribute-set %s (%d entries: %s%s)' %
-                  (polname, s['name'], len(expected), ' '.join(sorted(expected)) or '-',
-                   '; rejected: ' + ' '.join(unused) if unused else ''), p)
-
-    if fam_pol in nl.policies:
-        for a in top['attributes']:
-            if a['name'] in req and is_output(a):
-                tap.check('request attribute %s' % a['name'], ['marked output-only but in a request'])
-        check_policy(top, fam_pol, req)
-
-    # what each command takes: the kernel's cf_takes against each
-    # operation's request attributes
-    if nl.takes is None:
-        tap.check('per-command attribute sets (cf_takes)', ['kernel/netlink.c has no cf_takes table'])
-    else:
-        tpre = cname(top['name-prefix'])
-        opre = spec['operations'].get('name-prefix', 'capfence-cmd-')
-        for op in ops:
-            if not op.get('do') and not op.get('dump'):
-                continue
-            c = cname(opre, op['name'])
-            want = {cname(a) for a in
-                    ((op.get('do') or {}).get('request') or {}).get('attributes') or []}
-            p = []
-            if c not in nl.takes:
-                p.append('%s has no cf_takes entry' % c)
-            elif nl.takes[c] != want:
-                p.append('cf_takes[%s] = %s, the spec\'s do request %s' %
-                         (c, ' '.join(sorted(nl.takes[c])) or '0', ' '.join(sorted(want)) or '-'))
-            dreq = ((op.get('dump') or {}).get('request') or {}).get('attributes')
-            if dreq:
-                p.append('dump request %s: the kernel\'s dumps take no attribute' % dreq)
-            tap.check('op %s takes %s' % (op['name'], ' '.join(sorted(want)) or 'nothing'), p)
-        extra = sorted(set(nl.takes) - {cname(opre, o['name']) for o in ops})
-        p = ['cf_takes has %s, not an operation of the spec' % x for x in extra]
-        # every attribute the family policy accepts has its refusal message
-        fam = nl.policies.get(nl.family.get('policy'), (None, {}))[1]
-        for a, ent in sorted(fam.items()):
-            if ent[0] != 'unused' and a[len(tpre):] not in nl.not_taken:
-                p.append('%s is accepted by the policy but has no cf_not_taken message' % a)
-        tap.check('cf_takes names only operations; cf_not_taken covers the policy', p)
+            for x in r.get('attributes') or []:
+                a = next((a for a in top['attributes'] if a['name'] == x), None)
+                if a is not None and is_output(a):
+                    p.append('op %s: %s request lists %s, marked output-only' % (op['name'], mode, x))
+    tap.check('requests: per-operation policies (split), no output-only attribute', p)
 
     # operations
     cmd_items = hdr.enums.get(spec['operations'].get('enum-name', 'capfence_cmd'), [])
@@ -586,11 +412,8 @@ def compare(spec, hdr, nl, puts, tap):
     tap.check('operations enum %s: %d commands in order' %
               (spec['operations'].get('enum-name', 'capfence_cmd'), len(ops)), p)
 
-    flagmap = {'CF_NL_ADMIN': 'admin', 'CF_NL_SELF': 'self'}
     for op in ops:
-        c = cname(prefix, op['name'])
         p = []
-        kop = nl.ops.get(c)
         if not op.get('doc'):
             p.append('no doc')
         if op.get('attribute-set') not in sets:
@@ -605,31 +428,18 @@ def compare(spec, hdr, nl, puts, tap):
                 for x in lst or []:
                     if x not in names:
                         p.append('%s lists %s, not in attribute-set %s' % (mode, x, s['name']))
-        if op.get('do') or op.get('dump'):
-            if kop is None:
-                p.append('%s is not in the kernel\'s genl_ops' % c)
-            else:
-                if bool(op.get('do')) != ('doit' in kop):
-                    p.append('do: spec %s, kernel %s' % (bool(op.get('do')), 'doit' in kop))
-                if bool(op.get('dump')) != ('dumpit' in kop):
-                    p.append('dump: spec %s, kernel %s' % (bool(op.get('dump')), 'dumpit' in kop))
-                kf = sorted(flagmap.get(f.strip(), f.strip()) for f in
-                            kop.get('internal_flags', '').split('|') if f.strip())
-                if kf != (['admin'] if is_admin(op) else []):
-                    p.append('admin: spec %s ("(admin)" ending its doc), kernel %s' %
-                             (is_admin(op), kf))
-                gf = sorted(f.strip().replace('GENL_', '').replace('_', '-').lower()
-                            for f in kop.get('flags', '').split('|') if f.strip())
-                if gf != sorted(op.get('flags') or []):
-                    p.append('flags: spec %s, kernel %s' % (op.get('flags') or [], gf))
-        else:
-            if kop is not None:
-                p.append('%s is in genl_ops but the spec has no do/dump' % c)
-            if not op.get('event') or not op.get('mcgrp'):
-                p.append('an operation without do/dump must be an event with mcgrp')
+        pre = (op.get('do') or {}).get('pre')
+        if is_admin(op) != (pre == ADMIN_PRE):
+            p.append('admin: spec %s ("(admin)" ending its doc), do pre %s' % (is_admin(op), pre))
+        if op.get('do') is not None and not op['do'].get('request') and not pre:
+            p.append('do has no request and no pre: its attributes would be ignored, not refused')
+        if op.get('dump') is not None and not op['dump'].get('request') and not op['dump'].get('pre'):
+            p.append('dump has no request and no pre (start): its attributes would be ignored')
+        if not (op.get('do') or op.get('dump')) and (not op.get('event') or not op.get('mcgrp')):
+            p.append('an operation without do/dump must be an event with mcgrp')
         modes = '+'.join(m for m in ('do', 'dump', 'event') if op.get(m))
         fl = 'admin' if is_admin(op) else '-'
-        tap.check('op %s = %d (%s, internal-flags %s)' % (op['name'], op.get('value', ops.index(op) + 1), modes, fl), p)
+        tap.check('op %s = %d (%s, %s)' % (op['name'], op.get('value', ops.index(op) + 1), modes, fl), p)
 
     # multicast groups
     groups = (spec.get('mcast-groups') or {}).get('list') or []
@@ -681,70 +491,6 @@ def class_lists(spec, top, tap):
               python_classes(top))
     tap.check('selftests/bench/noop-lsm.bpf.c has a no-op twin of every hook',
               noop_hooks(top))
-
-
-# the libmnl type the client reads each YAML type as (tools/lib/cf_attrs.c)
-MNL_OF_YAML = {'u8': 'U8', 'u16': 'U16', 'u32': 'U32', 'u64': 'U64', 'string': 'NUL_STRING',
-               'flag': 'FLAG', 'binary': 'BINARY', 'nest': 'NESTED', 'indexed-array': 'NESTED'}
-
-
-def client_table(spec, hdr, top, tap):
-    """tools/lib/cf_attrs.c, the client's one attribute table, has each
-    attribute of each set with the spec's type (and a fixed-size binary's
-    length), and nothing the spec does not have."""
-    src = strip_c_comments(open(os.path.join(top, 'tools/lib/cf_attrs.c')).read())
-    defs = {d['name']: d for d in spec.get('definitions') or []}
-    consts = {n: d['value'] for n, d in defs.items() if d.get('type') == 'const'}
-    tables = {}
-    for m in re.finditer(r'static const struct cf_attr_type (\w+)\[[^]]*\]\s*=\s*\{(.*?)\};', src, re.S):
-        ent = {}
-        for e in re.finditer(r'\[(\w+)(?:\s*\.\.\.\s*(\w+))?\]\s*=\s*(T|BIN)\(([^=]*?)\),?\s*$',
-                             m.group(2), re.M):
-            lo = hdr.eval(e.group(1))
-            hi = hdr.eval(e.group(2)) if e.group(2) else lo
-            t = ('BINARY', hdr.eval(e.group(4))) if e.group(3) == 'BIN' else (e.group(4).strip(), 0)
-            for v in range(lo, hi + 1):
-                ent[v] = t
-        tables[m.group(1)] = ent
-    sets_c = dict(re.findall(r'^SET\(\w+, "([a-z-]+)", (\w+)\);', src, re.M))
-    for st in spec.get('attribute-sets') or []:
-        name, prefix = st['name'], st.get('name-prefix', '')
-        if st.get('subset-of'):
-            continue
-        p = []
-        if name not in sets_c or sets_c[name] not in tables:
-            tap.check('client table: set %s' % name, ['no SET(..., "%s", ...) in tools/lib/cf_attrs.c' % name])
-            continue
-        tbl = dict(tables[sets_c[name]])
-        for a in st['attributes']:
-            c = cname(prefix, a['name'])
-            try:
-                v = hdr.eval(c)
-            except SpecError:
-                p.append('%s is not in the uapi header' % c)
-                continue
-            got = tbl.pop(v, None)
-            if a['type'] in ('pad', 'unused'):
-                if got:
-                    p.append('%s is %s in the spec, %s in the table' % (c, a['type'], got[0]))
-                continue
-            want = MNL_OF_YAML.get(a['type'])
-            if not got:
-                p.append('%s (%s) is not in the table' % (c, a['type']))
-                continue
-            if got[0] != want:
-                p.append('%s: MNL_TYPE_%s, the spec says %s (MNL_TYPE_%s)' % (c, got[0], a['type'], want))
-            checks = a.get('checks') or {}
-            exact = checks.get('exact-len')
-            if a.get('struct'):
-                exact = hdr.sizeof(a['struct'].replace('-', '_'))
-            if isinstance(exact, str):
-                exact = consts.get(exact, exact)
-            if got[1] != (exact or 0):
-                p.append('%s: length %d in the table, the spec %s' % (c, got[1], exact or 'none'))
-        for v, t in sorted(tbl.items()):
-            p.append('the table has attribute %d (MNL_TYPE_%s) the spec does not' % (v, t[0]))
-        tap.check('client table: set %s, %d attributes' % (name, len(st['attributes'])), p)
 
 
 def python_classes(top):
@@ -822,12 +568,11 @@ def main():
             genl_expect(spec, args.genl_expect)
             return 0
         hdr = Header(os.path.join(top, 'include/uapi/linux/capfence.h'))
-        nl = NetlinkC(os.path.join(top, 'kernel/netlink.c'), hdr)
+        nl = NetlinkC(os.path.join(top, 'kernel/netlink.c'))
         puts = kernel_puts(os.path.join(top, 'kernel'))
         tap = Tap()
         compare(spec, hdr, nl, puts, tap)
         class_lists(spec, top, tap)
-        client_table(spec, hdr, top, tap)
     except (SpecError, KeyError, OSError, yaml.YAMLError) as e:
         print('TAP version 13\n1..1\n# %s: %s\nnot ok 1 - read the spec and the sources' %
               (type(e).__name__, e))

@@ -10,8 +10,10 @@
 #                    PYTHONDIR= move those two
 #   make uninstall   [DESTDIR=] [PREFIX=/usr/local]   removes exactly that
 #   make dkms-source [DESTDIR=]   lays out /usr/src/capfence-VERSION for DKMS
+#   make netlink-gen   kernel/netlink_gen.[ch] and tools/lib/cf_attrs_gen.c
+#                      from docs/netlink/capfence.yaml
 #   make spec-check    docs/netlink/capfence.yaml against the uapi header and
-#                      kernel/netlink.c (host, no VM)
+#                      kernel/netlink.c, and netlink_gen.[ch] current (host)
 #   make install-check selftests/install/install-test.sh (host, no VM)
 #   make ecotest       one VM boot: genl ctrl vs the YAML spec, capfence
 #                      --version, a denial read by auditd/ausearch/auparse
@@ -26,7 +28,7 @@ CF_VERSION := $(shell sed -n 's/^\#define CAPFENCE_VERSION "\(.*\)"/\1/p' kernel
 CF_ECO     := $(B)/guest/share/capfence
 CF_FINDBIN  = $(firstword $(wildcard /usr/sbin/$(1) /sbin/$(1) /usr/bin/$(1) /bin/$(1)))
 
-.PHONY: install uninstall dkms-source spec-check install-check ecotest eco-deps
+.PHONY: install uninstall dkms-source netlink-gen spec-check install-check ecotest eco-deps
 
 eco-deps:
 	@tools/build/deps.sh
@@ -58,10 +60,16 @@ SPEC_PY ?= /usr/bin/python3
 $(YNL)/version: tools/build/ynl.sh tools/build/trixie-apt.sh | deps
 	@tools/build/ynl.sh $(YNL)
 
+# The kernel's policies and op table, generated from the spec: after a
+# change to docs/netlink/capfence.yaml, make netlink-gen and commit both.
+netlink-gen: $(YNL)/version
+	@tools/build/netlink-gen.sh $(YNL) $(SPEC_PY) kernel tools/lib
+
 spec-check: $(YNL)/version
 	@mkdir -p $(B)/logs
 	@{ $(SPEC_PY) selftests/netlink/check-spec.py --schema $(YNL)/schemas/genetlink-legacy.yaml; \
-		selftests/netlink/check-spec-test.sh $(SPEC_PY) $(YNL)/schemas/genetlink-legacy.yaml; } \
+		selftests/netlink/check-spec-test.sh $(SPEC_PY) $(YNL)/schemas/genetlink-legacy.yaml; \
+		selftests/netlink/gen-check.sh $(YNL) $(SPEC_PY); } \
 		> $(B)/logs/spec.log 2>&1; \
 		grep -E '^(not ok|# )' $(B)/logs/spec.log; \
 		selftests/summary spec $(B)/logs/spec.log

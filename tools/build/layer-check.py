@@ -52,8 +52,9 @@ PEERS = {
 }
 
 # a file that is part of another's unit: the front end's store of cred.c's
-# entries (the built-in LSM brings its own cred_store.h)
-PART_OF = {"cred_store": "cred"}
+# entries (the built-in LSM brings its own cred_store.h); the policies and
+# op table generated from the netlink spec for netlink.c's handlers
+PART_OF = {"cred_store": "cred", "netlink_gen": "netlink"}
 
 # headers that belong to no file: shared definitions, no code of a layer
 NEUTRAL = {"compat", "hook_defs", "hooklist", "ptrtable", "version"}
