@@ -32,6 +32,7 @@
 #include <uapi/linux/lsm.h>
 #include <uapi/linux/capfence.h>
 #include "../../fs/mount.h"
+#include "audit.h"
 #include "borrow.h"
 #include "class.h"
 #include "cred.h"
@@ -719,8 +720,9 @@ static int __init capfence_core_init(void)
 
 	if (!capfence_enabled)
 		return 0;
-	err = cf_class_init() ?: cf_cred_init() ?: cf_file_init() ?:
-	      cf_sock_init();
+	/* in capfence_init()'s order (main.c): the records' workqueue first */
+	err = cf_class_init() ?: cf_audit_init() ?: cf_cred_init() ?:
+	      cf_file_init() ?: cf_sock_init();
 	if (!err)
 		err = cf_netlink_init();
 	if (err) {
