@@ -20,6 +20,7 @@
 #   make kernel-builtin a small QEMU kernel (Debian 13's linux-source-6.12)
 #                   with capfence built in, CONFIG_SECURITY_CAPFENCE; boot
 #                   it with selftests/vm/run --kernel builtin
+#   make check-builtin the VM test programs on that kernel (not in check)
 #   make patches    the same as a git format-patch series against it,
 #                   checkpatch.pl --strict on each patch
 #   make layer-check the module's files only point down their layers
@@ -102,7 +103,7 @@ BENCH_SRCS := $(wildcard selftests/bench/*.c)
 -include selftests/fleet/fleet.mk
 -include selftests/matrix/matrix.mk
 
-.PHONY: all deps module bpf lib pyroot cli agent tests check check-fresh unit vmtest cli-check demo checkpatch layer-check kernel-builtin patches clean distclean
+.PHONY: all deps module bpf lib pyroot cli agent tests check check-fresh unit vmtest cli-check demo checkpatch layer-check kernel-builtin check-builtin patches clean distclean
 
 all: module lib cli agent tests pyroot
 
@@ -362,6 +363,27 @@ demo: all
 # minimal kernel with ccache (tools/build/kernel-builtin.sh)
 kernel-builtin: deps
 	@tools/build/kernel-builtin.sh $(B)/kernel-builtin
+
+# The VM test programs on the built-in kernel, one boot (run-vm-tests),
+# then the CLI tests in a second: a test about the module's front end
+# (loading, attaching, detaching, unloading, BPF attach points) skips
+# saying why, the isolation check gives way to the netlink fuzzer alone.
+# Not part of make check (its time budget): run on demand. Logs:
+# build/logs/vm-builtin.log, build/logs/cli-builtin.log.
+check-builtin: all kernel-builtin
+	@mkdir -p $(B)/logs
+	-@t0=$$(date +%s); \
+	$(VMRUN) --kernel builtin --timeout 1800 -- run-vm-tests > $(B)/logs/vm-builtin.log 2>&1; \
+	rc=$$?; grep -E '^(not ok|# (FAIL|Totals))|^FAIL|^run:' $(B)/logs/vm-builtin.log; \
+	[ $$rc -lt 125 ] || echo "FAIL: the VM failed (exit $$rc)" >> $(B)/logs/vm-builtin.log; \
+	echo "# skipped on the built-in kernel:"; \
+	awk '/^# running /{p=$$3} /^#  RUN /{t=$$3} /^ok [0-9]+ .*# SKIP /{sub(/^.*# SKIP /, ""); print "#   " p " " t ": " $$0} \
+		/^# isolation: skipped/{print "#   " substr($$0, 3)}' $(B)/logs/vm-builtin.log; \
+	echo "# time: vm builtin $$(( $$(date +%s) - t0 )) s" | tee -a $(B)/logs/vm-builtin.log; \
+	selftests/summary "vm builtin" $(B)/logs/vm-builtin.log; \
+	k=builtin; $(CLI_BOOT); \
+	grep -E '^ok [0-9]+ - .* # SKIP ' $(B)/logs/cli-builtin.log | sed 's/^ok [0-9]* - /#   cli: /'
+	@cd $(B)/logs && $(CURDIR)/selftests/summary "builtin (vm+cli)" vm-builtin.log cli-builtin.log
 
 # the same as a format-patch series against linux-source-6.12, each patch
 # checked by checkpatch.pl --strict (tools/build/patches.sh)

@@ -19,6 +19,8 @@
 #include <linux/pid.h>
 #include <linux/sched.h>
 #include <linux/sched/task.h>
+#include <linux/seccomp.h>
+#include <asm/syscall.h>
 #include "audit.h"
 #include "cap.h"
 #include "constraint.h"
@@ -29,6 +31,7 @@
 #include "fleet.h"
 #include "key.h"
 #include "sandbox.h"
+#include "seccomp.h"
 #include "stats.h"
 #include "token.h"
 #include "compat.h"
@@ -901,4 +904,41 @@ void cf_exercise_failed(unsigned int n)
 {
 	while (n--)
 		cf_stats_exercise_failed();
+}
+
+/**
+ * cf_syscall_skipped() - record the epoch's refusal of a call seccomp skipped
+ * @cred: current's credential, which may have an entry
+ *
+ * After seccomp skipped a call of current (the module's fexit of
+ * __secure_computing(), the built-in LSM's seccomp_skipped hook). The
+ * epoch's own filter of current's chain is run on the call again: the
+ * refusal is capfence's to record (within the sandbox's budgets) only
+ * when that filter refuses it, not when a filter the task stacked itself
+ * does. RCU held, never sleeps.
+ */
+void cf_syscall_skipped(const struct cred *cred)
+{
+	struct cf_cred *e = cf_subject(cred);
+	struct seccomp_data sd;
+	u32 answer;
+
+	if (!e || !e->epoch->sc)
+		return;
+	answer = cf_seccomp_epoch_answer(e->epoch->sc, &sd);
+	switch (answer & SECCOMP_RET_ACTION_FULL) {
+	case SECCOMP_RET_ALLOW:
+	case SECCOMP_RET_LOG:
+		return;		/* not the epoch's refusal: the task's own filter */
+	}
+	/*
+	 * A filter the task stacked above the epoch's answers first among
+	 * equal ERRNO answers: a call that got another errno was refused by
+	 * the task's own filter, not capfence's to record.
+	 */
+	if ((answer & SECCOMP_RET_ACTION_FULL) == SECCOMP_RET_ERRNO &&
+	    syscall_get_error(current, task_pt_regs(current)) !=
+	    -(long)(answer & SECCOMP_RET_DATA))
+		return;
+	cf_audit_syscall(e->sb ?: &cf_host_sandbox, e->epoch->id, &sd, answer);
 }

@@ -57,6 +57,7 @@ int cf_exercise_attach(struct cf_cred *tracer, const struct cf_cred *tracee,
 		       int seen);
 int cf_exercise_personality(struct cf_cred *mine, const struct cf_cred *theirs);
 void cf_exercise_failed(unsigned int n);
+void cf_syscall_skipped(const struct cred *cred);
 bool cf_admits(const struct cf_cred *e, const struct cf_target *t);
 
 /**

@@ -10,11 +10,11 @@
 #include <linux/bpf.h>
 #include "compat.h"
 
-/* the number of hooks, a constant expression */
+/* the number of hooks, a constant expression (the kfunc is not counted) */
 enum {
-#define CF_KFUNC(fn)
-#define CF_HOOK(hook, fn) CF_HOOK_IDX_##hook,
-#define CF_FEXIT(func, fn) CF_FEXIT_IDX_##func,
+#define CF_KFUNC(...)
+#define CF_HOOK(hook, ...) CF_HOOK_IDX_##hook,
+#define CF_FEXIT(func, ...) CF_FEXIT_IDX_##func,
 #include "hook_defs.h"
 #undef CF_FEXIT
 #undef CF_HOOK

@@ -46,6 +46,7 @@
 #include <asm/syscall.h>
 #include "borrow.h"
 #include "cred.h"
+#include "decide.h"
 #include "file.h"
 #include "fsmemo.h"
 #include "fspath.h"
@@ -660,33 +661,6 @@ noinline int capfence_uring_override_creds(const struct cred *new)
 	return cf_borrow_personality(cred, new);
 }
 
-/* The kfunc of a call seccomp skipped (seccomp.c, audit.c). */
-static noinline void cf_seccomp_hook(const struct cred *cred)
-{
-	struct cf_cred *e = cf_subject(cred);
-	struct seccomp_data sd;
-	u32 answer;
-
-	if (!e || !e->epoch->sc)
-		return;
-	answer = cf_seccomp_epoch_answer(e->epoch->sc, &sd);
-	switch (answer & SECCOMP_RET_ACTION_FULL) {
-	case SECCOMP_RET_ALLOW:
-	case SECCOMP_RET_LOG:
-		return;		/* not the epoch's refusal: the task's own filter */
-	}
-	/*
-	 * A filter the task stacked above the epoch's answers first among
-	 * equal ERRNO answers: a call that got another errno was refused by
-	 * the task's own filter, not capfence's to record.
-	 */
-	if ((answer & SECCOMP_RET_ACTION_FULL) == SECCOMP_RET_ERRNO &&
-	    syscall_get_error(current, task_pt_regs(current)) !=
-	    -(long)(answer & SECCOMP_RET_DATA))
-		return;
-	cf_audit_syscall(e->sb ?: &cf_host_sandbox, e->epoch->id, &sd, answer);
-}
-
 /*
  * After every call of a task with a seccomp filter; the program calls
  * only when seccomp skipped the call (it returned -1). A bound task's
@@ -697,7 +671,7 @@ noinline void capfence_seccomp_skipped(void)
 	const struct cred *cred = current_cred();
 
 	if (cf_cred_maybe(cred) && cf_ours())
-		cf_seccomp_hook(cred);
+		cf_syscall_skipped(cred);
 }
 
 const struct cf_hook cf_hooks[CF_NR_HOOKS] = {

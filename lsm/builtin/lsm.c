@@ -32,9 +32,11 @@
 #include <uapi/linux/lsm.h>
 #include <uapi/linux/capfence.h>
 #include "../../fs/mount.h"
+#include "audit.h"
 #include "borrow.h"
 #include "class.h"
 #include "cred.h"
+#include "decide.h"
 #include "fence.h"
 #include "file.h"
 #include "fspath.h"
@@ -377,6 +379,22 @@ static int capfence_uring_override_creds(const struct cred *new)
 }
 
 /*
+ * A call of current that its seccomp filters skipped (an errno, a trap,
+ * a kill): the epoch's refusal is recorded here, as the module records it
+ * after __secure_computing() returns. Every other task pays one load.
+ */
+static void capfence_seccomp_skipped(int syscall)
+{
+	const struct cred *cred = current_cred();
+
+	if (!cf_cred_maybe(cred))
+		return;
+	rcu_read_lock();
+	cf_syscall_skipped(cred);
+	rcu_read_unlock();
+}
+
+/*
  * The opener's mount namespace's id and the count of changes of its
  * tree, for the open memo (fsmemo.c).
  */
@@ -647,6 +665,7 @@ static struct security_hook_list capfence_hooks[] __ro_after_init = {
 	LSM_HOOK_INIT(ptrace_access_check, capfence_ptrace_access_check),
 	LSM_HOOK_INIT(ptrace_traceme, capfence_ptrace_traceme),
 	LSM_HOOK_INIT(uring_override_creds, capfence_uring_override_creds),
+	LSM_HOOK_INIT(seccomp_skipped, capfence_seccomp_skipped),
 	LSM_HOOK_INIT(file_open, capfence_file_open),
 	LSM_HOOK_INIT(file_permission, capfence_file_permission),
 	LSM_HOOK_INIT(file_free_security, capfence_file_free_security),
@@ -701,8 +720,9 @@ static int __init capfence_core_init(void)
 
 	if (!capfence_enabled)
 		return 0;
-	err = cf_class_init() ?: cf_cred_init() ?: cf_file_init() ?:
-	      cf_sock_init();
+	/* in capfence_init()'s order (main.c): the records' workqueue first */
+	err = cf_class_init() ?: cf_audit_init() ?: cf_cred_init() ?:
+	      cf_file_init() ?: cf_sock_init();
 	if (!err)
 		err = cf_netlink_init();
 	if (err) {

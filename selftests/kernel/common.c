@@ -1186,6 +1186,30 @@ void cft_creds_drop(void)
 		close(cft_rings[--cft_nrings]);
 }
 
+/* ---- front end ---- */
+
+bool cft_builtin(void)
+{
+	static int builtin = -1;
+	char buf[256], *w;
+	ssize_t n;
+	int fd;
+
+	if (builtin >= 0)
+		return builtin;
+	builtin = 0;
+	fd = open("/sys/kernel/security/lsm", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = 0;
+	for (w = strtok(buf, ",\n"); w; w = strtok(NULL, ",\n"))
+		if (!strcmp(w, "capfence"))
+			builtin = 1;
+	return builtin;
+}
+
 /* ---- time budgets ---- */
 
 double cft_timeout_scale(void)

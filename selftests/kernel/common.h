@@ -179,6 +179,18 @@ void cft_creds_drop(void);
 /* ---- time budgets and the state a program starts from ---- */
 
 /*
+ * capfence is built into the running kernel (CONFIG_SECURITY_CAPFENCE: an
+ * active LSM of /sys/kernel/security/lsm), not the module: its hooks are
+ * always attached and it cannot be unloaded.
+ */
+bool cft_builtin(void);
+/* in a test that is about the module's BPF-LSM front end: skip it, saying why */
+#define CFT_MODULE_ONLY(why) do {					\
+	if (cft_builtin())						\
+		SKIP(return, "capfence is built into this kernel: %s", why); \
+} while (0)
+
+/*
  * CAPFENCE_TIMEOUT_SCALE: the one factor by which every time budget of the
  * VM tests is multiplied (default 1: the stock kernels under TCG; the
  * debug and fault-injection runs set it). A positive number up to 1000;

@@ -48,6 +48,12 @@ grep -q 'CAPFENCE_ENABLED' "$src/include/linux/lsm_count.h" || {
 	sed -i 's|^#if IS_ENABLED(CONFIG_IMA)$|#if IS_ENABLED(CONFIG_SECURITY_CAPFENCE)\n#define CAPFENCE_ENABLED 1,\n#else\n#define CAPFENCE_ENABLED\n#endif\n\n&|' "$src/include/linux/lsm_count.h"
 	sed -i 's|^\t\tLANDLOCK_ENABLED\t\\$|&\n\t\tCAPFENCE_ENABLED\t\\|' "$src/include/linux/lsm_count.h"
 }
+# the LSM hook after a call seccomp skipped, where the module has its
+# fexit program (lsm/builtin/seccomp-hook.patch); applied once
+hook=$top/lsm/builtin/seccomp-hook.patch
+patch -d "$src" -p1 -R -s -f --dry-run < "$hook" >/dev/null 2>&1 ||
+	patch -d "$src" -p1 -N -s --no-backup-if-mismatch < "$hook" || {
+		echo "kernel-builtin.sh: $hook does not apply to $src" >&2; exit 1; }
 for f in security/Kconfig security/Makefile include/linux/lsm_count.h; do
 	grep -qi capfence "$src/$f" || { echo "kernel-builtin.sh: could not add capfence to $f" >&2; exit 1; }
 done

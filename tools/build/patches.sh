@@ -18,14 +18,18 @@ r=$out/series-git
 p=$out/patches
 rm -rf "$r" "$p"
 mkdir -p "$r" "$p"
-touched="security/Kconfig security/Makefile include/linux/lsm_count.h MAINTAINERS Makefile"
-# the pristine files, taken from the tarball once
-if [ ! -f "$out/pristine/.done" ]; then
-	rm -rf "$out/pristine"
+hookfiles="include/linux/lsm_hook_defs.h include/linux/security.h security/security.c kernel/seccomp.c"
+touched="security/Kconfig security/Makefile include/linux/lsm_count.h MAINTAINERS Makefile
+	Documentation/admin-guide/LSM/index.rst $hookfiles"
+# the pristine files, taken from the tarball once (each one missing)
+missing=
+for f in $touched; do
+	[ -f "$out/pristine/$f" ] || missing="$missing linux-source-6.12/$f"
+done
+if [ -n "$missing" ]; then
 	mkdir -p "$out/pristine"
 	# shellcheck disable=SC2086
-	tar -C "$out/pristine" --strip-components=1 -xf "$tarball" $(for f in $touched; do echo "linux-source-6.12/$f"; done)
-	: > "$out/pristine/.done"
+	tar -C "$out/pristine" --strip-components=1 -xf "$tarball" $missing
 fi
 for f in $touched; do
 	mkdir -p "$r/$(dirname "$f")"
@@ -79,6 +83,22 @@ per-sandbox budgets, and the generic netlink family. The same files are
 built out of tree as a module whose hooks are BPF-LSM programs; what
 differs lives in the front end (next patch). Nothing is built yet."
 
+patch -p1 -s --no-backup-if-mismatch < "$top/lsm/builtin/seccomp-hook.patch"
+commit "lsm: add the seccomp_skipped hook" \
+"A call that a task's seccomp filters skip (an errno, a trap, a kill, a
+trace or user notification that skipped it) is invisible to an LSM: the
+kernel's own record of it, AUDIT_SECCOMP, is written only for filters
+loaded with SECCOMP_FILTER_FLAG_LOG and for kills, outside any budget an
+LSM keeps. An LSM that binds a task to a seccomp program needs to know
+of its refusals to record them itself.
+
+security_seccomp_skipped() is called from __secure_computing() after the
+filters answered with an action that skips the call, in the context of
+the task, with the number of the system call they judged. It is a void
+hook: the call is skipped already, whatever the LSM does. Tasks without
+a filter never reach it; with no LSM on the hook it is a static call
+that is not taken."
+
 for f in lsm.c cred_store.h seccomp_offsets.c Kconfig Makefile; do
 	cp "$src/security/capfence/$f" security/capfence/
 done
@@ -95,7 +115,18 @@ unbound task's costs one load. The state and the genetlink family come
 up at device_initcall, before which no credential can be bound. Enable
 it with lsm=...,capfence."
 
-git format-patch -q --cover-letter -o "$p" HEAD~3 \
+mkdir -p Documentation/admin-guide/LSM
+cp "$top/lsm/builtin/capfence.rst" Documentation/admin-guide/LSM/
+sed -i 's|^   ipe$|&\n   capfence|' Documentation/admin-guide/LSM/index.rst
+grep -qx '   capfence' Documentation/admin-guide/LSM/index.rst ||
+	{ echo "patches.sh: could not add capfence to the LSM index" >&2; exit 1; }
+sed -i 's|^F:\tinclude/uapi/linux/capfence.h$|F:\tDocumentation/admin-guide/LSM/capfence.rst\n&|' MAINTAINERS
+commit "Documentation: admin-guide: add capfence" \
+"What capfence is, how to enable it (CONFIG_SECURITY_CAPFENCE and lsm=),
+its parameters and its generic netlink family, whose ABI is
+include/uapi/linux/capfence.h."
+
+git format-patch -q --cover-letter -o "$p" HEAD~5 \
 	--subject-prefix="RFC PATCH" >/dev/null
 sed -i "s/\*\*\* SUBJECT HERE \*\*\*/capfence: capability delegation fenced by syscall-policy epochs/;
 s/\*\*\* BLURB HERE \*\*\*/A security module that binds sandboxed tasks' credentials to a policy\nepoch. The series applies to v$ver (Debian 13's linux-source-6.12)./" "$p"/0000-cover-letter.patch
