@@ -83,10 +83,15 @@ static inline u64 cf_attach_cookie(void)
 	return smp_load_acquire(&cf_cookie);
 }
 
-/* the machine code of one of capfence's attached programs: [start, end) */
+/*
+ * The machine code of one of capfence's attached programs, [start, end),
+ * and the kernel function whose trampoline runs it (the LSM hook's
+ * bpf_lsm_<hook>, or the fexit's function).
+ */
 struct cf_image {
 	unsigned long start;
 	unsigned long end;
+	unsigned long hook;
 };
 
 extern const struct cf_image *cf_images;
@@ -100,9 +105,9 @@ void cf_images_set(const struct cf_image *images, unsigned int n);
  * Any context; call only after cf_attach_cookie() answered non-zero. The
  * images are sorted (hooks.c), so this is a binary search.
  *
- * Return: true when @ip lies in one of the attached programs' images.
+ * Return: the image @ip lies in, or NULL.
  */
-static inline bool cf_image_ours(unsigned long ip)
+static inline const struct cf_image *cf_image_ours(unsigned long ip)
 {
 	const struct cf_image *img = READ_ONCE(cf_images);
 	unsigned int lo = 0, hi = READ_ONCE(cf_nr_images);
@@ -115,9 +120,9 @@ static inline bool cf_image_ours(unsigned long ip)
 		else if (ip >= img[mid].end)
 			lo = mid + 1;
 		else
-			return true;
+			return &img[mid];
 	}
-	return false;
+	return NULL;
 }
 
 /* publishes one event (netlink.c's sender); process context */

@@ -34,11 +34,11 @@
 static struct bpf_link *cf_links[CF_NR_HOOKS];
 
 /*
- * The machine code of the held links' programs, each program and each of
- * its subprograms: a kfunc answers only a call from there (kfunc.c).
+ * The machine code of the held links' programs, and the function whose
+ * trampoline runs each: a kfunc answers only a call from there, run from
+ * there (kfunc.c).
  */
-#define CF_MAX_IMAGES (CF_NR_HOOKS * 4)
-static struct cf_image cf_image_tab[CF_MAX_IMAGES];
+static struct cf_image cf_image_tab[CF_NR_HOOKS];
 
 static int cf_image_cmp(const void *a, const void *b)
 {
@@ -47,27 +47,28 @@ static int cf_image_cmp(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
-/* Gather and sort the images of @links; -E2BIG past CF_MAX_IMAGES. */
-static int cf_images_gather(struct bpf_link **links, unsigned int *n)
+/*
+ * Gather and sort the images of @links: -EINVAL for a program that is
+ * not JIT-compiled or has subprograms (the kfunc's caller is then not
+ * the program's own frame, which the kfuncs walk from).
+ */
+static int cf_images_gather(struct bpf_link **links)
 {
-	unsigned int i, j, k = 0;
+	int i;
 
 	for (i = 0; i < CF_NR_HOOKS; i++) {
 		const struct bpf_prog *prog = links[i]->prog;
-		u32 nf = prog->aux->func_cnt;
+		const struct bpf_tracing_link *tl =
+			container_of(links[i], struct bpf_tracing_link, link.link);
 
-		for (j = 0; j < (nf ?: 1); j++) {
-			const struct bpf_prog *p = nf ? prog->aux->func[j] : prog;
-
-			if (!p->jited || k == CF_MAX_IMAGES)
-				return -E2BIG;
-			cf_image_tab[k].start = (unsigned long)p->bpf_func;
-			cf_image_tab[k].end = cf_image_tab[k].start + p->jited_len;
-			k++;
-		}
+		if (!prog->jited || prog->aux->func_cnt || !tl->trampoline)
+			return -EINVAL;
+		cf_image_tab[i].start = (unsigned long)prog->bpf_func;
+		cf_image_tab[i].end = cf_image_tab[i].start + prog->jited_len;
+		cf_image_tab[i].hook = (unsigned long)tl->trampoline->func.addr;
 	}
-	sort(cf_image_tab, k, sizeof(cf_image_tab[0]), cf_image_cmp, NULL);
-	*n = k;
+	sort(cf_image_tab, CF_NR_HOOKS, sizeof(cf_image_tab[0]), cf_image_cmp,
+	     NULL);
 	return 0;
 }
 
@@ -132,13 +133,12 @@ static int cf_hook_index(struct bpf_link *link)
  * Return: 0, -EALREADY when attached, -EOPNOTSUPP when no LSM gives
  * credentials a security blob, -EINVAL for a missing, duplicate or
  * foreign link, a link without the set's cookie or a program that is not
- * JIT-compiled, or -EBADF.
+ * JIT-compiled or has subprograms, or -EBADF.
  */
 int cf_hooks_attach(const u32 *fds, int n, struct netlink_ext_ack *extack)
 {
 	struct bpf_link *links[CF_NR_HOOKS] = {};
 	int i, idx, err = 0;
-	unsigned int nimg;
 	u64 cookie = 0;
 
 	lockdep_assert_held(&cf_mutex);
@@ -187,15 +187,14 @@ int cf_hooks_attach(const u32 *fds, int n, struct netlink_ext_ack *extack)
 			goto out;
 		}
 	}
-	err = cf_images_gather(links, &nimg);
+	err = cf_images_gather(links);
 	if (err) {
 		NL_SET_ERR_MSG_MOD(extack,
-				   "capfence's programs are not JIT-compiled, or have too many subprograms");
-		err = -EINVAL;
+				   "capfence's programs are not JIT-compiled, or have subprograms");
 		goto out;
 	}
 	memcpy(cf_links, links, sizeof(links));
-	cf_images_set(cf_image_tab, nimg);
+	cf_images_set(cf_image_tab, CF_NR_HOOKS);
 	cf_attached_set(cookie);
 	cf_creds_reopen();
 	cf_generation_bump();

@@ -81,7 +81,9 @@ static noinline void cf_foreign_call(const char *fn)
  * Is the running BPF program one of capfence's, calling its one kfunc?
  * Cheap enough for every bound path. The kfunc's return address must lie
  * in the machine code of capfence's attached programs (hooks.c): a loader
- * that reads the cookie still cannot put its call there. Nothing can
+ * that reads the cookie still cannot put its call there; and that program
+ * must be run by its own hook's trampoline (cf_run_by()), not tail-called
+ * from another hook's program. Nothing can
  * stand between the caller and the kfunc to change that address: this
  * file is built without ftrace (Kbuild: no fentry/fexit trampoline, which
  * also could read the run context) and the kfuncs are NOKPROBE (no
@@ -94,12 +96,41 @@ static noinline void cf_foreign_call(const char *fn)
  * trampoline writes it anew for every run): a program run inside this
  * kfunc finds it spent.
  */
+/* how far past a function's start its trampoline's call returns to */
+#define CF_FENTRY_REACH 16
+
+/*
+ * Was the program that called this kfunc run by the trampoline of @hook?
+ * Walk up two frame pointers: the program's (the JIT always keeps one),
+ * then the trampoline's (which keeps one too), whose return address lies
+ * just after the call at @hook's entry that runs it. A tail call into
+ * capfence's program from another program runs in that program's frame,
+ * under its trampoline, on its hook: another hook with the same argument
+ * types passes the kernel's own tail call check. Each frame must lie on
+ * this stack just above the last.
+ */
+static __always_inline bool cf_run_by(unsigned long hook)
+{
+	unsigned long fp = (unsigned long)__builtin_frame_address(0);
+	unsigned long prog_fp, tramp_fp, ret;
+
+	prog_fp = *(unsigned long *)fp;
+	if (prog_fp <= fp || prog_fp - fp >= CF_RUN_CTX_REACH)
+		return false;
+	tramp_fp = *(unsigned long *)prog_fp;
+	if (tramp_fp <= prog_fp || tramp_fp - prog_fp >= CF_RUN_CTX_REACH)
+		return false;
+	ret = *(unsigned long *)(tramp_fp + sizeof(long));
+	return ret > hook && ret - hook <= CF_FENTRY_REACH;
+}
+
 #define cf_ours() \
 	__cf_ours(__func__, (unsigned long)__builtin_return_address(0))
 static __always_inline bool __cf_ours(const char *fn, unsigned long ip)
 {
 	struct bpf_run_ctx *rc = current->bpf_ctx;
 	u64 want = cf_attach_cookie();
+	const struct cf_image *img;
 	struct bpf_tramp_run_ctx *t;
 
 	/*
@@ -110,7 +141,8 @@ static __always_inline bool __cf_ours(const char *fn, unsigned long ip)
 	 */
 	if (unlikely(!want))
 		return false;
-	if (likely(rc && cf_image_ours(ip) &&
+	img = cf_image_ours(ip);
+	if (likely(img && cf_run_by(img->hook) && rc &&
 		   (unsigned long)rc - current_stack_pointer < CF_RUN_CTX_REACH)) {
 		t = container_of(rc, struct bpf_tramp_run_ctx, run_ctx);
 		if (likely(t->bpf_cookie == want)) {

@@ -849,6 +849,9 @@ static int agent_run(char *cmd)
 		return agent_hold(a, false);
 	if (!strcmp(cmd, "write"))
 		return agent_write();
+	if (!strcmp(cmd, "setown"))	/* file_set_fowner on the held file */
+		return held_fd < 0 ? EBADF :
+		       fcntl(held_fd, F_SETOWN, getpid()) ? errno : 0;
 	if (!strcmp(cmd, "read"))
 		return agent_read();
 	if (!strcmp(cmd, "pid"))

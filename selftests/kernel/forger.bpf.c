@@ -43,6 +43,27 @@ int BPF_PROG(forge_free, struct cred *new, const struct cred *old, gfp_t gfp)
 	return 0;
 }
 
+/* capfence's own file_free_security program, put here by the test */
+struct {
+	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
+	__uint(max_entries, 1);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(__u32));
+} jump SEC(".maps");
+
+/*
+ * fcntl(F_SETOWN) runs file_set_fowner, whose argument types are
+ * file_free_security's: the kernel's tail call check lets this program
+ * run capfence's program for a file that is still open, which would make
+ * capfence forget it.
+ */
+SEC("lsm/file_set_fowner")
+int BPF_PROG(tail_free, struct file *file)
+{
+	bpf_tail_call(ctx, &jump, 0);
+	return 0;
+}
+
 SEC("fentry/capfence_cred_free")
 int BPF_PROG(trace_kfunc, struct cred *cred)
 {

@@ -37,6 +37,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <linux/genetlink.h>
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 /* lifecycle_pending_rmmod_and_leaks: about 30 s on a busy machine */
 #define CFT_TEST_SECONDS 120
@@ -1324,6 +1325,99 @@ TEST(program_with_the_cookie_cannot_drop_a_binding)
 	forger_bpf__destroy(skel);
 	cft_audit_close(audit);
 	EXPECT_TRUE(cft_agent_stop_clean(&a));
+	cft_nl_close(&nl);
+}
+
+/* An fd of capfence's attached program named @name, or -1. */
+static int capfence_prog_fd(const char *name)
+{
+	struct bpf_prog_info info;
+	__u32 id = 0, len;
+	int fd;
+
+	while (!bpf_prog_get_next_id(id, &id)) {
+		fd = bpf_prog_get_fd_by_id(id);
+		if (fd < 0)
+			continue;
+		memset(&info, 0, sizeof(info));
+		len = sizeof(info);
+		if (!bpf_obj_get_info_by_fd(fd, &info, &len) &&
+		    !strcmp(info.name, name))
+			return fd;
+		close(fd);
+	}
+	return -1;
+}
+
+/*
+ * The loader of the test above tail-calls capfence's own
+ * file_free_security program from a program on file_set_fowner (same
+ * argument types, so the kernel's tail call check lets it), on a link
+ * with the cookie: the call comes from capfence's machine code, but its
+ * program was not run by its own hook. Ignored and counted: the file a
+ * bound task holds under a capability stays tracked, and a read after
+ * the capability's revocation is refused.
+ */
+TEST(tail_call_from_another_hook_cannot_drop_a_file)
+{
+	static const char *const keep[] = { "read_cookie", "tail_free", NULL };
+	const char *rules[] = { "fs:read=token", "fs:write=open" };
+	LIBBPF_OPTS(bpf_trace_opts, opts);
+	uint64_t e, calls0 = 0, calls1 = 0;
+	struct bpf_link *reader, *forged;
+	struct capfence_key *key;
+	struct capfence_token rt;
+	struct forger_bpf *skel;
+	struct cft_agent a;
+	struct cft_reply r;
+	struct cft_nl nl;
+	int fd, pfd, slot = 0;
+
+	ASSERT_EQ(0, cft_open(&nl));
+	key = cft_test_key(&nl);
+	ASSERT_NE(NULL, key);
+	e = cft_next_epoch(&nl);
+	ASSERT_EQ(0, cft_epoch_install(&nl, e, rules, 2, NULL, 0));
+	ASSERT_EQ(0, cft_mint(key, "fs:read", e, "/", 0, &rt));
+	ASSERT_EQ(0, cft_agent_spawn(&a, e, &rt, 1, &r)) TH_LOG("%s", r.ext);
+	/* a file held under the read capability: tracked by capfence */
+	ASSERT_EQ(0, cft_agent_do(&a, "hold /tmp/cft-tail rw"));
+	EXPECT_EQ(0, cft_agent_do(&a, "read"));
+
+	skel = forger_open(keep);
+	ASSERT_NE(NULL, skel);
+	skel->bss->cookie_addr = cookie_symbol();
+	ASSERT_NE(0, skel->bss->cookie_addr);
+	ASSERT_EQ(0, forger_bpf__load(skel));
+	reader = bpf_program__attach(skel->progs.read_cookie);
+	ASSERT_NE(NULL, reader);
+	fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	ASSERT_LE(0, fd);
+	close(fd);
+	bpf_link__destroy(reader);
+	ASSERT_NE(0, skel->bss->cookie);
+	pfd = capfence_prog_fd("cf_file_free_se");
+	ASSERT_LE(0, pfd) TH_LOG("capfence's file_free_security program not found");
+	/* the kernel admits it: the two hooks' argument types are one BTF type */
+	ASSERT_EQ(0, bpf_map_update_elem(bpf_map__fd(skel->maps.jump), &slot, &pfd, 0))
+		TH_LOG("prog_array: %s", strerror(errno));
+	close(pfd);
+	opts.cookie = skel->bss->cookie;
+	forged = bpf_program__attach_trace_opts(skel->progs.tail_free, &opts);
+	ASSERT_NE(NULL, forged);
+
+	ASSERT_EQ(0, cft_nl_stat(&nl, CAPFENCE_STATS_A_FOREIGN_CALLS, &calls0));
+	EXPECT_EQ(0, cft_agent_do(&a, "setown"));
+	ASSERT_EQ(0, cft_nl_stat(&nl, CAPFENCE_STATS_A_FOREIGN_CALLS, &calls1));
+	EXPECT_LE(calls0 + 1, calls1);
+	bpf_link__destroy(forged);
+	forger_bpf__destroy(skel);
+
+	ASSERT_EQ(0, cft_revoke(&nl, rt.cap_id, &r));
+	EXPECT_EQ(EACCES, cft_agent_do(&a, "read"));
+	EXPECT_TRUE(cft_agent_stop_clean(&a));
+	unlink("/tmp/cft-tail");
+	capfence_key_free(key);
 	cft_nl_close(&nl);
 }
 
