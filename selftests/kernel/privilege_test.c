@@ -1283,6 +1283,7 @@ TEST(program_with_the_cookie_cannot_drop_a_binding)
 	unsigned long addr;
 	int audit, fd;
 
+	CFT_MODULE_ONLY("no kfuncs: the built-in LSM's hooks are called directly");
 	ASSERT_EQ(0, cft_open(&nl));
 	e = cft_next_epoch(&nl);
 	ASSERT_EQ(0, cft_epoch_install(&nl, e, rules, 3, NULL, 0));
@@ -1373,6 +1374,7 @@ TEST(tail_call_from_another_hook_cannot_drop_a_file)
 	struct cft_nl nl;
 	int fd, pfd, slot = 0;
 
+	CFT_MODULE_ONLY("no kfuncs: the built-in LSM's hooks are called directly");
 	ASSERT_EQ(0, cft_open(&nl));
 	key = cft_test_key(&nl);
 	ASSERT_NE(NULL, key);
@@ -1433,6 +1435,7 @@ TEST(kfuncs_cannot_be_traced_or_probed)
 	struct forger_bpf *skel;
 	struct bpf_link *l;
 
+	CFT_MODULE_ONLY("no kfuncs: the built-in LSM's hooks are called directly");
 	skel = forger_open(fentry);
 	ASSERT_NE(NULL, skel);
 	/* refused at load or at attach */
