@@ -92,6 +92,7 @@ static const struct cf_attr_type stats_types[CAPFENCE_STATS_A_MAX + 1] = {
 	[CAPFENCE_STATS_A_OPEN_MEMO_HIT]	= T(U64),
 	[CAPFENCE_STATS_A_OPEN_MEMO_MISS]	= T(U64),
 	[CAPFENCE_STATS_A_FOREIGN_CALLS]	= T(U64),
+	[CAPFENCE_STATS_A_EXERCISE_LEARN]	= T(U64),
 };
 
 /* a counter per reason, the reason its type */
