@@ -905,7 +905,8 @@ int capfence_client_learn_verify(struct capfence_client *c, uint64_t epoch_id,
  * seen (generalized to their deepest common directories, at most
  * CAPFENCE_MAX_CONSTRAINTS) or the peers seen (host/32 or /128 and port;
  * any port for a bind that let the kernel pick one); a class not seen is
- * deny. Notes say what was widened or left out, and an incomplete run.
+ * deny, and a class open while learning is open. Notes say what was
+ * widened or left out, and an incomplete run.
  */
 int capfence_client_learn_epoch(struct capfence_learn *l, uint64_t epoch_id,
 				struct capfence_epoch *out, char *err,

@@ -42,6 +42,7 @@ struct capfence_learn {
 	size_t n, cap;
 	char **note;
 	size_t nnotes;
+	uint32_t open;		/* classes left open while learning */
 };
 
 static long now_ms(void)
@@ -385,6 +386,8 @@ int capfence_client_learn_run(struct capfence_client *c,
 	if (ret)
 		return ret;
 	ret = learn_collect(c, id, NULL, 0, path, argv, wait, out, err, errlen);
+	if (*out)
+		(*out)->open = open;
 	/* a learning epoch is not kept: retired once nothing names it */
 	if (capfence_client_epoch_retire(c, id, why, sizeof(why)) && *out)
 		add_note(*out, "complain epoch %" PRIu64 " is still in use (%s): retire it later with capfence epoch retire %" PRIu64,
@@ -582,6 +585,11 @@ int capfence_client_learn_epoch(struct capfence_learn *l, uint64_t epoch_id,
 
 		r->class_id = (uint8_t)cls;
 		r->kind = CAPFENCE_RULE_DENY;
+		/* open while learning, nothing seen of it: open */
+		if (l->open & (1u << cls)) {
+			r->kind = CAPFENCE_RULE_OPEN;
+			continue;
+		}
 		n = np = 0;
 		for (i = 0; i < l->n; i++) {
 			char op[16];
