@@ -913,7 +913,7 @@ int capfence_client_learn_epoch(struct capfence_learn *l, uint64_t epoch_id,
 				size_t errlen);
 void capfence_client_learn_stats(const struct capfence_learn *l,
 				 struct capfence_learn_stats *st);
-/* The sandbox's records, as the module wrote them (text after the type). */
+/* The sandbox's records, as the module wrote them (from "lsm=capfence"). */
 size_t capfence_client_learn_records(const struct capfence_learn *l);
 const char *capfence_client_learn_record(const struct capfence_learn *l,
 					 size_t i);

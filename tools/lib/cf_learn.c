@@ -175,7 +175,7 @@ static int audit_open(char *err, size_t errlen)
 static int audit_drain(int fd, struct capfence_learn *l, char ***all,
 		       size_t *nall, size_t *capall)
 {
-	char buf[9000];
+	char buf[9000], *text;
 	ssize_t n;
 	int ret;
 
@@ -199,9 +199,11 @@ static int audit_drain(int fd, struct capfence_learn *l, char ***all,
 		if (len < NLMSG_HDRLEN)
 			continue;
 		buf[len] = '\0';
-		if (!strstr((char *)NLMSG_DATA(h), "lsm=capfence "))
+		/* the module's text, after the "audit(TIME:SERIAL): " stamp */
+		text = strstr((char *)NLMSG_DATA(h), "lsm=capfence ");
+		if (!text)
 			continue;
-		ret = add_str(all, nall, capall, (char *)NLMSG_DATA(h));
+		ret = add_str(all, nall, capall, text);
 		if (ret)
 			return ret;
 	}
