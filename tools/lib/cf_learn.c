@@ -361,7 +361,7 @@ int capfence_client_learn_run(struct capfence_client *c,
 	uint64_t id = 0;
 	uint32_t open = 0;
 	unsigned int wait = 0;
-	int cls, ret;
+	int cls, ret, rr, tries;
 
 	*out = NULL;
 	if (o && o->sz >= sizeof(*o)) {
@@ -390,8 +390,17 @@ int capfence_client_learn_run(struct capfence_client *c,
 	ret = learn_collect(c, id, NULL, 0, path, argv, wait, out, err, errlen);
 	if (*out)
 		(*out)->open = open;
-	/* a learning epoch is not kept: retired once nothing names it */
-	if (capfence_client_epoch_retire(c, id, why, sizeof(why)) && *out)
+	/*
+	 * A learning epoch is not kept: retired once nothing names it (the
+	 * reaped command's credentials go after an RCU grace period).
+	 */
+	for (tries = 0; tries < 40; tries++) {
+		rr = capfence_client_epoch_retire(c, id, why, sizeof(why));
+		if (rr != -EBUSY)
+			break;
+		usleep(50000);
+	}
+	if (rr && *out)
 		add_note(*out, "complain epoch %" PRIu64 " is still in use (%s): retire it later with capfence epoch retire %" PRIu64,
 			 id, why, id);
 	return ret;
