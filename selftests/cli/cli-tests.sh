@@ -522,6 +522,14 @@ tg "epoch install --seccomp-no-new-filters with a value" 2 "option '--seccomp-no
 t "  ... and nothing installed" 1 "$CF" epoch show 1009
 
 
+# ---- epoch retire (ids above every other install here) ---------------------
+tg "epoch retire: an unused epoch" 0 "^epoch 2000 retired$" \
+	sh -c "$CF epoch install 2000 fs:read=open >/dev/null && $CF epoch retire 2000"
+tg "epoch retire: retired, not installed (1)" 1 "not installed (retired" "$CF" epoch retire 2000
+tg "epoch retire: never installed (1)" 1 "epoch retire: capfence: epoch is not installed" "$CF" epoch retire 99999
+tg "epoch retire: its id is not installed again (10)" 10 "retired ones count" "$CF" epoch install 2000 fs:read=open
+t "epoch retire --json" 0 sh -c "$CF epoch install 2001 fs:read=open >/dev/null && $CF epoch retire 2001 --json"
+json "epoch retire --json keys" epoch retired
 # ---- learn: a policy from a run, proved by rerunning it ----------------------
 tg "usage: learn missing COMMAND" 2 "learn: missing COMMAND" "$CF" learn --
 tg "usage: learn --open an unknown class" 2 'learn: unknown class "fs:exec"' "$CF" learn --open fs:exec -- true
@@ -544,8 +552,8 @@ tg "  ... fs:read: open, as learned" 0 "^fs:read=open$" cat "$W/learned"
 tg "  ... a class not exercised: deny" 0 "^vsock:connect=deny$" cat "$W/learned"
 tg "  ... the mint line of each token rule" 0 \
 	"^# mint: capfence mint --key KEY --epoch ID --class fs:write --constraint $W/job$" cat "$W/learned"
-tg "  ... the complain epoch is retired" 0 "epoch retired\|not installed" sh -c \
-	"e=\$(sed -n 's/^# ran bound to complain epoch \([0-9]*\) .*/\1/p' $W/learned); $CF epoch show \$e 2>&1; $CF epoch retire \$e 2>&1"
+tg "  ... the complain epoch is retired" 0 "not installed (retired" sh -c \
+	"e=\$(sed -n 's/^# ran bound to complain epoch \([0-9]*\) .*/\1/p' $W/learned); $CF epoch show \$e 2>&1; true"
 t "learn: the epoch file installs (epoch install ID -f)" 0 "$CF" epoch install 3000 -f "$W/learned"
 tg "learn --verify: the job reruns with no denial" 0 \
 	"^verify: epoch [0-9]*, sandbox [0-9]*, command exit 0; records 0 (learned 0, refused 0), without a record 0" \
@@ -567,12 +575,4 @@ tg "learn: a flood over the sandbox's budget is counted, not hidden (13)" 13 \
 	"$CF" learn -o "$W/flood" --open fs:read -- sh -c "i=0; while [ \$i -lt 60 ]; do : > $W/job/f\$i; i=\$((i + 1)); done"
 tg "  ... and the file says so" 0 "^# note: incomplete: exercises without a record were seen (over budget [1-9]" cat "$W/flood"
 
-# ---- epoch retire (ids above every other install here) ---------------------
-tg "epoch retire: an unused epoch" 0 "^epoch 2000 retired$" \
-	sh -c "$CF epoch install 2000 fs:read=open >/dev/null && $CF epoch retire 2000"
-tg "epoch retire: retired, not installed (1)" 1 "not installed (retired" "$CF" epoch retire 2000
-tg "epoch retire: never installed (1)" 1 "epoch retire: capfence: epoch is not installed" "$CF" epoch retire 99999
-tg "epoch retire: its id is not installed again (10)" 10 "retired ones count" "$CF" epoch install 2000 fs:read=open
-t "epoch retire --json" 0 sh -c "$CF epoch install 2001 fs:read=open >/dev/null && $CF epoch retire 2001 --json"
-json "epoch retire --json keys" epoch retired
 finish
