@@ -552,7 +552,7 @@ tg "  ... fs:read: open, as learned" 0 "^fs:read=open$" cat "$W/learned"
 tg "  ... a class not exercised: deny" 0 "^vsock:connect=deny$" cat "$W/learned"
 tg "  ... the mint line of each token rule" 0 \
 	"^# mint: capfence mint --key KEY --epoch ID --class fs:write --constraint $W/job$" cat "$W/learned"
-tg "  ... the complain epoch is retired" 0 "not installed (retired" sh -c \
+tg "  ... the complain epoch is retired" 0 "epoch is not installed" sh -c \
 	"e=\$(sed -n 's/^# ran bound to complain epoch \([0-9]*\) .*/\1/p' $W/learned); $CF epoch show \$e 2>&1; true"
 t "learn: the epoch file installs (epoch install ID -f)" 0 "$CF" epoch install 3000 -f "$W/learned"
 tg "learn --verify: the job reruns with no denial" 0 \
