@@ -8,9 +8,9 @@
  * - A token marked complain is refused by an enforcing epoch, and a
  *   complain epoch refuses an unmarked token (class_denied, the message
  *   naming why), at delegation and at exec alike.
- * - A complain epoch narrows nothing: activating one whose log rule would
- *   narrow an older epoch's class fences none of that epoch's tokens, and
- *   it does not become the active epoch.
+ * - A complain epoch narrows nothing: activating one whose log rule
+ *   narrows an older epoch's class fences none of it, and it does not
+ *   become the active epoch.
  *
  * Each step asserts its errno, reason, message or record text, and that
  * no signal ended the agent.
@@ -203,14 +203,16 @@ TEST_F(lrn, complain_tokens_stay_in_complain_epochs)
 }
 
 /*
- * A complain epoch whose log rule would narrow an older epoch's token
- * rule (log refuses every token) fences none of its tokens when it is
- * activated, and the host's active epoch stays the enforcing one.
+ * A complain epoch whose log rule narrows an older epoch's open rule
+ * fences nothing of it when it is activated (a deny rule there would),
+ * and the host's active epoch stays the enforcing one.
  */
 TEST_F(lrn, complain_epoch_fences_nothing)
 {
-	const char *enf[] = { "fs:read=open", "fs:write=token:" LRN_DIR };
-	const char *cmp[] = { "fs:read=open", "fs:write=log" };
+	const char *enf[] = { "fs:read=open", "fs:write=open",
+			      "net:connect=token:127.0.0.0/8" };
+	const char *cmp[] = { "fs:read=open", "fs:write=log",
+			      "net:connect=log" };
 	struct capfence_epoch_info info;
 	struct capfence_status st;
 	char err[CAPFENCE_ERR_MAX];
@@ -219,17 +221,18 @@ TEST_F(lrn, complain_epoch_fences_nothing)
 	uint64_t e, c;
 
 	e = cft_next_epoch(&self->nl);
-	ASSERT_EQ(0, cft_epoch_install(&self->nl, e, enf, 2, NULL, 0));
+	ASSERT_EQ(0, cft_epoch_install(&self->nl, e, enf, 3, NULL, 0));
 	ASSERT_EQ(0, cft_epoch_activate(&self->nl, e));
-	ASSERT_EQ(0, cft_mint(self->key, "fs:write", e, LRN_DIR, 0, &t));
+	ASSERT_EQ(0, cft_mint(self->key, "net:connect", e, "127.0.0.0/8", 0, &t));
 	ASSERT_EQ(0, cft_agent_spawn(&a, e, &t, 1, NULL));
 	c = cft_next_epoch(&self->nl);
-	ASSERT_EQ(0, cft_epoch_install(&self->nl, c, cmp, 2, NULL, 0));
+	ASSERT_EQ(0, cft_epoch_install(&self->nl, c, cmp, 3, NULL, 0));
 	ASSERT_EQ(0, cft_epoch_activate(&self->nl, c));
 
 	ASSERT_EQ(0, capfence_client_epoch_get(self->nl.c, e, &info, err,
 					       sizeof(err)));
 	EXPECT_EQ(0, info.fenced_at[CAPFENCE_CLASS_FS_WRITE]);
+	EXPECT_EQ(0, info.fenced_at[CAPFENCE_CLASS_NET_CONNECT]);
 	EXPECT_EQ(0, cft_agent_do(&a, "open " LRN_FILE " w"));
 	ASSERT_EQ(0, cft_nl_status(&self->nl, &st));
 	EXPECT_EQ(e, st.active_epoch);
