@@ -284,18 +284,22 @@ void cf_audit_exit(void)
 
 /**
  * cf_audit_exercise() - record an exercise denial, within the budgets
+ * @sb: the calling task's sandbox
  * @t: the denied operation
  * @epoch: the task's bound epoch
  * @r: reason
  * @cap_id: the capability that was closest to admitting @t, or 0
  * @fence: fence value the decision was made at
+ * @learn: a log rule allowed it: op=learn, @r and errno what a refusal
+ *	   would have been
  *
  * The record names the calling task's sandbox @sb (cf_current_sandbox());
  * a denial left without a record is counted for it and reported
  * (sandbox.c).
  */
 void cf_audit_exercise(struct cf_sandbox *sb, const struct cf_target *t,
-		       u64 epoch, enum capfence_reason r, u64 cap_id, u64 fence)
+		       u64 epoch, enum capfence_reason r, u64 cap_id, u64 fence,
+		       bool learn)
 {
 	char comm[TASK_COMM_LEN];
 	struct cf_audit_rec *rec;
@@ -303,7 +307,8 @@ void cf_audit_exercise(struct cf_sandbox *sb, const struct cf_target *t,
 	rec = cf_audit_begin(sb, t->path && !t->what ? 2 * t->path_len : 0);
 	if (!rec)
 		return;
-	cf_rec_printf(rec, "lsm=capfence op=exercise reason=%s errno=%d pid=%d",
+	cf_rec_printf(rec, "lsm=capfence op=%s reason=%s errno=%d pid=%d",
+		      learn ? "learn" : "exercise",
 		      cf_reason_name(r), t->seen ?: EACCES,
 		      task_tgid_nr(current));
 	cf_current_comm(comm);

@@ -98,6 +98,17 @@ static int cf_check_token(const struct cf_token *t, enum cf_token_fault fault,
 	}
 	rule = &e->rules[t->class_id];
 	*reason = CAPFENCE_R_CLASS_DENIED;
+	/* nothing granted while learning is valid where a policy enforces */
+	if ((t->flags & CAPFENCE_TOKEN_F_COMPLAIN) && !e->complain) {
+		NL_SET_ERR_MSG(extack,
+			       "class_denied: the token is marked complain (minted for a complain epoch); an enforcing epoch refuses it");
+		return 0;
+	}
+	if (!(t->flags & CAPFENCE_TOKEN_F_COMPLAIN) && e->complain) {
+		NL_SET_ERR_MSG(extack,
+			       "class_denied: the receiver's epoch is a complain epoch; it takes only tokens marked complain");
+		return 0;
+	}
 	if (rule->kind != CAPFENCE_RULE_TOKEN) {
 		NL_SET_ERR_MSG(extack,
 			       "class_denied: the receiver's epoch does not grant this class by token");
@@ -418,7 +429,8 @@ static enum capfence_reason cf_judge(const struct cf_cred *e,
 	*admitted = NULL;
 	*held = NULL;
 	*cap_id = 0;
-	if (rule->kind == CAPFENCE_RULE_OPEN)
+	/* a log rule allows (cf_exercise() records it) */
+	if (rule->kind == CAPFENCE_RULE_OPEN || rule->kind == CAPFENCE_RULE_LOG)
 		return CAPFENCE_R_OK;
 	/* rules are immutable: only grant state needs the fence snapshot */
 	if (rule->kind == CAPFENCE_RULE_DENY ||
@@ -602,7 +614,8 @@ static __always_inline int cf_exercise_settle(enum capfence_reason r,
 	}
 	cf_stats_exercise(r);
 	rcu_read_lock();
-	cf_audit_exercise(cf_current_sandbox(), t, epoch, r, cap_id, fence);
+	cf_audit_exercise(cf_current_sandbox(), t, epoch, r, cap_id, fence,
+			  false);
 	rcu_read_unlock();
 	return -EACCES;
 }
@@ -617,6 +630,28 @@ static bool cf_borrow_denied(const struct cf_target *t)
 	struct cf_cred *tracer = cf_tracer_subject();
 
 	return tracer && !cf_admits(tracer, t);
+}
+
+/*
+ * An exercise of a class whose rule is log: allowed, counted as learned
+ * (never as a denial) and recorded op=learn with the refusal a deny rule
+ * would give, within the sandbox's budget like a denial. Nothing is
+ * remembered (no grant, no memo): every exercise is judged and recorded.
+ * A task traced by a bound tracer the tracer's rule would refuse is still
+ * refused (borrow). Out of line: enforcing epochs pay nothing for it.
+ */
+static noinline int cf_exercise_learn(struct cf_cred *e,
+				      const struct cf_target *t, bool traced)
+{
+	if (unlikely(traced) && cf_borrow_denied(t))
+		return cf_exercise_settle(CAPFENCE_R_BORROW, t, e->epoch->id, 0,
+					  cf_fence_value());
+	cf_stats_learn();
+	rcu_read_lock();
+	cf_audit_exercise(cf_current_sandbox(), t, e->epoch->id,
+			  CAPFENCE_R_CLASS_DENIED, 0, cf_fence_value(), true);
+	rcu_read_unlock();
+	return 0;
 }
 
 /*
@@ -658,7 +693,8 @@ static noinline int cf_exercise_judged(struct cf_cred *e, struct cf_target *t,
  * be allowed too. A net target the credential was allowed last,
  * at the same fence value and holdings, is answered from its memo (see
  * cf_memo_find()), counted like any allowed exercise. BPF program context:
- * never sleeps. A denial is counted and audited.
+ * never sleeps. A denial is counted and audited; so is an exercise of a
+ * class whose rule is log, allowed (op=learn, see cf_exercise_learn()).
  *
  * Return: 0 to allow, -EACCES to deny.
  */
@@ -673,6 +709,8 @@ int cf_exercise(struct cf_cred *e, struct cf_target *t,
 	if (e->epoch->rules[t->class_id].kind == CAPFENCE_RULE_OPEN)
 		return 0;
 	traced = READ_ONCE(current->ptrace);
+	if (unlikely(e->epoch->rules[t->class_id].kind == CAPFENCE_RULE_LOG))
+		return cf_exercise_learn(e, t, traced);
 	/* a net target allowed before, nothing moved since: the memo */
 	if (t->family && likely(!traced) && !cf_fleet_denies()) {
 		ok = cf_memo_find(e, t);

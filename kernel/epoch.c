@@ -2,7 +2,9 @@
 /*
  * Epoch tables: install (strictly increasing ids, all or nothing, at most
  * epochs_max of them), activation (explicit, or by the first bind), the
- * narrowing fence, and retirement.
+ * narrowing fence, and retirement. A complain epoch (one with a log rule)
+ * takes no part in the fence: it narrows nothing, and its activation
+ * neither fences nor moves the active epoch.
  *
  * Locking: cf_epochs is an RCU list in ascending id order, cf_epoch_ids
  * the same epochs by id (an xarray: lookups under RCU). Installs and
@@ -138,7 +140,8 @@ static int cf_epoch_find_narrowed(struct cf_epoch *e)
 	int c;
 
 	lockdep_assert_held(&cf_mutex);
-	if (!cf_nr_epochs)
+	/* learning never narrows (nor widens) a policy that enforces */
+	if (!cf_nr_epochs || e->complain)
 		return 0;
 	tmp = kvmalloc_array(cf_nr_epochs, sizeof(*tmp), GFP_KERNEL);
 	if (!tmp)
@@ -147,8 +150,12 @@ static int cf_epoch_find_narrowed(struct cf_epoch *e)
 		u32 classes = 0;
 
 		for (c = 1; c < __CAPFENCE_CLASS_MAX; c++) {
-			/* a deny rule is narrowed by nothing: the common case */
+			/*
+			 * a deny rule is narrowed by nothing: the common case;
+			 * a log rule holds no token to fence
+			 */
 			if (old->rules[c].kind == CAPFENCE_RULE_DENY ||
+			    old->rules[c].kind == CAPFENCE_RULE_LOG ||
 			    READ_ONCE(old->fenced_at[c]))
 				continue;
 			if (cf_rule_narrows(&old->rules[c], &e->rules[c]))
@@ -250,8 +257,9 @@ static void cf_epoch_auto_retire(u32 keep, struct list_head *gone)
  * @extack: netlink extended ack
  *
  * Caller holds cf_mutex. With epochs_keep set, the oldest epochs nothing
- * refers to are retired first, down to epochs_keep - 1. On success @e
- * belongs to the epoch list.
+ * refers to are retired first, down to epochs_keep - 1. An epoch with a
+ * log rule is marked complain here. On success @e belongs to the epoch
+ * list.
  *
  * Return: 0, -ERANGE when @e->id is not above every id installed so far
  * (retired ones included), -ENOSPC at epochs_max installed epochs, or
@@ -261,9 +269,12 @@ int cf_epoch_install(struct cf_epoch *e, struct netlink_ext_ack *extack)
 {
 	u32 keep = READ_ONCE(epochs_keep), max = READ_ONCE(epochs_max);
 	LIST_HEAD(gone);
-	int err;
+	int err, i;
 
 	lockdep_assert_held(&cf_mutex);
+	for (i = 1; i < __CAPFENCE_CLASS_MAX; i++)
+		if (e->rules[i].kind == CAPFENCE_RULE_LOG)
+			e->complain = true;
 	if (e->id <= READ_ONCE(cf_max_epoch)) {
 		NL_SET_ERR_MSG_MOD(extack,
 				   "epoch id is not above the highest installed epoch (retired ones count)");
@@ -364,7 +375,8 @@ static int cf_epoch_activate_locked(struct cf_epoch *e)
 				WRITE_ONCE(old->fenced_at[c], fence);
 	}
 	WRITE_ONCE(e->active, true);
-	if (e->id > cf_active_epoch)
+	/* the active epoch is the host's policy: a complain one never is */
+	if (e->id > cf_active_epoch && !e->complain)
 		WRITE_ONCE(cf_active_epoch, e->id);
 	return 1;
 }

@@ -30,6 +30,7 @@ struct cf_epoch {
 	struct list_head gone;		/* cf_mutex: being retired */
 	u64 id;
 	bool active;			/* written under the fence lock */
+	bool complain;			/* has a log rule; set at install */
 	atomic_t creds;			/* credential entries naming it */
 	atomic_t grants;		/* grants minted under it */
 	u64 fenced_at[__CAPFENCE_CLASS_MAX];	/* fence lock; 0 = not fenced */

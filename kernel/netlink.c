@@ -212,7 +212,9 @@ static int cf_put_stats(struct sk_buff *skb)
 	    nla_put_u64_64bit(skb, CAPFENCE_STATS_A_OPEN_MEMO_MISS,
 			      sum.open_memo[0], CAPFENCE_STATS_A_PAD) ||
 	    nla_put_u64_64bit(skb, CAPFENCE_STATS_A_FOREIGN_CALLS,
-			      sum.foreign_calls, CAPFENCE_STATS_A_PAD))
+			      sum.foreign_calls, CAPFENCE_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, CAPFENCE_STATS_A_EXERCISE_LEARN,
+			      sum.learn, CAPFENCE_STATS_A_PAD))
 		return -EMSGSIZE;
 	nla_nest_end(skb, nest);
 	return 0;

@@ -40,7 +40,7 @@ const struct nla_policy capfence_fleet_nl_policy[CAPFENCE_FLEET_A_LINK + 1] = {
 
 const struct nla_policy capfence_rule_nl_policy[CAPFENCE_RULE_A_PAD + 1] = {
 	[CAPFENCE_RULE_A_CLASS] = NLA_POLICY_RANGE(NLA_U8, 1, 5),
-	[CAPFENCE_RULE_A_KIND] = NLA_POLICY_MAX(NLA_U8, 2),
+	[CAPFENCE_RULE_A_KIND] = NLA_POLICY_MAX(NLA_U8, 3),
 	[CAPFENCE_RULE_A_NET] = NLA_POLICY_EXACT_LEN(24),
 	[CAPFENCE_RULE_A_PATH] = { .type = NLA_NUL_STRING, .len = CAPFENCE_PATH_MAX, },
 	[CAPFENCE_RULE_A_FENCED_AT] = { .type = NLA_U64, },

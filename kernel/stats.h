@@ -13,6 +13,7 @@ struct cf_counters {
 	u64 exercise[__CAPFENCE_R_MAX];
 	u64 open_memo[2];	/* misses, hits */
 	u64 foreign_calls;	/* kfunc calls by other BPF programs */
+	u64 learn;		/* exercises a log rule allowed */
 };
 
 DECLARE_PER_CPU(struct cf_counters, cf_counters);
@@ -49,6 +50,14 @@ static inline void cf_stats_open_memo(bool hit)
 static inline void cf_stats_foreign_call(void)
 {
 	this_cpu_inc(cf_counters.foreign_calls);
+}
+
+/**
+ * cf_stats_learn() - count an exercise a log rule allowed (op=learn)
+ */
+static inline void cf_stats_learn(void)
+{
+	this_cpu_inc(cf_counters.learn);
 }
 
 void cf_stats_delegate(enum capfence_reason r);

@@ -38,15 +38,15 @@ extern "C" {
 
 /* The version of the library this header belongs to. */
 #define CAPFENCE_LIB_VERSION_MAJOR	1
-#define CAPFENCE_LIB_VERSION_MINOR	5
+#define CAPFENCE_LIB_VERSION_MINOR	6
 #define CAPFENCE_LIB_VERSION_PATCH	0
-#define CAPFENCE_LIB_VERSION_STRING	"1.5.0"
+#define CAPFENCE_LIB_VERSION_STRING	"1.6.0"
 /* MAJOR * 10000 + MINOR * 100 + PATCH, for #if comparisons. */
 #define CAPFENCE_LIB_VERSION		(CAPFENCE_LIB_VERSION_MAJOR * 10000 + \
 					 CAPFENCE_LIB_VERSION_MINOR * 100 + \
 					 CAPFENCE_LIB_VERSION_PATCH)
 
-/* The version of the library actually loaded: "1.5.0". */
+/* The version of the library actually loaded: "1.6.0". */
 const char *capfence_version(void);
 /* The same as a number (CAPFENCE_LIB_VERSION of the loaded library). */
 unsigned int capfence_version_number(void);
@@ -845,6 +845,82 @@ int capfence_client_sandbox_status(struct capfence_client *c,
 int capfence_client_task_sandbox(struct capfence_client *c, uint32_t pid,
 				 struct capfence_sandbox_info *out, char *err,
 				 size_t errlen);
+
+/* ---- the learner: a policy from a run, and its proof by rerun ------------ */
+
+/*
+ * What a learner saw of its command's sandbox (since 1.6). The module's
+ * counts (records, over_budget, over_ceiling, lost) are read from the
+ * exited command; received is what the audit stream delivered of those
+ * records, missing what it did not within the wait, overflows the times
+ * the stream's socket overflowed (records of every sandbox lost).
+ */
+struct capfence_learn_stats {
+	uint64_t epoch_id;	/* the epoch the command ran bound to */
+	uint64_t sandbox_id;	/* its sandbox */
+	int status;		/* its wait status */
+	uint64_t records;	/* records the module wrote for the sandbox */
+	uint64_t received, missing, overflows;
+	uint64_t over_budget, over_ceiling, lost;	/* exercises without one */
+	uint64_t learned;	/* op=learn records */
+	uint64_t denied;	/* refusal records (op=exercise, syscall...) */
+	bool counts_unknown;	/* the sandbox's counts could not be read */
+};
+
+/* capfence_client_learn_run()'s options; sz first, as libbpf's opts. */
+struct capfence_learn_opts {
+	size_t sz;		/* sizeof(struct capfence_learn_opts) */
+	uint32_t open_classes;	/* bit c: class c open, not learned */
+	uint64_t epoch_id;	/* the complain epoch's id; 0: above the highest */
+	unsigned int wait_ms;	/* for records after the command; 0: 5000 */
+};
+
+struct capfence_learn;
+
+/*
+ * Learn: install a complain epoch (every class log, or open as o says),
+ * run path/argv bound to it (capfence_client_spawn_bound()), wait for it,
+ * collect its sandbox's records from the audit stream (CAP_AUDIT_READ),
+ * and retire the epoch. *out holds the records and counts (release with
+ * capfence_client_learn_free()). A negative errno with err set when it
+ * could not run; the command's own status is in the stats.
+ */
+int capfence_client_learn_run(struct capfence_client *c,
+			      const struct capfence_learn_opts *o,
+			      const char *path, char *const argv[],
+			      struct capfence_learn **out, char *err,
+			      size_t errlen);
+/*
+ * Verify: run path/argv bound to the installed epoch_id holding
+ * tokens[n], and collect its sandbox's records (its denials) likewise.
+ */
+int capfence_client_learn_verify(struct capfence_client *c, uint64_t epoch_id,
+				 const struct capfence_token *tokens, size_t n,
+				 const char *path, char *const argv[],
+				 unsigned int wait_ms, struct capfence_learn **out,
+				 char *err, size_t errlen);
+/*
+ * The narrowest epoch (id epoch_id) that admits every op=learn record:
+ * a class seen is token, its constraints the directories of the paths
+ * seen (generalized to their deepest common directories, at most
+ * CAPFENCE_MAX_CONSTRAINTS) or the peers seen (host/32 or /128 and port;
+ * any port for a bind that let the kernel pick one); a class not seen is
+ * deny, and a class open while learning is open. Notes say what was
+ * widened or left out, and an incomplete run.
+ */
+int capfence_client_learn_epoch(struct capfence_learn *l, uint64_t epoch_id,
+				struct capfence_epoch *out, char *err,
+				size_t errlen);
+void capfence_client_learn_stats(const struct capfence_learn *l,
+				 struct capfence_learn_stats *st);
+/* The sandbox's records, as the module wrote them (from "lsm=capfence"). */
+size_t capfence_client_learn_records(const struct capfence_learn *l);
+const char *capfence_client_learn_record(const struct capfence_learn *l,
+					 size_t i);
+size_t capfence_client_learn_notes(const struct capfence_learn *l);
+const char *capfence_client_learn_note(const struct capfence_learn *l,
+				       size_t i);
+void capfence_client_learn_free(struct capfence_learn *l);
 
 /* What capfence_client_fleet_set() sends: the fields its flags name. */
 #define CAPFENCE_FLEET_SET_REV		0x1u	/* rev (not below the module's) */

@@ -38,7 +38,7 @@ __all__ = [
     "Revoked", "Fenced", "NotHeld", "NotBound", "NoTask", "FleetStale",
 ]
 
-__version__ = "1.5.0"
+__version__ = "1.6.0"
 
 #: The capability classes, by name, in class id order.
 CLASSES: Tuple[str, ...] = tuple(
@@ -46,7 +46,7 @@ CLASSES: Tuple[str, ...] = tuple(
 
 
 def library_version() -> str:
-    """The version of the libcapfence.so.1 actually loaded ("1.5.0")."""
+    """The version of the libcapfence.so.1 actually loaded ("1.6.0")."""
     return _c.capfence_version().decode()
 
 

@@ -87,7 +87,7 @@ finish() {
 # ---- --help on every command ---------------------------------------------
 for c in "" key "key generate" "key install" "key remove" epoch \
 	 "epoch install" "epoch list" "epoch show" "epoch activate" "epoch retire" mint \
-	 inspect check delegate revoke exec task monitor status attach detach; do
+	 inspect check delegate revoke exec learn task monitor status attach detach; do
 	# shellcheck disable=SC2086
 	tg "help: capfence $c --help" 0 "usage: capfence" "$CF" $c --help
 done
@@ -154,7 +154,7 @@ tg "options: a negative number is an argument" 2 "revoke: bad cap_id '-1'" "$CF"
 tg "options: epoch install --seccomp without its value" 2 "epoch install: option '--seccomp' needs a value" \
 	"$CF" epoch install 41 net:connect=open --seccomp
 for c in "key generate" "key install" "key remove" "epoch install" "epoch list" "epoch show" \
-	 "epoch activate" "epoch retire" mint inspect check delegate revoke exec task monitor status attach detach \
+	 "epoch activate" "epoch retire" mint inspect check delegate revoke exec learn task monitor status attach detach \
 	 metrics fleet; do
 	# shellcheck disable=SC2086
 	tg "options: $c --help" 0 "^usage: capfence $c" "$CF" $c --help
@@ -538,4 +538,49 @@ tg "epoch retire: never installed (1)" 1 "epoch retire: capfence: epoch is not i
 tg "epoch retire: its id is not installed again (10)" 10 "retired ones count" "$CF" epoch install 2000 fs:read=open
 t "epoch retire --json" 0 sh -c "$CF epoch install 2001 fs:read=open >/dev/null && $CF epoch retire 2001 --json"
 json "epoch retire --json keys" epoch retired
+# ---- learn: a policy from a run, proved by rerunning it ----------------------
+tg "usage: learn missing COMMAND" 2 "learn: missing COMMAND" "$CF" learn --
+tg "usage: learn --open an unknown class" 2 'learn: unknown class "fs:exec"' "$CF" learn --open fs:exec -- true
+tg "usage: learn --verify with -o" 2 "learn: --verify takes neither -o nor --open" "$CF" learn --verify "$W/x" -o "$W/y" -- true
+tg "usage: learn --key without --verify" 2 "learn: --key is --verify's" "$CF" learn --key "$W/k1" -- true
+tg "usage: learn --wait 0" 2 "learn: bad --wait '0'" "$CF" learn --wait 0 -- true
+tg "usage: learn --verify an unreadable file" 2 "learn --verify: $W/nonexistent" "$CF" learn --verify "$W/nonexistent" -- true
+mkdir -p "$W/job" "$W/other"
+(while :; do nc -l -p 18080 </dev/null >/dev/null 2>&1; done) &
+pids="$pids $!"
+sleep 1
+JOB="echo result > $W/job/out.txt && nc 127.0.0.1 18080 </dev/null"
+tg "learn: a job bound to a complain epoch, its epoch file written" 0 \
+	"^learn: epoch [0-9]*, sandbox [0-9]*, command exit 0; records [0-9]* (learned [0-9]*, refused 0), without a record 0 (over budget 0, over ceiling 0, lost 0), not received 0$" \
+	"$CF" learn -o "$W/learned" --open fs:read -- sh -c "$JOB"
+cp "$W/learned" "$W/out"
+tg "  ... fs:write: the directory written in" 0 "^fs:write=token:$W/job$" cat "$W/learned"
+tg "  ... net:connect: the peer, host/32 and port" 0 "^net:connect=token:127.0.0.1/32:18080$" cat "$W/learned"
+tg "  ... fs:read: open, as learned" 0 "^fs:read=open$" cat "$W/learned"
+tg "  ... a class not exercised: deny" 0 "^vsock:connect=deny$" cat "$W/learned"
+tg "  ... the mint line of each token rule" 0 \
+	"^# mint: capfence mint --key KEY --epoch ID --class fs:write --constraint $W/job$" cat "$W/learned"
+tg "  ... the complain epoch is retired" 0 "epoch is not installed" sh -c \
+	"e=\$(sed -n 's/^# ran bound to complain epoch \([0-9]*\) .*/\1/p' $W/learned); $CF epoch show \$e 2>&1; true"
+t "learn: the epoch file installs (epoch install ID -f)" 0 "$CF" epoch install 3000 -f "$W/learned"
+tg "learn --verify: the job reruns with no denial" 0 \
+	"^verify: epoch [0-9]*, sandbox [0-9]*, command exit 0; records 0 (learned 0, refused 0), without a record 0" \
+	"$CF" learn --verify "$W/learned" --key "$W/k1" -- sh -c "$JOB"
+tg "learn --verify: a step not seen while learning is refused (14)" 14 \
+	"^denied: lsm=capfence op=exercise reason=constraint errno=13 pid=[0-9]* comm=\"sh\" epoch=[0-9]* class=fs:write target=\"$W/other/x\" cap_id=[0-9a-f]\{16\} " \
+	"$CF" learn --verify "$W/learned" --key "$W/k1" -- sh -c "$JOB; echo x > $W/other/x; true"
+tg "learn --verify: a peer not seen while learning is refused (14)" 14 \
+	"^denied: lsm=capfence op=exercise reason=constraint errno=13 .* class=net:connect target=127.0.0.1:18081 " \
+	"$CF" learn --verify "$W/learned" --key "$W/k1" -- sh -c "$JOB; nc 127.0.0.1 18081 </dev/null; true"
+tg "learn --verify: token rules need --key" 2 "has token rules: --key FILE mints their tokens" \
+	"$CF" learn --verify "$W/learned" -- true
+t "learn --json" 0 "$CF" learn --json --open fs:read -- sh -c "$JOB"
+json "learn --json keys" epoch_id sandbox exit records received learned denied over_budget over_ceiling lost missing complete file rules mint notes
+t "learn --verify --json" 0 "$CF" learn --verify "$W/learned" --key "$W/k1" --json -- sh -c "$JOB"
+json "learn --verify --json keys" epoch_id sandbox records denials complete notes
+tg "learn: a flood over the sandbox's budget is counted, not hidden (13)" 13 \
+	"^learn: .* without a record [1-9][0-9]* (over budget [1-9][0-9]*, " \
+	"$CF" learn -o "$W/flood" --open fs:read -- sh -c "i=0; while [ \$i -lt 60 ]; do : > $W/job/f\$i; i=\$((i + 1)); done"
+tg "  ... and the file says so" 0 "^# note: incomplete: exercises without a record were seen (over budget [1-9]" cat "$W/flood"
+
 finish

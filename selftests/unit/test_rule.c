@@ -57,7 +57,8 @@ static const struct {
 	const char *in, *msg;
 } bad[] = {
 	{ "", "empty rule" },
-	{ "net:connect", "bad rule \"net:connect\": expected CLASS=open|deny|token" },
+	{ "net:connect", "bad rule \"net:connect\": expected CLASS=open|deny|log|token" },
+	{ "net:connect=log:10.0.0.0/8", "net:connect: \"log\" takes no constraints" },
 	{ "net:listen=open", "unknown class \"net:listen\"" },
 	{ "=open", "unknown class \"\"" },
 	{ "NET:CONNECT=open", "unknown class \"NET:CONNECT\"" },

@@ -260,7 +260,7 @@ TEST_F(tok, decode_rejects_bad_fields)
 		{ 1, 0, "unknown class id 0" },
 		{ 1, CAPFENCE_CLASS_MAX + 1, NULL },	/* the first id past the enum */
 		{ 1, 3, "constraint 1: net constraint in a fs:read token" },
-		{ 2, 1, "unknown flag bits 0x0001" },
+		{ 2, 2, "unknown flag bits 0x0002" },
 		{ 3, 0x80, "unknown flag bits 0x8000" },
 		{ 24, 9, "9 constraints (max 8)" },
 		{ 24, 2, "constraint 2" },

@@ -26,6 +26,8 @@ enum {
 	CF_EXIT_NOT_MONOTONIC = 10,
 	CF_EXIT_FLEET_STALE = 11,	/* the host is not current with its fleet */
 	CF_EXIT_FLEET_WAIT = 12,	/* fleet --wait: a live host lags */
+	CF_EXIT_LEARN_INCOMPLETE = 13,	/* learn: exercises without a record */
+	CF_EXIT_LEARN_DENIED = 14,	/* learn --verify: a denial */
 };
 
 struct cf_cmd {
@@ -136,6 +138,7 @@ int cf_cmd_check(int argc, char **argv);
 int cf_cmd_delegate(int argc, char **argv);
 int cf_cmd_revoke(int argc, char **argv);
 int cf_cmd_exec(int argc, char **argv);
+int cf_cmd_learn(int argc, char **argv);
 int cf_cmd_task(int argc, char **argv);
 int cf_cmd_monitor(int argc, char **argv);
 int cf_cmd_fleet(int argc, char **argv);

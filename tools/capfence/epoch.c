@@ -56,7 +56,7 @@ static void json_seccomp(const struct capfence_seccomp_info *sc)
 static void json_epoch(const struct capfence_epoch_info *info,
 		       const struct capfence_seccomp_info *sc)
 {
-	static const char *const kinds[] = { "deny", "open", "token" };
+	static const char *const kinds[] = { "deny", "open", "token", "log" };
 	char buf[CAPFENCE_RULE_TEXT_MAX];
 	int c;
 
@@ -69,7 +69,7 @@ static void json_epoch(const struct capfence_epoch_info *info,
 		printf("%s{\"class\":", c > 1 ? "," : "");
 		cf_json_str(stdout, capfence_class_name(c));
 		printf(",\"kind\":");
-		cf_json_str(stdout, r->kind < 3 ? kinds[r->kind] : "?");
+		cf_json_str(stdout, r->kind < 4 ? kinds[r->kind] : "?");
 		printf(",\"rule\":");
 		cf_json_str(stdout, buf);
 		printf(",\"constraint\":");

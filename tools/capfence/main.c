@@ -237,6 +237,8 @@ static const struct cf_cmd cmds[] = {
 	{ "revoke", cf_cmd_revoke, "capfence revoke CAP_ID [--json]" },
 	{ "exec", cf_cmd_exec,
 	  "capfence exec --epoch ID [--token TOKEN]... -- COMMAND [ARG]..." },
+	{ "learn", cf_cmd_learn,
+	  "capfence learn [--json] [-o FILE] [--open CLASS]... [--wait MS] -- COMMAND [ARG]... | learn --verify FILE [--key FILE] [--json] [--wait MS] -- COMMAND [ARG]..." },
 	{ "task", cf_cmd_task, "capfence task PID [--json]" },
 	{ "monitor", cf_cmd_monitor, "capfence monitor [--json]" },
 	{ "fleet", cf_cmd_fleet,

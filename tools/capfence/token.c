@@ -13,7 +13,7 @@
 #include "cli.h"
 
 static const char mint_usage[] =
-	"capfence mint --key FILE --class CLASS --epoch ID [--constraint C]... [--id CAP_ID] [--json]";
+	"capfence mint --key FILE --class CLASS --epoch ID [--constraint C]... [--id CAP_ID] [--complain] [--json]";
 static const char inspect_usage[] =
 	"capfence inspect TOKEN [--key FILE] [--json]";
 static const char check_usage[] =
@@ -269,10 +269,11 @@ int cf_cmd_mint(int argc, char **argv)
 	uint64_t epoch = 0, cap_id = 0;
 	struct capfence_key *k = NULL;
 	struct capfence_token t;
-	bool json = false;
+	bool json = false, complain = false;
 	size_t n = 0;
 	static const struct option lo[] = {
 		{ "json", no_argument, NULL, 'j' },
+		{ "complain", no_argument, NULL, 'L' },
 		{ "key", required_argument, NULL, 'k' },
 		{ "class", required_argument, NULL, 'c' },
 		{ "epoch", required_argument, NULL, 'e' },
@@ -289,6 +290,9 @@ int cf_cmd_mint(int argc, char **argv)
 		switch (c) {
 		case 'j':
 			json = true;
+			break;
+		case 'L':
+			complain = true;
 			break;
 		case 'k':
 			keyfile = optarg;
@@ -343,6 +347,15 @@ int cf_cmd_mint(int argc, char **argv)
 		cf_err("mint: %s", err);
 		capfence_key_free(k);
 		return CF_EXIT_USAGE;
+	}
+	/* for a complain epoch: the flag is part of what the MAC covers */
+	if (complain) {
+		t.flags |= CAPFENCE_TOKEN_F_COMPLAIN;
+		if (capfence_token_compute_mac(k, &t, t.mac)) {
+			cf_err("mint: cannot compute the token's MAC");
+			capfence_key_free(k);
+			return CF_EXIT_SYSTEM;
+		}
 	}
 	capfence_key_free(k);
 	if (capfence_token_to_text(&t, text, sizeof(text)) < 0) {

@@ -83,6 +83,7 @@ static const struct cf_attr_type stats_types[CAPFENCE_STATS_A_MAX + 1] = {
 	[CAPFENCE_STATS_A_OPEN_MEMO_HIT] = { .type = MNL_TYPE_U64 },
 	[CAPFENCE_STATS_A_OPEN_MEMO_MISS] = { .type = MNL_TYPE_U64 },
 	[CAPFENCE_STATS_A_FOREIGN_CALLS] = { .type = MNL_TYPE_U64 },
+	[CAPFENCE_STATS_A_EXERCISE_LEARN] = { .type = MNL_TYPE_U64 },
 };
 
 static const struct cf_attr_type reason_counts_types[CAPFENCE_R_SECCOMP + 1] = {

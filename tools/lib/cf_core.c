@@ -806,7 +806,7 @@ int capfence_rule_parse(const char *s, struct capfence_rule *r, char *err, size_
 	eq = strchr(s, '=');
 	if (!eq) {
 		capfence__seterr(err, errlen, "bad rule \"" ECHO_FMT "\": expected "
-		       "CLASS=open|deny|token[:CONSTRAINT,...]", ECHO(s));
+		       "CLASS=open|deny|log|token[:CONSTRAINT,...]", ECHO(s));
 		return -EINVAL;
 	}
 	if ((size_t)(eq - s) >= sizeof(cname)) {
@@ -830,13 +830,20 @@ int capfence_rule_parse(const char *s, struct capfence_rule *r, char *err, size_
 		r->kind = CAPFENCE_RULE_DENY;
 		return 0;
 	}
+	if (!strcmp(kind, "log")) {
+		r->kind = CAPFENCE_RULE_LOG;
+		return 0;
+	}
 	if (strncmp(kind, "token", 5) || (kind[5] && kind[5] != ':')) {
-		if (!strncmp(kind, "open:", 5) || !strncmp(kind, "deny:", 5))
+		if (!strncmp(kind, "log:", 4))
+			capfence__seterr(err, errlen, "%s: \"log\" takes no constraints",
+			       cname);
+		else if (!strncmp(kind, "open:", 5) || !strncmp(kind, "deny:", 5))
 			capfence__seterr(err, errlen, "%s: \"%.4s\" takes no constraints",
 			       cname, kind);
 		else
 			capfence__seterr(err, errlen, "%s: unknown rule \"" ECHO_FMT
-			       "\" (expected open, deny or token[:...])",
+			       "\" (expected open, deny, log or token[:...])",
 			       cname, ECHO(kind));
 		return -EINVAL;
 	}
@@ -914,6 +921,9 @@ int capfence_rule_format(const struct capfence_rule *r, char *buf, size_t len)
 	case CAPFENCE_RULE_TOKEN:
 		n = snprintf(buf, len, "%s=token", cname);
 		break;
+	case CAPFENCE_RULE_LOG:
+		n = snprintf(buf, len, "%s=log", cname);
+		break;
 	default:
 		return -EINVAL;
 	}
@@ -939,7 +949,9 @@ int capfence_rule_format(const struct capfence_rule *r, char *buf, size_t len)
 bool capfence_rule_narrows(const struct capfence_rule *old_rule,
 		     const struct capfence_rule *new_rule)
 {
-	if (old_rule->kind == CAPFENCE_RULE_DENY)
+	/* a log rule holds no token: nothing of it to fence */
+	if (old_rule->kind == CAPFENCE_RULE_DENY ||
+	    old_rule->kind == CAPFENCE_RULE_LOG)
 		return false;
 	if (new_rule->kind == CAPFENCE_RULE_OPEN)
 		return false;
@@ -1222,8 +1234,14 @@ CF_DEFAULT_VERSION(capfence_epoch_format, LIBCAPFENCE_1.4);
 bool capfence_epoch_narrows(const struct capfence_epoch *old_e,
 		      const struct capfence_epoch *new_e, int class_id)
 {
+	int c;
+
 	if (!capfence_class_valid(class_id))
 		return false;
+	/* a complain epoch (one with a log rule) fences nothing */
+	for (c = CAPFENCE_CLASS_NONE + 1; c <= CAPFENCE_CLASS_MAX; c++)
+		if (new_e->rules[c].kind == CAPFENCE_RULE_LOG)
+			return false;
 	return capfence_rule_narrows(&old_e->rules[class_id],
 			       &new_e->rules[class_id]);
 }

@@ -1014,7 +1014,7 @@ static bool falls_back(const struct cf_sc_build *b, const char *name,
 
 static int check_classes(struct cf_sc_build *b, const struct capfence_epoch *e)
 {
-	static const char *const kinds[] = { "deny", "open", "token" };
+	static const char *const kinds[] = { "deny", "open", "token", "log" };
 	int c;
 
 	for (c = CAPFENCE_CLASS_NONE + 1; c <= CAPFENCE_CLASS_MAX; c++) {
@@ -1038,12 +1038,12 @@ static int check_classes(struct cf_sc_build *b, const struct capfence_epoch *e)
 				capfence__seterr(b->err, b->errlen,
 						 "profile: syscalls[%zu] denies %s, which class %s needs, and epoch %" PRIu64 " grants %s (%s): allow the call or deny the class",
 						 which, *sys, capfence_class_name(c), e->epoch_id,
-						 capfence_class_name(c), kinds[r->kind < 3 ? r->kind : 0]);
+						 capfence_class_name(c), kinds[r->kind < 4 ? r->kind : 0]);
 			else
 				capfence__seterr(b->err, b->errlen,
 						 "profile: the default action denies %s, which class %s needs, and epoch %" PRIu64 " grants %s (%s): allow the call or deny the class",
 						 *sys, capfence_class_name(c), e->epoch_id,
-						 capfence_class_name(c), kinds[r->kind < 3 ? r->kind : 0]);
+						 capfence_class_name(c), kinds[r->kind < 4 ? r->kind : 0]);
 			return -EINVAL;
 		}
 	}

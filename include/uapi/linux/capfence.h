@@ -37,6 +37,12 @@ enum capfence_rule_kind {
 	CAPFENCE_RULE_DENY,
 	CAPFENCE_RULE_OPEN,	/* not mediated */
 	CAPFENCE_RULE_TOKEN,	/* exercise needs a held capability */
+	CAPFENCE_RULE_LOG,	/* complain: every exercise is allowed and
+				 * recorded (op=learn) with the refusal a
+				 * deny rule would give; no token of the
+				 * class is accepted. An epoch with a log
+				 * rule is a complain epoch.
+				 */
 	__CAPFENCE_RULE_MAX
 };
 
@@ -149,7 +155,14 @@ struct capfence_token_hdr {
 	/* followed by __u8 n_constraints; see above */
 };
 
-#define CAPFENCE_TOKEN_F_MASK		0x0000
+/*
+ * Minted for a complain epoch (one with a CAPFENCE_RULE_LOG rule): a
+ * complain epoch accepts only tokens with this flag, an enforcing epoch
+ * only tokens without it (class_denied), so that nothing granted while
+ * learning is ever valid under a policy that enforces.
+ */
+#define CAPFENCE_TOKEN_F_COMPLAIN	0x0001
+#define CAPFENCE_TOKEN_F_MASK		0x0001
 
 /* Generic netlink commands. */
 enum capfence_cmd {
@@ -282,6 +295,9 @@ enum capfence_stats_attr {
 	CAPFENCE_STATS_A_OPEN_MEMO_HIT,		/* opens answered by the memo */
 	CAPFENCE_STATS_A_OPEN_MEMO_MISS,	/* memo asked, file named */
 	CAPFENCE_STATS_A_FOREIGN_CALLS,		/* kfunc calls by other programs */
+	CAPFENCE_STATS_A_EXERCISE_LEARN,	/* exercises a log rule allowed
+						 * (op=learn), never denials
+						 */
 	__CAPFENCE_STATS_A_MAX
 };
 
