@@ -31,7 +31,6 @@ static atomic64_t cf_gen = ATOMIC64_INIT(1);
 u64 cf_cookie;	/* cf_mutex; read with cf_attach_cookie() (fence.h) */
 /* the attached programs' images: written only while cf_cookie is 0 */
 const struct cf_image *cf_images;
-unsigned int cf_nr_images;
 static cf_notify_fn cf_notifier;
 
 /**
@@ -100,18 +99,17 @@ void cf_attached_set(u64 cookie)
 
 /**
  * cf_images_set() - record the machine code of the programs being attached
- * @images: sorted, disjoint ranges; they must stay until the next call
- * @n: how many
+ * @images: the table kfunc.c reads (hooks.c); it must stay until the next
+ *	    call
  *
  * Caller holds cf_mutex, before cf_attached_set() publishes the cookie
  * (hooks.c); the hooks are not attached, so no kfunc reads them.
  */
-void cf_images_set(const struct cf_image *images, unsigned int n)
+void cf_images_set(const struct cf_image *images)
 {
 	lockdep_assert_held(&cf_mutex);
 	WARN_ON_ONCE(READ_ONCE(cf_cookie));
 	WRITE_ONCE(cf_images, images);
-	WRITE_ONCE(cf_nr_images, n);
 }
 
 /**

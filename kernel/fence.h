@@ -73,7 +73,7 @@ extern u64 cf_cookie;
  *
  * Any context. The trampoline running one of capfence's programs holds it
  * in current->bpf_ctx (kfunc.c). Acquire: the programs' images
- * (cf_image_ours()) are the ones published with it.
+ * (cf_images) are the ones published with it.
  *
  * Return: the cookie, 0 while the hooks are not attached.
  */
@@ -94,36 +94,9 @@ struct cf_image {
 	unsigned long hook;
 };
 
+/* by kfunc, CF_KFUNC_HOOKS_MAX each (hooks.c, kfunc.c; hooklist.h) */
 extern const struct cf_image *cf_images;
-extern unsigned int cf_nr_images;
-void cf_images_set(const struct cf_image *images, unsigned int n);
-
-/**
- * cf_image_ours() - is @ip in the machine code of capfence's programs?
- * @ip: a return address
- *
- * Any context; call only after cf_attach_cookie() answered non-zero. The
- * images are sorted (hooks.c), so this is a binary search.
- *
- * Return: the image @ip lies in, or NULL.
- */
-static inline const struct cf_image *cf_image_ours(unsigned long ip)
-{
-	const struct cf_image *img = READ_ONCE(cf_images);
-	unsigned int lo = 0, hi = READ_ONCE(cf_nr_images);
-
-	while (lo < hi) {
-		unsigned int mid = lo + (hi - lo) / 2;
-
-		if (ip < img[mid].start)
-			hi = mid;
-		else if (ip >= img[mid].end)
-			lo = mid + 1;
-		else
-			return &img[mid];
-	}
-	return NULL;
-}
+void cf_images_set(const struct cf_image *images);
 
 /* publishes one event (netlink.c's sender); process context */
 typedef void (*cf_notify_fn)(enum capfence_event ev, u64 epoch, u64 cap_id,

@@ -22,6 +22,22 @@ enum {
 	CF_NR_HOOKS
 };
 
+/* the kfuncs, numbered */
+enum {
+#define CF_KFUNC(fn) CF_KFUNC_ID_##fn,
+#define CF_HOOK(hook, fn)
+#define CF_FEXIT(func, fn)
+#include "hook_defs.h"
+#undef CF_FEXIT
+#undef CF_HOOK
+#undef CF_KFUNC_UNTRUSTED
+#undef CF_KFUNC
+	CF_NR_KFUNCS
+};
+
+/* the most hooks whose programs call one kfunc (path_entry's five) */
+#define CF_KFUNC_HOOKS_MAX 5
+
 /*
  * A hook: its attach point and the kfunc its program calls, and the
  * program's type and attach type (a BPF-LSM program, or the fexit of a
@@ -30,6 +46,7 @@ enum {
 struct cf_hook {
 	const char *name;		/* "bpf_lsm_<hook>", or the function */
 	const void *kfunc;
+	int kfunc_id;			/* CF_KFUNC_ID_<fn> */
 	enum bpf_prog_type type;
 	enum bpf_attach_type attach;
 };

@@ -21,7 +21,6 @@
 #include <linux/bpf.h>
 #include <linux/cred.h>
 #include <linux/filter.h>
-#include <linux/sort.h>
 #include <linux/string.h>
 #include "cred.h"
 #include "fence.h"
@@ -38,37 +37,35 @@ static struct bpf_link *cf_links[CF_NR_HOOKS];
  * trampoline runs each: a kfunc answers only a call from there, run from
  * there (kfunc.c).
  */
-static struct cf_image cf_image_tab[CF_NR_HOOKS];
-
-static int cf_image_cmp(const void *a, const void *b)
-{
-	const struct cf_image *x = a, *y = b;
-
-	return x->start < y->start ? -1 : x->start > y->start;
-}
+static struct cf_image cf_image_tab[CF_NR_KFUNCS * CF_KFUNC_HOOKS_MAX];
 
 /*
- * Gather and sort the images of @links: -EINVAL for a program that is
- * not JIT-compiled or has subprograms (the kfunc's caller is then not
- * the program's own frame, which the kfuncs walk from).
+ * Fill the images of @links by kfunc: -EINVAL for a program that is not
+ * JIT-compiled or has subprograms (the kfunc's caller is then not the
+ * program's own frame, which the kfuncs walk from).
  */
 static int cf_images_gather(struct bpf_link **links)
 {
-	int i;
+	int i, j;
 
+	memset(cf_image_tab, 0, sizeof(cf_image_tab));
 	for (i = 0; i < CF_NR_HOOKS; i++) {
 		const struct bpf_prog *prog = links[i]->prog;
 		const struct bpf_tracing_link *tl =
 			container_of(links[i], struct bpf_tracing_link, link.link);
+		struct cf_image *img =
+			&cf_image_tab[cf_hooks[i].kfunc_id * CF_KFUNC_HOOKS_MAX];
 
 		if (!prog->jited || prog->aux->func_cnt || !tl->trampoline)
 			return -EINVAL;
-		cf_image_tab[i].start = (unsigned long)prog->bpf_func;
-		cf_image_tab[i].end = cf_image_tab[i].start + prog->jited_len;
-		cf_image_tab[i].hook = (unsigned long)tl->trampoline->func.addr;
+		for (j = 0; j < CF_KFUNC_HOOKS_MAX && img[j].start; j++)
+			;
+		if (WARN_ON_ONCE(j == CF_KFUNC_HOOKS_MAX))
+			return -EINVAL;
+		img[j].start = (unsigned long)prog->bpf_func;
+		img[j].end = img[j].start + prog->jited_len;
+		img[j].hook = (unsigned long)tl->trampoline->func.addr;
 	}
-	sort(cf_image_tab, CF_NR_HOOKS, sizeof(cf_image_tab[0]), cf_image_cmp,
-	     NULL);
 	return 0;
 }
 
@@ -194,7 +191,7 @@ int cf_hooks_attach(const u32 *fds, int n, struct netlink_ext_ack *extack)
 		goto out;
 	}
 	memcpy(cf_links, links, sizeof(links));
-	cf_images_set(cf_image_tab, CF_NR_HOOKS);
+	cf_images_set(cf_image_tab);
 	cf_attached_set(cookie);
 	cf_creds_reopen();
 	cf_generation_bump();

@@ -96,6 +96,24 @@ static noinline void cf_foreign_call(const char *fn)
  * trampoline writes it anew for every run): a program run inside this
  * kfunc finds it spent.
  */
+/*
+ * The image of the program of one of @kid's hooks that @ip lies in, or
+ * NULL: one or two compares (at most CF_KFUNC_HOOKS_MAX), whatever the
+ * number of hooks.
+ */
+static __always_inline const struct cf_image *
+cf_image_of(int kid, unsigned long ip)
+{
+	const struct cf_image *img = READ_ONCE(cf_images) +
+				     kid * CF_KFUNC_HOOKS_MAX;
+	int i;
+
+	for (i = 0; i < CF_KFUNC_HOOKS_MAX && img[i].start; i++)
+		if (ip >= img[i].start && ip < img[i].end)
+			return &img[i];
+	return NULL;
+}
+
 /* how far past a function's start its trampoline's call returns to */
 #define CF_FENTRY_REACH 16
 
@@ -124,9 +142,10 @@ static __always_inline bool cf_run_by(unsigned long hook)
 	return ret > hook && ret - hook <= CF_FENTRY_REACH;
 }
 
-#define cf_ours() \
-	__cf_ours(__func__, (unsigned long)__builtin_return_address(0))
-static __always_inline bool __cf_ours(const char *fn, unsigned long ip)
+#define cf_ours(fn) cf_ours_id(CF_KFUNC_ID_##fn)
+#define cf_ours_id(kid) \
+	__cf_ours(__func__, kid, (unsigned long)__builtin_return_address(0))
+static __always_inline bool __cf_ours(const char *fn, int kid, unsigned long ip)
 {
 	struct bpf_run_ctx *rc = current->bpf_ctx;
 	u64 want = cf_attach_cookie();
@@ -141,7 +160,7 @@ static __always_inline bool __cf_ours(const char *fn, unsigned long ip)
 	 */
 	if (unlikely(!want))
 		return false;
-	img = cf_image_ours(ip);
+	img = cf_image_of(kid, ip);
 	if (likely(img && cf_run_by(img->hook) && rc &&
 		   (unsigned long)rc - current_stack_pointer < CF_RUN_CTX_REACH)) {
 		t = container_of(rc, struct bpf_tramp_run_ctx, run_ctx);
@@ -160,35 +179,35 @@ __diag_ignore_all("-Wmissing-prototypes",
 
 noinline int capfence_cred_prepare(struct cred *new, const struct cred *old)
 {
-	if (!cf_ours())
+	if (!cf_ours(cred_prepare))
 		return 0;
 	return cf_cred_prepare(new, old, GFP_ATOMIC);
 }
 
 noinline int capfence_cred_alloc_blank(struct cred *cred)
 {
-	if (!cf_ours())
+	if (!cf_ours(cred_alloc_blank))
 		return 0;
 	return cf_cred_alloc_blank(cred);
 }
 
 noinline void capfence_cred_transfer(struct cred *new, const struct cred *old)
 {
-	if (cf_ours())
+	if (cf_ours(cred_transfer))
 		cf_cred_transfer(new, old);
 }
 
 /* every credential freed in the system */
 noinline void capfence_cred_free(struct cred *cred)
 {
-	if (cf_cred_maybe(cred) && cf_ours())
+	if (cf_cred_maybe(cred) && cf_ours(cred_free))
 		cf_cred_free(cred);
 }
 
 /* the exec'ing task's seccomp filter is read by the module (seccomp.c) */
 noinline int capfence_bprm_creds_for_exec(struct linux_binprm *bprm)
 {
-	if (!cf_ours())
+	if (!cf_ours(bprm_creds_for_exec))
 		return 0;
 	return cf_cred_bind_exec(bprm);
 }
@@ -213,7 +232,7 @@ noinline int capfence_socket_connect(struct socket *sock,
 {
 	const struct cred *cred = current_cred();
 
-	if (!cf_cred_maybe(cred) || !cf_ours())
+	if (!cf_cred_maybe(cred) || !cf_ours(socket_connect))
 		return 0;
 	return cf_connect_hook(cred, sock, address, addrlen);
 }
@@ -231,7 +250,7 @@ noinline int capfence_socket_bind(struct socket *sock,
 {
 	const struct cred *cred = current_cred();
 
-	if (!cf_cred_maybe(cred) || !cf_ours())
+	if (!cf_cred_maybe(cred) || !cf_ours(socket_bind))
 		return 0;
 	return cf_bind_hook(cred, sock, address, addrlen);
 }
@@ -250,7 +269,7 @@ noinline int capfence_socket_sendmsg(struct socket *sock, struct msghdr *msg,
 {
 	const struct cred *cred = current_cred();
 
-	if (!cf_cred_maybe(cred) || !cf_ours())
+	if (!cf_cred_maybe(cred) || !cf_ours(socket_sendmsg))
 		return 0;
 	return cf_sendmsg_hook(cred, sock, msg);
 }
@@ -269,7 +288,7 @@ noinline int capfence_socket_recvmsg(struct socket *sock, struct msghdr *msg,
 {
 	const struct cred *cred = current_cred();
 
-	if (!cf_cred_maybe(cred) || !cf_ours())
+	if (!cf_cred_maybe(cred) || !cf_ours(socket_recvmsg))
 		return 0;
 	return cf_sock_use_hook(cred, sock);
 }
@@ -280,7 +299,7 @@ noinline int capfence_socket_getsockopt(struct socket *sock, int level,
 {
 	const struct cred *cred = current_cred();
 
-	if (!cf_cred_maybe(cred) || !cf_ours())
+	if (!cf_cred_maybe(cred) || !cf_ours(socket_getsockopt))
 		return 0;
 	return cf_sock_use_hook(cred, sock);
 }
@@ -299,7 +318,7 @@ noinline int capfence_socket_setsockopt(struct socket *sock, int level,
 {
 	const struct cred *cred = current_cred();
 
-	if (!cf_cred_maybe(cred) || !cf_ours())
+	if (!cf_cred_maybe(cred) || !cf_ours(socket_setsockopt))
 		return 0;
 	return cf_setsockopt_hook(cred, sock, level, optname);
 }
@@ -309,7 +328,7 @@ noinline int capfence_socket_accept(struct socket *sock,
 {
 	const struct cred *cred = current_cred();
 
-	if (!cf_cred_maybe(cred) || !cf_ours())
+	if (!cf_cred_maybe(cred) || !cf_ours(socket_accept))
 		return 0;
 	return cf_sock_use_hook(cred, sock);
 }
@@ -330,7 +349,7 @@ noinline int capfence_socket_listen(struct socket *sock, int backlog)
 {
 	const struct cred *cred = current_cred();
 
-	if (!cf_cred_maybe(cred) || !cf_ours())
+	if (!cf_cred_maybe(cred) || !cf_ours(socket_listen))
 		return 0;
 	return cf_listen_hook(cred, sock);
 }
@@ -349,7 +368,7 @@ noinline int capfence_socket_create(int family, int type, int protocol,
 	const struct cred *cred = current_cred();
 
 	/* sockets the kernel makes for itself are not the task's */
-	if (kern || !cf_cred_maybe(cred) || !cf_ours())
+	if (kern || !cf_cred_maybe(cred) || !cf_ours(socket_create))
 		return 0;
 	return cf_create_hook(cred, family, type, protocol);
 }
@@ -372,7 +391,7 @@ noinline int capfence_sctp_bind_connect(struct sock *sk, int optname,
 	if (!in_task())
 		return 0;
 	cred = current_cred();
-	if (!cf_cred_maybe(cred) || !cf_ours())
+	if (!cf_cred_maybe(cred) || !cf_ours(sctp_bind_connect))
 		return 0;
 	return cf_sctp_hook(cred, sk, optname, address, addrlen);
 }
@@ -381,20 +400,20 @@ noinline int capfence_sctp_bind_connect(struct sock *sk, int optname,
 noinline void capfence_sk_clone_security(const struct sock *sk,
 					 struct sock *newsk)
 {
-	if (cf_nr_tracked_socks() && cf_ours())
+	if (cf_nr_tracked_socks() && cf_ours(sk_clone_security))
 		cf_sock_clone(sk, newsk);
 }
 
 /* an accepted or peeled-off SCTP association: a socket of its own */
 noinline void capfence_sctp_sk_clone(struct sock *sk, struct sock *newsk)
 {
-	if (cf_nr_tracked_socks() && cf_ours())
+	if (cf_nr_tracked_socks() && cf_ours(sctp_sk_clone))
 		cf_sock_clone(sk, newsk);
 }
 
 noinline void capfence_sk_free_security(struct sock *sk)
 {
-	if (cf_nr_tracked_socks() && cf_ours())
+	if (cf_nr_tracked_socks() && cf_ours(sk_free_security))
 		cf_sock_free(sk);
 }
 
@@ -405,7 +424,7 @@ noinline void capfence_sk_free_security(struct sock *sk)
  */
 noinline int capfence_socket_sock_rcv_skb(struct sock *sk, struct sk_buff *skb)
 {
-	if (!cf_sock_maybe(sk) || !cf_ours())
+	if (!cf_sock_maybe(sk) || !cf_ours(socket_sock_rcv_skb))
 		return 0;
 	return cf_sock_rcv(sk, skb);
 }
@@ -425,7 +444,7 @@ noinline int capfence_ptrace_access_check(struct task_struct *child,
 	const struct cred *cred = current_cred();
 
 	if (!(mode & PTRACE_MODE_ATTACH) || !cf_cred_maybe(cred) ||
-	    !cf_ours())
+	    !cf_ours(ptrace_access_check))
 		return 0;
 	return cf_ptrace_hook(cred, child, mode);
 }
@@ -435,7 +454,7 @@ noinline int capfence_ptrace_traceme(struct task_struct *parent)
 {
 	const struct cred *cred = __task_cred(parent);
 
-	if (!cf_cred_maybe(cred) || !cf_ours())
+	if (!cf_cred_maybe(cred) || !cf_ours(ptrace_traceme))
 		return 0;
 	return cf_ptrace_hook(cred, current, 0);
 }
@@ -448,7 +467,7 @@ noinline int capfence_file_open(struct file *file, u64 ns_id, u64 ns_event)
 {
 	const struct cred *cred = current_cred();
 
-	if (!cf_cred_maybe(cred) || !cf_ours())
+	if (!cf_cred_maybe(cred) || !cf_ours(file_open))
 		return 0;
 	/* a tail call: the arguments go on in registers, no frame */
 	return cf_fs_file_open(cred, file, ns_id, ns_event);
@@ -477,7 +496,7 @@ noinline int capfence_file_permission(struct file *file, int mask)
 
 	if (!cf_nr_tracked_files() && !cf_nr_tracked_socks())
 		return 0;
-	if (!cf_ours())
+	if (!cf_ours(file_permission))
 		return 0;
 	if (cf_nr_tracked_files())
 		err = cf_file_revalidate(file, mask);
@@ -489,7 +508,7 @@ noinline int capfence_file_permission(struct file *file, int mask)
 /* every file freed in the system: the same */
 noinline void capfence_file_free_security(struct file *file)
 {
-	if (cf_nr_tracked_files() && cf_ours())
+	if (cf_nr_tracked_files() && cf_ours(file_free_security))
 		cf_file_free(file);
 }
 
@@ -502,7 +521,7 @@ noinline int capfence_path_entry(const struct path *dir, struct dentry *dentry)
 {
 	const struct cred *cred = current_cred();
 
-	if (!cf_cred_maybe(cred) || !cf_ours())
+	if (!cf_cred_maybe(cred) || !cf_ours(path_entry))
 		return 0;
 	return cf_fs_entry(cred, dir, dentry);
 }
@@ -511,7 +530,7 @@ noinline int capfence_path_attr(const struct path *path)
 {
 	const struct cred *cred = current_cred();
 
-	if (!cf_cred_maybe(cred) || !cf_ours())
+	if (!cf_cred_maybe(cred) || !cf_ours(path_attr))
 		return 0;
 	return cf_fs_attr(cred, path);
 }
@@ -528,7 +547,7 @@ noinline int capfence_file_truncate(struct file *file)
 
 	if (!cf_nr_tracked_files() && !cf_cred_maybe(cred))
 		return 0;
-	if (!cf_ours())
+	if (!cf_ours(file_truncate))
 		return 0;
 	if (cf_nr_tracked_files())
 		err = cf_file_revalidate(file, MAY_WRITE);
@@ -546,7 +565,7 @@ noinline int capfence_file_truncate(struct file *file)
 noinline int capfence_inode_setattr(struct iattr *attr)
 {
 	if (!cf_nr_tracked_files() || !(attr->ia_valid & ATTR_FILE) ||
-	    !attr->ia_file || !cf_ours())
+	    !attr->ia_file || !cf_ours(inode_setattr))
 		return 0;
 	return cf_file_revalidate(attr->ia_file, MAY_WRITE);
 }
@@ -557,7 +576,7 @@ noinline int capfence_path_link(struct dentry *old_dentry,
 {
 	const struct cred *cred = current_cred();
 
-	if (!cf_cred_maybe(cred) || !cf_ours())
+	if (!cf_cred_maybe(cred) || !cf_ours(path_link))
 		return 0;
 	return cf_fs_link(cred, old_dentry, new_dir, new_dentry);
 }
@@ -569,50 +588,50 @@ noinline int capfence_path_rename(const struct path *old_dir,
 {
 	const struct cred *cred = current_cred();
 
-	if (!cf_cred_maybe(cred) || !cf_ours())
+	if (!cf_cred_maybe(cred) || !cf_ours(path_rename))
 		return 0;
 	return cf_fs_rename(cred, old_dir, old_dentry, new_dir, new_dentry,
 			    flags);
 }
 
-/* inline: cf_ours() judges the kfunc's own return address */
-static __always_inline int cf_view(const char *what)
+/* inline: cf_ours_id() judges the kfunc's own return address */
+static __always_inline int cf_view(const char *what, int kid)
 {
 	const struct cred *cred = current_cred();
 
-	if (!cf_cred_maybe(cred) || !cf_ours())
+	if (!cf_cred_maybe(cred) || !cf_ours_id(kid))
 		return 0;
 	return cf_fs_view(cred, what);
 }
 
 noinline int capfence_path_chroot(void)
 {
-	return cf_view("chroot");
+	return cf_view("chroot", CF_KFUNC_ID_path_chroot);
 }
 
 noinline int capfence_sb_mount(void)
 {
-	return cf_view("mount");
+	return cf_view("mount", CF_KFUNC_ID_sb_mount);
 }
 
 noinline int capfence_sb_umount(void)
 {
-	return cf_view("umount");
+	return cf_view("umount", CF_KFUNC_ID_sb_umount);
 }
 
 noinline int capfence_sb_remount(void)
 {
-	return cf_view("remount");
+	return cf_view("remount", CF_KFUNC_ID_sb_remount);
 }
 
 noinline int capfence_sb_pivotroot(void)
 {
-	return cf_view("pivot_root");
+	return cf_view("pivot_root", CF_KFUNC_ID_sb_pivotroot);
 }
 
 noinline int capfence_move_mount(void)
 {
-	return cf_view("move_mount");
+	return cf_view("move_mount", CF_KFUNC_ID_move_mount);
 }
 
 /*
@@ -624,7 +643,7 @@ noinline int capfence_inode_setxattr(void)
 {
 	const struct cred *cred = current_cred();
 
-	if (!cf_cred_maybe(cred) || !cf_ours())
+	if (!cf_cred_maybe(cred) || !cf_ours(inode_setxattr))
 		return 0;
 	return cf_fs_xattr(cred, "setxattr");
 }
@@ -633,7 +652,7 @@ noinline int capfence_inode_removexattr(void)
 {
 	const struct cred *cred = current_cred();
 
-	if (!cf_cred_maybe(cred) || !cf_ours())
+	if (!cf_cred_maybe(cred) || !cf_ours(inode_removexattr))
 		return 0;
 	return cf_fs_xattr(cred, "removexattr");
 }
@@ -642,7 +661,7 @@ noinline int capfence_inode_removexattr(void)
 noinline int capfence_mmap_file(struct file *file, unsigned long prot,
 				unsigned long flags)
 {
-	if (!cf_nr_tracked_files() || !file || !cf_ours())
+	if (!cf_nr_tracked_files() || !file || !cf_ours(mmap_file))
 		return 0;
 	return cf_file_map(file, prot, (flags & MAP_TYPE) != MAP_PRIVATE,
 			   "mmap");
@@ -659,7 +678,7 @@ noinline int capfence_file_mprotect(struct vm_area_struct *vma,
 	 */
 	if (!cf_nr_tracked_files() || !vma->vm_file ||
 	    !(prot & ~vma->vm_flags & (PROT_READ | PROT_WRITE | PROT_EXEC)) ||
-	    !cf_ours())
+	    !cf_ours(file_mprotect))
 		return 0;
 	return cf_file_map(vma->vm_file, prot, vma->vm_flags & VM_SHARED,
 			   "mprotect");
@@ -673,7 +692,7 @@ noinline int capfence_file_mprotect(struct vm_area_struct *vma,
  */
 noinline int capfence_bprm_creds_from_file(void)
 {
-	if (!cf_nr_tracked_files() || !cf_file_exec_pending() || !cf_ours())
+	if (!cf_nr_tracked_files() || !cf_file_exec_pending() || !cf_ours(bprm_creds_from_file))
 		return 0;
 	return cf_file_exec_commit();
 }
@@ -688,7 +707,7 @@ noinline int capfence_uring_override_creds(const struct cred *new)
 	const struct cred *cred = current_cred();
 
 	if (new == cred || (!cf_cred_maybe(cred) && !cf_cred_maybe(new)) ||
-	    !cf_ours())
+	    !cf_ours(uring_override_creds))
 		return 0;
 	return cf_borrow_personality(cred, new);
 }
@@ -702,16 +721,18 @@ noinline void capfence_seccomp_skipped(void)
 {
 	const struct cred *cred = current_cred();
 
-	if (cf_cred_maybe(cred) && cf_ours())
+	if (cf_cred_maybe(cred) && cf_ours(seccomp_skipped))
 		cf_syscall_skipped(cred);
 }
 
 const struct cf_hook cf_hooks[CF_NR_HOOKS] = {
 #define CF_KFUNC(fn)
 #define CF_HOOK(hook, fn) \
-	{ "bpf_lsm_" #hook, capfence_##fn, BPF_PROG_TYPE_LSM, BPF_LSM_MAC },
+	{ "bpf_lsm_" #hook, capfence_##fn, CF_KFUNC_ID_##fn, \
+	  BPF_PROG_TYPE_LSM, BPF_LSM_MAC },
 #define CF_FEXIT(func, fn) \
-	{ #func, capfence_##fn, BPF_PROG_TYPE_TRACING, BPF_TRACE_FEXIT },
+	{ #func, capfence_##fn, CF_KFUNC_ID_##fn, \
+	  BPF_PROG_TYPE_TRACING, BPF_TRACE_FEXIT },
 #include "hook_defs.h"
 #undef CF_FEXIT
 #undef CF_HOOK
