@@ -1261,6 +1261,38 @@ static struct forger_bpf *forger_open(const char *const *keep)
 }
 
 /*
+ * The forger's object with the programs of @keep (which names read_cookie)
+ * loaded, once its read_cookie program has read capfence's cookie from
+ * kernel memory at the address /proc/kallsyms gives: NULL if any step
+ * failed or the cookie read is 0.
+ */
+static struct forger_bpf *forger_with_cookie(const char *const *keep)
+{
+	struct forger_bpf *skel = forger_open(keep);
+	struct bpf_link *reader;
+	int fd;
+
+	if (!skel)
+		return NULL;
+	skel->bss->cookie_addr = cookie_symbol();
+	if (!skel->bss->cookie_addr || forger_bpf__load(skel))
+		goto fail;
+	reader = bpf_program__attach(skel->progs.read_cookie);
+	if (!reader)
+		goto fail;
+	/* socket_post_create runs it */
+	fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	if (fd >= 0)
+		close(fd);
+	bpf_link__destroy(reader);
+	if (skel->bss->cookie)
+		return skel;
+fail:
+	forger_bpf__destroy(skel);
+	return NULL;
+}
+
+/*
  * The cookie is no secret from a loader that may read kernel memory: this
  * one reads it, then runs a program on one of capfence's hooks (admitted
  * by 6.12's filter: root, unbound, the right hook) on a link carrying it,
@@ -1275,13 +1307,12 @@ TEST(program_with_the_cookie_cannot_drop_a_binding)
 	LIBBPF_OPTS(bpf_trace_opts, opts);
 	uint64_t e, bound_to = 0, calls0 = 0, calls1 = 0;
 	static const char *const keep[] = { "read_cookie", "forge_free", NULL };
-	struct bpf_link *reader, *forged;
+	struct bpf_link *forged;
 	struct forger_bpf *skel;
 	struct cft_agent a;
 	struct cft_reply r;
 	struct cft_nl nl;
-	unsigned long addr;
-	int audit, fd;
+	int audit;
 
 	CFT_MODULE_ONLY("no kfuncs: the built-in LSM's hooks are called directly");
 	ASSERT_EQ(0, cft_open(&nl));
@@ -1289,21 +1320,9 @@ TEST(program_with_the_cookie_cannot_drop_a_binding)
 	ASSERT_EQ(0, cft_epoch_install(&nl, e, rules, 3, NULL, 0));
 	ASSERT_EQ(0, cft_agent_spawn(&a, e, NULL, 0, &r)) TH_LOG("%s", r.ext);
 	ASSERT_EQ(0, cft_nl_stat(&nl, CAPFENCE_STATS_A_FOREIGN_CALLS, &calls0));
-	addr = cookie_symbol();
-	ASSERT_NE(0, addr) TH_LOG("no cf_cookie [capfence] in /proc/kallsyms");
-
-	skel = forger_open(keep);
-	ASSERT_NE(NULL, skel);
-	skel->bss->cookie_addr = addr;
-	ASSERT_EQ(0, forger_bpf__load(skel));
-	reader = bpf_program__attach(skel->progs.read_cookie);
-	ASSERT_NE(NULL, reader);
-	fd = socket(AF_UNIX, SOCK_STREAM, 0);
-	ASSERT_LE(0, fd);
-	close(fd);
-	bpf_link__destroy(reader);
+	skel = forger_with_cookie(keep);
 	/* the premise: the loader holds capfence's cookie */
-	ASSERT_NE(0, skel->bss->cookie);
+	ASSERT_NE(NULL, skel);
 
 	opts.cookie = skel->bss->cookie;
 	forged = bpf_program__attach_trace_opts(skel->progs.forge_free, &opts);
@@ -1365,14 +1384,14 @@ TEST(tail_call_from_another_hook_cannot_drop_a_file)
 	const char *rules[] = { "fs:read=token", "fs:write=open" };
 	LIBBPF_OPTS(bpf_trace_opts, opts);
 	uint64_t e, calls0 = 0, calls1 = 0;
-	struct bpf_link *reader, *forged;
+	struct bpf_link *forged;
 	struct capfence_key *key;
 	struct capfence_token rt;
 	struct forger_bpf *skel;
 	struct cft_agent a;
 	struct cft_reply r;
 	struct cft_nl nl;
-	int fd, pfd, slot = 0;
+	int pfd, slot = 0;
 
 	CFT_MODULE_ONLY("no kfuncs: the built-in LSM's hooks are called directly");
 	ASSERT_EQ(0, cft_open(&nl));
@@ -1386,18 +1405,8 @@ TEST(tail_call_from_another_hook_cannot_drop_a_file)
 	ASSERT_EQ(0, cft_agent_do(&a, "hold /tmp/cft-tail rw"));
 	EXPECT_EQ(0, cft_agent_do(&a, "read"));
 
-	skel = forger_open(keep);
+	skel = forger_with_cookie(keep);
 	ASSERT_NE(NULL, skel);
-	skel->bss->cookie_addr = cookie_symbol();
-	ASSERT_NE(0, skel->bss->cookie_addr);
-	ASSERT_EQ(0, forger_bpf__load(skel));
-	reader = bpf_program__attach(skel->progs.read_cookie);
-	ASSERT_NE(NULL, reader);
-	fd = socket(AF_UNIX, SOCK_STREAM, 0);
-	ASSERT_LE(0, fd);
-	close(fd);
-	bpf_link__destroy(reader);
-	ASSERT_NE(0, skel->bss->cookie);
 	pfd = capfence_prog_fd("cf_file_free_se");
 	ASSERT_LE(0, pfd) TH_LOG("capfence's file_free_security program not found");
 	/* the kernel admits it: the two hooks' argument types are one BTF type */
