@@ -117,29 +117,46 @@ cf_image_of(int kid, unsigned long ip)
 /* how far past a function's start its trampoline's call returns to */
 #define CF_FENTRY_REACH 16
 
+/* Is @fp a frame pointer on this stack just above @below? */
+static __always_inline bool cf_frame_above(unsigned long fp,
+					   unsigned long below)
+{
+	return fp > below && fp - below < CF_RUN_CTX_REACH;
+}
+
 /*
- * Was the program that called this kfunc run by the trampoline of @hook?
- * Walk up two frame pointers: the program's (the JIT always keeps one),
- * then the trampoline's (which keeps one too), whose return address lies
- * just after the call at @hook's entry that runs it. A tail call into
- * capfence's program from another program runs in that program's frame,
- * under its trampoline, on its hook: another hook with the same argument
- * types passes the kernel's own tail call check. Each frame must lie on
- * this stack just above the last.
+ * Was the program that called this kfunc (the one of @img) run by its own
+ * hook's trampoline? Walk up two frame pointers: the program's (the JIT
+ * always keeps one), then the trampoline's (which keeps one too), whose
+ * return address lies just after the call at the hook's entry that runs
+ * it. A trampoline on capfence's program itself (an fexit program on it,
+ * or bpftool prog profile) runs the program from there: its frame returns
+ * into the program's entry, and the frame above it is the hook's
+ * trampoline's. A tail call into capfence's program from another program
+ * runs in that program's frame, under its trampoline, on its hook:
+ * another hook with the same argument types passes the kernel's own tail
+ * call check.
  */
-static __always_inline bool cf_run_by(unsigned long hook)
+static __always_inline bool cf_run_by(const struct cf_image *img)
 {
 	unsigned long fp = (unsigned long)__builtin_frame_address(0);
 	unsigned long prog_fp, tramp_fp, ret;
 
 	prog_fp = *(unsigned long *)fp;
-	if (prog_fp <= fp || prog_fp - fp >= CF_RUN_CTX_REACH)
+	if (!cf_frame_above(prog_fp, fp))
 		return false;
 	tramp_fp = *(unsigned long *)prog_fp;
-	if (tramp_fp <= prog_fp || tramp_fp - prog_fp >= CF_RUN_CTX_REACH)
+	if (!cf_frame_above(tramp_fp, prog_fp))
 		return false;
 	ret = *(unsigned long *)(tramp_fp + sizeof(long));
-	return ret > hook && ret - hook <= CF_FENTRY_REACH;
+	if (ret > img->start && ret - img->start <= CF_FENTRY_REACH) {
+		fp = tramp_fp;
+		tramp_fp = *(unsigned long *)fp;
+		if (!cf_frame_above(tramp_fp, fp))
+			return false;
+		ret = *(unsigned long *)(tramp_fp + sizeof(long));
+	}
+	return ret > img->hook && ret - img->hook <= CF_FENTRY_REACH;
 }
 
 #define cf_ours(fn) cf_ours_id(CF_KFUNC_ID_##fn)
@@ -161,7 +178,7 @@ static __always_inline bool __cf_ours(const char *fn, int kid, unsigned long ip)
 	if (unlikely(!want))
 		return false;
 	img = cf_image_of(kid, ip);
-	if (likely(img && cf_run_by(img->hook) && rc &&
+	if (likely(img && cf_run_by(img) && rc &&
 		   (unsigned long)rc - current_stack_pointer < CF_RUN_CTX_REACH)) {
 		t = container_of(rc, struct bpf_tramp_run_ctx, run_ctx);
 		if (likely(t->bpf_cookie == want)) {

@@ -176,7 +176,7 @@ t "dkms.conf: name, version $ver, module, build command" sh -c "
 	grep -qx 'BUILT_MODULE_NAME\[0\]=\"capfence\"' '$S/dkms.conf' &&
 	grep -q '^MAKE\[0\]=\"sh ./dkms-build.sh \${kernelver} \${kernel_source_dir}\"' '$S/dkms.conf'"
 t "every source Kbuild names is in the dkms tree" sh -c "
-	for o in \$(sed -n 's/\\\\\$//; s/.*:= *//; /kernel\//p' Kbuild | tr ' ' '\n' | grep '\.o\$'); do
+	for o in \$(sed -n 's/\\\\\$//; s/.*:= *//; /kernel\//p' Kbuild | tr ' ' '\n' | grep '^kernel/.*\.o\$'); do
 		[ -f '$S/'\${o%.o}.c ] || { echo \"# missing \${o%.o}.c\"; exit 1; }
 	done"
 if [ "$K" = 6.12 ] && [ -f build/root-trixie/.key ]; then

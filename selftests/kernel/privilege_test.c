@@ -1433,6 +1433,66 @@ TEST(tail_call_from_another_hook_cannot_drop_a_file)
 }
 
 /*
+ * An fexit program on capfence's own programs (what bpftool prog profile
+ * attaches too): the kernel then runs each of them from a trampoline of
+ * its own. They still answer as capfence's: a bound task's connect
+ * outside its grants is EACCES with its record, and its next credential
+ * stays bound (both came out unbound or allowed while the kfuncs judged
+ * only the frame their program's hook's trampoline makes).
+ */
+TEST(fexit_on_capfence_programs_changes_nothing)
+{
+	static const char *const keep[] = { "watch_prog", NULL };
+	static const char *const progs[][2] = {
+		{ "cf_socket_conne", "cf_socket_connect" },
+		{ "cf_cred_prepare", "cf_cred_prepare" },
+	};
+	const char *rules[] = { "net:connect=token:127.0.0.0/8", "fs:read=open",
+				"fs:write=open" };
+	struct forger_bpf *skel[2] = {};
+	struct bpf_link *l[2] = {};
+	uint64_t e, bound_to = 0;
+	struct cft_agent a;
+	struct cft_reply r;
+	struct cft_nl nl;
+	int i, pfd, audit;
+
+	CFT_MODULE_ONLY("no BPF programs of capfence's to trace");
+	ASSERT_EQ(0, cft_open(&nl));
+	e = cft_next_epoch(&nl);
+	ASSERT_EQ(0, cft_epoch_install(&nl, e, rules, 3, NULL, 0));
+	ASSERT_EQ(0, cft_agent_spawn(&a, e, NULL, 0, &r)) TH_LOG("%s", r.ext);
+	for (i = 0; i < 2; i++) {
+		skel[i] = forger_open(keep);
+		ASSERT_NE(NULL, skel[i]);
+		pfd = capfence_prog_fd(progs[i][0]);
+		ASSERT_LE(0, pfd) TH_LOG("%s not found", progs[i][1]);
+		ASSERT_EQ(0, bpf_program__set_attach_target(skel[i]->progs.watch_prog,
+							    pfd, progs[i][1]));
+		ASSERT_EQ(0, forger_bpf__load(skel[i]));
+		close(pfd);
+		l[i] = bpf_program__attach(skel[i]->progs.watch_prog);
+		ASSERT_NE(NULL, l[i]) TH_LOG("fexit on %s: %s", progs[i][1], strerror(errno));
+	}
+	audit = cft_audit_open();
+	ASSERT_LE(0, audit);
+	EXPECT_EQ(EACCES, cft_agent_do(&a, "connect 127.0.0.1 9"));
+	cft_check_denial(_metadata, audit, a.pid, e, "no_capability",
+			 "net:connect", "127.0.0.1:9", 0);
+	EXPECT_EQ(0, cft_agent_do(&a, "setuid"));
+	ASSERT_EQ(0, cft_task_epoch(&nl, a.pid, &bound_to));
+	EXPECT_EQ(e, bound_to);
+	EXPECT_EQ(EACCES, cft_agent_do(&a, "connect 127.0.0.1 9"));
+	for (i = 0; i < 2; i++) {
+		bpf_link__destroy(l[i]);
+		forger_bpf__destroy(skel[i]);
+	}
+	cft_audit_close(audit);
+	EXPECT_TRUE(cft_agent_stop_clean(&a));
+	cft_nl_close(&nl);
+}
+
+/*
  * Nothing stands between capfence's programs and its kfuncs: no fentry
  * or fexit trampoline (which could read the run context), no kprobe or
  * kretprobe (which could change the return address the kfuncs judge).
