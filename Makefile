@@ -346,7 +346,7 @@ check: all
 		cd $(B)/logs && for k in $(KERNEL); do \
 			$(CURDIR)/selftests/summary "kernel $$k" vm-$$k.log cli-$$k.log py-$$k.log eco-$$k.log matrix-$$k.log nlfuzz-$$k.log agent-$$k.log; \
 		done; \
-		grep -H -E '^(not ok|FAIL: )' *.log | sed 's/^/failed: /' | head -n 40; \
+		$(CURDIR)/selftests/failures *.log; \
 		$(CURDIR)/selftests/summary total unit.log abi.log spec.log layer.log install*.log fuzz.log \
 			$(foreach k,$(KERNEL),vm-$(k).log cli-$(k).log py-$(k).log eco-$(k).log matrix-$(k).log agent-$(k).log) \
 			$(if $(filter 6.1,$(KERNEL)),class.log fleet.log)

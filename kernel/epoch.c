@@ -205,6 +205,21 @@ static int cf_epoch_retirable(const struct cf_epoch *e,
 	return 0;
 }
 
+/*
+ * A task that exited a moment ago still names its epoch until the RCU
+ * callbacks that free its task, credential, holdings and grants have run,
+ * each queued by the one before (and the exit's last context switch can
+ * queue the first after a barrier began): wait that many barriers before
+ * answering EBUSY, so that stopping the agents and then retiring their
+ * epoch needs no retry.
+ */
+#define CF_RETIRE_SETTLE 5
+
+static bool cf_epoch_named(const struct cf_epoch *e)
+{
+	return atomic_read(&e->grants) || atomic_read(&e->creds);
+}
+
 /* Unlink retirable @e onto @gone. Caller holds cf_mutex. */
 static void cf_epoch_unlink(struct cf_epoch *e, struct list_head *gone)
 {
@@ -313,8 +328,10 @@ int cf_epoch_install(struct cf_epoch *e, struct netlink_ext_ack *extack)
  * @id: epoch id
  * @extack: netlink extended ack
  *
- * Caller holds cf_mutex. Sleeps (a grace period). The id stays used: a
- * new epoch still needs an id above it.
+ * Caller holds cf_mutex. Sleeps: a grace period, and while credentials
+ * or grants name @id, up to CF_RETIRE_SETTLE barriers for those of
+ * exited tasks to go. The id stays used: a new epoch still needs an id
+ * above it.
  *
  * Return: 0, -ENOENT for an id not installed (or already retired), or
  * -EBUSY for the active epoch or one that credentials or grants name.
@@ -323,7 +340,7 @@ int cf_epoch_retire(u64 id, struct netlink_ext_ack *extack)
 {
 	struct cf_epoch *e;
 	LIST_HEAD(gone);
-	int err;
+	int err, i;
 
 	lockdep_assert_held(&cf_mutex);
 	e = cf_epoch_find(id);
@@ -335,9 +352,15 @@ int cf_epoch_retire(u64 id, struct netlink_ext_ack *extack)
 			NL_SET_ERR_MSG_MOD(extack, "epoch is not installed");
 		return -ENOENT;
 	}
-	err = cf_epoch_retirable(e, extack);
-	if (err)
-		return err;
+	for (i = 0;; i++) {
+		err = cf_epoch_retirable(e, extack);
+		if (!err)
+			break;
+		if (i == CF_RETIRE_SETTLE || !cf_epoch_named(e) ||
+		    e->id == READ_ONCE(cf_active_epoch))
+			return err;
+		rcu_barrier();
+	}
 	cf_epoch_unlink(e, &gone);
 	cf_epoch_free_gone(&gone);
 	return 0;
