@@ -873,7 +873,16 @@ struct capfence_learn_opts {
 	uint32_t open_classes;	/* bit c: class c open, not learned */
 	uint64_t epoch_id;	/* the complain epoch's id; 0: above the highest */
 	unsigned int wait_ms;	/* for records after the command; 0: 5000 */
+	uint32_t flags;		/* CAPFENCE_LEARN_* */
 };
+
+/*
+ * Record the system calls the command and its descendants make (a
+ * stacked seccomp filter answering SECCOMP_RET_USER_NOTIF, each call let
+ * through as it is: the learner is the listener), for
+ * capfence_client_learn_profile(). Needs CAP_SYS_ADMIN.
+ */
+#define CAPFENCE_LEARN_SYSCALLS	0x1u
 
 struct capfence_learn;
 
@@ -911,6 +920,17 @@ int capfence_client_learn_verify(struct capfence_client *c, uint64_t epoch_id,
 int capfence_client_learn_epoch(struct capfence_learn *l, uint64_t epoch_id,
 				struct capfence_epoch *out, char *err,
 				size_t errlen);
+/*
+ * The system calls a run with CAPFENCE_LEARN_SYSCALLS saw, as an OCI
+ * seccomp profile for epoch install --seccomp: default-deny answering
+ * ENOSYS, each architecture seen, the names seen allowed. Writes at most
+ * len bytes (NUL included) to buf and returns the profile's length, as
+ * snprintf; -ENODATA when the run recorded no system calls, -ENOMEM.
+ */
+int capfence_client_learn_profile(const struct capfence_learn *l, char *buf,
+				  size_t len);
+/* How many distinct system calls (per architecture) the run saw. */
+size_t capfence_client_learn_syscalls(const struct capfence_learn *l);
 void capfence_client_learn_stats(const struct capfence_learn *l,
 				 struct capfence_learn_stats *st);
 /* The sandbox's records, as the module wrote them (from "lsm=capfence"). */

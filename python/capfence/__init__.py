@@ -33,7 +33,8 @@ from ._lib import lib as _c
 __all__ = [
     "__version__", "library_version", "CLASSES", "Key", "Token", "Epoch",
     "mint", "accept_delegation", "Client", "Events", "Event", "Decision",
-    "Status", "FleetStatus", "Sandbox", "Capability", "TaskInfo", "CapfenceError",
+    "Status", "FleetStatus", "Sandbox", "Capability", "TaskInfo", "Learned",
+    "CapfenceError",
     "PolicyEpochMismatch", "EpochMismatch", "ClassDenied", "Forged",
     "Revoked", "Fenced", "NotHeld", "NotBound", "NoTask", "FleetStale",
 ]
@@ -628,6 +629,28 @@ def _reasons(arr) -> Dict[str, int]:
     return out
 
 
+@dataclass
+class Learned:
+    """What :meth:`Client.learn` or :meth:`Client.learn_verify` saw of its
+    command's sandbox. ``exit`` is the command's exit code (negative: the
+    signal that ended it); ``records`` its sandbox's audit records (op=learn
+    while learning, its denials when verifying); ``complete`` is False
+    when records were lost (``counts`` says where: over the sandbox's
+    budget, the host's ceiling, the audit subsystem, the stream)."""
+    epoch_id: int
+    sandbox_id: int
+    exit: int
+    records: List[str]
+    notes: List[str]
+    learned: int
+    denied: int
+    counts: Dict[str, int]
+    complete: bool
+    epoch: Optional[Epoch] = None
+    profile: Optional[str] = None
+    syscalls: int = 0
+
+
 class Events(_Handle):
     """A subscription to the module's events (``Client.events()``):
     iterate it, or call :meth:`next` with a timeout. ``fileno()`` is
@@ -970,6 +993,91 @@ class Client(_Handle):
                                              ctypes.byref(r))
         self._decided(ret, r, None)
         return pid.value
+
+    def _learned(self, ret: int, p: ctypes.c_void_p, err: ctypes.Array,
+                 suggest: bool) -> "Learned":
+        _check(ret, err)
+        try:
+            st = _lib.LearnStats()
+            _c.capfence_client_learn_stats(p, ctypes.byref(st))
+            epoch = profile = None
+            if suggest:
+                epoch = Epoch.__new__(Epoch)
+                epoch._s = _lib.EpochS()
+                epoch.seccomp_notes = []
+                e2 = _err()
+                _check(_c.capfence_client_learn_epoch(p, 1,
+                                                      ctypes.byref(epoch._s),
+                                                      e2, len(e2)), e2)
+                n = _c.capfence_client_learn_profile(p, None, 0)
+                if n >= 0:
+                    buf = ctypes.create_string_buffer(n + 1)
+                    _c.capfence_client_learn_profile(p, buf, n + 1)
+                    profile = buf.value.decode()
+            status = int(st.status)
+            return Learned(
+                int(st.epoch_id), int(st.sandbox_id),
+                os.waitstatus_to_exitcode(status) if status >= 0 else status,
+                [_c.capfence_client_learn_record(p, i).decode(errors="replace")
+                 for i in range(_c.capfence_client_learn_records(p))],
+                [_c.capfence_client_learn_note(p, i).decode(errors="replace")
+                 for i in range(_c.capfence_client_learn_notes(p))],
+                int(st.learned), int(st.denied),
+                {k: int(getattr(st, k)) for k in (
+                    "records", "received", "missing", "overflows",
+                    "over_budget", "over_ceiling", "lost")},
+                not (st.missing or st.over_budget or st.over_ceiling
+                     or st.lost or st.overflows or st.counts_unknown),
+                epoch, profile, int(_c.capfence_client_learn_syscalls(p)))
+        finally:
+            _c.capfence_client_learn_free(p)
+
+    def learn(self, argv: Sequence[str], *, open_classes: Iterable[str] = (),
+              syscalls: bool = False, epoch_id: int = 0,
+              wait_ms: int = 0) -> "Learned":
+        """Run ``argv`` bound to a fresh complain epoch (every class ``log``
+        but ``open_classes``) and learn from its sandbox's records (needs
+        CAP_MAC_ADMIN and CAP_AUDIT_READ). :attr:`Learned.epoch` is the
+        narrowest epoch that admits what it did (id 1: give it its own
+        with ``Epoch.parse(str, id)`` or install it under a new id);
+        with ``syscalls`` (needs CAP_SYS_ADMIN), :attr:`Learned.profile` is
+        the OCI seccomp profile of the system calls it made, every other
+        call ENOSYS. The complain epoch is retired afterwards."""
+        if not argv:
+            raise ValueError("argv is empty")
+        mask = 0
+        for name in open_classes:
+            if name not in CLASSES:
+                raise ValueError(f"unknown class {name!r} "
+                                 f"({', '.join(CLASSES)})")
+            mask |= 1 << (CLASSES.index(name) + 1)
+        opts = _lib.LearnOpts(ctypes.sizeof(_lib.LearnOpts), mask, epoch_id,
+                              wait_ms,
+                              _lib.LEARN_SYSCALLS if syscalls else 0)
+        args = [os.fsencode(a) for a in argv]
+        cargv = (ctypes.c_char_p * (len(args) + 1))(*args, None)
+        p, err = ctypes.c_void_p(), _err()
+        ret = _c.capfence_client_learn_run(self._ptr, ctypes.byref(opts),
+                                           args[0], cargv, ctypes.byref(p),
+                                           err, len(err))
+        return self._learned(ret, p, err, True)
+
+    def learn_verify(self, epoch_id: int, argv: Sequence[str],
+                     tokens: Iterable[Union[Token, str]] = (), *,
+                     wait_ms: int = 0) -> "Learned":
+        """Run ``argv`` bound to the installed ``epoch_id`` holding
+        ``tokens``; :attr:`Learned.records` are its denials, each with its
+        audit text (the proof by rerun of a learned epoch)."""
+        if not argv:
+            raise ValueError("argv is empty")
+        arr, n = _tokens(tokens)
+        args = [os.fsencode(a) for a in argv]
+        cargv = (ctypes.c_char_p * (len(args) + 1))(*args, None)
+        p, err = ctypes.c_void_p(), _err()
+        ret = _c.capfence_client_learn_verify(self._ptr, epoch_id, arr, n,
+                                              args[0], cargv, wait_ms,
+                                              ctypes.byref(p), err, len(err))
+        return self._learned(ret, p, err, False)
 
     def events(self) -> Events:
         """Subscribe to the module's events (a new socket)."""

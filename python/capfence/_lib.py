@@ -292,3 +292,39 @@ _proto("capfence_events_open", c_int, _pp, c_char_p, c_size_t)
 _proto("capfence_events_close", None, _E)
 _proto("capfence_events_fd", c_int, _E)
 _proto("capfence_events_next", c_int, _E, POINTER(EventInfo), c_int)
+
+
+class LearnStats(Structure):
+    """struct capfence_learn_stats"""
+    _fields_ = [("epoch_id", c_uint64), ("sandbox_id", c_uint64),
+                ("status", c_int), ("records", c_uint64),
+                ("received", c_uint64), ("missing", c_uint64),
+                ("overflows", c_uint64), ("over_budget", c_uint64),
+                ("over_ceiling", c_uint64), ("lost", c_uint64),
+                ("learned", c_uint64), ("denied", c_uint64),
+                ("counts_unknown", c_bool)]
+
+
+class LearnOpts(Structure):
+    """struct capfence_learn_opts"""
+    _fields_ = [("sz", c_size_t), ("open_classes", c_uint32),
+                ("epoch_id", c_uint64), ("wait_ms", c_uint),
+                ("flags", c_uint32)]
+
+
+LEARN_SYSCALLS = 0x1
+_L = c_void_p          # struct capfence_learn *
+_proto("capfence_client_learn_run", c_int, _C, POINTER(LearnOpts), c_char_p,
+       POINTER(c_char_p), _pp, c_char_p, c_size_t)
+_proto("capfence_client_learn_verify", c_int, _C, c_uint64, _T, c_size_t,
+       c_char_p, POINTER(c_char_p), c_uint, _pp, c_char_p, c_size_t)
+_proto("capfence_client_learn_epoch", c_int, _L, c_uint64, POINTER(EpochS),
+       c_char_p, c_size_t)
+_proto("capfence_client_learn_stats", None, _L, POINTER(LearnStats))
+_proto("capfence_client_learn_records", c_size_t, _L)
+_proto("capfence_client_learn_record", c_char_p, _L, c_size_t)
+_proto("capfence_client_learn_notes", c_size_t, _L)
+_proto("capfence_client_learn_note", c_char_p, _L, c_size_t)
+_proto("capfence_client_learn_profile", c_int, _L, c_char_p, c_size_t)
+_proto("capfence_client_learn_syscalls", c_size_t, _L)
+_proto("capfence_client_learn_free", None, _L)

@@ -358,3 +358,41 @@ def test_threads_share_a_client(client, key, children):
     assert errs == []
     assert sorted(c.cap_id for c in client.task(pid).caps) == \
         sorted(t.cap_id for t in toks)
+
+
+def test_learn_then_verify(client, key, tmp_path):
+    """learn(): a job run bound to a complain epoch gives the narrowest
+    epoch and, with syscalls=True, the seccomp profile of the calls it
+    made; installed under a new id, learn_verify() reruns the job with no
+    denial, and a step it did not take while learning is refused with its
+    record."""
+    job_dir = tmp_path / "job"
+    job_dir.mkdir()
+    job = ["/bin/sh", "-c", f"echo result > {job_dir}/out.txt"]
+    learned = client.learn(job, open_classes=["fs:read"], syscalls=True)
+    assert learned.exit == 0 and learned.complete and learned.denied == 0
+    assert learned.learned >= 1
+    assert f"fs:write=token:{job_dir}" in learned.epoch.rules
+    assert "fs:read=open" in learned.epoch.rules
+    assert '"defaultErrnoRet": 38' in learned.profile
+    assert '"execve"' in learned.profile and '"reboot"' not in learned.profile
+    assert learned.syscalls >= 10
+    with pytest.raises(cf.CapfenceError) as exc:     # the complain epoch went
+        client.epoch(learned.epoch_id)
+    assert exc.value.errno == errno.ENOENT
+
+    e = next_epoch(client)
+    client.install_epoch(e, learned.epoch.rules, seccomp=learned.profile)
+    tok = cf.mint(key, "fs:write", e, [str(job_dir)])
+    rerun = client.learn_verify(e, job, [tok])
+    assert (rerun.exit, rerun.denied, rerun.records) == (0, 0, [])
+    assert rerun.complete
+
+    other = client.learn_verify(
+        e, ["/bin/sh", "-c", f"echo x > {tmp_path}/elsewhere"], [tok])
+    assert other.exit != 0 and other.denied == 1
+    assert "op=exercise reason=constraint errno=13 " in other.records[0]
+    assert f'target="{tmp_path}/elsewhere"' in other.records[0]
+    assert not (tmp_path / "elsewhere").exists()
+    with pytest.raises(ValueError):
+        client.learn(job, open_classes=["fs:exec"])

@@ -575,9 +575,38 @@ tg "learn --verify: a peer not seen while learning is refused (14)" 14 \
 tg "learn --verify: token rules need --key" 2 "has token rules: --key FILE mints their tokens" \
 	"$CF" learn --verify "$W/learned" -- true
 t "learn --json" 0 "$CF" learn --json --open fs:read -- sh -c "$JOB"
-json "learn --json keys" epoch_id sandbox exit records received learned denied over_budget over_ceiling lost missing complete file rules mint notes
+json "learn --json keys" epoch_id sandbox exit records received learned denied over_budget over_ceiling lost missing complete file seccomp syscalls rules mint notes
 t "learn --verify --json" 0 "$CF" learn --verify "$W/learned" --key "$W/k1" --json -- sh -c "$JOB"
 json "learn --verify --json keys" epoch_id sandbox records denials complete notes
+# the system calls: a profile of the calls made, proved by the rerun too
+# (nc is not the last command: the shell forks it, as it forks every step)
+SJOB="echo result > $W/job/out.txt; nc 127.0.0.1 18080 </dev/null; echo done"
+tg "learn --seccomp: the job learned with its system calls" 0 \
+	"^learn: epoch [0-9]*, sandbox [0-9]*, command exit 0; records [0-9]* (learned [0-9]*, refused 0)" \
+	"$CF" learn -o "$W/learned2" --seccomp "$W/prof.json" --open fs:read -- sh -c "$SJOB"
+cp "$W/out" "$W/out.learn2"
+tg "  ... and says how many calls it saw" 0 "^learn: [1-9][0-9]* system calls seen; their profile is $W/prof.json$" cat "$W/out.learn2"
+tg "  ... the profile denies every call not seen with ENOSYS" 0 '"defaultErrnoRet": 38' cat "$W/prof.json"
+tg "  ... its architecture" 0 '"architectures": \[ *"SCMP_ARCH_X86_64" *\]' tr -d '\n' < "$W/prof.json"
+tg "  ... allows execve (the command's exec)" 0 '"execve",' cat "$W/prof.json"
+tg "  ... and connect (nc)" 0 '"connect",' cat "$W/prof.json"
+t "  ... and no call nobody made (reboot, sync)" 1 grep -q -e '"reboot"' -e '"sync"' "$W/prof.json"
+tg "  ... the epoch file names the profile" 0 \
+	"^# install: capfence epoch install ID -f FILE --seccomp $W/prof.json$" cat "$W/learned2"
+tg "  ... epoch install takes both" 0 "^seccomp: sha256:[0-9a-f]* insns [0-9]*: " \
+	"$CF" epoch install 9001 -f "$W/learned2" --seccomp "$W/prof.json"
+tg "learn --verify --seccomp: the job reruns with no denial" 0 \
+	"^verify: epoch [0-9]*, sandbox [0-9]*, command exit 0; records 1 (learned 0, refused 0), without a record 0 (over budget 0, over ceiling 0, lost 0), not received 0$" \
+	"$CF" learn --verify "$W/learned2" --seccomp "$W/prof.json" --key "$W/k1" -- sh -c "$SJOB"
+t "  ... and prints no denial (the bind's record is none)" 1 grep -q "^denied:" "$W/out"
+tg "learn --verify --seccomp: a call not made while learning is ENOSYS with its record (14)" 14 \
+	"^denied: lsm=capfence op=syscall reason=seccomp errno=38 pid=[0-9]* comm=\"sync\" epoch=[0-9]* syscall=162 arch=c000003e " \
+	"$CF" learn --verify "$W/learned2" --seccomp "$W/prof.json" --key "$W/k1" -- sh -c "$SJOB; sync"
+tg "learn --verify --seccomp: a profile that does not parse installs nothing (2)" 2 \
+	"learn --verify: .*; nothing was installed" \
+	"$CF" learn --verify "$W/learned2" --seccomp "$W/learned2" --key "$W/k1" -- true
+tg "learn --seccomp: an unwritable profile path (1)" 1 "learn: cannot write /nonexistent/p.json" \
+	"$CF" learn --seccomp /nonexistent/p.json --open fs:read -- true
 tg "learn: a flood over the sandbox's budget is counted, not hidden (13)" 13 \
 	"^learn: .* without a record [1-9][0-9]* (over budget [1-9][0-9]*, " \
 	"$CF" learn -o "$W/flood" --open fs:read -- sh -c "i=0; while [ \$i -lt 60 ]; do : > $W/job/f\$i; i=\$((i + 1)); done"

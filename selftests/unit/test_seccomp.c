@@ -6,7 +6,9 @@
  * keeps ENOSYS, and says what it left out; malformed engine keys are one
  * line each. io_uring is refused whole (ENOSYS) when the profile refuses
  * a call one of its opcodes performs, and only then: the compiled program
- * is run here on the calls' seccomp_data.
+ * is run here on the calls' seccomp_data. The learner's profile of the
+ * calls a run made (capfence learn --seccomp) compiles back to a program
+ * that allows exactly those and answers ENOSYS to the rest.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -15,7 +17,9 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <seccomp.h>
+#include <json-c/json.h>
 #include "cf_test.h"
+#include "cf_internal.h"
 
 static bool has_note(const struct capfence_seccomp *s, const char *want)
 {
@@ -597,6 +601,167 @@ TEST(seccomp_caps_are_capability_names)
 		}
 		capfence_seccomp_free(s);
 	}
+	CF_NO_LEAKS();
+}
+
+/* ---- the learner's profile -------------------------------------------- */
+
+#define X32_BIT 0x40000000
+
+/* the profile of l, as text (caller frees) and parsed */
+static struct json_object *learned(struct __test_metadata *_metadata,
+				   const struct capfence_learn *l, char **text)
+{
+	int n = capfence_client_learn_profile(l, NULL, 0);
+
+	*text = NULL;
+	EXPECT_LT(0, n);
+	if (n <= 0)
+		return NULL;
+	*text = malloc((size_t)n + 1);
+	EXPECT_NE(NULL, *text);
+	if (!*text)
+		return NULL;
+	EXPECT_EQ(n, capfence_client_learn_profile(l, *text, (size_t)n + 1));
+	EXPECT_EQ((size_t)n, strlen(*text));
+	return json_tokener_parse(*text);
+}
+
+static const char *str_at(struct json_object *a, size_t i)
+{
+	return json_object_get_string(json_object_array_get_idx(a, i));
+}
+
+TEST(learned_calls_become_a_default_enosys_profile)
+{
+	struct capfence_learn *l = capfence__learn_alloc(true, 0);
+	struct json_object *o, *v, *rules, *names;
+	char *text;
+
+	ASSERT_NE(NULL, l);
+	capfence__learn_note_call(l, AUDIT_ARCH_X86_64, 59);	/* execve */
+	capfence__learn_note_call(l, AUDIT_ARCH_X86_64, 0);	/* read */
+	capfence__learn_note_call(l, AUDIT_ARCH_X86_64, 0);
+	capfence__learn_note_call(l, AUDIT_ARCH_X86_64, X32_BIT | 1); /* x32 write */
+	capfence__learn_note_call(l, AUDIT_ARCH_I386, 11);	/* i386 execve */
+	capfence__learn_note_call(l, AUDIT_ARCH_AARCH64, 64);	/* not x86: out */
+	capfence__learn_note_call(l, AUDIT_ARCH_X86_64, 5000);	/* out of range */
+	capfence__learn_note_call(l, AUDIT_ARCH_X86_64, -1);
+	EXPECT_EQ(4, capfence_client_learn_syscalls(l));
+
+	o = learned(_metadata, l, &text);
+	ASSERT_NE(NULL, o);
+	ASSERT_TRUE(json_object_object_get_ex(o, "defaultAction", &v));
+	EXPECT_STREQ("SCMP_ACT_ERRNO", json_object_get_string(v));
+	ASSERT_TRUE(json_object_object_get_ex(o, "defaultErrnoRet", &v));
+	EXPECT_EQ(ENOSYS, json_object_get_int(v));
+	ASSERT_TRUE(json_object_object_get_ex(o, "architectures", &v));
+	ASSERT_EQ(3, json_object_array_length(v));
+	EXPECT_STREQ("SCMP_ARCH_X86_64", str_at(v, 0));
+	EXPECT_STREQ("SCMP_ARCH_X32", str_at(v, 1));
+	EXPECT_STREQ("SCMP_ARCH_X86", str_at(v, 2));
+	ASSERT_TRUE(json_object_object_get_ex(o, "syscalls", &rules));
+	ASSERT_EQ(1, json_object_array_length(rules));
+	ASSERT_TRUE(json_object_object_get_ex(json_object_array_get_idx(rules, 0),
+					      "names", &names));
+	/* sorted, each once whatever its architectures */
+	ASSERT_EQ(3, json_object_array_length(names));
+	EXPECT_STREQ("execve", str_at(names, 0));
+	EXPECT_STREQ("read", str_at(names, 1));
+	EXPECT_STREQ("write", str_at(names, 2));
+	json_object_put(o);
+	free(text);
+	capfence_client_learn_free(l);
+	CF_NO_LEAKS();
+}
+
+/* snprintf's contract: the length needed, a cut text still NUL-ended */
+TEST(learned_profile_into_a_short_buffer)
+{
+	struct capfence_learn *l = capfence__learn_alloc(true, 0);
+	char small[16];
+	int n;
+
+	ASSERT_NE(NULL, l);
+	capfence__learn_note_call(l, AUDIT_ARCH_X86_64, 60);	/* exit */
+	n = capfence_client_learn_profile(l, small, sizeof(small));
+	EXPECT_LT((int)sizeof(small), n);
+	EXPECT_EQ(sizeof(small) - 1, strlen(small));
+	EXPECT_EQ(n, capfence_client_learn_profile(l, NULL, 0));
+	capfence_client_learn_free(l);
+	/* a run without CAPFENCE_LEARN_SYSCALLS has none */
+	l = capfence__learn_alloc(false, 0);
+	ASSERT_NE(NULL, l);
+	EXPECT_EQ(-ENODATA, capfence_client_learn_profile(l, small, sizeof(small)));
+	EXPECT_EQ(0, capfence_client_learn_syscalls(l));
+	capfence_client_learn_free(l);
+	CF_NO_LEAKS();
+}
+
+/* the compiler takes it back: the calls seen pass, any other is ENOSYS */
+TEST(learned_profile_compiles_and_allows_what_was_seen)
+{
+	static const char *const seen[] = { "read", "write", "openat", "close",
+					    "execve", "exit_group", "connect" };
+	struct capfence_learn *l = capfence__learn_alloc(true, 0);
+	struct capfence_seccomp *s = NULL;
+	struct capfence_epoch e;
+	char err[CAPFENCE_ERR_MAX], *text;
+	struct json_object *o;
+	size_t i;
+
+	ASSERT_NE(NULL, l);
+	for (i = 0; i < sizeof(seen) / sizeof(seen[0]); i++)
+		capfence__learn_note_call(l, AUDIT_ARCH_X86_64,
+					  seccomp_syscall_resolve_name(seen[i]));
+	o = learned(_metadata, l, &text);
+	ASSERT_NE(NULL, o);
+	json_object_put(o);
+	ASSERT_EQ(0, capfence_epoch_parse_rules(&e, 7, NULL, 0, err, sizeof(err)));
+	ASSERT_EQ(0, capfence_seccomp_compile(text, strlen(text), &e, &s, err,
+					      sizeof(err))) TH_LOG("%s", err);
+	for (i = 0; i < sizeof(seen) / sizeof(seen[0]); i++)
+		EXPECT_EQ(SECCOMP_RET_ALLOW, run(s, seen[i], 0)) TH_LOG("%s", seen[i]);
+	EXPECT_EQ(ENOSYS_RET, run(s, "mkdir", 0));
+	EXPECT_EQ(ENOSYS_RET, run(s, "ptrace", 0));
+	capfence_seccomp_free(s);
+	free(text);
+	capfence_client_learn_free(l);
+	CF_NO_LEAKS();
+}
+
+/*
+ * A class the learned epoch grants (left open, or with an op=learn
+ * record) needs its calls in the profile, seen or not: the epoch installs
+ * with it.
+ */
+TEST(learned_profile_has_the_calls_of_the_classes_it_grants)
+{
+	struct capfence_learn *l = capfence__learn_alloc(true,
+		(1u << CAPFENCE_CLASS_FS_READ) | (1u << CAPFENCE_CLASS_NET_CONNECT) |
+		(1u << CAPFENCE_CLASS_FS_WRITE));
+	struct capfence_seccomp *s = NULL;
+	struct capfence_epoch e;
+	char err[CAPFENCE_ERR_MAX], *text;
+	const char *const *sys;
+	struct json_object *o;
+
+	ASSERT_NE(NULL, l);
+	capfence__learn_note_call(l, AUDIT_ARCH_X86_64, 60);	/* exit */
+	o = learned(_metadata, l, &text);
+	ASSERT_NE(NULL, o);
+	json_object_put(o);
+	epoch(_metadata, &e);	/* net:connect token, fs:read and fs:write open */
+	ASSERT_EQ(0, capfence_seccomp_compile(text, strlen(text), &e, &s, err,
+					      sizeof(err))) TH_LOG("%s", err);
+	for (sys = capfence__class_syscalls(CAPFENCE_CLASS_NET_CONNECT); *sys; sys++)
+		EXPECT_EQ(SECCOMP_RET_ALLOW, run(s, *sys, 0)) TH_LOG("%s", *sys);
+	EXPECT_EQ(SECCOMP_RET_ALLOW, run(s, "exit", 0));
+	EXPECT_EQ(SECCOMP_RET_ALLOW, run(s, "mkdir", 0));	/* fs:write's */
+	EXPECT_EQ(ENOSYS_RET, run(s, "ptrace", 0));
+	capfence_seccomp_free(s);
+	free(text);
+	capfence_client_learn_free(l);
 	CF_NO_LEAKS();
 }
 

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * capfence learn [--json] [-o FILE] [--open CLASS]... [--wait MS] -- COMMAND [ARG]...
- * capfence learn --verify FILE [--key FILE] [--json] [--wait MS] -- COMMAND [ARG]...
+ * capfence learn [--json] [-o FILE] [--seccomp PROFILE] [--open CLASS]... [--wait MS] -- COMMAND [ARG]...
+ * capfence learn --verify FILE [--seccomp PROFILE] [--key FILE] [--json] [--wait MS] -- COMMAND [ARG]...
  *
  * Learning runs COMMAND bound to a fresh complain epoch (every class log)
  * and writes the narrowest epoch file that admits what it exercised, with
- * the capfence mint lines for its token rules; verifying installs FILE as
+ * the capfence mint lines for its token rules (and, with --seccomp, the OCI
+ * seccomp profile of the system calls it made); verifying installs FILE as
  * a new epoch, runs COMMAND bound to it holding a token minted for each
  * token rule, and reports each denial with its record. Both are
  * libcapfence's learner (capfence_client_learn_*).
@@ -19,7 +20,7 @@
 #include "cli.h"
 
 static const char learn_usage[] =
-	"capfence learn [--json] [-o FILE] [--open CLASS]... [--wait MS] -- COMMAND [ARG]... | capfence learn --verify FILE [--key FILE] [--json] [--wait MS] -- COMMAND [ARG]...";
+	"capfence learn [--json] [-o FILE] [--seccomp PROFILE] [--open CLASS]... [--wait MS] -- COMMAND [ARG]... | capfence learn --verify FILE [--seccomp PROFILE] [--key FILE] [--json] [--wait MS] -- COMMAND [ARG]...";
 
 static void status_text(int status, char *buf, size_t len)
 {
@@ -81,7 +82,8 @@ static void mint_line(const struct capfence_rule *r, char *buf, size_t len)
 }
 
 static int learn_write(FILE *f, const struct capfence_learn *l,
-		       const struct capfence_epoch *e, char *const argv[])
+		       const struct capfence_epoch *e, const char *profile,
+		       char *const argv[])
 {
 	struct capfence_learn_stats s;
 	char buf[CAPFENCE_RULE_TEXT_MAX + 512], st[32];
@@ -100,7 +102,12 @@ static int learn_write(FILE *f, const struct capfence_learn *l,
 		s.learned, s.records, s.over_budget, s.over_ceiling, s.lost, s.missing);
 	for (k = 0; k < capfence_client_learn_notes(l); k++)
 		fprintf(f, "# note: %s\n", capfence_client_learn_note(l, k));
-	fprintf(f, "# install: capfence epoch install ID -f FILE\n");
+	if (profile)
+		fprintf(f, "# syscalls: %zu seen, allowed by %s (every other call ENOSYS)\n"
+			"# install: capfence epoch install ID -f FILE --seccomp %s\n",
+			capfence_client_learn_syscalls(l), profile, profile);
+	else
+		fprintf(f, "# install: capfence epoch install ID -f FILE\n");
 	for (c = CAPFENCE_CLASS_NONE + 1; c <= CAPFENCE_CLASS_MAX; c++) {
 		if (e->rules[c].kind != CAPFENCE_RULE_TOKEN)
 			continue;
@@ -116,7 +123,8 @@ static int learn_write(FILE *f, const struct capfence_learn *l,
 }
 
 static void learn_json(const struct capfence_learn *l,
-		       const struct capfence_epoch *e, const char *file)
+		       const struct capfence_epoch *e, const char *file,
+		       const char *profile)
 {
 	struct capfence_learn_stats s;
 	char buf[CAPFENCE_RULE_TEXT_MAX + 512];
@@ -131,6 +139,12 @@ static void learn_json(const struct capfence_learn *l,
 		cf_json_str(stdout, file);
 	else
 		printf("null");
+	printf(",\"seccomp\":");
+	if (profile)
+		cf_json_str(stdout, profile);
+	else
+		printf("null");
+	printf(",\"syscalls\":%zu", capfence_client_learn_syscalls(l));
 	printf(",\"rules\":[");
 	for (c = CAPFENCE_CLASS_NONE + 1; c <= CAPFENCE_CLASS_MAX; c++) {
 		if (capfence_rule_format(&e->rules[c], buf, sizeof(buf)) < 0)
@@ -167,11 +181,44 @@ static void summary(FILE *f, const char *what, const struct capfence_learn_stats
 		s->overflows ? " (the audit stream overflowed)" : "");
 }
 
+/* the OCI seccomp profile of the calls the run made, into file */
+static int write_profile(const struct capfence_learn *l, const char *file)
+{
+	char *buf;
+	FILE *f;
+	int n, ret = 0;
+
+	n = capfence_client_learn_profile(l, NULL, 0);
+	if (n < 0) {
+		cf_err("learn: the seccomp profile: %s", strerror(-n));
+		return CF_EXIT_SYSTEM;
+	}
+	buf = malloc((size_t)n + 1);
+	if (!buf) {
+		cf_err("learn: out of memory");
+		return CF_EXIT_SYSTEM;
+	}
+	capfence_client_learn_profile(l, buf, (size_t)n + 1);
+	f = fopen(file, "w");
+	if (f) {
+		ret = fputs(buf, f) < 0;
+		ret = fclose(f) || ret;
+	}
+	if (!f || ret) {
+		cf_err("learn: cannot write %s: %s", file, strerror(errno));
+		ret = CF_EXIT_SYSTEM;
+	}
+	free(buf);
+	return ret;
+}
+
 /* --verify: install FILE as a new epoch, mint, run, report its denials */
 static int verify(struct capfence_client *nl, const char *file,
-		  const char *keyfile, bool json, unsigned int wait_ms,
-		  char *const argv[])
+		  const char *profile, const char *keyfile, bool json,
+		  unsigned int wait_ms, char *const argv[])
 {
+	struct capfence_seccomp_opts so = { .sz = sizeof(so) };
+	struct capfence_seccomp *sc = NULL;
 	struct capfence_token toks[CAPFENCE_MAX_TOKENS];
 	char err[CAPFENCE_ERR_MAX] = "";
 	struct capfence_learn_stats s;
@@ -215,7 +262,16 @@ static int verify(struct capfence_client *nl, const char *file,
 		n++;
 	}
 	capfence_key_free(k);
-	ret = capfence_client_epoch_install(nl, &e, err, sizeof(err));
+	if (profile) {
+		ret = capfence_seccomp_compile_file_opts(profile, &e, &so, &sc, err,
+							 sizeof(err));
+		if (ret) {
+			cf_err("learn --verify: %s; nothing was installed", err);
+			return ret == -EINVAL || ret == -E2BIG ? CF_EXIT_USAGE : CF_EXIT_SYSTEM;
+		}
+	}
+	ret = capfence_client_epoch_install_seccomp(nl, &e, sc, err, sizeof(err));
+	capfence_seccomp_free(sc);
 	if (ret)
 		return cf_client_fail("learn --verify: epoch install", ret, err);
 	ret = capfence_client_learn_verify(nl, e.epoch_id, toks, n, argv[0], argv,
@@ -250,7 +306,7 @@ static int verify(struct capfence_client *nl, const char *file,
 int cf_cmd_learn(int argc, char **argv)
 {
 	struct capfence_learn_opts lo_ = { .sz = sizeof(lo_) };
-	const char *out = NULL, *vfile = NULL, *keyfile = NULL;
+	const char *out = NULL, *vfile = NULL, *keyfile = NULL, *profile = NULL;
 	char err[CAPFENCE_ERR_MAX] = "";
 	struct capfence_client *nl = NULL;
 	struct capfence_learn_stats s;
@@ -266,6 +322,7 @@ int cf_cmd_learn(int argc, char **argv)
 		{ "verify", required_argument, NULL, 'V' },
 		{ "key", required_argument, NULL, 'k' },
 		{ "wait", required_argument, NULL, 'w' },
+		{ "seccomp", required_argument, NULL, 's' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct cf_opts o = { .cmd = "learn", .usage = learn_usage, .longopts = lo,
@@ -292,6 +349,9 @@ int cf_cmd_learn(int argc, char **argv)
 		case 'k':
 			keyfile = optarg;
 			break;
+		case 's':
+			profile = optarg;
+			break;
 		case 'w':
 			if (cf_arg_u64(optarg, &v) || v > 600000)
 				return cf_usage(learn_usage, "learn: bad --wait '%s' (milliseconds, 1 to 600000)",
@@ -317,10 +377,12 @@ int cf_cmd_learn(int argc, char **argv)
 	if (ret)
 		return ret;
 	if (vfile) {
-		ret = verify(nl, vfile, keyfile, json, lo_.wait_ms, argv + cmd);
+		ret = verify(nl, vfile, profile, keyfile, json, lo_.wait_ms, argv + cmd);
 		capfence_client_close(nl);
 		return ret;
 	}
+	if (profile)
+		lo_.flags |= CAPFENCE_LEARN_SYSCALLS;
 	ret = capfence_client_learn_run(nl, &lo_, argv[cmd], argv + cmd, &l, err,
 					sizeof(err));
 	capfence_client_close(nl);
@@ -336,6 +398,13 @@ int cf_cmd_learn(int argc, char **argv)
 		return CF_EXIT_SYSTEM;
 	}
 	capfence_client_learn_stats(l, &s);
+	if (profile) {
+		ret = write_profile(l, profile);
+		if (ret) {
+			capfence_client_learn_free(l);
+			return ret;
+		}
+	}
 	if (out) {
 		f = fopen(out, "w");
 		if (!f) {
@@ -343,7 +412,7 @@ int cf_cmd_learn(int argc, char **argv)
 			capfence_client_learn_free(l);
 			return CF_EXIT_SYSTEM;
 		}
-		ret = learn_write(f, l, &e, argv + cmd);
+		ret = learn_write(f, l, &e, profile, argv + cmd);
 		if (fclose(f) || ret) {
 			cf_err("learn: cannot write %s", out);
 			capfence_client_learn_free(l);
@@ -351,13 +420,16 @@ int cf_cmd_learn(int argc, char **argv)
 		}
 	}
 	if (json)
-		learn_json(l, &e, out);
+		learn_json(l, &e, out, profile);
 	else if (out)
 		summary(stdout, "learn", &s);
-	else if (learn_write(stdout, l, &e, argv + cmd))
+	else if (learn_write(stdout, l, &e, profile, argv + cmd))
 		ret = CF_EXIT_SYSTEM;
 	if (!json && !out)
 		summary(stderr, "learn", &s);
+	if (!json && profile)
+		fprintf(out ? stdout : stderr, "learn: %zu system calls seen; their profile is %s\n",
+			capfence_client_learn_syscalls(l), profile);
 	capfence_client_learn_free(l);
 	if (ret)
 		return ret;

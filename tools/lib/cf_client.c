@@ -1371,6 +1371,43 @@ int capfence_client_spawn_bound(struct capfence_client *c, uint64_t epoch_id,
 				char *const envp[], pid_t *pid,
 				struct capfence_result *r)
 {
+	return capfence__spawn_bound(c, epoch_id, tokens, n, path, argv, envp,
+				     pid, r, NULL);
+}
+
+/* Read the child's result from fd, serving h while it is not there. */
+static ssize_t spawn_wait(int fd, struct capfence_result *r,
+			  struct capfence__spawn_hooks *h)
+{
+	struct pollfd p[2];
+	ssize_t got;
+
+	for (;;) {
+		p[0] = (struct pollfd){ .fd = fd, .events = POLLIN };
+		p[1] = (struct pollfd){ .fd = h ? h->fd : -1, .events = POLLIN };
+		if (poll(p, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if (p[1].revents)
+			h->serve(h->arg, &h->fd);
+		if (p[0].revents)
+			break;
+	}
+	do {
+		got = read(fd, r, sizeof(*r));
+	} while (got < 0 && errno == EINTR);
+	return got;
+}
+
+int capfence__spawn_bound(struct capfence_client *c, uint64_t epoch_id,
+			  const struct capfence_token *tokens, size_t n,
+			  const char *path, char *const argv[],
+			  char *const envp[], pid_t *pid,
+			  struct capfence_result *r,
+			  struct capfence__spawn_hooks *h)
+{
 	static const char sc_fail[] = "cannot load the epoch's seccomp filter";
 	struct capfence_seccomp_info sc;
 	struct nlmsghdr *nlh;
@@ -1435,6 +1472,15 @@ int capfence_client_spawn_bound(struct capfence_client *c, uint64_t epoch_id,
 				memcpy(r->message, sc_fail, sizeof(sc_fail));
 			}
 		}
+		if (!r->err && h && h->child) {
+			r->err = h->child(h->arg);
+			if (r->err) {
+				r->reason = -1;
+				capfence__seterr(r->message, sizeof(r->message),
+						 "cannot record the system calls: %s",
+						 strerror(-r->err));
+			}
+		}
 		if (!r->err) {
 			if (strchr(path, '/'))
 				execve(path, argv, envp ? envp : environ);
@@ -1454,9 +1500,7 @@ int capfence_client_spawn_bound(struct capfence_client *c, uint64_t epoch_id,
 	free(req);
 	free(buf);
 	free(sc.prog);
-	do {
-		got = read(pfd[0], r, sizeof(*r));
-	} while (got < 0 && errno == EINTR);
+	got = spawn_wait(pfd[0], r, h);
 	close(pfd[0]);
 	if (got == 0) {		/* close-on-exec: the child exec'd */
 		result_init(r);

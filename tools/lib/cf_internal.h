@@ -81,4 +81,29 @@ int capfence__fleet_chain_set(struct capfence_client *c, const struct capfence__
 	_Static_assert(1, #internal)
 #endif
 
+/*
+ * What capfence__spawn_bound() does beside capfence_client_spawn_bound():
+ * child() runs in the child after the epoch's filter, just before the
+ * execve (0 or a negative errno, which fails the spawn); while the parent
+ * waits for the execve, serve() is called whenever *fd is readable (it
+ * may replace *fd, which starts at -1 for none).
+ */
+struct capfence__spawn_hooks {
+	int (*child)(void *arg);
+	void (*serve)(void *arg, int *fd);
+	int fd;
+	void *arg;
+};
+
+int capfence__spawn_bound(struct capfence_client *c, uint64_t epoch_id,
+			  const struct capfence_token *tokens, size_t n,
+			  const char *path, char *const argv[],
+			  char *const envp[], pid_t *pid,
+			  struct capfence_result *r,
+			  struct capfence__spawn_hooks *h);
+
+/* the learner's system calls (cf_learn.c), for its unit test */
+struct capfence_learn *capfence__learn_alloc(bool syscalls, uint32_t open);
+void capfence__learn_note_call(struct capfence_learn *l, uint32_t arch, int nr);
+
 #endif /* CF_INTERNAL_H */

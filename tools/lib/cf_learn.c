@@ -15,6 +15,15 @@
  * learner has read them), waits for as many records as were written, and
  * reports what it did not see (the stream overflowed, or they did not
  * arrive in time).
+ *
+ * System calls (CAPFENCE_LEARN_SYSCALLS) are seen without the audit
+ * stream: a filter loading SECCOMP_RET_LOG would write a kernel record
+ * per call, outside every sandbox's budget. The child stacks a filter
+ * answering SECCOMP_RET_USER_NOTIF for every call but the one sendmsg()
+ * that hands its listener to the learner, which notes each call's
+ * architecture and number and lets it through unchanged
+ * (SECCOMP_USER_NOTIF_FLAG_CONTINUE). The learner serves it until the
+ * command has exited and its records are in.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -29,12 +38,35 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <stddef.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
 #include <linux/audit.h>
+#include <linux/filter.h>
 #include <linux/netlink.h>
+#include <linux/seccomp.h>
+#include <json-c/json.h>
+#include <seccomp.h>
 #include "cf_internal.h"
 
 #define CF_LEARN_WAIT_MS	5000
 #define CF_LEARN_RCVBUF		(32 << 20)
+/* system call numbers recorded, per architecture */
+#define CF_LEARN_NR_MAX		1024
+#define CF_X32_BIT		0x40000000u
+/* the flags of the child's one sendmsg() its own filter lets through */
+#define CF_LEARN_SEND_FLAGS	(MSG_NOSIGNAL | MSG_DONTWAIT | MSG_EOR)
+
+enum { CF_ARCH_X86_64, CF_ARCH_X32, CF_ARCH_I386, CF_NR_ARCHES };
+
+static const struct {
+	uint32_t scmp;
+	const char *name;
+} cf_learn_arches[CF_NR_ARCHES] = {
+	[CF_ARCH_X86_64] = { SCMP_ARCH_X86_64, "SCMP_ARCH_X86_64" },
+	[CF_ARCH_X32] = { SCMP_ARCH_X32, "SCMP_ARCH_X32" },
+	[CF_ARCH_I386] = { SCMP_ARCH_X86, "SCMP_ARCH_X86" },
+};
 
 struct capfence_learn {
 	struct capfence_learn_stats st;
@@ -43,6 +75,19 @@ struct capfence_learn {
 	char **note;
 	size_t nnotes;
 	uint32_t open;		/* classes left open while learning */
+	bool syscalls;		/* calls were recorded */
+	uint64_t calls, calls_other;	/* calls seen; of no known arch/nr */
+	uint8_t seen[CF_NR_ARCHES][CF_LEARN_NR_MAX];
+};
+
+/* the learner's side of the child's USER_NOTIF filter */
+struct learn_sc {
+	struct capfence_learn *l;
+	int sock[2];		/* [0] the learner's end, [1] the child's */
+	int listener;		/* -1 until the child has handed it over */
+	struct seccomp_notif *req;
+	struct seccomp_notif_resp *resp;
+	size_t req_sz, resp_sz;
 };
 
 static long now_ms(void)
@@ -225,12 +270,190 @@ static bool of_sandbox(const char *rec, uint64_t id)
  * Run path/argv bound to epoch_id with tokens, and collect its sandbox's
  * records into a new learner.
  */
+/* In the child, before its execve: stack the filter, hand over its listener. */
+static int sc_child(void *arg)
+{
+	struct learn_sc *x = arg;
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 0, 7),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_sendmsg, 0, 5),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)x->sock[1], 0, 3),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[2])),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, CF_LEARN_SEND_FLAGS, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
+	};
+	struct sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]), .filter = f };
+	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
+	char byte = 0;
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
+			    .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
+	long fd;
+
+	fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+		     SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
+	if (fd < 0)
+		return -errno;
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &(int){ (int)fd }, sizeof(int));
+	/* the listener is close-on-exec: the command never sees it */
+	if (sendmsg(x->sock[1], &m, CF_LEARN_SEND_FLAGS) != 1)
+		return -errno;
+	return 0;
+}
+
+/**
+ * capfence__learn_note_call() - note one system call a learning run made
+ * @l: the run
+ * @arch: its AUDIT_ARCH_ (x32 is AUDIT_ARCH_X86_64 with the x32 bit)
+ * @nr: its number
+ */
+void capfence__learn_note_call(struct capfence_learn *l, uint32_t arch, int nr)
+{
+	int a;
+
+	l->calls++;
+	if (arch == AUDIT_ARCH_X86_64 && ((uint32_t)nr & CF_X32_BIT)) {
+		a = CF_ARCH_X32;
+		nr = (int)((uint32_t)nr & ~CF_X32_BIT);
+	} else if (arch == AUDIT_ARCH_X86_64) {
+		a = CF_ARCH_X86_64;
+	} else if (arch == AUDIT_ARCH_I386) {
+		a = CF_ARCH_I386;
+	} else {
+		l->calls_other++;
+		return;
+	}
+	if (nr < 0 || nr >= CF_LEARN_NR_MAX) {
+		l->calls_other++;
+		return;
+	}
+	l->seen[a][nr] = 1;
+}
+
+/* One notification: note the call, let it through as it is. */
+static void sc_serve_one(struct learn_sc *x)
+{
+	memset(x->req, 0, x->req_sz);
+	if (ioctl(x->listener, SECCOMP_IOCTL_NOTIF_RECV, x->req))
+		return;		/* EINTR, or ENOENT: the task went */
+	capfence__learn_note_call(x->l, x->req->data.arch, x->req->data.nr);
+	memset(x->resp, 0, x->resp_sz);
+	x->resp->id = x->req->id;
+	x->resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+	/* ENOENT: the call was interrupted; it is asked again */
+	ioctl(x->listener, SECCOMP_IOCTL_NOTIF_SEND, x->resp);
+}
+
+/* capfence__spawn_hooks.serve: the listener first, then its calls */
+static void sc_serve(void *arg, int *fd)
+{
+	struct learn_sc *x = arg;
+	char cbuf[CMSG_SPACE(sizeof(int))], byte;
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
+			    .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *cm;
+
+	if (x->listener >= 0) {
+		sc_serve_one(x);
+		return;
+	}
+	if (recvmsg(x->sock[0], &m, MSG_CMSG_CLOEXEC | MSG_DONTWAIT) != 1) {
+		if (errno != EAGAIN && errno != EINTR)
+			*fd = -1;	/* the child went before it sent */
+		return;
+	}
+	cm = CMSG_FIRSTHDR(&m);
+	if (!cm || cm->cmsg_type != SCM_RIGHTS ||
+	    cm->cmsg_len != CMSG_LEN(sizeof(int))) {
+		*fd = -1;
+		return;
+	}
+	memcpy(&x->listener, CMSG_DATA(cm), sizeof(int));
+	*fd = x->listener;
+}
+
+static int sc_init(struct learn_sc *x, struct capfence_learn *l, char *err,
+		   size_t errlen)
+{
+	struct seccomp_notif_sizes sz;
+
+	memset(x, 0, sizeof(*x));
+	x->l = l;
+	x->listener = -1;
+	x->sock[0] = x->sock[1] = -1;
+	if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sz)) {
+		capfence__seterr(err, errlen, "cannot record system calls: seccomp notification sizes: %s",
+				 strerror(errno));
+		return -errno;
+	}
+	x->req_sz = sz.seccomp_notif > sizeof(*x->req) ? sz.seccomp_notif : sizeof(*x->req);
+	x->resp_sz = sz.seccomp_notif_resp > sizeof(*x->resp) ?
+		     sz.seccomp_notif_resp : sizeof(*x->resp);
+	x->req = calloc(1, x->req_sz);
+	x->resp = calloc(1, x->resp_sz);
+	if (!x->req || !x->resp ||
+	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, x->sock)) {
+		capfence__seterr(err, errlen, "cannot record system calls: %s",
+				 strerror(x->req && x->resp ? errno : ENOMEM));
+		free(x->req);
+		free(x->resp);
+		return -ENOMEM;
+	}
+	l->syscalls = true;
+	return 0;
+}
+
+static void sc_fini(struct learn_sc *x)
+{
+	if (x->listener >= 0)
+		close(x->listener);
+	if (x->sock[0] >= 0)
+		close(x->sock[0]);
+	if (x->sock[1] >= 0)
+		close(x->sock[1]);
+	free(x->req);
+	free(x->resp);
+}
+
+/*
+ * Wait up to ms for the audit stream (afd) or a call of the command
+ * (x's listener), serving every call that is waiting.
+ */
+static void learn_poll(int afd, struct learn_sc *x, int ms)
+{
+	struct pollfd p[2] = {
+		{ .fd = afd, .events = POLLIN },
+		{ .fd = x ? x->listener : -1, .events = POLLIN },
+	};
+
+	if (poll(p, 2, ms) <= 0)
+		return;
+	if (p[1].revents & POLLIN)
+		sc_serve_one(x);
+	else if (p[1].revents) {
+		/* no task is left under the filter */
+		close(x->listener);
+		x->listener = -1;
+	}
+}
+
 static int learn_collect(struct capfence_client *c, uint64_t epoch_id,
 			 const struct capfence_token *toks, size_t ntok,
 			 const char *path, char *const argv[],
-			 unsigned int wait_ms, struct capfence_learn **out,
-			 char *err, size_t errlen)
+			 unsigned int wait_ms, bool syscalls,
+			 struct capfence_learn **out, char *err, size_t errlen)
 {
+	struct learn_sc scx, *x = NULL;
+	struct capfence__spawn_hooks hooks;
 	struct capfence_sandbox_info sb;
 	struct capfence_learn *l;
 	struct capfence_result r;
@@ -251,8 +474,23 @@ static int learn_collect(struct capfence_client *c, uint64_t epoch_id,
 		free(l);
 		return fd;
 	}
-	ret = capfence_client_spawn_bound(c, epoch_id, toks, ntok, path, argv,
-					  NULL, &pid, &r);
+	if (syscalls) {
+		ret = sc_init(&scx, l, err, errlen);
+		if (ret) {
+			close(fd);
+			free(l);
+			return ret;
+		}
+		x = &scx;
+		hooks = (struct capfence__spawn_hooks){ .child = sc_child,
+			.serve = sc_serve, .fd = x->sock[0], .arg = x };
+	}
+	ret = capfence__spawn_bound(c, epoch_id, toks, ntok, path, argv, NULL,
+				    &pid, &r, x ? &hooks : NULL);
+	if (x) {
+		close(x->sock[1]);
+		x->sock[1] = -1;
+	}
 	if (ret) {
 		if (r.message[0])
 			capfence__seterr(err, errlen, "cannot run %s bound to epoch %" PRIu64 ": %s",
@@ -267,13 +505,11 @@ static int learn_collect(struct capfence_client *c, uint64_t epoch_id,
 	l->st.sandbox_id = sb.id;
 	/* read while it runs: the socket's buffer is the only queue */
 	for (;;) {
-		struct pollfd p = { .fd = fd, .events = POLLIN };
-
 		memset(&si, 0, sizeof(si));
 		if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
 		    si.si_pid == pid)
 			break;
-		poll(&p, 1, 50);
+		learn_poll(fd, x, 50);
 		ret = audit_drain(fd, l, &all, &nall, &capall);
 		if (ret)
 			goto reap;
@@ -293,8 +529,6 @@ static int learn_collect(struct capfence_client *c, uint64_t epoch_id,
 	/* the records are written by a work item: wait for the last one */
 	last = now_ms();
 	for (;;) {
-		struct pollfd p = { .fd = fd, .events = POLLIN };
-
 		ret = audit_drain(fd, l, &all, &nall, &capall);
 		if (ret)
 			goto reap;
@@ -309,19 +543,22 @@ static int learn_collect(struct capfence_client *c, uint64_t epoch_id,
 		}
 		if (now_ms() - last > (long)(wait_ms ? wait_ms : CF_LEARN_WAIT_MS))
 			break;
-		poll(&p, 1, 100);
+		learn_poll(fd, x, 100);
 	}
 	ret = 0;
 reap:
 	waitpid(pid, &status, 0);
 	l->st.status = status;
-	for (i = 0; i < nall; i++) {
+	for (i = 0, seen = 0; i < nall; i++) {
 		char op[32];
 
 		if (!ret && l->st.sandbox_id && of_sandbox(all[i], l->st.sandbox_id)) {
 			size_t cap = l->cap;
 
-			ret = add_str(&l->rec, &l->n, &cap, all[i]);
+			seen++;
+			/* the bind record (an epoch with a profile) is no refusal */
+			if (!field(all[i], "op", op, sizeof(op)) || strcmp(op, "bind"))
+				ret = add_str(&l->rec, &l->n, &cap, all[i]);
 			l->cap = cap;
 			if (field(all[i], "op", op, sizeof(op)) && !strcmp(op, "learn"))
 				l->st.learned++;
@@ -332,10 +569,16 @@ reap:
 		free(all[i]);
 	}
 	free(all);
-	l->st.received = l->n;
-	if (!l->st.counts_unknown && l->st.records > l->n)
-		l->st.missing = l->st.records - l->n;
+	l->st.received = seen;
+	if (!l->st.counts_unknown && l->st.records > seen)
+		l->st.missing = l->st.records - seen;
 	close(fd);
+	if (x) {
+		sc_fini(x);
+		if (!ret && l->calls_other)
+			ret = add_note(l, "%" PRIu64 " system calls of another architecture or number left out of the profile",
+				       l->calls_other);
+	}
 	if (ret) {
 		capfence__seterr(err, errlen, "out of memory");
 		capfence_client_learn_free(l);
@@ -344,6 +587,8 @@ reap:
 	*out = l;
 	return 0;
 fail:
+	if (x)
+		sc_fini(x);
 	close(fd);
 	free(l);
 	return ret;
@@ -359,15 +604,22 @@ int capfence_client_learn_run(struct capfence_client *c,
 	struct capfence_epoch e;
 	char why[CAPFENCE_ERR_MAX];
 	uint64_t id = 0;
-	uint32_t open = 0;
+	uint32_t open = 0, flags = 0;
 	unsigned int wait = 0;
 	int cls, ret, rr, tries;
 
 	*out = NULL;
-	if (o && o->sz >= sizeof(*o)) {
+	/* 1.6's first layout ends at wait_ms */
+	if (o && o->sz >= offsetof(struct capfence_learn_opts, flags)) {
 		id = o->epoch_id;
 		open = o->open_classes;
 		wait = o->wait_ms;
+		if (o->sz >= sizeof(*o))
+			flags = o->flags;
+		if (flags & ~CAPFENCE_LEARN_SYSCALLS) {
+			capfence__seterr(err, errlen, "unknown learn flags 0x%x", flags);
+			return -EINVAL;
+		}
 	} else if (o) {
 		capfence__seterr(err, errlen, "learn options of an unknown size");
 		return -EINVAL;
@@ -387,7 +639,8 @@ int capfence_client_learn_run(struct capfence_client *c,
 	ret = capfence_client_epoch_install(c, &e, err, errlen);
 	if (ret)
 		return ret;
-	ret = learn_collect(c, id, NULL, 0, path, argv, wait, out, err, errlen);
+	ret = learn_collect(c, id, NULL, 0, path, argv, wait,
+			    flags & CAPFENCE_LEARN_SYSCALLS, out, err, errlen);
 	if (*out)
 		(*out)->open = open;
 	/*
@@ -413,8 +666,179 @@ int capfence_client_learn_verify(struct capfence_client *c, uint64_t epoch_id,
 				 char *err, size_t errlen)
 {
 	*out = NULL;
-	return learn_collect(c, epoch_id, tokens, n, path, argv, wait_ms, out,
-			     err, errlen);
+	return learn_collect(c, epoch_id, tokens, n, path, argv, wait_ms, false,
+			     out, err, errlen);
+}
+
+/* An empty run, recording system calls or not, classes open (unit tests). */
+struct capfence_learn *capfence__learn_alloc(bool syscalls, uint32_t open)
+{
+	struct capfence_learn *l = calloc(1, sizeof(*l));
+
+	if (l) {
+		l->syscalls = syscalls;
+		l->open = open;
+	}
+	return l;
+}
+
+size_t capfence_client_learn_syscalls(const struct capfence_learn *l)
+{
+	size_t n = 0;
+	int a, nr;
+
+	for (a = 0; a < CF_NR_ARCHES; a++)
+		for (nr = 0; nr < CF_LEARN_NR_MAX; nr++)
+			n += l->seen[a][nr];
+	return n;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* sort names[*n], dropping repeats */
+static int names_sort_unique(char **names, size_t *n)
+{
+	size_t i, k;
+
+	if (!*n)
+		return 0;
+	qsort(names, *n, sizeof(*names), name_cmp);
+	for (i = 1, k = 1; i < *n; i++) {
+		if (strcmp(names[i], names[k - 1]))
+			names[k++] = names[i];
+		else
+			free(names[i]);
+	}
+	*n = k;
+	return 0;
+}
+
+/* the names of every call seen into *names[*n] (room *cap) */
+static int seen_names(const struct capfence_learn *l, char ***names,
+		      size_t *n, size_t *cap)
+{
+	int a, nr, ret = 0;
+	char *nm;
+
+	*names = NULL;
+	*n = 0;
+	*cap = 0;
+	for (a = 0; a < CF_NR_ARCHES && !ret; a++) {
+		for (nr = 0; nr < CF_LEARN_NR_MAX && !ret; nr++) {
+			if (!l->seen[a][nr])
+				continue;
+			nm = seccomp_syscall_resolve_num_arch(cf_learn_arches[a].scmp,
+							      a == CF_ARCH_X32 ?
+							      (int)(nr | CF_X32_BIT) : nr);
+			if (!nm)
+				continue;	/* a number libseccomp does not know */
+			ret = add_str(names, n, cap, nm);
+			free(nm);
+		}
+	}
+	return ret;
+}
+
+/*
+ * The classes the learned epoch can grant: those left open and those with
+ * an op=learn record. Their calls are in the profile whether the run made
+ * them or not: an epoch's profile may not deny a call a class it grants
+ * needs (cf_seccomp.c, check_classes()).
+ */
+static uint32_t classes_used(const struct capfence_learn *l)
+{
+	char op[16], cls[32];
+	uint32_t used = l->open;
+	size_t i;
+	int c;
+
+	for (i = 0; i < l->n; i++) {
+		if (!field(l->rec[i], "op", op, sizeof(op)) || strcmp(op, "learn") ||
+		    !field(l->rec[i], "class", cls, sizeof(cls)))
+			continue;
+		c = capfence_class_from_name(cls);
+		if (c > 0 && c < 32)
+			used |= 1u << c;
+	}
+	return used;
+}
+
+int capfence_client_learn_profile(const struct capfence_learn *l, char *buf,
+				  size_t len)
+{
+	struct json_object *p = NULL, *arches = NULL, *rules = NULL, *rule = NULL,
+			   *names = NULL;
+	const char *const *sys;
+	char **nm = NULL;
+	const char *text;
+	size_t n = 0, cap, i;
+	uint32_t used;
+	int a, nr, ret;
+
+	if (!l->syscalls)
+		return -ENODATA;
+	ret = seen_names(l, &nm, &n, &cap);
+	used = classes_used(l);
+	for (a = CAPFENCE_CLASS_NONE + 1; a <= CAPFENCE_CLASS_MAX; a++) {
+		if (!(used & (1u << a)))
+			continue;
+		for (sys = capfence__class_syscalls(a); !ret && *sys; sys++)
+			ret = add_str(&nm, &n, &cap, *sys);
+	}
+	if (!ret)
+		ret = names_sort_unique(nm, &n);
+	if (ret)
+		goto out;
+	p = json_object_new_object();
+	arches = json_object_new_array();
+	rules = json_object_new_array();
+	rule = json_object_new_object();
+	names = json_object_new_array();
+	if (!p || !arches || !rules || !rule || !names) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	/* every call not seen is "no such call": programs fall back */
+	json_object_object_add(p, "defaultAction", json_object_new_string("SCMP_ACT_ERRNO"));
+	json_object_object_add(p, "defaultErrnoRet", json_object_new_int(ENOSYS));
+	for (a = 0; a < CF_NR_ARCHES; a++) {
+		for (nr = 0; nr < CF_LEARN_NR_MAX && !l->seen[a][nr]; nr++)
+			;
+		if (a == CF_ARCH_X86_64 || nr < CF_LEARN_NR_MAX)
+			json_object_array_add(arches, json_object_new_string(cf_learn_arches[a].name));
+	}
+	json_object_object_add(p, "architectures", arches);
+	arches = NULL;
+	for (i = 0; i < n; i++)
+		json_object_array_add(names, json_object_new_string(nm[i]));
+	json_object_object_add(rule, "names", names);
+	names = NULL;
+	json_object_object_add(rule, "action", json_object_new_string("SCMP_ACT_ALLOW"));
+	json_object_array_add(rules, rule);
+	rule = NULL;
+	json_object_object_add(p, "syscalls", rules);
+	rules = NULL;
+	text = json_object_to_json_string_ext(p, JSON_C_TO_STRING_PRETTY |
+					      JSON_C_TO_STRING_SPACED |
+					      JSON_C_TO_STRING_NOSLASHESCAPE);
+	if (!text) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	ret = snprintf(buf, len, "%s\n", text);
+out:
+	json_object_put(p);
+	json_object_put(arches);
+	json_object_put(rules);
+	json_object_put(rule);
+	json_object_put(names);
+	for (i = 0; i < n; i++)
+		free(nm[i]);
+	free(nm);
+	return ret;
 }
 
 void capfence_client_learn_stats(const struct capfence_learn *l,
