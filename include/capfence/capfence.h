@@ -874,6 +874,10 @@ struct capfence_learn_opts {
 	uint64_t epoch_id;	/* the complain epoch's id; 0: above the highest */
 	unsigned int wait_ms;	/* for records after the command; 0: 5000 */
 	uint32_t flags;		/* CAPFENCE_LEARN_* */
+	/* coarser suggestions; 0: the narrowest (host/32 or /128, the dirs seen) */
+	uint8_t prefix4;	/* IPv4 peers as their /prefix4 network (1-32) */
+	uint8_t prefix6;	/* IPv6 peers as their /prefix6 network (1-128) */
+	uint8_t path_depth;	/* paths cut to their first path_depth names */
 };
 
 /*
@@ -883,6 +887,8 @@ struct capfence_learn_opts {
  * capfence_client_learn_profile(). Needs CAP_SYS_ADMIN.
  */
 #define CAPFENCE_LEARN_SYSCALLS	0x1u
+/* Peers with any port, not the port seen. */
+#define CAPFENCE_LEARN_ANY_PORT	0x2u
 
 struct capfence_learn;
 

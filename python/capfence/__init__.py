@@ -1033,8 +1033,9 @@ class Client(_Handle):
             _c.capfence_client_learn_free(p)
 
     def learn(self, argv: Sequence[str], *, open_classes: Iterable[str] = (),
-              syscalls: bool = False, epoch_id: int = 0,
-              wait_ms: int = 0) -> "Learned":
+              syscalls: bool = False, epoch_id: int = 0, wait_ms: int = 0,
+              prefix4: int = 0, prefix6: int = 0, any_port: bool = False,
+              path_depth: int = 0) -> "Learned":
         """Run ``argv`` bound to a fresh complain epoch (every class ``log``
         but ``open_classes``) and learn from its sandbox's records (needs
         CAP_MAC_ADMIN and CAP_AUDIT_READ). :attr:`Learned.epoch` is the
@@ -1042,7 +1043,10 @@ class Client(_Handle):
         with ``Epoch.parse(str, id)`` or install it under a new id);
         with ``syscalls`` (needs CAP_SYS_ADMIN), :attr:`Learned.profile` is
         the OCI seccomp profile of the system calls it made, every other
-        call ENOSYS. The complain epoch is retired afterwards."""
+        call ENOSYS. Coarser suggestions: peers as their ``prefix4`` /
+        ``prefix6`` network, ``any_port``, paths cut to their first
+        ``path_depth`` names (0: the narrowest). The complain epoch is
+        retired afterwards."""
         if not argv:
             raise ValueError("argv is empty")
         mask = 0
@@ -1051,9 +1055,13 @@ class Client(_Handle):
                 raise ValueError(f"unknown class {name!r} "
                                  f"({', '.join(CLASSES)})")
             mask |= 1 << (CLASSES.index(name) + 1)
+        if not (0 <= prefix4 <= 32 and 0 <= prefix6 <= 128
+                and 0 <= path_depth <= 255):
+            raise ValueError("prefix4 0-32, prefix6 0-128, path_depth 0-255")
+        flags = (_lib.LEARN_SYSCALLS if syscalls else 0) | \
+            (_lib.LEARN_ANY_PORT if any_port else 0)
         opts = _lib.LearnOpts(ctypes.sizeof(_lib.LearnOpts), mask, epoch_id,
-                              wait_ms,
-                              _lib.LEARN_SYSCALLS if syscalls else 0)
+                              wait_ms, flags, prefix4, prefix6, path_depth)
         args = [os.fsencode(a) for a in argv]
         cargv = (ctypes.c_char_p * (len(args) + 1))(*args, None)
         p, err = ctypes.c_void_p(), _err()

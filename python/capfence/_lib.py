@@ -309,10 +309,12 @@ class LearnOpts(Structure):
     """struct capfence_learn_opts"""
     _fields_ = [("sz", c_size_t), ("open_classes", c_uint32),
                 ("epoch_id", c_uint64), ("wait_ms", c_uint),
-                ("flags", c_uint32)]
+                ("flags", c_uint32), ("prefix4", c_uint8),
+                ("prefix6", c_uint8), ("path_depth", c_uint8)]
 
 
 LEARN_SYSCALLS = 0x1
+LEARN_ANY_PORT = 0x2
 _L = c_void_p          # struct capfence_learn *
 _proto("capfence_client_learn_run", c_int, _C, POINTER(LearnOpts), c_char_p,
        POINTER(c_char_p), _pp, c_char_p, c_size_t)

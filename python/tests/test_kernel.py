@@ -396,3 +396,9 @@ def test_learn_then_verify(client, key, tmp_path):
     assert not (tmp_path / "elsewhere").exists()
     with pytest.raises(ValueError):
         client.learn(job, open_classes=["fs:exec"])
+    with pytest.raises(ValueError):
+        client.learn(job, prefix4=33)
+    coarse = client.learn(job, open_classes=["fs:read"], path_depth=1)
+    top = "/" + str(job_dir).split("/")[1]
+    assert f"fs:write=token:{top}" in coarse.epoch.rules
+    assert coarse.profile is None

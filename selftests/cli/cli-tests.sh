@@ -541,7 +541,11 @@ json "epoch retire --json keys" epoch retired
 # ---- learn: a policy from a run, proved by rerunning it ----------------------
 tg "usage: learn missing COMMAND" 2 "learn: missing COMMAND" "$CF" learn --
 tg "usage: learn --open an unknown class" 2 'learn: unknown class "fs:exec"' "$CF" learn --open fs:exec -- true
-tg "usage: learn --verify with -o" 2 "learn: --verify takes neither -o nor --open" "$CF" learn --verify "$W/x" -o "$W/y" -- true
+tg "usage: learn --verify with -o" 2 "learn: --verify takes neither -o, --open" "$CF" learn --verify "$W/x" -o "$W/y" -- true
+tg "usage: learn --verify with --any-port" 2 "learn: --verify takes neither -o, --open, --prefix4, --prefix6, --any-port nor --depth" "$CF" learn --verify "$W/x" --any-port -- true
+tg "usage: learn --prefix4 33" 2 "learn: bad --prefix4 '33' (1 to 32)" "$CF" learn --prefix4 33 -- true
+tg "usage: learn --prefix6 0" 2 "learn: bad --prefix6 '0' (1 to 128)" "$CF" learn --prefix6 0 -- true
+tg "usage: learn --depth x" 2 "learn: bad --depth 'x' (1 to 64 names)" "$CF" learn --depth x -- true
 tg "usage: learn --key without --verify" 2 "learn: --key is --verify's" "$CF" learn --key "$W/k1" -- true
 tg "usage: learn --wait 0" 2 "learn: bad --wait '0'" "$CF" learn --wait 0 -- true
 tg "usage: learn --verify an unreadable file" 2 "learn --verify: $W/nonexistent" "$CF" learn --verify "$W/nonexistent" -- true
@@ -578,6 +582,12 @@ t "learn --json" 0 "$CF" learn --json --open fs:read -- sh -c "$JOB"
 json "learn --json keys" epoch_id sandbox exit records received learned denied over_budget over_ceiling lost missing complete file seccomp syscalls rules mint notes
 t "learn --verify --json" 0 "$CF" learn --verify "$W/learned" --key "$W/k1" --json -- sh -c "$JOB"
 json "learn --verify --json keys" epoch_id sandbox records denials complete notes
+# coarser suggestions: peers as their network and any port, paths cut
+tg "learn --prefix4 24 --any-port: the peer as its /24, any port" 0 "^net:connect=token:127.0.0.0/24$" \
+	"$CF" learn --prefix4 24 --any-port --open fs:read -- sh -c "$JOB"
+D2=$(printf %s "$W/job" | cut -d/ -f1-3)
+tg "learn --depth 2: the path cut to its first two names" 0 "^fs:write=token:$D2$" \
+	"$CF" learn --depth 2 --open fs:read -- sh -c "$JOB"
 # the system calls: a profile of the calls made, proved by the rerun too
 # (nc is not the last command: the shell forks it, as it forks every step)
 SJOB="echo result > $W/job/out.txt; nc 127.0.0.1 18080 </dev/null; echo done"

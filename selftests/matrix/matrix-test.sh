@@ -374,4 +374,41 @@ install_epoch $W/srv/podman-unlisted-newer.json \
 		--check "$GITCHECK" --expect-logged rseq -- git clone -q --no-local repo.git clone ||
 	nok "git-unlisted-enosys: epoch installed"
 
+# ---- capfence learn: the python job's epoch and profile from one run ----
+# learned bound to a complain epoch, installed as the suggestion says,
+# proved by rerunning the job (twice: a profile must not depend on one
+# run's timing), and a step it did not take while learning refused
+L=$W/b/learn
+mkdir -p $L
+if "$CF" learn -o $W/learn.epoch --seccomp $W/learn.json --open fs:read -- \
+	python3 $S/py-job.py $HTTP $L/result > $W/learn.out 2>&1 &&
+	grep -q "^fs:write=token:$L$" $W/learn.epoch &&
+	grep -q "^net:connect=token:127.0.0.1/32:$PORT_HTTP$" $W/learn.epoch; then
+	ok "python3-learn: learned $(grep -c . $W/learn.json) profile lines, $(sed -n 's/^learn: \([0-9]*\) system calls seen.*/\1/p' $W/learn.out) calls; $(grep -v '^#' $W/learn.epoch | tr '\n' ' ')"
+else
+	nok "python3-learn: learned" "$(tr '\n' ' ' < $W/learn.out)"
+	note $W/learn.epoch
+fi
+for round in 1 2; do
+	rm -f $L/result
+	if "$CF" learn --verify $W/learn.epoch --seccomp $W/learn.json --key $W/key -- \
+		python3 $S/py-job.py $HTTP $L/result > $W/verify.out 2>&1 &&
+		! grep -q "^denied:" $W/verify.out && [ -s $L/result ]; then
+		ok "python3-learn: rerun $round under the learned epoch and profile, no denial"
+	else
+		nok "python3-learn: rerun $round under the learned epoch and profile, no denial"
+		note $W/verify.out
+	fi
+done
+"$CF" learn --verify $W/learn.epoch --seccomp $W/learn.json --key $W/key -- \
+	python3 $S/py-job.py $HTTP $W/b/elsewhere > $W/verify2.out 2>&1
+rc=$?
+if [ $rc = 14 ] && [ ! -e $W/b/elsewhere ] &&
+	grep -q "^denied: lsm=capfence op=exercise reason=constraint errno=13 .* comm=\"python3\" .* class=fs:write target=\"$W/b/elsewhere\" " $W/verify2.out; then
+	ok "python3-learn: a result written elsewhere is refused (exit 14, reason=constraint)"
+else
+	nok "python3-learn: a result written elsewhere is refused (exit $rc)"
+	note $W/verify2.out
+fi
+
 finish

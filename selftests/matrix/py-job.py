@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
 """The compatibility matrix's Python job: threads, a subprocess and an HTTP
-client against a local server.  py-job.py URL"""
+client against a local server, and the result in a file when one is named.
+py-job.py URL [RESULT]"""
 import hashlib
 import subprocess
 import sys
@@ -29,3 +30,6 @@ print("subprocess", child.returncode, child.stdout.strip())
 with urllib.request.urlopen(sys.argv[1], timeout=60) as r:
     body = r.read()
     print("http", r.status, len(body), hashlib.sha256(body).hexdigest())
+if len(sys.argv) > 2:
+    with open(sys.argv[2], "w") as f:
+        f.write(hashlib.sha256(body).hexdigest() + "\n")

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * capfence learn [--json] [-o FILE] [--seccomp PROFILE] [--open CLASS]... [--wait MS] -- COMMAND [ARG]...
+ * capfence learn [--json] [-o FILE] [--seccomp PROFILE] [--open CLASS]... [--prefix4 N]
+ *                [--prefix6 N] [--any-port] [--depth N] [--wait MS] -- COMMAND [ARG]...
  * capfence learn --verify FILE [--seccomp PROFILE] [--key FILE] [--json] [--wait MS] -- COMMAND [ARG]...
  *
  * Learning runs COMMAND bound to a fresh complain epoch (every class log)
@@ -20,7 +21,7 @@
 #include "cli.h"
 
 static const char learn_usage[] =
-	"capfence learn [--json] [-o FILE] [--seccomp PROFILE] [--open CLASS]... [--wait MS] -- COMMAND [ARG]... | capfence learn --verify FILE [--seccomp PROFILE] [--key FILE] [--json] [--wait MS] -- COMMAND [ARG]...";
+	"capfence learn [--json] [-o FILE] [--seccomp PROFILE] [--open CLASS]... [--prefix4 N] [--prefix6 N] [--any-port] [--depth N] [--wait MS] -- COMMAND [ARG]... | capfence learn --verify FILE [--seccomp PROFILE] [--key FILE] [--json] [--wait MS] -- COMMAND [ARG]...";
 
 static void status_text(int status, char *buf, size_t len)
 {
@@ -312,7 +313,7 @@ int cf_cmd_learn(int argc, char **argv)
 	struct capfence_learn_stats s;
 	struct capfence_learn *l = NULL;
 	struct capfence_epoch e;
-	bool json = false;
+	bool json = false, coarse = false;
 	uint64_t v;
 	FILE *f;
 	static const struct option lo[] = {
@@ -323,6 +324,10 @@ int cf_cmd_learn(int argc, char **argv)
 		{ "key", required_argument, NULL, 'k' },
 		{ "wait", required_argument, NULL, 'w' },
 		{ "seccomp", required_argument, NULL, 's' },
+		{ "prefix4", required_argument, NULL, '4' },
+		{ "prefix6", required_argument, NULL, '6' },
+		{ "any-port", no_argument, NULL, 'P' },
+		{ "depth", required_argument, NULL, 'D' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct cf_opts o = { .cmd = "learn", .usage = learn_usage, .longopts = lo,
@@ -352,6 +357,28 @@ int cf_cmd_learn(int argc, char **argv)
 		case 's':
 			profile = optarg;
 			break;
+		case '4':
+		case '6':
+			if (cf_arg_u64(optarg, &v) || v > (c == '4' ? 32u : 128u))
+				return cf_usage(learn_usage, "learn: bad --prefix%c '%s' (1 to %d)",
+						c, optarg, c == '4' ? 32 : 128);
+			if (c == '4')
+				lo_.prefix4 = (uint8_t)v;
+			else
+				lo_.prefix6 = (uint8_t)v;
+			coarse = true;
+			break;
+		case 'P':
+			lo_.flags |= CAPFENCE_LEARN_ANY_PORT;
+			coarse = true;
+			break;
+		case 'D':
+			if (cf_arg_u64(optarg, &v) || v > 64)
+				return cf_usage(learn_usage, "learn: bad --depth '%s' (1 to 64 names)",
+						optarg);
+			lo_.path_depth = (uint8_t)v;
+			coarse = true;
+			break;
 		case 'w':
 			if (cf_arg_u64(optarg, &v) || v > 600000)
 				return cf_usage(learn_usage, "learn: bad --wait '%s' (milliseconds, 1 to 600000)",
@@ -369,8 +396,8 @@ int cf_cmd_learn(int argc, char **argv)
 		cmd = optind;
 	if (!cmd || cmd >= argc)
 		return cf_usage(learn_usage, "learn: missing COMMAND");
-	if (vfile && (out || lo_.open_classes))
-		return cf_usage(learn_usage, "learn: --verify takes neither -o nor --open");
+	if (vfile && (out || lo_.open_classes || coarse))
+		return cf_usage(learn_usage, "learn: --verify takes neither -o, --open, --prefix4, --prefix6, --any-port nor --depth");
 	if (!vfile && keyfile)
 		return cf_usage(learn_usage, "learn: --key is --verify's");
 	ret = cf_client_open_or_die(&nl);

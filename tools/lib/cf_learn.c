@@ -76,6 +76,8 @@ struct capfence_learn {
 	size_t nnotes;
 	uint32_t open;		/* classes left open while learning */
 	bool syscalls;		/* calls were recorded */
+	bool any_port;		/* CAPFENCE_LEARN_ANY_PORT */
+	uint8_t prefix4, prefix6, path_depth;	/* coarser suggestions */
 	uint64_t calls, calls_other;	/* calls seen; of no known arch/nr */
 	uint8_t seen[CF_NR_ARCHES][CF_LEARN_NR_MAX];
 };
@@ -606,6 +608,7 @@ int capfence_client_learn_run(struct capfence_client *c,
 	uint64_t id = 0;
 	uint32_t open = 0, flags = 0;
 	unsigned int wait = 0;
+	uint8_t p4 = 0, p6 = 0, depth = 0;
 	int cls, ret, rr, tries;
 
 	*out = NULL;
@@ -614,10 +617,18 @@ int capfence_client_learn_run(struct capfence_client *c,
 		id = o->epoch_id;
 		open = o->open_classes;
 		wait = o->wait_ms;
-		if (o->sz >= sizeof(*o))
+		if (o->sz >= sizeof(*o)) {
 			flags = o->flags;
-		if (flags & ~CAPFENCE_LEARN_SYSCALLS) {
+			p4 = o->prefix4;
+			p6 = o->prefix6;
+			depth = o->path_depth;
+		}
+		if (flags & ~(CAPFENCE_LEARN_SYSCALLS | CAPFENCE_LEARN_ANY_PORT)) {
 			capfence__seterr(err, errlen, "unknown learn flags 0x%x", flags);
+			return -EINVAL;
+		}
+		if (p4 > 32 || p6 > 128) {
+			capfence__seterr(err, errlen, "a prefix length past the address (IPv4 1-32, IPv6 1-128)");
 			return -EINVAL;
 		}
 	} else if (o) {
@@ -641,8 +652,13 @@ int capfence_client_learn_run(struct capfence_client *c,
 		return ret;
 	ret = learn_collect(c, id, NULL, 0, path, argv, wait,
 			    flags & CAPFENCE_LEARN_SYSCALLS, out, err, errlen);
-	if (*out)
+	if (*out) {
 		(*out)->open = open;
+		(*out)->any_port = flags & CAPFENCE_LEARN_ANY_PORT;
+		(*out)->prefix4 = p4;
+		(*out)->prefix6 = p6;
+		(*out)->path_depth = depth;
+	}
 	/*
 	 * A learning epoch is not kept: retired once nothing names it (the
 	 * reaped command's credentials go after an RCU grace period).
@@ -948,27 +964,55 @@ static size_t paths_generalize(char (*p)[CAPFENCE_PATH_MAX + 1], size_t n,
 	}
 }
 
-/* the directory a file was seen in: the path itself for a directory */
-static void seen_dir(const char *path, char *out)
+/*
+ * The directory a file was seen in: the path itself for a directory; with
+ * depth, no deeper than its first depth names.
+ */
+static void seen_dir(const char *path, unsigned int depth, char *out)
 {
+	unsigned int names = 0;
 	struct stat s;
 	char *slash;
 
 	snprintf(out, CAPFENCE_PATH_MAX + 1, "%s", path);
-	if (!stat(path, &s) && S_ISDIR(s.st_mode))
-		return;
-	slash = strrchr(out, '/');
-	if (slash == out)
-		out[1] = '\0';
-	else if (slash)
-		*slash = '\0';
+	if (stat(path, &s) || !S_ISDIR(s.st_mode)) {
+		slash = strrchr(out, '/');
+		if (slash == out)
+			out[1] = '\0';
+		else if (slash)
+			*slash = '\0';
+	}
+	for (slash = out; depth && *slash; slash++) {
+		if (*slash == '/' && slash != out && ++names == depth) {
+			*slash = '\0';
+			break;
+		}
+	}
 }
 
-/* "a.b.c.d:P", "[v6]:P" or "cid:C:P" into a constraint's text */
-static int peer_constraint(const char *target, bool bind, char *out,
-			   size_t len)
+/* host (text) as its /prefix network, in place; false if not an address */
+static bool mask_host(char *host, size_t len, int af, unsigned int prefix)
+{
+	unsigned char a[16];
+	unsigned int i, bits = af == AF_INET ? 32 : 128;
+
+	if (inet_pton(af, host, a) != 1)
+		return false;
+	for (i = prefix; i < bits; i++)
+		a[i / 8] &= (unsigned char)~(0x80u >> (i % 8));
+	return inet_ntop(af, a, host, (socklen_t)len) != NULL;
+}
+
+/*
+ * "a.b.c.d:P", "[v6]:P" or "cid:C:P" into a constraint's text: the host,
+ * or its network as l says, and the port unless l says any port.
+ */
+static int peer_constraint(const struct capfence_learn *l, const char *target,
+			   bool bind, char *out, size_t len)
 {
 	const char *colon = strrchr(target, ':');
+	unsigned int p4 = l->prefix4 ? l->prefix4 : 32;
+	unsigned int p6 = l->prefix6 ? l->prefix6 : 128;
 	unsigned long port;
 	char host[64];
 
@@ -977,9 +1021,13 @@ static int peer_constraint(const char *target, bool bind, char *out,
 	port = strtoul(colon + 1, NULL, 10);
 	memcpy(host, target, (size_t)(colon - target));
 	host[colon - target] = '\0';
+	if (l->any_port) {
+		bind = true;
+		port = 0;
+	}
 	if (!strncmp(target, "cid:", 4)) {
 		/* a peer port above 65535 is admitted only by any port */
-		if (port > 65535)
+		if (port > 65535 || !port)
 			snprintf(out, len, "%s", host);
 		else
 			snprintf(out, len, "%s:%lu", host, port);
@@ -988,14 +1036,19 @@ static int peer_constraint(const char *target, bool bind, char *out,
 	/* port 0 (a bind that picks one) is admitted only by any port */
 	if (host[0] == '[') {
 		host[strlen(host) - 1] = '\0';
+		if (!mask_host(host + 1, sizeof(host) - 1, AF_INET6, p6))
+			return -EINVAL;
 		if (bind && !port)
-			snprintf(out, len, "[%s]/128", host + 1);
+			snprintf(out, len, "[%s]/%u", host + 1, p6);
 		else
-			snprintf(out, len, "[%s]/128:%lu", host + 1, port);
-	} else if (bind && !port) {
-		snprintf(out, len, "%s/32", host);
+			snprintf(out, len, "[%s]/%u:%lu", host + 1, p6, port);
 	} else {
-		snprintf(out, len, "%s/32:%lu", host, port);
+		if (!mask_host(host, sizeof(host), AF_INET, p4))
+			return -EINVAL;
+		if (bind && !port)
+			snprintf(out, len, "%s/%u", host, p4);
+		else
+			snprintf(out, len, "%s/%u:%lu", host, p4, port);
 	}
 	return 0;
 }
@@ -1046,10 +1099,10 @@ int capfence_client_learn_epoch(struct capfence_learn *l, uint64_t epoch_id,
 					/* merge as we go: room for more */
 					n = paths_generalize(p, n, 128);
 				}
-				seen_dir(t, p[n++]);
+				seen_dir(t, l->path_depth, p[n++]);
 				continue;
 			}
-			ret = peer_constraint(t, cls == CAPFENCE_CLASS_NET_BIND,
+			ret = peer_constraint(l, t, cls == CAPFENCE_CLASS_NET_BIND,
 					      text, sizeof(text));
 			if (ret)
 				continue;
