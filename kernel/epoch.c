@@ -24,6 +24,8 @@
  * the epoch is freed after synchronize_rcu(). The highest id ever
  * installed stays the floor for new ids: a retired id never returns.
  */
+#include <linux/delay.h>
+#include <linux/jiffies.h>
 #include <linux/list.h>
 #include <linux/moduleparam.h>
 #include <linux/rculist.h>
@@ -206,18 +208,47 @@ static int cf_epoch_retirable(const struct cf_epoch *e,
 }
 
 /*
- * A task that exited a moment ago still names its epoch until the RCU
- * callbacks that free its task, credential, holdings and grants have run,
- * each queued by the one before (and the exit's last context switch can
- * queue the first after a barrier began): wait that many barriers before
- * answering EBUSY, so that stopping the agents and then retiring their
- * epoch needs no retry.
+ * A task that exited a moment ago still names its epoch until its last
+ * context switch has dropped the task and the RCU callbacks that free its
+ * credential, holdings and grants have run, each queued by the one before.
+ * cf_epoch_settle() gives them up to this long.
  */
-#define CF_RETIRE_SETTLE 5
+#define CF_RETIRE_SETTLE_MS	500
+#define CF_RETIRE_SETTLE_STEP_MS	10
 
-static bool cf_epoch_named(const struct cf_epoch *e)
+/* Does anything but cf_mutex's holder stop @id's retirement for now? */
+static bool cf_epoch_named(u64 id)
 {
-	return atomic_read(&e->grants) || atomic_read(&e->creds);
+	struct cf_epoch *e;
+	bool named;
+
+	rcu_read_lock();
+	e = cf_epoch_find(id);
+	named = e && id != READ_ONCE(cf_active_epoch) &&
+		(atomic_read(&e->grants) || atomic_read(&e->creds));
+	rcu_read_unlock();
+	return named;
+}
+
+/**
+ * cf_epoch_settle() - let the state of exited tasks go before a retire
+ * @id: epoch id
+ *
+ * While credentials or grants name @id (and it is not the active epoch),
+ * wait for RCU callbacks and context switches, up to CF_RETIRE_SETTLE_MS,
+ * so that stopping the agents and then retiring their epoch succeeds
+ * without a retry. Takes no lock: the caller must not hold cf_mutex.
+ * Sleeps.
+ */
+void cf_epoch_settle(u64 id)
+{
+	unsigned long until = jiffies + msecs_to_jiffies(CF_RETIRE_SETTLE_MS);
+
+	while (cf_epoch_named(id) && time_before(jiffies, until)) {
+		rcu_barrier();
+		if (cf_epoch_named(id))
+			msleep(CF_RETIRE_SETTLE_STEP_MS);
+	}
 }
 
 /* Unlink retirable @e onto @gone. Caller holds cf_mutex. */
@@ -328,10 +359,9 @@ int cf_epoch_install(struct cf_epoch *e, struct netlink_ext_ack *extack)
  * @id: epoch id
  * @extack: netlink extended ack
  *
- * Caller holds cf_mutex. Sleeps: a grace period, and while credentials
- * or grants name @id, up to CF_RETIRE_SETTLE barriers for those of
- * exited tasks to go. The id stays used: a new epoch still needs an id
- * above it.
+ * Caller holds cf_mutex (and called cf_epoch_settle() before taking it).
+ * Sleeps (a grace period). The id stays used: a new epoch still needs an
+ * id above it.
  *
  * Return: 0, -ENOENT for an id not installed (or already retired), or
  * -EBUSY for the active epoch or one that credentials or grants name.
@@ -340,7 +370,7 @@ int cf_epoch_retire(u64 id, struct netlink_ext_ack *extack)
 {
 	struct cf_epoch *e;
 	LIST_HEAD(gone);
-	int err, i;
+	int err;
 
 	lockdep_assert_held(&cf_mutex);
 	e = cf_epoch_find(id);
@@ -352,15 +382,9 @@ int cf_epoch_retire(u64 id, struct netlink_ext_ack *extack)
 			NL_SET_ERR_MSG_MOD(extack, "epoch is not installed");
 		return -ENOENT;
 	}
-	for (i = 0;; i++) {
-		err = cf_epoch_retirable(e, extack);
-		if (!err)
-			break;
-		if (i == CF_RETIRE_SETTLE || !cf_epoch_named(e) ||
-		    e->id == READ_ONCE(cf_active_epoch))
-			return err;
-		rcu_barrier();
-	}
+	err = cf_epoch_retirable(e, extack);
+	if (err)
+		return err;
 	cf_epoch_unlink(e, &gone);
 	cf_epoch_free_gone(&gone);
 	return 0;

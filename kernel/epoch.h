@@ -80,6 +80,7 @@ void cf_epoch_free(struct cf_epoch *e);
 u64 cf_epoch_max_id(void);
 u64 cf_epoch_active_id(void);
 u32 cf_epoch_count(void);
+void cf_epoch_settle(u64 id);
 int cf_epoch_retire(u64 id, struct netlink_ext_ack *extack);
 
 #endif /* _CAPFENCE_EPOCH_H */

@@ -727,6 +727,8 @@ int capfence_nl_epoch_retire_doit(struct sk_buff *skb, struct genl_info *info)
 	if (GENL_REQ_ATTR_CHECK(info, CAPFENCE_A_EPOCH_ID))
 		return -EINVAL;
 	id = nla_get_u64(info->attrs[CAPFENCE_A_EPOCH_ID]);
+	/* the agents just reaped: their credentials and grants go first */
+	cf_epoch_settle(id);
 	err = cf_nl_change_begin(info);
 	if (!err)
 		err = cf_nl_change_end(info, cf_epoch_retire(id, info->extack));

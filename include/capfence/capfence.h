@@ -38,15 +38,15 @@ extern "C" {
 
 /* The version of the library this header belongs to. */
 #define CAPFENCE_LIB_VERSION_MAJOR	1
-#define CAPFENCE_LIB_VERSION_MINOR	6
+#define CAPFENCE_LIB_VERSION_MINOR	7
 #define CAPFENCE_LIB_VERSION_PATCH	0
-#define CAPFENCE_LIB_VERSION_STRING	"1.6.0"
+#define CAPFENCE_LIB_VERSION_STRING	"1.7.0"
 /* MAJOR * 10000 + MINOR * 100 + PATCH, for #if comparisons. */
 #define CAPFENCE_LIB_VERSION		(CAPFENCE_LIB_VERSION_MAJOR * 10000 + \
 					 CAPFENCE_LIB_VERSION_MINOR * 100 + \
 					 CAPFENCE_LIB_VERSION_PATCH)
 
-/* The version of the library actually loaded: "1.6.0". */
+/* The version of the library actually loaded: "1.7.0". */
 const char *capfence_version(void);
 /* The same as a number (CAPFENCE_LIB_VERSION of the loaded library). */
 unsigned int capfence_version_number(void);
@@ -873,6 +873,8 @@ struct capfence_learn_opts {
 	uint32_t open_classes;	/* bit c: class c open, not learned */
 	uint64_t epoch_id;	/* the complain epoch's id; 0: above the highest */
 	unsigned int wait_ms;	/* for records after the command; 0: 5000 */
+	/* since 1.7; 1.6's layout ended at wait_ms (and its tail padding) */
+	uint32_t reserved;	/* ignored: a 1.6 caller's padding */
 	uint32_t flags;		/* CAPFENCE_LEARN_* */
 	/* coarser suggestions; 0: the narrowest (host/32 or /128, the dirs seen) */
 	uint8_t prefix4;	/* IPv4 peers as their /prefix4 network (1-32) */
@@ -881,7 +883,7 @@ struct capfence_learn_opts {
 };
 
 /*
- * Record the system calls the command and its descendants make (a
+ * (since 1.7) Record the system calls the command and its descendants make (a
  * stacked seccomp filter answering SECCOMP_RET_USER_NOTIF, each call let
  * through as it is: the learner is the listener), for
  * capfence_client_learn_profile(). Needs CAP_SYS_ADMIN.
@@ -931,7 +933,8 @@ int capfence_client_learn_epoch(struct capfence_learn *l, uint64_t epoch_id,
  * seccomp profile for epoch install --seccomp: default-deny answering
  * ENOSYS, each architecture seen, the names seen allowed. Writes at most
  * len bytes (NUL included) to buf and returns the profile's length, as
- * snprintf; -ENODATA when the run recorded no system calls, -ENOMEM.
+ * snprintf; -ENODATA for a run without CAPFENCE_LEARN_SYSCALLS, -ENOMEM.
+ * Since 1.7.
  */
 int capfence_client_learn_profile(const struct capfence_learn *l, char *buf,
 				  size_t len);

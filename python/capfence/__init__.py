@@ -39,7 +39,7 @@ __all__ = [
     "Revoked", "Fenced", "NotHeld", "NotBound", "NoTask", "FleetStale",
 ]
 
-__version__ = "1.6.0"
+__version__ = "1.7.0"
 
 #: The capability classes, by name, in class id order.
 CLASSES: Tuple[str, ...] = tuple(
@@ -47,7 +47,7 @@ CLASSES: Tuple[str, ...] = tuple(
 
 
 def library_version() -> str:
-    """The version of the libcapfence.so.1 actually loaded ("1.6.0")."""
+    """The version of the libcapfence.so.1 actually loaded ("1.7.0")."""
     return _c.capfence_version().decode()
 
 
@@ -1061,7 +1061,7 @@ class Client(_Handle):
         flags = (_lib.LEARN_SYSCALLS if syscalls else 0) | \
             (_lib.LEARN_ANY_PORT if any_port else 0)
         opts = _lib.LearnOpts(ctypes.sizeof(_lib.LearnOpts), mask, epoch_id,
-                              wait_ms, flags, prefix4, prefix6, path_depth)
+                              wait_ms, 0, flags, prefix4, prefix6, path_depth)
         args = [os.fsencode(a) for a in argv]
         cargv = (ctypes.c_char_p * (len(args) + 1))(*args, None)
         p, err = ctypes.c_void_p(), _err()

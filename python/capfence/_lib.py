@@ -309,7 +309,7 @@ class LearnOpts(Structure):
     """struct capfence_learn_opts"""
     _fields_ = [("sz", c_size_t), ("open_classes", c_uint32),
                 ("epoch_id", c_uint64), ("wait_ms", c_uint),
-                ("flags", c_uint32), ("prefix4", c_uint8),
+                ("reserved", c_uint32), ("flags", c_uint32), ("prefix4", c_uint8),
                 ("prefix6", c_uint8), ("path_depth", c_uint8)]
 
 

@@ -22,7 +22,7 @@ def key():
 
 
 def test_versions():
-    assert cf.library_version() == "1.6.0"
+    assert cf.library_version() == "1.7.0"
     assert cf.__version__ == cf.library_version()
     assert cf.CLASSES == ("net:connect", "net:bind", "fs:read", "fs:write",
                           "vsock:connect")

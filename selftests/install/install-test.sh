@@ -91,9 +91,9 @@ t "manifest lists every installed file" sh -c "
 # --- libcapfence and the Python package
 L=$X/usr/local/lib
 PYD=$L/python$(/usr/bin/python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')/dist-packages
-t "libcapfence.so.1.6.0, .so.1 -> it, .so -> .so.1, libcapfence.a" sh -c "
-	cmp -s build/lib/libcapfence.so.1.6.0 '$L/libcapfence.so.1.6.0' &&
-	[ \"\$(readlink '$L/libcapfence.so.1')\" = libcapfence.so.1.6.0 ] &&
+t "libcapfence.so.1.7.0, .so.1 -> it, .so -> .so.1, libcapfence.a" sh -c "
+	cmp -s build/lib/libcapfence.so.1.7.0 '$L/libcapfence.so.1.7.0' &&
+	[ \"\$(readlink '$L/libcapfence.so.1')\" = libcapfence.so.1.7.0 ] &&
 	[ \"\$(readlink '$L/libcapfence.so')\" = libcapfence.so.1 ] &&
 	cmp -s build/lib/libcapfence.a '$L/libcapfence.a'"
 t "installed library's SONAME is libcapfence.so.1" sh -c \

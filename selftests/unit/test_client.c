@@ -25,7 +25,7 @@ TEST(version)
 {
 	EXPECT_STREQ(CAPFENCE_LIB_VERSION_STRING, capfence_version());
 	EXPECT_EQ(CAPFENCE_LIB_VERSION, capfence_version_number());
-	EXPECT_EQ(10600u, CAPFENCE_LIB_VERSION);
+	EXPECT_EQ(10700u, CAPFENCE_LIB_VERSION);
 }
 
 TEST(open_without_module)

@@ -182,30 +182,24 @@ static void summary(FILE *f, const char *what, const struct capfence_learn_stats
 		s->overflows ? " (the audit stream overflowed)" : "");
 }
 
-/* the OCI seccomp profile of the calls the run made, into file */
-static int write_profile(const struct capfence_learn *l, const char *file)
+/* the OCI seccomp profile of the calls the run made, into f (closed) */
+static int write_profile(const struct capfence_learn *l, FILE *f,
+			 const char *file)
 {
 	char *buf;
-	FILE *f;
 	int n, ret = 0;
 
 	n = capfence_client_learn_profile(l, NULL, 0);
-	if (n < 0) {
-		cf_err("learn: the seccomp profile: %s", strerror(-n));
-		return CF_EXIT_SYSTEM;
-	}
-	buf = malloc((size_t)n + 1);
+	buf = n < 0 ? NULL : malloc((size_t)n + 1);
 	if (!buf) {
-		cf_err("learn: out of memory");
+		cf_err("learn: the seccomp profile: %s", strerror(n < 0 ? -n : ENOMEM));
+		fclose(f);
 		return CF_EXIT_SYSTEM;
 	}
 	capfence_client_learn_profile(l, buf, (size_t)n + 1);
-	f = fopen(file, "w");
-	if (f) {
-		ret = fputs(buf, f) < 0;
-		ret = fclose(f) || ret;
-	}
-	if (!f || ret) {
+	ret = fputs(buf, f) < 0;
+	ret = fclose(f) || ret;
+	if (ret) {
 		cf_err("learn: cannot write %s: %s", file, strerror(errno));
 		ret = CF_EXIT_SYSTEM;
 	}
@@ -314,8 +308,8 @@ int cf_cmd_learn(int argc, char **argv)
 	struct capfence_learn *l = NULL;
 	struct capfence_epoch e;
 	bool json = false, coarse = false;
+	FILE *f = NULL, *pf = NULL;
 	uint64_t v;
-	FILE *f;
 	static const struct option lo[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "output", required_argument, NULL, 'o' },
@@ -400,9 +394,25 @@ int cf_cmd_learn(int argc, char **argv)
 		return cf_usage(learn_usage, "learn: --verify takes neither -o, --open, --prefix4, --prefix6, --any-port nor --depth");
 	if (!vfile && keyfile)
 		return cf_usage(learn_usage, "learn: --key is --verify's");
+	/* the files first: a path that cannot be written wastes no run */
+	if (!vfile && profile && !(pf = fopen(profile, "w"))) {
+		cf_err("learn: cannot write %s: %s", profile, strerror(errno));
+		return CF_EXIT_SYSTEM;
+	}
+	if (out && !(f = fopen(out, "w"))) {
+		cf_err("learn: cannot write %s: %s", out, strerror(errno));
+		if (pf)
+			fclose(pf);
+		return CF_EXIT_SYSTEM;
+	}
 	ret = cf_client_open_or_die(&nl);
-	if (ret)
+	if (ret) {
+		if (pf)
+			fclose(pf);
+		if (f)
+			fclose(f);
 		return ret;
+	}
 	if (vfile) {
 		ret = verify(nl, vfile, profile, keyfile, json, lo_.wait_ms, argv + cmd);
 		capfence_client_close(nl);
@@ -413,32 +423,29 @@ int cf_cmd_learn(int argc, char **argv)
 	ret = capfence_client_learn_run(nl, &lo_, argv[cmd], argv + cmd, &l, err,
 					sizeof(err));
 	capfence_client_close(nl);
-	if (ret) {
-		cf_err("learn: %s", err);
-		return CF_EXIT_SYSTEM;
-	}
-	/* the suggestion has no id: capfence epoch install ID -f FILE */
-	ret = capfence_client_learn_epoch(l, 1, &e, err, sizeof(err));
+	if (!ret)
+		/* the suggestion has no id: capfence epoch install ID -f FILE */
+		ret = capfence_client_learn_epoch(l, 1, &e, err, sizeof(err));
 	if (ret) {
 		cf_err("learn: %s", err);
 		capfence_client_learn_free(l);
+		if (pf)
+			fclose(pf);
+		if (f)
+			fclose(f);
 		return CF_EXIT_SYSTEM;
 	}
 	capfence_client_learn_stats(l, &s);
-	if (profile) {
-		ret = write_profile(l, profile);
+	if (pf) {
+		ret = write_profile(l, pf, profile);
 		if (ret) {
 			capfence_client_learn_free(l);
+			if (f)
+				fclose(f);
 			return ret;
 		}
 	}
-	if (out) {
-		f = fopen(out, "w");
-		if (!f) {
-			cf_err("learn: cannot write %s: %s", out, strerror(errno));
-			capfence_client_learn_free(l);
-			return CF_EXIT_SYSTEM;
-		}
+	if (f) {
 		ret = learn_write(f, l, &e, profile, argv + cmd);
 		if (fclose(f) || ret) {
 			cf_err("learn: cannot write %s", out);

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1510,6 +1511,9 @@ int capfence__spawn_bound(struct capfence_client *c, uint64_t epoch_id,
 		wait_bound(c, child, epoch_id);
 		return 0;
 	}
+	/* a hook's child may wait on a call nobody answers any more */
+	if (h)
+		kill(child, SIGKILL);
 	while (waitpid(child, &status, 0) < 0 && errno == EINTR)
 		;
 	if (got != (ssize_t)sizeof(*r)) {

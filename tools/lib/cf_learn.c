@@ -28,6 +28,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,6 +57,9 @@
 #define CF_X32_BIT		0x40000000u
 /* the flags of the child's one sendmsg() its own filter lets through */
 #define CF_LEARN_SEND_FLAGS	(MSG_NOSIGNAL | MSG_DONTWAIT | MSG_EOR)
+/* where field f of struct capfence_learn_opts ends */
+#define CF_OPT_END(f)	(offsetof(struct capfence_learn_opts, f) + \
+			 sizeof(((struct capfence_learn_opts *)0)->f))
 
 enum { CF_ARCH_X86_64, CF_ARCH_X32, CF_ARCH_I386, CF_NR_ARCHES };
 
@@ -276,10 +280,16 @@ static bool of_sandbox(const char *rec, uint64_t id)
 static int sc_child(void *arg)
 {
 	struct learn_sc *x = arg;
+	/*
+	 * exit and exit_group pass too (every profile allows them): a child
+	 * that lost its listener must still be able to die.
+	 */
 	struct sock_filter f[] = {
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 0, 7),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 0, 9),
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_exit_group, 6, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_exit, 5, 0),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_sendmsg, 0, 5),
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)x->sock[1], 0, 3),
@@ -305,9 +315,13 @@ static int sc_child(void *arg)
 	cm->cmsg_type = SCM_RIGHTS;
 	cm->cmsg_len = CMSG_LEN(sizeof(int));
 	memcpy(CMSG_DATA(cm), &(int){ (int)fd }, sizeof(int));
-	/* the listener is close-on-exec: the command never sees it */
+	/*
+	 * The listener is close-on-exec: the command never sees it. Without
+	 * it nobody would answer this child's next call: it can only exit
+	 * (the learner then sees no listener and fails the run).
+	 */
 	if (sendmsg(x->sock[1], &m, CF_LEARN_SEND_FLAGS) != 1)
-		return -errno;
+		_exit(127);
 	return 0;
 }
 
@@ -374,8 +388,15 @@ static void sc_serve(void *arg, int *fd)
 		return;
 	}
 	cm = CMSG_FIRSTHDR(&m);
-	if (!cm || cm->cmsg_type != SCM_RIGHTS ||
-	    cm->cmsg_len != CMSG_LEN(sizeof(int))) {
+	if (!cm || cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS ||
+	    cm->cmsg_len != CMSG_LEN(sizeof(int)) || (m.msg_flags & MSG_CTRUNC)) {
+		if (cm && cm->cmsg_type == SCM_RIGHTS &&
+		    cm->cmsg_len >= CMSG_LEN(sizeof(int))) {
+			int got;
+
+			memcpy(&got, CMSG_DATA(cm), sizeof(int));
+			close(got);
+		}
 		*fd = -1;
 		return;
 	}
@@ -393,9 +414,11 @@ static int sc_init(struct learn_sc *x, struct capfence_learn *l, char *err,
 	x->listener = -1;
 	x->sock[0] = x->sock[1] = -1;
 	if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sz)) {
+		int e = errno;
+
 		capfence__seterr(err, errlen, "cannot record system calls: seccomp notification sizes: %s",
-				 strerror(errno));
-		return -errno;
+				 strerror(e));
+		return -e;
 	}
 	x->req_sz = sz.seccomp_notif > sizeof(*x->req) ? sz.seccomp_notif : sizeof(*x->req);
 	x->resp_sz = sz.seccomp_notif_resp > sizeof(*x->resp) ?
@@ -404,11 +427,13 @@ static int sc_init(struct learn_sc *x, struct capfence_learn *l, char *err,
 	x->resp = calloc(1, x->resp_sz);
 	if (!x->req || !x->resp ||
 	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, x->sock)) {
+		int e = x->req && x->resp ? errno : ENOMEM;
+
 		capfence__seterr(err, errlen, "cannot record system calls: %s",
-				 strerror(x->req && x->resp ? errno : ENOMEM));
+				 strerror(e));
 		free(x->req);
 		free(x->resp);
-		return -ENOMEM;
+		return -e;
 	}
 	l->syscalls = true;
 	return 0;
@@ -446,6 +471,32 @@ static void learn_poll(int afd, struct learn_sc *x, int ms)
 		close(x->listener);
 		x->listener = -1;
 	}
+}
+
+/* say which calls seen cannot be in the profile (and so answer ENOSYS) */
+static int note_unnamed(struct capfence_learn *l)
+{
+	uint64_t unnamed = 0;
+	char *nm;
+	int a, nr;
+
+	for (a = 0; a < CF_NR_ARCHES; a++) {
+		for (nr = 0; nr < CF_LEARN_NR_MAX; nr++) {
+			if (!l->seen[a][nr])
+				continue;
+			nm = seccomp_syscall_resolve_num_arch(cf_learn_arches[a].scmp,
+							      a == CF_ARCH_X32 ?
+							      (int)(nr | CF_X32_BIT) : nr);
+			if (nm)
+				free(nm);
+			else
+				unnamed++;
+		}
+	}
+	if (!unnamed && !l->calls_other)
+		return 0;
+	return add_note(l, "%" PRIu64 " system calls seen have no name libseccomp knows, or another architecture: the profile leaves them out (they answer ENOSYS)",
+			unnamed + l->calls_other);
 }
 
 static int learn_collect(struct capfence_client *c, uint64_t epoch_id,
@@ -490,8 +541,21 @@ static int learn_collect(struct capfence_client *c, uint64_t epoch_id,
 	ret = capfence__spawn_bound(c, epoch_id, toks, ntok, path, argv, NULL,
 				    &pid, &r, x ? &hooks : NULL);
 	if (x) {
+		int unused = x->sock[0];
+
 		close(x->sock[1]);
 		x->sock[1] = -1;
+		/* the listener was sent before the exec: it must be here */
+		if (!ret && x->listener < 0)
+			sc_serve(x, &unused);
+		if (!ret && x->listener < 0) {
+			kill(pid, SIGKILL);
+			waitpid(pid, NULL, 0);
+			capfence__seterr(err, errlen, "cannot record the system calls of %s: its listener did not arrive",
+					 path);
+			ret = -EIO;
+			goto fail;
+		}
 	}
 	if (ret) {
 		if (r.message[0])
@@ -549,6 +613,9 @@ static int learn_collect(struct capfence_client *c, uint64_t epoch_id,
 	}
 	ret = 0;
 reap:
+	/* out of memory mid-run: nobody would answer its calls any more */
+	if (ret && x)
+		kill(pid, SIGKILL);
 	waitpid(pid, &status, 0);
 	l->st.status = status;
 	for (i = 0, seen = 0; i < nall; i++) {
@@ -577,9 +644,8 @@ reap:
 	close(fd);
 	if (x) {
 		sc_fini(x);
-		if (!ret && l->calls_other)
-			ret = add_note(l, "%" PRIu64 " system calls of another architecture or number left out of the profile",
-				       l->calls_other);
+		if (!ret)
+			ret = note_unnamed(l);
 	}
 	if (ret) {
 		capfence__seterr(err, errlen, "out of memory");
@@ -612,17 +678,19 @@ int capfence_client_learn_run(struct capfence_client *c,
 	int cls, ret, rr, tries;
 
 	*out = NULL;
-	/* 1.6's first layout ends at wait_ms */
-	if (o && o->sz >= offsetof(struct capfence_learn_opts, flags)) {
+	/* 1.6's layout ends at wait_ms; each later field counts if sz has it */
+	if (o && o->sz >= offsetof(struct capfence_learn_opts, reserved)) {
 		id = o->epoch_id;
 		open = o->open_classes;
 		wait = o->wait_ms;
-		if (o->sz >= sizeof(*o)) {
+		if (o->sz >= CF_OPT_END(flags))
 			flags = o->flags;
+		if (o->sz >= CF_OPT_END(prefix4))
 			p4 = o->prefix4;
+		if (o->sz >= CF_OPT_END(prefix6))
 			p6 = o->prefix6;
+		if (o->sz >= CF_OPT_END(path_depth))
 			depth = o->path_depth;
-		}
 		if (flags & ~(CAPFENCE_LEARN_SYSCALLS | CAPFENCE_LEARN_ANY_PORT)) {
 			capfence__seterr(err, errlen, "unknown learn flags 0x%x", flags);
 			return -EINVAL;
@@ -797,6 +865,11 @@ int capfence_client_learn_profile(const struct capfence_learn *l, char *buf,
 	if (!l->syscalls)
 		return -ENODATA;
 	ret = seen_names(l, &nm, &n, &cap);
+	/* the recorder's filter lets these two pass unseen */
+	if (!ret)
+		ret = add_str(&nm, &n, &cap, "exit");
+	if (!ret)
+		ret = add_str(&nm, &n, &cap, "exit_group");
 	used = classes_used(l);
 	for (a = CAPFENCE_CLASS_NONE + 1; a <= CAPFENCE_CLASS_MAX; a++) {
 		if (!(used & (1u << a)))

@@ -12,7 +12,7 @@
 # Python package and programs outside the tree load libcapfence.so.1.
 
 LIB_MAJOR   := 1
-LIB_VERSION := $(LIB_MAJOR).6.0
+LIB_VERSION := $(LIB_MAJOR).7.0
 LIB_OUT     := $(B)/lib
 LIB_SO      := $(LIB_OUT)/libcapfence.so.$(LIB_VERSION)
 LIB_SONAME  := libcapfence.so.$(LIB_MAJOR)
