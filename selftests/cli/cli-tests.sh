@@ -626,5 +626,12 @@ tg "learn: a flood over the sandbox's budget is counted, not hidden (13)" 13 \
 	"^learn: .* without a record [1-9][0-9]* (over budget [1-9][0-9]*, " \
 	"$CF" learn -o "$W/flood" --open fs:read -- sh -c "i=0; while [ \$i -lt 60 ]; do : > $W/job/f\$i; i=\$((i + 1)); done"
 tg "  ... and the file says so" 0 "^# note: incomplete: exercises without a record were seen (over budget [1-9]" cat "$W/flood"
+# the whole epoch in complain mode
+t "epoch install --complain: what it would deny, it logs" 0 \
+	"$CF" epoch install 9200 --complain fs:read=open net:bind=deny fs:write=token:/srv
+tg "  ... a deny rule given is log" 0 "^net:bind=log" "$CF" epoch show 9200
+tg "  ... a class not given is log" 0 "^vsock:connect=log" "$CF" epoch show 9200
+tg "  ... open and token rules stay" 0 "^fs:write=token:/srv" "$CF" epoch show 9200
+tg "  ... open stays open" 0 "^fs:read=open" "$CF" epoch show 9200
 
 finish

@@ -17,7 +17,7 @@
 static const char epoch_usage[] =
 	"capfence epoch install ID [--seccomp PROFILE] RULE... | epoch install [ID] [--seccomp PROFILE] -f FILE | epoch list [--json] | epoch show ID [--json] | epoch activate ID | epoch retire ID [--json]";
 static const char install_usage[] =
-	"capfence epoch install ID [--seccomp PROFILE [--seccomp-caps CAPS] [--seccomp-kernel X.Y] [--seccomp-no-new-filters]] RULE... | capfence epoch install [ID] [--seccomp PROFILE ...] -f FILE   (RULE: CLASS=open|deny|token[:C[,C]...]; FILE '-' is stdin; PROFILE: an OCI linux.seccomp JSON profile, or a container engine's seccomp.json as shipped, resolved for the capabilities CAPS (CAP_A,CAP_B,...; default the engines' default set) and kernel X.Y (default the running one); a bound task may stack seccomp filters of its own unless --seccomp-no-new-filters)";
+	"capfence epoch install ID [--complain] [--seccomp PROFILE [--seccomp-caps CAPS] [--seccomp-kernel X.Y] [--seccomp-no-new-filters]] RULE... | capfence epoch install [ID] [--complain] [--seccomp PROFILE ...] -f FILE   (RULE: CLASS=open|deny|log|token[:C[,C]...]; --complain: every deny rule, given or by default, is log; FILE '-' is stdin; PROFILE: an OCI linux.seccomp JSON profile, or a container engine's seccomp.json as shipped, resolved for the capabilities CAPS (CAP_A,CAP_B,...; default the engines' default set) and kernel X.Y (default the running one); a bound task may stack seccomp filters of its own unless --seccomp-no-new-filters)";
 static const char list_usage[] = "capfence epoch list [--json]";
 static const char show_usage[] = "capfence epoch show ID [--json]";
 static const char activate_usage[] = "capfence epoch activate ID";
@@ -245,12 +245,14 @@ static int epoch_install(int argc, char **argv)
 	char msg[CAPFENCE_ERR_MAX] = "";
 	const char *profile = NULL, *file = NULL;
 	struct capfence_seccomp_opts so = { .sz = sizeof(so) };
+	bool complain = false;
 	static const struct option lo[] = {
 		{ "seccomp", required_argument, NULL, 's' },
 		{ "seccomp-caps", required_argument, NULL, 'c' },
 		{ "seccomp-kernel", required_argument, NULL, 'k' },
 		{ "seccomp-no-new-filters", no_argument, NULL, 'n' },
 		{ "file", required_argument, NULL, 'f' },
+		{ "complain", no_argument, NULL, 'C' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct cf_opts o = { .cmd = "epoch install", .usage = install_usage,
@@ -289,6 +291,9 @@ static int epoch_install(int argc, char **argv)
 		case 'n':
 			so.no_new_filters = true;
 			break;
+		case 'C':
+			complain = true;
+			break;
 		case 'f':
 			if (file) {
 				ret = cf_usage(install_usage, "epoch install: only one -f FILE");
@@ -320,6 +325,10 @@ static int epoch_install(int argc, char **argv)
 				  (size_t)n, file, e);
 	if (ret)
 		goto out;
+	/* the whole epoch in complain mode: what it would deny, it logs */
+	for (c = CAPFENCE_CLASS_NONE + 1; complain && c <= CAPFENCE_CLASS_MAX; c++)
+		if (e->rules[c].kind == CAPFENCE_RULE_DENY)
+			e->rules[c].kind = CAPFENCE_RULE_LOG;
 	if (profile) {
 		ret = capfence_seccomp_compile_file_opts(profile, e, &so, &sc, msg,
 							 sizeof(msg));
