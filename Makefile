@@ -226,7 +226,15 @@ $(B)/lsm/forger.bpf.o: selftests/kernel/forger.bpf.c $(B)/lsm/vmlinux.h
 $(B)/lsm/forger.skel.h: $(B)/lsm/forger.bpf.o
 	bpftool gen skeleton $< name forger_bpf > $@
 
-$(B)/guest/bin/privilege_test: $(B)/lsm/foreign.skel.h $(B)/lsm/forger.skel.h
+# and one that would skip every LSM's file_permission (fmod_ret)
+$(B)/lsm/skipper.bpf.o: selftests/kernel/skipper.bpf.c $(B)/lsm/vmlinux.h
+	$(CLANG) -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_x86 -I$(B)/lsm -c $< -o $@.full
+	llvm-strip -g $@.full -o $@
+
+$(B)/lsm/skipper.skel.h: $(B)/lsm/skipper.bpf.o
+	bpftool gen skeleton $< name skipper_bpf > $@
+
+$(B)/guest/bin/privilege_test: $(B)/lsm/foreign.skel.h $(B)/lsm/forger.skel.h $(B)/lsm/skipper.skel.h
 
 $(B)/guest/share/capfence/%: selftests/vectors/%
 	@mkdir -p $(dir $@)

@@ -464,3 +464,37 @@ void cf_audit_delegate(pid_t pid, u64 epoch, u64 token_epoch, u8 class_id,
 	}
 	kfree(rec);
 }
+
+/**
+ * cf_audit_bpf() - record a refused BPF_MODIFY_RETURN program load
+ * @btf_id: the BTF id of the function it was to attach to
+ *
+ * BPF program context (no sleeping): written at once, GFP_ATOMIC, outside
+ * every sandbox's budget (only a task that may load tracing programs can
+ * cause it).
+ */
+void cf_audit_bpf(u32 btf_id)
+{
+	char comm[TASK_COMM_LEN];
+	struct cf_audit_rec *rec;
+	struct audit_buffer *ab;
+
+	rec = kmalloc(struct_size(rec, text, CF_AUDIT_REC_BASE), GFP_ATOMIC);
+	if (!rec)
+		return;
+	rec->len = 0;
+	rec->size = CF_AUDIT_REC_BASE;
+	cf_rec_printf(rec, "lsm=capfence op=bpf reason=bypass errno=%d pid=%d",
+		      EACCES, task_tgid_nr(current));
+	cf_current_comm(comm);
+	cf_audit_str(rec, "comm", comm, strnlen(comm, sizeof(comm)));
+	cf_rec_printf(rec, " prog_type=tracing attach=modify_return");
+	cf_rec_printf(rec, " attach_btf_id=%u fleet_rev=%llu", btf_id,
+		      cf_fleet_rev());
+	ab = audit_log_start(audit_context(), GFP_ATOMIC, CAPFENCE_AUDIT_TYPE);
+	if (ab) {
+		audit_log_format(ab, "%s", rec->text);
+		audit_log_end(ab);
+	}
+	kfree(rec);
+}

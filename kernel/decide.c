@@ -15,6 +15,7 @@
  * decision memo of a credential (cf_net_memo, cred.h) is a seqcount whose
  * writers take it with one cmpxchg() or skip it: neither side ever waits.
  */
+#include <linux/bpf.h>
 #include <linux/cred.h>
 #include <linux/pid.h>
 #include <linux/sched.h>
@@ -979,4 +980,27 @@ void cf_syscall_skipped(const struct cred *cred)
 	    -(long)(answer & SECCOMP_RET_DATA))
 		return;
 	cf_audit_syscall(e->sb ?: &cf_host_sandbox, e->epoch->id, &sd, answer);
+}
+
+/**
+ * cf_bpf_refuse_skipper() - refuse a BPF program that would skip the LSMs
+ * @cmd: the bpf(2) command
+ * @attr: its attributes, the kernel's own copy (what the load will use)
+ *
+ * A BPF_MODIFY_RETURN tracing program on a security_* function skips the
+ * whole function, every LSM's hook on it (capfence's too), when it returns
+ * non-zero, and the verifier bounds neither its target to capfence's hooks
+ * nor its return value. Debian's kernels lack function error injection,
+ * so security_* functions are the only ones such a program can attach to:
+ * while capfence enforces, none is loaded. Any context; never sleeps.
+ *
+ * Return: 0, or -EACCES (with an op=bpf record) for such a load.
+ */
+int cf_bpf_refuse_skipper(int cmd, const union bpf_attr *attr)
+{
+	if (cmd != BPF_PROG_LOAD || attr->prog_type != BPF_PROG_TYPE_TRACING ||
+	    attr->expected_attach_type != BPF_MODIFY_RETURN)
+		return 0;
+	cf_audit_bpf(attr->attach_btf_id);
+	return -EACCES;
 }

@@ -66,6 +66,7 @@ CF_KFUNC(file_mprotect)
 CF_KFUNC(bprm_creds_from_file)
 CF_KFUNC(seccomp_skipped)
 CF_KFUNC(uring_override_creds)
+CF_KFUNC(bpf)
 
 CF_HOOK(cred_prepare, cred_prepare)
 CF_HOOK(cred_alloc_blank, cred_alloc_blank)
@@ -122,6 +123,8 @@ CF_HOOK(mmap_file, mmap_file)
 CF_HOOK(file_mprotect, file_mprotect)
 CF_HOOK(bprm_creds_from_file, bprm_creds_from_file)
 CF_HOOK(uring_override_creds, uring_override_creds)
+/* a BPF program that would skip every LSM: refused at load */
+CF_HOOK(bpf, bpf)
 /* a call seccomp skipped: the epoch's refusals, recorded within the budgets */
 CF_FEXIT(__secure_computing, seccomp_skipped)
 

@@ -730,6 +730,18 @@ noinline int capfence_uring_override_creds(const struct cred *new)
 }
 
 /*
+ * Every bpf(2) command: a program that could skip the LSMs' hooks, capfence's
+ * among them, is not loaded while capfence enforces (decide.c). The
+ * attributes are the kernel's own copy, the one the load uses.
+ */
+noinline int capfence_bpf(int cmd, union bpf_attr *attr, unsigned int size)
+{
+	if (cmd != BPF_PROG_LOAD || !cf_ours(bpf))
+		return 0;
+	return cf_bpf_refuse_skipper(cmd, attr);
+}
+
+/*
  * After every call of a task with a seccomp filter; the program calls
  * only when seccomp skipped the call (it returned -1). A bound task's
  * call is recorded when the epoch's own program refused it.

@@ -33,6 +33,7 @@ extern int capfence_socket_getsockopt(struct socket *sock, int level,
 				      int optname) __ksym;
 extern int capfence_socket_setsockopt(struct socket *sock, int level,
 				      int optname) __ksym;
+extern int capfence_bpf(int cmd, union bpf_attr *attr, unsigned int size) __ksym;
 extern int capfence_socket_create(int family, int type, int protocol,
 				  int kern) __ksym;
 extern int capfence_sctp_bind_connect(struct sock *sk, int optname,
@@ -543,4 +544,11 @@ int BPF_PROG(cf_secure_computing, const struct seccomp_data *sd, int ret)
 	if (ret == -1)
 		capfence_seccomp_skipped();
 	return 0;
+}
+
+/* bpf(2): a program that would skip every LSM is refused at load */
+SEC("lsm/bpf")
+int BPF_PROG(cf_bpf, int cmd, union bpf_attr *attr, unsigned int size, int ret)
+{
+	return cf_verdict(ret ?: capfence_bpf(cmd, attr, size));
 }

@@ -369,6 +369,14 @@ static int capfence_ptrace_traceme(struct task_struct *parent)
 }
 
 /* An io_uring request run under a personality its ring holds */
+#ifdef CONFIG_BPF_SYSCALL
+/* a BPF program that would skip every LSM's hooks is not loaded */
+static int capfence_bpf(int cmd, union bpf_attr *attr, unsigned int size)
+{
+	return cf_bpf_refuse_skipper(cmd, attr);
+}
+#endif
+
 static int capfence_uring_override_creds(const struct cred *new)
 {
 	const struct cred *cred = current_cred();
@@ -665,6 +673,9 @@ static struct security_hook_list capfence_hooks[] __ro_after_init = {
 	LSM_HOOK_INIT(ptrace_access_check, capfence_ptrace_access_check),
 	LSM_HOOK_INIT(ptrace_traceme, capfence_ptrace_traceme),
 	LSM_HOOK_INIT(uring_override_creds, capfence_uring_override_creds),
+#ifdef CONFIG_BPF_SYSCALL
+	LSM_HOOK_INIT(bpf, capfence_bpf),
+#endif
 	LSM_HOOK_INIT(seccomp_skipped, capfence_seccomp_skipped),
 	LSM_HOOK_INIT(file_open, capfence_file_open),
 	LSM_HOOK_INIT(file_permission, capfence_file_permission),

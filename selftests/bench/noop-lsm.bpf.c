@@ -364,6 +364,12 @@ int BPF_PROG(noop_uring_override_creds, const struct cred *new, int ret)
 	return noop_verdict(ret);
 }
 
+SEC("lsm/bpf")
+int BPF_PROG(noop_bpf, int cmd, union bpf_attr *attr, unsigned int size, int ret)
+{
+	return noop_verdict(ret);
+}
+
 /* the twin of capfence's fexit after seccomp's check of a call */
 SEC("fexit/__secure_computing")
 int BPF_PROG(noop_secure_computing, const struct seccomp_data *sd, int ret)

@@ -45,6 +45,7 @@
 #include "capfence.skel.h"
 #include "foreign.skel.h"
 #include "forger.skel.h"
+#include "skipper.skel.h"
 #include "records.h"
 #include "lsm_hooks.h"
 
@@ -1525,6 +1526,43 @@ TEST(kfuncs_cannot_be_traced_or_probed)
 	EXPECT_EQ(NULL, l) TH_LOG("kretprobe on capfence_cred_free attached");
 	bpf_link__destroy(l);
 	forger_bpf__destroy(skel);
+}
+
+/*
+ * A BPF_MODIFY_RETURN (fmod_ret) program on the kernel's
+ * security_file_permission() would skip every LSM's file_permission,
+ * capfence's included, by returning non-zero: a fourth outside round used
+ * one (loaded with CAP_BPF and CAP_PERFMON only) to sendfile() a file out
+ * of, and into another, after their capabilities were revoked, on both
+ * kernels. While capfence enforces, such a program is not loaded: EACCES
+ * at BPF_PROG_LOAD, with its record, on every front end.
+ */
+TEST(fmod_ret_on_security_functions_refused)
+{
+	struct skipper_bpf *skel;
+	char rec[1024];
+	int audit, err;
+
+	audit = cft_audit_open();
+	ASSERT_LE(0, audit);
+	skel = skipper_bpf__open();
+	ASSERT_NE(NULL, skel);
+	skel->bss->target_tgid = getpid();
+	err = skipper_bpf__load(skel);
+	EXPECT_EQ(-EACCES, err);
+	if (!err) {
+		struct bpf_link *l = bpf_program__attach(skel->progs.skip_file_permission);
+
+		TH_LOG("the fmod_ret program loaded%s", l ? " and attached" : "");
+		bpf_link__destroy(l);
+	}
+	skipper_bpf__destroy(skel);
+	EXPECT_EQ(0, cft_audit_wait(audit, rec, sizeof(rec), 5000,
+				    "op=bpf reason=bypass errno=13 ",
+				    " prog_type=tracing attach=modify_return attach_btf_id=",
+				    NULL));
+	EXPECT_NE(NULL, strstr(rec, "comm=\"privilege_test\""));
+	cft_audit_close(audit);
 }
 
 int main(int argc, char **argv)
