@@ -466,14 +466,15 @@ void cf_audit_delegate(pid_t pid, u64 epoch, u64 token_epoch, u8 class_id,
 }
 
 /**
- * cf_audit_bpf() - record a refused BPF_MODIFY_RETURN program load
- * @btf_id: the BTF id of the function it was to attach to
+ * cf_audit_bpf() - record a refused BPF program load
+ * @what: its type and attach type, "prog_type=... attach=..."
+ * @btf_id: the BTF id of the function or hook it was to attach to
  *
  * BPF program context (no sleeping): written at once, GFP_ATOMIC, outside
  * every sandbox's budget (only a task that may load tracing programs can
  * cause it).
  */
-void cf_audit_bpf(u32 btf_id)
+void cf_audit_bpf(const char *what, u32 btf_id)
 {
 	char comm[TASK_COMM_LEN];
 	struct cf_audit_rec *rec;
@@ -488,7 +489,7 @@ void cf_audit_bpf(u32 btf_id)
 		      EACCES, task_tgid_nr(current));
 	cf_current_comm(comm);
 	cf_audit_str(rec, "comm", comm, strnlen(comm, sizeof(comm)));
-	cf_rec_printf(rec, " prog_type=tracing attach=modify_return");
+	cf_rec_printf(rec, " %s", what);
 	cf_rec_printf(rec, " attach_btf_id=%u fleet_rev=%llu", btf_id,
 		      cf_fleet_rev());
 	ab = audit_log_start(audit_context(), GFP_ATOMIC, CAPFENCE_AUDIT_TYPE);

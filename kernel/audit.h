@@ -17,7 +17,7 @@ void cf_audit_exercise(struct cf_sandbox *sb, const struct cf_target *t,
 		       u64 epoch, enum capfence_reason r, u64 cap_id, u64 fence,
 		       bool learn);
 void cf_audit_cred_limit(struct cf_sandbox *sb, unsigned int limit);
-void cf_audit_bpf(u32 btf_id);
+void cf_audit_bpf(const char *what, u32 btf_id);
 void cf_audit_delegate(pid_t pid, u64 epoch, u64 token_epoch, u8 class_id,
 		       enum capfence_reason r, u64 cap_id, u64 fence);
 int cf_reason_errno(enum capfence_reason r);

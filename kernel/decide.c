@@ -987,20 +987,32 @@ void cf_syscall_skipped(const struct cred *cred)
  * @cmd: the bpf(2) command
  * @attr: its attributes, the kernel's own copy (what the load will use)
  *
- * A BPF_MODIFY_RETURN tracing program on a security_* function skips the
- * whole function, every LSM's hook on it (capfence's too), when it returns
- * non-zero, and the verifier bounds neither its target to capfence's hooks
- * nor its return value. Debian's kernels lack function error injection,
- * so security_* functions are the only ones such a program can attach to:
- * while capfence enforces, none is loaded. Any context; never sleeps.
+ * Two kinds of program can end a hook's run before capfence's program or
+ * function has judged, with a value no verifier bounds: a
+ * BPF_MODIFY_RETURN tracing program on a security_* function skips the
+ * whole function, every LSM's hook on it, when it returns non-zero (on
+ * Debian's kernels, without function error injection, security_*
+ * functions are its only targets); a BPF_LSM_CGROUP program's shim runs
+ * on the hook's trampoline ahead of capfence's program and returns what
+ * bpf_set_retval() set. Neither needs more than CAP_BPF and CAP_PERFMON:
+ * while capfence enforces, neither is loaded. Any context; never sleeps.
  *
  * Return: 0, or -EACCES (with an op=bpf record) for such a load.
  */
 int cf_bpf_refuse_skipper(int cmd, const union bpf_attr *attr)
 {
-	if (cmd != BPF_PROG_LOAD || attr->prog_type != BPF_PROG_TYPE_TRACING ||
-	    attr->expected_attach_type != BPF_MODIFY_RETURN)
+	const char *what;
+
+	if (cmd != BPF_PROG_LOAD)
 		return 0;
-	cf_audit_bpf(attr->attach_btf_id);
+	if (attr->prog_type == BPF_PROG_TYPE_TRACING &&
+	    attr->expected_attach_type == BPF_MODIFY_RETURN)
+		what = "prog_type=tracing attach=modify_return";
+	else if (attr->prog_type == BPF_PROG_TYPE_LSM &&
+		 attr->expected_attach_type == BPF_LSM_CGROUP)
+		what = "prog_type=lsm attach=lsm_cgroup";
+	else
+		return 0;
+	cf_audit_bpf(what, attr->attach_btf_id);
 	return -EACCES;
 }

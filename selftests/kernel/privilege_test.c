@@ -1528,49 +1528,85 @@ TEST(kfuncs_cannot_be_traced_or_probed)
 	forger_bpf__destroy(skel);
 }
 
-/*
- * A BPF_MODIFY_RETURN (fmod_ret) program on the kernel's
- * security_file_permission() would skip every LSM's file_permission,
- * capfence's included, by returning non-zero: a fourth outside round used
- * one (loaded with CAP_BPF and CAP_PERFMON only) to sendfile() a file out
- * of, and into another, after their capabilities were revoked, on both
- * kernels. While capfence enforces, such a program is not loaded: EACCES
- * at BPF_PROG_LOAD, with its record, on every front end.
- */
-TEST(fmod_ret_on_security_functions_refused)
+/* Load only the skipper's program @name: its error. */
+static int skipper_load(const char *name)
 {
-	struct skipper_bpf *skel;
-	char rec[1024];
-	int audit, err;
+	struct skipper_bpf *skel = skipper_bpf__open();
+	struct bpf_program *p;
+	int err;
 
-	audit = cft_audit_open();
-	ASSERT_LE(0, audit);
-	skel = skipper_bpf__open();
-	ASSERT_NE(NULL, skel);
+	if (!skel)
+		return -ENOENT;
+	bpf_object__for_each_program(p, skel->obj)
+		bpf_program__set_autoload(p, !strcmp(bpf_program__name(p), name));
 	skel->bss->target_tgid = getpid();
 	err = skipper_bpf__load(skel);
+	skipper_bpf__destroy(skel);
+	return err;
+}
+
+FIXTURE(skipper) {
+	int audit;
+};
+
+FIXTURE_VARIANT(skipper) {
+	const char *prog;	/* the skipper's program */
+	const char *what;	/* its record's type and attach type */
+};
+
+/*
+ * A BPF_MODIFY_RETURN (fmod_ret) program on the kernel's
+ * security_file_permission() skips every LSM's file_permission, capfence's
+ * included, by returning non-zero: a fourth outside round used one (loaded
+ * with CAP_BPF and CAP_PERFMON only) to sendfile() a file out of, and
+ * into another, after their capabilities were revoked, on both kernels.
+ */
+FIXTURE_VARIANT_ADD(skipper, fmod_ret) {
+	.prog = "skip_file_permission",
+	.what = " prog_type=tracing attach=modify_return attach_btf_id=",
+};
+
+/*
+ * A BPF_LSM_CGROUP program's shim runs ahead of capfence's program on the
+ * hook and returns what bpf_set_retval() set: a fifth outside round did
+ * the same with one, on both kernels, with the same two capabilities.
+ */
+FIXTURE_VARIANT_ADD(skipper, lsm_cgroup) {
+	.prog = "cgroup_file_permission",
+	.what = " prog_type=lsm attach=lsm_cgroup attach_btf_id=",
+};
+
+FIXTURE_SETUP(skipper)
+{
+	self->audit = cft_audit_open();
+	ASSERT_LE(0, self->audit);
+}
+
+FIXTURE_TEARDOWN(skipper)
+{
+	cft_audit_close(self->audit);
+}
+
+/*
+ * While capfence enforces, neither kind is loaded: EACCES at
+ * BPF_PROG_LOAD, with its record, on every front end.
+ */
+TEST_F(skipper, refused_at_load)
+{
+	char rec[1024];
+	int err = skipper_load(variant->prog);
+
 	if (cft_builtin()) {
 		/* the test kernel has no BTF or ftrace: no such program loads */
 		EXPECT_NE(0, err);
-		skipper_bpf__destroy(skel);
-		cft_audit_close(audit);
-		SKIP(return, "the built-in test kernel cannot load an fmod_ret program at all (%d)",
-		     err);
+		SKIP(return, "the built-in test kernel cannot load %s at all (%d)",
+		     variant->prog, err);
 	}
 	EXPECT_EQ(-EACCES, err);
-	if (!err) {
-		struct bpf_link *l = bpf_program__attach(skel->progs.skip_file_permission);
-
-		TH_LOG("the fmod_ret program loaded%s", l ? " and attached" : "");
-		bpf_link__destroy(l);
-	}
-	skipper_bpf__destroy(skel);
-	EXPECT_EQ(0, cft_audit_wait(audit, rec, sizeof(rec), 5000,
-				    "op=bpf reason=bypass errno=13 ",
-				    " prog_type=tracing attach=modify_return attach_btf_id=",
+	EXPECT_EQ(0, cft_audit_wait(self->audit, rec, sizeof(rec), 5000,
+				    "op=bpf reason=bypass errno=13 ", variant->what,
 				    NULL));
 	EXPECT_NE(NULL, strstr(rec, "comm=\"privilege_test\""));
-	cft_audit_close(audit);
 }
 
 int main(int argc, char **argv)

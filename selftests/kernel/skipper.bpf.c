@@ -5,7 +5,10 @@
  * security_file_permission() skips the whole function, every LSM's
  * file_permission hook included, when it returns non-zero; its value
  * becomes the function's, and sendfile() takes a positive one as leave to
- * go on. This one would do so for the task whose tgid is target_tgid.
+ * go on. A BPF_LSM_CGROUP program does the same from the hook's own
+ * trampoline, ahead of capfence's program, with what bpf_set_retval() set
+ * (a fifth outside round). These would do so for the task whose tgid is
+ * target_tgid.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -17,6 +20,15 @@ SEC("fmod_ret/security_file_permission")
 int BPF_PROG(skip_file_permission, struct file *file, int mask, int ret)
 {
 	return (int)(bpf_get_current_pid_tgid() >> 32) == target_tgid ? 1 : 0;
+}
+
+SEC("lsm_cgroup/file_permission")
+int BPF_PROG(cgroup_file_permission, struct file *file, int mask)
+{
+	if ((int)(bpf_get_current_pid_tgid() >> 32) != target_tgid)
+		return 1;
+	bpf_set_retval(1);
+	return 1;
 }
 
 char LICENSE[] SEC("license") = "GPL";
