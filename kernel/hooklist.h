@@ -25,8 +25,8 @@ enum {
 /* the kfuncs, numbered */
 enum {
 #define CF_KFUNC(fn) CF_KFUNC_ID_##fn,
-#define CF_HOOK(hook, fn)
-#define CF_FEXIT(func, fn)
+#define CF_HOOK(...)
+#define CF_FEXIT(...)
 #include "hook_defs.h"
 #undef CF_FEXIT
 #undef CF_HOOK
