@@ -728,10 +728,12 @@ int capfence_client_learn_run(struct capfence_client *c,
 		(*out)->path_depth = depth;
 	}
 	/*
-	 * A learning epoch is not kept: retired once nothing names it (the
-	 * reaped command's credentials go after an RCU grace period).
+	 * A learning epoch is not kept: retired once nothing names it. The
+	 * module itself waits up to 0.5 s for the reaped command's state to
+	 * go; a few more tries cover a loaded host, not a descendant the
+	 * command left running (that one is the note's case).
 	 */
-	for (tries = 0; tries < 40; tries++) {
+	for (tries = 0; tries < 4; tries++) {
 		rr = capfence_client_epoch_retire(c, id, why, sizeof(why));
 		if (rr != -EBUSY)
 			break;
