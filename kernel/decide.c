@@ -16,6 +16,7 @@
  * writers take it with one cmpxchg() or skip it: neither side ever waits.
  */
 #include <linux/bpf.h>
+#include <linux/capability.h>
 #include <linux/cred.h>
 #include <linux/pid.h>
 #include <linux/sched.h>
@@ -995,7 +996,12 @@ void cf_syscall_skipped(const struct cred *cred)
  * functions are its only targets); a BPF_LSM_CGROUP program's shim runs
  * on the hook's trampoline ahead of capfence's program and returns what
  * bpf_set_retval() set. Neither needs more than CAP_BPF and CAP_PERFMON:
- * while capfence enforces, neither is loaded. Any context; never sleeps.
+ * while capfence enforces, neither is loaded. Where the verifier admits
+ * any return from a BPF-LSM program (6.1), a BPF_LSM_MAC program attached
+ * after capfence's runs first and a positive return ends the run: there
+ * only the control plane (unbound, CAP_MAC_ADMIN in the initial user
+ * namespace, which can detach capfence anyway) loads one. Any context;
+ * never sleeps.
  *
  * Return: 0, or -EACCES (with an op=bpf record) for such a load.
  */
@@ -1011,6 +1017,12 @@ int cf_bpf_refuse_skipper(int cmd, const union bpf_attr *attr)
 	else if (attr->prog_type == BPF_PROG_TYPE_LSM &&
 		 attr->expected_attach_type == BPF_LSM_CGROUP)
 		what = "prog_type=lsm attach=lsm_cgroup";
+	else if (CF_LSM_RETURN_UNBOUNDED &&
+		 attr->prog_type == BPF_PROG_TYPE_LSM &&
+		 attr->expected_attach_type == BPF_LSM_MAC &&
+		 (cf_current_bound() ||
+		  !ns_capable_noaudit(&init_user_ns, CAP_MAC_ADMIN)))
+		what = "prog_type=lsm attach=lsm_mac";
 	else
 		return 0;
 	cf_audit_bpf(what, attr->attach_btf_id);

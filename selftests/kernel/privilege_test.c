@@ -36,6 +36,7 @@
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <linux/capability.h>
 #include <linux/genetlink.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -1607,6 +1608,74 @@ TEST_F(skipper, refused_at_load)
 				    "op=bpf reason=bypass errno=13 ", variant->what,
 				    NULL));
 	EXPECT_NE(NULL, strstr(rec, "comm=\"privilege_test\""));
+}
+
+/*
+ * Load the skipper's @name in a child holding CAP_BPF and CAP_PERFMON but
+ * neither CAP_MAC_ADMIN nor CAP_SYS_ADMIN: its error, or 1 if the child
+ * could not drop them.
+ */
+static int skipper_load_unprivileged(const char *name)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2];
+	static const int drop[] = { CAP_MAC_ADMIN, CAP_SYS_ADMIN };
+	int status, i;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return 1;
+	if (!pid) {
+		if (syscall(SYS_capget, &h, d))
+			_exit(1);
+		for (i = 0; i < 2; i++) {
+			d[CAP_TO_INDEX(drop[i])].effective &= ~CAP_TO_MASK(drop[i]);
+			d[CAP_TO_INDEX(drop[i])].permitted &= ~CAP_TO_MASK(drop[i]);
+		}
+		if (syscall(SYS_capset, &h, d))
+			_exit(1);
+		_exit(-skipper_load(name) & 0xff);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return 1;
+	return -WEXITSTATUS(status);
+}
+
+/*
+ * 6.1's verifier admits any return from a BPF-LSM program, and programs on
+ * a hook run newest first until one returns non-zero: a program attached
+ * after capfence's that returns 1 from file_permission ends the run before
+ * capfence's (a third outside round sendfile()d a file out after its
+ * capability was revoked). Its loader needs only CAP_BPF and CAP_PERFMON:
+ * while capfence enforces there, only the control plane (unbound,
+ * CAP_MAC_ADMIN) loads a BPF_LSM_MAC program. 6.12's verifier refuses the
+ * positive return itself.
+ */
+TEST(lsm_mac_program_needs_the_control_plane_on_6_1)
+{
+	char rec[1024];
+	int audit, err;
+
+	if (cft_builtin())
+		SKIP(return, "the built-in test kernel loads no BPF-LSM program (no BTF)");
+	audit = cft_audit_open();
+	ASSERT_LE(0, audit);
+	err = skipper_load_unprivileged("mac_file_permission");
+	if (kernel_at_least(6, 12)) {
+		/* the verifier: R0 has smin=1 smax=1 should have been in [-4095, 0] */
+		EXPECT_EQ(-EINVAL, err);
+		EXPECT_EQ(-EINVAL, skipper_load("mac_file_permission"));
+	} else {
+		EXPECT_EQ(-EACCES, err);
+		EXPECT_EQ(0, cft_audit_wait(audit, rec, sizeof(rec), 5000,
+					    "op=bpf reason=bypass errno=13 ",
+					    " prog_type=lsm attach=lsm_mac attach_btf_id=",
+					    NULL));
+		EXPECT_NE(NULL, strstr(rec, "comm=\"privilege_test\""));
+		/* the control plane still loads one (it can detach capfence) */
+		EXPECT_EQ(0, skipper_load("mac_file_permission"));
+	}
+	cft_audit_close(audit);
 }
 
 int main(int argc, char **argv)

@@ -7,7 +7,10 @@
  * becomes the function's, and sendfile() takes a positive one as leave to
  * go on. A BPF_LSM_CGROUP program does the same from the hook's own
  * trampoline, ahead of capfence's program, with what bpf_set_retval() set
- * (a fifth outside round). These would do so for the task whose tgid is
+ * (a fifth outside round). On 6.1, whose verifier bounds no BPF-LSM
+ * program's return, a plain BPF-LSM program attached after capfence's runs
+ * first on the hook's trampoline and a positive return ends the run before
+ * capfence's program. These would do so for the task whose tgid is
  * target_tgid.
  */
 #include "vmlinux.h"
@@ -29,6 +32,14 @@ int BPF_PROG(cgroup_file_permission, struct file *file, int mask)
 		return 1;
 	bpf_set_retval(1);
 	return 1;
+}
+
+SEC("lsm/file_permission")
+int BPF_PROG(mac_file_permission, struct file *file, int mask, int ret)
+{
+	if (ret)
+		return ret;
+	return (int)(bpf_get_current_pid_tgid() >> 32) == target_tgid ? 1 : 0;
 }
 
 char LICENSE[] SEC("license") = "GPL";

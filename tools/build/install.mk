@@ -30,8 +30,8 @@ CF_FINDBIN  = $(firstword $(wildcard /usr/sbin/$(1) /sbin/$(1) /usr/bin/$(1) /bi
 
 .PHONY: install uninstall dkms-source netlink-gen spec-check install-check ecotest eco-deps
 
-eco-deps:
-	@tools/build/deps.sh
+# one apt-get at a time: make -j would run two installs into dpkg's lock
+eco-deps: deps
 
 install: $(B)/tools/capfence $(B)/tools/capfenced $(LIB_SO) $(LIB_A)
 	@LIBDIR="$(LIBDIR)" PYTHONDIR="$(PYTHONDIR)" tools/build/install.sh install "$(DESTDIR)" "$(PREFIX)" \
