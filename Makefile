@@ -259,7 +259,8 @@ $(B)/guest/bin/run-vm-tests: selftests/kernel/run-vm-tests
 # the container engines' seccomp profiles as Debian ships them (seccomp_test)
 ENGINE_PROFILES := $(B)/guest/share/capfence/profiles/containers-seccomp.json \
 	$(B)/guest/share/capfence/profiles/moby-default.json
-$(ENGINE_PROFILES): tools/build/engine-profiles.sh
+# one run makes both (&: a grouped target: make -j would run it twice at once)
+$(ENGINE_PROFILES) &: tools/build/engine-profiles.sh
 	tools/build/engine-profiles.sh $(B)/guest/share/capfence/profiles
 
 $(B)/unit/test_seccomp: $(ENGINE_PROFILES)
