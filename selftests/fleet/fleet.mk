@@ -11,7 +11,11 @@
 # FLEET_HOSTS (default 2) is the number of VMs; each gets one vCPU.
 
 FLEET_HOSTS ?= 2
-FLEET_PREREQ := $(call KO,6.1) cli tests
+FLEET_PREREQ := $(call KO,6.1) cli tests $(B)/etcd-3.5/version
+
+# etcd 3.5 from Debian 13, for the restore with --bump-revision (fleet-test)
+$(B)/etcd-3.5/version: tools/build/etcd35.sh tools/build/trixie-apt.sh | deps
+	@tools/build/etcd35.sh $(B)/etcd-3.5
 
 .PHONY: check-fleet
 

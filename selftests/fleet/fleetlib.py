@@ -52,6 +52,12 @@ class EtcdCluster:
         self.procs = [None] * n
         self.token = "capfence-fleet-%d" % os.getpid()
         self.names = ["m%d" % i for i in range(n)]
+        # where etcd and etcdctl come from: PATH (Debian 12's 3.4), or a
+        # directory of another release once restore() moved onto it
+        self.bindir = None
+
+    def _bin(self, name):
+        return os.path.join(self.bindir, name) if self.bindir else name
 
     @property
     def hostports(self):
@@ -64,7 +70,7 @@ class EtcdCluster:
     def _cmd(self, i, state):
         initial = ",".join("%s=http://127.0.0.1:%d" % (self.names[j], self.peer[j])
                            for j in range(self.n))
-        return ["etcd", "--name", self.names[i],
+        return [self._bin("etcd"), "--name", self.names[i],
                 "--data-dir", os.path.join(self.workdir, self.names[i]),
                 "--listen-client-urls", "http://127.0.0.1:%d" % self.client[i],
                 "--advertise-client-urls", "http://127.0.0.1:%d" % self.client[i],
@@ -138,7 +144,7 @@ class EtcdCluster:
         env = dict(os.environ, ETCDCTL_API="3")
         eps = endpoints or ",".join("http://127.0.0.1:%d" % self.client[i]
                                     for i in range(self.n) if self.procs[i])
-        r = subprocess.run(["etcdctl", "--endpoints", eps, "--command-timeout=%ds" % timeout]
+        r = subprocess.run([self._bin("etcdctl"), "--endpoints", eps, "--command-timeout=%ds" % timeout]
                            + list(args), capture_output=True, text=True, env=env,
                            timeout=timeout + 5)
         if r.returncode != 0:
@@ -149,25 +155,34 @@ class EtcdCluster:
         """A backup as an operator takes one (`etcdctl snapshot save`, from one member)."""
         self.ctl("snapshot", "save", path, endpoints="http://127.0.0.1:%d" % self.client[0])
 
-    def restore(self, path, timeout=30):
+    def restore(self, path, timeout=30, bindir=None, bump=0):
         """Disaster recovery as etcd documents it: every member stopped, its
-        data directory made anew by `etcdctl snapshot restore` of one backup
-        (a new cluster), every member started on it."""
+        data directory made anew from one backup (a new cluster), every
+        member started on it. With bindir (etcd 3.5's etcd and etcdutl),
+        the members come back on that release, restored by `etcdutl
+        snapshot restore --bump-revision BUMP --mark-compacted`; else by
+        3.4's `etcdctl snapshot restore`, which has neither option."""
         self.stop()
+        if bindir:
+            self.bindir = bindir
         self.token += "-restored"
         initial = ",".join("%s=http://127.0.0.1:%d" % (self.names[j], self.peer[j])
                            for j in range(self.n))
         for i in range(self.n):
             d = os.path.join(self.workdir, self.names[i])
             shutil.rmtree(d, ignore_errors=True)
-            r = subprocess.run(["etcdctl", "snapshot", "restore", path, "--name", self.names[i],
-                                "--data-dir", d, "--initial-cluster", initial,
-                                "--initial-cluster-token", self.token,
-                                "--initial-advertise-peer-urls", "http://127.0.0.1:%d" % self.peer[i]],
+            tool = [self._bin("etcdutl")] if bindir else [self._bin("etcdctl")]
+            extra = ["--bump-revision", str(bump), "--mark-compacted"] if bump else []
+            r = subprocess.run(tool + ["snapshot", "restore", path, "--name", self.names[i],
+                                       "--data-dir", d, "--initial-cluster", initial,
+                                       "--initial-cluster-token", self.token,
+                                       "--initial-advertise-peer-urls",
+                                       "http://127.0.0.1:%d" % self.peer[i]] + extra,
                                capture_output=True, text=True, env=dict(os.environ, ETCDCTL_API="3"),
                                timeout=60)
             if r.returncode != 0:
-                raise FleetError("etcdctl snapshot restore (%s): %s" % (self.names[i], r.stderr.strip()))
+                raise FleetError("%s snapshot restore (%s): %s" %
+                                 (os.path.basename(tool[0]), self.names[i], r.stderr.strip()))
         for i in range(self.n):
             self._spawn(i, "new")
         self.wait_healthy(range(self.n), timeout)
