@@ -26,8 +26,10 @@ static const struct netlink_range_validation capfence_fleet_a_age_ms_range = {
 
 /* Common nested types */
 const struct nla_policy capfence_fleet_nl_policy[CAPFENCE_FLEET_A_LINK + 1] = {
-	[CAPFENCE_FLEET_A_STALE_MS] = NLA_POLICY_FULL_RANGE(NLA_U32, &capfence_fleet_a_stale_ms_range),
-	[CAPFENCE_FLEET_A_DENY_MS] = NLA_POLICY_FULL_RANGE(NLA_U32, &capfence_fleet_a_deny_ms_range),
+	[CAPFENCE_FLEET_A_STALE_MS] = NLA_POLICY_FULL_RANGE(NLA_U32,
+							    &capfence_fleet_a_stale_ms_range),
+	[CAPFENCE_FLEET_A_DENY_MS] = NLA_POLICY_FULL_RANGE(NLA_U32,
+							   &capfence_fleet_a_deny_ms_range),
 	[CAPFENCE_FLEET_A_FRESH] = { .type = NLA_FLAG, },
 	[CAPFENCE_FLEET_A_AGE_MS] = NLA_POLICY_FULL_RANGE(NLA_U32, &capfence_fleet_a_age_ms_range),
 	[CAPFENCE_FLEET_A_STATE] = NLA_POLICY_MAX(NLA_U32, 3),

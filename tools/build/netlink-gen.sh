@@ -44,4 +44,18 @@ for kind in source header; do
 		--spec "$tmp/docs/netlink/capfence.yaml" -o "$tmp/netlink_gen.$ext")
 	cp "$tmp/netlink_gen.$ext" "$out/netlink_gen.$ext"
 done
+# a policy entry longer than the kernel's 100 columns (checkpatch) is
+# wrapped after its type, the rest aligned with the open parenthesis
+"$py" - "$out/netlink_gen.c" <<'PY'
+import sys
+path = sys.argv[1]
+out = []
+for line in open(path).read().split("\n"):
+    if len(line.expandtabs()) > 100 and "= NLA_POLICY_" in line and ", " in line:
+        head, tail = line.split(", ", 1)
+        col = len(head[:head.index("(") + 1].expandtabs())
+        line = head + ",\n" + "\t" * (col // 8) + " " * (col % 8) + tail
+    out.append(line)
+open(path, "w").write("\n".join(out))
+PY
 "$py" "$top/tools/build/attrs-gen.py" "$top/docs/netlink/capfence.yaml" "$libout/cf_attrs_gen.c"
