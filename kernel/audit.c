@@ -423,6 +423,42 @@ void cf_audit_bind(struct cf_sandbox *sb, const struct cf_epoch *e,
 	cf_audit_commit(rec);
 }
 
+/*
+ * A record outside every sandbox's budget, begun: "lsm=capfence op=@op
+ * reason=@reason errno=@err pid= comm=", in a buffer of its own that
+ * cf_host_rec_end() writes and frees. NULL when it cannot be allocated.
+ */
+static struct cf_audit_rec *cf_host_rec_begin(gfp_t gfp, const char *op,
+					      const char *reason, int err)
+{
+	char comm[TASK_COMM_LEN];
+	struct cf_audit_rec *rec;
+
+	rec = kmalloc(struct_size(rec, text, CF_AUDIT_REC_BASE), gfp);
+	if (!rec)
+		return NULL;
+	rec->len = 0;
+	rec->size = CF_AUDIT_REC_BASE;
+	cf_rec_printf(rec, "lsm=capfence op=%s reason=%s errno=%d pid=%d",
+		      op, reason, err, task_tgid_nr(current));
+	cf_current_comm(comm);
+	cf_audit_str(rec, "comm", comm, strnlen(comm, sizeof(comm)));
+	return rec;
+}
+
+/* Write @rec, begun by cf_host_rec_begin() with @gfp, and free it. */
+static void cf_host_rec_end(struct cf_audit_rec *rec, gfp_t gfp)
+{
+	struct audit_buffer *ab;
+
+	ab = audit_log_start(audit_context(), gfp, CAPFENCE_AUDIT_TYPE);
+	if (ab) {
+		audit_log_format(ab, "%s", rec->text);
+		audit_log_end(ab);
+	}
+	kfree(rec);
+}
+
 /**
  * cf_audit_delegate() - record a forged or cross-epoch delegation
  * @pid: target task (the record's pid and comm are the caller's)
@@ -439,30 +475,17 @@ void cf_audit_bind(struct cf_sandbox *sb, const struct cf_epoch *e,
 void cf_audit_delegate(pid_t pid, u64 epoch, u64 token_epoch, u8 class_id,
 		       enum capfence_reason r, u64 cap_id, u64 fence)
 {
-	char comm[TASK_COMM_LEN];
 	struct cf_audit_rec *rec;
-	struct audit_buffer *ab;
 
-	rec = kmalloc(struct_size(rec, text, CF_AUDIT_REC_BASE), GFP_KERNEL);
+	rec = cf_host_rec_begin(GFP_KERNEL, "delegate", cf_reason_name(r),
+				-cf_reason_errno(r));
 	if (!rec)
 		return;
-	rec->len = 0;
-	rec->size = CF_AUDIT_REC_BASE;
-	cf_rec_printf(rec, "lsm=capfence op=delegate reason=%s errno=%d pid=%d",
-		      cf_reason_name(r), -cf_reason_errno(r),
-		      task_tgid_nr(current));
-	cf_current_comm(comm);
-	cf_audit_str(rec, "comm", comm, strnlen(comm, sizeof(comm)));
 	cf_rec_printf(rec, " target_pid=%d epoch=%llu token_epoch=%llu",
 		      pid, epoch, token_epoch);
 	cf_rec_printf(rec, " class=%s cap_id=%016llx fence=%llu fleet_rev=%llu",
 		      cf_class(class_id)->name, cap_id, fence, cf_fleet_rev());
-	ab = audit_log_start(audit_context(), GFP_KERNEL, CAPFENCE_AUDIT_TYPE);
-	if (ab) {
-		audit_log_format(ab, "%s", rec->text);
-		audit_log_end(ab);
-	}
-	kfree(rec);
+	cf_host_rec_end(rec, GFP_KERNEL);
 }
 
 /**
@@ -476,26 +499,13 @@ void cf_audit_delegate(pid_t pid, u64 epoch, u64 token_epoch, u8 class_id,
  */
 void cf_audit_bpf(const char *what, u32 btf_id)
 {
-	char comm[TASK_COMM_LEN];
 	struct cf_audit_rec *rec;
-	struct audit_buffer *ab;
 
-	rec = kmalloc(struct_size(rec, text, CF_AUDIT_REC_BASE), GFP_ATOMIC);
+	rec = cf_host_rec_begin(GFP_ATOMIC, "bpf", "bypass", EACCES);
 	if (!rec)
 		return;
-	rec->len = 0;
-	rec->size = CF_AUDIT_REC_BASE;
-	cf_rec_printf(rec, "lsm=capfence op=bpf reason=bypass errno=%d pid=%d",
-		      EACCES, task_tgid_nr(current));
-	cf_current_comm(comm);
-	cf_audit_str(rec, "comm", comm, strnlen(comm, sizeof(comm)));
 	cf_rec_printf(rec, " %s", what);
 	cf_rec_printf(rec, " attach_btf_id=%u fleet_rev=%llu", btf_id,
 		      cf_fleet_rev());
-	ab = audit_log_start(audit_context(), GFP_ATOMIC, CAPFENCE_AUDIT_TYPE);
-	if (ab) {
-		audit_log_format(ab, "%s", rec->text);
-		audit_log_end(ab);
-	}
-	kfree(rec);
+	cf_host_rec_end(rec, GFP_ATOMIC);
 }
