@@ -13,14 +13,6 @@
 /* the kernel series built for, as one number: 601 for 6.1, 612 for 6.12 */
 #define CF_KSERIES (LINUX_VERSION_MAJOR * 100 + LINUX_VERSION_PATCHLEVEL)
 
-/*
- * 6.12's verifier bounds a BPF-LSM program's return on an int hook to
- * [-MAX_ERRNO, 0]; 6.1's admits any value, and a positive one ends the
- * hook's trampoline run (newest program first) before capfence's program
- * has judged (decide.c: cf_bpf_refuse_skipper()).
- */
-#define CF_LSM_RETURN_UNBOUNDED (CF_KSERIES < 612)
-
 /* 6.12 moved the unaligned accessors to <linux/unaligned.h> */
 #if CF_KSERIES >= 612
 #include <linux/unaligned.h>

@@ -32,6 +32,7 @@
 #include "fence.h"
 #include "fleet.h"
 #include "key.h"
+#include "memo.h"
 #include "sandbox.h"
 #include "seccomp.h"
 #include "stats.h"
@@ -535,9 +536,7 @@ static struct cf_grant *cf_memo_find(const struct cf_cred *e,
 	struct cf_grant *g;
 	unsigned int seq;
 
-	/* pairs with the release in cf_memo_fill() */
-	seq = smp_load_acquire(&m->seq);
-	if ((seq & 1) || !cf_memo_same(m, t))
+	if (!cf_memo_read_begin(&m->seq, &seq) || !cf_memo_same(m, t))
 		return NULL;
 	/*
 	 * The fence is read once, outside a read section: a value equal to
@@ -548,9 +547,7 @@ static struct cf_grant *cf_memo_find(const struct cf_cred *e,
 	    m->held != rcu_access_pointer(e->held))
 		return NULL;
 	g = m->grant;
-	/* the fields above were one writer's */
-	smp_rmb();
-	return READ_ONCE(m->seq) == seq ? g : NULL;
+	return cf_memo_read_done(&m->seq, seq) ? g : NULL;
 }
 
 /* Remember that @g in holdings @h admitted @t at fence @fence. */
@@ -559,12 +556,11 @@ static void cf_memo_fill(struct cf_cred *e, const struct cf_target *t,
 			 u64 fence)
 {
 	struct cf_net_memo *m = &e->memo;
-	unsigned int seq = READ_ONCE(m->seq);
+	unsigned int seq;
 
 	/* another task of the credential is writing it: leave it */
-	if ((seq & 1) || cmpxchg(&m->seq, seq, seq + 1) != seq)
+	if (!cf_memo_write_begin(&m->seq, &seq))
 		return;
-	/* the full barrier of cmpxchg() orders the stores below after it */
 	m->class_id = t->class_id;
 	m->family = t->family;
 	m->port = t->port;
@@ -572,8 +568,7 @@ static void cf_memo_fill(struct cf_cred *e, const struct cf_target *t,
 	m->fence = fence;
 	m->held = h;
 	m->grant = g;
-	/* pairs with the acquire in cf_memo_find(): the fields, then even */
-	smp_store_release(&m->seq, seq + 2);
+	cf_memo_write_end(&m->seq, seq);
 }
 
 /**
@@ -587,15 +582,14 @@ void cf_memo_sock_note(struct cf_cred *e, const struct sock *sk,
 		       struct cf_grant *g, unsigned long gen)
 {
 	struct cf_net_memo *m = &e->memo;
-	unsigned int seq = READ_ONCE(m->seq);
+	unsigned int seq;
 
-	if ((seq & 1) || cmpxchg(&m->seq, seq, seq + 1) != seq)
+	if (!cf_memo_write_begin(&m->seq, &seq))
 		return;
 	m->sk = sk;
 	m->sk_grant = g;
 	m->sk_gen = gen;
-	/* pairs with the acquire in cf_memo_sock_tracked(): fields, then even */
-	smp_store_release(&m->seq, seq + 2);
+	cf_memo_write_end(&m->seq, seq);
 }
 
 /*
@@ -987,6 +981,8 @@ void cf_syscall_skipped(const struct cred *cred)
  * cf_bpf_refuse_skipper() - refuse a BPF program that would skip the LSMs
  * @cmd: the bpf(2) command
  * @attr: its attributes, the kernel's own copy (what the load will use)
+ * @lsm_prog_skips: capfence's checks run as BPF-LSM programs (the module),
+ *	so another BPF-LSM program on the same hook can end their run
  *
  * Two kinds of program can end a hook's run before capfence's program or
  * function has judged, with a value no verifier bounds: a
@@ -996,16 +992,20 @@ void cf_syscall_skipped(const struct cred *cred)
  * functions are its only targets); a BPF_LSM_CGROUP program's shim runs
  * on the hook's trampoline ahead of capfence's program and returns what
  * bpf_set_retval() set. Neither needs more than CAP_BPF and CAP_PERFMON:
- * while capfence enforces, neither is loaded. Where the verifier admits
- * any return from a BPF-LSM program (6.1), a BPF_LSM_MAC program attached
- * after capfence's runs first and a positive return ends the run: there
- * only the control plane (unbound, CAP_MAC_ADMIN in the initial user
- * namespace, which can detach capfence anyway) loads one. Any context;
- * never sleeps.
+ * while capfence enforces, neither is loaded. With @lsm_prog_skips, a
+ * plain BPF-LSM (BPF_LSM_MAC) program is a third: the programs on a hook's
+ * trampoline run newest first and the first non-zero return, compared on
+ * all 64 bits, ends the run, capfence's program unrun. 6.1's verifier
+ * bounds no BPF-LSM return; 6.12's checks only the low 32 bits, so
+ * 0x100000000 passes as 0 and the hook then reads 0, allowed. Only the
+ * control plane (unbound, CAP_MAC_ADMIN in the initial user namespace,
+ * which can detach capfence anyway) loads one then. Any context; never
+ * sleeps.
  *
  * Return: 0, or -EACCES (with an op=bpf record) for such a load.
  */
-int cf_bpf_refuse_skipper(int cmd, const union bpf_attr *attr)
+int cf_bpf_refuse_skipper(int cmd, const union bpf_attr *attr,
+			  bool lsm_prog_skips)
 {
 	const char *what;
 
@@ -1017,8 +1017,7 @@ int cf_bpf_refuse_skipper(int cmd, const union bpf_attr *attr)
 	else if (attr->prog_type == BPF_PROG_TYPE_LSM &&
 		 attr->expected_attach_type == BPF_LSM_CGROUP)
 		what = "prog_type=lsm attach=lsm_cgroup";
-	else if (CF_LSM_RETURN_UNBOUNDED &&
-		 attr->prog_type == BPF_PROG_TYPE_LSM &&
+	else if (lsm_prog_skips && attr->prog_type == BPF_PROG_TYPE_LSM &&
 		 attr->expected_attach_type == BPF_LSM_MAC &&
 		 (cf_current_bound() ||
 		  !ns_capable_noaudit(&init_user_ns, CAP_MAC_ADMIN)))

@@ -48,7 +48,8 @@ int cf_exercise(struct cf_cred *e, struct cf_target *t,
 		struct cf_grant **admitted);
 int cf_refuse_mediated(struct cf_cred *e, u8 class_id, const char *what);
 union bpf_attr;
-int cf_bpf_refuse_skipper(int cmd, const union bpf_attr *attr);
+int cf_bpf_refuse_skipper(int cmd, const union bpf_attr *attr,
+			  bool lsm_prog_skips);
 
 /* names a tracked object in @t for an audit record; @buf: PATH_MAX or NULL */
 typedef void (*cf_name_fn)(struct cf_target *t, const void *obj, char *buf);

@@ -76,6 +76,7 @@
 #include "cred.h"
 #include "fence.h"
 #include "fsmemo.h"
+#include "memo.h"
 
 /* how long a filled entry answers: far shorter than a rename_lock wrap */
 #define CF_FS_MEMO_LIFE	HZ
@@ -120,9 +121,7 @@ bool cf_fs_memo_find(const struct cf_cred *e, const struct file *file,
 	u8 cand = 0;	/* BIT(i): m->dir[i] may answer; no array to clear */
 
 	BUILD_BUG_ON(CF_FS_MEMO_DIRS > 8);
-	/* pairs with the release in cf_fs_memo_fill() */
-	seq = smp_load_acquire(&m->seq);
-	if ((seq & 1) || !ns_id)
+	if (!cf_memo_read_begin(&m->seq, &seq) || !ns_id)
 		return false;
 	rs = cf_rename_seq();
 	if (rs != m->rename_seq || ns_id != m->ns_id ||
@@ -166,8 +165,7 @@ bool cf_fs_memo_find(const struct cf_cred *e, const struct file *file,
 	g[0] = d->grant[0];
 	g[1] = d->grant[1];
 	/* the fields above were one writer's, and no rename came between */
-	smp_rmb();
-	return READ_ONCE(m->seq) == seq && cf_rename_seq() == rs;
+	return cf_memo_read_done(&m->seq, seq) && cf_rename_seq() == rs;
 }
 
 /**
@@ -320,16 +318,14 @@ void cf_fs_memo_fill(struct cf_cred *e, const struct cf_fs_memo_start *s,
 	inode = READ_ONCE(dir->d_inode);
 	if (!inode)
 		return;
-	seq = READ_ONCE(m->seq);
 	/* another task of the credential is writing it: leave it */
-	if ((seq & 1) || cmpxchg(&m->seq, seq, seq + 1) != seq)
+	if (!cf_memo_write_begin(&m->seq, &seq))
 		return;
-	/* the full barrier of cmpxchg() orders the reads below after it */
 	if (cf_rename_seq() != s->rename_seq ||
 	    cf_fence_value_locked() != s->fence ||
 	    rcu_access_pointer(e->held) != s->held) {
 		/* nothing written: give the memo back unchanged */
-		smp_store_release(&m->seq, seq + 2);
+		cf_memo_write_end(&m->seq, seq);
 		return;
 	}
 	if (!cf_fs_memo_same_state(m, s, &root)) {
@@ -363,5 +359,5 @@ void cf_fs_memo_fill(struct cf_cred *e, const struct cf_fs_memo_start *s,
 	d->grant[1] = ng[1];
 	d->until = jiffies + CF_FS_MEMO_LIFE;
 	/* pairs with the acquire in cf_fs_memo_find(): the fields, then even */
-	smp_store_release(&m->seq, seq + 2);
+	cf_memo_write_end(&m->seq, seq);
 }

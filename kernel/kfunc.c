@@ -730,15 +730,16 @@ noinline int capfence_uring_override_creds(const struct cred *new)
 }
 
 /*
- * Every bpf(2) command: a program that could skip the LSMs' hooks, capfence's
- * among them, is not loaded while capfence enforces (decide.c). The
- * attributes are the kernel's own copy, the one the load uses.
+ * Every bpf(2) command: a program that could skip the LSMs' hooks, or
+ * capfence's programs on their trampolines (another BPF-LSM program), is
+ * not loaded while capfence enforces (decide.c). The attributes are the
+ * kernel's own copy, the one the load uses.
  */
 noinline int capfence_bpf(int cmd, union bpf_attr *attr, unsigned int size)
 {
 	if (cmd != BPF_PROG_LOAD || !cf_ours(bpf))
 		return 0;
-	return cf_bpf_refuse_skipper(cmd, attr);
+	return cf_bpf_refuse_skipper(cmd, attr, true);
 }
 
 /*

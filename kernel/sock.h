@@ -9,6 +9,7 @@
 #include <linux/hash.h>
 #include "cap.h"
 #include "cred.h"
+#include "memo.h"
 
 struct sock;
 struct sk_buff;
@@ -106,16 +107,13 @@ static inline bool cf_memo_sock_tracked(const struct cf_cred *e,
 					const struct cf_grant *g)
 {
 	const struct cf_net_memo *m = &e->memo;
-	/* pairs with the release in cf_memo_sock_note() */
-	unsigned int seq = smp_load_acquire(&m->seq);
+	unsigned int seq;
 	bool same;
 
-	if (seq & 1)
+	if (!cf_memo_read_begin(&m->seq, &seq))
 		return false;
 	same = m->sk == sk && m->sk_grant == g && m->sk_gen == cf_sock_gen();
-	/* the fields above were one writer's */
-	smp_rmb();
-	return same && READ_ONCE(m->seq) == seq;
+	return cf_memo_read_done(&m->seq, seq) && same;
 }
 
 #endif /* _CAPFENCE_SOCK_H */

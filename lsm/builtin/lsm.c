@@ -370,10 +370,14 @@ static int capfence_ptrace_traceme(struct task_struct *parent)
 
 /* An io_uring request run under a personality its ring holds */
 #ifdef CONFIG_BPF_SYSCALL
-/* a BPF program that would skip every LSM's hooks is not loaded */
+/*
+ * A BPF program that would skip every LSM's hooks is not loaded. A BPF-LSM
+ * program is: its int return, bounded by the verifier, reaches this LSM's
+ * list as any other LSM's would, and cannot end it before capfence.
+ */
 static int capfence_bpf(int cmd, union bpf_attr *attr, unsigned int size)
 {
-	return cf_bpf_refuse_skipper(cmd, attr);
+	return cf_bpf_refuse_skipper(cmd, attr, false);
 }
 #endif
 

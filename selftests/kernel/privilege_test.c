@@ -1641,41 +1641,73 @@ static int skipper_load_unprivileged(const char *name)
 	return -WEXITSTATUS(status);
 }
 
-/*
- * 6.1's verifier admits any return from a BPF-LSM program, and programs on
- * a hook run newest first until one returns non-zero: a program attached
- * after capfence's that returns 1 from file_permission ends the run before
- * capfence's (a third outside round sendfile()d a file out after its
- * capability was revoked). Its loader needs only CAP_BPF and CAP_PERFMON:
- * while capfence enforces there, only the control plane (unbound,
- * CAP_MAC_ADMIN) loads a BPF_LSM_MAC program. 6.12's verifier refuses the
- * positive return itself.
- */
-TEST(lsm_mac_program_needs_the_control_plane_on_6_1)
-{
-	char rec[1024];
-	int audit, err;
+FIXTURE(lsm_mac) {
+	int audit;
+};
 
+FIXTURE_VARIANT(lsm_mac) {
+	const char *prog;	/* the skipper's program */
+	bool verifier_refuses_612;	/* 6.12's return range check sees it */
+};
+
+/*
+ * Returns 1 from file_permission: 6.1's verifier bounds no BPF-LSM
+ * program's return, and a third outside round sendfile()d a file out
+ * after its capability was revoked with one; 6.12's refuses it itself.
+ */
+FIXTURE_VARIANT_ADD(lsm_mac, positive) {
+	.prog = "mac_file_permission",
+	.verifier_refuses_612 = true,
+};
+
+/*
+ * Returns 0x100000000: 6.12's verifier checks only the low 32 bits (0,
+ * in range), the trampoline compares all 64 (non-zero: the run ends,
+ * capfence's program unrun) and the hook reads the low half (0, allowed).
+ * A sixth outside round read, sendfile()d and opened a file after its
+ * capability was revoked on 6.12 with one, and skipped capfence's bpf
+ * hook with another to load an fmod_ret program again.
+ */
+FIXTURE_VARIANT_ADD(lsm_mac, high_half) {
+	.prog = "hi32_file_permission",
+	.verifier_refuses_612 = false,
+};
+
+FIXTURE_SETUP(lsm_mac)
+{
 	if (cft_builtin())
 		SKIP(return, "the built-in test kernel loads no BPF-LSM program (no BTF)");
-	audit = cft_audit_open();
-	ASSERT_LE(0, audit);
-	err = skipper_load_unprivileged("mac_file_permission");
-	if (kernel_at_least(6, 12)) {
-		/* the verifier: R0 has smin=1 smax=1 should have been in [-4095, 0] */
-		EXPECT_EQ(-EINVAL, err);
-		EXPECT_EQ(-EINVAL, skipper_load("mac_file_permission"));
-	} else {
-		EXPECT_EQ(-EACCES, err);
-		EXPECT_EQ(0, cft_audit_wait(audit, rec, sizeof(rec), 5000,
-					    "op=bpf reason=bypass errno=13 ",
-					    " prog_type=lsm attach=lsm_mac attach_btf_id=",
-					    NULL));
-		EXPECT_NE(NULL, strstr(rec, "comm=\"privilege_test\""));
-		/* the control plane still loads one (it can detach capfence) */
-		EXPECT_EQ(0, skipper_load("mac_file_permission"));
-	}
-	cft_audit_close(audit);
+	self->audit = cft_audit_open();
+	ASSERT_LE(0, self->audit);
+}
+
+FIXTURE_TEARDOWN(lsm_mac)
+{
+	if (!cft_builtin())
+		cft_audit_close(self->audit);
+}
+
+/*
+ * Programs on a hook's trampoline run newest first until one returns
+ * non-zero: a BPF-LSM program attached after capfence's ends the run
+ * before capfence's program by returning a value the verifier lets
+ * through. Its loader needs only CAP_BPF and CAP_PERFMON: while capfence
+ * enforces, only the control plane (unbound, CAP_MAC_ADMIN) loads a
+ * BPF-LSM program, EACCES with an op=bpf record for any other task.
+ */
+TEST_F(lsm_mac, needs_the_control_plane)
+{
+	bool refused = variant->verifier_refuses_612 && kernel_at_least(6, 12);
+	char rec[1024];
+
+	EXPECT_EQ(-EACCES, skipper_load_unprivileged(variant->prog));
+	EXPECT_EQ(0, cft_audit_wait(self->audit, rec, sizeof(rec), 5000,
+				    "op=bpf reason=bypass errno=13 ",
+				    " prog_type=lsm attach=lsm_mac attach_btf_id=",
+				    NULL));
+	EXPECT_NE(NULL, strstr(rec, "comm=\"privilege_test\""));
+	/* the control plane's load goes on to the verifier */
+	EXPECT_EQ(refused ? -EINVAL : 0, skipper_load(variant->prog));
 }
 
 int main(int argc, char **argv)

@@ -7,11 +7,12 @@
  * becomes the function's, and sendfile() takes a positive one as leave to
  * go on. A BPF_LSM_CGROUP program does the same from the hook's own
  * trampoline, ahead of capfence's program, with what bpf_set_retval() set
- * (a fifth outside round). On 6.1, whose verifier bounds no BPF-LSM
- * program's return, a plain BPF-LSM program attached after capfence's runs
- * first on the hook's trampoline and a positive return ends the run before
- * capfence's program. These would do so for the task whose tgid is
- * target_tgid.
+ * (a fifth outside round). A plain BPF-LSM program attached after
+ * capfence's runs first on the hook's trampoline, and a return that is
+ * non-zero on 64 bits ends the run before capfence's program: on 6.1 any
+ * positive value (no verifier bound), on 6.12 one whose low 32 bits, all
+ * the verifier checks, are 0 (a sixth outside round). These would do so
+ * for the task whose tgid is target_tgid.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -40,6 +41,15 @@ int BPF_PROG(mac_file_permission, struct file *file, int mask, int ret)
 	if (ret)
 		return ret;
 	return (int)(bpf_get_current_pid_tgid() >> 32) == target_tgid ? 1 : 0;
+}
+
+SEC("lsm/file_permission")
+long BPF_PROG(hi32_file_permission, struct file *file, int mask, int ret)
+{
+	if (ret)
+		return ret;
+	return (int)(bpf_get_current_pid_tgid() >> 32) == target_tgid ?
+	       0x100000000L : 0;
 }
 
 char LICENSE[] SEC("license") = "GPL";

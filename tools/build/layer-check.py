@@ -29,7 +29,7 @@ LAYERS = [
     ("decisions", ["decide"]),
     ("state", ["cred", "audit", "sandbox", "cap", "epoch", "seccomp", "key",
                "fleet", "fence"]),
-    ("leaves", ["stats", "token", "constraint", "class"]),
+    ("leaves", ["stats", "token", "constraint", "class", "memo"]),
 ]
 
 # allowed uses inside a layer: (user, used)
