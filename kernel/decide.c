@@ -13,7 +13,8 @@
  * revocation and fencing state inside one fence read section (a ptrace
  * attach judges every grant of tracer and tracee in one). The net
  * decision memo of a credential (cf_net_memo, cred.h) is a seqcount whose
- * writers take it with one cmpxchg() or skip it: neither side ever waits.
+ * writers take it with one cmpxchg() or skip it, neither side ever waiting
+ * (memo.h, shared with the open memo of fsmemo.c).
  */
 #include <linux/bpf.h>
 #include <linux/capability.h>

@@ -33,6 +33,7 @@ static __always_inline bool cf_memo_write_begin(unsigned int *seqp,
 static __always_inline void cf_memo_write_end(unsigned int *seqp,
 					      unsigned int seq)
 {
+	/* release: pairs with the acquire in cf_memo_read_begin() */
 	smp_store_release(seqp, seq + 2);
 }
 
@@ -40,7 +41,7 @@ static __always_inline void cf_memo_write_end(unsigned int *seqp,
 static __always_inline bool cf_memo_read_begin(const unsigned int *seqp,
 					       unsigned int *seq)
 {
-	/* pairs with the release in cf_memo_write_end() */
+	/* acquire: pairs with the release in cf_memo_write_end() */
 	*seq = smp_load_acquire(seqp);
 	return !(*seq & 1);
 }
@@ -49,6 +50,7 @@ static __always_inline bool cf_memo_read_begin(const unsigned int *seqp,
 static __always_inline bool cf_memo_read_done(const unsigned int *seqp,
 					      unsigned int seq)
 {
+	/* the fields' loads before the sequence's second load */
 	smp_rmb();
 	return READ_ONCE(*seqp) == seq;
 }
