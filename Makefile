@@ -371,6 +371,7 @@ demo: all
 # security/capfence/ made from kernel/ and lsm/builtin/, built into a
 # minimal kernel with ccache (tools/build/kernel-builtin.sh)
 kernel-builtin: deps
+	@$(if $(filter 1,$(CAPFENCE_NO_DEPS)),:,tools/build/deps.sh linux-source-6.12)
 	@tools/build/kernel-builtin.sh $(B)/kernel-builtin
 
 # The VM test programs on the built-in kernel, one boot (run-vm-tests),

@@ -1,5 +1,6 @@
 #!/bin/sh
-# Install the Debian packages capfence needs to build and test, or print the
+# Install the Debian packages capfence needs to build and test (and the
+# packages named as arguments), or print the
 # exact apt-get line when not root. Quick when everything is present.
 # Packages are installed without their Recommends, so everything the build
 # and the tests run is named here (make check-fresh proves the list on a
@@ -12,6 +13,8 @@ libsodium-dev libmnl-dev liburing-dev python3-pytest qemu-system-x86 busybox-sta
 linux-source-6.1 debootstrap kmod bc bison flex libssl-dev pkg-config python3 iproute2
 auditd libauparse-dev libcurl4-openssl-dev libjson-c-dev libseccomp-dev etcd-server etcd-client socat ccache openssl
 python3-yaml python3-jsonschema libsystemd-dev prometheus"
+# deps.sh PKG...: those too (make kernel-builtin: linux-source-6.12)
+[ $# -eq 0 ] || PKGS="$PKGS $*"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
