@@ -1710,6 +1710,54 @@ TEST_F(lsm_mac, needs_the_control_plane)
 	EXPECT_EQ(refused ? -EINVAL : 0, skipper_load(variant->prog));
 }
 
+/*
+ * A program loaded while capfence does not enforce can be linked later
+ * (the bpf hook judges loads): `capfence attach` names every such program
+ * still loaded, a sixth outside round having linked one after the attach
+ * and read a file after its capability was revoked.
+ */
+TEST(preloaded_program_named_at_attach)
+{
+	struct skipper_bpf *skel;
+	struct bpf_program *p;
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+	char out[4096], want[64];
+	struct cft_nl nl;
+	struct capfence_status s;
+	size_t n;
+	FILE *f;
+
+	CFT_MODULE_ONLY("the built-in LSM has no attach: it enforces from boot");
+	ASSERT_EQ(0, cft_nl_open(&nl));
+	ASSERT_EQ(0, cft_nl_talk(&nl, cft_nl_req(&nl, CAPFENCE_CMD_HOOKS_DETACH, 0),
+				 NULL, NULL));
+	skel = skipper_bpf__open();
+	ASSERT_NE(NULL, skel);
+	bpf_object__for_each_program(p, skel->obj)
+		bpf_program__set_autoload(p, !strcmp(bpf_program__name(p),
+						      "skip_file_permission"));
+	/* capfence does not enforce now: nothing refuses the load */
+	EXPECT_EQ(0, skipper_bpf__load(skel));
+	EXPECT_EQ(0, bpf_obj_get_info_by_fd(bpf_program__fd(skel->progs.skip_file_permission),
+					    &info, &len));
+	f = popen("capfence attach 2>&1", "r");
+	ASSERT_NE(NULL, f);
+	n = fread(out, 1, sizeof(out) - 1, f);
+	out[n] = 0;
+	EXPECT_EQ(0, pclose(f)) TH_LOG("%s", out);
+	ASSERT_EQ(0, cft_nl_status(&nl, &s));
+	EXPECT_TRUE(s.attached);
+	snprintf(want, sizeof(want), "BPF program id=%u (tracing '", info.id);
+	EXPECT_NE(NULL, strstr(out, want)) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, " on security_file_permission) was loaded before the attach"))
+		TH_LOG("%s", out);
+	/* capfence's own programs are not named */
+	EXPECT_EQ(NULL, strstr(out, "(lsm 'cf_")) TH_LOG("%s", out);
+	skipper_bpf__destroy(skel);
+	cft_nl_close(&nl);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "--agent"))

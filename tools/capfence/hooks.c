@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <bpf/libbpf.h>
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <sodium.h>
 #include "cli.h"
 #include "capfence.skel.h"
@@ -333,6 +334,101 @@ static void wait_programs_freed(void)
 	}
 }
 
+/* @id is one of @skel's programs */
+static bool own_program(struct capfence_bpf *skel, __u32 id)
+{
+	struct bpf_program *prog;
+
+	bpf_object__for_each_program(prog, skel->obj) {
+		struct bpf_prog_info info = {};
+		__u32 len = sizeof(info);
+		int fd = bpf_program__fd(prog);
+
+		if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len) &&
+		    info.id == id)
+			return true;
+	}
+	return false;
+}
+
+/* the kernel's id of its own BTF object ("vmlinux"), or 0 */
+static __u32 vmlinux_btf_id(void)
+{
+	__u32 id = 0;
+
+	while (!bpf_btf_get_next_id(id, &id)) {
+		struct bpf_btf_info info = {};
+		__u32 len = sizeof(info);
+		char name[64] = "";
+		int fd = bpf_btf_get_fd_by_id(id);
+
+		if (fd < 0)
+			continue;
+		info.name = (__u64)(unsigned long)name;
+		info.name_len = sizeof(name);
+		if (!bpf_obj_get_info_by_fd(fd, &info, &len) && info.kernel_btf &&
+		    !strcmp(name, "vmlinux")) {
+			close(fd);
+			return id;
+		}
+		close(fd);
+	}
+	return 0;
+}
+
+/*
+ * What the attach cannot refuse: a program loaded before it (while capfence
+ * did not enforce) that, linked later, could end a hook's run before
+ * capfence has judged. Once attached, the module refuses the load of such
+ * a program by any task but the control plane; those already loaded are
+ * named here, every BPF-LSM program not capfence's and every tracing
+ * program on a security_* or bpf_lsm_* function (an fmod_ret program
+ * cannot be told from an fentry one by its info). Return: how many.
+ */
+static int report_preloaded(struct capfence_bpf *skel)
+{
+	struct btf *vmlinux = btf__load_vmlinux_btf();
+	__u32 vmlinux_id = vmlinux_btf_id(), id = 0;
+	int n = 0;
+
+	while (!bpf_prog_get_next_id(id, &id)) {
+		struct bpf_prog_info info = {};
+		__u32 len = sizeof(info);
+		const char *target = "";
+		const char *kind = NULL;
+		int fd = bpf_prog_get_fd_by_id(id);
+
+		if (fd < 0)
+			continue;
+		if (!bpf_obj_get_info_by_fd(fd, &info, &len)) {
+			if (info.type == BPF_PROG_TYPE_TRACING && vmlinux &&
+			    info.attach_btf_obj_id == vmlinux_id && info.attach_btf_id) {
+				const struct btf_type *t =
+					btf__type_by_id(vmlinux, info.attach_btf_id);
+
+				target = t ? btf__name_by_offset(vmlinux, t->name_off) : "";
+				if (!target)
+					target = "";
+				if (!strncmp(target, "security_", 9) ||
+				    !strncmp(target, "bpf_lsm_", 8))
+					kind = "tracing";
+			} else if (info.type == BPF_PROG_TYPE_LSM &&
+				   !own_program(skel, info.id)) {
+				kind = "lsm";
+			}
+		}
+		close(fd);
+		if (!kind)
+			continue;
+		fprintf(stderr,
+			"capfence: warning: BPF program id=%u (%s '%s'%s%s) was loaded before the attach; linked later, it could end capfence's checks on its hook\n",
+			info.id, kind, info.name, *target ? " on " : "", target);
+		n++;
+	}
+	btf__free(vmlinux);
+	return n;
+}
+
 int cf_cmd_attach(int argc, char **argv)
 {
 	struct capfence_bpf *skel = NULL;
@@ -403,6 +499,8 @@ int cf_cmd_attach(int argc, char **argv)
 	}
 	pin_links(skel);
 	printf("hooks attached (%d programs)\n", i - n_skipped);
+	if (report_preloaded(skel))
+		fprintf(stderr, "capfence: warning: unload them, or attach capfence at boot before anything else loads BPF programs (docs/threat-model.md)\n");
 out:
 	if (skel)
 		capfence_bpf__destroy(skel);
