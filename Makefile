@@ -207,6 +207,17 @@ $(B)/guest/bin/%: selftests/kernel/%.c $(VMT_COMMON) $(wildcard selftests/kernel
 	@mkdir -p $(B)/guest/bin
 	$(CC) $(CFLAGS_USR) $(CPPFLAGS_USR) -Iselftests/kernel -I$(B)/bench -DCF_VECTORS='"/usr/share/capfence/tokens.txt"' $< $(VMT_COMMON) $(LIB_A) -lsodium -lmnl $(SC_LIBS) -luring -lbpf -lelf -lz -lpthread -o $@
 
+# The built-in LSM's in-tree selftest (tools/testing/selftests/capfence/ in
+# make patches' series), built as the kernel tree would: the uapi header
+# and the harness one directory up; it runs on every kernel (the family's
+# tests on the module too)
+$(B)/guest/bin/capfence_test: lsm/builtin/selftests/capfence_test.c $(B)/ksft/kselftest_harness.h include/uapi/linux/capfence.h
+	@mkdir -p $(B)/guest/bin $(B)/intree/capfence
+	@cp $(B)/ksft/kselftest_harness.h $(B)/ksft/kselftest.h $(B)/intree/
+	@cp $< $(B)/intree/capfence/
+	$(CC) -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Werror -O2 -Iinclude/uapi $(B)/intree/capfence/capfence_test.c -o $@
+VMT_BINS += $(B)/guest/bin/capfence_test
+
 # the lifecycle test offers the no-op BPF-LSM programs as hooks
 $(B)/guest/bin/lifecycle_test: $(B)/bench/noop-lsm.skel.h
 

@@ -20,7 +20,7 @@ rm -rf "$r" "$p"
 mkdir -p "$r" "$p"
 hookfiles="include/linux/lsm_hook_defs.h include/linux/security.h security/security.c kernel/seccomp.c"
 touched="security/Kconfig security/Makefile include/linux/lsm_count.h MAINTAINERS Makefile
-	Documentation/admin-guide/LSM/index.rst $hookfiles"
+	Documentation/admin-guide/LSM/index.rst tools/testing/selftests/Makefile $hookfiles"
 # the pristine files, taken from the tarball once (each one missing)
 missing=
 for f in $touched; do
@@ -126,7 +126,23 @@ commit "Documentation: admin-guide: add capfence" \
 its parameters and its generic netlink family, whose ABI is
 include/uapi/linux/capfence.h."
 
-git format-patch -q --cover-letter -o "$p" HEAD~5 \
+mkdir -p tools/testing/selftests/capfence
+for f in Makefile config .gitignore capfence_test.c; do
+	cp "$top/lsm/builtin/selftests/$f" tools/testing/selftests/capfence/
+done
+sed -i 's|^TARGETS += capabilities$|&\nTARGETS += capfence|' tools/testing/selftests/Makefile
+grep -qx 'TARGETS += capfence' tools/testing/selftests/Makefile ||
+	{ echo "patches.sh: could not add capfence to the selftests' TARGETS" >&2; exit 1; }
+sed -i 's|^F:\tsecurity/capfence/$|&\nF:\ttools/testing/selftests/capfence/|' MAINTAINERS
+commit "selftests: capfence: add the control plane's tests" \
+"Through the uapi header alone, with kselftest_harness.h: capfence is
+among the active LSMs, its generic netlink family resolves at the
+header's ABI version, the host's status answers CAP_MAC_ADMIN only
+(EPERM without it), and a command given an attribute it does not take
+(a revoke marked dry-run) is refused with EINVAL before it acts.
+The config fragment names what CONFIG_SECURITY_CAPFENCE needs."
+
+git format-patch -q --cover-letter -o "$p" HEAD~6 \
 	--subject-prefix="RFC PATCH" >/dev/null
 sed -i "s/\*\*\* SUBJECT HERE \*\*\*/capfence: capability delegation fenced by syscall-policy epochs/;
 s/\*\*\* BLURB HERE \*\*\*/A security module that binds sandboxed tasks' credentials to a policy\nepoch. The series applies to v$ver (Debian 13's linux-source-6.12)./" "$p"/0000-cover-letter.patch
