@@ -35,6 +35,7 @@
  * counter, which whoever finds the entry sees raised.
  */
 #include <linux/binfmts.h>
+#include <linux/capability.h>
 #include <linux/cred.h>
 #include <linux/ptrace.h>
 #include <linux/sched.h>
@@ -473,6 +474,21 @@ bool cf_current_bound(void)
 	bound = e && e->epoch;
 	rcu_read_unlock();
 	return bound;
+}
+
+/**
+ * cf_current_control_plane() - would the control plane obey the caller?
+ *
+ * Unbound, with CAP_MAC_ADMIN in the initial user namespace (checked
+ * without an audit record): the task that may load programs beside
+ * capfence's own. Any context; never sleeps.
+ *
+ * Return: true for such a task.
+ */
+bool cf_current_control_plane(void)
+{
+	return ns_capable_noaudit(&init_user_ns, CAP_MAC_ADMIN) &&
+	       !cf_current_bound();
 }
 
 /**

@@ -105,6 +105,7 @@ int cf_cred_bind_exec(struct linux_binprm *bprm);
 int cf_cred_set_pending(const struct cred *cred, struct cf_epoch *e,
 			struct cf_holdings *h, struct cf_sandbox *sb);
 bool cf_current_bound(void);
+bool cf_current_control_plane(void);
 
 /**
  * cf_subject() - the bound state of a credential the filter may know

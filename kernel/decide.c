@@ -17,7 +17,6 @@
  * (memo.h, shared with the open memo of fsmemo.c).
  */
 #include <linux/bpf.h>
-#include <linux/capability.h>
 #include <linux/cred.h>
 #include <linux/pid.h>
 #include <linux/sched.h>
@@ -1020,8 +1019,7 @@ int cf_bpf_refuse_skipper(int cmd, const union bpf_attr *attr,
 		what = "prog_type=lsm attach=lsm_cgroup";
 	else if (lsm_prog_skips && attr->prog_type == BPF_PROG_TYPE_LSM &&
 		 attr->expected_attach_type == BPF_LSM_MAC &&
-		 (cf_current_bound() ||
-		  !ns_capable_noaudit(&init_user_ns, CAP_MAC_ADMIN)))
+		 !cf_current_control_plane())
 		what = "prog_type=lsm attach=lsm_mac";
 	else
 		return 0;

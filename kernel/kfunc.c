@@ -812,8 +812,7 @@ static int cf_kfunc_filter(const struct bpf_prog *prog, u32 kfunc_id)
 	const char *name = prog->aux->attach_func_name;
 	int i;
 
-	if (!name || !ns_capable_noaudit(&init_user_ns, CAP_MAC_ADMIN) ||
-	    cf_current_bound())
+	if (!name || !cf_current_control_plane())
 		return -EACCES;
 	for (i = 0; i < CF_NR_HOOKS; i++)
 		if (prog->type == cf_hooks[i].type &&
