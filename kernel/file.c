@@ -28,13 +28,11 @@
  * hook before the point of no return, where a refusal is the exec's
  * EACCES (cf_file_exec_commit()).
  *
- * Locking: a fixed table of small buckets keyed by the file pointer, and
- * an rhashtable for files whose bucket is full. A slot is claimed with
- * cmpxchg() in file_open, before the file is visible to any other user,
- * and released in file_free_security, when it has no user left: only
- * the file's own users read a slot's grants, so slots need no RCU. The
- * overflow table is read under RCU (BPF programs hold it) and its entries
- * are freed after a grace period. The list of exec files is under
+ * Locking: the grants of a tracked file are kept by the front end
+ * (file_store.h: the module's table keyed by the file pointer, or the
+ * built-in LSM's file blob). They are claimed in file_open, before the
+ * file is visible to any other user, and forgotten in file_free_security,
+ * when it has no user left: only the file's own users read them. The list of exec files is under
  * cf_exec_lock (a spinlock, never held across a decision); an exec file
  * leaves it at its exec's commit or when it is freed, whichever is first,
  * and its record is freed with its slot. Grant validity is judged,
@@ -42,18 +40,15 @@
  * BPF program context.
  */
 #include <linux/fs.h>
-#include <linux/hash.h>
 #include <linux/mman.h>
-#include <linux/rhashtable.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
-#include <linux/vmalloc.h>
 #include "cap.h"
 #include "constraint.h"
 #include "decide.h"
 #include "file.h"
-#include "ptrtable.h"
+#include "file_store.h"
 
 /* a file an exec opened under a read grant (see "Exec" above) */
 struct cf_file_exec {
@@ -62,54 +57,10 @@ struct cf_file_exec {
 	struct file *file;
 };
 
-/* the grants that admitted an open; a reference is held on each */
-struct cf_file_grants {
-	struct cf_grant *read;		/* fs:read grant or NULL */
-	struct cf_grant *write;		/* fs:write grant or NULL */
-	struct cf_file_exec *exec;	/* an exec's file, or NULL */
-};
-
 static LIST_HEAD(cf_execs);
 static DEFINE_SPINLOCK(cf_exec_lock);
 static atomic_t cf_nr_execs = ATOMIC_INIT(0);
-
-/*
- * 2^CF_FILE_BITS buckets of CF_FILE_WAYS slots (256 KiB): the open and
- * close of a file under a capability cost a claim and a release, not an
- * allocation and a hash insert.
- */
-#define CF_FILE_BITS	11
-#define CF_FILE_WAYS	4
-
-struct cf_file_slot {
-	const struct file *file;	/* NULL: free */
-	struct cf_file_grants g;
-};
-
-struct cf_file_bucket {
-	struct cf_file_slot slot[CF_FILE_WAYS];
-};
-
-/* a file whose bucket was full */
-struct cf_file {
-	struct rhash_head node;
-	const struct file *file;	/* key */
-	struct cf_file_grants g;
-	struct rcu_head rcu;
-};
-
-static struct cf_file_bucket *cf_file_buckets;
-static struct rhashtable cf_files;
-static atomic_long_t cf_nr_overflow = ATOMIC_LONG_INIT(0);
 atomic_long_t cf_nr_files = ATOMIC_LONG_INIT(0);
-
-static const struct rhashtable_params cf_file_params =
-	CF_PTR_TABLE_PARAMS(struct cf_file, file, node);
-
-static struct cf_file_bucket *cf_file_bucket(const struct file *file)
-{
-	return &cf_file_buckets[hash_ptr((void *)file, CF_FILE_BITS)];
-}
 
 /* Take @x off the list of exec files, if it is still on it. */
 static void cf_file_exec_unlist(struct cf_file_exec *x)
@@ -152,57 +103,6 @@ static void cf_file_hold(struct cf_file_grants *g, struct cf_grant *rg,
 	}
 }
 
-/* The grants of @file in the overflow table, or NULL. */
-static noinline struct cf_file_grants *cf_file_find_overflow(const struct file *file)
-{
-	struct cf_file *f = rhashtable_lookup(&cf_files, &file, cf_file_params);
-
-	return f ? &f->g : NULL;
-}
-
-/*
- * The grants of a tracked file, or NULL; valid while the file lives.
- * Inline: every tracked open and every use of a tracked file asks.
- */
-static __always_inline struct cf_file_grants *
-cf_file_find(const struct file *file)
-{
-	struct cf_file_slot *s = cf_file_bucket(file)->slot;
-	struct cf_file_slot *end = s + CF_FILE_WAYS;
-
-	for (; s < end; s++)
-		if (READ_ONCE(s->file) == file)
-			return &s->g;
-	if (!atomic_long_read(&cf_nr_overflow))
-		return NULL;
-	return cf_file_find_overflow(file);
-}
-
-static int cf_file_track_overflow(struct file *file, struct cf_grant *rg,
-				  struct cf_grant *wg, struct cf_file_exec *x)
-{
-	struct cf_file *f;
-	int err;
-
-	f = kzalloc(sizeof(*f), GFP_ATOMIC | __GFP_NOWARN | __GFP_ACCOUNT);
-	if (!f) {
-		kfree(x);
-		return -ENOMEM;
-	}
-	f->file = file;
-	cf_file_hold(&f->g, rg, wg, x);
-	/* one walk of the bucket: the insert itself finds a duplicate */
-	err = rhashtable_lookup_insert_fast(&cf_files, &f->node, cf_file_params);
-	if (err) {
-		cf_file_release(&f->g);
-		kfree(f);
-		return WARN_ON_ONCE(err == -EEXIST) ? -EACCES : -ENOMEM;
-	}
-	atomic_long_inc(&cf_nr_overflow);
-	atomic_long_inc(&cf_nr_files);
-	return 0;
-}
-
 /**
  * cf_file_track() - remember the grants that admitted an open
  * @file: the file being opened
@@ -221,9 +121,7 @@ static int cf_file_track_overflow(struct file *file, struct cf_grant *rg,
  */
 int cf_file_track(struct file *file, struct cf_grant *rg, struct cf_grant *wg)
 {
-	struct cf_file_slot *s = cf_file_bucket(file)->slot;
-	struct cf_file_slot *end = s + CF_FILE_WAYS;
-	struct cf_file_grants *had = cf_file_find(file);
+	struct cf_file_grants *had = cf_file_store_find(file), *g;
 	struct cf_file_exec *x = NULL;
 
 	if (had)
@@ -236,15 +134,15 @@ int cf_file_track(struct file *file, struct cf_grant *rg, struct cf_grant *wg)
 		x->task = current;
 		x->file = file;
 	}
-	for (; s < end; s++) {
-		/* nobody else can see @file yet: claim, then fill */
-		if (!READ_ONCE(s->file) && !cmpxchg(&s->file, NULL, file)) {
-			cf_file_hold(&s->g, rg, wg, x);
-			atomic_long_inc(&cf_nr_files);
-			return 0;
-		}
+	/* nobody else can see @file yet: claim, then fill */
+	g = cf_file_store_claim(file);
+	if (IS_ERR(g)) {
+		kfree(x);
+		return PTR_ERR(g);
 	}
-	return cf_file_track_overflow(file, rg, wg, x);
+	cf_file_hold(g, rg, wg, x);
+	atomic_long_inc(&cf_nr_files);
+	return 0;
 }
 
 /* Name @obj, a file, for the record of a denied recheck. */
@@ -292,7 +190,7 @@ static int cf_file_check(const struct cf_file_grants *f, struct file *file,
  */
 int cf_file_revalidate(struct file *file, int mask)
 {
-	const struct cf_file_grants *f = cf_file_find(file);
+	const struct cf_file_grants *f = cf_file_store_find(file);
 
 	if (!f || (!(mask & MAY_WRITE) && cf_file_in_exec(f)))
 		return 0;
@@ -320,7 +218,7 @@ int cf_file_map(struct file *file, unsigned long prot, bool shared,
 {
 	struct cf_target t = { .class_id = CAPFENCE_CLASS_FS_WRITE,
 			       .what = what };
-	const struct cf_file_grants *f = cf_file_find(file);
+	const struct cf_file_grants *f = cf_file_store_find(file);
 
 	if (!f)
 		return 0;
@@ -367,7 +265,7 @@ int cf_file_exec_commit(void)
 		}
 		spin_unlock(&cf_exec_lock);
 		for (i = 0; i < n && !err; i++) {
-			const struct cf_file_grants *f = cf_file_find(mine[i]);
+			const struct cf_file_grants *f = cf_file_store_find(mine[i]);
 
 			if (f)
 				err = cf_file_check(f, mine[i], MAY_READ);
@@ -394,80 +292,37 @@ bool cf_file_exec_pending(void)
  */
 void cf_file_free(struct file *file)
 {
-	struct cf_file_slot *s = cf_file_bucket(file)->slot;
-	struct cf_file_slot *end = s + CF_FILE_WAYS;
-	struct cf_file_grants g;
-	struct cf_file *f;
+	struct cf_file_grants g, *f = cf_file_store_find(file);
 
-	for (; s < end; s++) {
-		if (READ_ONCE(s->file) != file)
-			continue;
-		/* the file has no user left: nobody reads the grants */
-		g = s->g;
-		/* off the exec list before the slot can be claimed again */
-		if (g.exec)
-			cf_file_exec_unlist(g.exec);
-		s->g.read = NULL;
-		s->g.write = NULL;
-		s->g.exec = NULL;
-		/* the grants are cleared before the slot can be claimed */
-		smp_store_release(&s->file, NULL);
-		atomic_long_dec(&cf_nr_files);
-		cf_file_release(&g);
+	if (!f)
 		return;
-	}
-	if (!atomic_long_read(&cf_nr_overflow))
+	/* off the exec list before the slot can be claimed again */
+	if (f->exec)
+		cf_file_exec_unlist(f->exec);
+	/* the file has no user left: nobody reads the grants */
+	g = *f;
+	if (!cf_file_store_forget(file))
 		return;
-	f = rhashtable_lookup(&cf_files, &file, cf_file_params);
-	if (!f || rhashtable_remove_fast(&cf_files, &f->node, cf_file_params))
-		return;
-	atomic_long_dec(&cf_nr_overflow);
 	atomic_long_dec(&cf_nr_files);
-	cf_file_release(&f->g);
-	kfree_rcu(f, rcu);
+	cf_file_release(&g);
 }
 
 /**
- * cf_file_init() - create the tables
+ * cf_file_init() - create the front end's store of tracked files
  *
  * Return: 0 or -ENOMEM.
  */
 int cf_file_init(void)
 {
-	int err;
-
-	cf_file_buckets = kvcalloc(1 << CF_FILE_BITS, sizeof(*cf_file_buckets),
-				   GFP_KERNEL);
-	if (!cf_file_buckets)
-		return -ENOMEM;
-	err = rhashtable_init(&cf_files, &cf_file_params);
-	if (err)
-		kvfree(cf_file_buckets);
-	return err;
-}
-
-static void cf_file_free_entry(void *ptr, void *arg)
-{
-	struct cf_file *f = ptr;
-
-	cf_file_release(&f->g);
-	kfree(f);
+	return cf_file_store_init();
 }
 
 /**
- * cf_file_exit() - destroy the tables at module exit
+ * cf_file_exit() - destroy the store at module exit
  *
  * The programs are detached: files still open forget their grants here.
  */
 void cf_file_exit(void)
 {
-	unsigned int i;
-	int w;
-
-	for (i = 0; i < 1U << CF_FILE_BITS; i++)
-		for (w = 0; w < CF_FILE_WAYS; w++)
-			if (cf_file_buckets[i].slot[w].file)
-				cf_file_release(&cf_file_buckets[i].slot[w].g);
-	kvfree(cf_file_buckets);
-	rhashtable_free_and_destroy(&cf_files, cf_file_free_entry, NULL);
+	cf_file_store_exit(cf_file_release);
 }

@@ -10,6 +10,17 @@
 #include "cap.h"
 
 struct file;
+struct cf_file_exec;
+
+/*
+ * The grants that admitted an open; a reference is held on each. The
+ * front end keeps one per tracked file (file_store.h).
+ */
+struct cf_file_grants {
+	struct cf_grant *read;		/* fs:read grant or NULL */
+	struct cf_grant *write;		/* fs:write grant or NULL */
+	struct cf_file_exec *exec;	/* an exec's file, or NULL */
+};
 
 int cf_file_init(void);
 void cf_file_exit(void);

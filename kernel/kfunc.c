@@ -53,6 +53,7 @@
 #include "kfunc.h"
 #include "net.h"
 #include "sock.h"
+#include "sock_store.h"
 #include "fence.h"
 #include "stats.h"
 #include "audit.h"

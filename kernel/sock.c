@@ -15,23 +15,22 @@
  * receive call, but their transports queue data without that hook: a
  * receive already waiting when the grant goes can still return data.
  *
- * Locking: an rhashtable keyed by the struct sock pointer. Entries are added
- * from the hooks (task context, or softirq for an accepted child), removed
- * in sk_free_security (the socket is dying), read under RCU (BPF programs
- * hold it). An entry's grant array only grows, under the entry's spinlock;
- * readers load the count with acquire semantics and need no lock. Grant
+ * Locking: entries are kept by the front end (sock_store.h: the module's
+ * table keyed by the struct sock pointer, or a pointer in the built-in
+ * LSM's sock blob). They are added from the hooks (task context, or
+ * softirq for an accepted child), removed in sk_free_security (the socket
+ * is dying), read under RCU (BPF programs hold it). An entry's grant
+ * array only grows, under the entry's spinlock; readers load the count
+ * with acquire semantics and need no lock. Grant
  * validity is read in a fence read section, except in softirq: there the
  * fence lock's writer may be the task interrupted on this CPU, so
  * cf_sock_rcv() reads each grant's state once without one. cf_socks_freed
  * only grows: it is raised when an entry is removed, ordered before the
- * socket's memory is freed (see cf_sock_gen()). A counting filter
- * (cf_sock_hint) is raised before an entry is inserted and lowered after
- * it is removed, as the credential filter (cred.h). Never sleeps.
+ * socket's memory is freed (see cf_sock_gen()). Never sleeps.
  */
 #include <linux/icmp.h>
 #include <linux/icmpv6.h>
 #include <linux/in6.h>
-#include <linux/rhashtable.h>
 #include <linux/slab.h>
 #include <net/icmp.h>
 #include <net/inet_sock.h>
@@ -42,35 +41,18 @@
 #include "cap.h"
 #include "constraint.h"
 #include "decide.h"
-#include "ptrtable.h"
 #include "sock.h"
+#include "sock_store.h"
 #include "compat.h"
 
-/* a socket admitted through more grants than this fails closed */
-#define CF_SOCK_GRANTS	8
-
-struct cf_sock {
-	struct rhash_head node;
-	const struct sock *sk;		/* key */
-	spinlock_t lock;		/* orders writers of g and n */
-	u32 n;				/* published with release semantics */
-	struct cf_grant *g[CF_SOCK_GRANTS];	/* references held */
-	struct rcu_head rcu;
-};
-
-static struct rhashtable cf_socks;
 atomic_long_t cf_nr_socks = ATOMIC_LONG_INIT(0);
 atomic_long_t cf_socks_freed = ATOMIC_LONG_INIT(0);
-atomic_t cf_sock_hint[1 << CF_SOCK_HINT_BITS];
 
-static const struct rhashtable_params cf_sock_params =
-	CF_PTR_TABLE_PARAMS(struct cf_sock, sk, node);
-
-static struct cf_sock *cf_sock_get(const struct sock *sk)
+static struct cf_sock *cf_sock_get(struct sock *sk)
 {
 	struct cf_sock *s, *old;
 
-	s = rhashtable_lookup(&cf_socks, &sk, cf_sock_params);
+	s = cf_sock_store_find(sk);
 	if (s)
 		return s;
 	s = kzalloc(sizeof(*s), GFP_ATOMIC | __GFP_NOWARN | __GFP_ACCOUNT);
@@ -78,13 +60,9 @@ static struct cf_sock *cf_sock_get(const struct sock *sk)
 		return ERR_PTR(-ENOMEM);
 	s->sk = sk;
 	spin_lock_init(&s->lock);
-	/* before the entry can be found: see cf_sock_maybe() */
-	atomic_inc(cf_sock_hint_of(sk));
-	old = rhashtable_lookup_get_insert_fast(&cf_socks, &s->node,
-						cf_sock_params);
+	old = cf_sock_store_insert(sk, s);
 	if (old) {
 		/* a racing first track of the same socket won, or failure */
-		atomic_dec(cf_sock_hint_of(sk));
 		kfree(s);
 		return old;
 	}
@@ -288,7 +266,7 @@ int cf_sock_revalidate(struct sock *sk)
 
 	if (!cf_nr_tracked_socks())
 		return 0;
-	s = rhashtable_lookup(&cf_socks, &sk, cf_sock_params);
+	s = cf_sock_store_find(sk);
 	if (!s)
 		return 0;
 	/* pairs with cf_sock_add(): slots below n are set */
@@ -370,7 +348,7 @@ int cf_sock_rcv(struct sock *sk, struct sk_buff *skb)
 	    READ_ONCE(sk->sk_state) == TCP_SYN_SENT &&
 	    skb->len <= tcp_hdrlen(skb))
 		return 0;
-	s = rhashtable_lookup(&cf_socks, &sk, cf_sock_params);
+	s = cf_sock_store_find(sk);
 	if (!s)
 		return 0;
 	/* pairs with cf_sock_add(): slots below n are set */
@@ -404,7 +382,7 @@ void cf_sock_clone(const struct sock *sk, struct sock *newsk)
 	struct cf_sock *s, *ns;
 	u32 i, n;
 
-	s = rhashtable_lookup(&cf_socks, &sk, cf_sock_params);
+	s = cf_sock_store_find(sk);
 	if (!s)
 		return;
 	/* pairs with cf_sock_add(): slots below n are set */
@@ -434,11 +412,9 @@ void cf_sock_free(struct sock *sk)
 {
 	struct cf_sock *s;
 
-	s = rhashtable_lookup(&cf_socks, &sk, cf_sock_params);
-	if (!s || rhashtable_remove_fast(&cf_socks, &s->node, cf_sock_params))
+	s = cf_sock_store_remove(sk);
+	if (!s)
 		return;
-	/* after the entry is gone: see cf_sock_maybe() */
-	atomic_dec(cf_sock_hint_of(sk));
 	/* before @sk's memory is freed and reused: see cf_sock_gen() */
 	atomic_long_inc(&cf_socks_freed);
 	/* the raise, then the free of the entry and (later) of the socket */
@@ -449,27 +425,19 @@ void cf_sock_free(struct sock *sk)
 }
 
 /**
- * cf_sock_init() - create the table
+ * cf_sock_init() - create the front end's store of tracked sockets
  *
  * Return: 0 or -ENOMEM.
  */
 int cf_sock_init(void)
 {
-	return rhashtable_init(&cf_socks, &cf_sock_params);
-}
-
-static void cf_sock_free_entry(void *ptr, void *arg)
-{
-	struct cf_sock *s = ptr;
-
-	cf_sock_release(s);
-	kfree(s);
+	return cf_sock_store_init();
 }
 
 /**
- * cf_sock_exit() - destroy the table at module exit (empty by then)
+ * cf_sock_exit() - destroy the store at module exit (empty by then)
  */
 void cf_sock_exit(void)
 {
-	rhashtable_free_and_destroy(&cf_socks, cf_sock_free_entry, NULL);
+	cf_sock_store_exit(cf_sock_release);
 }

@@ -6,7 +6,8 @@
 #define _CAPFENCE_SOCK_H
 
 #include <linux/atomic.h>
-#include <linux/hash.h>
+#include <linux/rhashtable-types.h>
+#include <linux/spinlock_types.h>
 #include "cap.h"
 #include "cred.h"
 #include "memo.h"
@@ -15,6 +16,22 @@ struct sock;
 struct sk_buff;
 struct in6_addr;
 struct cf_target;
+
+/* a socket admitted through more grants than this fails closed */
+#define CF_SOCK_GRANTS	8
+
+/*
+ * A tracked socket: the grants that admitted it. The front end keeps one
+ * per tracked socket (sock_store.h).
+ */
+struct cf_sock {
+	struct rhash_head node;		/* in the module's table */
+	const struct sock *sk;		/* whose */
+	spinlock_t lock;		/* orders writers of g and n */
+	u32 n;				/* published with release semantics */
+	struct cf_grant *g[CF_SOCK_GRANTS];	/* references held */
+	struct rcu_head rcu;
+};
 
 int cf_sock_init(void);
 void cf_sock_exit(void);
@@ -33,33 +50,6 @@ void cf_sock_free(struct sock *sk);
 
 extern atomic_long_t cf_nr_socks;
 extern atomic_long_t cf_socks_freed;
-
-/*
- * Counting filter in front of the socket table: counter hash_ptr(sk)
- * counts the entries whose key hashes there. It is raised before an entry
- * is inserted and lowered after it is removed, so a zero counter means
- * @sk has no entry.
- */
-#define CF_SOCK_HINT_BITS	12
-extern atomic_t cf_sock_hint[1 << CF_SOCK_HINT_BITS];
-
-static inline atomic_t *cf_sock_hint_of(const struct sock *sk)
-{
-	return &cf_sock_hint[hash_ptr(sk, CF_SOCK_HINT_BITS)];
-}
-
-/**
- * cf_sock_maybe() - might @sk be remembered?
- * @sk: a socket
- *
- * Inline: every packet the stack delivers asks it (socket_sock_rcv_skb).
- *
- * Return: false when @sk certainly has no entry (nearly every socket).
- */
-static inline bool cf_sock_maybe(const struct sock *sk)
-{
-	return atomic_read(cf_sock_hint_of(sk));
-}
 
 /**
  * cf_sock_gen() - how many tracked sockets have been freed so far

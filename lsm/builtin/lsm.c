@@ -3,8 +3,9 @@
  * capfence built into the kernel: the LSM front end of the same core as
  * capfence.ko. Where the module's BPF-LSM programs call its kfuncs
  * (kernel/kfunc.c), the LSM framework calls the hooks here, which find
- * the caller's bound state in the credential blob (cred_store.h) and
- * hand the operation to the same edges (net.c, sock.c, file.c, fspath.c,
+ * the caller's bound state in the credential blob (cred_store.h), keep
+ * tracked files and sockets in their blobs (file_store.h, sock_store.h)
+ * and hand the operation to the same edges (net.c, sock.c, file.c, fspath.c,
  * borrow.c) and cred.c. No decision is made here.
  *
  * The hooks are registered at security_init(), before any state can
@@ -44,6 +45,7 @@
 #include "net.h"
 #include "netlink.h"
 #include "sock.h"
+#include "sock_store.h"
 #include "version.h"
 
 /* until <uapi/linux/lsm.h> allocates capfence's id */
@@ -53,6 +55,8 @@
 
 struct lsm_blob_sizes capfence_blob_sizes __ro_after_init = {
 	.lbs_cred = sizeof(struct cf_cred __rcu *),
+	.lbs_file = sizeof(struct cf_file_grants),
+	.lbs_sock = sizeof(struct cf_sock __rcu *),
 };
 
 static const struct lsm_id capfence_lsmid = {

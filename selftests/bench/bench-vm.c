@@ -18,6 +18,12 @@
  *                       directory, in a task sandboxed by Landlock with
  *                       the equivalent path-beneath rule, next to
  *                       capfence bound and unbound
+ *   bench-vm builtin [ROUNDS [MS]]
+ *                       on the built-in LSM's kernel: each hook figure's
+ *                       ns/op with capfence left out of lsm=, or with it
+ *                       in, unbound and bound, then the Landlock
+ *                       comparison and the memory figure (make
+ *                       bench-builtin boots both)
  *   bench-vm netlink    DELEGATE round trip vs CTRL_CMD_GETFAMILY
  *   bench-vm activate   epoch activation with 1 vs N bound tasks
  *   bench-vm epochs [N] exec (the first into an epoch: it activates it)
@@ -642,7 +648,8 @@ static int udp_sink(uint16_t port)
 	return fd;
 }
 
-static void bench_landlock(int rounds, int ms, int lfd, uint16_t port);
+static void bench_landlock(int rounds, int ms, int lfd, uint16_t port,
+			   bool builtin);
 
 static void bench_hooks(int rounds, int ms, bool pin)
 {
@@ -726,7 +733,7 @@ static void bench_hooks(int rounds, int ms, bool pin)
 	worker_stop(&unb);
 	noop_lsm_bpf__destroy(skel);
 	module_load();
-	bench_landlock(rounds, ms, lfd, port);
+	bench_landlock(rounds, ms, lfd, port, false);
 	close(sink);
 	close(lfd);
 
@@ -818,15 +825,21 @@ static void open_memo_set(bool on)
  * B - U, Landlock's whole cost L - U; under -icount shift=2 a guest ns is
  * a quarter instruction.
  */
-static void bench_landlock(int rounds, int ms, int lfd, uint16_t port)
+static void bench_landlock(int rounds, int ms, int lfd, uint16_t port,
+			   bool builtin)
 {
 	static const int kinds[NK] = { K_OPEN, K_OPEN8, K_ROT2, K_ROT8,
 				       K_ROT32, K_NEWDIR, K_NEWDIR };
 	static const char *const kname[NK] = { "depth1", "depth8", "rot2",
 					       "rot8", "rot32", "newdir",
 					       "named" };
-	/* capfence's share over Landlock's cost: the targets, 0 = report */
-	static const double target[NK] = { 1.0, 1.0, 1.0, 1.0, 1.0, 1.25, 0 };
+	/*
+	 * capfence's share over Landlock's cost: the targets, 0 = report;
+	 * built in, its hooks are called directly, as Landlock's are
+	 */
+	static const double target_module[NK] = { 1.0, 1.0, 1.0, 1.0, 1.0, 1.25, 0 };
+	static const double target_builtin[NK] = { 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0 };
+	const double *target = builtin ? target_builtin : target_module;
 	const int named = NK - 1;
 	double (*v)[3][NK] = calloc((size_t)rounds, sizeof(*v));
 	double *x = calloc((size_t)rounds, sizeof(*x));
@@ -909,8 +922,133 @@ static void bench_files_only(int rounds, int ms)
 	fcntl(lfd, F_SETFL, O_NONBLOCK);
 	if (sh("grep -q '^capfence ' /proc/modules"))
 		module_load();
-	bench_landlock(rounds, ms, lfd, port);
+	bench_landlock(rounds, ms, lfd, port, false);
 	close(lfd);
+}
+
+/* ---- the built-in LSM: each hook figure against capfence left out ------ */
+
+static void bench_memory(struct env *e);
+
+/* Is capfence one of the active LSMs (built in, and named in lsm=)? */
+static bool lsm_active(const char *name)
+{
+	char buf[256], *tok, *save = NULL;
+	FILE *f = fopen("/sys/kernel/security/lsm", "r");
+	bool found = false;
+
+	if (!f)
+		return false;
+	if (fgets(buf, sizeof(buf), f))
+		for (tok = strtok_r(buf, ",\n", &save); tok && !found;
+		     tok = strtok_r(NULL, ",\n", &save))
+			found = !strcmp(tok, name);
+	fclose(f);
+	return found;
+}
+
+/*
+ * bench-vm builtin ROUNDS MS, on the kernel of `make kernel-builtin`,
+ * booted twice by `make bench-builtin`: once with capfence left out of
+ * lsm= (one unbound worker: the figures every ratio divides by) and once
+ * with it in (an unbound and a bound worker, each kind A B B A per round
+ * as in the hook figures, then the Landlock comparison and the memory
+ * figure). A built-in LSM cannot be unloaded, so the two cases are two
+ * boots of the same image; under -icount a guest ns is a quarter of an
+ * instruction, and the same loop repeats to within 0.3 % across boots.
+ * Lines: builtin_<figure>_{leftout,unbound,bound}_ns; the ratios are made
+ * by selftests/bench/bench-builtin-table from both boots' lines.
+ */
+static void bench_builtin(int rounds, int ms)
+{
+	bool in = lsm_active("capfence");
+	double (*a)[NKIND] = calloc((size_t)rounds, sizeof(*a));
+	double (*b)[NKIND] = calloc((size_t)rounds, sizeof(*b));
+	double *x = calloc((size_t)rounds, sizeof(*x));
+	struct capfence_token toks[2];
+	struct worker unb, bnd;
+	int lfd, sink, fd, r, k, res[2];
+	struct env e;
+	uint16_t port;
+
+	if (!a || !b || !x || rounds < 1 || ms < 1)
+		die("bench_builtin", EINVAL);
+	mkdir(BENCH_DIR, 0755);
+	fd = open(BENCH_FILE, O_WRONLY | O_CREAT, 0644);
+	if (fd < 0)
+		die(BENCH_FILE, errno);
+	close(fd);
+	if (sh("mkdir -p " BENCH_DEEP " && touch " BENCH_FILE8))
+		die(BENCH_FILE8, EIO);
+	lfd = cft_listen(&port);
+	if (lfd < 0)
+		die("listen", lfd);
+	fcntl(lfd, F_SETFD, 0);
+	fcntl(lfd, F_SETFL, O_NONBLOCK);
+	sink = udp_sink(port);
+	printf("# builtin: capfence %s lsm= (%s), %d rounds, %d ms loops\n",
+	       in ? "in" : "left out of", in ? "unbound and bound workers" :
+	       "one unbound worker", rounds, ms);
+	worker_start(&unb, 0, NULL, 0, lfd, port, -1);
+	for (k = 0; k < NKIND; k++)
+		worker_run(&unb, k, ms / 4 + 1);	/* warm-up */
+	if (in) {
+		env_up(&e);
+		/* an idle bound task exists, as in the hook figures */
+		if (pipe(res))
+			die("pipe", errno);
+		e.idle = spawn_idle(&e.nl, e.epoch, NULL, &e.idle_fd, res[1]);
+		wait_ready(res[0], 1);
+		toks[0] = e.net;
+		toks[1] = e.fs;
+		worker_start(&bnd, e.epoch, toks, 2, lfd, port, -1);
+		for (k = 0; k < NKIND; k++)
+			worker_run(&bnd, k, ms / 4 + 1);
+	}
+	for (r = 0; r < rounds; r++)
+		phase(&unb, in ? &bnd : &unb, NULL, ms, a[r], b[r]);
+	if (in)
+		worker_stop(&bnd);
+	worker_stop(&unb);
+	for (k = 0; k < NKIND; k++) {
+		struct spread su, sb;
+		char name[64];
+
+		for (r = 0; r < rounds; r++)
+			x[r] = in ? a[r][k] : (a[r][k] + b[r][k]) / 2;
+		su = spread_of(x, rounds);
+		for (r = 0; r < rounds; r++)
+			x[r] = b[r][k];
+		sb = spread_of(x, rounds);
+		if (!in) {
+			printf("# %s ns/op, capfence left out: %.1f [%.1f-%.1f]\n",
+			       kind_label[k], su.med, su.p25, su.p75);
+			snprintf(name, sizeof(name), "builtin_%s_leftout_ns", kind_fig[k]);
+			line(name, su.med, "ns", "report", true);
+			continue;
+		}
+		printf("# %s ns/op: capfence unbound %.1f [%.1f-%.1f], bound %.1f [%.1f-%.1f]\n",
+		       kind_label[k], su.med, su.p25, su.p75, sb.med, sb.p25, sb.p75);
+		snprintf(name, sizeof(name), "builtin_%s_unbound_ns", kind_fig[k]);
+		line(name, su.med, "ns", "report", true);
+		snprintf(name, sizeof(name), "builtin_%s_bound_ns", kind_fig[k]);
+		line(name, sb.med, "ns", "report", true);
+	}
+	if (in) {
+		close(e.idle_fd);
+		waitpid(e.idle, NULL, 0);
+		close(res[0]);
+		close(res[1]);
+		wait_unbound(&e.nl);
+		bench_memory(&e);
+		env_down(&e);
+		bench_landlock(rounds, ms, lfd, port, true);
+	}
+	close(sink);
+	close(lfd);
+	free(a);
+	free(b);
+	free(x);
 }
 
 /* ---- figure 2: netlink round trips ---------------------------------- */
@@ -1585,6 +1723,11 @@ int main(int argc, char **argv)
 	if (!strcmp(what, "landlock")) {
 		bench_files_only(argc > 2 ? atoi(argv[2]) : HK_ROUNDS,
 				 argc > 3 ? atoi(argv[3]) : HK_MS);
+		return 0;
+	}
+	if (!strcmp(what, "builtin")) {
+		bench_builtin(argc > 2 ? atoi(argv[2]) : 4,
+			      argc > 3 ? atoi(argv[3]) : HK_MS);
 		return 0;
 	}
 	if (!strcmp(what, "exec")) {

@@ -21,6 +21,12 @@
 #                      guest time counts instructions (QEMU -icount, 1 vCPU),
 #                      deterministic per-op costs, no TCG noise
 #   make bench-epochs  the epochs figure alone, the same way
+#   make bench-builtin the built-in LSM (make kernel-builtin), the same
+#                      way: each hook figure with capfence left out of lsm=
+#                      and built in (unbound, bound), the Landlock
+#                      comparison and the memory figure, against the module
+#                      on Debian 13's 6.12 (bench-vm hooks, same loops);
+#                      writes build/bench/builtin.md
 #
 # BENCH_PREREQ is what the VM targets build first (default: the module, the
 # CLI and the guest programs, like `make demo`).
@@ -71,7 +77,7 @@ $(BENCH_OUT)/bench-host: $(BENCH_DIR)/bench-host.c $(LIB_A) $(BENCH_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_USR) $(CPPFLAGS_USR) $< $(LIB_A) -lsodium -lmnl $(SC_LIBS) -lpthread -o $@
 
-.PHONY: rollsim bench bench-check bench-progs bench-hooks-icount bench-deleg bench-epochs
+.PHONY: rollsim bench bench-check bench-progs bench-hooks-icount bench-deleg bench-epochs bench-builtin
 
 bench-progs: $(GUEST_EXTRA) $(BENCH_OUT)/bench-host
 
@@ -168,3 +174,29 @@ bench-epochs: $(BENCH_PREREQ) bench-progs
 			> $(BENCH_OUT)/bench-epochs-$$k.txt; cat $(BENCH_OUT)/bench-epochs-$$k.txt; \
 		[ $$rc = 0 ] || { tail -20 $(BENCH_OUT)/bench-epochs-$$k.log; echo "bench: the VM run failed (exit $$rc)" >&2; exit 1; }; \
 	done
+
+# The built-in LSM: three -icount boots, one make run. capfence cannot be
+# unloaded from a kernel it is built into, so "left out" is the same image
+# booted with lsm=landlock; "in" with lsm=landlock,capfence (the default);
+# the module's figures come from bench-vm hooks on the stock 6.12.
+BENCH_BI_ROUNDS ?= 3
+BENCH_BI_MS     ?= 50
+bench-builtin: $(BENCH_PREREQ) bench-progs kernel-builtin
+	@mkdir -p $(BENCH_OUT)
+	@for c in out:landlock in:landlock,capfence; do \
+		$(BENCH_ICOUNT) $(VMRUN) --kernel builtin --lsm $${c#*:} --timeout 2400 -- \
+			bench-vm builtin $(BENCH_BI_ROUNDS) $(BENCH_BI_MS) \
+			> $(BENCH_OUT)/bench-builtin-$${c%%:*}.log 2>&1; rc=$$?; \
+		{ echo "# built-in LSM, lsm=$${c#*:}: guest time = 4 ns per guest instruction (QEMU -icount shift=2), 1 vCPU"; \
+		  grep -E '^(bench:|#)' $(BENCH_OUT)/bench-builtin-$${c%%:*}.log | tr -d '\r'; } \
+			> $(BENCH_OUT)/bench-builtin-$${c%%:*}.txt; cat $(BENCH_OUT)/bench-builtin-$${c%%:*}.txt; \
+		[ $$rc = 0 ] || { tail -20 $(BENCH_OUT)/bench-builtin-$${c%%:*}.log; echo "bench: the VM run failed (exit $$rc)" >&2; exit 1; }; \
+	done
+	@$(BENCH_ICOUNT) $(VMRUN) --kernel 6.12 --timeout 2400 -- bench-vm hooks $(BENCH_BI_ROUNDS) $(BENCH_BI_MS) 0 \
+		> $(BENCH_OUT)/bench-builtin-module.log 2>&1; rc=$$?; \
+	{ echo "# capfence.ko on Debian 13's 6.12, the same loops (-icount shift=2, 1 vCPU)"; \
+	  grep -E '^(bench:|#)' $(BENCH_OUT)/bench-builtin-module.log | tr -d '\r'; } > $(BENCH_OUT)/bench-builtin-module.txt; \
+	cat $(BENCH_OUT)/bench-builtin-module.txt; \
+	[ $$rc = 0 ] || { tail -20 $(BENCH_OUT)/bench-builtin-module.log; echo "bench: the VM run failed (exit $$rc)" >&2; exit 1; }
+	@$(BENCH_DIR)/bench-builtin-table $(BENCH_OUT)/bench-builtin-out.txt $(BENCH_OUT)/bench-builtin-in.txt \
+		$(BENCH_OUT)/bench-builtin-module.txt | tee $(BENCH_OUT)/builtin.md

@@ -64,11 +64,11 @@ for f in "$top"/kernel/*.c "$top"/kernel/*.h; do
 	case ${f##*/} in
 	# the module's front end: entry, kfuncs, BPF links, the cred table
 	# (hooklist.h stays: netlink.c sizes HOOKS_ATTACH by its hook count)
-	main.c|kfunc.[ch]|hooks.c|cred_store.[ch]) continue ;;
+	main.c|kfunc.[ch]|hooks.c|cred_store.[ch]|file_store.[ch]|sock_store.[ch]) continue ;;
 	esac
 	put "$f" "$d/${f##*/}"
 done
-for f in lsm.c cred_store.h seccomp_offsets.c Kconfig Makefile; do
+for f in lsm.c cred_store.h file_store.h sock_store.h seccomp_offsets.c Kconfig Makefile; do
 	put "$top/lsm/builtin/$f" "$d/$f"
 done
 put "$top/include/uapi/linux/capfence.h" "$src/include/uapi/linux/capfence.h"

@@ -51,10 +51,12 @@ PEERS = {
     ("constraint", "class"), ("stats", "class"),
 }
 
-# a file that is part of another's unit: the front end's store of cred.c's
-# entries (the built-in LSM brings its own cred_store.h); the policies and
+# a file that is part of another's unit: the front end's stores of cred.c's,
+# file.c's and sock.c's entries (the built-in LSM brings its own headers,
+# over its blobs); the policies and
 # op table generated from the netlink spec for netlink.c's handlers
-PART_OF = {"cred_store": "cred", "netlink_gen": "netlink"}
+PART_OF = {"cred_store": "cred", "file_store": "file", "sock_store": "sock",
+           "netlink_gen": "netlink"}
 
 # headers that belong to no file: shared definitions, no code of a layer
 NEUTRAL = {"compat", "hook_defs", "hooklist", "ptrtable", "version"}

@@ -70,7 +70,7 @@ epoch's seccomp program. Its control plane is the generic netlink family
 
 for f in "$src"/security/capfence/*; do
 	case ${f##*/} in
-	lsm.c|cred_store.h|seccomp_offsets.c|Kconfig|Makefile) continue ;;
+	lsm.c|cred_store.h|file_store.h|sock_store.h|seccomp_offsets.c|Kconfig|Makefile) continue ;;
 	esac
 	cp "$f" security/capfence/
 done
@@ -99,7 +99,7 @@ hook: the call is skipped already, whatever the LSM does. Tasks without
 a filter never reach it; with no LSM on the hook it is a static call
 that is not taken."
 
-for f in lsm.c cred_store.h seccomp_offsets.c Kconfig Makefile; do
+for f in lsm.c cred_store.h file_store.h sock_store.h seccomp_offsets.c Kconfig Makefile; do
 	cp "$src/security/capfence/$f" security/capfence/
 done
 for f in security/Kconfig security/Makefile include/linux/lsm_count.h; do
