@@ -15,6 +15,8 @@
 #   make demo       boot the VM (newest kernel) and play the seed scenario
 #   make check-fresh make demo and make check in a fresh minimal Debian 12 root
 #   make bench      benchmarks (figures, side by side)
+#   make bench-builtin the built-in LSM's hook figures against capfence left
+#                   out of lsm=, Landlock and the module (docs/benchmarks.md)
 #   make checkpatch checkpatch.pl --strict on kernel/ and lsm/ (not the
 #                   generated kernel/netlink_gen.[ch]: the generator's)
 #   make kernel-builtin a small QEMU kernel (Debian 13's linux-source-6.12)
