@@ -23,8 +23,8 @@
  *   Denials of unbound tasks (a passed file rechecked) count against the
  *   host sandbox (id 0): the ceiling, no budget.
  * - Credentials. A sandbox may have at most cred_limit live credentials:
- *   each one costs an entry in the credential table that every hook of
- *   every task, bound or not, may have to walk past.
+ *   in the module each one costs an entry in the credential table that
+ *   every hook of every task, bound or not, may have to walk past.
  *
  * Why per sandbox, not per credential or per epoch: a bound task makes
  * credentials at will (fork, capset, setuid, io_uring personalities), so
@@ -55,7 +55,13 @@
 #include "fleet.h"
 #include "sandbox.h"
 
-static unsigned int cred_limit = 8192;
+/*
+ * The default is the front end's (its build file defines it): the
+ * module's credential table is walked by unbound tasks' hooks, so it is
+ * bounded (8192); a built-in LSM's credential blob has no table, and its
+ * default is no limit (0).
+ */
+static unsigned int cred_limit = CF_CRED_LIMIT_DEFAULT;
 module_param(cred_limit, uint, 0644);
 MODULE_PARM_DESC(cred_limit,
 		 "live credentials one sandbox may have; more fail with ENOMEM (0: no limit)");

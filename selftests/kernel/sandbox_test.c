@@ -408,6 +408,7 @@ FIXTURE(sbx) {
 	int audit;
 	long backlog;
 	long budget, floor, ceiling, window;
+	long cred_limit;	/* to put back at teardown, -1: untouched */
 };
 
 FIXTURE_SETUP(sbx)
@@ -427,6 +428,7 @@ FIXTURE_SETUP(sbx)
 	self->floor = cft_param_get("audit_floor");
 	self->ceiling = cft_param_get("audit_ceiling");
 	self->window = cft_param_get("audit_window_ms");
+	self->cred_limit = -1;
 	self->audit = cft_audit_open();
 	ASSERT_LE(0, self->audit);
 	self->backlog = cft_audit_backlog(1 << 16);
@@ -446,6 +448,8 @@ FIXTURE_TEARDOWN(sbx)
 		cft_param_set("audit_ceiling", self->ceiling);
 		cft_param_set("audit_window_ms", self->window);
 	}
+	if (self->cred_limit >= 0)
+		cft_param_set("cred_limit", self->cred_limit);
 	if (self->backlog >= 0)
 		cft_audit_backlog((uint32_t)self->backlog);
 	cft_audit_close(self->audit);
@@ -771,6 +775,13 @@ TEST_F(sbx, cred_limit_bounds_one_sandbox)
 	int total = 0, r;
 	uint64_t end;
 
+	/* built in, no limit by default (below): an operator's limit holds */
+	if (cft_builtin() && limit == 0) {
+		self->cred_limit = 0;
+		ASSERT_EQ(0, cft_param_set("cred_limit", 8192));
+		limit = 8192;
+	}
+
 	ASSERT_EQ(0, spawn(self, &a, &sa));
 	ASSERT_EQ(0, spawn(self, &b, &sb));
 	ASSERT_EQ(0, cft_agent_do(&a, "setuid"));
@@ -836,6 +847,44 @@ TEST_F(sbx, cred_limit_bounds_one_sandbox)
 	EXPECT_EQ(1000, cft_agent_do(&a, "creds 1000"));
 	EXPECT_TRUE(cft_agent_stop_clean(&a));
 	EXPECT_TRUE(cft_agent_stop_clean(&b));
+}
+
+/*
+ * Built in, a credential's state is in its own blob: no table that other
+ * tasks' hooks walk, so no limit by default. A sandbox keeps 3 x 8192
+ * live credentials (the module's default limit is 8192), and each is
+ * still charged to the sandbox's count. The module keeps its limit.
+ */
+#define CREDS_UNLIMITED	(3 * 8192)
+
+TEST_F(sbx, cred_blob_needs_no_limit)
+{
+	struct capfence_sandbox_info sa;
+	char err[CAPFENCE_ERR_MAX];
+	struct cft_agent a;
+	int total = 0, r;
+
+	if (!cft_builtin()) {
+		EXPECT_EQ(8192, cft_param_get("cred_limit"));
+		SKIP(return, "capfence.ko: the credential table is shared, cred_limit stays 8192");
+	}
+	ASSERT_EQ(0, cft_param_get("cred_limit"));
+	ASSERT_EQ(0, spawn(self, &a, &sa));
+	ASSERT_EQ(0, cft_agent_do(&a, "setuid"));
+	do {
+		r = cft_agent_do(&a, "creds %d", 8192);
+		ASSERT_LE(0, r);
+		total += r;
+	} while (r == 8192 && total < CREDS_UNLIMITED);
+	EXPECT_EQ(CREDS_UNLIMITED, total);
+	EXPECT_EQ(0, cft_agent_do(&a, "creds-err"));
+	ASSERT_EQ(0, capfence_client_task_sandbox(self->nl.c, (uint32_t)a.pid,
+						  &sa, err, sizeof(err)));
+	EXPECT_EQ(0, sa.cred_limit);
+	EXPECT_LE((uint64_t)CREDS_UNLIMITED, sa.creds);
+	EXPECT_EQ(0, sa.cred_refused);
+	EXPECT_EQ(0, cft_agent_do(&a, "creds-drop"));
+	EXPECT_TRUE(cft_agent_stop_clean(&a));
 }
 
 /* ---- memory: charged to the sandbox's cgroup ---- */
