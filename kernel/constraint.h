@@ -34,6 +34,10 @@ struct cf_target {
 	size_t path_len;
 	const char *what;		/* refusals: the operation, e.g. "mount" */
 	int seen;			/* errno the task sees, 0: EACCES */
+	bool tracks;			/* the caller tracks what a grant admits,
+					 * and counts the allow once it did
+					 * (cf_exercise_admitted())
+					 */
 };
 
 bool cf_constraints_contain(const struct cf_constraint *outer, u8 nouter,

@@ -605,7 +605,9 @@ static __always_inline int cf_exercise_settle(enum capfence_reason r,
 					      u64 epoch, u64 cap_id, u64 fence)
 {
 	if (likely(r == CAPFENCE_R_OK)) {
-		cf_stats_exercise_ok();
+		/* counted by the edge once the object is tracked */
+		if (!t->tracks)
+			cf_stats_exercise_ok();
 		return 0;
 	}
 	cf_stats_exercise(r);
@@ -925,19 +927,6 @@ int cf_exercise_personality(struct cf_cred *mine, const struct cf_cred *theirs)
 	return cf_exercise_settle(CAPFENCE_R_BORROW, &t,
 				  mine ? mine->epoch->id : 0, 0,
 				  cf_fence_value());
-}
-
-/**
- * cf_exercise_failed() - take back exercises counted allowed
- * @n: how many
- *
- * An allowed exercise whose operation then failed closed (the file or
- * socket could not be tracked) is not counted allowed.
- */
-void cf_exercise_failed(unsigned int n)
-{
-	while (n--)
-		cf_stats_exercise_failed();
 }
 
 /**

@@ -59,19 +59,21 @@ int cf_exercise_refuse(const struct cf_target *t, const struct cf_grant *g);
 int cf_exercise_attach(struct cf_cred *tracer, const struct cf_cred *tracee,
 		       int seen);
 int cf_exercise_personality(struct cf_cred *mine, const struct cf_cred *theirs);
-void cf_exercise_failed(unsigned int n);
 void cf_syscall_skipped(const struct cred *cred);
 bool cf_admits(const struct cf_cred *e, const struct cf_target *t);
 
 /**
- * cf_exercise_memo_hit() - count exercises a memo answered allowed
+ * cf_exercise_admitted() - count allowed exercises whose object is tracked
  * @n: how many (an open for reading and writing is two)
  *
- * The open memo (fsmemo.c) answers without judging; what it answers is
- * counted like any allowed exercise. Inline: it is the memo hit's only
- * cost here, one per-CPU add.
+ * An exercise judged with cf_target.tracks set is not counted when it is
+ * allowed: its edge counts it here once the file or socket it admitted is
+ * tracked, so an operation that then fails closed (tracking failed) is
+ * never counted allowed, and no count is ever taken back. What the open
+ * memo (fsmemo.c) answers without judging is counted here too. Inline:
+ * one per-CPU add.
  */
-static inline void cf_exercise_memo_hit(unsigned int n)
+static inline void cf_exercise_admitted(unsigned int n)
 {
 	cf_stats_exercises_ok(n);
 }

@@ -122,21 +122,21 @@ static int cf_fs_judge(struct cf_cred *e, u8 class_id,
 
 /*
  * Track @file under its grants; only a file that can be written carries
- * its write grant along. @allowed exercises were counted allowed: when
- * tracking fails, so does the open, and they are counted failed.
+ * its write grant along. @allowed exercises were allowed and not counted
+ * yet (cf_target.tracks): they are counted once the file is tracked, and
+ * not at all when tracking fails, and the open with it.
  */
 static int cf_fs_track(struct file *file, struct cf_grant *rg,
-		       struct cf_grant *wg, int allowed)
+		       struct cf_grant *wg, unsigned int allowed)
 {
-	int err;
+	int err = 0;
 
 	if (!(file->f_mode & FMODE_WRITE))
 		wg = NULL;
-	if (!wg && !rg)
-		return 0;
-	err = cf_file_track(file, rg, wg);
-	if (err)
-		cf_exercise_failed(allowed);
+	if (wg || rg)
+		err = cf_file_track(file, rg, wg);
+	if (!err)
+		cf_exercise_admitted(allowed);
 	return err;
 }
 
@@ -171,8 +171,8 @@ static noinline int cf_fs_open_named(struct cf_cred *e, struct file *file,
 				     bool memo)
 {
 	struct cf_grant *rg = NULL, *wg = NULL, *g[2];
+	struct cf_target t = { .tracks = true };
 	struct cf_fs_memo_start s;
-	struct cf_target t = {};
 	int err = 0;
 
 	if (memo) {
@@ -194,6 +194,9 @@ static noinline int cf_fs_open_named(struct cf_cred *e, struct file *file,
 	if (!err && wr) {
 		t.class_id = CAPFENCE_CLASS_FS_WRITE;
 		err = cf_exercise(e, &t, &wg);
+		/* the read was allowed; the open fails on the write */
+		if (err && rg)
+			cf_exercise_admitted(1);
 	}
 	if (!err && memo) {
 		g[0] = rg;
@@ -251,7 +254,6 @@ int cf_fs_file_open(const struct cred *cred, struct file *file, u64 ns_id,
 	       cf_fs_memo_enabled();
 	if (memo && cf_fs_memo_find(e, file, ns_id, ns_event, need, g)) {
 		cf_stats_open_memo(true);
-		cf_exercise_memo_hit(rd + wr);
 		return cf_fs_track(file, rd ? g[0] : NULL, wr ? g[1] : NULL,
 				   rd + wr);
 	}

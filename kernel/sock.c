@@ -219,20 +219,22 @@ int cf_sock_judge(struct cf_cred *e, struct sock *sk, struct cf_target *t,
 	struct cf_grant *g;
 	int err;
 
+	/* an allow under a grant is counted once the socket carries it */
+	t->tracks = track;
 	err = cf_exercise(e, t, &g);
 	if (err || !track || !g)
 		return err;
 	/* the same socket under the same grant as last time: tracked */
-	if (cf_memo_sock_tracked(e, sk, g))
-		return 0;
-	gen = cf_sock_gen();
-	err = cf_sock_track(sk, g);
-	/* the operation fails: the exercise counted allowed was not */
-	if (err)
-		cf_exercise_failed(1);
-	else
+	if (!cf_memo_sock_tracked(e, sk, g)) {
+		gen = cf_sock_gen();
+		err = cf_sock_track(sk, g);
+		/* the operation fails closed, not counted allowed */
+		if (err)
+			return err;
 		cf_memo_sock_note(e, sk, g, gen);
-	return err;
+	}
+	cf_exercise_admitted(1);
+	return 0;
 }
 
 /* Name @obj, a socket, for the record of a denied recheck. */

@@ -34,19 +34,6 @@ void cf_stats_exercise(enum capfence_reason r)
 }
 
 /**
- * cf_stats_exercise_failed() - take back an allowed exercise
- *
- * For an operation whose exercise was allowed and counted but that then
- * failed because its file or socket could not be tracked: it was not
- * allowed after all. Per-CPU counters are summed, so the CPU that lowers
- * the count need not be the one that raised it.
- */
-void cf_stats_exercise_failed(void)
-{
-	this_cpu_dec(cf_counters.exercise[CAPFENCE_R_OK]);
-}
-
-/**
  * cf_stats_sum() - every counter, summed over the CPUs
  * @sum: filled with the totals
  *

@@ -62,7 +62,6 @@ static inline void cf_stats_learn(void)
 
 void cf_stats_delegate(enum capfence_reason r);
 void cf_stats_exercise(enum capfence_reason r);
-void cf_stats_exercise_failed(void);
 void cf_stats_sum(struct cf_counters *sum);
 
 #endif /* _CAPFENCE_STATS_H */
