@@ -148,6 +148,11 @@ tg "options: unknown short option" 2 "task: unknown option '-x'" "$CF" task -x 1
 tg "options: an extra argument" 2 "epoch show: unexpected argument '42'" "$CF" epoch show 41 42
 tg "options: an argument after --" 2 "key remove: unexpected argument '1'" "$CF" key remove -- 1
 tg "options: attach takes none" 2 "attach: unexpected argument 'now'" "$CF" attach now
+tg "options: --help takes no value" 2 "revoke: option '--help' takes no value" "$CF" revoke --help=1
+tg "options: --help after other options" 0 "^usage: capfence exec" "$CF" exec --epoch 41 --help
+tg "options: --hel is no abbreviation of --help" 2 "status: unknown option '--hel'" "$CF" status --hel
+tg "options: the last of a command's 19 long options (fleet --output)" 2 \
+	"fleet: option '--output' needs a value" "$CF" fleet --output
 tg "options: detach takes none" 2 "detach: unknown option '--force'" "$CF" detach --force
 tg "options: --opt=VALUE" 2 "mint: bad epoch id '0'" "$CF" mint --key=/nonexistent --class=net:connect --epoch=0
 tg "options: a negative number is an argument" 2 "revoke: bad cap_id '-1'" "$CF" revoke -1

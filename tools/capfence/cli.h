@@ -61,7 +61,6 @@ bool cf_want_help(int argc, char **argv, const char *usage);
  * an error or --help: return .exit (2, or 0 after --help).
  */
 #define CF_OPT_ARG	1
-#define CF_OPT_MAX	24	/* long options of one command */
 struct cf_opts {
 	const char *cmd;		/* "key generate": starts every message */
 	const char *usage;
@@ -71,8 +70,7 @@ struct cf_opts {
 	int exit;
 	/* the parser's */
 	bool started;
-	char optstring[32];
-	struct option lo[CF_OPT_MAX + 2];
+	char optstring[64];	/* "-:h" and .shortopts; longer: exit 70 */
 };
 int cf_getopt(struct cf_opts *o, int argc, char **argv);
 /* A positional argument the command does not take; returns 2. */

@@ -87,28 +87,32 @@ static const struct option *opt_long(const struct cf_opts *o, const char *a)
 	size_t len = strcspn(a + 2, "=");
 	const struct option *lo;
 
-	for (lo = o->lo; lo->name; lo++)
+	static const struct option help = { "help", no_argument, NULL, 'h' };
+
+	for (lo = o->longopts; lo && lo->name; lo++)
 		if (strlen(lo->name) == len && !strncmp(lo->name, a + 2, len))
 			return lo;
-	return NULL;
+	return len == 4 && !strncmp(a + 2, "help", 4) ? &help : NULL;
 }
 
 int cf_getopt(struct cf_opts *o, int argc, char **argv)
 {
+	static const struct option none = { NULL, 0, NULL, 0 };
 	char short_opt[3] = "-?";
+	const struct option *lo;
 	const char *a;
-	int c, n = 0, next;
+	int c, next;
 
 	if (!o->started) {
 		/* "-": positional arguments in order; ":": missing values */
-		snprintf(o->optstring, sizeof(o->optstring), "-:h%s",
-			 o->shortopts ? o->shortopts : "");
-		while (o->longopts && o->longopts[n].name && n < CF_OPT_MAX) {
-			o->lo[n] = o->longopts[n];
-			n++;
+		if (snprintf(o->optstring, sizeof(o->optstring), "-:h%s",
+			     o->shortopts ? o->shortopts : "") >=
+		    (int)sizeof(o->optstring)) {
+			fprintf(stderr, "capfence: %s: internal error: more short options than the parser holds\n",
+				o->cmd);
+			o->exit = 70;	/* EX_SOFTWARE */
+			return '?';
 		}
-		o->lo[n++] = (struct option){ "help", no_argument, NULL, 'h' };
-		o->lo[n] = (struct option){ NULL, 0, NULL, 0 };
 		o->started = true;
 		o->exit = 0;
 		opterr = 0;
@@ -124,10 +128,24 @@ int cf_getopt(struct cf_opts *o, int argc, char **argv)
 			return CF_OPT_ARG;
 		}
 		/* long options by their full names only (no abbreviations) */
-		if (a[0] == '-' && a[1] == '-' && a[2] && !opt_long(o, a))
-			return opt_fail(o, "unknown option '%.*s'", a, (int)strlen(a));
+		if (a[0] == '-' && a[1] == '-' && a[2]) {
+			lo = opt_long(o, a);
+			if (!lo)
+				return opt_fail(o, "unknown option '%.*s'", a, (int)strlen(a));
+			/* --help is every command's, in no table */
+			if (lo->val == 'h' && !strcmp(lo->name, "help")) {
+				optind = next + 1;
+				if (strchr(a, '='))
+					return opt_fail(o, "option '%.*s' takes no value", a,
+							(int)strcspn(a, "="));
+				printf("usage: %s\n", o->usage);
+				o->exit = 0;
+				return '?';
+			}
+		}
 	}
-	c = getopt_long(argc, argv, o->optstring, o->lo, NULL);
+	c = getopt_long(argc, argv, o->optstring,
+			o->longopts ? o->longopts : &none, NULL);
 	a = optind > 1 ? argv[optind - 1] : "";
 	switch (c) {
 	case -1:

@@ -1162,6 +1162,8 @@ static int get_flags(struct cf_sc_build *b, struct json_object *root)
 static int export_prog(struct cf_sc_build *b)
 {
 	struct stat st;
+	size_t got;
+	ssize_t n;
 	int fd, ret;
 
 	fd = memfd_create("capfence-seccomp", MFD_CLOEXEC);
@@ -1198,10 +1200,18 @@ static int export_prog(struct cf_sc_build *b)
 		ret = -ENOMEM;
 		goto out;
 	}
-	if (pread(fd, b->s->prog, (size_t)st.st_size, 0) != st.st_size) {
-		ret = -EIO;
-		capfence__seterr(b->err, b->errlen, "profile: cannot read the exported program");
-		goto out;
+	/* a read may return less than asked, or be interrupted */
+	for (got = 0; got < (size_t)st.st_size; got += (size_t)n) {
+		n = pread(fd, (char *)b->s->prog + got, (size_t)st.st_size - got, (off_t)got);
+		if (n < 0 && errno == EINTR) {
+			n = 0;
+			continue;
+		}
+		if (n <= 0) {
+			ret = -EIO;
+			capfence__seterr(b->err, b->errlen, "profile: cannot read the exported program");
+			goto out;
+		}
 	}
 	b->s->len = (size_t)st.st_size;
 	crypto_hash_sha256(b->s->digest, (const unsigned char *)b->s->prog, b->s->len);
