@@ -50,14 +50,14 @@ struct cf_fs_memo_dir {
 	const struct inode *inode;
 	unsigned long ino;
 	u32 gen;			/* the directory inode's generation */
-	u8 classes;			/* BIT(class id) admitted beneath */
+	u32 classes;			/* BIT(class id) admitted beneath */
 	unsigned long until;		/* jiffies: used only before it */
 	struct cf_grant *grant[2];	/* fs:read, fs:write */
 };
 
-/* the memo's class masks are u8: a path class id must fit, or it would fail open */
-static_assert(CAPFENCE_CLASS_FS_READ < 8 && CAPFENCE_CLASS_FS_WRITE < 8,
-	      "an fs class id does not fit the open memo's u8 masks");
+/* the memo's class masks are u32: every class id must fit, or one would fail open */
+static_assert(__CAPFENCE_CLASS_MAX <= 32,
+	      "a class id does not fit the open memo's u32 masks");
 
 /*
  * The subtrees a bound credential's rules and grants admit whole, as its

@@ -108,7 +108,7 @@ static unsigned int cf_rename_seq(void)
  * class in @need at the fence value and holdings now; @g is then set.
  */
 bool cf_fs_memo_find(const struct cf_cred *e, const struct file *file,
-		     u64 ns_id, u64 ns_event, u8 need, struct cf_grant *g[2])
+		     u64 ns_id, u64 ns_event, u32 need, struct cf_grant *g[2])
 {
 	const struct cf_fs_memo *m = &e->fs_memo;
 	const struct vfsmount *mnt = file->f_path.mnt;
@@ -289,7 +289,7 @@ void cf_fs_memo_fill(struct cf_cred *e, const struct cf_fs_memo_start *s,
 	struct inode *inode;
 	struct path root;
 	unsigned int seq;
-	u8 classes = 0;
+	u32 classes = 0;
 	int i;
 
 	if (dir == mnt->mnt_root || d_unlinked(dir) || !s->ns_id ||

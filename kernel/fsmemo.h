@@ -73,7 +73,7 @@ static inline bool cf_fs_memo_enabled(void)
 }
 
 bool cf_fs_memo_find(const struct cf_cred *e, const struct file *file,
-		     u64 ns_id, u64 ns_event, u8 need, struct cf_grant *g[2]);
+		     u64 ns_id, u64 ns_event, u32 need, struct cf_grant *g[2]);
 void cf_fs_memo_begin(const struct cf_cred *e, u64 ns_id, u64 ns_event,
 		      struct cf_fs_memo_start *s);
 void cf_fs_memo_fill(struct cf_cred *e, const struct cf_fs_memo_start *s,

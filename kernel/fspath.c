@@ -234,7 +234,7 @@ int cf_fs_file_open(const struct cred *cred, struct file *file, u64 ns_id,
 	struct cf_cred *e = cf_subject(cred);
 	struct cf_grant *g[2] = {};
 	bool rd, wr, memo;
-	u8 need = 0;
+	u32 need = 0;
 
 	if (!e)
 		return 0;
