@@ -651,11 +651,34 @@ static int udp_sink(uint16_t port)
 static void bench_landlock(int rounds, int ms, int lfd, uint16_t port,
 			   bool builtin);
 
+/*
+ * What the hook loops use: the files they open, a listener the workers
+ * inherit (connect), and the UDP sink on its port (datagrams).
+ */
+static void hook_targets(int *lfd, uint16_t *port, int *sink)
+{
+	int fd;
+
+	mkdir(BENCH_DIR, 0755);
+	fd = open(BENCH_FILE, O_WRONLY | O_CREAT, 0644);
+	if (fd < 0)
+		die(BENCH_FILE, errno);
+	close(fd);
+	if (sh("mkdir -p " BENCH_DEEP " && touch " BENCH_FILE8))
+		die(BENCH_FILE8, EIO);
+	*lfd = cft_listen(port);
+	if (*lfd < 0)
+		die("listen", *lfd);
+	fcntl(*lfd, F_SETFD, 0);	/* the workers inherit it */
+	fcntl(*lfd, F_SETFL, O_NONBLOCK);
+	*sink = udp_sink(*port);
+}
+
 static void bench_hooks(int rounds, int ms, bool pin)
 {
 	int ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	int wcpu = pin && ncpu > 1 ? 1 : -1;
-	int nph = rounds + 1, lfd, sink, p, r, k, fd, c;
+	int nph = rounds + 1, lfd, sink, p, r, k, c;
 	double (*v)[NCASE][NKIND];	/* per phase; loaded cases in [0..rounds) */
 	double *x = calloc((size_t)nph, sizeof(*x));
 	struct noop_lsm_bpf *skel;
@@ -665,19 +688,7 @@ static void bench_hooks(int rounds, int ms, bool pin)
 	v = calloc((size_t)nph, sizeof(*v));
 	if (!v || !x || rounds < 1 || ms < 1)
 		die("bench_hooks", EINVAL);
-	mkdir(BENCH_DIR, 0755);
-	fd = open(BENCH_FILE, O_WRONLY | O_CREAT, 0644);
-	if (fd < 0)
-		die(BENCH_FILE, errno);
-	close(fd);
-	if (sh("mkdir -p " BENCH_DEEP " && touch " BENCH_FILE8))
-		die(BENCH_FILE8, EIO);
-	lfd = cft_listen(&port);
-	if (lfd < 0)
-		die("listen", lfd);
-	fcntl(lfd, F_SETFD, 0);	/* the workers inherit it */
-	fcntl(lfd, F_SETFL, O_NONBLOCK);
-	sink = udp_sink(port);
+	hook_targets(&lfd, &port, &sink);
 	skel = noop_lsm_bpf__open();
 	if (!skel)
 		die("open the no-op BPF-LSM programs", errno);
@@ -967,25 +978,13 @@ static void bench_builtin(int rounds, int ms)
 	double *x = calloc((size_t)rounds, sizeof(*x));
 	struct capfence_token toks[2];
 	struct worker unb, bnd;
-	int lfd, sink, fd, r, k, res[2];
+	int lfd, sink, r, k, res[2];
 	struct env e;
 	uint16_t port;
 
 	if (!a || !b || !x || rounds < 1 || ms < 1)
 		die("bench_builtin", EINVAL);
-	mkdir(BENCH_DIR, 0755);
-	fd = open(BENCH_FILE, O_WRONLY | O_CREAT, 0644);
-	if (fd < 0)
-		die(BENCH_FILE, errno);
-	close(fd);
-	if (sh("mkdir -p " BENCH_DEEP " && touch " BENCH_FILE8))
-		die(BENCH_FILE8, EIO);
-	lfd = cft_listen(&port);
-	if (lfd < 0)
-		die("listen", lfd);
-	fcntl(lfd, F_SETFD, 0);
-	fcntl(lfd, F_SETFL, O_NONBLOCK);
-	sink = udp_sink(port);
+	hook_targets(&lfd, &port, &sink);
 	printf("# builtin: capfence %s lsm= (%s), %d rounds, %d ms loops\n",
 	       in ? "in" : "left out of", in ? "unbound and bound workers" :
 	       "one unbound worker", rounds, ms);
