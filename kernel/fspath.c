@@ -121,6 +121,22 @@ static int cf_fs_judge(struct cf_cred *e, u8 class_id,
 }
 
 /*
+ * A FIFO moves data without asking file_permission: splice() between two
+ * pipes, tee() and vmsplice() never call rw_verify_area(), so no recheck
+ * could stop them after a revoke. Under a grant it is refused at open,
+ * as a shared mapping of a file opened for writing is (file.c); under an
+ * open rule nothing is tracked and it opens.
+ */
+static int cf_fs_refuse_fifo(struct cf_grant *rg, struct cf_grant *wg)
+{
+	struct cf_target t = { .what = "fifo" };
+	struct cf_grant *g = wg ? wg : rg;
+
+	t.class_id = g->class_id;
+	return cf_exercise_refuse(&t, g);
+}
+
+/*
  * Track @file under its grants; only a file that can be written carries
  * its write grant along. @allowed exercises were allowed and not counted
  * yet (cf_target.tracks): they are counted once the file is tracked, and
@@ -133,6 +149,8 @@ static int cf_fs_track(struct file *file, struct cf_grant *rg,
 
 	if (!(file->f_mode & FMODE_WRITE))
 		wg = NULL;
+	if ((wg || rg) && S_ISFIFO(file_inode(file)->i_mode))
+		return cf_fs_refuse_fifo(rg, wg);
 	if (wg || rg)
 		err = cf_file_track(file, rg, wg);
 	if (!err)

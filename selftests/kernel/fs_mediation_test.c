@@ -170,6 +170,7 @@ static int open_flags(const char *f)
 		case 'c': fl |= O_CREAT; break;
 		case 'a': fl |= O_APPEND; break;
 		case 'T': fl |= O_TMPFILE | O_RDWR; break;
+		case 'n': fl |= O_NONBLOCK; break;
 		default: return -1;
 		}
 	}
@@ -1033,6 +1034,30 @@ TEST_F(fsm, posix_acl_needs_write)
 }
 
 /* ---- 10. files opened under a capability ---- */
+
+/*
+ * A FIFO's data moves without file_permission (splice() between two
+ * pipes, tee(), vmsplice()): after a revoke nothing could stop them, so a
+ * FIFO is refused at open under a grant, for either class ("bypass",
+ * target "fifo"); a regular file beside it opens.
+ */
+TEST_F(fsm, fifo_under_a_grant_refused)
+{
+	struct capfence_token w;
+
+	ASSERT_EQ(0, mkfifo("/tmp/fsm/allowed/fifo", 0666));
+	give_write(_metadata, self, "/tmp/fsm/allowed", &w);
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "fopen /tmp/fsm/allowed/fifo"));
+	REC("bypass", "fs:write", "fifo", w.cap_id);
+	ASSERT_EQ(0, cft_agent_do(&self->agent, "dir /tmp/fsm/allowed"));
+	/* reading alone, under the fs:read grant (O_NONBLOCK: no writer) */
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "at fifo rn"));
+	REC("bypass", "fs:read", "fifo", self->rt.cap_id);
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "at fifo rn"));
+	REC("bypass", "fs:read", "fifo", self->rt.cap_id);
+	EXPECT_EQ(0, cft_agent_do(&self->agent, "fopen /tmp/fsm/allowed/a"));
+	EXPECT_EQ(0, cft_agent_do(&self->agent, "at a r"));
+}
 
 TEST_F(fsm, shared_mapping_of_writable_file_refused)
 {
