@@ -102,12 +102,21 @@ static inline bool cf_net_unspec(const struct cf_target *t)
 
 /* judge @t again at the IPv4 address @addr (same class and port) */
 static int cf_net_judge_v4(struct cf_cred *e, struct sock *sk,
-			   const struct cf_target *t, __be32 addr, bool track)
+			   const struct cf_target *t, __be32 addr, bool track,
+			   unsigned int *allowed)
 {
 	struct cf_target u = { .class_id = t->class_id };
 
 	cf_sock_target_v4(&u, &addr, htons(t->port));
-	return cf_sock_judge(e, sk, &u, track);
+	return cf_sock_judge_part(e, sk, &u, track, allowed);
+}
+
+/* an operation judged at several addresses: counted once all allowed it */
+static int cf_net_judged(int err, unsigned int allowed)
+{
+	if (!err)
+		cf_exercise_admitted(allowed);
+	return err;
 }
 
 /*
@@ -160,31 +169,33 @@ static noinline int cf_net_judge_unspec(struct cf_cred *e, struct sock *sk,
 	static const struct in6_addr lo6 = IN6ADDR_LOOPBACK_INIT;
 	const struct inet_sock *inet = inet_sk(sk);
 	__be32 lo = htonl(INADDR_LOOPBACK), a[3];
+	unsigned int i, j, n = 0;
 	struct cf_target u;
-	unsigned int i, j;
 	int err;
 
 	if (t->family == 6) {
 		u = *t;
 		memcpy(u.addr, &lo6, sizeof(lo6));
-		err = cf_sock_judge(e, sk, &u, track);
-		if (err || !cf_net_dual_stack(sk))
-			return err;
-		return cf_net_judge_v4(e, sk, t, lo, track);
+		err = cf_sock_judge_part(e, sk, &u, track, &n);
+		if (!err && cf_net_dual_stack(sk))
+			err = cf_net_judge_v4(e, sk, t, lo, track, &n);
+		return cf_net_judged(err, n);
 	}
 	a[0] = READ_ONCE(inet->inet_saddr);
 	a[1] = READ_ONCE(inet->inet_rcv_saddr);
 	a[2] = src;
-	err = cf_net_judge_v4(e, sk, t, lo, track);
+	err = cf_net_judge_v4(e, sk, t, lo, track, &n);
 	for (i = 0; !err && i < ARRAY_SIZE(a); i++) {
 		if (!a[i] || a[i] == lo)
 			continue;
 		for (j = 0; j < i && a[j] != a[i]; j++)
 			;
 		if (j == i)
-			err = cf_net_judge_v4(e, sk, t, a[i], track);
+			err = cf_net_judge_v4(e, sk, t, a[i], track, &n);
 	}
-	return err ?: cf_sock_judge(e, sk, t, track);
+	if (!err)
+		err = cf_sock_judge_part(e, sk, t, track, &n);
+	return cf_net_judged(err, n);
 }
 
 /*
@@ -216,12 +227,13 @@ static inline int cf_net_judge_peer(struct cf_cred *e, struct sock *sk,
 static int cf_net_judge_local(struct cf_cred *e, struct sock *sk,
 			      struct cf_target *t, bool track)
 {
-	int err = cf_sock_judge(e, sk, t, track);
+	unsigned int n = 0;
+	int err = cf_sock_judge_part(e, sk, t, track, &n);
 
-	if (err || t->family != 6 || !cf_net_unspec(t) ||
-	    !cf_net_dual_stack(sk))
-		return err;
-	return cf_net_judge_v4(e, sk, t, htonl(INADDR_ANY), track);
+	if (!err && t->family == 6 && cf_net_unspec(t) &&
+	    cf_net_dual_stack(sk))
+		err = cf_net_judge_v4(e, sk, t, htonl(INADDR_ANY), track, &n);
+	return cf_net_judged(err, n);
 }
 
 /**

@@ -31,6 +31,7 @@
 #include <linux/icmp.h>
 #include <linux/icmpv6.h>
 #include <linux/in6.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <net/icmp.h>
 #include <net/inet_sock.h>
@@ -215,17 +216,44 @@ int cf_sock_track(struct sock *sk, struct cf_grant *g)
 int cf_sock_judge(struct cf_cred *e, struct sock *sk, struct cf_target *t,
 		  bool track)
 {
+	unsigned int allowed = 0;
+	int err = cf_sock_judge_part(e, sk, t, track, &allowed);
+
+	if (!err)
+		cf_exercise_admitted(allowed);
+	return err;
+}
+
+/**
+ * cf_sock_judge_part() - one of several judgements of one operation
+ * @e: the bound caller's state
+ * @sk: the socket
+ * @t: one address the operation reaches
+ * @track: as cf_sock_judge()
+ * @allowed: raised by one for an allow under a grant, which the caller
+ *	     counts (cf_exercise_admitted()) once every judgement of the
+ *	     operation allowed it: an operation refused at its second
+ *	     address is never counted allowed at its first
+ *
+ * BPF program context; never sleeps.
+ *
+ * Return: as cf_sock_judge(). A grant tracked on @sk by an earlier part
+ * stays there when a later part refuses: one more grant to recheck.
+ */
+int cf_sock_judge_part(struct cf_cred *e, struct sock *sk,
+		       struct cf_target *t, bool track, unsigned int *allowed)
+{
 	unsigned long gen;
 	struct cf_grant *g;
 	int err;
 
-	/* an allow under a grant is counted once the socket carries it */
-	t->tracks = track;
+	/* an allow under a grant is counted by the caller, never taken back */
+	t->tracks = true;
 	err = cf_exercise(e, t, &g);
-	if (err || !track || !g)
+	if (err || !g)
 		return err;
 	/* the same socket under the same grant as last time: tracked */
-	if (!cf_memo_sock_tracked(e, sk, g)) {
+	if (track && !cf_memo_sock_tracked(e, sk, g)) {
 		gen = cf_sock_gen();
 		err = cf_sock_track(sk, g);
 		/* the operation fails closed, not counted allowed */
@@ -233,7 +261,7 @@ int cf_sock_judge(struct cf_cred *e, struct sock *sk, struct cf_target *t,
 			return err;
 		cf_memo_sock_note(e, sk, g, gen);
 	}
-	cf_exercise_admitted(1);
+	(*allowed)++;
 	return 0;
 }
 
@@ -369,6 +397,16 @@ int cf_sock_rcv(struct sock *sk, struct sk_buff *skb)
 	return -EACCES;
 }
 
+/* the memory cgroup @sk is charged to, or NULL */
+static struct mem_cgroup *cf_sock_memcg(const struct sock *sk)
+{
+#ifdef CONFIG_MEMCG
+	return sk->sk_memcg;
+#else
+	return NULL;
+#endif
+}
+
 /**
  * cf_sock_clone() - a socket made from another inherits its grants
  * @sk: the listener, or the SCTP socket an association is peeled off
@@ -381,6 +419,7 @@ int cf_sock_rcv(struct sock *sk, struct sk_buff *skb)
  */
 void cf_sock_clone(const struct sock *sk, struct sock *newsk)
 {
+	struct mem_cgroup *memcg;
 	struct cf_sock *s, *ns;
 	u32 i, n;
 
@@ -391,7 +430,13 @@ void cf_sock_clone(const struct sock *sk, struct sock *newsk)
 	n = smp_load_acquire(&s->n);
 	if (!n)
 		return;
+	/*
+	 * In softirq no task is charged: the entry is the listener's
+	 * cgroup's, as the listener's own is (its sandbox made it)
+	 */
+	memcg = set_active_memcg(cf_sock_memcg(sk));
 	ns = cf_sock_get(newsk);
+	set_active_memcg(memcg);
 	if (IS_ERR(ns))
 		return;
 	for (i = 0; i < n; i++)

@@ -43,6 +43,8 @@ void cf_sock_local(const struct sock *sk, u16 port, struct cf_target *t);
 int cf_sock_track(struct sock *sk, struct cf_grant *g);
 int cf_sock_judge(struct cf_cred *e, struct sock *sk, struct cf_target *t,
 		  bool track);
+int cf_sock_judge_part(struct cf_cred *e, struct sock *sk,
+		       struct cf_target *t, bool track, unsigned int *allowed);
 int cf_sock_revalidate(struct sock *sk);
 int cf_sock_rcv(struct sock *sk, struct sk_buff *skb);
 void cf_sock_clone(const struct sock *sk, struct sock *newsk);

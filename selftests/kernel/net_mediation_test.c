@@ -1621,6 +1621,7 @@ TEST_F(net, dual_stack_bind_is_judged_for_ipv4)
 		{ "udpsend", 0 }, { "sctpbindx", -1 },
 	};
 	uint64_t eb = wide_epoch(_metadata, self, "net:bind");
+	struct capfence_status before, after;
 	struct capfence_token t;
 	struct cft_agent a;
 	char target[64];
@@ -1635,9 +1636,15 @@ TEST_F(net, dual_stack_bind_is_judged_for_ipv4)
 		snprintf(target, sizeof(target), "0.0.0.0:%d",
 			 forms[i].port ? 29988 : 0);
 		TH_LOG("[::] by %s", forms[i].form);
+		ASSERT_EQ(0, cft_nl_status(&self->nl, &before));
 		EXPECT_EQ(EACCES, cft_agent_do(&a, "n-bind6 %s 29988", forms[i].form));
 		record(_metadata, self, a.pid, eb, "constraint", "net:bind", target,
 		       0x7900);
+		/* [::] was allowed, 0.0.0.0 was not: the bind is not counted allowed */
+		ASSERT_EQ(0, cft_nl_status(&self->nl, &after));
+		EXPECT_EQ(before.exercise_allow, after.exercise_allow);
+		EXPECT_EQ(before.exercise_deny[CAPFENCE_R_CONSTRAINT] + 1,
+			  after.exercise_deny[CAPFENCE_R_CONSTRAINT]);
 	}
 	/* nothing listens for IPv4 on the port */
 	EXPECT_EQ(ECONNREFUSED, tcp_try("127.0.0.2", 29988));
