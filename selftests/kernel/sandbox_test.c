@@ -993,49 +993,84 @@ static long long udp_cost(struct __test_metadata *_metadata,
  * rule, which are not tracked. (Tracked files take preallocated slots;
  * only a full bucket's overflow entry is allocated, charged the same way.)
  */
-TEST(tracked_sockets_charged_to_the_memcg)
-{
-	const char *tok[] = { "net:connect=token:127.0.0.1/32", "fs:read=open" };
-	const char *open_rules[] = { "net:connect=open", "fs:read=open" };
-	const int n = 900;
-	struct capfence_token t;
+/*
+ * The memcg tests' pair of agents in the cgroup v2 tree at CG_ROOT: @a
+ * bound to an epoch whose @cls is a token rule, holding a capability for
+ * @constraint, and @b to one whose @cls is open (nothing tracked).
+ */
+struct memcg_pair {
+	struct cft_nl nl;
 	struct capfence_key *key;
 	struct cft_agent a, b;
-	long long charged, free_of_entries;
+};
+
+static void memcg_pair_up(struct __test_metadata *_metadata,
+			  struct memcg_pair *p, const char *cls,
+			  const char *constraint)
+{
+	char tok[96], open_rule[64];
+	const char *tr[] = { tok, "fs:read=open" };
+	const char *orl[] = { open_rule, "fs:read=open" };
+	struct capfence_token t;
 	struct cft_reply r;
-	struct cft_nl nl;
 	uint64_t et, eo;
 
-	ASSERT_EQ(0, cft_open(&nl));
-	key = cft_test_key(&nl);
-	ASSERT_NE(NULL, key);
+	snprintf(tok, sizeof(tok), "%s=token:%s", cls, constraint);
+	snprintf(open_rule, sizeof(open_rule), "%s=open", cls);
+	ASSERT_EQ(0, cft_open(&p->nl));
+	p->key = cft_test_key(&p->nl);
+	ASSERT_NE(NULL, p->key);
 	mkdir(CG_ROOT, 0755);
 	if (access(CG_ROOT "/cgroup.controllers", F_OK))
 		ASSERT_EQ(0, mount("none", CG_ROOT, "cgroup2", 0, NULL));
 	ASSERT_EQ(0, cg_write(CG_ROOT "/cgroup.subtree_control", "+memory"));
-	et = cft_next_epoch(&nl);
-	ASSERT_EQ(0, cft_epoch_install(&nl, et, tok, 2, NULL, 0));
-	eo = cft_next_epoch(&nl);
-	ASSERT_EQ(0, cft_epoch_install(&nl, eo, open_rules, 2, NULL, 0));
-	ASSERT_EQ(0, cft_agent_spawn(&a, et, NULL, 0, NULL));
-	ASSERT_EQ(0, cft_agent_spawn(&b, eo, NULL, 0, NULL));
-	ASSERT_EQ(0, cft_mint(key, "net:connect", et, "127.0.0.1/32", 0, &t));
-	ASSERT_EQ(0, cft_delegate(&nl, &t, a.pid, 0, false, &r));
+	et = cft_next_epoch(&p->nl);
+	ASSERT_EQ(0, cft_epoch_install(&p->nl, et, tr, 2, NULL, 0));
+	eo = cft_next_epoch(&p->nl);
+	ASSERT_EQ(0, cft_epoch_install(&p->nl, eo, orl, 2, NULL, 0));
+	ASSERT_EQ(0, cft_agent_spawn(&p->a, et, NULL, 0, NULL));
+	ASSERT_EQ(0, cft_agent_spawn(&p->b, eo, NULL, 0, NULL));
+	ASSERT_EQ(0, cft_mint(p->key, cls, et, constraint, 0, &t));
+	ASSERT_EQ(0, cft_delegate(&p->nl, &t, p->a.pid, 0, false, &r));
+}
 
-	charged = udp_cost(_metadata, &a, "cft-token", n, 9);
-	free_of_entries = udp_cost(_metadata, &b, "cft-open", n, 9);
-	TH_LOG("%d connected sockets: %lld bytes of slab tracked, %lld untracked",
+/*
+ * @charged and @free_of_entries: what @n objects cost the two agents'
+ * cgroups @cga and @cgb; an entry is at least 64 bytes (its table link,
+ * socket and grants).
+ */
+static void memcg_pair_down(struct __test_metadata *_metadata,
+			    struct memcg_pair *p, int n, long long charged,
+			    long long free_of_entries, const char *cga,
+			    const char *cgb)
+{
+	char path[128];
+
+	TH_LOG("%d objects: %lld bytes of slab tracked, %lld untracked",
 	       n, charged, free_of_entries);
-	ASSERT_LE(0, charged);
-	ASSERT_LE(0, free_of_entries);
-	/* an entry is at least 64 bytes (its table link, socket and grants) */
+	EXPECT_LE(0, charged);
+	EXPECT_LE(0, free_of_entries);
 	EXPECT_LE(free_of_entries + 64LL * n, charged);
-	EXPECT_TRUE(cft_agent_stop_clean(&a));
-	EXPECT_TRUE(cft_agent_stop_clean(&b));
-	rmdir(CG_ROOT "/cft-token");
-	rmdir(CG_ROOT "/cft-open");
-	capfence_key_free(key);
-	cft_nl_close(&nl);
+	EXPECT_TRUE(cft_agent_stop_clean(&p->a));
+	EXPECT_TRUE(cft_agent_stop_clean(&p->b));
+	snprintf(path, sizeof(path), CG_ROOT "/%s", cga);
+	rmdir(path);
+	snprintf(path, sizeof(path), CG_ROOT "/%s", cgb);
+	rmdir(path);
+	capfence_key_free(p->key);
+	cft_nl_close(&p->nl);
+}
+
+TEST(tracked_sockets_charged_to_the_memcg)
+{
+	const int n = 900;
+	struct memcg_pair p;
+
+	memcg_pair_up(_metadata, &p, "net:connect", "127.0.0.1/32");
+	memcg_pair_down(_metadata, &p, n,
+			udp_cost(_metadata, &p.a, "cft-token", n, 9),
+			udp_cost(_metadata, &p.b, "cft-open", n, 9),
+			"cft-token", "cft-open");
 }
 
 /*
@@ -1089,49 +1124,16 @@ static long long accept_cost(struct __test_metadata *_metadata,
  */
 TEST(accepted_connections_charged_to_the_memcg)
 {
-	const char *tok[] = { "net:bind=token:127.0.0.1/32", "fs:read=open" };
-	const char *open_rules[] = { "net:bind=open", "fs:read=open" };
-	const int n = 900;
-	struct capfence_token t;
-	struct capfence_key *key;
-	struct cft_agent a, b;
-	long long charged, free_of_entries;
-	struct cft_reply r;
 	struct rlimit rl = { 4096, 4096 };
-	struct cft_nl nl;
-	uint64_t et, eo;
+	const int n = 900;
+	struct memcg_pair p;
 
 	ASSERT_EQ(0, setrlimit(RLIMIT_NOFILE, &rl));
-	ASSERT_EQ(0, cft_open(&nl));
-	key = cft_test_key(&nl);
-	ASSERT_NE(NULL, key);
-	mkdir(CG_ROOT, 0755);
-	if (access(CG_ROOT "/cgroup.controllers", F_OK))
-		ASSERT_EQ(0, mount("none", CG_ROOT, "cgroup2", 0, NULL));
-	ASSERT_EQ(0, cg_write(CG_ROOT "/cgroup.subtree_control", "+memory"));
-	et = cft_next_epoch(&nl);
-	ASSERT_EQ(0, cft_epoch_install(&nl, et, tok, 2, NULL, 0));
-	eo = cft_next_epoch(&nl);
-	ASSERT_EQ(0, cft_epoch_install(&nl, eo, open_rules, 2, NULL, 0));
-	ASSERT_EQ(0, cft_agent_spawn(&a, et, NULL, 0, NULL));
-	ASSERT_EQ(0, cft_agent_spawn(&b, eo, NULL, 0, NULL));
-	ASSERT_EQ(0, cft_mint(key, "net:bind", et, "127.0.0.1/32", 0, &t));
-	ASSERT_EQ(0, cft_delegate(&nl, &t, a.pid, 0, false, &r));
-
-	charged = accept_cost(_metadata, &a, "cft-acc-token", n, 18141);
-	free_of_entries = accept_cost(_metadata, &b, "cft-acc-open", n, 18142);
-	TH_LOG("%d accepted connections: %lld bytes of slab tracked, %lld untracked",
-	       n, charged, free_of_entries);
-	ASSERT_LE(0, charged);
-	ASSERT_LE(0, free_of_entries);
-	/* an entry is at least 64 bytes (its table link, socket and grants) */
-	EXPECT_LE(free_of_entries + 64LL * n, charged);
-	EXPECT_TRUE(cft_agent_stop_clean(&a));
-	EXPECT_TRUE(cft_agent_stop_clean(&b));
-	rmdir(CG_ROOT "/cft-acc-token");
-	rmdir(CG_ROOT "/cft-acc-open");
-	capfence_key_free(key);
-	cft_nl_close(&nl);
+	memcg_pair_up(_metadata, &p, "net:bind", "127.0.0.1/32");
+	memcg_pair_down(_metadata, &p, n,
+			accept_cost(_metadata, &p.a, "cft-acc-token", n, 18141),
+			accept_cost(_metadata, &p.b, "cft-acc-open", n, 18142),
+			"cft-acc-token", "cft-acc-open");
 }
 
 /*
