@@ -652,6 +652,29 @@ static void bench_landlock(int rounds, int ms, int lfd, uint16_t port,
 			   bool builtin);
 
 /*
+ * The bound side of the hook figures: the bench epoch and tokens, an idle
+ * bound task (so that an unbound task's lookups really look up; its
+ * result pipe in @res) and a warmed-up worker bound with both tokens.
+ */
+static void bound_side_up(struct env *e, int res[2], struct worker *bnd,
+			  int lfd, uint16_t port, int cpu, int ms)
+{
+	struct capfence_token toks[2];
+	int k;
+
+	env_up(e);
+	if (pipe(res))
+		die("pipe", errno);
+	e->idle = spawn_idle(&e->nl, e->epoch, NULL, &e->idle_fd, res[1]);
+	wait_ready(res[0], 1);
+	toks[0] = e->net;
+	toks[1] = e->fs;
+	worker_start(bnd, e->epoch, toks, 2, lfd, port, cpu);
+	for (k = 0; k < NKIND; k++)
+		worker_run(bnd, k, ms / 4 + 1);	/* warm-up */
+}
+
+/*
  * What the hook loops use: the files they open, a listener the workers
  * inherit (connect), and the UDP sink on its port (datagrams).
  */
@@ -706,7 +729,6 @@ static void bench_hooks(int rounds, int ms, bool pin)
 		worker_run(&unb, k, ms / 4 + 1);	/* warm-up */
 
 	for (p = 0; ; p++) {
-		struct capfence_token toks[2];
 		struct worker bnd;
 		struct env e;
 		int res[2];
@@ -716,17 +738,7 @@ static void bench_hooks(int rounds, int ms, bool pin)
 		if (p == rounds)
 			break;
 		module_load();
-		env_up(&e);
-		/* an idle bound task exists: unbound lookups really look up */
-		if (pipe(res))
-			die("pipe", errno);
-		e.idle = spawn_idle(&e.nl, e.epoch, NULL, &e.idle_fd, res[1]);
-		wait_ready(res[0], 1);
-		toks[0] = e.net;
-		toks[1] = e.fs;
-		worker_start(&bnd, e.epoch, toks, 2, lfd, port, wcpu);
-		for (k = 0; k < NKIND; k++)
-			worker_run(&bnd, k, ms / 4 + 1);	/* warm-up */
+		bound_side_up(&e, res, &bnd, lfd, port, wcpu, ms);
 		phase(&unb, &bnd, NULL, ms, v[p][C_UNB], v[p][C_BND]);
 		worker_stop(&bnd);
 		close(e.idle_fd);
@@ -976,7 +988,6 @@ static void bench_builtin(int rounds, int ms)
 	double (*a)[NKIND] = calloc((size_t)rounds, sizeof(*a));
 	double (*b)[NKIND] = calloc((size_t)rounds, sizeof(*b));
 	double *x = calloc((size_t)rounds, sizeof(*x));
-	struct capfence_token toks[2];
 	struct worker unb, bnd;
 	int lfd, sink, r, k, res[2];
 	struct env e;
@@ -991,19 +1002,8 @@ static void bench_builtin(int rounds, int ms)
 	worker_start(&unb, 0, NULL, 0, lfd, port, -1);
 	for (k = 0; k < NKIND; k++)
 		worker_run(&unb, k, ms / 4 + 1);	/* warm-up */
-	if (in) {
-		env_up(&e);
-		/* an idle bound task exists, as in the hook figures */
-		if (pipe(res))
-			die("pipe", errno);
-		e.idle = spawn_idle(&e.nl, e.epoch, NULL, &e.idle_fd, res[1]);
-		wait_ready(res[0], 1);
-		toks[0] = e.net;
-		toks[1] = e.fs;
-		worker_start(&bnd, e.epoch, toks, 2, lfd, port, -1);
-		for (k = 0; k < NKIND; k++)
-			worker_run(&bnd, k, ms / 4 + 1);
-	}
+	if (in)
+		bound_side_up(&e, res, &bnd, lfd, port, -1, ms);
 	for (r = 0; r < rounds; r++)
 		phase(&unb, in ? &bnd : &unb, NULL, ms, a[r], b[r]);
 	if (in)
