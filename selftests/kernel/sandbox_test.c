@@ -964,18 +964,26 @@ static long long cg_slab(const char *cg)
  * unreclaimable slab. The statistics are flushed every 2 s: read after
  * a flush.
  */
-static long long udp_cost(struct __test_metadata *_metadata,
-			  struct cft_agent *a, const char *cg, int n, int port)
+/* Move agent @a into cgroup @cg (made if missing): 0 or -1. */
+static int cg_join(const char *cg, const struct cft_agent *a)
 {
 	char path[128], pid[16];
-	long long before, after;
 
 	snprintf(path, sizeof(path), CG_ROOT "/%s", cg);
 	if (mkdir(path, 0755) && errno != EEXIST)
 		return -1;
 	snprintf(path, sizeof(path), CG_ROOT "/%s/cgroup.procs", cg);
 	snprintf(pid, sizeof(pid), "%d", a->pid);
-	EXPECT_EQ(0, cg_write(path, pid));
+	return cg_write(path, pid) ? -1 : 0;
+}
+
+static long long udp_cost(struct __test_metadata *_metadata,
+			  struct cft_agent *a, const char *cg, int n, int port)
+{
+	long long before, after;
+
+	if (cg_join(cg, a))
+		return -1;
 	sleep(3);
 	before = cg_slab(cg);
 	EXPECT_EQ(0, cft_agent_do(a, "udp %d %d", n, port));
@@ -1084,18 +1092,14 @@ static long long accept_cost(struct __test_metadata *_metadata,
 	struct sockaddr_in sin = { .sin_family = AF_INET,
 				   .sin_port = htons((uint16_t)port),
 				   .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	char path[128], pid[16];
 	long long before, after;
-	int *c = calloc((size_t)n, sizeof(*c)), i;
+	int *c, i;
 
+	if (cg_join(cg, a))
+		return -1;
+	c = calloc((size_t)n, sizeof(*c));
 	if (!c)
 		return -1;
-	snprintf(path, sizeof(path), CG_ROOT "/%s", cg);
-	if (mkdir(path, 0755) && errno != EEXIST)
-		return -1;
-	snprintf(path, sizeof(path), CG_ROOT "/%s/cgroup.procs", cg);
-	snprintf(pid, sizeof(pid), "%d", a->pid);
-	EXPECT_EQ(0, cg_write(path, pid));
 	EXPECT_EQ(0, cft_agent_do(a, "tlisten %d", port));
 	sleep(3);
 	before = cg_slab(cg);
