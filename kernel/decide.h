@@ -78,4 +78,22 @@ static inline void cf_exercise_admitted(unsigned int n)
 	cf_stats_exercises_ok(n);
 }
 
+/**
+ * cf_exercise_admitted_if() - count an operation's allows if it proceeds
+ * @err: the operation's result so far
+ * @n: the exercises under a grant it was allowed (cf_target.tracks)
+ *
+ * An operation judged several times (an open for reading and writing, a
+ * dual-stack bind, an unspecified peer) is counted allowed only when
+ * every judgement allowed it.
+ *
+ * Return: @err.
+ */
+static inline int cf_exercise_admitted_if(int err, unsigned int n)
+{
+	if (!err)
+		cf_exercise_admitted(n);
+	return err;
+}
+
 #endif /* _CAPFENCE_DECIDE_H */

@@ -145,17 +145,13 @@ static int cf_fs_refuse_fifo(struct cf_grant *rg, struct cf_grant *wg)
 static int cf_fs_track(struct file *file, struct cf_grant *rg,
 		       struct cf_grant *wg, unsigned int allowed)
 {
-	int err = 0;
-
 	if (!(file->f_mode & FMODE_WRITE))
 		wg = NULL;
-	if ((wg || rg) && S_ISFIFO(file_inode(file)->i_mode))
+	if (!wg && !rg)
+		return cf_exercise_admitted_if(0, allowed);
+	if (S_ISFIFO(file_inode(file)->i_mode))
 		return cf_fs_refuse_fifo(rg, wg);
-	if (wg || rg)
-		err = cf_file_track(file, rg, wg);
-	if (!err)
-		cf_exercise_admitted(allowed);
-	return err;
+	return cf_exercise_admitted_if(cf_file_track(file, rg, wg), allowed);
 }
 
 /*
@@ -211,10 +207,8 @@ static noinline int cf_fs_open_named(struct cf_cred *e, struct file *file,
 	}
 	if (!err && wr) {
 		t.class_id = CAPFENCE_CLASS_FS_WRITE;
+		/* refused: the open fails, its allowed read is not counted */
 		err = cf_exercise(e, &t, &wg);
-		/* the read was allowed; the open fails on the write */
-		if (err && rg)
-			cf_exercise_admitted(1);
 	}
 	if (!err && memo) {
 		g[0] = rg;

@@ -111,14 +111,6 @@ static int cf_net_judge_v4(struct cf_cred *e, struct sock *sk,
 	return cf_sock_judge_part(e, sk, &u, track, allowed);
 }
 
-/* an operation judged at several addresses: counted once all allowed it */
-static int cf_net_judged(int err, unsigned int allowed)
-{
-	if (!err)
-		cf_exercise_admitted(allowed);
-	return err;
-}
-
 /*
  * Can @sk still take IPv4 traffic on an IPv6 address? Only an AF_INET6
  * socket that is not IPv6-only. IPV6_V6ONLY can be changed until the
@@ -179,7 +171,7 @@ static noinline int cf_net_judge_unspec(struct cf_cred *e, struct sock *sk,
 		err = cf_sock_judge_part(e, sk, &u, track, &n);
 		if (!err && cf_net_dual_stack(sk))
 			err = cf_net_judge_v4(e, sk, t, lo, track, &n);
-		return cf_net_judged(err, n);
+		return cf_exercise_admitted_if(err, n);
 	}
 	a[0] = READ_ONCE(inet->inet_saddr);
 	a[1] = READ_ONCE(inet->inet_rcv_saddr);
@@ -195,7 +187,7 @@ static noinline int cf_net_judge_unspec(struct cf_cred *e, struct sock *sk,
 	}
 	if (!err)
 		err = cf_sock_judge_part(e, sk, t, track, &n);
-	return cf_net_judged(err, n);
+	return cf_exercise_admitted_if(err, n);
 }
 
 /*
@@ -233,7 +225,7 @@ static int cf_net_judge_local(struct cf_cred *e, struct sock *sk,
 	if (!err && t->family == 6 && cf_net_unspec(t) &&
 	    cf_net_dual_stack(sk))
 		err = cf_net_judge_v4(e, sk, t, htonl(INADDR_ANY), track, &n);
-	return cf_net_judged(err, n);
+	return cf_exercise_admitted_if(err, n);
 }
 
 /**

@@ -217,11 +217,9 @@ int cf_sock_judge(struct cf_cred *e, struct sock *sk, struct cf_target *t,
 		  bool track)
 {
 	unsigned int allowed = 0;
-	int err = cf_sock_judge_part(e, sk, t, track, &allowed);
 
-	if (!err)
-		cf_exercise_admitted(allowed);
-	return err;
+	return cf_exercise_admitted_if(cf_sock_judge_part(e, sk, t, track,
+							  &allowed), allowed);
 }
 
 /**

@@ -724,8 +724,16 @@ static off_t size_of(const char *path)
 
 TEST_F(fsm, open_rdonly_trunc_needs_write)
 {
+	struct capfence_status before, after;
+
+	ASSERT_EQ(0, cft_nl_status(&self->nl, &before));
 	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "xopen /tmp/fsm/allowed/a rt"));
 	REC("no_capability", "fs:write", "/tmp/fsm/allowed/a", 0);
+	/* its read was allowed, the open was not: no allow is counted */
+	ASSERT_EQ(0, cft_nl_status(&self->nl, &after));
+	EXPECT_EQ(before.exercise_allow, after.exercise_allow);
+	EXPECT_EQ(before.exercise_deny[CAPFENCE_R_NO_CAPABILITY] + 1,
+		  after.exercise_deny[CAPFENCE_R_NO_CAPABILITY]);
 	EXPECT_EQ(8, size_of("/tmp/fsm/allowed/a"));
 	/* the same through openat2() */
 	EXPECT_EQ(EACCES, cft_agent_do(&self->agent,
