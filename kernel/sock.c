@@ -217,9 +217,10 @@ int cf_sock_judge(struct cf_cred *e, struct sock *sk, struct cf_target *t,
 		  bool track)
 {
 	unsigned int allowed = 0;
+	int err = cf_sock_judge_part(e, sk, t, track, &allowed);
 
-	return cf_exercise_admitted_if(cf_sock_judge_part(e, sk, t, track,
-							  &allowed), allowed);
+	/* @allowed is read after the judgement, in a statement of its own */
+	return cf_exercise_admitted_if(err, allowed);
 }
 
 /**
