@@ -11,6 +11,7 @@
 #include <linux/hash.h>
 #include <linux/rhashtable.h>
 #include "cap.h"
+#include "class.h"
 #include "cred_store.h"
 #include "sandbox.h"
 
@@ -52,7 +53,7 @@ struct cf_fs_memo_dir {
 	u32 gen;			/* the directory inode's generation */
 	u32 classes;			/* BIT(class id) admitted beneath */
 	unsigned long until;		/* jiffies: used only before it */
-	struct cf_grant *grant[2];	/* fs:read, fs:write */
+	struct cf_grant *grant[CF_OPEN_SLOTS];	/* by open_keep: fs:read, fs:write */
 };
 
 /* the memo's class masks are u32: every class id must fit, or one would fail open */

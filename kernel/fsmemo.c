@@ -100,7 +100,8 @@ static unsigned int cf_rename_seq(void)
  * @ns_id: the opener's mount namespace's id, as the BPF program read it
  * @ns_event: the count of changes of that namespace's tree
  * @need: BIT(class id) of each class the open needs
- * @g: the admitting grant of each class, by cf_fs_memo_slot()
+ * @g: the admitting grant of each class the open keeps, by its row's
+ *     open_keep (class.h)
  *
  * The caller tests the tracer and the fleet deny bound first.
  *
@@ -108,7 +109,7 @@ static unsigned int cf_rename_seq(void)
  * class in @need at the fence value and holdings now; @g is then set.
  */
 bool cf_fs_memo_find(const struct cf_cred *e, const struct file *file,
-		     u64 ns_id, u64 ns_event, u32 need, struct cf_grant *g[2])
+		     u64 ns_id, u64 ns_event, u32 need, struct cf_grant *g[CF_OPEN_SLOTS])
 {
 	const struct cf_fs_memo *m = &e->fs_memo;
 	const struct vfsmount *mnt = file->f_path.mnt;
@@ -162,8 +163,8 @@ bool cf_fs_memo_find(const struct cf_cred *e, const struct file *file,
 	if (!cf_task_root(&root) || root.mnt != m->root_mnt ||
 	    root.dentry != m->root)
 		return false;
-	g[0] = d->grant[0];
-	g[1] = d->grant[1];
+	for (i = 0; i < CF_OPEN_SLOTS; i++)
+		g[i] = d->grant[i];
 	/* the fields above were one writer's, and no rename came between */
 	return cf_memo_read_done(&m->seq, seq) && cf_rename_seq() == rs;
 }
@@ -278,11 +279,11 @@ static struct cf_fs_memo_dir *cf_fs_memo_slot_for(struct cf_fs_memo *m,
  */
 void cf_fs_memo_fill(struct cf_cred *e, const struct cf_fs_memo_start *s,
 		     const struct file *file, const struct cf_target *t,
-		     struct cf_grant *g[2])
+		     struct cf_grant *g[CF_OPEN_SLOTS])
 {
 	const struct vfsmount *mnt = file->f_path.mnt;
 	const struct dentry *dir = file->f_path.dentry;
-	struct cf_grant *ng[2] = { g[0], g[1] };
+	struct cf_grant *ng[CF_OPEN_SLOTS];
 	struct cf_fs_memo *m = &e->fs_memo;
 	size_t depth, k = 0, up;
 	struct cf_fs_memo_dir *d;
@@ -295,9 +296,10 @@ void cf_fs_memo_fill(struct cf_cred *e, const struct cf_fs_memo_start *s,
 	if (dir == mnt->mnt_root || d_unlinked(dir) || !s->ns_id ||
 	    (s->rename_seq & 1) || !cf_task_root(&root))
 		return;
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < CF_OPEN_SLOTS; i++) {
 		const struct cf_rule *rule;
 
+		ng[i] = g[i];
 		if (!g[i])
 			continue;
 		rule = &e->epoch->rules[g[i]->class_id];
@@ -345,7 +347,7 @@ void cf_fs_memo_fill(struct cf_cred *e, const struct cf_fs_memo_start *s,
 	    d->gen == inode->i_generation &&
 	    time_before(jiffies, d->until)) {
 		classes |= d->classes;
-		for (i = 0; i < 2; i++)
+		for (i = 0; i < CF_OPEN_SLOTS; i++)
 			if (!ng[i])
 				ng[i] = d->grant[i];
 	}
@@ -355,8 +357,7 @@ void cf_fs_memo_fill(struct cf_cred *e, const struct cf_fs_memo_start *s,
 	d->ino = inode->i_ino;
 	d->gen = inode->i_generation;
 	d->classes = classes;
-	d->grant[0] = ng[0];
-	d->grant[1] = ng[1];
+	memcpy(d->grant, ng, sizeof(d->grant));
 	d->until = jiffies + CF_FS_MEMO_LIFE;
 	/* pairs with the acquire in cf_fs_memo_find(): the fields, then even */
 	cf_memo_write_end(&m->seq, seq);

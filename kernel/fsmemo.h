@@ -10,6 +10,7 @@
 #include <linux/sched.h>
 #include <linux/types.h>
 #include <uapi/linux/capfence.h>
+#include "class.h"
 
 struct cf_cred;
 struct cf_grant;
@@ -29,12 +30,6 @@ struct cf_fs_memo_start {
 	u64 ns_id;
 	u64 ns_event;
 };
-
-/* The index of an fs class's grant in the memo: fs:read 0, fs:write 1. */
-static inline int cf_fs_memo_slot(u8 class_id)
-{
-	return class_id == CAPFENCE_CLASS_FS_WRITE;
-}
 
 /**
  * cf_task_root() - the calling task's root, read as d_path() reads it
@@ -73,11 +68,11 @@ static inline bool cf_fs_memo_enabled(void)
 }
 
 bool cf_fs_memo_find(const struct cf_cred *e, const struct file *file,
-		     u64 ns_id, u64 ns_event, u32 need, struct cf_grant *g[2]);
+		     u64 ns_id, u64 ns_event, u32 need, struct cf_grant *g[CF_OPEN_SLOTS]);
 void cf_fs_memo_begin(const struct cf_cred *e, u64 ns_id, u64 ns_event,
 		      struct cf_fs_memo_start *s);
 void cf_fs_memo_fill(struct cf_cred *e, const struct cf_fs_memo_start *s,
 		     const struct file *file, const struct cf_target *t,
-		     struct cf_grant *g[2]);
+		     struct cf_grant *g[CF_OPEN_SLOTS]);
 
 #endif /* _CAPFENCE_FSMEMO_H */

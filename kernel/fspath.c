@@ -31,6 +31,7 @@
  * dentry while the VFS holds the parent's i_rwsem, which it does across
  * every path_* hook that passes such a pair, so it cannot change under us.
  */
+#include <linux/bitops.h>
 #include <linux/cred.h>
 #include <linux/dcache.h>
 #include <linux/fs.h>
@@ -41,6 +42,7 @@
 #include <linux/string.h>
 #include "compat.h"
 #include "cap.h"
+#include "class.h"
 #include "constraint.h"
 #include "cred.h"
 #include "decide.h"
@@ -121,6 +123,34 @@ static int cf_fs_judge(struct cf_cred *e, u8 class_id,
 }
 
 /*
+ * Judge each class of @classes (BIT(class id), table order) for the name
+ * of @path or its child @child; the first refusal ends it.
+ */
+static int cf_fs_judge_each(struct cf_cred *e, u32 classes,
+			    const struct path *path,
+			    const struct dentry *child)
+{
+	int err = 0;
+
+	for (; classes && !err; classes &= classes - 1)
+		err = cf_fs_judge(e, __ffs(classes), path, child, false);
+	return err;
+}
+
+/*
+ * Refuse @what under the first mediated class of @classes (table order),
+ * which the record names; 0 when none of them is mediated.
+ */
+static int cf_fs_refuse_first(struct cf_cred *e, u32 classes,
+			      const char *what)
+{
+	for (; classes; classes &= classes - 1)
+		if (cf_fs_mediated(e, __ffs(classes)))
+			return cf_refuse_mediated(e, __ffs(classes), what);
+	return 0;
+}
+
+/*
  * A FIFO moves data without asking file_permission: splice() between two
  * pipes, tee() and vmsplice() never call rw_verify_area(), so no recheck
  * could stop them after a revoke. Under a grant it is refused at open,
@@ -167,26 +197,21 @@ static bool cf_fs_process_handle(const struct file *file)
 	return file->f_path.mnt->mnt_sb->s_magic == CF_PID_FS_MAGIC;
 }
 
-/* An open that can change the file, or create one, needs fs:write. */
-static bool cf_open_modifies(const struct file *file)
-{
-	return (file->f_mode & FMODE_WRITE) ||
-	       (file->f_flags & (O_TRUNC | O_CREAT)) ||
-	       (file->f_flags & O_ACCMODE) == O_ACCMODE;
-}
-
 /*
- * The open the memo did not answer: name the file, judge each class, fill
- * the memo (with @memo) and track the file. Out of line, so that a memo
- * hit pays for none of its locals.
+ * The open the memo did not answer: name the file, judge each class in
+ * @need (table order), fill the memo (with @memo) and track the file. Out
+ * of line, so that a memo hit pays for none of its locals.
  */
 static noinline int cf_fs_open_named(struct cf_cred *e, struct file *file,
-				     u64 ns_id, u64 ns_event, bool rd, bool wr,
+				     u64 ns_id, u64 ns_event, u32 need,
 				     bool memo)
 {
-	struct cf_grant *rg = NULL, *wg = NULL, *g[2];
+	struct cf_grant *g[CF_OPEN_SLOTS] = {}, *ok;
 	struct cf_target t = { .tracks = true };
 	struct cf_fs_memo_start s;
+	unsigned int allowed = 0;
+	u32 bits;
+	u8 keep;
 	int err = 0;
 
 	if (memo) {
@@ -196,80 +221,90 @@ static noinline int cf_fs_open_named(struct cf_cred *e, struct file *file,
 	t.path = cf_fs_name(&file->f_path, NULL, *get_cpu_ptr(&cf_path_buf),
 			    &t.path_len);
 	if (!t.path) {
-		err = cf_refuse_mediated(e, rd ? CAPFENCE_CLASS_FS_READ :
-					 CAPFENCE_CLASS_FS_WRITE,
-					 "unreachable");
+		err = cf_refuse_mediated(e, __ffs(need), "unreachable");
 		goto out;
 	}
-	if (rd) {
-		t.class_id = CAPFENCE_CLASS_FS_READ;
-		err = cf_exercise(e, &t, &rg);
+	/* one refused: the open fails, and no class of it is counted */
+	for (bits = need; bits && !err; bits &= bits - 1) {
+		t.class_id = __ffs(bits);
+		err = cf_exercise(e, &t, &ok);
+		if (err || !ok)
+			continue;
+		allowed++;
+		keep = cf_class(t.class_id)->open_keep;
+		if (keep)
+			g[keep - 1] = ok;
 	}
-	if (!err && wr) {
-		t.class_id = CAPFENCE_CLASS_FS_WRITE;
-		/* refused: the open fails, its allowed read is not counted */
-		err = cf_exercise(e, &t, &wg);
-	}
-	if (!err && memo) {
-		g[0] = rg;
-		g[1] = wg;
+	if (!err && memo)
 		cf_fs_memo_fill(e, &s, file, &t, g);
-	}
 	/* each grant here stands for an allowed exercise, counted */
 	if (!err)
-		err = cf_fs_track(file, rg, wg, !!rg + !!wg);
+		err = cf_fs_track(file, g[CF_KEEP_READ - 1],
+				  g[CF_KEEP_WRITE - 1], allowed);
 out:
 	put_cpu_ptr(&cf_path_buf);
 	return err;
 }
 
+/*
+ * The memo's grant in slot @i if the open needs its class (an entry may
+ * hold a class this open does not need).
+ */
+static struct cf_grant *cf_fs_memo_needed(struct cf_grant *g[], int i,
+					  u32 need)
+{
+	return g[i] && (need & BIT(g[i]->class_id)) ? g[i] : NULL;
+}
+
 /**
- * cf_fs_file_open() - fs:read and fs:write at open
+ * cf_fs_file_open() - the path classes at open
  * @cred: the opener's credential, already found in the filter
  * @file: the file being opened
  * @ns_id: the opener's mount namespace's id, as the BPF program read it
  * @ns_event: the count of changes of that namespace's tree
  *
- * Reading needs fs:read; writing, O_APPEND, O_TRUNC (even with O_RDONLY),
+ * An open needs each mediated path class whose row (class.c) says so:
+ * reading needs fs:read; writing, O_APPEND, O_TRUNC (even with O_RDONLY),
  * O_CREAT and access mode 3 (neither read nor write, ioctls only) need
  * fs:write. A file opened under a capability is tracked (file.c), so its
  * reads and writes are rechecked against the grants that admitted them.
  * An open beneath a subtree that the credential's recent allowed opens
  * showed its rules and grants admit whole is answered by the open memo
- * (fsmemo.c) while nothing it depended on moved.
+ * (fsmemo.c) while nothing it depended on moved; an open that needs a
+ * class whose grant an open does not keep is always judged.
  *
  * Return: 0, -EACCES (audited) or -ENOMEM (tracking failed; fail closed).
  */
 int cf_fs_file_open(const struct cred *cred, struct file *file, u64 ns_id,
 		    u64 ns_event)
 {
+	const struct cf_path_classes *p = &cf_path_classes;
 	struct cf_cred *e = cf_subject(cred);
-	struct cf_grant *g[2] = {};
-	bool rd, wr, memo;
-	u32 need = 0;
+	struct cf_grant *g[CF_OPEN_SLOTS] = {};
+	u32 bits, need = 0;
+	bool memo;
 
 	if (!e)
 		return 0;
-	rd = (file->f_mode & FMODE_READ) &&
-	     cf_fs_mediated(e, CAPFENCE_CLASS_FS_READ);
-	wr = cf_open_modifies(file) &&
-	     cf_fs_mediated(e, CAPFENCE_CLASS_FS_WRITE);
+	for (bits = p->open; bits; bits &= bits - 1)
+		if (cf_fs_mediated(e, __ffs(bits)) &&
+		    cf_class_opens(cf_class(__ffs(bits)), file->f_mode,
+				   file->f_flags))
+			need |= BIT(__ffs(bits));
 	/* naming the file is the expensive part: skip it for open rules */
-	if ((!rd && !wr) || cf_fs_process_handle(file))
+	if (!need || cf_fs_process_handle(file))
 		return 0;
-	if (rd)
-		need |= BIT(CAPFENCE_CLASS_FS_READ);
-	if (wr)
-		need |= BIT(CAPFENCE_CLASS_FS_WRITE);
 	/* as cf_exercise(): a traced task or a host past its deny bound judges */
 	memo = likely(!READ_ONCE(current->ptrace)) && !cf_fleet_denies() &&
-	       cf_fs_memo_enabled();
+	       !(need & p->unkept) && cf_fs_memo_enabled();
 	if (memo && cf_fs_memo_find(e, file, ns_id, ns_event, need, g)) {
 		cf_stats_open_memo(true);
-		return cf_fs_track(file, rd ? g[0] : NULL, wr ? g[1] : NULL,
-				   rd + wr);
+		return cf_fs_track(file,
+				   cf_fs_memo_needed(g, CF_KEEP_READ - 1, need),
+				   cf_fs_memo_needed(g, CF_KEEP_WRITE - 1, need),
+				   hweight32(need));
 	}
-	return cf_fs_open_named(e, file, ns_id, ns_event, rd, wr, memo);
+	return cf_fs_open_named(e, file, ns_id, ns_event, need, memo);
 }
 
 /**
@@ -278,8 +313,8 @@ int cf_fs_file_open(const struct cred *cred, struct file *file, u64 ns_id,
  * @dir: the parent directory
  * @dentry: the entry (negative when being created)
  *
- * mknod (and O_CREAT), mkdir, symlink, unlink and rmdir need fs:write on
- * the entry's name.
+ * mknod (and O_CREAT), mkdir, symlink, unlink and rmdir need each class
+ * that judges changes (CF_PATH_CHANGE: fs:write) on the entry's name.
  *
  * Return: 0 or -EACCES (audited).
  */
@@ -290,11 +325,12 @@ int cf_fs_entry(const struct cred *cred, const struct path *dir,
 
 	if (!e)
 		return 0;
-	return cf_fs_judge(e, CAPFENCE_CLASS_FS_WRITE, dir, dentry, false);
+	return cf_fs_judge_each(e, cf_path_classes.change, dir, dentry);
 }
 
 /**
- * cf_fs_attr() - change the file at @path (truncate, chmod, chown)
+ * cf_fs_attr() - change the file at @path (truncate, chmod, chown): each
+ * class that judges changes (CF_PATH_CHANGE)
  * @cred: the caller's credential, already found in the filter
  * @path: the file; for ftruncate(), fchmod() and fchown() the open file's
  *	  path, judged again now
@@ -307,17 +343,19 @@ int cf_fs_attr(const struct cred *cred, const struct path *path)
 
 	if (!e)
 		return 0;
-	return cf_fs_judge(e, CAPFENCE_CLASS_FS_WRITE, path, NULL, false);
+	return cf_fs_judge_each(e, cf_path_classes.change, path, NULL);
 }
 
 /*
- * The object named (@sdir, @src) gets the name (@ddir, @dst): fs:write on
- * both ends, and the new name may not make anything readable that was not
- * (Landlock's REFER, for capfence's classes). A file gains only its new
- * name: if fs:read would admit it, fs:read must admit the old one. A
- * directory gives new names to its whole subtree, which a grant beneath
- * the new name could admit even when the name itself is not: moving one
- * needs fs:read on its old name, which (prefixes) covers the subtree.
+ * The object named (@sdir, @src) gets the name (@ddir, @dst): each class
+ * that judges changes (fs:write) on both ends, and for each class that
+ * judges names (CF_PATH_NAMES: fs:read) the new name may not admit
+ * anything the old one did not (Landlock's REFER, for capfence's classes).
+ * A file gains only its new name: if the class would admit it, it must
+ * admit the old one. A directory gives new names to its whole subtree,
+ * which a grant beneath the new name could admit even when the name itself
+ * is not: moving one needs the class on its old name, which (prefixes)
+ * covers the subtree.
  * @src may be NULL when @sdir names the object itself.
  */
 static int cf_fs_move(struct cf_cred *e, const struct path *sdir,
@@ -325,15 +363,19 @@ static int cf_fs_move(struct cf_cred *e, const struct path *sdir,
 		      const struct dentry *dst, bool write)
 {
 	const struct dentry *obj = src ?: sdir->dentry;
+	u32 bits, change = cf_path_classes.change;
 	int err = 0;
+	u8 c;
 
 	if (write)
-		err = cf_fs_judge(e, CAPFENCE_CLASS_FS_WRITE, sdir, src, false) ?:
-		      cf_fs_judge(e, CAPFENCE_CLASS_FS_WRITE, ddir, dst, false);
-	if (!err && cf_fs_mediated(e, CAPFENCE_CLASS_FS_READ) &&
-	    (d_is_dir(obj) ||
-	     !cf_fs_judge(e, CAPFENCE_CLASS_FS_READ, ddir, dst, true)))
-		err = cf_fs_judge(e, CAPFENCE_CLASS_FS_READ, sdir, src, false);
+		err = cf_fs_judge_each(e, change, sdir, src) ?:
+		      cf_fs_judge_each(e, change, ddir, dst);
+	for (bits = cf_path_classes.names; bits && !err; bits &= bits - 1) {
+		c = __ffs(bits);
+		if (cf_fs_mediated(e, c) &&
+		    (d_is_dir(obj) || !cf_fs_judge(e, c, ddir, dst, true)))
+			err = cf_fs_judge(e, c, sdir, src, false);
+	}
 	return err;
 }
 
@@ -392,9 +434,9 @@ int cf_fs_rename(const struct cred *cred, const struct path *old_dir,
  * @what: the operation ("mount", "chroot", ...), for the audit record
  *
  * Names are judged from the task's root and namespace, so a task whose
- * epoch mediates fs:read or fs:write may not change them; an epoch with
- * both open changes nothing. The record names fs:read when that class is
- * mediated, fs:write otherwise.
+ * epoch mediates a path class (fs:read, fs:write) may not change them; an
+ * epoch with every path class open changes nothing. The record names the
+ * first mediated path class in table order (fs:read, then fs:write).
  *
  * Return: 0 or -EACCES (audited, reason "bypass").
  */
@@ -404,9 +446,7 @@ int cf_fs_view(const struct cred *cred, const char *what)
 
 	if (!e)
 		return 0;
-	return cf_refuse_mediated(e, cf_fs_mediated(e, CAPFENCE_CLASS_FS_READ) ?
-				  CAPFENCE_CLASS_FS_READ :
-				  CAPFENCE_CLASS_FS_WRITE, what);
+	return cf_fs_refuse_first(e, cf_path_classes.all, what);
 }
 
 /**
@@ -417,7 +457,8 @@ int cf_fs_view(const struct cred *cred, const char *what)
  * The inode_*xattr hooks, and inode_set_acl/inode_remove_acl that POSIX
  * ACL changes reach instead since 6.2, get a dentry without its mount, so
  * the file cannot be named from the task's root: changes are refused
- * while fs:write is mediated (POSIX ACLs and security labels included).
+ * while a class that judges changes (fs:write) is mediated (POSIX ACLs
+ * and security labels included).
  *
  * Return: 0 or -EACCES (audited, reason "bypass").
  */
@@ -427,5 +468,5 @@ int cf_fs_xattr(const struct cred *cred, const char *what)
 
 	if (!e)
 		return 0;
-	return cf_refuse_mediated(e, CAPFENCE_CLASS_FS_WRITE, what);
+	return cf_fs_refuse_first(e, cf_path_classes.change, what);
 }
