@@ -11,7 +11,7 @@
  * file).
  *
  * Locking: none; a constant table, and cf_open_classes written once at
- * init (read-only after): cf_path_classes.
+ * init (read-only after): cf_class_sets.
  */
 #include <linux/bits.h>
 #include <linux/build_bug.h>
@@ -24,9 +24,11 @@
 static const struct cf_class cf_classes[] = {
 	[CAPFENCE_CLASS_NONE] = { .name = "none" },
 	[CAPFENCE_CLASS_NET_CONNECT] = { .name = "net:connect",
-					 .constraint = CAPFENCE_CONSTRAINT_NET },
+					 .constraint = CAPFENCE_CONSTRAINT_NET,
+					 .net_end = CF_NET_PEER },
 	[CAPFENCE_CLASS_NET_BIND] = { .name = "net:bind",
-				      .constraint = CAPFENCE_CONSTRAINT_NET },
+				      .constraint = CAPFENCE_CONSTRAINT_NET,
+				      .net_end = CF_NET_LOCAL },
 	[CAPFENCE_CLASS_FS_READ] = { .name = "fs:read",
 				     .constraint = CAPFENCE_CONSTRAINT_PATH,
 				     .open_mode = FMODE_READ,
@@ -42,7 +44,8 @@ static const struct cf_class cf_classes[] = {
 				      .path_ops = CF_PATH_CHANGE },
 	[CAPFENCE_CLASS_VSOCK_CONNECT] = { .name = "vsock:connect",
 					   .constraint = CAPFENCE_CONSTRAINT_NET,
-					   .family = CAPFENCE_FAMILY_VSOCK },
+					   .family = CAPFENCE_FAMILY_VSOCK,
+					   .net_end = CF_NET_PEER },
 };
 
 /* a class appended to the uapi enum without a row fails the build */
@@ -50,7 +53,7 @@ static_assert(ARRAY_SIZE(cf_classes) == __CAPFENCE_CLASS_MAX);
 
 static const struct cf_class cf_class_unknown = { .name = "unknown" };
 
-struct cf_path_classes cf_path_classes __ro_after_init;
+struct cf_class_sets cf_class_sets __ro_after_init;
 
 /**
  * cf_class() - the row of a class
@@ -72,8 +75,13 @@ static bool cf_class_row_valid(const struct cf_class *c)
 
 	if (!c->name || !c->constraint)
 		return false;
+	if (c->constraint == CAPFENCE_CONSTRAINT_NET &&
+	    (c->net_end < CF_NET_PEER || c->net_end > CF_NET_LOCAL))
+		return false;
 	if (c->constraint != CAPFENCE_CONSTRAINT_PATH)
 		return !opens && !c->open_keep && !c->path_ops;
+	if (c->net_end)
+		return false;
 	/* a path class is judged somewhere; what an open keeps needs one */
 	return (opens || c->path_ops) && c->open_keep < __CF_KEEP_MAX &&
 	       (opens || !c->open_keep);
@@ -91,7 +99,7 @@ static bool cf_class_row_valid(const struct cf_class *c)
  */
 int cf_class_init(void)
 {
-	struct cf_path_classes *p = &cf_path_classes;
+	struct cf_class_sets *p = &cf_class_sets;
 	u32 kept = 0;
 	u8 c;
 
@@ -103,9 +111,11 @@ int cf_class_init(void)
 
 		if (WARN_ON(!cf_class_row_valid(r)))
 			return -EINVAL;
+		if (r->constraint == CAPFENCE_CONSTRAINT_NET && !r->family)
+			p->inet |= BIT(c);
 		if (r->constraint != CAPFENCE_CONSTRAINT_PATH)
 			continue;
-		p->all |= BIT(c);
+		p->path |= BIT(c);
 		if (r->path_ops & CF_PATH_CHANGE)
 			p->change |= BIT(c);
 		if (r->path_ops & CF_PATH_NAMES)

@@ -32,7 +32,8 @@ enum cf_path_op {
 };
 
 /*
- * A class: its name, its constraint kind, and for a path class which
+ * A class: its name, its constraint kind, for a net class its family and
+ * the end of a connection it judges, and for a path class which
  * opens need it (any of @open_mode in f_mode, any of @open_flags in
  * f_flags, or access mode 3 with @open_ioctl), what the open keeps of its
  * grant and which other path operations it judges.
@@ -41,6 +42,7 @@ struct cf_class {
 	const char *name;	/* stable: audit records, events, the CLI */
 	u8 constraint;		/* CAPFENCE_CONSTRAINT_* of its tokens and rules */
 	u8 family;		/* NET: CAPFENCE_FAMILY_VSOCK, or 0 for 4 and 6 */
+	u8 net_end;		/* NET: enum cf_net_end */
 	u8 open_keep;		/* enum cf_open_keep */
 	u8 path_ops;		/* enum cf_path_op */
 	bool open_ioctl;
@@ -48,20 +50,27 @@ struct cf_class {
 	unsigned int open_flags;
 };
 
+/* Which end of a connection a net class judges (sock.c names it). */
+enum cf_net_end {
+	CF_NET_PEER = 1,
+	CF_NET_LOCAL,
+};
+
 /*
- * The path classes as fspath.c loops over them, made from the rows by
+ * The classes as the edges loop over them, made from the rows by
  * cf_class_init(): masks of BIT(class id), so a loop takes them in table
  * order.
  */
-struct cf_path_classes {
-	u32 all;	/* every path class */
+struct cf_class_sets {
+	u32 inet;	/* net classes of IPv4 and IPv6 */
+	u32 path;	/* every path class */
 	u32 open;	/* those an open may need */
 	u32 unkept;	/* of those, CF_KEEP_NONE: the open memo cannot serve */
 	u32 change;	/* CF_PATH_CHANGE */
 	u32 names;	/* CF_PATH_NAMES */
 };
 
-extern struct cf_path_classes cf_path_classes;
+extern struct cf_class_sets cf_class_sets;
 
 const struct cf_class *cf_class(u8 class_id);
 int cf_class_init(void);

@@ -216,14 +216,15 @@ int cf_file_revalidate(struct file *file, int mask)
 int cf_file_map(struct file *file, unsigned long prot, bool shared,
 		const char *what)
 {
-	struct cf_target t = { .class_id = CAPFENCE_CLASS_FS_WRITE,
-			       .what = what };
 	const struct cf_file_grants *f = cf_file_store_find(file);
+	struct cf_target t = { .what = what };
 
 	if (!f)
 		return 0;
-	if (shared && f->write)
+	if (shared && f->write) {
+		t.class_id = f->write->class_id;
 		return cf_exercise_refuse(&t, f->write);
+	}
 	if (!shared && cf_file_in_exec(f))
 		return 0;
 	return cf_file_check(f, file, MAY_READ);

@@ -278,7 +278,7 @@ static struct cf_grant *cf_fs_memo_needed(struct cf_grant *g[], int i,
 int cf_fs_file_open(const struct cred *cred, struct file *file, u64 ns_id,
 		    u64 ns_event)
 {
-	const struct cf_path_classes *p = &cf_path_classes;
+	const struct cf_class_sets *p = &cf_class_sets;
 	struct cf_cred *e = cf_subject(cred);
 	struct cf_grant *g[CF_OPEN_SLOTS] = {};
 	u32 bits, need = 0;
@@ -325,7 +325,7 @@ int cf_fs_entry(const struct cred *cred, const struct path *dir,
 
 	if (!e)
 		return 0;
-	return cf_fs_judge_each(e, cf_path_classes.change, dir, dentry);
+	return cf_fs_judge_each(e, cf_class_sets.change, dir, dentry);
 }
 
 /**
@@ -343,7 +343,7 @@ int cf_fs_attr(const struct cred *cred, const struct path *path)
 
 	if (!e)
 		return 0;
-	return cf_fs_judge_each(e, cf_path_classes.change, path, NULL);
+	return cf_fs_judge_each(e, cf_class_sets.change, path, NULL);
 }
 
 /*
@@ -363,14 +363,14 @@ static int cf_fs_move(struct cf_cred *e, const struct path *sdir,
 		      const struct dentry *dst, bool write)
 {
 	const struct dentry *obj = src ?: sdir->dentry;
-	u32 bits, change = cf_path_classes.change;
+	u32 bits, change = cf_class_sets.change;
 	int err = 0;
 	u8 c;
 
 	if (write)
 		err = cf_fs_judge_each(e, change, sdir, src) ?:
 		      cf_fs_judge_each(e, change, ddir, dst);
-	for (bits = cf_path_classes.names; bits && !err; bits &= bits - 1) {
+	for (bits = cf_class_sets.names; bits && !err; bits &= bits - 1) {
 		c = __ffs(bits);
 		if (cf_fs_mediated(e, c) &&
 		    (d_is_dir(obj) || !cf_fs_judge(e, c, ddir, dst, true)))
@@ -446,7 +446,7 @@ int cf_fs_view(const struct cred *cred, const char *what)
 
 	if (!e)
 		return 0;
-	return cf_fs_refuse_first(e, cf_path_classes.all, what);
+	return cf_fs_refuse_first(e, cf_class_sets.path, what);
 }
 
 /**
@@ -468,5 +468,5 @@ int cf_fs_xattr(const struct cred *cred, const char *what)
 
 	if (!e)
 		return 0;
-	return cf_fs_refuse_first(e, cf_path_classes.change, what);
+	return cf_fs_refuse_first(e, cf_class_sets.change, what);
 }

@@ -26,6 +26,7 @@
  * read lock held, never sleeps). Decisions read grant state in a fence
  * read section (decide.c).
  */
+#include <linux/bitops.h>
 #include <linux/in.h>
 #include <linux/in6.h>
 #include <linux/ipv6.h>
@@ -36,6 +37,7 @@
 #include <net/ipv6.h>
 #include <net/sock.h>
 #include "cap.h"
+#include "class.h"
 #include "constraint.h"
 #include "cred.h"
 #include "decide.h"
@@ -443,17 +445,16 @@ static int cf_net_cmsg(struct cf_cred *e, struct sock *sk,
 }
 
 /*
- * Refuse @what while net:connect or net:bind is mediated; the record
- * names the first mediated class.
+ * Refuse @what while an IPv4/IPv6 class (net:connect, net:bind) is
+ * mediated; the record names the first mediated class in table order.
  */
 static int cf_net_refuse_net(struct cf_cred *e, const char *what)
 {
-	u8 class_id;
+	u32 bits;
 	int err;
 
-	for (class_id = CAPFENCE_CLASS_NET_CONNECT;
-	     class_id <= CAPFENCE_CLASS_NET_BIND; class_id++) {
-		err = cf_refuse_mediated(e, class_id, what);
+	for (bits = cf_class_sets.inet; bits; bits &= bits - 1) {
+		err = cf_refuse_mediated(e, __ffs(bits), what);
 		if (err)
 			return err;
 	}

@@ -40,6 +40,7 @@
 #include <net/tcp.h>
 #include <net/af_vsock.h>
 #include "cap.h"
+#include "class.h"
 #include "constraint.h"
 #include "decide.h"
 #include "sock.h"
@@ -276,7 +277,7 @@ static void cf_sock_name(struct cf_target *t, const void *obj, char *buf)
 	/* an SCTP socket's peers live in its associations, not in the sock */
 	else if (sk->sk_protocol == IPPROTO_SCTP)
 		t->what = "socket:sctp";
-	else if (t->class_id == CAPFENCE_CLASS_NET_CONNECT)
+	else if (cf_class(t->class_id)->net_end == CF_NET_PEER)
 		cf_sock_peer(sk, t);
 	else
 		cf_sock_bound(sk, t);
