@@ -92,6 +92,22 @@ for c in "" key "key generate" "key install" "key remove" epoch \
 	tg "help: capfence $c --help" 0 "usage: capfence" "$CF" $c --help
 done
 tg "help: -h works too" 0 "usage: capfence mint" "$CF" mint -h
+# each usage line is written once, in its command's row: capfence --help
+# lists exactly the lines each command's --help prints
+"$CF" --help > "$W/all" 2>&1
+for c in attach detach status metrics "key generate" "key install" "key remove" \
+	 "epoch install" "epoch list" "epoch show" "epoch activate" "epoch retire" mint \
+	 inspect check delegate revoke exec learn task monitor fleet; do
+	# shellcheck disable=SC2086
+	line=$("$CF" $c --help 2>&1 | sed -n 's/^usage: //p')
+	if [ -n "$line" ] && grep -qxF "  $line" "$W/all"; then
+		ok "help: capfence --help lists '$c' as its --help does"
+	else
+		nok "help: capfence --help lists '$c' as its --help does ('$line')"
+	fi
+done
+tg "help: a group's --help is its subcommands' lines" 0 "^       capfence key remove ID$" "$CF" key --help
+tg "usage: a group without a subcommand lists them" 2 "^usage: capfence key generate" "$CF" key
 
 # ---- usage errors (exit 2, the bad argument named) ------------------------
 tg "usage: unknown command" 2 "frobnicate" "$CF" frobnicate

@@ -30,11 +30,29 @@ enum {
 	CF_EXIT_LEARN_DENIED = 14,	/* learn --verify: a denial */
 };
 
+/*
+ * A command, or a group of subcommands: one row, defined beside its
+ * handler, whose usage line is its only copy (capfence --help, COMMAND
+ * --help and every usage error print it). A group has @sub, rows up to
+ * one without a name, instead of @run and @usage.
+ */
 struct cf_cmd {
 	const char *name;
 	int (*run)(int argc, char **argv);
 	const char *usage;
+	const struct cf_cmd *sub;
 };
+
+/* Run the subcommand argv[1] of @group (argv[0] is the group's name). */
+int cf_run_group(const struct cf_cmd *group, int argc, char **argv);
+/* "usage: LINE": a command's line, or each line of a group's rows. */
+void cf_print_usage(FILE *f, const struct cf_cmd *c);
+
+/* The commands, in the order capfence --help lists them (main.c). */
+extern const struct cf_cmd cf_attach_cmd, cf_detach_cmd, cf_status_cmd,
+	cf_metrics_cmd, cf_key_cmd, cf_epoch_cmd, cf_mint_cmd, cf_inspect_cmd,
+	cf_check_cmd, cf_delegate_cmd, cf_revoke_cmd, cf_exec_cmd,
+	cf_learn_cmd, cf_task_cmd, cf_monitor_cmd, cf_fleet_cmd;
 
 extern const char *cf_prog;
 
@@ -93,10 +111,6 @@ int cf_client_fail(const char *what, int err, const char *msg);
 /* Minimal JSON writer for stable machine output. */
 void cf_json_str(FILE *f, const char *s);
 
-int cf_cmd_attach(int argc, char **argv);
-int cf_cmd_detach(int argc, char **argv);
-int cf_cmd_status(int argc, char **argv);
-
 /* ---- helpers shared by the command files (token.c, epoch.c) ---- */
 
 /* Strict decimal u64 > 0 (epoch ids, key ids); 0 or -EINVAL/-ERANGE. */
@@ -128,18 +142,5 @@ int cf_decision_exit(const struct capfence_result *d);
 /* All of stdin (at most 1 MiB) as a string, or NULL; free() it. */
 char *cf_read_stdin(void);
 
-int cf_cmd_key(int argc, char **argv);
-int cf_cmd_epoch(int argc, char **argv);
-int cf_cmd_mint(int argc, char **argv);
-int cf_cmd_inspect(int argc, char **argv);
-int cf_cmd_check(int argc, char **argv);
-int cf_cmd_delegate(int argc, char **argv);
-int cf_cmd_revoke(int argc, char **argv);
-int cf_cmd_exec(int argc, char **argv);
-int cf_cmd_learn(int argc, char **argv);
-int cf_cmd_task(int argc, char **argv);
-int cf_cmd_monitor(int argc, char **argv);
-int cf_cmd_fleet(int argc, char **argv);
-int cf_cmd_metrics(int argc, char **argv);
 
 #endif

@@ -14,8 +14,6 @@
 #include <linux/genetlink.h>
 #include "cli.h"
 
-static const char epoch_usage[] =
-	"capfence epoch install ID [--seccomp PROFILE] RULE... | epoch install [ID] [--seccomp PROFILE] -f FILE | epoch list [--json] | epoch show ID [--json] | epoch activate ID | epoch retire ID [--json]";
 static const char install_usage[] =
 	"capfence epoch install ID [--complain] [--seccomp PROFILE [--seccomp-caps CAPS] [--seccomp-kernel X.Y] [--seccomp-no-new-filters]] RULE... | capfence epoch install [ID] [--complain] [--seccomp PROFILE ...] -f FILE   (RULE: CLASS=open|deny|log|token[:C[,C]...]; --complain: every deny rule, given or by default, is log; FILE '-' is stdin; PROFILE: an OCI linux.seccomp JSON profile, or a container engine's seccomp.json as shipped, resolved for the capabilities CAPS (CAP_A,CAP_B,...; default the engines' default set) and kernel X.Y (default the running one); a bound task may stack seccomp filters of its own unless --seccomp-no-new-filters)";
 static const char list_usage[] = "capfence epoch list [--json]";
@@ -590,23 +588,13 @@ static int epoch_retire(int argc, char **argv)
 	return ret;
 }
 
-int cf_cmd_epoch(int argc, char **argv)
-{
-	if (argc < 2)
-		return cf_usage(epoch_usage, "epoch: missing subcommand");
-	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
-		printf("usage: %s\n", epoch_usage);
-		return 0;
-	}
-	if (!strcmp(argv[1], "install"))
-		return epoch_install(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "list"))
-		return epoch_list(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "show"))
-		return epoch_show(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "activate"))
-		return epoch_activate(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "retire"))
-		return epoch_retire(argc - 1, argv + 1);
-	return cf_usage(epoch_usage, "epoch: unknown subcommand '%s'", argv[1]);
-}
+static const struct cf_cmd epoch_cmds[] = {
+	{ .name = "install", .run = epoch_install, .usage = install_usage },
+	{ .name = "list", .run = epoch_list, .usage = list_usage },
+	{ .name = "show", .run = epoch_show, .usage = show_usage },
+	{ .name = "activate", .run = epoch_activate, .usage = activate_usage },
+	{ .name = "retire", .run = epoch_retire, .usage = retire_usage },
+	{ .name = NULL }
+};
+
+const struct cf_cmd cf_epoch_cmd = { .name = "epoch", .sub = epoch_cmds };

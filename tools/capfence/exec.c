@@ -21,7 +21,7 @@
 static const char exec_usage[] =
 	"capfence exec --epoch ID [--token TOKEN]... -- COMMAND [ARG]...";
 
-int cf_cmd_exec(int argc, char **argv)
+static int cf_cmd_exec(int argc, char **argv)
 {
 	struct capfence_seccomp_info sc = { 0 };
 	struct capfence_token *toks;
@@ -145,3 +145,5 @@ int cf_cmd_exec(int argc, char **argv)
 		cf_err("exec: cannot run '%s': %s", argv[cmd], strerror(e));
 	return 127;
 }
+
+const struct cf_cmd cf_exec_cmd = { .name = "exec", .run = cf_cmd_exec, .usage = exec_usage };

@@ -724,7 +724,7 @@ static int status(const struct fleet_opts *o, int argc, char **argv)
 	return 0;
 }
 
-int cf_cmd_fleet(int argc, char **argv)
+static int cf_cmd_fleet(int argc, char **argv)
 {
 	struct fleet_opts o = { .endpoints = getenv("CAPFENCE_ETCD_ENDPOINTS"),
 				.prefix = CF_FLEET_PREFIX,
@@ -911,3 +911,5 @@ out:
 	free(pos);
 	return ret;
 }
+
+const struct cf_cmd cf_fleet_cmd = { .name = "fleet", .run = cf_cmd_fleet, .usage = fleet_usage };

@@ -93,7 +93,7 @@ static int print_own_status(const struct capfence_status *s,
 	return 0;
 }
 
-int cf_cmd_status(int argc, char **argv)
+static int cf_cmd_status(int argc, char **argv)
 {
 	struct capfence_sandbox_info sb;
 	struct capfence_status s;
@@ -429,7 +429,7 @@ static int report_preloaded(struct capfence_bpf *skel)
 	return n;
 }
 
-int cf_cmd_attach(int argc, char **argv)
+static int cf_cmd_attach(int argc, char **argv)
 {
 	struct capfence_bpf *skel = NULL;
 	struct bpf_program *prog;
@@ -508,7 +508,7 @@ out:
 	return err;
 }
 
-int cf_cmd_detach(int argc, char **argv)
+static int cf_cmd_detach(int argc, char **argv)
 {
 	struct capfence_client *nl = NULL;
 	char msg[CAPFENCE_ERR_MAX] = "";
@@ -534,3 +534,9 @@ int cf_cmd_detach(int argc, char **argv)
 	printf(err ? "hooks were not attached\n" : "hooks detached\n");
 	return 0;
 }
+
+const struct cf_cmd cf_attach_cmd = { .name = "attach", .run = cf_cmd_attach, .usage = attach_usage };
+
+const struct cf_cmd cf_detach_cmd = { .name = "detach", .run = cf_cmd_detach, .usage = detach_usage };
+
+const struct cf_cmd cf_status_cmd = { .name = "status", .run = cf_cmd_status, .usage = status_usage };

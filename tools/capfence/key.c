@@ -11,8 +11,6 @@
 #include <sodium.h>
 #include "cli.h"
 
-static const char key_usage[] =
-	"capfence key generate [--id N] [-o FILE] | key install FILE | key remove ID";
 static const char generate_usage[] = "capfence key generate [--id N] [-o FILE]";
 static const char install_usage[] = "capfence key install FILE";
 static const char remove_usage[] = "capfence key remove ID";
@@ -167,19 +165,11 @@ static int key_remove(int argc, char **argv)
 	return ret;
 }
 
-int cf_cmd_key(int argc, char **argv)
-{
-	if (argc < 2)
-		return cf_usage(key_usage, "key: missing subcommand");
-	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
-		printf("usage: %s\n", key_usage);
-		return 0;
-	}
-	if (!strcmp(argv[1], "generate"))
-		return key_generate(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "install"))
-		return key_install(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "remove"))
-		return key_remove(argc - 1, argv + 1);
-	return cf_usage(key_usage, "key: unknown subcommand '%s'", argv[1]);
-}
+static const struct cf_cmd key_cmds[] = {
+	{ .name = "generate", .run = key_generate, .usage = generate_usage },
+	{ .name = "install", .run = key_install, .usage = install_usage },
+	{ .name = "remove", .run = key_remove, .usage = remove_usage },
+	{ .name = NULL }
+};
+
+const struct cf_cmd cf_key_cmd = { .name = "key", .sub = key_cmds };

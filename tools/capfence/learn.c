@@ -298,7 +298,7 @@ static int verify(struct capfence_client *nl, const char *file,
 	return incomplete(&s) ? CF_EXIT_LEARN_INCOMPLETE : 0;
 }
 
-int cf_cmd_learn(int argc, char **argv)
+static int cf_cmd_learn(int argc, char **argv)
 {
 	struct capfence_learn_opts lo_ = { .sz = sizeof(lo_) };
 	const char *out = NULL, *vfile = NULL, *keyfile = NULL, *profile = NULL;
@@ -469,3 +469,5 @@ int cf_cmd_learn(int argc, char **argv)
 		return ret;
 	return incomplete(&s) ? CF_EXIT_LEARN_INCOMPLETE : 0;
 }
+
+const struct cf_cmd cf_learn_cmd = { .name = "learn", .run = cf_cmd_learn, .usage = learn_usage };

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * capfence: the control CLI. One file per command group; this file holds
- * the command table, shared error reporting and the JSON string writer.
+ * capfence: the control CLI. One file per command group, each defining
+ * its commands' rows (struct cf_cmd: name, handler, usage) beside their
+ * handlers; this file holds the table of rows, the group dispatcher,
+ * shared error reporting and the JSON string writer.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -236,32 +238,45 @@ void cf_json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-static const struct cf_cmd cmds[] = {
-	{ "attach", cf_cmd_attach, "capfence attach" },
-	{ "detach", cf_cmd_detach, "capfence detach" },
-	{ "status", cf_cmd_status, "capfence status [--json]" },
-	{ "metrics", cf_cmd_metrics, "capfence metrics" },
-	{ "key", cf_cmd_key,
-	  "capfence key generate [--id N] [-o FILE] | key install FILE | key remove ID" },
-	{ "epoch", cf_cmd_epoch,
-	  "capfence epoch install ID RULE... | epoch install [ID] -f FILE | epoch list [--json] | epoch show ID [--json] | epoch activate ID | epoch retire ID [--json]" },
-	{ "mint", cf_cmd_mint,
-	  "capfence mint --key FILE --class CLASS --epoch ID [--constraint C]... [--id CAP_ID] [--json]" },
-	{ "inspect", cf_cmd_inspect, "capfence inspect TOKEN [--key FILE] [--json]" },
-	{ "check", cf_cmd_check,
-	  "capfence check TOKEN (--pid PID [--from PID] | --epoch ID) [--key FILE] [--json]" },
-	{ "delegate", cf_cmd_delegate,
-	  "capfence delegate TOKEN --pid PID [--from PID] [--remint --key FILE] [--json]" },
-	{ "revoke", cf_cmd_revoke, "capfence revoke CAP_ID [--json]" },
-	{ "exec", cf_cmd_exec,
-	  "capfence exec --epoch ID [--token TOKEN]... -- COMMAND [ARG]..." },
-	{ "learn", cf_cmd_learn,
-	  "capfence learn [--json] [-o FILE] [--open CLASS]... [--wait MS] -- COMMAND [ARG]... | learn --verify FILE [--key FILE] [--json] [--wait MS] -- COMMAND [ARG]..." },
-	{ "task", cf_cmd_task, "capfence task PID [--json]" },
-	{ "monitor", cf_cmd_monitor, "capfence monitor [--json]" },
-	{ "fleet", cf_cmd_fleet,
-	  "capfence fleet [--endpoints URLS] [--prefix P] epoch install ID RULE... | epoch install [ID] -f FILE | epoch activate ID | key add ID | key remove ID | revoke CAP_ID | status [--json]   (changes: [--wait [--timeout S]] [--json])" },
+static const struct cf_cmd *const cmds[] = {
+	&cf_attach_cmd, &cf_detach_cmd, &cf_status_cmd, &cf_metrics_cmd,
+	&cf_key_cmd, &cf_epoch_cmd, &cf_mint_cmd, &cf_inspect_cmd,
+	&cf_check_cmd, &cf_delegate_cmd, &cf_revoke_cmd, &cf_exec_cmd,
+	&cf_learn_cmd, &cf_task_cmd, &cf_monitor_cmd, &cf_fleet_cmd,
 };
+
+void cf_print_usage(FILE *f, const struct cf_cmd *c)
+{
+	const struct cf_cmd *s;
+
+	if (!c->sub) {
+		fprintf(f, "usage: %s\n", c->usage);
+		return;
+	}
+	for (s = c->sub; s->name; s++)
+		fprintf(f, "%s %s\n", s == c->sub ? "usage:" : "      ", s->usage);
+}
+
+int cf_run_group(const struct cf_cmd *group, int argc, char **argv)
+{
+	const struct cf_cmd *s;
+
+	if (argc < 2) {
+		cf_err("%s: missing subcommand", group->name);
+		cf_print_usage(stderr, group);
+		return CF_EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		cf_print_usage(stdout, group);
+		return 0;
+	}
+	for (s = group->sub; s->name; s++)
+		if (!strcmp(argv[1], s->name))
+			return s->run(argc - 1, argv + 1);
+	cf_err("%s: unknown subcommand '%s'", group->name, argv[1]);
+	cf_print_usage(stderr, group);
+	return CF_EXIT_USAGE;
+}
 
 /*
  * capfence --version: the CLI's version and ABI, then the loaded module's
@@ -306,11 +321,16 @@ static int print_version(void)
 
 static void usage(FILE *f)
 {
+	const struct cf_cmd *s;
 	size_t i;
 
 	fprintf(f, "usage: capfence COMMAND [ARGS]... (capfence COMMAND --help)\n");
-	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
-		fprintf(f, "  %s\n", cmds[i].usage);
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		if (!cmds[i]->sub)
+			fprintf(f, "  %s\n", cmds[i]->usage);
+		for (s = cmds[i]->sub; s && s->name; s++)
+			fprintf(f, "  %s\n", s->usage);
+	}
 }
 
 int main(int argc, char **argv)
@@ -329,9 +349,13 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
 		return print_version();
 	}
-	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
-		if (!strcmp(argv[1], cmds[i].name))
-			return cmds[i].run(argc - 1, argv + 1);
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		if (strcmp(argv[1], cmds[i]->name))
+			continue;
+		if (cmds[i]->sub)
+			return cf_run_group(cmds[i], argc - 1, argv + 1);
+		return cmds[i]->run(argc - 1, argv + 1);
+	}
 	cf_err("unknown command '%s' (capfence --help lists them)", argv[1]);
 	return CF_EXIT_USAGE;
 }

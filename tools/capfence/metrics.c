@@ -13,7 +13,7 @@
 
 static const char metrics_usage[] = "capfence metrics";
 
-int cf_cmd_metrics(int argc, char **argv)
+static int cf_cmd_metrics(int argc, char **argv)
 {
 	struct cf_metrics_module m;
 	char msg[CAPFENCE_ERR_MAX] = "";
@@ -41,3 +41,5 @@ int cf_cmd_metrics(int argc, char **argv)
 		cf_err("metrics: cannot write: %s", strerror(errno));
 	return err;
 }
+
+const struct cf_cmd cf_metrics_cmd = { .name = "metrics", .run = cf_cmd_metrics, .usage = metrics_usage };

@@ -52,7 +52,7 @@ static void print_event(const struct capfence_event_info *e, bool json)
 	fflush(stdout);
 }
 
-int cf_cmd_monitor(int argc, char **argv)
+static int cf_cmd_monitor(int argc, char **argv)
 {
 	struct sigaction sa;
 	bool json = false;
@@ -106,3 +106,5 @@ int cf_cmd_monitor(int argc, char **argv)
 	capfence_events_close(ev);
 	return ret;
 }
+
+const struct cf_cmd cf_monitor_cmd = { .name = "monitor", .run = cf_cmd_monitor, .usage = monitor_usage };

@@ -101,7 +101,7 @@ static void print_text(const struct capfence_task_info *ti,
 	}
 }
 
-int cf_cmd_task(int argc, char **argv)
+static int cf_cmd_task(int argc, char **argv)
 {
 	struct capfence_sandbox_info sb = {};
 	struct capfence_task_info ti;
@@ -151,3 +151,5 @@ int cf_cmd_task(int argc, char **argv)
 	capfence_task_release(&ti);
 	return ret;
 }
+
+const struct cf_cmd cf_task_cmd = { .name = "task", .run = cf_cmd_task, .usage = task_usage };

@@ -261,7 +261,7 @@ static void print_token_json(const struct capfence_token *t, const char *text)
 	printf("}\n");
 }
 
-int cf_cmd_mint(int argc, char **argv)
+static int cf_cmd_mint(int argc, char **argv)
 {
 	struct capfence_constraint cs[CAPFENCE_MAX_CONSTRAINTS];
 	const char *keyfile = NULL, *cls = NULL;
@@ -371,7 +371,7 @@ int cf_cmd_mint(int argc, char **argv)
 
 /* ---- inspect ------------------------------------------------------------ */
 
-int cf_cmd_inspect(int argc, char **argv)
+static int cf_cmd_inspect(int argc, char **argv)
 {
 	const char *text = NULL, *keyfile = NULL;
 	char why[CAPFENCE_ERR_MAX] = "";
@@ -617,7 +617,7 @@ static int check_kernel(const struct capfence_token *t, uint32_t pid, uint32_t f
 	return cf_decision_exit(&d);
 }
 
-int cf_cmd_check(int argc, char **argv)
+static int cf_cmd_check(int argc, char **argv)
 {
 	const char *text = NULL, *keyfile = NULL;
 	uint32_t pid = 0, from = 0;
@@ -688,7 +688,7 @@ static void json_step(const struct capfence_result *d, uint32_t pid)
 	printf("}");
 }
 
-int cf_cmd_delegate(int argc, char **argv)
+static int cf_cmd_delegate(int argc, char **argv)
 {
 	const char *text = NULL, *keyfile = NULL;
 	char line[512], ntext[CAPFENCE_TOKEN_TEXT_MAX + 1];
@@ -844,7 +844,7 @@ out:
 
 /* ---- revoke --------------------------------------------------------------- */
 
-int cf_cmd_revoke(int argc, char **argv)
+static int cf_cmd_revoke(int argc, char **argv)
 {
 	struct capfence_result d;
 	uint64_t cap_id = 0;
@@ -891,3 +891,13 @@ int cf_cmd_revoke(int argc, char **argv)
 		       cap_id, d.fence);
 	return 0;
 }
+
+const struct cf_cmd cf_mint_cmd = { .name = "mint", .run = cf_cmd_mint, .usage = mint_usage };
+
+const struct cf_cmd cf_inspect_cmd = { .name = "inspect", .run = cf_cmd_inspect, .usage = inspect_usage };
+
+const struct cf_cmd cf_check_cmd = { .name = "check", .run = cf_cmd_check, .usage = check_usage };
+
+const struct cf_cmd cf_delegate_cmd = { .name = "delegate", .run = cf_cmd_delegate, .usage = delegate_usage };
+
+const struct cf_cmd cf_revoke_cmd = { .name = "revoke", .run = cf_cmd_revoke, .usage = revoke_usage };
