@@ -97,43 +97,51 @@ static const char *cf_fs_name(const struct path *path,
 }
 
 /*
- * Judge @class_id for the name of @path (or of its child @child). With
- * @quiet, only answer: nothing is counted or audited.
+ * Judge @class_id for the name of @path (or of its child @child). An allow
+ * under a grant is not counted but added to *@allowed: the operation,
+ * which may judge several names, counts its allows once all of them allow
+ * (cf_exercise_admitted_if()). With @allowed NULL, only answer: nothing is
+ * counted or audited.
  */
 static int cf_fs_judge(struct cf_cred *e, u8 class_id,
 		       const struct path *path, const struct dentry *child,
-		       bool quiet)
+		       unsigned int *allowed)
 {
-	struct cf_target t = { .class_id = class_id };
+	struct cf_target t = { .class_id = class_id, .tracks = true };
+	struct cf_grant *ok;
 	int err;
 
 	if (!cf_fs_mediated(e, class_id))
 		return 0;
 	t.path = cf_fs_name(path, child, *get_cpu_ptr(&cf_path_buf),
 			    &t.path_len);
-	if (!t.path)
-		err = quiet ? -EACCES :
-			cf_refuse_mediated(e, class_id, "unreachable");
-	else if (quiet)
+	if (!t.path) {
+		err = allowed ? cf_refuse_mediated(e, class_id, "unreachable") :
+				-EACCES;
+	} else if (!allowed) {
 		err = cf_admits(e, &t) ? 0 : -EACCES;
-	else
-		err = cf_exercise(e, &t, NULL);
+	} else {
+		err = cf_exercise(e, &t, &ok);
+		if (!err && ok)
+			(*allowed)++;
+	}
 	put_cpu_ptr(&cf_path_buf);
 	return err;
 }
 
 /*
  * Judge each class of @classes (BIT(class id), table order) for the name
- * of @path or its child @child; the first refusal ends it.
+ * of @path or its child @child, adding allows to *@allowed as
+ * cf_fs_judge() does; the first refusal ends it.
  */
 static int cf_fs_judge_each(struct cf_cred *e, u32 classes,
 			    const struct path *path,
-			    const struct dentry *child)
+			    const struct dentry *child, unsigned int *allowed)
 {
 	int err = 0;
 
 	for (; classes && !err; classes &= classes - 1)
-		err = cf_fs_judge(e, __ffs(classes), path, child, false);
+		err = cf_fs_judge(e, __ffs(classes), path, child, allowed);
 	return err;
 }
 
@@ -322,10 +330,12 @@ int cf_fs_entry(const struct cred *cred, const struct path *dir,
 		struct dentry *dentry)
 {
 	struct cf_cred *e = cf_subject(cred);
+	unsigned int n = 0;
 
 	if (!e)
 		return 0;
-	return cf_fs_judge_each(e, cf_class_sets.change, dir, dentry);
+	return cf_exercise_admitted_if(cf_fs_judge_each(e, cf_class_sets.change,
+							dir, dentry, &n), n);
 }
 
 /**
@@ -340,10 +350,12 @@ int cf_fs_entry(const struct cred *cred, const struct path *dir,
 int cf_fs_attr(const struct cred *cred, const struct path *path)
 {
 	struct cf_cred *e = cf_subject(cred);
+	unsigned int n = 0;
 
 	if (!e)
 		return 0;
-	return cf_fs_judge_each(e, cf_class_sets.change, path, NULL);
+	return cf_exercise_admitted_if(cf_fs_judge_each(e, cf_class_sets.change,
+							path, NULL, &n), n);
 }
 
 /*
@@ -356,11 +368,12 @@ int cf_fs_attr(const struct cred *cred, const struct path *path)
  * which a grant beneath the new name could admit even when the name itself
  * is not: moving one needs the class on its old name, which (prefixes)
  * covers the subtree.
- * @src may be NULL when @sdir names the object itself.
+ * @src may be NULL when @sdir names the object itself. Allows under a grant
+ * are added to *@n (cf_fs_judge()).
  */
 static int cf_fs_move(struct cf_cred *e, const struct path *sdir,
 		      const struct dentry *src, const struct path *ddir,
-		      const struct dentry *dst, bool write)
+		      const struct dentry *dst, bool write, unsigned int *n)
 {
 	const struct dentry *obj = src ?: sdir->dentry;
 	u32 bits, change = cf_class_sets.change;
@@ -368,13 +381,13 @@ static int cf_fs_move(struct cf_cred *e, const struct path *sdir,
 	u8 c;
 
 	if (write)
-		err = cf_fs_judge_each(e, change, sdir, src) ?:
-		      cf_fs_judge_each(e, change, ddir, dst);
+		err = cf_fs_judge_each(e, change, sdir, src, n) ?:
+		      cf_fs_judge_each(e, change, ddir, dst, n);
 	for (bits = cf_class_sets.names; bits && !err; bits &= bits - 1) {
 		c = __ffs(bits);
 		if (cf_fs_mediated(e, c) &&
-		    (d_is_dir(obj) || !cf_fs_judge(e, c, ddir, dst, true)))
-			err = cf_fs_judge(e, c, sdir, src, false);
+		    (d_is_dir(obj) || !cf_fs_judge(e, c, ddir, dst, NULL)))
+			err = cf_fs_judge(e, c, sdir, src, n);
 	}
 	return err;
 }
@@ -394,10 +407,12 @@ int cf_fs_link(const struct cred *cred, struct dentry *old_dentry,
 {
 	struct path old = { .mnt = new_dir->mnt, .dentry = old_dentry };
 	struct cf_cred *e = cf_subject(cred);
+	unsigned int n = 0;
 
 	if (!e)
 		return 0;
-	return cf_fs_move(e, &old, NULL, new_dir, new_dentry, true);
+	return cf_exercise_admitted_if(cf_fs_move(e, &old, NULL, new_dir,
+						  new_dentry, true, &n), n);
 }
 
 /**
@@ -416,16 +431,18 @@ int cf_fs_rename(const struct cred *cred, const struct path *old_dir,
 		 struct dentry *new_dentry, unsigned int flags)
 {
 	struct cf_cred *e = cf_subject(cred);
+	unsigned int n = 0;
 	int err;
 
 	if (!e)
 		return 0;
-	err = cf_fs_move(e, old_dir, old_dentry, new_dir, new_dentry, true);
+	err = cf_fs_move(e, old_dir, old_dentry, new_dir, new_dentry, true,
+			 &n);
 	/* an exchange moves the target to the source's name as well */
 	if (!err && (flags & RENAME_EXCHANGE))
 		err = cf_fs_move(e, new_dir, new_dentry, old_dir, old_dentry,
-				 false);
-	return err;
+				 false, &n);
+	return cf_exercise_admitted_if(err, n);
 }
 
 /**

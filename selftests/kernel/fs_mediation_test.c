@@ -656,7 +656,8 @@ static int spawn(FIXTURE_DATA(fsm) *self, const char *const *rules, int n, bool 
 	return cft_agent_spawn(a, *e, &self->rt, 1, NULL);
 }
 
-FIXTURE_SETUP(fsm)
+/* The fixture's bound agent; fsm's setup, and fs_path's. */
+static void fsm_up(struct __test_metadata *_metadata, FIXTURE_DATA(fsm) *self)
 {
 	/* reading needs a token; writing is inside /tmp/fsm/allowed only */
 	const char *rules[] = { "fs:read=token",
@@ -675,12 +676,23 @@ FIXTURE_SETUP(fsm)
 				     "target=\"/tmp/fsm/secret/probe\""));
 }
 
-FIXTURE_TEARDOWN(fsm)
+/* The agent ended by itself, no signal; everything closed. */
+static void fsm_down(struct __test_metadata *_metadata, FIXTURE_DATA(fsm) *self)
 {
 	EXPECT_TRUE(cft_agent_stop_clean(&self->agent));
 	cft_audit_close(self->audit);
 	capfence_key_free(self->key);
 	cft_nl_close(&self->nl);
+}
+
+FIXTURE_SETUP(fsm)
+{
+	fsm_up(_metadata, self);
+}
+
+FIXTURE_TEARDOWN(fsm)
+{
+	fsm_down(_metadata, self);
 }
 
 /* Give the agent an fs:write token for @constraint. */
@@ -720,54 +732,206 @@ static off_t size_of(const char *path)
 	return stat(path, &st) ? -1 : st.st_size;
 }
 
-/* ---- 7. opens that modify ---- */
+/*
+ * ---- the paths that change a name: one row each ----
+ *
+ * Every row is one system call path a bound agent takes (under the fsm
+ * epoch: fs:read=token, fs:write=token:/tmp/fsm/allowed, and a read token
+ * for FSM_READ), refused with EACCES and a record naming its reason, class
+ * and target; counted once as a denial of that reason and never as an
+ * allow; leaving the tree as it was (no name it would have made, the two
+ * files it could have changed unchanged); the agent ending by itself.
+ * @path and @hook are docs/threat-model.md's generated table
+ * (selftests/kernel/path-table.py), so a path with no row shows there.
+ */
+FIXTURE(fs_path) {
+	FIXTURE_DATA(fsm) m;
+};
 
-TEST_F(fsm, open_rdonly_trunc_needs_write)
+FIXTURE_VARIANT(fs_path) {
+	const char *path;	/* the system call path, as the threat model says */
+	const char *hook;	/* the hook that refuses it */
+	const char *grant;	/* an fs:write token delegated first, or NULL */
+	const char *step;	/* the agent's step (fsm_step()) */
+	const char *reason;	/* the record's reason */
+	const char *cls;	/* its class */
+	const char *target;	/* its target */
+	const char *absent;	/* a name the refusal leaves absent, or NULL */
+};
+
+#define W_ALLOWED "/tmp/fsm/allowed"
+
+FIXTURE_VARIANT_ADD(fs_path, open_rdonly_trunc) {
+	.path = "`open(O_RDONLY | O_TRUNC)`", .hook = "file_open",
+	.step = "xopen /tmp/fsm/allowed/a rt", .reason = "no_capability",
+	.cls = "fs:write", .target = "/tmp/fsm/allowed/a",
+};
+FIXTURE_VARIANT_ADD(fs_path, openat2_rdonly_trunc) {
+	.path = "`openat2(O_RDONLY | O_TRUNC)`", .hook = "file_open",
+	.step = "xopenat2 /tmp/fsm/allowed/a rt", .reason = "no_capability",
+	.cls = "fs:write", .target = "/tmp/fsm/allowed/a",
+};
+FIXTURE_VARIANT_ADD(fs_path, uring_open_rdonly_trunc) {
+	.path = "io_uring `IORING_OP_OPENAT` with `O_RDONLY | O_TRUNC`",
+	.hook = "file_open", .step = "uring-open /tmp/fsm/allowed/a rt",
+	.reason = "no_capability", .cls = "fs:write",
+	.target = "/tmp/fsm/allowed/a",
+};
+FIXTURE_VARIANT_ADD(fs_path, open_access_mode_3) {
+	.path = "`open()` with access mode 3 (ioctls only)", .hook = "file_open",
+	.step = "xopen /tmp/fsm/allowed/a 3", .reason = "no_capability",
+	.cls = "fs:write", .target = "/tmp/fsm/allowed/a",
+};
+FIXTURE_VARIANT_ADD(fs_path, open_creat) {
+	.path = "`open(O_CREAT)` of a new file", .hook = "path_mknod",
+	.step = "xopen /tmp/fsm/allowed/new rc", .reason = "no_capability",
+	.cls = "fs:write", .target = "/tmp/fsm/allowed/new",
+	.absent = "/tmp/fsm/allowed/new",
+};
+FIXTURE_VARIANT_ADD(fs_path, open_creat_existing) {
+	.path = "`open(O_CREAT)` of an existing file", .hook = "file_open",
+	.step = "xopen /tmp/fsm/allowed/a rc", .reason = "no_capability",
+	.cls = "fs:write", .target = "/tmp/fsm/allowed/a",
+};
+FIXTURE_VARIANT_ADD(fs_path, open_append) {
+	.path = "`open(O_WRONLY | O_APPEND)`", .hook = "file_open",
+	.step = "xopen /tmp/fsm/allowed/a wa", .reason = "no_capability",
+	.cls = "fs:write", .target = "/tmp/fsm/allowed/a",
+};
+FIXTURE_VARIANT_ADD(fs_path, truncate) {
+	.path = "`truncate()`", .hook = "path_truncate",
+	.step = "truncate /tmp/fsm/allowed/a", .reason = "no_capability",
+	.cls = "fs:write", .target = "/tmp/fsm/allowed/a",
+};
+FIXTURE_VARIANT_ADD(fs_path, mkdir) {
+	.path = "`mkdir()`", .hook = "path_mkdir",
+	.step = "mkdir /tmp/fsm/allowed/d", .reason = "no_capability",
+	.cls = "fs:write", .target = "/tmp/fsm/allowed/d",
+	.absent = "/tmp/fsm/allowed/d",
+};
+FIXTURE_VARIANT_ADD(fs_path, mkfifo) {
+	.path = "`mknod(S_IFIFO)` (`mkfifo()`)", .hook = "path_mknod",
+	.step = "mkfifo /tmp/fsm/allowed/p", .reason = "no_capability",
+	.cls = "fs:write", .target = "/tmp/fsm/allowed/p",
+	.absent = "/tmp/fsm/allowed/p",
+};
+FIXTURE_VARIANT_ADD(fs_path, symlink) {
+	.path = "`symlink()`", .hook = "path_symlink",
+	.step = "symlink /tmp/fsm/secret/s /tmp/fsm/allowed/sl",
+	.reason = "no_capability", .cls = "fs:write",
+	.target = "/tmp/fsm/allowed/sl", .absent = "/tmp/fsm/allowed/sl",
+};
+FIXTURE_VARIANT_ADD(fs_path, link) {
+	.path = "`link()`", .hook = "path_link",
+	.step = "link /tmp/fsm/allowed/a /tmp/fsm/allowed/l",
+	.reason = "no_capability", .cls = "fs:write",
+	.target = "/tmp/fsm/allowed/a", .absent = "/tmp/fsm/allowed/l",
+};
+FIXTURE_VARIANT_ADD(fs_path, link_into_grant) {
+	.path = "`link()` of a file outside the grant into it",
+	.hook = "path_link", .grant = W_ALLOWED,
+	.step = "link /tmp/fsm/ro/f /tmp/fsm/allowed/l",
+	.reason = "constraint", .cls = "fs:write", .target = "/tmp/fsm/ro/f",
+	.absent = "/tmp/fsm/allowed/l",
+};
+FIXTURE_VARIANT_ADD(fs_path, unlink) {
+	.path = "`unlink()`", .hook = "path_unlink",
+	.step = "unlink /tmp/fsm/allowed/a", .reason = "no_capability",
+	.cls = "fs:write", .target = "/tmp/fsm/allowed/a",
+};
+FIXTURE_VARIANT_ADD(fs_path, unlink_outside_the_rule) {
+	.path = "`unlink()` outside the rule's constraint",
+	.hook = "path_unlink", .step = "unlink /tmp/fsm/ro/f",
+	.reason = "constraint", .cls = "fs:write", .target = "/tmp/fsm/ro/f",
+};
+FIXTURE_VARIANT_ADD(fs_path, rmdir) {
+	.path = "`rmdir()`", .hook = "path_rmdir",
+	.step = "rmdir /tmp/fsm/allowed/dir0", .reason = "no_capability",
+	.cls = "fs:write", .target = "/tmp/fsm/allowed/dir0",
+};
+FIXTURE_VARIANT_ADD(fs_path, rename) {
+	.path = "`rename()`", .hook = "path_rename",
+	.step = "rename /tmp/fsm/allowed/a /tmp/fsm/allowed/b",
+	.reason = "no_capability", .cls = "fs:write",
+	.target = "/tmp/fsm/allowed/a", .absent = "/tmp/fsm/allowed/b",
+};
+FIXTURE_VARIANT_ADD(fs_path, rename_out_of_grant) {
+	.path = "`rename()` out of the grant", .hook = "path_rename",
+	.grant = W_ALLOWED, .step = "rename /tmp/fsm/allowed/a /tmp/fsm/ro/a",
+	.reason = "constraint", .cls = "fs:write", .target = "/tmp/fsm/ro/a",
+	.absent = "/tmp/fsm/ro/a",
+};
+FIXTURE_VARIANT_ADD(fs_path, rename_into_grant) {
+	.path = "`rename()` into the grant", .hook = "path_rename",
+	.grant = W_ALLOWED, .step = "rename /tmp/fsm/ro/f /tmp/fsm/allowed/f",
+	.reason = "constraint", .cls = "fs:write", .target = "/tmp/fsm/ro/f",
+	.absent = "/tmp/fsm/allowed/f",
+};
+FIXTURE_VARIANT_ADD(fs_path, exchange_with_outside) {
+	.path = "`renameat2(RENAME_EXCHANGE)` with a file outside the grant",
+	.hook = "path_rename", .grant = W_ALLOWED,
+	.step = "exchange /tmp/fsm/allowed/a /tmp/fsm/ro/f",
+	.reason = "constraint", .cls = "fs:write", .target = "/tmp/fsm/ro/f",
+};
+FIXTURE_VARIANT_ADD(fs_path, chmod) {
+	.path = "`chmod()`", .hook = "path_chmod",
+	.step = "chmod /tmp/fsm/allowed/a", .reason = "no_capability",
+	.cls = "fs:write", .target = "/tmp/fsm/allowed/a",
+};
+FIXTURE_VARIANT_ADD(fs_path, chown) {
+	.path = "`chown()`", .hook = "path_chown",
+	.step = "chown /tmp/fsm/allowed/a", .reason = "no_capability",
+	.cls = "fs:write", .target = "/tmp/fsm/allowed/a",
+};
+/* the xattr hooks get no mount: refused while fs:write is mediated */
+FIXTURE_VARIANT_ADD(fs_path, setxattr) {
+	.path = "`setxattr()`", .hook = "inode_setxattr",
+	.step = "setxattr /tmp/fsm/allowed/a", .reason = "bypass",
+	.cls = "fs:write", .target = "setxattr",
+};
+FIXTURE_VARIANT_ADD(fs_path, removexattr) {
+	.path = "`removexattr()`", .hook = "inode_removexattr",
+	.step = "removexattr /tmp/fsm/allowed/a", .reason = "bypass",
+	.cls = "fs:write", .target = "removexattr",
+};
+
+FIXTURE_SETUP(fs_path)
 {
+	fsm_up(_metadata, &self->m);
+}
+
+FIXTURE_TEARDOWN(fs_path)
+{
+	fsm_down(_metadata, &self->m);
+}
+
+TEST_F(fs_path, refused_with_its_record)
+{
+	int reason = capfence_reason_from_name(variant->reason);
 	struct capfence_status before, after;
-
-	ASSERT_EQ(0, cft_nl_status(&self->nl, &before));
-	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "xopen /tmp/fsm/allowed/a rt"));
-	REC("no_capability", "fs:write", "/tmp/fsm/allowed/a", 0);
-	/* its read was allowed, the open was not: no allow is counted */
-	ASSERT_EQ(0, cft_nl_status(&self->nl, &after));
-	EXPECT_EQ(before.exercise_allow, after.exercise_allow);
-	EXPECT_EQ(before.exercise_deny[CAPFENCE_R_NO_CAPABILITY] + 1,
-		  after.exercise_deny[CAPFENCE_R_NO_CAPABILITY]);
-	EXPECT_EQ(8, size_of("/tmp/fsm/allowed/a"));
-	/* the same through openat2() */
-	EXPECT_EQ(EACCES, cft_agent_do(&self->agent,
-				       "xopenat2 /tmp/fsm/allowed/a rt"));
-	REC("no_capability", "fs:write", "/tmp/fsm/allowed/a", 0);
-	EXPECT_EQ(8, size_of("/tmp/fsm/allowed/a"));
-	/* a plain read-only open is what the read token is for */
-	EXPECT_EQ(0, cft_agent_do(&self->agent, "xopen /tmp/fsm/allowed/a r"));
-}
-
-TEST_F(fsm, open_access_mode_3_needs_write)
-{
-	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "xopen /tmp/fsm/allowed/a 3"));
-	REC("no_capability", "fs:write", "/tmp/fsm/allowed/a", 0);
-}
-
-TEST_F(fsm, open_creat_needs_write)
-{
+	struct capfence_token w;
 	struct stat st;
 
-	EXPECT_EQ(EACCES, cft_agent_do(&self->agent,
-				       "xopen /tmp/fsm/allowed/new rc"));
-	REC("no_capability", "fs:write", "/tmp/fsm/allowed/new", 0);
-	/* refused before the file came to exist */
-	EXPECT_NE(0, stat("/tmp/fsm/allowed/new", &st));
-	/* O_CREAT of an existing file asks for fs:write as well */
-	EXPECT_EQ(EACCES, cft_agent_do(&self->agent,
-				       "xopen /tmp/fsm/allowed/a rc"));
-	REC("no_capability", "fs:write", "/tmp/fsm/allowed/a", 0);
-	/* O_APPEND writes */
-	EXPECT_EQ(EACCES, cft_agent_do(&self->agent,
-				       "xopen /tmp/fsm/allowed/a wa"));
-	REC("no_capability", "fs:write", "/tmp/fsm/allowed/a", 0);
+	ASSERT_LT(0, reason);
+	if (variant->grant)
+		give_write(_metadata, &self->m, variant->grant, &w);
+	ASSERT_EQ(0, cft_nl_status(&self->m.nl, &before));
+	EXPECT_EQ(EACCES, cft_agent_do(&self->m.agent, variant->step));
+	cft_check_denial(_metadata, self->m.audit, self->m.agent.pid,
+			 self->m.e, variant->reason, variant->cls,
+			 variant->target, 0);
+	ASSERT_EQ(0, cft_nl_status(&self->m.nl, &after));
+	EXPECT_EQ(before.exercise_allow, after.exercise_allow);
+	EXPECT_EQ(before.exercise_deny[reason] + 1, after.exercise_deny[reason]);
+	EXPECT_EQ(8, size_of("/tmp/fsm/allowed/a"));
+	EXPECT_EQ(3, size_of("/tmp/fsm/ro/f"));
+	EXPECT_EQ(0666, stat("/tmp/fsm/allowed/a", &st) ? 0 :
+			       st.st_mode & 0777);
+	if (variant->absent)
+		EXPECT_EQ(-1, lstat(variant->absent, &st));
 }
+
+/* ---- 7. opens that modify ---- */
 
 TEST_F(fsm, tmpfile_and_linkat)
 {
@@ -882,73 +1046,10 @@ TEST_F(fsm, hard_link_into_prefix)
 
 /* ---- 9. metadata operations beneath a path ---- */
 
-TEST_F(fsm, truncate_needs_write)
-{
-	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "truncate /tmp/fsm/allowed/a"));
-	REC("no_capability", "fs:write", "/tmp/fsm/allowed/a", 0);
-	EXPECT_EQ(8, size_of("/tmp/fsm/allowed/a"));
-}
 
-TEST_F(fsm, rename_needs_write_on_both_ends)
-{
-	struct capfence_token w;
 
-	EXPECT_EQ(EACCES, cft_agent_do(&self->agent,
-				       "rename /tmp/fsm/allowed/a /tmp/fsm/allowed/b"));
-	REC("no_capability", "fs:write", "/tmp/fsm/allowed/a", 0);
-	give_write(_metadata, self, "/tmp/fsm/allowed", &w);
-	/* out of the grant, into it, and swapped with a file outside it */
-	EXPECT_EQ(EACCES, cft_agent_do(&self->agent,
-				       "rename /tmp/fsm/allowed/a /tmp/fsm/ro/a"));
-	REC("constraint", "fs:write", "/tmp/fsm/ro/a", 0);
-	EXPECT_EQ(EACCES, cft_agent_do(&self->agent,
-				       "rename /tmp/fsm/ro/f /tmp/fsm/allowed/f"));
-	REC("constraint", "fs:write", "/tmp/fsm/ro/f", 0);
-	EXPECT_EQ(EACCES, cft_agent_do(&self->agent,
-				       "exchange /tmp/fsm/allowed/a /tmp/fsm/ro/f"));
-	REC("constraint", "fs:write", "/tmp/fsm/ro/f", 0);
-	EXPECT_EQ(EACCES, cft_agent_do(&self->agent,
-				       "link /tmp/fsm/ro/f /tmp/fsm/allowed/l"));
-	REC("constraint", "fs:write", "/tmp/fsm/ro/f", 0);
-}
 
-TEST_F(fsm, unlink_rmdir_need_write)
-{
-	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "unlink /tmp/fsm/allowed/a"));
-	REC("no_capability", "fs:write", "/tmp/fsm/allowed/a", 0);
-	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "rmdir /tmp/fsm/allowed/dir0"));
-	REC("no_capability", "fs:write", "/tmp/fsm/allowed/dir0", 0);
-	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "unlink /tmp/fsm/ro/f"));
-	REC("constraint", "fs:write", "/tmp/fsm/ro/f", 0);
-}
 
-TEST_F(fsm, create_needs_write)
-{
-	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "mkdir /tmp/fsm/allowed/d"));
-	REC("no_capability", "fs:write", "/tmp/fsm/allowed/d", 0);
-	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "mkfifo /tmp/fsm/allowed/p"));
-	REC("no_capability", "fs:write", "/tmp/fsm/allowed/p", 0);
-	EXPECT_EQ(EACCES, cft_agent_do(&self->agent,
-				       "symlink /tmp/fsm/secret/s /tmp/fsm/allowed/sl"));
-	REC("no_capability", "fs:write", "/tmp/fsm/allowed/sl", 0);
-	EXPECT_EQ(EACCES, cft_agent_do(&self->agent,
-				       "link /tmp/fsm/allowed/a /tmp/fsm/allowed/l"));
-	REC("no_capability", "fs:write", "/tmp/fsm/allowed/a", 0);
-}
-
-TEST_F(fsm, chmod_chown_xattr_need_write)
-{
-	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "chmod /tmp/fsm/allowed/a"));
-	REC("no_capability", "fs:write", "/tmp/fsm/allowed/a", 0);
-	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "chown /tmp/fsm/allowed/a"));
-	REC("no_capability", "fs:write", "/tmp/fsm/allowed/a", 0);
-	/* xattr hooks get no mount: refused while fs:write is mediated */
-	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "setxattr /tmp/fsm/allowed/a"));
-	REC("bypass", "fs:write", "setxattr", 0);
-	EXPECT_EQ(EACCES, cft_agent_do(&self->agent,
-				       "removexattr /tmp/fsm/allowed/a"));
-	REC("bypass", "fs:write", "removexattr", 0);
-}
 
 static mode_t mode_of(const char *path)
 {
