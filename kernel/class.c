@@ -122,7 +122,9 @@ int cf_class_init(void)
 			p->names |= BIT(c);
 		if (!r->open_mode && !r->open_flags && !r->open_ioctl)
 			continue;
-		p->open |= BIT(c);
+		p->open[p->n_open++] = (struct cf_open_test){
+			.class_id = c, .ioctl = r->open_ioctl,
+			.mode = r->open_mode, .flags = r->open_flags };
 		if (!r->open_keep) {
 			p->unkept |= BIT(c);
 			continue;

@@ -64,10 +64,16 @@ enum cf_net_end {
 struct cf_class_sets {
 	u32 inet;	/* net classes of IPv4 and IPv6 */
 	u32 path;	/* every path class */
-	u32 open;	/* those an open may need */
-	u32 unkept;	/* of those, CF_KEEP_NONE: the open memo cannot serve */
+	u32 unkept;	/* opened classes with CF_KEEP_NONE: no open memo */
 	u32 change;	/* CF_PATH_CHANGE */
 	u32 names;	/* CF_PATH_NAMES */
+	u8 n_open;	/* the classes an open may need: their rows' tests, */
+	struct cf_open_test {	/* copied so that an open reads one array */
+		u8 class_id;
+		bool ioctl;
+		fmode_t mode;
+		unsigned int flags;
+	} open[__CAPFENCE_CLASS_MAX];
 };
 
 extern struct cf_class_sets cf_class_sets;
@@ -76,20 +82,20 @@ const struct cf_class *cf_class(u8 class_id);
 int cf_class_init(void);
 
 /**
- * cf_class_opens() - does an open with @f_mode and @f_flags need @c?
- * @c: a class's row
+ * cf_open_needs() - does an open with @f_mode and @f_flags need a class?
+ * @o: the class's test, from cf_class_sets.open
  * @f_mode: the file's f_mode
  * @f_flags: the file's f_flags
  *
- * Inline: every mediated open asks it of each path class.
+ * Inline: every mediated open asks it of each class an open may need.
  *
  * Return: true when the open exercises the class.
  */
-static inline bool cf_class_opens(const struct cf_class *c, fmode_t f_mode,
-				  unsigned int f_flags)
+static inline bool cf_open_needs(const struct cf_open_test *o, fmode_t f_mode,
+				 unsigned int f_flags)
 {
-	return (f_mode & c->open_mode) || (f_flags & c->open_flags) ||
-	       (c->open_ioctl && (f_flags & O_ACCMODE) == O_ACCMODE);
+	return (f_mode & o->mode) || (f_flags & o->flags) ||
+	       (o->ioctl && (f_flags & O_ACCMODE) == O_ACCMODE);
 }
 
 #endif /* _CAPFENCE_CLASS_H */

@@ -289,16 +289,16 @@ int cf_fs_file_open(const struct cred *cred, struct file *file, u64 ns_id,
 	const struct cf_class_sets *p = &cf_class_sets;
 	struct cf_cred *e = cf_subject(cred);
 	struct cf_grant *g[CF_OPEN_SLOTS] = {};
-	u32 bits, need = 0;
+	const struct cf_open_test *o;
+	u32 need = 0;
 	bool memo;
 
 	if (!e)
 		return 0;
-	for (bits = p->open; bits; bits &= bits - 1)
-		if (cf_fs_mediated(e, __ffs(bits)) &&
-		    cf_class_opens(cf_class(__ffs(bits)), file->f_mode,
-				   file->f_flags))
-			need |= BIT(__ffs(bits));
+	for (o = p->open; o < p->open + p->n_open; o++)
+		if (cf_open_needs(o, file->f_mode, file->f_flags) &&
+		    cf_fs_mediated(e, o->class_id))
+			need |= BIT(o->class_id);
 	/* naming the file is the expensive part: skip it for open rules */
 	if (!need || cf_fs_process_handle(file))
 		return 0;

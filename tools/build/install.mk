@@ -28,7 +28,7 @@ CF_VERSION := $(shell sed -n 's/^\#define CAPFENCE_VERSION "\(.*\)"/\1/p' kernel
 CF_ECO     := $(B)/guest/share/capfence
 CF_FINDBIN  = $(firstword $(wildcard /usr/sbin/$(1) /sbin/$(1) /usr/bin/$(1) /bin/$(1)))
 
-.PHONY: install uninstall dkms-source netlink-gen spec-check install-check ecotest eco-deps
+.PHONY: install uninstall dkms-source netlink-gen threat-table spec-check install-check ecotest eco-deps
 
 # one apt-get at a time: make -j would run two installs into dpkg's lock
 eco-deps: deps
@@ -65,11 +65,18 @@ $(YNL)/version: tools/build/ynl.sh tools/build/trixie-apt.sh | deps
 netlink-gen: $(YNL)/version
 	@tools/build/netlink-gen.sh $(YNL) $(SPEC_PY) kernel tools/lib
 
+# The threat model's tables generated from the VM tests' variant tables:
+# after changing a row, make threat-table and commit docs/threat-model.md.
+threat-table:
+	@$(SPEC_PY) selftests/kernel/path-table.py --write
+
 spec-check: $(YNL)/version
 	@mkdir -p $(B)/logs
 	@{ $(SPEC_PY) selftests/netlink/check-spec.py --schema $(YNL)/schemas/genetlink-legacy.yaml; \
 		selftests/netlink/check-spec-test.sh $(SPEC_PY) $(YNL)/schemas/genetlink-legacy.yaml; \
-		selftests/netlink/gen-check.sh $(YNL) $(SPEC_PY); } \
+		selftests/netlink/gen-check.sh $(YNL) $(SPEC_PY); \
+		$(SPEC_PY) selftests/kernel/path-table.py --check; \
+		selftests/kernel/path-table-test.sh; } \
 		> $(B)/logs/spec.log 2>&1; \
 		grep -E '^(not ok|# )' $(B)/logs/spec.log; \
 		selftests/summary spec $(B)/logs/spec.log
