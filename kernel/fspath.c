@@ -319,7 +319,7 @@ int cf_fs_file_open(const struct cred *cred, struct file *file, u64 ns_id,
  * cf_fs_entry() - create or remove the entry @dentry of @dir
  * @cred: the caller's credential, already found in the filter
  * @dir: the parent directory
- * @dentry: the entry (negative when being created)
+ * @dentry: the entry (negative when being created), or NULL for @dir itself
  *
  * mknod (and O_CREAT), mkdir, symlink, unlink and rmdir need each class
  * that judges changes (CF_PATH_CHANGE: fs:write) on the entry's name.
@@ -349,13 +349,8 @@ int cf_fs_entry(const struct cred *cred, const struct path *dir,
  */
 int cf_fs_attr(const struct cred *cred, const struct path *path)
 {
-	struct cf_cred *e = cf_subject(cred);
-	unsigned int n = 0;
-
-	if (!e)
-		return 0;
-	return cf_exercise_admitted_if(cf_fs_judge_each(e, cf_class_sets.change,
-							path, NULL, &n), n);
+	/* the name of @path itself */
+	return cf_fs_entry(cred, path, NULL);
 }
 
 /*
