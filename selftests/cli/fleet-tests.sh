@@ -60,6 +60,11 @@ DEAD=http://127.0.0.1:1
 tg "fleet --help" 0 "usage: capfence fleet" "$CF" fleet --help
 tg "fleet: no subcommand" 2 "missing subcommand" "$CF" fleet
 tg "fleet: unknown subcommand" 2 "unknown subcommand 'frob'" "$CF" fleet frob
+# the subcommands are one table: the missing-subcommand list and --help come from its rows
+tg "fleet: no subcommand lists each once" 2 \
+	"missing subcommand (epoch, key, revoke, status, head, compact, recover, keygen)$" "$CF" fleet
+tg "fleet --help: a line per subcommand" 0 "^       capfence fleet key remove ID$" "$CF" fleet --help
+tg "fleet key --help is fleet's" 0 "^       capfence fleet --signing-key F recover \[--json\]$" "$CF" fleet key --help
 tg "fleet: unknown option" 2 "unknown option '--frob'" "$CF" fleet status --frob
 tg "fleet: --endpoints needs a value" 2 "option '--endpoints' needs a value" "$CF" fleet status --endpoints
 tg "fleet: bad endpoint" 2 "bad etcd endpoint 'localhost:2379'" "$CF" fleet --endpoints localhost:2379 status

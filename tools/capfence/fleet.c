@@ -21,12 +21,25 @@
 static const char fleet_usage[] =
 	"capfence fleet [--endpoints URLS] [--prefix P] [--cacert F] [--cert F --key F] [--user U --password-file F] "
 	"[--insecure-plaintext] [--high-water F] [--accept-rollback] "
-	"[--signing-key F [--fleet-pubkey K]...] [--host-keys F] "
-	"epoch install ID RULE... | epoch install [ID] -f FILE | "
-	"epoch activate ID | key add ID | key remove ID | revoke CAP_ID | status [--json] | keygen -o FILE | "
-	"head [--every MS] | compact | recover [--json]   "
+	"[--signing-key F [--fleet-pubkey K]...] [--host-keys F] SUBCOMMAND...   "
 	"(changes: [--wait [--timeout S]] [--json]; URLS default $CAPFENCE_ETCD_ENDPOINTS or " DEF_ENDPOINTS
 	"; --signing-key default $CAPFENCE_FLEET_SIGNING_KEY)";
+
+struct fleet_opts;
+
+/*
+ * A fleet subcommand: one row, its words (@what: "key add"), its usage
+ * line (the only copy: fleet --help and its errors print it), its handler
+ * and what it takes: a change (--wait applies) of @kind, or --every.
+ */
+struct fleet_cmd {
+	const char *what;
+	const char *usage;
+	int (*run)(const struct fleet_opts *o, const struct fleet_cmd *cmd,
+		   int argc, char **argv);
+	enum cf_fleet_kind kind;	/* id_change()'s change */
+	bool change, every;
+};
 
 struct fleet_opts {
 	const char *endpoints, *prefix;
@@ -117,13 +130,14 @@ bad:
 }
 
 /* keygen -o FILE: an Ed25519 key pair, FILE (secret, 0600) and FILE.pub */
-static int keygen(int argc, char **argv)
+static int keygen(const struct fleet_opts *o, const struct fleet_cmd *cmd,
+		  int argc, char **argv)
 {
-	static const char usage[] = "capfence fleet keygen -o FILE   (writes FILE, mode 0600, and FILE.pub)";
 	char err[CAPFENCE_ERR_MAX], pub[64];
 
+	(void)o;
 	if (argc != 2 || (strcmp(argv[0], "-o") && strcmp(argv[0], "--output")))
-		return cf_usage(usage, "fleet keygen: expected -o FILE");
+		return cf_usage(cmd->usage, "fleet keygen: expected -o FILE");
 	if (cf_fleet_keygen(argv[1], pub, sizeof(pub), err, sizeof(err))) {
 		cf_err("fleet keygen: %s", err);
 		return CF_EXIT_SYSTEM;
@@ -390,10 +404,9 @@ static int change(const struct fleet_opts *o, const char *what,
 	return ret;
 }
 
-static int epoch_install(const struct fleet_opts *o, int argc, char **argv)
+static int epoch_install(const struct fleet_opts *o, const struct fleet_cmd *cmd,
+			 int argc, char **argv)
 {
-	static const char usage[] =
-		"capfence fleet epoch install ID RULE... | capfence fleet epoch install [ID] -f FILE   (RULE: CLASS=open|deny|token[:C[,C]...]; FILE '-' is stdin)";
 	struct cf_fleet_change *ch = calloc(1, sizeof(*ch));
 	struct capfence_epoch *e = calloc(1, sizeof(*e));
 	int ret;
@@ -404,7 +417,7 @@ static int epoch_install(const struct fleet_opts *o, int argc, char **argv)
 		cf_err("fleet epoch install: out of memory");
 		return CF_EXIT_SYSTEM;
 	}
-	ret = cf_epoch_from_args("fleet epoch install", usage, argc, argv, e);
+	ret = cf_epoch_from_args("fleet epoch install", cmd->usage, argc, argv, e);
 	if (!ret) {
 		ch->kind = CF_FLEET_EPOCH_INSTALL;
 		ch->id = e->epoch_id;
@@ -417,9 +430,11 @@ static int epoch_install(const struct fleet_opts *o, int argc, char **argv)
 }
 
 /* A change named by one id argument: epoch activate, key add/remove, revoke. */
-static int id_change(const struct fleet_opts *o, const char *what, const char *usage,
-		     enum cf_fleet_kind kind, int argc, char **argv)
+static int id_change(const struct fleet_opts *o, const struct fleet_cmd *cmd,
+		     int argc, char **argv)
 {
+	const char *what = cmd->what, *usage = cmd->usage;
+	enum cf_fleet_kind kind = cmd->kind;
 	struct cf_fleet_change ch;
 	uint64_t id;
 
@@ -449,9 +464,10 @@ static int id_change(const struct fleet_opts *o, const char *what, const char *u
  * below one it signed before (a store that rolls the head back is
  * refused, loudly, until it shows the newer one again).
  */
-static int head(const struct fleet_opts *o, int argc, char **argv)
+static int head(const struct fleet_opts *o, const struct fleet_cmd *cmd,
+		int argc, char **argv)
 {
-	static const char usage[] = "capfence fleet --signing-key F head [--every MS] [--json]";
+	const char *usage = cmd->usage;
 	struct cf_fleet_head h;
 	struct cf_fleet *f;
 	char err[CAPFENCE_ERR_MAX], last[CAPFENCE_ERR_MAX] = "";
@@ -498,9 +514,10 @@ static int head(const struct fleet_opts *o, int argc, char **argv)
  * fleet compact: fold the log into a signed snapshot at the head and
  * delete the revocation keys it covers (docs/design.md, "Compaction").
  */
-static int compact(const struct fleet_opts *o, int argc, char **argv)
+static int compact(const struct fleet_opts *o, const struct fleet_cmd *cmd,
+		   int argc, char **argv)
 {
-	static const char usage[] = "capfence fleet --signing-key F compact [--json]";
+	const char *usage = cmd->usage;
 	struct cf_fleet_compaction c;
 	struct cf_fleet *f;
 	char err[CAPFENCE_ERR_MAX];
@@ -537,9 +554,10 @@ static int compact(const struct fleet_opts *o, int argc, char **argv)
  * commit again, exactly as signed, the changes the store lost, from this
  * signer's record; or name the seqs it has no record of.
  */
-static int recover(const struct fleet_opts *o, int argc, char **argv)
+static int recover(const struct fleet_opts *o, const struct fleet_cmd *cmd,
+		   int argc, char **argv)
 {
-	static const char usage[] = "capfence fleet --signing-key F recover [--json]";
+	const char *usage = cmd->usage;
 	struct cf_fleet_recovery r;
 	struct cf_fleet *f;
 	char err[CAPFENCE_ERR_MAX];
@@ -597,9 +615,10 @@ static int recover(const struct fleet_opts *o, int argc, char **argv)
 	return ret ? CF_EXIT_SYSTEM : 0;
 }
 
-static int status(const struct fleet_opts *o, int argc, char **argv)
+static int status(const struct fleet_opts *o, const struct fleet_cmd *cmd,
+		  int argc, char **argv)
 {
-	static const char usage[] = "capfence fleet status [--json]";
+	const char *usage = cmd->usage;
 	char head_err[CAPFENCE_ERR_MAX] = "", snap_err[CAPFENCE_ERR_MAX] = "";
 	int head_ret = -ENODATA;	/* not asked: no key to verify it */
 	struct cf_fleet_head hd;
@@ -724,6 +743,113 @@ static int status(const struct fleet_opts *o, int argc, char **argv)
 	return 0;
 }
 
+static const struct fleet_cmd fleet_cmds[] = {
+	{ "epoch install", "capfence fleet epoch install ID RULE... | capfence fleet epoch install [ID] -f FILE   (RULE: CLASS=open|deny|token[:C[,C]...]; FILE '-' is stdin)",
+	  epoch_install, CF_FLEET_EPOCH_INSTALL, true, false },
+	{ "epoch activate", "capfence fleet epoch activate ID", id_change,
+	  CF_FLEET_EPOCH_ACTIVATE, true, false },
+	{ "key add", "capfence fleet key add ID", id_change, CF_FLEET_KEY_ADD, true, false },
+	{ "key remove", "capfence fleet key remove ID", id_change, CF_FLEET_KEY_REMOVE, true, false },
+	{ "revoke", "capfence fleet revoke CAP_ID [--wait [--timeout S]] [--json]", id_change,
+	  CF_FLEET_REVOKE, true, false },
+	{ "status", "capfence fleet status [--json]", status, 0, false, false },
+	{ "head", "capfence fleet --signing-key F head [--every MS] [--json]", head, 0, false, true },
+	{ "compact", "capfence fleet --signing-key F compact [--json]", compact, 0, false, false },
+	{ "recover", "capfence fleet --signing-key F recover [--json]", recover, 0, false, false },
+	{ "keygen", "capfence fleet keygen -o FILE   (writes FILE, mode 0600, and FILE.pub)", keygen,
+	  0, false, false },
+};
+
+#define FLEET_NCMDS (sizeof(fleet_cmds) / sizeof(fleet_cmds[0]))
+
+/* Does the first word of @r's words equal @w (the whole of @w)? */
+static bool fleet_first_word(const struct fleet_cmd *r, const char *w)
+{
+	size_t len = strcspn(r->what, " ");
+
+	return strlen(w) == len && !strncmp(r->what, w, len);
+}
+
+/*
+ * The words of a list of rows, each once, in table order: the first
+ * words of every row (@group NULL), or the second words of @group's rows.
+ * Written to @buf as "a, b, c"; a usage line for the rows too, joined by
+ * " | ", to @usage when not NULL.
+ */
+static void fleet_words(const char *group, char *buf, size_t len, char *usage,
+			size_t ulen)
+{
+	size_t i, j, k, n = 0, u = 0;
+	const char *w;
+
+	buf[0] = '\0';
+	if (usage)
+		usage[0] = '\0';
+	for (i = 0; i < FLEET_NCMDS; i++) {
+		const struct fleet_cmd *r = &fleet_cmds[i];
+
+		if (group && !fleet_first_word(r, group))
+			continue;
+		w = group ? r->what + strlen(group) + 1 : r->what;
+		k = group ? strlen(w) : strcspn(w, " ");
+		for (j = 0; j < i; j++)
+			if (!group && strcspn(fleet_cmds[j].what, " ") == k &&
+			    !strncmp(fleet_cmds[j].what, w, k))
+				break;
+		if (j < i)
+			continue;
+		n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s%.*s",
+				      n ? ", " : "", (int)k, w);
+		if (usage)
+			u += (size_t)snprintf(usage + u, u < ulen ? ulen - u : 0, "%s%s",
+					      u ? " | " : "", r->usage);
+	}
+}
+
+static void fleet_help(void)
+{
+	size_t i;
+
+	printf("usage: %s\n", fleet_usage);
+	for (i = 0; i < FLEET_NCMDS; i++)
+		printf("       %s\n", fleet_cmds[i].usage);
+}
+
+/* The row named by pos[0] (and pos[1]); *@words: how many it took. */
+static const struct fleet_cmd *fleet_find(int n, char **pos, int *words, int *ret)
+{
+	char list[128], usage[1024];
+	bool group = false;
+	size_t i;
+
+	for (i = 0; i < FLEET_NCMDS; i++) {
+		const struct fleet_cmd *r = &fleet_cmds[i];
+		const char *sp = strchr(r->what, ' ');
+
+		if (!fleet_first_word(r, pos[0]))
+			continue;
+		if (!sp) {
+			*words = 1;
+			return r;
+		}
+		group = true;
+		if (n >= 2 && !strcmp(pos[1], sp + 1)) {
+			*words = 2;
+			return r;
+		}
+	}
+	if (!group) {
+		*ret = cf_usage(fleet_usage, "fleet: unknown subcommand '%s'", pos[0]);
+		return NULL;
+	}
+	fleet_words(pos[0], list, sizeof(list), usage, sizeof(usage));
+	if (n >= 2)
+		*ret = cf_usage(usage, "fleet %s: unknown subcommand '%s'", pos[0], pos[1]);
+	else
+		*ret = cf_usage(usage, "fleet %s: missing subcommand (%s)", pos[0], list);
+	return NULL;
+}
+
 static int cf_cmd_fleet(int argc, char **argv)
 {
 	struct fleet_opts o = { .endpoints = getenv("CAPFENCE_ETCD_ENDPOINTS"),
@@ -755,15 +881,20 @@ static int cf_cmd_fleet(int argc, char **argv)
 	};
 	struct cf_opts p = { .cmd = "fleet", .usage = fleet_usage,
 			     .shortopts = "f:o:", .longopts = lo };
-	int c, n = 0, ret;
+	const struct fleet_cmd *cmd;
+	char list[128];
+	int c, n = 0, ret, words = 0;
 
 	if (!pos) {
 		cf_err("fleet: out of memory");
 		return CF_EXIT_SYSTEM;
 	}
-	if (cf_want_help(argc, argv, fleet_usage)) {
-		free(pos);
-		return 0;
+	for (c = 1; c < argc && strcmp(argv[c], "--"); c++) {
+		if (!strcmp(argv[c], "-h") || !strcmp(argv[c], "--help")) {
+			fleet_help();
+			free(pos);
+			return 0;
+		}
 	}
 	if (!o.endpoints || !*o.endpoints)
 		o.endpoints = DEF_ENDPOINTS;
@@ -860,53 +991,22 @@ static int cf_cmd_fleet(int argc, char **argv)
 		goto out;
 	}
 	if (!n) {
-		ret = cf_usage(fleet_usage, "fleet: missing subcommand (epoch, key, revoke, status, head, compact, recover, keygen)");
+		fleet_words(NULL, list, sizeof(list), NULL, 0);
+		ret = cf_usage(fleet_usage, "fleet: missing subcommand (%s)", list);
 		goto out;
 	}
-	if (o.every_ms && strcmp(pos[0], "head")) {
+	cmd = fleet_find(n, pos, &words, &ret);
+	if (!cmd)
+		goto out;
+	if (o.every_ms && !cmd->every) {
 		ret = cf_usage(fleet_usage, "fleet: --every goes with head");
 		goto out;
 	}
-	if (o.wait && (!strcmp(pos[0], "status") || !strcmp(pos[0], "head") ||
-		       !strcmp(pos[0], "compact") || !strcmp(pos[0], "recover"))) {
-		ret = cf_usage(fleet_usage, "fleet %s: --wait goes with a change", pos[0]);
+	if (o.wait && !cmd->change) {
+		ret = cf_usage(cmd->usage, "fleet %s: --wait goes with a change", cmd->what);
 		goto out;
 	}
-	if (!strcmp(pos[0], "epoch") && n >= 2 && !strcmp(pos[1], "install")) {
-		ret = epoch_install(&o, n - 2, pos + 2);
-	} else if (!strcmp(pos[0], "epoch") && n >= 2 && !strcmp(pos[1], "activate")) {
-		ret = id_change(&o, "epoch activate", "capfence fleet epoch activate ID",
-				CF_FLEET_EPOCH_ACTIVATE, n - 2, pos + 2);
-	} else if (!strcmp(pos[0], "epoch")) {
-		ret = cf_usage("capfence fleet epoch install ID RULE... | fleet epoch install [ID] -f FILE | fleet epoch activate ID",
-			       n >= 2 ? "fleet epoch: unknown subcommand '%s'" : "fleet epoch: missing subcommand%s",
-			       n >= 2 ? pos[1] : " (install, activate)");
-	} else if (!strcmp(pos[0], "key") && n >= 2 && !strcmp(pos[1], "add")) {
-		ret = id_change(&o, "key add", "capfence fleet key add ID", CF_FLEET_KEY_ADD,
-				n - 2, pos + 2);
-	} else if (!strcmp(pos[0], "key") && n >= 2 && !strcmp(pos[1], "remove")) {
-		ret = id_change(&o, "key remove", "capfence fleet key remove ID", CF_FLEET_KEY_REMOVE,
-				n - 2, pos + 2);
-	} else if (!strcmp(pos[0], "key")) {
-		ret = cf_usage("capfence fleet key add ID | fleet key remove ID",
-			       n >= 2 ? "fleet key: unknown subcommand '%s'" : "fleet key: missing subcommand%s",
-			       n >= 2 ? pos[1] : " (add, remove)");
-	} else if (!strcmp(pos[0], "revoke")) {
-		ret = id_change(&o, "revoke", "capfence fleet revoke CAP_ID [--wait [--timeout S]] [--json]",
-				CF_FLEET_REVOKE, n - 1, pos + 1);
-	} else if (!strcmp(pos[0], "status")) {
-		ret = status(&o, n - 1, pos + 1);
-	} else if (!strcmp(pos[0], "head")) {
-		ret = head(&o, n - 1, pos + 1);
-	} else if (!strcmp(pos[0], "compact")) {
-		ret = compact(&o, n - 1, pos + 1);
-	} else if (!strcmp(pos[0], "recover")) {
-		ret = recover(&o, n - 1, pos + 1);
-	} else if (!strcmp(pos[0], "keygen")) {
-		ret = keygen(n - 1, pos + 1);
-	} else {
-		ret = cf_usage(fleet_usage, "fleet: unknown subcommand '%s'", pos[0]);
-	}
+	ret = cmd->run(&o, cmd, n - words, pos + words);
 out:
 	free(pos);
 	return ret;
