@@ -124,6 +124,7 @@ int cf_class_init(void)
 		if (WARN_ON(kept & BIT(r->open_keep)))
 			return -EINVAL;
 		kept |= BIT(r->open_keep);
+		p->keeps[r->open_keep - 1] = BIT(c);
 	}
 	return 0;
 }

@@ -67,6 +67,7 @@ struct cf_class_sets {
 	u32 unkept;	/* opened classes with CF_KEEP_NONE: no open memo */
 	u32 change;	/* CF_PATH_CHANGE */
 	u32 names;	/* CF_PATH_NAMES */
+	u32 keeps[CF_OPEN_SLOTS];	/* BIT(id) of the class keeping each slot */
 	u8 n_open;	/* the classes an open may need: their rows' tests, */
 	struct cf_open_test {	/* copied so that an open reads one array */
 		u8 class_id;

@@ -255,13 +255,13 @@ out:
 }
 
 /*
- * The memo's grant in slot @i if the open needs its class (an entry may
- * hold a class this open does not need).
+ * The memo's grant in slot @i if the open needs the class keeping it (an
+ * entry may hold a class this open does not need).
  */
 static struct cf_grant *cf_fs_memo_needed(struct cf_grant *g[], int i,
 					  u32 need)
 {
-	return g[i] && (need & BIT(g[i]->class_id)) ? g[i] : NULL;
+	return need & cf_class_sets.keeps[i] ? g[i] : NULL;
 }
 
 /**
@@ -290,15 +290,19 @@ int cf_fs_file_open(const struct cred *cred, struct file *file, u64 ns_id,
 	struct cf_cred *e = cf_subject(cred);
 	struct cf_grant *g[CF_OPEN_SLOTS] = {};
 	const struct cf_open_test *o;
+	unsigned int n = 0;
 	u32 need = 0;
 	bool memo;
 
 	if (!e)
 		return 0;
-	for (o = p->open; o < p->open + p->n_open; o++)
+	for (o = p->open; o < p->open + p->n_open; o++) {
 		if (cf_open_needs(o, file->f_mode, file->f_flags) &&
-		    cf_fs_mediated(e, o->class_id))
+		    cf_fs_mediated(e, o->class_id)) {
 			need |= BIT(o->class_id);
+			n++;
+		}
+	}
 	/* naming the file is the expensive part: skip it for open rules */
 	if (!need || cf_fs_process_handle(file))
 		return 0;
@@ -309,8 +313,7 @@ int cf_fs_file_open(const struct cred *cred, struct file *file, u64 ns_id,
 		cf_stats_open_memo(true);
 		return cf_fs_track(file,
 				   cf_fs_memo_needed(g, CF_KEEP_READ - 1, need),
-				   cf_fs_memo_needed(g, CF_KEEP_WRITE - 1, need),
-				   hweight32(need));
+				   cf_fs_memo_needed(g, CF_KEEP_WRITE - 1, need), n);
 	}
 	return cf_fs_open_named(e, file, ns_id, ns_event, need, memo);
 }
