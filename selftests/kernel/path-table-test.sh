@@ -13,6 +13,7 @@ res() { n=$((n + 1)); if [ "$1" = 0 ]; then pass=$((pass + 1)); echo "ok $n - $2
 mkdir -p "$w/docs" "$w/kernel" "$w/selftests/kernel"
 cp "$top/docs/threat-model.md" "$w/docs/"
 cp "$top/kernel/hook_defs.h" "$w/kernel/"
+cp "$top/selftests/kernel/net_mediation_test.c" "$w/selftests/kernel/"
 sed 's/\.path = "`truncate()`"/.path = "`truncate(2)`"/' "$top/selftests/kernel/fs_mediation_test.c" \
 	> "$w/selftests/kernel/fs_mediation_test.c"
 cmp -s "$top/selftests/kernel/fs_mediation_test.c" "$w/selftests/kernel/fs_mediation_test.c"
@@ -23,7 +24,7 @@ res $((1 - $?)) "the copy has one row's path changed"
 awk '/^FIXTURE_VARIANT_ADD\(fs_path, truncate\)/ { skip = 1 } !skip { print } /^};/ { skip = 0 }' \
 	"$top/selftests/kernel/fs_mediation_test.c" > "$w/selftests/kernel/fs_mediation_test.c"
 "$top/selftests/kernel/path-table.py" --write --top "$w" &&
-	grep -q '^Hooks of the path classes that no row.*`path_truncate`' "$w/docs/threat-model.md"
+	grep -q '^Hooks of these classes that no row.*`path_truncate`' "$w/docs/threat-model.md"
 res $? "a hook whose only row is removed shows as untested"
 echo "# Totals: pass:$pass fail:$fail xfail:0 xpass:0 skip:0 error:0"
 [ $fail = 0 ]

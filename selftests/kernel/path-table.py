@@ -6,16 +6,16 @@
 
 docs/threat-model.md holds blocks
 
-  <!-- generated: FIXTURE in selftests/kernel/FILE.c -->
+  <!-- generated: FIXTURE in selftests/kernel/FILE.c; hooks: PREFIX... -->
   ...
   <!-- end generated -->
 
 Each is made from FILE's FIXTURE_VARIANT_ADD(FIXTURE, NAME) rows (their
 .path, .hook, .grant, .reason, .cls and .target): one line per row, the
 path, the hook that refuses it and the record its test asserts, with the
-test's name. Under the table, the path_* and inode_*xattr hooks of
-kernel/hook_defs.h that no row names: each is a path that this table does
-not test (the hand-written rows above it name their tests). --write
+test's name. Under the table, the hooks of kernel/hook_defs.h whose kfunc
+starts with one of the block's PREFIXes that no row names: each is a path
+that this table does not test (the hand-written rows above it name their tests). --write
 rewrites the blocks (make threat-table); --check prints kselftest lines
 and fails when a block is not what the rows make (make spec-check).
 """
@@ -25,7 +25,7 @@ import re
 import sys
 
 DOC = 'docs/threat-model.md'
-BLOCK = re.compile(r'(<!-- generated: (\w+) in (\S+) -->\n)(.*?)(<!-- end generated -->)', re.S)
+BLOCK = re.compile(r'(<!-- generated: (\w+) in (\S+); hooks: ([\w, ]+) -->\n)(.*?)(<!-- end generated -->)', re.S)
 ROW = re.compile(r'FIXTURE_VARIANT_ADD\((\w+),\s*(\w+)\)\s*\{(.*?)\n\};', re.S)
 FIELD = re.compile(r'\.(\w+)\s*=\s*((?:"(?:[^"\\]|\\.)*"\s*)+|\w+)')
 
@@ -55,14 +55,15 @@ def cell(s):
     return s.replace('|', '\\|')
 
 
-def hooks(top):
+def hooks(top, prefixes):
     text = open(os.path.join(top, 'kernel/hook_defs.h')).read()
-    # the hooks whose kfunc is a path one, or an xattr one (the ACL hooks)
+    # the hooks whose kfunc starts with a prefix (the ACL hooks' kfuncs are
+    # the xattr ones)
     return sorted({h for h, fn in re.findall(r'^CF_HOOK\((\w+), (\w+)\)', text, re.M)
-                   if fn.startswith('path_') or re.match(r'inode_\w*xattr$', fn)})
+                   if fn.startswith(prefixes)})
 
 
-def table(top, fixture, src):
+def table(top, fixture, src, prefixes):
     rs = rows(os.path.join(top, src), fixture)
     if not rs:
         raise SystemExit(f'{src}: no FIXTURE_VARIANT_ADD({fixture}, ...) rows')
@@ -74,12 +75,12 @@ def table(top, fixture, src):
     named = set()
     for name, f in rs:
         named.add(f.get('hook'))
-        path = f['path'] + (f' (under an `fs:write` token for `{f["grant"]}`)' if f.get('grant') else '')
+        path = f['path'] + (f' (under a token for `{f["grant"]}`)' if f.get('grant') else '')
         rec = f'`reason={f["reason"]} class={f["cls"]} target="{f["target"]}"`' \
             if not f['reason'] == 'bypass' else f'`reason=bypass class={f["cls"]} target={f["target"]}`'
         lines.append(f'| {cell(path)} | `{f["hook"]}` | {rec} | `{test}: {fixture}.{name}` |')
-    missing = [h for h in hooks(top) if h not in named]
-    lines += ['', 'Hooks of the path classes that no row of this table names (a path the table does'
+    missing = [h for h in hooks(top, prefixes) if h not in named]
+    lines += ['', 'Hooks of these classes that no row of this table names (a path the table does'
               ' not test; the hand-written rows above name their tests): '
               + (', '.join(f'`{h}`' for h in missing) if missing else 'none') + '.', '']
     return '\n'.join(lines)
@@ -99,10 +100,11 @@ def main():
     fail = 0
     new = doc
     for n, m in enumerate(blocks, 1):
-        want = table(a.top, m.group(2), m.group(3))
-        new = new.replace(m.group(0), m.group(1) + want + m.group(5), 1)
+        want = table(a.top, m.group(2), m.group(3),
+                     tuple(x.strip() for x in m.group(4).split(',')))
+        new = new.replace(m.group(0), m.group(1) + want + m.group(6), 1)
         if a.check:
-            ok = m.group(4) == want
+            ok = m.group(5) == want
             fail += not ok
             print(f'{"ok" if ok else "not ok"} {n} - {DOC}: the {m.group(2)} table is what its rows make'
                   + ('' if ok else ' (run make threat-table)'))
