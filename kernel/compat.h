@@ -13,6 +13,21 @@
 /* the kernel series built for, as one number: 601 for 6.1, 612 for 6.12 */
 #define CF_KSERIES (LINUX_VERSION_MAJOR * 100 + LINUX_VERSION_PATCHLEVEL)
 
+/*
+ * An exec's open of its program or interpreter: __FMODE_EXEC. Before 6.8
+ * uselib() set that flag too, and its library stays mapped long after any
+ * exec (an outside round's stale entry refused the next exec of whichever
+ * task reused the task_struct, unbound ones included); there every exec
+ * opens its files with in_execve set (bprm_execve()). From 6.8 the program
+ * is opened before in_execve is set, and uselib() no longer sets the flag.
+ */
+#if CF_KSERIES >= 608
+#define cf_exec_open(file) (((file)->f_flags & __FMODE_EXEC) != 0)
+#else
+#define cf_exec_open(file) \
+	(((file)->f_flags & __FMODE_EXEC) && current->in_execve)
+#endif
+
 /* 6.12 moved the unaligned accessors to <linux/unaligned.h> */
 #if CF_KSERIES >= 612
 #include <linux/unaligned.h>

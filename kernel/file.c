@@ -45,6 +45,7 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include "cap.h"
+#include "compat.h"
 #include "constraint.h"
 #include "decide.h"
 #include "file.h"
@@ -127,7 +128,7 @@ int cf_file_track(struct file *file, struct cf_grant *rg, struct cf_grant *wg)
 	if (had)
 		return WARN_ON_ONCE(had->read != rg || had->write != wg) ?
 		       -EACCES : 0;
-	if (rg && (file->f_flags & __FMODE_EXEC)) {
+	if (rg && cf_exec_open(file)) {
 		x = kmalloc(sizeof(*x), GFP_ATOMIC | __GFP_NOWARN | __GFP_ACCOUNT);
 		if (!x)
 			return -ENOMEM;
@@ -195,6 +196,28 @@ int cf_file_revalidate(struct file *file, int mask)
 	if (!f || (!(mask & MAY_WRITE) && cf_file_in_exec(f)))
 		return 0;
 	return cf_file_check(f, file, mask);
+}
+
+/**
+ * cf_file_ioctl() - may an ioctl reach a tracked file?
+ * @file: the file the ioctl is on
+ *
+ * An ioctl can read or change a file without read() or write(): XFS's
+ * SWAPEXT swaps its extents with another file's, ext4's MOVE_EXT moves
+ * them, and neither calls file_permission. An ioctl on a file opened
+ * under a capability rechecks every grant the file holds, whoever calls
+ * (a passed descriptor too). The caller has tested cf_nr_tracked_files().
+ *
+ * Return: 0 or -EACCES (audited).
+ */
+int cf_file_ioctl(struct file *file)
+{
+	const struct cf_file_grants *f = cf_file_store_find(file);
+
+	if (!f)
+		return 0;
+	return cf_file_check(f, file, MAY_READ) ?:
+	       cf_file_check(f, file, MAY_WRITE);
 }
 
 /**

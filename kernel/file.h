@@ -26,6 +26,7 @@ int cf_file_init(void);
 void cf_file_exit(void);
 int cf_file_track(struct file *file, struct cf_grant *rg, struct cf_grant *wg);
 int cf_file_revalidate(struct file *file, int mask);
+int cf_file_ioctl(struct file *file);
 void cf_file_free(struct file *file);
 int cf_file_map(struct file *file, unsigned long prot, bool shared,
 		const char *what);

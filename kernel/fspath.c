@@ -75,8 +75,15 @@ static const char *cf_fs_name(const struct path *path,
 
 	if (clen + 2 > PATH_MAX || !cf_task_root(&root))
 		return NULL;
-	/* on the root's own mount no mount is crossed: skip mount_lock */
+	/*
+	 * On the root's own mount no mount is crossed: skip mount_lock. On
+	 * another, path_is_under() checks the mounts only: a dentry moved out
+	 * of its mount's root (a directory renamed out of a bind mount's
+	 * tree by someone else) has no name there, and d_path() would give
+	 * it "/" and its own name.
+	 */
 	if (path->mnt == root.mnt ? !is_subdir(path->dentry, root.dentry) :
+	    !is_subdir(path->dentry, path->mnt->mnt_root) ||
 	    !path_is_under(path, &root))
 		return NULL;
 	/* leave room behind the directory's name for "/" and the child's */

@@ -50,6 +50,7 @@ CF_KFUNC_UNTRUSTED(file_free_security)
 CF_KFUNC(path_entry)
 CF_KFUNC(path_attr)
 CF_KFUNC(file_truncate)
+CF_KFUNC(file_ioctl)
 CF_KFUNC(inode_setattr)
 CF_KFUNC(path_link)
 CF_KFUNC(path_rename)
@@ -103,6 +104,9 @@ CF_HOOK(file_truncate, file_truncate)
 #else
 CF_HOOK(inode_setattr, inode_setattr)
 #endif
+/* ioctl(): the file's grants rechecked (compat: 32-bit callers) */
+CF_HOOK(file_ioctl, file_ioctl)
+CF_HOOK(file_ioctl_compat, file_ioctl)
 CF_HOOK(path_chmod, path_attr)
 CF_HOOK(path_chown, path_attr)
 CF_HOOK(path_link, path_link)

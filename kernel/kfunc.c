@@ -575,6 +575,18 @@ noinline int capfence_file_truncate(struct file *file)
 }
 
 /*
+ * ioctl() and its 32-bit path: a file opened under a capability rechecks
+ * its grants whoever calls (cf_file_ioctl()). No call while no file is
+ * tracked.
+ */
+noinline int capfence_file_ioctl(struct file *file)
+{
+	if (!cf_nr_tracked_files() || !cf_ours(file_ioctl))
+		return 0;
+	return cf_file_ioctl(file);
+}
+
+/*
  * Before 6.2 ftruncate() reaches only path_truncate, which has no file:
  * the file comes with the attribute change (ATTR_FILE) at inode_setattr.
  * A file opened under a capability rechecks its write grant, whoever

@@ -53,6 +53,7 @@ extern void capfence_file_free_security(struct file *file) __ksym;
 extern int capfence_path_entry(const struct path *dir, struct dentry *dentry) __ksym;
 extern int capfence_path_attr(const struct path *path) __ksym;
 extern int capfence_file_truncate(struct file *file) __ksym;
+extern int capfence_file_ioctl(struct file *file) __ksym;
 extern int capfence_inode_setattr(struct iattr *attr) __ksym;
 extern int capfence_path_link(struct dentry *old_dentry, const struct path *new_dir,
 			      struct dentry *new_dentry) __ksym;
@@ -260,7 +261,7 @@ int BPF_PROG(cf_ptrace_traceme, struct task_struct *parent, int ret)
 
 /*
  * Every open goes to the kfunc: one that neither reads nor writes can
- * still modify (O_TRUNC, O_CREAT, access mode 3). Reading f_mode makes
+ * still modify (O_TRUNC, O_CREAT, access mode 3). Reading a field makes
  * clang emit the full struct file type, which libbpf needs to match the
  * kfunc's prototype.
  */
@@ -269,7 +270,11 @@ int BPF_PROG(cf_file_open, struct file *file, int ret)
 {
 	struct mnt_namespace *ns;
 
-	if (ret || !file->f_mode)
+	/*
+	 * Not f_mode: a device opened with access mode 3 (ioctls only) has
+	 * none at open, and needs fs:write like any other file.
+	 */
+	if (ret || !file->f_inode)
 		return cf_verdict(ret);
 	/*
 	 * The mount namespace's id and change count, for the module's open
@@ -354,6 +359,24 @@ SEC("lsm/path_truncate")
 int BPF_PROG(cf_path_truncate, const struct path *path, int ret)
 {
 	return cf_verdict(ret ?: capfence_path_attr(path));
+}
+
+/*
+ * An ioctl can read or change a file without read() or write() (XFS
+ * SWAPEXT, ext4 MOVE_EXT): a tracked file's grants are rechecked.
+ */
+SEC("lsm/file_ioctl")
+int BPF_PROG(cf_file_ioctl, struct file *file, unsigned int cmd,
+	     unsigned long arg, int ret)
+{
+	return cf_verdict(ret ?: capfence_file_ioctl(file));
+}
+
+SEC("lsm/file_ioctl_compat")
+int BPF_PROG(cf_file_ioctl_compat, struct file *file, unsigned int cmd,
+	     unsigned long arg, int ret)
+{
+	return cf_verdict(ret ?: capfence_file_ioctl(file));
 }
 
 /*

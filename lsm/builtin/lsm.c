@@ -519,6 +519,20 @@ static int capfence_path_chown(const struct path *path, kuid_t uid, kgid_t gid)
 	return CF_FS_HOOK(cf_fs_attr(cred, path));
 }
 
+/* ioctl(): a file opened under a capability rechecks its grants */
+static int capfence_file_ioctl(struct file *file, unsigned int cmd,
+			       unsigned long arg)
+{
+	int err;
+
+	if (!cf_nr_tracked_files())
+		return 0;
+	rcu_read_lock();
+	err = cf_file_ioctl(file);
+	rcu_read_unlock();
+	return err;
+}
+
 /*
  * ftruncate() and open(O_TRUNC): a file opened under a capability
  * rechecks its write grant whoever truncates it (a passed descriptor),
@@ -695,6 +709,8 @@ static struct security_hook_list capfence_hooks[] __ro_after_init = {
 	LSM_HOOK_INIT(path_symlink, capfence_path_symlink),
 	LSM_HOOK_INIT(path_truncate, capfence_path_truncate),
 	LSM_HOOK_INIT(file_truncate, capfence_file_truncate),
+	LSM_HOOK_INIT(file_ioctl, capfence_file_ioctl),
+	LSM_HOOK_INIT(file_ioctl_compat, capfence_file_ioctl),
 	LSM_HOOK_INIT(path_chmod, capfence_path_chmod),
 	LSM_HOOK_INIT(path_chown, capfence_path_chown),
 	LSM_HOOK_INIT(path_link, capfence_path_link),

@@ -178,6 +178,20 @@ int BPF_PROG(noop_file_permission, struct file *file, int mask, int ret)
 	return noop_verdict(ret);
 }
 
+SEC("lsm/file_ioctl")
+int BPF_PROG(noop_file_ioctl, struct file *file, unsigned int cmd,
+	     unsigned long arg, int ret)
+{
+	return ret;
+}
+
+SEC("lsm/file_ioctl_compat")
+int BPF_PROG(noop_file_ioctl_compat, struct file *file, unsigned int cmd,
+	     unsigned long arg, int ret)
+{
+	return ret;
+}
+
 /* 6.2+ only: left out of the load on older kernels (lsm_hooks.h) */
 SEC("lsm/file_truncate")
 int BPF_PROG(noop_file_truncate, struct file *file, int ret)

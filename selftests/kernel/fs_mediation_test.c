@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -499,6 +500,9 @@ static int fsm_step(char *cmd)
 		return mprotect(fsm_map, 4096, PROT_READ) ? errno : 0;
 	if (!strcmp(cmd, "mprotect-rx"))
 		return mprotect(fsm_map, 4096, PROT_READ | PROT_EXEC) ? errno : 0;
+	/* an ioctl on the kept file (FIONREAD: any file system answers it) */
+	if (!strcmp(cmd, "fioctl"))
+		return ioctl(fsm_fd, FIONREAD, &n) ? errno : 0;
 	if (!strcmp(cmd, "ftruncate"))
 		return ftruncate(fsm_fd, 1) ? errno : 0;
 	if (!strcmp(cmd, "fwrite"))
@@ -781,6 +785,12 @@ FIXTURE_VARIANT_ADD(fs_path, open_access_mode_3) {
 	.path = "`open()` with access mode 3 (ioctls only)", .hook = "file_open",
 	.step = "xopen /tmp/fsm/allowed/a 3", .reason = "no_capability",
 	.cls = "fs:write", .target = "/tmp/fsm/allowed/a",
+};
+/* a device's f_mode is 0 at such an open: nothing tells it from a read */
+FIXTURE_VARIANT_ADD(fs_path, open_device_access_mode_3) {
+	.path = "`open()` of a device with access mode 3 (ioctls only)",
+	.hook = "file_open", .step = "xopen /dev/null 3", .reason = "constraint",
+	.cls = "fs:write", .target = "/dev/null",
 };
 FIXTURE_VARIANT_ADD(fs_path, open_creat) {
 	.path = "`open(O_CREAT)` of a new file", .hook = "path_mknod",
@@ -1267,6 +1277,57 @@ TEST_F(fsm, revoked_file_ftruncate_and_mmap)
 	/* the read grant behind the same file is rechecked on new mappings */
 	ASSERT_EQ(0, cft_revoke(&self->nl, self->rt.cap_id, &r));
 	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "mmap r private"));
+	REC("revoked", "fs:read", "/tmp/fsm/allowed/a", self->rt.cap_id);
+}
+
+/*
+ * A directory moved out of a bind mount's tree by someone else, while the
+ * agent holds it open: beneath that mount it has no name, and d_path()
+ * would call it "/" and its own name (an outside round created and
+ * removed files outside every grant under a token for "/output", on both
+ * kernels and built in; here the rule refused "/y" by that wrong name). It
+ * is unreachable.
+ */
+TEST_F(fsm, directory_escaped_from_its_mount_is_unreachable)
+{
+	struct capfence_token w;
+
+	ASSERT_EQ(0, system("mkdir -p /tmp/fsm/vol/job/sub /tmp/fsm/vol/arch "
+			    "/tmp/fsm/allowed/m"));
+	ASSERT_EQ(0, mount("/tmp/fsm/vol/job", "/tmp/fsm/allowed/m", NULL,
+			   MS_BIND, NULL));
+	give_write(_metadata, self, "/tmp/fsm/allowed", &w);
+	ASSERT_EQ(0, cft_agent_do(&self->agent, "dir /tmp/fsm/allowed/m/sub"));
+	EXPECT_EQ(0, cft_agent_do(&self->agent, "at x rc"));
+	ASSERT_EQ(0, rename("/tmp/fsm/vol/job/sub", "/tmp/fsm/vol/arch/sub"));
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "at y rc"));
+	REC("bypass", "fs:write", "unreachable", 0);
+	EXPECT_NE(0, access("/tmp/fsm/vol/arch/sub/y", F_OK));
+	umount2("/tmp/fsm/allowed/m", MNT_DETACH);
+}
+
+/*
+ * An ioctl reads or changes a file without read() or write() (XFS SWAPEXT
+ * swaps a file's extents with another's, ext4 MOVE_EXT moves them; an
+ * outside round used both after a revoke): every ioctl on a file opened
+ * under a capability rechecks each grant the file holds.
+ */
+TEST_F(fsm, ioctl_on_a_revoked_file_refused)
+{
+	struct cft_reply r;
+	struct capfence_token w;
+
+	give_write(_metadata, self, "/tmp/fsm/allowed", &w);
+	ASSERT_EQ(0, cft_agent_do(&self->agent, "fopen /tmp/fsm/allowed/a"));
+	EXPECT_EQ(0, cft_agent_do(&self->agent, "fioctl"));
+	ASSERT_EQ(0, cft_revoke(&self->nl, w.cap_id, &r));
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "fioctl"));
+	REC("revoked", "fs:write", "/tmp/fsm/allowed/a", w.cap_id);
+	/* the read grant too, on a file kept open for reading only */
+	ASSERT_EQ(0, cft_agent_do(&self->agent, "fopen-ro /tmp/fsm/allowed/a"));
+	EXPECT_EQ(0, cft_agent_do(&self->agent, "fioctl"));
+	ASSERT_EQ(0, cft_revoke(&self->nl, self->rt.cap_id, &r));
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "fioctl"));
 	REC("revoked", "fs:read", "/tmp/fsm/allowed/a", self->rt.cap_id);
 }
 
