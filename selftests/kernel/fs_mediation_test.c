@@ -503,6 +503,20 @@ static int fsm_step(char *cmd)
 	/* an ioctl on the kept file (FIONREAD: any file system answers it) */
 	if (!strcmp(cmd, "fioctl"))
 		return ioctl(fsm_fd, FIONREAD, &n) ? errno : 0;
+	/* the same through the 32-bit entry (ioctl is 54 there): compat_ioctl */
+	if (!strcmp(cmd, "fioctl32")) {
+		long ret;
+		int *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+			      MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
+
+		if (p == MAP_FAILED)
+			return errno;
+		__asm__ __volatile__("int $0x80" : "=a"(ret)
+			     : "a"(54L), "b"((long)fsm_fd), "c"((long)FIONREAD),
+			       "d"(p) : "memory");
+		munmap(p, 4096);
+		return ret < 0 ? (int)-ret : 0;
+	}
 	if (!strcmp(cmd, "ftruncate"))
 		return ftruncate(fsm_fd, 1) ? errno : 0;
 	if (!strcmp(cmd, "fwrite"))
@@ -1320,8 +1334,12 @@ TEST_F(fsm, ioctl_on_a_revoked_file_refused)
 	give_write(_metadata, self, "/tmp/fsm/allowed", &w);
 	ASSERT_EQ(0, cft_agent_do(&self->agent, "fopen /tmp/fsm/allowed/a"));
 	EXPECT_EQ(0, cft_agent_do(&self->agent, "fioctl"));
+	EXPECT_EQ(0, cft_agent_do(&self->agent, "fioctl32"));
 	ASSERT_EQ(0, cft_revoke(&self->nl, w.cap_id, &r));
 	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "fioctl"));
+	REC("revoked", "fs:write", "/tmp/fsm/allowed/a", w.cap_id);
+	/* a 32-bit caller reaches file_ioctl_compat instead */
+	EXPECT_EQ(EACCES, cft_agent_do(&self->agent, "fioctl32"));
 	REC("revoked", "fs:write", "/tmp/fsm/allowed/a", w.cap_id);
 	/* the read grant too, on a file kept open for reading only */
 	ASSERT_EQ(0, cft_agent_do(&self->agent, "fopen-ro /tmp/fsm/allowed/a"));
