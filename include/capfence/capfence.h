@@ -20,6 +20,14 @@
  * with the release call named next to the function that returned it.
  *
  * Link with pkg-config: cc prog.c $(pkg-config --cflags --libs capfence).
+ *
+ * Two interfaces (docs/libcapfence.3, "THE 2 INTERFACE"): this header
+ * declares libcapfence.so.1's by default, and libcapfence.so.2's when
+ * CAPFENCE_API is 2 (pkg-config capfence-2 defines it). The 2 interface
+ * knows no kernel limit: epochs and installed epochs are opaque handles
+ * read through accessors, and each call that can grow has one entry point
+ * taking a size-prefixed options struct. Both libraries are built from the
+ * same sources until 2 replaces 1.
  */
 #ifndef CAPFENCE_CAPFENCE_H
 #define CAPFENCE_CAPFENCE_H
@@ -30,23 +38,48 @@
 #include <sys/types.h>
 #include <linux/capfence.h>
 
+#ifndef CAPFENCE_API
+#define CAPFENCE_API	1
+#endif
+#if CAPFENCE_API != 1 && CAPFENCE_API != 2
+#error "CAPFENCE_API is 1 (libcapfence.so.1) or 2 (libcapfence.so.2)"
+#endif
+/* what this translation unit sees: one interface, or both (the library) */
+#if CAPFENCE_API == 1 || defined(CAPFENCE_LIBRARY_BUILD)
+#define CAPFENCE__API1	1
+#else
+#define CAPFENCE__API1	0
+#endif
+#if CAPFENCE_API == 2 || defined(CAPFENCE_LIBRARY_BUILD)
+#define CAPFENCE__API2	1
+#else
+#define CAPFENCE__API2	0
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 /* ---- version ------------------------------------------------------------ */
 
-/* The version of the library this header belongs to. */
+/* The version of the library this header belongs to (of its CAPFENCE_API). */
+#if CAPFENCE_API == 2
+#define CAPFENCE_LIB_VERSION_MAJOR	2
+#define CAPFENCE_LIB_VERSION_MINOR	0
+#define CAPFENCE_LIB_VERSION_PATCH	0
+#define CAPFENCE_LIB_VERSION_STRING	"2.0.0"
+#else
 #define CAPFENCE_LIB_VERSION_MAJOR	1
 #define CAPFENCE_LIB_VERSION_MINOR	7
 #define CAPFENCE_LIB_VERSION_PATCH	0
 #define CAPFENCE_LIB_VERSION_STRING	"1.7.0"
+#endif
 /* MAJOR * 10000 + MINOR * 100 + PATCH, for #if comparisons. */
 #define CAPFENCE_LIB_VERSION		(CAPFENCE_LIB_VERSION_MAJOR * 10000 + \
 					 CAPFENCE_LIB_VERSION_MINOR * 100 + \
 					 CAPFENCE_LIB_VERSION_PATCH)
 
-/* The version of the library actually loaded: "1.7.0". */
+/* The version of the library actually loaded: "1.7.0" (2: "2.0.0"). */
 const char *capfence_version(void);
 /* The same as a number (CAPFENCE_LIB_VERSION of the loaded library). */
 unsigned int capfence_version_number(void);
@@ -79,6 +112,7 @@ bool capfence_class_is_net(int class_id);
 /* True iff class_id is a known class (1..CAPFENCE_CLASS_MAX). */
 bool capfence_class_valid(int class_id);
 
+#if CAPFENCE__API1
 /*
  * Room for classes in the structs indexed by class id (struct
  * capfence_epoch, struct capfence_epoch_info; since 1.4): ids
@@ -95,8 +129,10 @@ bool capfence_class_valid(int class_id);
  * (its CAPFENCE_CLASS_MAX, which may be above the header's); and its
  * CAPFENCE_CLASS_SLOTS (since 1.4). Bindings size their structs from these.
  */
-unsigned int capfence_class_count(void);
 unsigned int capfence_class_slots(void);
+#endif /* CAPFENCE__API1 */
+/* The classes the loaded library knows: ids 1..capfence_class_count(). */
+unsigned int capfence_class_count(void);
 /*
  * sizeof() of the public struct named ("capfence_epoch", "capfence_rule",
  * ... without "struct "), as the loaded library was built; 0 for a name
@@ -189,12 +225,18 @@ struct capfence_rule {
 /*
  * An epoch table entry: one rule per class, indexed by class id ([0] and
  * the slots above the library's classes unused). Its size does not depend
- * on the number of classes (CAPFENCE_CLASS_SLOTS).
+ * on the number of classes (CAPFENCE_CLASS_SLOTS). In the 2 interface it
+ * is opaque: capfence_epoch_new() makes one, the functions below read and
+ * write it, whatever the number of classes.
  */
+#if CAPFENCE__API1
 struct capfence_epoch {
 	uint64_t epoch_id;
 	struct capfence_rule rules[CAPFENCE_CLASS_SLOTS];
 };
+#else
+struct capfence_epoch;
+#endif
 
 /*
  * Parse "CLASS=open", "CLASS=deny", "CLASS=token" or
@@ -219,8 +261,10 @@ bool capfence_rule_narrows(const struct capfence_rule *old_rule,
 bool capfence_rule_admits_constraints(const struct capfence_rule *r,
 				const struct capfence_constraint *cs, size_t n);
 
+#if CAPFENCE__API1
 /* Initialise e: epoch_id, every class deny. */
 void capfence_epoch_init(struct capfence_epoch *e, uint64_t epoch_id);
+#endif
 /*
  * Parse rules[0..n-1] into e (initialised to deny first). A duplicate or
  * unknown class is an error; the message is "rule K: ..." (1-based).
@@ -244,6 +288,30 @@ int capfence_epoch_format(const struct capfence_epoch *e, char *buf, size_t len)
 /* True iff new_e narrows class_id relative to old_e (capfence_rule_narrows). */
 bool capfence_epoch_narrows(const struct capfence_epoch *old_e,
 		      const struct capfence_epoch *new_e, int class_id);
+
+#if CAPFENCE__API2
+/*
+ * The 2 interface's epoch handle. capfence_epoch_new() makes an epoch
+ * epoch_id with every class denied (0 or -ENOMEM); the parsers, the
+ * learner and the accessors below fill it. capfence_epoch_dup() copies
+ * one. Free with capfence_epoch_free() (NULL is fine).
+ */
+int capfence_epoch_new(uint64_t epoch_id, struct capfence_epoch **out);
+int capfence_epoch_dup(const struct capfence_epoch *e,
+		       struct capfence_epoch **out);
+void capfence_epoch_free(struct capfence_epoch *e);
+uint64_t capfence_epoch_id(const struct capfence_epoch *e);
+/*
+ * The rule of class_id (-EINVAL for a class the library does not know),
+ * and setting one: r must parse as its class's rule would (-EINVAL with
+ * a message otherwise); the other classes are left as they are.
+ */
+int capfence_epoch_rule(const struct capfence_epoch *e, int class_id,
+			struct capfence_rule *out);
+int capfence_epoch_set_rule(struct capfence_epoch *e,
+			    const struct capfence_rule *r, char *err,
+			    size_t errlen);
+#endif
 
 /* ---- keys ---------------------------------------------------------------- */
 
@@ -441,6 +509,7 @@ int capfence_client_status(struct capfence_client *c,
 			   struct capfence_status *st, char *err,
 			   size_t errlen);
 
+#if CAPFENCE__API1
 /* Install key k (its id and bytes) in the module; remove key id. */
 int capfence_client_key_install(struct capfence_client *c,
 				const struct capfence_key *k, char *err,
@@ -482,6 +551,7 @@ int capfence_client_epoch_get(struct capfence_client *c, uint64_t epoch_id,
 int capfence_client_epoch_list(struct capfence_client *c,
 			       struct capfence_epoch_info **out, size_t *n,
 			       char *err, size_t errlen);
+#endif /* CAPFENCE__API1 */
 /* Release memory the library allocated for the caller; NULL is fine. */
 void capfence_free(void *p);
 
@@ -503,6 +573,8 @@ struct capfence_result {
 
 /* Delegation flags. */
 #define CAPFENCE_DELEGATE_DRY_RUN	0x1u	/* decide only, grant nothing */
+
+#if CAPFENCE__API1
 
 /*
  * Delegate token t to task pid (from_pid: the delegating task, 0 = the
@@ -555,6 +627,7 @@ int capfence_client_spawn_bound(struct capfence_client *c, uint64_t epoch_id,
 				const char *path, char *const argv[],
 				char *const envp[], pid_t *pid,
 				struct capfence_result *r);
+#endif /* CAPFENCE__API1 */
 
 /* ---- syscall policy: OCI and container engines' seccomp profiles ----------- */
 
@@ -588,6 +661,7 @@ struct capfence_seccomp;
  * and the class); -E2BIG above CAPFENCE_SECCOMP_PROFILE_MAX bytes or
  * CAPFENCE_SECCOMP_MAX_INSNS instructions; -ENOMEM.
  */
+#if CAPFENCE__API1
 int capfence_seccomp_compile(const char *text, size_t len,
 			     const struct capfence_epoch *e,
 			     struct capfence_seccomp **out, char *err,
@@ -597,6 +671,7 @@ int capfence_seccomp_compile_file(const char *path,
 				  const struct capfence_epoch *e,
 				  struct capfence_seccomp **out, char *err,
 				  size_t errlen);
+#endif
 
 /* What an engine's profile is resolved for; sz first, as libbpf's opts. */
 struct capfence_seccomp_opts {
@@ -654,11 +729,13 @@ void capfence_seccomp_free(struct capfence_seccomp *s);
  */
 int capfence_seccomp_apply(const void *prog, size_t len);
 
+#if CAPFENCE__API1
 /* Install epoch e with the syscall policy s (NULL: none). */
 int capfence_client_epoch_install_seccomp(struct capfence_client *c,
 					  const struct capfence_epoch *e,
 					  const struct capfence_seccomp *s,
 					  char *err, size_t errlen);
+#endif
 
 /* An installed epoch's syscall policy as the module keeps it. */
 struct capfence_seccomp_info {
@@ -736,6 +813,7 @@ int capfence_client_request(struct capfence_client *c, struct nlmsghdr *msg,
  * change and the revision are applied together, only if rev is above the
  * module's (else -EALREADY). rev 0 sends no revision (the plain call).
  */
+#if CAPFENCE__API1
 int capfence_client_key_install_at(struct capfence_client *c,
 				   const struct capfence_key *k, uint64_t rev,
 				   char *err, size_t errlen);
@@ -749,6 +827,7 @@ int capfence_client_epoch_activate_at(struct capfence_client *c,
 				      char *err, size_t errlen);
 int capfence_client_revoke_at(struct capfence_client *c, uint64_t cap_id,
 			      uint64_t rev, struct capfence_result *r);
+#endif
 
 /*
  * The change commands with options (since 1.4): one call per command, and
@@ -907,6 +986,7 @@ int capfence_client_learn_run(struct capfence_client *c,
 			      const char *path, char *const argv[],
 			      struct capfence_learn **out, char *err,
 			      size_t errlen);
+#if CAPFENCE__API1
 /*
  * Verify: run path/argv bound to the installed epoch_id holding
  * tokens[n], and collect its sandbox's records (its denials) likewise.
@@ -916,6 +996,7 @@ int capfence_client_learn_verify(struct capfence_client *c, uint64_t epoch_id,
 				 const char *path, char *const argv[],
 				 unsigned int wait_ms, struct capfence_learn **out,
 				 char *err, size_t errlen);
+#endif
 /*
  * The narrowest epoch (id epoch_id) that admits every op=learn record:
  * a class seen is token, its constraints the directories of the paths
@@ -923,7 +1004,8 @@ int capfence_client_learn_verify(struct capfence_client *c, uint64_t epoch_id,
  * CAPFENCE_MAX_CONSTRAINTS) or the peers seen (host/32 or /128 and port;
  * any port for a bind that let the kernel pick one); a class not seen is
  * deny, and a class open while learning is open. Notes say what was
- * widened or left out, and an incomplete run.
+ * widened or left out, and an incomplete run. In the 2 interface out is
+ * an epoch of capfence_epoch_new().
  */
 int capfence_client_learn_epoch(struct capfence_learn *l, uint64_t epoch_id,
 				struct capfence_epoch *out, char *err,
@@ -957,6 +1039,7 @@ void capfence_client_learn_free(struct capfence_learn *l);
 #define CAPFENCE_FLEET_SET_FRESH	0x4u	/* a confirmation age_ms old */
 #define CAPFENCE_FLEET_SET_ASKED	0x8u	/* with FRESH: asked at asked_ns
 						 * (CLOCK_BOOTTIME), not age_ms */
+#if CAPFENCE__API1
 struct capfence_fleet_set {
 	unsigned int flags;
 	uint64_t rev;
@@ -972,6 +1055,124 @@ struct capfence_fleet_set {
 int capfence_client_fleet_set(struct capfence_client *c,
 			      const struct capfence_fleet_set *fs, char *err,
 			      size_t errlen);
+#endif
+
+#if CAPFENCE__API2
+/* ---- the 2 interface: installed epochs, and one call with options each --- */
+
+/*
+ * Declare options of struct TYPE with sz set: CAPFENCE_OPTS(capfence_
+ * delegate_opts, o, .from_pid = 7). The rules of every options struct:
+ * sz is the caller's sizeof(); a library older than the caller's header
+ * refuses a field it does not know unless it is 0 (-EINVAL, the message
+ * says which byte), a newer one takes the fields sz does not cover as 0;
+ * NULL options are all 0.
+ */
+#define CAPFENCE_OPTS(TYPE, NAME, ...)					\
+	struct TYPE NAME = { .sz = sizeof(struct TYPE), __VA_ARGS__ }
+
+/* An installed epoch as the module reports it (opaque). */
+struct capfence_epoch_info;
+
+/* Installed epoch epoch_id; -ENOENT when it is not installed. */
+int capfence_client_epoch_info(struct capfence_client *c, uint64_t epoch_id,
+			       struct capfence_epoch_info **out, char *err,
+			       size_t errlen);
+/* Its epoch (valid while info is), whether active, class_id's fence (0 = never). */
+const struct capfence_epoch *
+capfence_epoch_info_epoch(const struct capfence_epoch_info *info);
+bool capfence_epoch_info_active(const struct capfence_epoch_info *info);
+uint64_t capfence_epoch_info_fenced_at(const struct capfence_epoch_info *info,
+				       int class_id);
+void capfence_epoch_info_free(struct capfence_epoch_info *info);
+
+/* Every installed epoch, in the module's order. */
+struct capfence_epoch_list;
+
+int capfence_client_epoch_infos(struct capfence_client *c,
+				struct capfence_epoch_list **out, char *err,
+				size_t errlen);
+size_t capfence_epoch_list_count(const struct capfence_epoch_list *l);
+/* Entry i (valid while l is); NULL past the end. */
+const struct capfence_epoch_info *
+capfence_epoch_list_at(const struct capfence_epoch_list *l, size_t i);
+void capfence_epoch_list_free(struct capfence_epoch_list *l);
+
+/* Retire epoch_id as capfence_client_epoch_retire() of 1; opts: fleet_rev. */
+int capfence_client_epoch_retire_opts(struct capfence_client *c,
+				      uint64_t epoch_id,
+				      const struct capfence_change_opts *opts,
+				      char *err, size_t errlen);
+
+/* How a token is delegated. */
+struct capfence_delegate_opts {
+	size_t sz;		/* sizeof(struct capfence_delegate_opts) */
+	uint32_t from_pid;	/* the delegating task; 0: the orchestrator */
+	unsigned int flags;	/* CAPFENCE_DELEGATE_DRY_RUN */
+	/*
+	 * non-NULL: on EPOCH_MISMATCH re-mint the token under this key for
+	 * the receiver's epoch (same class and constraints, new cap_id) and
+	 * delegate that once, as the orchestrator (not with DRY_RUN)
+	 */
+	const struct capfence_key *remint;
+	struct capfence_result *first;		/* optional: the first answer */
+	struct capfence_token *reminted;	/* optional: the new token */
+};
+
+/*
+ * Delegate token t to task pid. Returns 0 when the kernel granted it (or,
+ * with DRY_RUN, would), else the negative errno; r (required) carries the
+ * typed result. A bad opts: r->err -EINVAL and the message.
+ */
+int capfence_client_delegate_opts(struct capfence_client *c,
+				  const struct capfence_token *t, uint32_t pid,
+				  const struct capfence_delegate_opts *opts,
+				  struct capfence_result *r);
+
+/* What a bound task starts with: exec_set, spawn_bound, learn_verify. */
+struct capfence_bind_opts {
+	size_t sz;		/* sizeof(struct capfence_bind_opts) */
+	const struct capfence_token *tokens;	/* held from the exec on */
+	size_t n;		/* <= CAPFENCE_MAX_TOKENS */
+	char *const *envp;	/* spawn only; NULL: the caller's environment */
+	unsigned int wait_ms;	/* learn_verify only: for records; 0: 5000 */
+};
+
+/*
+ * Set the calling (unbound) task's pending exec epoch, as exec_set of 1;
+ * spawn a child bound to epoch_id, as spawn_bound of 1 (path without '/'
+ * is searched in PATH; the child is the caller's to reap); run one and
+ * collect its denials, as learn_verify of 1.
+ */
+int capfence_client_exec_set_opts(struct capfence_client *c, uint64_t epoch_id,
+				  const struct capfence_bind_opts *opts,
+				  struct capfence_result *r);
+int capfence_client_spawn_bound_opts(struct capfence_client *c,
+				     uint64_t epoch_id, const char *path,
+				     char *const argv[],
+				     const struct capfence_bind_opts *opts,
+				     pid_t *pid, struct capfence_result *r);
+int capfence_client_learn_verify_opts(struct capfence_client *c,
+				      uint64_t epoch_id, const char *path,
+				      char *const argv[],
+				      const struct capfence_bind_opts *opts,
+				      struct capfence_learn **out, char *err,
+				      size_t errlen);
+
+/* CAPFENCE_CMD_FLEET_SET's fields, as struct capfence_fleet_set of 1. */
+struct capfence_fleet_set_opts {
+	size_t sz;			/* sizeof(struct capfence_fleet_set_opts) */
+	unsigned int flags;		/* CAPFENCE_FLEET_SET_* */
+	uint64_t rev;
+	uint32_t stale_ms, deny_ms;	/* ms, <= CAPFENCE_FLEET_MAX_MS */
+	uint32_t age_ms;
+	uint64_t asked_ns;		/* read only with CAPFENCE_FLEET_SET_ASKED */
+};
+
+int capfence_client_fleet_set_opts(struct capfence_client *c,
+				   const struct capfence_fleet_set_opts *opts,
+				   char *err, size_t errlen);
+#endif /* CAPFENCE__API2 */
 
 /* ---- events ---------------------------------------------------------------- */
 

@@ -20,10 +20,9 @@
 #include <linux/netlink.h>
 #include <libmnl/libmnl.h>
 #include <sodium.h>
-#include <capfence/capfence.h>
+#include "cf_internal.h"
 #include "capfence_testing.h"
 #include "cf_attrs.h"
-#include "cf_internal.h"
 
 /* Room for any reply (a dump batch) and any request (16 tokens). */
 #define CF_NL_BUFSZ	(64 * 1024)
@@ -617,6 +616,23 @@ int capfence_client_fleet_set(struct capfence_client *c,
 	return simple(c, nlh, NULL, NULL, err, errlen);
 }
 
+int capfence_client_fleet_set_opts(struct capfence_client *c,
+				   const struct capfence_fleet_set_opts *opts,
+				   char *err, size_t errlen)
+{
+	struct capfence_fleet_set_opts o;
+	struct capfence_fleet_set fs;
+	int ret = capfence__opts(opts, &o, sizeof(o), "options", err, errlen);
+
+	if (ret)
+		return ret;
+	fs = (struct capfence_fleet_set){
+		.flags = o.flags, .rev = o.rev, .stale_ms = o.stale_ms,
+		.deny_ms = o.deny_ms, .age_ms = o.age_ms, .asked_ns = o.asked_ns,
+	};
+	return capfence_client_fleet_set(c, &fs, err, errlen);
+}
+
 /* ---- keys ------------------------------------------------------------------------ */
 
 /*
@@ -832,13 +848,20 @@ int capfence_client_epoch_activate_at(struct capfence_client *c,
 	return simple(c, nlh, NULL, NULL, err, errlen);
 }
 
-int capfence_client_epoch_retire(struct capfence_client *c, uint64_t epoch_id,
-				 char *err, size_t errlen)
+static int epoch_retire(struct capfence_client *c, uint64_t epoch_id,
+			uint64_t rev, char *err, size_t errlen)
 {
 	struct nlmsghdr *nlh = begin(c, CAPFENCE_CMD_EPOCH_RETIRE, 0);
 
+	put_rev(c, nlh, rev);
 	mnl_attr_put_u64(nlh, CAPFENCE_A_EPOCH_ID, epoch_id);
 	return simple(c, nlh, NULL, NULL, err, errlen);
+}
+
+int capfence_client_epoch_retire(struct capfence_client *c, uint64_t epoch_id,
+				 char *err, size_t errlen)
+{
+	return epoch_retire(c, epoch_id, 0, err, errlen);
 }
 
 static int parse_rule(const struct nlattr *nest,
@@ -1103,31 +1126,61 @@ int capfence_client_delegate_remint(struct capfence_client *c,
 				    struct capfence_token *reminted,
 				    struct capfence_result *r)
 {
+	CAPFENCE_OPTS(capfence_delegate_opts, o, .from_pid = from_pid,
+		      .first = first, .reminted = reminted);
+
+	if (!k) {
+		int ret = capfence_client_delegate_opts(c, t, pid, &o, r);
+
+		if (r->reason == CAPFENCE_R_EPOCH_MISMATCH && r->epoch_id)
+			capfence__seterr(r->message, sizeof(r->message),
+					 "no key to re-mint under epoch %llu",
+					 (unsigned long long)r->epoch_id);
+		return ret;
+	}
+	o.remint = k;
+	return capfence_client_delegate_opts(c, t, pid, &o, r);
+}
+
+int capfence_client_delegate_opts(struct capfence_client *c,
+				  const struct capfence_token *t, uint32_t pid,
+				  const struct capfence_delegate_opts *opts,
+				  struct capfence_result *r)
+{
+	struct capfence_delegate_opts o;
 	struct capfence_token nt;
 	int ret;
 
-	if (reminted)
-		memset(reminted, 0, sizeof(*reminted));
-	ret = capfence_client_delegate(c, t, pid, from_pid, 0, r);
-	if (first)
-		*first = *r;
-	if (r->reason != CAPFENCE_R_EPOCH_MISMATCH || !r->epoch_id)
-		return ret;
-	if (!k) {
+	result_init(r);
+	ret = capfence__opts(opts, &o, sizeof(o), "options", r->message,
+			     sizeof(r->message));
+	if (!ret && (o.flags & ~CAPFENCE_DELEGATE_DRY_RUN)) {
 		capfence__seterr(r->message, sizeof(r->message),
-				 "no key to re-mint under epoch %llu",
-				 (unsigned long long)r->epoch_id);
+				 "options: unknown delegation flags 0x%x", o.flags);
+		ret = -EINVAL;
+	}
+	if (ret) {
+		r->err = ret;
 		return ret;
 	}
-	if (capfence_token_mint(k, t->class_id, r->epoch_id, t->constraints,
+	if (o.reminted)
+		memset(o.reminted, 0, sizeof(*o.reminted));
+	ret = capfence_client_delegate(c, t, pid, o.from_pid, o.flags, r);
+	if (o.first)
+		*o.first = *r;
+	if (r->reason != CAPFENCE_R_EPOCH_MISMATCH || !r->epoch_id || !o.remint)
+		return ret;
+	if (capfence_token_mint(o.remint, t->class_id, r->epoch_id, t->constraints,
 				t->n, 0, &nt, r->message, sizeof(r->message))) {
 		r->err = -EINVAL;
 		return r->err;
 	}
-	if (reminted)
-		*reminted = nt;
+	if (o.reminted)
+		*o.reminted = nt;
 	/* the re-minted token is the orchestrator's own: no from_pid */
-	return capfence_client_delegate(c, &nt, pid, 0, 0, r);
+	ret = capfence_client_delegate(c, &nt, pid, 0, o.flags, r);
+	sodium_memzero(&nt, sizeof(nt));
+	return ret;
 }
 
 int capfence_client_revoke(struct capfence_client *c, uint64_t cap_id,
@@ -1149,40 +1202,18 @@ int capfence_client_revoke_at(struct capfence_client *c, uint64_t cap_id,
 
 /* ---- the change commands with options (libbpf-style *_opts) ---- */
 
-/*
- * A copy of the caller's options: the fields its sz covers, the others 0;
- * -EINVAL for an sz too small to hold itself, or a non-zero byte past the
- * fields this library knows (the caller's header is newer and uses one).
- */
+/* A change command's options; seccomp only where seccomp_ok. */
 static int change_opts(const struct capfence_change_opts *in,
 		       struct capfence_change_opts *out, bool seccomp_ok,
 		       char *err, size_t errlen)
 {
-	size_t i;
+	int ret = capfence__opts(in, out, sizeof(*out), "options", err, errlen);
 
-	memset(out, 0, sizeof(*out));
-	if (!in)
-		return 0;
-	if (in->sz < sizeof(in->sz)) {
-		capfence__seterr(err, errlen, "options: sz %zu is less than sizeof(size_t)",
-				 in->sz);
-		return -EINVAL;
-	}
-	for (i = sizeof(*out); i < in->sz; i++) {
-		if (((const unsigned char *)in)[i]) {
-			capfence__seterr(err, errlen,
-					 "options: byte %zu of %zu is not 0: a field this library (%s) does not know",
-					 i, in->sz, CAPFENCE_LIB_VERSION_STRING);
-			return -EINVAL;
-		}
-	}
-	memcpy(out, in, in->sz < sizeof(*out) ? in->sz : sizeof(*out));
-	out->sz = sizeof(*out);
-	if (out->seccomp && !seccomp_ok) {
+	if (!ret && out->seccomp && !seccomp_ok) {
 		capfence__seterr(err, errlen, "options: seccomp is an epoch install option");
 		return -EINVAL;
 	}
-	return 0;
+	return ret;
 }
 
 int capfence_client_key_install_opts(struct capfence_client *c,
@@ -1226,6 +1257,17 @@ int capfence_client_epoch_activate_opts(struct capfence_client *c,
 	int ret = change_opts(opts, &o, false, err, errlen);
 
 	return ret ?: capfence_client_epoch_activate_at(c, epoch_id, o.fleet_rev, err, errlen);
+}
+
+int capfence_client_epoch_retire_opts(struct capfence_client *c,
+				      uint64_t epoch_id,
+				      const struct capfence_change_opts *opts,
+				      char *err, size_t errlen)
+{
+	struct capfence_change_opts o;
+	int ret = change_opts(opts, &o, false, err, errlen);
+
+	return ret ?: epoch_retire(c, epoch_id, o.fleet_rev, err, errlen);
 }
 
 int capfence_client_revoke_opts(struct capfence_client *c, uint64_t cap_id,
@@ -1275,6 +1317,40 @@ int capfence_client_exec_set(struct capfence_client *c, uint64_t epoch_id,
 	if (put_exec_set(nlh, epoch_id, tokens, n))
 		return abandon(c, r, -EINVAL, "a token is not well formed");
 	return decide(c, nlh, r);
+}
+
+/* bind options: tokens for every call, envp only where envp_ok */
+static int bind_opts(const struct capfence_bind_opts *in,
+		     struct capfence_bind_opts *out, bool envp_ok,
+		     struct capfence_result *r)
+{
+	int ret = capfence__opts(in, out, sizeof(*out), "options", r->message,
+				 sizeof(r->message));
+
+	if (!ret && out->envp && !envp_ok) {
+		capfence__seterr(r->message, sizeof(r->message),
+				 "options: envp is a spawn option");
+		ret = -EINVAL;
+	}
+	if (!ret && out->wait_ms) {
+		capfence__seterr(r->message, sizeof(r->message),
+				 "options: wait_ms is a learn_verify option");
+		ret = -EINVAL;
+	}
+	r->err = ret;
+	return ret;
+}
+
+int capfence_client_exec_set_opts(struct capfence_client *c, uint64_t epoch_id,
+				  const struct capfence_bind_opts *opts,
+				  struct capfence_result *r)
+{
+	struct capfence_bind_opts o;
+
+	result_init(r);
+	if (bind_opts(opts, &o, false, r))
+		return r->err;
+	return capfence_client_exec_set(c, epoch_id, o.tokens, o.n, r);
 }
 
 /* ---- spawning a bound child ------------------------------------------------------- */
@@ -1374,6 +1450,21 @@ int capfence_client_spawn_bound(struct capfence_client *c, uint64_t epoch_id,
 {
 	return capfence__spawn_bound(c, epoch_id, tokens, n, path, argv, envp,
 				     pid, r, NULL);
+}
+
+int capfence_client_spawn_bound_opts(struct capfence_client *c,
+				     uint64_t epoch_id, const char *path,
+				     char *const argv[],
+				     const struct capfence_bind_opts *opts,
+				     pid_t *pid, struct capfence_result *r)
+{
+	struct capfence_bind_opts o;
+
+	result_init(r);
+	if (bind_opts(opts, &o, true, r))
+		return r->err;
+	return capfence__spawn_bound(c, epoch_id, o.tokens, o.n, path, argv,
+				     o.envp, pid, r, NULL);
 }
 
 /* Read the child's result from fd, serving h while it is not there. */

@@ -1247,6 +1247,36 @@ bool capfence_epoch_narrows(const struct capfence_epoch *old_e,
 }
 CF_DEFAULT_VERSION(capfence_epoch_narrows, LIBCAPFENCE_1.4);
 
+/* ---- options structs --------------------------------------------------------- */
+
+int capfence__opts(const void *in, void *out, size_t known, const char *what,
+		   char *err, size_t errlen)
+{
+	const unsigned char *b = in;
+	size_t sz, i;
+
+	memset(out, 0, known);
+	if (in) {
+		memcpy(&sz, in, sizeof(sz));
+		if (sz < sizeof(sz)) {
+			capfence__seterr(err, errlen, "%s: sz %zu is less than sizeof(size_t)",
+					 what, sz);
+			return -EINVAL;
+		}
+		for (i = known; i < sz; i++) {
+			if (b[i]) {
+				capfence__seterr(err, errlen,
+						 "%s: byte %zu of %zu is not 0: a field this library (%s) does not know",
+						 what, i, sz, CAPFENCE_LIB_VERSION_STRING);
+				return -EINVAL;
+			}
+		}
+		memcpy(out, in, sz < known ? sz : known);
+	}
+	memcpy(out, &known, sizeof(known));
+	return 0;
+}
+
 /* ---- version ---------------------------------------------------------------- */
 
 const char *capfence_version(void)

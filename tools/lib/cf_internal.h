@@ -6,6 +6,10 @@
 #ifndef CF_INTERNAL_H
 #define CF_INTERNAL_H
 
+/* the library implements both interfaces (<capfence/capfence.h>) */
+#ifndef CAPFENCE_LIBRARY_BUILD
+#define CAPFENCE_LIBRARY_BUILD
+#endif
 #include <capfence/capfence.h>
 
 /* internal: not exported from the shared library, hidden in the archive */
@@ -17,6 +21,16 @@
  */
 void capfence__seterr(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/*
+ * The rules of every options struct (capfence.h, CAPFENCE_OPTS): copy the
+ * caller's in (NULL: all 0) to out, known bytes long, taking the fields
+ * its sz does not cover as 0. -EINVAL with a message naming what for an
+ * sz too small to hold itself, or a non-zero byte past known (a field of
+ * a newer header than this library's). out's sz becomes known.
+ */
+int capfence__opts(const void *in, void *out, size_t known, const char *what,
+		   char *err, size_t errlen);
 
 /* HMAC-SHA256 of n canonical body bytes under k (the key's keyed state). */
 void capfence__mac_body(const struct capfence_key *k, const uint8_t *body, size_t n,

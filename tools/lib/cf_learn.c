@@ -57,9 +57,6 @@
 #define CF_X32_BIT		0x40000000u
 /* the flags of the child's one sendmsg() its own filter lets through */
 #define CF_LEARN_SEND_FLAGS	(MSG_NOSIGNAL | MSG_DONTWAIT | MSG_EOR)
-/* where field f of struct capfence_learn_opts ends */
-#define CF_OPT_END(f)	(offsetof(struct capfence_learn_opts, f) + \
-			 sizeof(((struct capfence_learn_opts *)0)->f))
 
 enum { CF_ARCH_X86_64, CF_ARCH_X32, CF_ARCH_I386, CF_NR_ARCHES };
 
@@ -668,39 +665,38 @@ int capfence_client_learn_run(struct capfence_client *c,
 			      struct capfence_learn **out, char *err,
 			      size_t errlen)
 {
+	struct capfence_learn_opts lo;
 	struct capfence_status st;
 	struct capfence_epoch e;
 	char why[CAPFENCE_ERR_MAX];
-	uint64_t id = 0;
-	uint32_t open = 0, flags = 0;
-	unsigned int wait = 0;
-	uint8_t p4 = 0, p6 = 0, depth = 0;
+	uint64_t id;
+	uint32_t open, flags;
+	unsigned int wait;
+	uint8_t p4, p6, depth;
 	int cls, ret, rr, tries;
 
 	*out = NULL;
-	/* 1.6's layout ends at wait_ms; each later field counts if sz has it */
-	if (o && o->sz >= offsetof(struct capfence_learn_opts, reserved)) {
-		id = o->epoch_id;
-		open = o->open_classes;
-		wait = o->wait_ms;
-		if (o->sz >= CF_OPT_END(flags))
-			flags = o->flags;
-		if (o->sz >= CF_OPT_END(prefix4))
-			p4 = o->prefix4;
-		if (o->sz >= CF_OPT_END(prefix6))
-			p6 = o->prefix6;
-		if (o->sz >= CF_OPT_END(path_depth))
-			depth = o->path_depth;
-		if (flags & ~(CAPFENCE_LEARN_SYSCALLS | CAPFENCE_LEARN_ANY_PORT)) {
-			capfence__seterr(err, errlen, "unknown learn flags 0x%x", flags);
-			return -EINVAL;
-		}
-		if (p4 > 32 || p6 > 128) {
-			capfence__seterr(err, errlen, "a prefix length past the address (IPv4 1-32, IPv6 1-128)");
-			return -EINVAL;
-		}
-	} else if (o) {
+	/* 1.6's layout ends at wait_ms; a later field is 0 if sz lacks it */
+	if (o && o->sz < offsetof(struct capfence_learn_opts, reserved)) {
 		capfence__seterr(err, errlen, "learn options of an unknown size");
+		return -EINVAL;
+	}
+	ret = capfence__opts(o, &lo, sizeof(lo), "learn options", err, errlen);
+	if (ret)
+		return ret;
+	id = lo.epoch_id;
+	open = lo.open_classes;
+	wait = lo.wait_ms;
+	flags = lo.flags;
+	p4 = lo.prefix4;
+	p6 = lo.prefix6;
+	depth = lo.path_depth;
+	if (flags & ~(CAPFENCE_LEARN_SYSCALLS | CAPFENCE_LEARN_ANY_PORT)) {
+		capfence__seterr(err, errlen, "unknown learn flags 0x%x", flags);
+		return -EINVAL;
+	}
+	if (p4 > 32 || p6 > 128) {
+		capfence__seterr(err, errlen, "a prefix length past the address (IPv4 1-32, IPv6 1-128)");
 		return -EINVAL;
 	}
 	if (!id) {
@@ -754,6 +750,28 @@ int capfence_client_learn_verify(struct capfence_client *c, uint64_t epoch_id,
 	*out = NULL;
 	return learn_collect(c, epoch_id, tokens, n, path, argv, wait_ms, false,
 			     out, err, errlen);
+}
+
+int capfence_client_learn_verify_opts(struct capfence_client *c,
+				      uint64_t epoch_id, const char *path,
+				      char *const argv[],
+				      const struct capfence_bind_opts *opts,
+				      struct capfence_learn **out, char *err,
+				      size_t errlen)
+{
+	struct capfence_bind_opts o;
+	int ret;
+
+	*out = NULL;
+	ret = capfence__opts(opts, &o, sizeof(o), "options", err, errlen);
+	if (ret)
+		return ret;
+	if (o.envp) {
+		capfence__seterr(err, errlen, "options: envp is a spawn option");
+		return -EINVAL;
+	}
+	return learn_collect(c, epoch_id, o.tokens, o.n, path, argv, o.wait_ms,
+			     false, out, err, errlen);
 }
 
 /* An empty run, recording system calls or not, classes open (unit tests). */

@@ -1243,6 +1243,7 @@ int capfence_seccomp_compile_opts(const char *text, size_t len,
 	};
 	struct cf_sc_build b = { .err = err, .errlen = errlen,
 				 .caps = cf_sc_default_caps };
+	struct capfence_seccomp_opts o;
 	struct json_object *root = NULL, *sys = NULL;
 	enum json_tokener_error jerr;
 	struct json_tokener *tok;
@@ -1251,22 +1252,20 @@ int capfence_seccomp_compile_opts(const char *text, size_t len,
 	int ret;
 
 	*out = NULL;
-	if (!text || !e || (opts && opts->sz < sizeof(size_t)))
+	if (!text || !e)
 		return -EINVAL;
+	ret = capfence__opts(opts, &o, sizeof(o), "profile options", err, errlen);
+	if (ret)
+		return ret;
 	running_kernel(&b.kmaj, &b.kmin);
-	if (opts && opts->sz >= offsetof(struct capfence_seccomp_opts, caps) +
-				sizeof(opts->caps) && opts->caps)
-		b.caps = opts->caps;
+	if (o.caps)
+		b.caps = o.caps;
 	if (check_caps(b.caps, err, errlen))
 		return -EINVAL;
-	if (opts && opts->sz >= offsetof(struct capfence_seccomp_opts, no_new_filters) +
-				sizeof(opts->no_new_filters))
-		b.no_new_filters = opts->no_new_filters;
-	if (opts && opts->sz >= offsetof(struct capfence_seccomp_opts, kernel) +
-				sizeof(opts->kernel) && opts->kernel &&
-	    sscanf(opts->kernel, "%d.%d", &b.kmaj, &b.kmin) != 2) {
+	b.no_new_filters = o.no_new_filters;
+	if (o.kernel && sscanf(o.kernel, "%d.%d", &b.kmaj, &b.kmin) != 2) {
 		capfence__seterr(err, errlen, "profile: kernel version '%.32s' is not MAJOR.MINOR",
-				 opts->kernel);
+				 o.kernel);
 		return -EINVAL;
 	}
 	if (len > CAPFENCE_SECCOMP_PROFILE_MAX) {
