@@ -14,9 +14,9 @@ HOST_PY    := /usr/bin/python3
 
 .PHONY: pytest
 
-pytest: $(LIB_SO)
+pytest: $(LIB2_SO)
 	@mkdir -p $(B)/logs
-	@CAPFENCE_LIBRARY=$(CURDIR)/$(LIB_SO) PYTHONPATH=$(CURDIR)/python \
+	@CAPFENCE_LIBRARY=$(CURDIR)/$(LIB2_SO) PYTHONPATH=$(CURDIR)/python \
 		$(HOST_PY) -m pytest -q -p no:cacheprovider python/tests/test_host.py \
 		> $(B)/logs/pytest.log 2>&1; rc=$$?; \
 	tail -n 1 $(B)/logs/pytest.log; \
@@ -45,6 +45,12 @@ $(B)/examples/orchestrator: examples/orchestrator.c examples/Makefile $(SDK)/.st
 	PKG_CONFIG_PATH=$(CURDIR)/$(SDK)/usr/lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$(CURDIR)/$(SDK) \
 		$(MAKE) -s -C $(B)/examples orchestrator
 
+# the 2 interface's program (selftests/abi/abi-2.c), with pkg-config capfence-2
+$(B)/abi-2/abi-2: selftests/abi/abi-2.c $(SDK)/.stamp
+	@mkdir -p $(dir $@)
+	PKG_CONFIG_PATH=$(CURDIR)/$(SDK)/usr/lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$(CURDIR)/$(SDK) sh -c \
+		'$(CC) $(CFLAGS_USR) $$(pkg-config --cflags capfence-2) $< $$(pkg-config --libs capfence-2) -o $@'
+
 # make bench's delegation rates, built the same way
 $(B)/examples/bench-deleg: selftests/bench/bench-deleg.c $(SDK)/.stamp
 	@mkdir -p $(dir $@)
@@ -54,12 +60,13 @@ $(B)/examples/bench-deleg: selftests/bench/bench-deleg.c $(SDK)/.stamp
 $(PYROOT)/.stamp: $(PY_TESTS) $(SDK)/.stamp $(B)/examples/orchestrator examples/orchestrator.py examples/tutorial.py tools/build/pyroot.sh \
 		$(B)/examples/bench-deleg selftests/bench/bench_deleg.py selftests/bench/bench-deleg.sh \
 		$(YNL)/version docs/netlink/capfence.yaml selftests/netlink/ynl-test.py \
-		$(B)/abi-1.3/abi-1.3
+		$(B)/abi-1.3/abi-1.3 $(B)/abi-2/abi-2
 	@tools/build/pyroot.sh $(PYROOT) $(SDK)
 	@mkdir -p $(PYROOT)/usr/share/capfence/python-tests $(PYROOT)/usr/share/capfence/examples
 	@cp python/tests/*.py python/tests/run-vm-tests $(PYROOT)/usr/share/capfence/python-tests/
-	@# a program built against libcapfence 1.3, run against this one
-	@cp $(B)/abi-1.3/abi-1.3 $(PYROOT)/usr/share/capfence/python-tests/
+	@# a program built against libcapfence 1.3, run against this one, and
+	@# one of the 2 interface
+	@cp $(B)/abi-1.3/abi-1.3 $(B)/abi-2/abi-2 $(PYROOT)/usr/share/capfence/python-tests/
 	@cp $(B)/examples/orchestrator examples/orchestrator.py examples/tutorial.py $(PYROOT)/usr/share/capfence/examples/
 	@mkdir -p $(PYROOT)/usr/share/capfence/bench
 	@cp $(B)/examples/bench-deleg selftests/bench/bench_deleg.py selftests/bench/bench-deleg.sh \

@@ -63,11 +63,12 @@ extern "C" {
 /* ---- version ------------------------------------------------------------ */
 
 /* The version of the library this header belongs to (of its CAPFENCE_API). */
+#define CAPFENCE__LIB2_VERSION_STRING	"2.0.0"
 #if CAPFENCE_API == 2
 #define CAPFENCE_LIB_VERSION_MAJOR	2
 #define CAPFENCE_LIB_VERSION_MINOR	0
 #define CAPFENCE_LIB_VERSION_PATCH	0
-#define CAPFENCE_LIB_VERSION_STRING	"2.0.0"
+#define CAPFENCE_LIB_VERSION_STRING	CAPFENCE__LIB2_VERSION_STRING
 #else
 #define CAPFENCE_LIB_VERSION_MAJOR	1
 #define CAPFENCE_LIB_VERSION_MINOR	7
@@ -134,9 +135,10 @@ unsigned int capfence_class_slots(void);
 /* The classes the loaded library knows: ids 1..capfence_class_count(). */
 unsigned int capfence_class_count(void);
 /*
- * sizeof() of the public struct named ("capfence_epoch", "capfence_rule",
- * ... without "struct "), as the loaded library was built; 0 for a name
- * it does not know (since 1.4).
+ * sizeof() of the public struct named ("capfence_rule", "capfence_token",
+ * ... without "struct "), as the loaded library was built, for bindings
+ * that mirror a struct; 0 for a name it does not know (since 1.4), and in
+ * the 2 interface for the opaque ones (capfence_epoch...).
  */
 size_t capfence_struct_size(const char *name);
 

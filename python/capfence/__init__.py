@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """capfence: capability delegation fenced by syscall-policy epochs.
 
-A pure-Python package over libcapfence.so.1 (ctypes, no compiler needed):
+A pure-Python package over libcapfence.so.2 (ctypes, no compiler needed):
 
 * :class:`Key`, :func:`mint`, :class:`Token` -- keys and tokens, minted and
   checked by the same C code the kernel module's tokens are made with;
@@ -39,7 +39,7 @@ __all__ = [
     "Revoked", "Fenced", "NotHeld", "NotBound", "NoTask", "FleetStale",
 ]
 
-__version__ = "1.7.0"
+__version__ = "2.0.0"
 
 #: The capability classes, by name, in class id order.
 CLASSES: Tuple[str, ...] = tuple(
@@ -47,7 +47,7 @@ CLASSES: Tuple[str, ...] = tuple(
 
 
 def library_version() -> str:
-    """The version of the libcapfence.so.1 actually loaded ("1.7.0")."""
+    """The version of the libcapfence.so.2 actually loaded ("2.0.0")."""
     return _c.capfence_version().decode()
 
 
@@ -410,27 +410,42 @@ def mint(key: Key, cls: str, epoch_id: int,
 # ---- epochs -------------------------------------------------------------------
 
 
-class Epoch:
+class Epoch(_Handle):
     """A policy epoch: an id and one rule per class (absent = deny).
 
     Rules are the CLI's: "net:connect=token:127.0.0.0/8:8080",
     "fs:write=open", "net:bind=deny". ``Epoch.from_classes(42,
     {"fs:write"})`` is the design note's ``PolicyEpoch``: the classes given
-    need an (unconstrained) token, the others are denied.
+    need an (unconstrained) token, the others are denied. The epoch is the
+    library's (an opaque handle): nothing here knows how many classes it
+    holds.
     """
 
-    __slots__ = ("_s", "seccomp_notes")
+    __slots__ = ("seccomp_notes",)
+    _what = "epoch"
+
+    def _free(self, p: ctypes.c_void_p) -> None:
+        _c.capfence_epoch_free(p)
 
     def __init__(self, epoch_id: int, rules: Iterable[str] = ()) -> None:
         #: after an install with a syscall policy: one line per profile rule
         #: whose refusing action was rewritten to ERRNO(EACCES)
         self.seccomp_notes: List[str] = []
+        self._p = None
+        self._p = _new_epoch(epoch_id)
         rules = [r.encode() for r in rules]
         arr = (ctypes.c_char_p * max(len(rules), 1))(*rules)
-        self._s, err = _lib.EpochS(), _err()
-        if _c.capfence_epoch_parse_rules(ctypes.byref(self._s), epoch_id, arr,
-                                         len(rules), err, len(err)):
+        err = _err()
+        if _c.capfence_epoch_parse_rules(self._p, epoch_id, arr, len(rules),
+                                         err, len(err)):
             raise ValueError(_text(err))
+
+    @classmethod
+    def _own(cls, p: ctypes.c_void_p) -> "Epoch":
+        e = cls.__new__(cls)
+        e._p = p
+        e.seccomp_notes = []
+        return e
 
     @classmethod
     def from_classes(cls, epoch_id: int, allowed: Iterable[str]) -> "Epoch":
@@ -441,27 +456,33 @@ class Epoch:
     def parse(cls, text: str, epoch_id: int = 0) -> "Epoch":
         """A rules file's text (one rule a line, '#' comments, optional
         "epoch ID" line; epoch_id 0 means the text must name it)."""
-        e = cls.__new__(cls)
-        e._s, err = _lib.EpochS(), _err()
-        if _c.capfence_epoch_parse_text(ctypes.byref(e._s), epoch_id,
-                                        text.encode(), err, len(err)):
+        e, err = cls._own(_new_epoch(0)), _err()
+        if _c.capfence_epoch_parse_text(e._ptr, epoch_id, text.encode(), err,
+                                        len(err)):
             raise ValueError(_text(err))
         return e
 
     @property
     def epoch_id(self) -> int:
-        return int(self._s.epoch_id)
+        return int(_c.capfence_epoch_id(self._ptr))
 
     @property
     def rules(self) -> List[str]:
         """The canonical rule of every class ("fs:read=deny", ...)."""
         buf = ctypes.create_string_buffer(64 * 1024)
-        if _c.capfence_epoch_format(ctypes.byref(self._s), buf, len(buf)) < 0:
+        if _c.capfence_epoch_format(self._ptr, buf, len(buf)) < 0:
             raise ValueError("the epoch does not format")
         return buf.value.decode().splitlines()[1:]
 
     def __repr__(self) -> str:
         return f"Epoch({self.epoch_id}, {self.rules!r})"
+
+
+def _new_epoch(epoch_id: int) -> ctypes.c_void_p:
+    p = ctypes.c_void_p()
+    if _c.capfence_epoch_new(epoch_id, ctypes.byref(p)):
+        raise MemoryError("capfence: no memory for an epoch")
+    return p
 
 
 def _keys_array(keys: Union[Key, Sequence[Key]]) -> Tuple[ctypes.Array, int]:
@@ -488,7 +509,7 @@ def accept_delegation(secret: Union[Key, Sequence[Key]], token: Token,
         token = Token.parse(token)
     keys, n = _keys_array(secret)
     rid = _c.capfence_decide_delegation(keys, n, ctypes.byref(token._s),
-                                        ctypes.byref(receiver_epoch._s))
+                                        receiver_epoch._ptr)
     if rid == _R_OK:
         return token
     recv = receiver_epoch.epoch_id
@@ -770,13 +791,13 @@ class Client(_Handle):
     def install_key(self, key: Key) -> None:
         """Install ``key`` in the module (tokens naming its id verify)."""
         err = _err()
-        _check(_c.capfence_client_key_install(self._ptr, key._ptr, err,
-                                              len(err)), err)
+        _check(_c.capfence_client_key_install_opts(self._ptr, key._ptr, None,
+                                                   err, len(err)), err)
 
     def remove_key(self, key_id: int) -> None:
         err = _err()
-        _check(_c.capfence_client_key_remove(self._ptr, key_id, err,
-                                             len(err)), err)
+        _check(_c.capfence_client_key_remove_opts(self._ptr, key_id, None,
+                                                  err, len(err)), err)
 
     def install_epoch(self, epoch: Union[Epoch, int],
                       rules: Optional[Iterable[str]] = None,
@@ -811,9 +832,9 @@ class Client(_Handle):
                     or no_new_filters:
                 raise TypeError("seccomp_caps, seccomp_kernel and "
                                 "no_new_filters need a seccomp profile")
-            _check(_c.capfence_client_epoch_install(self._ptr,
-                                                    ctypes.byref(epoch._s),
-                                                    err, len(err)), err)
+            _check(_c.capfence_client_epoch_install_opts(self._ptr, epoch._ptr,
+                                                         None, err, len(err)),
+                   err)
             return epoch
         text = seccomp.encode() if isinstance(seccomp, str) else bytes(seccomp)
         opts = _lib.SeccompOpts(ctypes.sizeof(_lib.SeccompOpts),
@@ -821,16 +842,16 @@ class Client(_Handle):
                               seccomp_kernel.encode() if seccomp_kernel
                               else None, bool(no_new_filters))
         sc = ctypes.c_void_p()
-        _check(_c.capfence_seccomp_compile_opts(text, len(text),
-                                                ctypes.byref(epoch._s),
+        _check(_c.capfence_seccomp_compile_opts(text, len(text), epoch._ptr,
                                                 ctypes.byref(opts),
                                                 ctypes.byref(sc), err,
                                                 len(err)), err)
         try:
             notes = [_c.capfence_seccomp_note(sc, i).decode()
                      for i in range(_c.capfence_seccomp_notes(sc))]
-            _check(_c.capfence_client_epoch_install_seccomp(
-                self._ptr, ctypes.byref(epoch._s), sc, err, len(err)), err)
+            co = _lib.opts(_lib.ChangeOpts, seccomp=sc)
+            _check(_c.capfence_client_epoch_install_opts(
+                self._ptr, epoch._ptr, ctypes.byref(co), err, len(err)), err)
         finally:
             _c.capfence_seccomp_free(sc)
         epoch.seccomp_notes = notes
@@ -854,25 +875,30 @@ class Client(_Handle):
     def activate_epoch(self, epoch_id: int) -> None:
         """Activate an installed epoch: classes it narrows are fenced."""
         err = _err()
-        _check(_c.capfence_client_epoch_activate(self._ptr, epoch_id, err,
-                                                 len(err)), err)
+        _check(_c.capfence_client_epoch_activate_opts(self._ptr, epoch_id,
+                                                      None, err, len(err)),
+               err)
 
     def retire_epoch(self, epoch_id: int) -> None:
         """Retire an installed epoch nothing refers to (EBUSY otherwise)."""
         err = _err()
-        _check(_c.capfence_client_epoch_retire(self._ptr, epoch_id, err,
-                                               len(err)), err)
+        _check(_c.capfence_client_epoch_retire_opts(self._ptr, epoch_id,
+                                                    None, err, len(err)), err)
 
     def epoch(self, epoch_id: int) -> Epoch:
         """An installed epoch as the module holds it (ENOENT if absent)."""
-        info, err = _lib.EpochInfo(), _err()
-        _check(_c.capfence_client_epoch_get(self._ptr, epoch_id,
-                                            ctypes.byref(info), err,
-                                            len(err)), err)
-        e = Epoch.__new__(Epoch)
-        e._s = info.e
-        e.seccomp_notes = []
-        return e
+        info, err = ctypes.c_void_p(), _err()
+        _check(_c.capfence_client_epoch_info(self._ptr, epoch_id,
+                                             ctypes.byref(info), err,
+                                             len(err)), err)
+        try:
+            p = ctypes.c_void_p()
+            if _c.capfence_epoch_dup(_c.capfence_epoch_info_epoch(info),
+                                     ctypes.byref(p)):
+                raise MemoryError("capfence: no memory for an epoch")
+            return Epoch._own(p)
+        finally:
+            _c.capfence_epoch_info_free(info)
 
     def task(self, pid: int) -> TaskInfo:
         """A task's binding and held capabilities (ESRCH if no task)."""
@@ -921,9 +947,11 @@ class Client(_Handle):
         if isinstance(token, str):
             token = Token.parse(token)
         r = self._r
-        ret = _c.capfence_client_delegate(
-            self._ptr, ctypes.byref(token._s), pid, from_pid,
-            _lib.DELEGATE_DRY_RUN if dry_run else 0, ctypes.byref(r))
+        o = _lib.opts(_lib.DelegateOpts, from_pid=from_pid,
+                      flags=_lib.DELEGATE_DRY_RUN if dry_run else 0)
+        ret = _c.capfence_client_delegate_opts(
+            self._ptr, ctypes.byref(token._s), pid, ctypes.byref(o),
+            ctypes.byref(r))
         return self._decided(ret, r, token.epoch_id, token)
 
     def delegate_remint(self, key: Key, token: Union[Token, str], pid: int,
@@ -935,16 +963,19 @@ class Client(_Handle):
         if isinstance(token, str):
             token = Token.parse(token)
         first, r, nt = _lib.Result(), self._r, _lib.TokenS()
-        ret = _c.capfence_client_delegate_remint(
-            self._ptr, key._ptr, ctypes.byref(token._s), pid, from_pid,
-            ctypes.byref(first), ctypes.byref(nt), ctypes.byref(r))
+        o = _lib.opts(_lib.DelegateOpts, from_pid=from_pid, remint=key._ptr,
+                      first=ctypes.pointer(first), reminted=ctypes.pointer(nt))
+        ret = _c.capfence_client_delegate_opts(
+            self._ptr, ctypes.byref(token._s), pid, ctypes.byref(o),
+            ctypes.byref(r))
         used = Token(nt) if nt.cap_id else token
         return self._decided(ret, r, used.epoch_id, used)
 
     def revoke(self, cap_id: int) -> int:
         """Revoke ``cap_id`` everywhere; returns the new fence."""
         r = self._r
-        ret = _c.capfence_client_revoke(self._ptr, cap_id, ctypes.byref(r))
+        ret = _c.capfence_client_revoke_opts(self._ptr, cap_id, None,
+                                             ctypes.byref(r))
         return self._decided(ret, r, None).fence
 
     def exec_set(self, epoch_id: int,
@@ -957,8 +988,9 @@ class Client(_Handle):
         until then."""
         arr, n = _tokens(tokens)
         r = self._r
-        ret = _c.capfence_client_exec_set(self._ptr, epoch_id, arr, n,
-                                          ctypes.byref(r))
+        o = _lib.opts(_lib.BindOpts, tokens=_lib.token_ptr(arr), n=n)
+        ret = _c.capfence_client_exec_set_opts(self._ptr, epoch_id,
+                                               ctypes.byref(o), ctypes.byref(r))
         self._decided(ret, r, None)
         info, err = _lib.SeccompInfo(), _err()
         _check(_c.capfence_client_epoch_seccomp(self._ptr, epoch_id,
@@ -987,10 +1019,13 @@ class Client(_Handle):
             envs = [os.fsencode(f"{k}={v}") for k, v in env.items()]
             cenv = (ctypes.c_char_p * (len(envs) + 1))(*envs, None)
         pid, r = ctypes.c_int(-1), _lib.Result()
-        ret = _c.capfence_client_spawn_bound(self._ptr, epoch_id, arr, n,
-                                             args[0], cargv, cenv,
-                                             ctypes.byref(pid),
-                                             ctypes.byref(r))
+        o = _lib.opts(_lib.BindOpts, tokens=_lib.token_ptr(arr), n=n,
+                      envp=ctypes.cast(cenv, ctypes.POINTER(ctypes.c_char_p)))
+        ret = _c.capfence_client_spawn_bound_opts(self._ptr, epoch_id,
+                                                  args[0], cargv,
+                                                  ctypes.byref(o),
+                                                  ctypes.byref(pid),
+                                                  ctypes.byref(r))
         self._decided(ret, r, None)
         return pid.value
 
@@ -1002,12 +1037,9 @@ class Client(_Handle):
             _c.capfence_client_learn_stats(p, ctypes.byref(st))
             epoch = profile = None
             if suggest:
-                epoch = Epoch.__new__(Epoch)
-                epoch._s = _lib.EpochS()
-                epoch.seccomp_notes = []
+                epoch = Epoch._own(_new_epoch(1))
                 e2 = _err()
-                _check(_c.capfence_client_learn_epoch(p, 1,
-                                                      ctypes.byref(epoch._s),
+                _check(_c.capfence_client_learn_epoch(p, 1, epoch._ptr,
                                                       e2, len(e2)), e2)
                 n = _c.capfence_client_learn_profile(p, None, 0)
                 if n >= 0:
@@ -1082,9 +1114,13 @@ class Client(_Handle):
         args = [os.fsencode(a) for a in argv]
         cargv = (ctypes.c_char_p * (len(args) + 1))(*args, None)
         p, err = ctypes.c_void_p(), _err()
-        ret = _c.capfence_client_learn_verify(self._ptr, epoch_id, arr, n,
-                                              args[0], cargv, wait_ms,
-                                              ctypes.byref(p), err, len(err))
+        o = _lib.opts(_lib.BindOpts, tokens=_lib.token_ptr(arr), n=n,
+                      wait_ms=wait_ms)
+        ret = _c.capfence_client_learn_verify_opts(self._ptr, epoch_id,
+                                                   args[0], cargv,
+                                                   ctypes.byref(o),
+                                                   ctypes.byref(p), err,
+                                                   len(err))
         return self._learned(ret, p, err, False)
 
     def events(self) -> Events:

@@ -1,14 +1,19 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
-"""ctypes bindings of libcapfence.so.1 (include/capfence/capfence.h).
+"""ctypes bindings of libcapfence.so.2 (include/capfence/capfence.h with
+CAPFENCE_API 2).
 
-Private to the package: the structures mirror the C header field by field
-and the prototypes of every function the package calls are declared here,
-so a mismatch fails loudly at import time instead of corrupting memory.
+Private to the package: the prototypes of every function the package calls
+are declared here. Epochs and installed epochs are the library's handles,
+read through its accessors, so nothing here is sized by a class count or a
+slot count. The structures left mirror the header field by field: the
+token's (its wire format's limits), the results and counters the library
+fills, and the size-prefixed options structs; each one's size is checked
+against the library's at import, so a mismatch fails loudly instead of
+corrupting memory.
 """
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import os
 from ctypes import (POINTER, Structure, Union, c_bool, c_char, c_char_p,
                     c_int, c_size_t, c_uint, c_uint8, c_uint16, c_uint32,
@@ -25,18 +30,14 @@ TOKEN_TEXT_MAX = 4 + (TOKEN_MAX_LEN * 4 + 2) // 3
 ERR_MAX = 256
 STATUS_REASONS = 32
 DELEGATE_DRY_RUN = 0x1
-SONAME = "libcapfence.so.1"
+SONAME = "libcapfence.so.2"
 
 
 def _load() -> ctypes.CDLL:
-    """Load libcapfence.so.1: $CAPFENCE_LIBRARY, else the dynamic loader's
+    """Load libcapfence.so.2: $CAPFENCE_LIBRARY, else the dynamic loader's
     search path (ldconfig's cache, LD_LIBRARY_PATH)."""
     path = os.environ.get("CAPFENCE_LIBRARY")
     names = [path] if path else [SONAME]
-    if not path:
-        found = ctypes.util.find_library("capfence")
-        if found and found != SONAME:
-            names.append(found)
     last: OSError | None = None
     for name in names:
         try:
@@ -49,18 +50,16 @@ def _load() -> ctypes.CDLL:
 
 lib = _load()
 try:
-    # the classes the library knows and the room its structs have for
-    # them (since 1.4): nothing here is sized by a class count of its own
-    lib.capfence_class_count.restype = c_uint
-    lib.capfence_class_slots.restype = c_uint
-    lib.capfence_struct_size.restype = c_size_t
-    lib.capfence_struct_size.argtypes = [c_char_p]
-except AttributeError as _exc:  # pragma: no cover - an older library
-    raise ImportError("capfence: the libcapfence loaded is older than 1.4 "
-                      "(no capfence_class_count()); install libcapfence 1.4 "
-                      "or later") from _exc
+    # the 2 interface: epochs are handles (capfence_epoch_new)
+    lib.capfence_epoch_new.restype = c_int
+except AttributeError as _exc:  # pragma: no cover - libcapfence.so.1
+    raise ImportError("capfence: the libcapfence loaded is not the 2 "
+                      "interface (no capfence_epoch_new()); install "
+                      "libcapfence.so.2") from _exc
+lib.capfence_class_count.restype = c_uint
+lib.capfence_struct_size.restype = c_size_t
+lib.capfence_struct_size.argtypes = [c_char_p]
 CLASS_MAX = lib.capfence_class_count()      # class ids 1..CLASS_MAX
-CLASS_SLOTS = lib.capfence_class_slots()    # rules[] of struct capfence_epoch
 
 
 class NetRange(Structure):
@@ -88,15 +87,6 @@ class TokenS(Structure):
                 ("cap_id", c_uint64), ("epoch_id", c_uint64),
                 ("n", c_uint8), ("constraints", Constraint * MAX_CONSTRAINTS),
                 ("mac", c_uint8 * MAC_LEN)]
-
-
-class Rule(Structure):
-    _fields_ = [("class_id", c_uint8), ("kind", c_uint8), ("n", c_uint8),
-                ("constraints", Constraint * MAX_CONSTRAINTS)]
-
-
-class EpochS(Structure):
-    _fields_ = [("epoch_id", c_uint64), ("rules", Rule * CLASS_SLOTS)]
 
 
 class Result(Structure):
@@ -153,9 +143,34 @@ class TaskInfo(Structure):
                 ("n", c_size_t), ("caps", POINTER(CapInfo))]
 
 
-class EpochInfo(Structure):
-    _fields_ = [("e", EpochS), ("active", c_bool),
-                ("fenced_at", c_uint64 * CLASS_SLOTS)]
+class ChangeOpts(Structure):
+    """struct capfence_change_opts"""
+    _fields_ = [("sz", c_size_t), ("fleet_rev", c_uint64),
+                ("seccomp", c_void_p)]
+
+
+class DelegateOpts(Structure):
+    """struct capfence_delegate_opts"""
+    _fields_ = [("sz", c_size_t), ("from_pid", c_uint32), ("flags", c_uint),
+                ("remint", c_void_p), ("first", POINTER(Result)),
+                ("reminted", POINTER(TokenS))]
+
+
+class BindOpts(Structure):
+    """struct capfence_bind_opts"""
+    _fields_ = [("sz", c_size_t), ("tokens", POINTER(TokenS)),
+                ("n", c_size_t), ("envp", POINTER(c_char_p)),
+                ("wait_ms", c_uint)]
+
+
+def opts(t: type, **fields) -> Structure:
+    """Options of structure t, sz set (CAPFENCE_OPTS)."""
+    return t(sz=ctypes.sizeof(t), **fields)
+
+
+def token_ptr(arr: ctypes.Array) -> "ctypes._Pointer":
+    """An array of TokenS as the pointer an options field holds."""
+    return ctypes.cast(arr, POINTER(TokenS))
 
 
 class SeccompOpts(Structure):
@@ -167,14 +182,15 @@ class SeccompOpts(Structure):
 # each structure mirrors the C struct of this name; its size is the
 # library's (capfence_struct_size()), checked at import
 _STRUCTS = {NetRange: "capfence_net_range", Constraint: "capfence_constraint",
-            TokenS: "capfence_token", Rule: "capfence_rule",
-            EpochS: "capfence_epoch", Result: "capfence_result",
+            TokenS: "capfence_token", Result: "capfence_result",
             EventInfo: "capfence_event_info", StatusS: "capfence_status",
             TaskInfo: "capfence_task_info", CapInfo: "capfence_cap_info",
-            EpochInfo: "capfence_epoch_info",
             FleetStatusS: "capfence_fleet_status",
             SandboxInfoS: "capfence_sandbox_info",
-            SeccompOpts: "capfence_seccomp_opts"}
+            SeccompOpts: "capfence_seccomp_opts",
+            ChangeOpts: "capfence_change_opts",
+            DelegateOpts: "capfence_delegate_opts",
+            BindOpts: "capfence_bind_opts"}
 for _t, _name in _STRUCTS.items():
     _n = lib.capfence_struct_size(_name.encode())
     if ctypes.sizeof(_t) != _n:  # pragma: no cover - a port to a new ABI
@@ -196,6 +212,8 @@ _C = c_void_p          # struct capfence_client *
 _E = c_void_p          # struct capfence_events *
 _T = POINTER(TokenS)
 _R = POINTER(Result)
+_EP = c_void_p         # struct capfence_epoch *
+_EI = c_void_p         # struct capfence_epoch_info *
 
 _proto("capfence_version", c_char_p)
 _proto("capfence_version_number", c_uint)
@@ -208,11 +226,15 @@ _proto("capfence_constraint_parse", c_int, c_char_p, POINTER(Constraint),
        c_char_p, c_size_t)
 _proto("capfence_constraint_format", c_int, POINTER(Constraint), c_char_p,
        c_size_t)
-_proto("capfence_epoch_parse_rules", c_int, POINTER(EpochS), c_uint64,
+_proto("capfence_epoch_new", c_int, c_uint64, _pp)
+_proto("capfence_epoch_free", None, _EP)
+_proto("capfence_epoch_dup", c_int, _EP, _pp)
+_proto("capfence_epoch_id", c_uint64, _EP)
+_proto("capfence_epoch_parse_rules", c_int, _EP, c_uint64,
        POINTER(c_char_p), c_size_t, c_char_p, c_size_t)
-_proto("capfence_epoch_parse_text", c_int, POINTER(EpochS), c_uint64,
+_proto("capfence_epoch_parse_text", c_int, _EP, c_uint64,
        c_char_p, c_char_p, c_size_t)
-_proto("capfence_epoch_format", c_int, POINTER(EpochS), c_char_p, c_size_t)
+_proto("capfence_epoch_format", c_int, _EP, c_char_p, c_size_t)
 _proto("capfence_key_generate", c_int, c_uint32, _pp)
 _proto("capfence_key_from_bytes", c_int, c_uint32, c_char_p, _pp)
 _proto("capfence_key_id", c_uint32, _K)
@@ -231,7 +253,7 @@ _proto("capfence_token_mint", c_int, _K, c_int, c_uint64,
        POINTER(Constraint), c_size_t, c_uint64, _T, c_char_p, c_size_t)
 _proto("capfence_token_verify", c_int, _K, _T)
 _proto("capfence_decide_delegation", c_int, POINTER(c_void_p), c_size_t, _T,
-       POINTER(EpochS))
+       _EP)
 _proto("capfence_client_open", c_int, _pp, c_char_p, c_size_t)
 _proto("capfence_client_close", None, _C)
 _proto("capfence_client_status", c_int, _C, POINTER(StatusS), c_char_p,
@@ -243,14 +265,22 @@ _proto("capfence_client_sandbox_status", c_int, _C, POINTER(SandboxInfoS),
        c_char_p, c_size_t)
 _proto("capfence_client_task_sandbox", c_int, _C, c_uint32,
        POINTER(SandboxInfoS), c_char_p, c_size_t)
-_proto("capfence_client_key_install", c_int, _C, _K, c_char_p, c_size_t)
-_proto("capfence_client_key_remove", c_int, _C, c_uint32, c_char_p, c_size_t)
-_proto("capfence_client_epoch_install", c_int, _C, POINTER(EpochS), c_char_p,
+_CO = POINTER(ChangeOpts)
+_proto("capfence_client_key_install_opts", c_int, _C, _K, _CO, c_char_p,
        c_size_t)
-_proto("capfence_client_epoch_activate", c_int, _C, c_uint64, c_char_p,
+_proto("capfence_client_key_remove_opts", c_int, _C, c_uint32, _CO, c_char_p,
        c_size_t)
-_proto("capfence_client_epoch_retire", c_int, _C, c_uint64, c_char_p,
+_proto("capfence_client_epoch_install_opts", c_int, _C, _EP, _CO, c_char_p,
        c_size_t)
+_proto("capfence_client_epoch_activate_opts", c_int, _C, c_uint64, _CO,
+       c_char_p, c_size_t)
+_proto("capfence_client_epoch_retire_opts", c_int, _C, c_uint64, _CO,
+       c_char_p, c_size_t)
+_proto("capfence_client_revoke_opts", c_int, _C, c_uint64, _CO, _R)
+_proto("capfence_client_epoch_info", c_int, _C, c_uint64, _pp, c_char_p,
+       c_size_t)
+_proto("capfence_epoch_info_epoch", _EP, _EI)
+_proto("capfence_epoch_info_free", None, _EI)
 
 
 class SeccompInfo(Structure):
@@ -259,32 +289,22 @@ class SeccompInfo(Structure):
                 ("prog", c_void_p), ("len", c_size_t)]
 
 
-_proto("capfence_seccomp_compile", c_int, c_char_p, c_size_t, POINTER(EpochS),
-       _pp, c_char_p, c_size_t)
-
-
 _proto("capfence_seccomp_compile_opts", c_int, c_char_p, c_size_t,
-       POINTER(EpochS), POINTER(SeccompOpts), _pp, c_char_p, c_size_t)
+       _EP, POINTER(SeccompOpts), _pp, c_char_p, c_size_t)
 _proto("capfence_seccomp_notes", c_size_t, c_void_p)
 _proto("capfence_seccomp_note", c_char_p, c_void_p, c_size_t)
 _proto("capfence_seccomp_digest", None, c_void_p, c_uint8 * 32)
 _proto("capfence_seccomp_free", None, c_void_p)
 _proto("capfence_free", None, c_void_p)
 _proto("capfence_seccomp_apply", c_int, c_void_p, c_size_t)
-_proto("capfence_client_epoch_install_seccomp", c_int, _C, POINTER(EpochS),
-       c_void_p, c_char_p, c_size_t)
 _proto("capfence_client_epoch_seccomp", c_int, _C, c_uint64,
        POINTER(SeccompInfo), c_char_p, c_size_t)
-_proto("capfence_client_epoch_get", c_int, _C, c_uint64, POINTER(EpochInfo),
-       c_char_p, c_size_t)
-_proto("capfence_client_delegate", c_int, _C, _T, c_uint32, c_uint32, c_uint,
-       _R)
-_proto("capfence_client_delegate_remint", c_int, _C, _K, _T, c_uint32,
-       c_uint32, _R, _T, _R)
-_proto("capfence_client_revoke", c_int, _C, c_uint64, _R)
-_proto("capfence_client_exec_set", c_int, _C, c_uint64, _T, c_size_t, _R)
-_proto("capfence_client_spawn_bound", c_int, _C, c_uint64, _T, c_size_t,
-       c_char_p, POINTER(c_char_p), POINTER(c_char_p), POINTER(c_int), _R)
+_proto("capfence_client_delegate_opts", c_int, _C, _T, c_uint32,
+       POINTER(DelegateOpts), _R)
+_BO = POINTER(BindOpts)
+_proto("capfence_client_exec_set_opts", c_int, _C, c_uint64, _BO, _R)
+_proto("capfence_client_spawn_bound_opts", c_int, _C, c_uint64, c_char_p,
+       POINTER(c_char_p), _BO, POINTER(c_int), _R)
 _proto("capfence_client_task_get", c_int, _C, c_uint32, POINTER(TaskInfo),
        c_char_p, c_size_t)
 _proto("capfence_task_release", None, POINTER(TaskInfo))
@@ -318,9 +338,9 @@ LEARN_ANY_PORT = 0x2
 _L = c_void_p          # struct capfence_learn *
 _proto("capfence_client_learn_run", c_int, _C, POINTER(LearnOpts), c_char_p,
        POINTER(c_char_p), _pp, c_char_p, c_size_t)
-_proto("capfence_client_learn_verify", c_int, _C, c_uint64, _T, c_size_t,
-       c_char_p, POINTER(c_char_p), c_uint, _pp, c_char_p, c_size_t)
-_proto("capfence_client_learn_epoch", c_int, _L, c_uint64, POINTER(EpochS),
+_proto("capfence_client_learn_verify_opts", c_int, _C, c_uint64, c_char_p,
+       POINTER(c_char_p), _BO, _pp, c_char_p, c_size_t)
+_proto("capfence_client_learn_epoch", c_int, _L, c_uint64, _EP,
        c_char_p, c_size_t)
 _proto("capfence_client_learn_stats", None, _L, POINTER(LearnStats))
 _proto("capfence_client_learn_records", c_size_t, _L)

@@ -54,7 +54,9 @@ agent=${7:-}
 [ -z "$agent" ] || [ -x "$agent" ] || die "$agent is missing: build the agent first (make agent)"
 # the version libcapfence.so.1 names: an older build's file may lie beside it
 so=$libout/$(readlink "$libout/libcapfence.so.1" 2>/dev/null)
-[ -f "$so" ] && [ -f "$libout/libcapfence.a" ] || die "libcapfence is missing in $libout: build it first (make lib)"
+so2=$libout/$(readlink "$libout/libcapfence.so.2" 2>/dev/null)
+[ -f "$so" ] && [ -f "$so2" ] && [ -f "$libout/libcapfence.a" ] ||
+	die "libcapfence is missing in $libout: build it first (make lib)"
 soname=$(readelf -d "$so" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
 libdir=${LIBDIR:-$prefix/lib}
 includedir=$prefix/include
@@ -126,11 +128,16 @@ put 0755 "$so" "$libdir/$(basename "$so")"
 link "$(basename "$so")" "$libdir/$soname"
 link "$soname" "$libdir/libcapfence.so"
 put 0644 "$libout/libcapfence.a" "$libdir/libcapfence.a"
+# the 2 interface beside it (no development link: pkg-config capfence-2)
+put 0755 "$so2" "$libdir/$(basename "$so2")"
+link "$(basename "$so2")" "$libdir/libcapfence.so.2"
 put 0644 "$top/include/capfence/capfence.h" "$includedir/capfence/capfence.h"
 put 0644 "$top/include/uapi/linux/capfence.h" "$includedir/linux/capfence.h"
 libversion=$(sed -n 's/^#define CAPFENCE_LIB_VERSION_STRING[[:space:]]*"\(.*\)"/\1/p' "$top/include/capfence/capfence.h")
 put 0644 "$top/tools/lib/capfence.pc.in" "$libdir/pkgconfig/capfence.pc" \
 	"s|@PREFIX@|$prefix|; s|@LIBDIR@|$libdir|; s|@VERSION@|$libversion|; s|@REQUIRES@|libsodium libmnl|"
+put 0644 "$libout/capfence-2.pc" "$libdir/pkgconfig/capfence-2.pc" \
+	"s|^prefix=.*|prefix=$prefix|; s|^libdir=.*|libdir=$libdir|"
 put 0644 "$top/docs/libcapfence.3" "$prefix/share/man/man3/libcapfence.3"
 # the Python package (pure Python: it loads $soname)
 for f in "$top"/python/capfence/*.py "$top"/python/capfence/py.typed; do

@@ -101,21 +101,30 @@ size_t capfence_struct_size(const char *name)
 		CF_SIZE(capfence_net_range),
 		CF_SIZE(capfence_constraint),
 		CF_SIZE(capfence_rule),
-		CF_SIZE(capfence_epoch),
 		CF_SIZE(capfence_token),
 		CF_SIZE(capfence_verifier_stats),
 		CF_SIZE(capfence_status),
-		CF_SIZE(capfence_epoch_info),
 		CF_SIZE(capfence_result),
 		CF_SIZE(capfence_seccomp_info),
 		CF_SIZE(capfence_cap_info),
 		CF_SIZE(capfence_task_info),
 		CF_SIZE(capfence_fleet_status),
 		CF_SIZE(capfence_sandbox_info),
-		CF_SIZE(capfence_fleet_set),
 		CF_SIZE(capfence_event_info),
 		CF_SIZE(capfence_change_opts),
 		CF_SIZE(capfence_seccomp_opts),
+		CF_SIZE(capfence_learn_opts),
+		CF_SIZE(capfence_learn_stats),
+#if CAPFENCE_API == 2
+		/* the 2 interface's options; its epochs have no size */
+		CF_SIZE(capfence_delegate_opts),
+		CF_SIZE(capfence_bind_opts),
+		CF_SIZE(capfence_fleet_set_opts),
+#else
+		CF_SIZE(capfence_epoch),
+		CF_SIZE(capfence_epoch_info),
+		CF_SIZE(capfence_fleet_set),
+#endif
 #undef CF_SIZE
 	};
 	size_t i;
