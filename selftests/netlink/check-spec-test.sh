@@ -76,9 +76,12 @@ mutsrc() {
 mutsrc "a class count of the Python binding's own" python/capfence/_lib.py \
 	's/^CLASS_MAX = lib.capfence_class_count()/CLASS_MAX = 4/' \
 	'_lib.py: CLASS_MAX = 4, not lib.capfence_class_count()'
-mutsrc "a Python epoch struct sized by the class count" python/capfence/_lib.py \
-	's/("rules", Rule \* CLASS_SLOTS)/("rules", Rule * (CLASS_MAX + 1))/' \
-	'_lib.py: EpochS.rules is not sized by CLASS_SLOTS'
+mutsrc "a Python mirror of the epoch struct" python/capfence/_lib.py \
+	's/^class Result(Structure):/class EpochS(Structure):\n    pass\n\n\nclass Result(Structure):/' \
+	"_lib.py mirrors an epoch (class EpochS): the 2 interface's epochs are handles"
+mutsrc "the Python binding on libcapfence.so.1" python/capfence/_lib.py \
+	's/^SONAME = "libcapfence.so.2"/SONAME = "libcapfence.so.1"/' \
+	'_lib.py binds libcapfence.so.1, not libcapfence.so.2'
 mutsrc "a class missing from the man page's Classes" docs/capfence.8 \
 	's/^\.BR fs:read " and " fs:write /.BR fs:read " and writes "/' \
 	"docs/capfence.8 (Classes) lists ['net:connect', 'net:bind', 'fs:read', 'vsock:connect']"

@@ -487,30 +487,33 @@ def class_lists(spec, top, tap):
     for where, names in found.items():
         p = [] if names == want else ['%s lists %s, spec %s' % (where, names, want)]
         tap.check('class names in %s' % where, p)
-    tap.check('python/capfence/_lib.py sizes its structs from the library',
+    tap.check('python/capfence/_lib.py binds the 2 interface and mirrors no epoch',
               python_classes(top))
     tap.check('selftests/bench/noop-lsm.bpf.c has a no-op twin of every hook',
               noop_hooks(top))
 
 
 def python_classes(top):
-    """The Python binding takes the class count and the room for classes
-    from the library (capfence_class_count(), capfence_class_slots()) and
-    checks every structure's size against capfence_struct_size(): no
-    number of classes of its own."""
+    """The Python binding binds the 2 interface (libcapfence.so.2), takes
+    the class count from the library (capfence_class_count()), mirrors no
+    epoch (the 2 interface's epochs are handles: no struct, no slot count)
+    and checks every structure it does mirror against
+    capfence_struct_size(): no number of classes of its own."""
     src = open(os.path.join(top, 'python/capfence/_lib.py')).read()
     p = []
-    for name, want in (('CLASS_MAX', 'lib.capfence_class_count()'),
-                       ('CLASS_SLOTS', 'lib.capfence_class_slots()')):
-        m = re.search(r'^%s = (.*?)\s*(#.*)?$' % name, src, re.M)
-        if not m or m.group(1) != want:
-            p.append('_lib.py: %s = %s, not %s' % (
-                name, m.group(1) if m else '(missing)', want))
-    for struct, field in (('EpochS', 'rules'), ('EpochInfo', 'fenced_at')):
-        m = re.search(r'^class %s\(Structure\):.*?\("%s", ([^)]*\))' % (struct, field),
-                      src, re.M | re.S)
-        if not m or 'CLASS_SLOTS' not in m.group(1) or 'CLASS_MAX' in m.group(1):
-            p.append('_lib.py: %s.%s is not sized by CLASS_SLOTS' % (struct, field))
+    m = re.search(r'^CLASS_MAX = (.*?)\s*(#.*)?$', src, re.M)
+    if not m or m.group(1) != 'lib.capfence_class_count()':
+        p.append('_lib.py: CLASS_MAX = %s, not lib.capfence_class_count()' % (
+            m.group(1) if m else '(missing)'))
+    m = re.search(r'^SONAME = "([^"]*)"', src, re.M)
+    if not m or m.group(1) != 'libcapfence.so.2':
+        p.append('_lib.py binds %s, not libcapfence.so.2' % (
+            m.group(1) if m else '(no SONAME)'))
+    for cls in re.findall(r'^class (\w+)\(Structure\):', src, re.M):
+        if cls in ('EpochS', 'EpochInfo', 'Rule') or 'CLASS_SLOTS' in src:
+            p.append('_lib.py mirrors an epoch (class %s): the 2 interface\'s '
+                     'epochs are handles' % cls)
+            break
     if 'capfence_struct_size' not in src:
         p.append('_lib.py does not check its sizes with capfence_struct_size()')
     return p
