@@ -80,7 +80,7 @@ export CAPFENCE_BUILD := $(CURDIR)/$(B)
 LIB_SRCS   := $(wildcard tools/lib/*.c)
 # the part of the library that never talks to the kernel (fuzzers)
 # (cf_compat.c: the 1.3 layout wrappers, of the client calls too)
-LIB_PURE_SRCS := $(filter-out tools/lib/cf_attrs.c tools/lib/cf_attrs_gen.c tools/lib/cf_client.c tools/lib/cf_learn.c tools/lib/cf_compat.c tools/lib/cf_etcd.c tools/lib/cf_fleet.c tools/lib/cf_metrics.c,$(LIB_SRCS))
+LIB_PURE_SRCS := $(filter-out tools/lib/cf_api2.c tools/lib/cf_attrs.c tools/lib/cf_attrs_gen.c tools/lib/cf_client.c tools/lib/cf_learn.c tools/lib/cf_compat.c tools/lib/cf_etcd.c tools/lib/cf_fleet.c tools/lib/cf_metrics.c,$(LIB_SRCS))
 LIB_HDRS   := include/capfence/capfence.h include/uapi/linux/capfence.h $(wildcard tools/lib/*.h)
 CLI_SRCS   := $(wildcard tools/capfence/*.c)
 KSRCS      := $(wildcard kernel/*.c kernel/*.h) Kbuild include/uapi/linux/capfence.h

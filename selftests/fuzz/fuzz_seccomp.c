@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * capfence_seccomp_compile: the first input byte picks the epoch's rules
+ * capfence_seccomp_compile_opts: the first input byte picks the epoch's rules
  * (bit 0: net:connect granted, bit 1: fs:read, bit 2: fs:write), the rest
  * is the profile text. Every answer is 0, -EINVAL or -E2BIG with one line;
  * an accepted profile gives a program of whole instructions within the
@@ -36,7 +36,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			rules[n++] = all[i];
 	FUZZ_ASSERT(!capfence_epoch_parse_rules(&e, 1, rules, n, err, sizeof(err)));
 	text = fuzz_str(data + 1, size - 1);
-	ret = capfence_seccomp_compile(text, size - 1, &e, &s, err, sizeof(err));
+	ret = capfence_seccomp_compile_opts(text, size - 1, &e, NULL, &s, err, sizeof(err));
 	fuzz_check_err(err, sizeof(err), ret);
 	FUZZ_ASSERT(ret == 0 || ret == -EINVAL || ret == -E2BIG);
 	FUZZ_ASSERT(!ret == !!s);

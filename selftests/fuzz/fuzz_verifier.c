@@ -38,7 +38,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	if (capfence_epoch_parse_rules(&ep[0], 41, r41, 2, NULL, 0) ||
 	    capfence_epoch_parse_rules(&ep[1], 42, r42, 1, NULL, 0))
 		return 1;
-	capfence_epoch_init(&ep[2], 43);
+	FUZZ_ASSERT(!capfence_epoch_parse_rules(&ep[2], 43, NULL, 0, NULL, 0));
 	for (i = 0; i < POOL; i++) {
 		int net = i % 3 != 2;
 

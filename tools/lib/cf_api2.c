@@ -19,7 +19,7 @@ int capfence_epoch_new(uint64_t epoch_id, struct capfence_epoch **out)
 	*out = malloc(sizeof(**out));
 	if (!*out)
 		return -ENOMEM;
-	capfence_epoch_init(*out, epoch_id);
+	capfence__epoch_init(*out, epoch_id);
 	return 0;
 }
 
@@ -98,7 +98,7 @@ int capfence_client_epoch_info(struct capfence_client *c, uint64_t epoch_id,
 	*out = malloc(sizeof(**out));
 	if (!*out)
 		return -ENOMEM;
-	ret = capfence_client_epoch_get(c, epoch_id, *out, err, errlen);
+	ret = capfence__epoch_get(c, epoch_id, *out, err, errlen);
 	if (ret) {
 		free(*out);
 		*out = NULL;
@@ -143,7 +143,7 @@ int capfence_client_epoch_infos(struct capfence_client *c,
 	*out = NULL;
 	if (!l)
 		return -ENOMEM;
-	ret = capfence_client_epoch_list(c, &l->v, &l->n, err, errlen);
+	ret = capfence__epoch_list(c, &l->v, &l->n, err, errlen);
 	if (ret) {
 		free(l);
 		return ret;

@@ -581,9 +581,9 @@ const char *capfence_fleet_state_name(int state)
 	return fleet_state_names[state];
 }
 
-int capfence_client_fleet_set(struct capfence_client *c,
-			      const struct capfence_fleet_set *fs, char *err,
-			      size_t errlen)
+static int fleet_set(struct capfence_client *c,
+		     const struct capfence_fleet_set_opts *fs, char *err,
+		     size_t errlen)
 {
 	struct nlmsghdr *nlh;
 	struct nlattr *nest;
@@ -621,16 +621,9 @@ int capfence_client_fleet_set_opts(struct capfence_client *c,
 				   char *err, size_t errlen)
 {
 	struct capfence_fleet_set_opts o;
-	struct capfence_fleet_set fs;
 	int ret = capfence__opts(opts, &o, sizeof(o), "options", err, errlen);
 
-	if (ret)
-		return ret;
-	fs = (struct capfence_fleet_set){
-		.flags = o.flags, .rev = o.rev, .stale_ms = o.stale_ms,
-		.deny_ms = o.deny_ms, .age_ms = o.age_ms, .asked_ns = o.asked_ns,
-	};
-	return capfence_client_fleet_set(c, &fs, err, errlen);
+	return ret ?: fleet_set(c, &o, err, errlen);
 }
 
 /* ---- keys ------------------------------------------------------------------------ */
@@ -703,16 +696,8 @@ int capfence__fleet_chain_set(struct capfence_client *c, const struct capfence__
 	return simple(c, nlh, NULL, NULL, err, errlen);
 }
 
-int capfence_client_key_install(struct capfence_client *c,
-				const struct capfence_key *k, char *err,
-				size_t errlen)
-{
-	return capfence_client_key_install_at(c, k, 0, err, errlen);
-}
-
-int capfence_client_key_install_at(struct capfence_client *c,
-				   const struct capfence_key *k, uint64_t rev,
-				   char *err, size_t errlen)
+static int key_install(struct capfence_client *c, const struct capfence_key *k,
+		       uint64_t rev, char *err, size_t errlen)
 {
 	uint8_t raw[CAPFENCE_KEY_LEN];
 	struct nlmsghdr *nlh = begin(c, CAPFENCE_CMD_KEY_INSTALL, 0);
@@ -725,14 +710,8 @@ int capfence_client_key_install_at(struct capfence_client *c,
 	return simple(c, nlh, NULL, NULL, err, errlen);	/* wipes wbuf */
 }
 
-int capfence_client_key_remove(struct capfence_client *c, uint32_t key_id,
-			       char *err, size_t errlen)
-{
-	return capfence_client_key_remove_at(c, key_id, 0, err, errlen);
-}
-
-int capfence_client_key_remove_at(struct capfence_client *c, uint32_t key_id,
-				  uint64_t rev, char *err, size_t errlen)
+static int key_remove(struct capfence_client *c, uint32_t key_id, uint64_t rev,
+		      char *err, size_t errlen)
 {
 	struct nlmsghdr *nlh = begin(c, CAPFENCE_CMD_KEY_REMOVE, 0);
 
@@ -742,14 +721,6 @@ int capfence_client_key_remove_at(struct capfence_client *c, uint32_t key_id,
 }
 
 /* ---- epochs ---------------------------------------------------------------------- */
-
-int capfence_client_epoch_install(struct capfence_client *c,
-				  const struct capfence_epoch *e, char *err,
-				  size_t errlen)
-{
-	return capfence_client_epoch_install_at(c, e, 0, err, errlen);
-}
-CF_DEFAULT_VERSION(capfence_client_epoch_install, LIBCAPFENCE_1.4);
 
 static int epoch_install(struct capfence_client *c,
 			 const struct capfence_epoch *e, uint64_t rev,
@@ -813,33 +784,8 @@ too_big:
 	return -EMSGSIZE;
 }
 
-int capfence_client_epoch_install_at(struct capfence_client *c,
-				     const struct capfence_epoch *e,
-				     uint64_t rev, char *err, size_t errlen)
-{
-	return epoch_install(c, e, rev, NULL, err, errlen);
-}
-CF_DEFAULT_VERSION(capfence_client_epoch_install_at, LIBCAPFENCE_1.4);
-
-int capfence_client_epoch_install_seccomp(struct capfence_client *c,
-					  const struct capfence_epoch *e,
-					  const struct capfence_seccomp *s,
-					  char *err, size_t errlen)
-{
-	return epoch_install(c, e, 0, s, err, errlen);
-}
-CF_DEFAULT_VERSION(capfence_client_epoch_install_seccomp, LIBCAPFENCE_1.4);
-
-int capfence_client_epoch_activate(struct capfence_client *c,
-				   uint64_t epoch_id, char *err,
-				   size_t errlen)
-{
-	return capfence_client_epoch_activate_at(c, epoch_id, 0, err, errlen);
-}
-
-int capfence_client_epoch_activate_at(struct capfence_client *c,
-				      uint64_t epoch_id, uint64_t rev,
-				      char *err, size_t errlen)
+static int epoch_activate(struct capfence_client *c, uint64_t epoch_id,
+			  uint64_t rev, char *err, size_t errlen)
 {
 	struct nlmsghdr *nlh = begin(c, CAPFENCE_CMD_EPOCH_ACTIVATE, 0);
 
@@ -858,11 +804,6 @@ static int epoch_retire(struct capfence_client *c, uint64_t epoch_id,
 	return simple(c, nlh, NULL, NULL, err, errlen);
 }
 
-int capfence_client_epoch_retire(struct capfence_client *c, uint64_t epoch_id,
-				 char *err, size_t errlen)
-{
-	return epoch_retire(c, epoch_id, 0, err, errlen);
-}
 
 static int parse_rule(const struct nlattr *nest,
 		      struct capfence_epoch_info *info)
@@ -904,7 +845,7 @@ static int parse_epoch_msg(const struct nlmsghdr *nlh,
 	const struct nlattr *tb[CAPFENCE_A_MAX + 1], *r;
 
 	memset(info, 0, sizeof(*info));
-	capfence_epoch_init(&info->e, 0);
+	capfence__epoch_init(&info->e, 0);
 	if (parse_top(nlh, tb))
 		return -EBADMSG;
 	info->e.epoch_id = get_u64(tb[CAPFENCE_A_EPOCH_ID]);
@@ -925,9 +866,8 @@ static int epoch_get_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
-int capfence_client_epoch_get(struct capfence_client *c, uint64_t epoch_id,
-			      struct capfence_epoch_info *out, char *err,
-			      size_t errlen)
+int capfence__epoch_get(struct capfence_client *c, uint64_t epoch_id,
+			struct capfence_epoch_info *out, char *err, size_t errlen)
 {
 	struct nlmsghdr *nlh = begin(c, CAPFENCE_CMD_EPOCH_GET, 0);
 
@@ -935,7 +875,6 @@ int capfence_client_epoch_get(struct capfence_client *c, uint64_t epoch_id,
 	mnl_attr_put_u64(nlh, CAPFENCE_A_EPOCH_ID, epoch_id);
 	return simple(c, nlh, epoch_get_cb, out, err, errlen);
 }
-CF_DEFAULT_VERSION(capfence_client_epoch_get, LIBCAPFENCE_1.4);
 
 static int epoch_seccomp_cb(const struct nlmsghdr *nlh, void *data)
 {
@@ -1016,9 +955,8 @@ static int epoch_dump_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
-int capfence_client_epoch_list(struct capfence_client *c,
-			       struct capfence_epoch_info **out, size_t *n,
-			       char *err, size_t errlen)
+int capfence__epoch_list(struct capfence_client *c, struct capfence_epoch_info **out,
+			 size_t *n, char *err, size_t errlen)
 {
 	struct epoch_list l = { NULL, 0, 0 };
 	int ret;
@@ -1034,7 +972,6 @@ int capfence_client_epoch_list(struct capfence_client *c,
 	*n = l.n;
 	return ret;
 }
-CF_DEFAULT_VERSION(capfence_client_epoch_list, LIBCAPFENCE_1.4);
 
 void capfence_free(void *p)
 {
@@ -1099,10 +1036,9 @@ static int abandon(struct capfence_client *c, struct capfence_result *r,
 	return err;
 }
 
-int capfence_client_delegate(struct capfence_client *c,
-			     const struct capfence_token *t, uint32_t pid,
-			     uint32_t from_pid, unsigned int flags,
-			     struct capfence_result *r)
+static int delegate(struct capfence_client *c, const struct capfence_token *t,
+		    uint32_t pid, uint32_t from_pid, unsigned int flags,
+		    struct capfence_result *r)
 {
 	struct nlmsghdr *nlh;
 
@@ -1116,30 +1052,6 @@ int capfence_client_delegate(struct capfence_client *c,
 	if (flags & CAPFENCE_DELEGATE_DRY_RUN)
 		mnl_attr_put(nlh, CAPFENCE_A_DRY_RUN, 0, NULL);
 	return decide(c, nlh, r);
-}
-
-int capfence_client_delegate_remint(struct capfence_client *c,
-				    const struct capfence_key *k,
-				    const struct capfence_token *t,
-				    uint32_t pid, uint32_t from_pid,
-				    struct capfence_result *first,
-				    struct capfence_token *reminted,
-				    struct capfence_result *r)
-{
-	CAPFENCE_OPTS(capfence_delegate_opts, o, .from_pid = from_pid,
-		      .first = first, .reminted = reminted);
-
-	if (!k) {
-		int ret = capfence_client_delegate_opts(c, t, pid, &o, r);
-
-		if (r->reason == CAPFENCE_R_EPOCH_MISMATCH && r->epoch_id)
-			capfence__seterr(r->message, sizeof(r->message),
-					 "no key to re-mint under epoch %llu",
-					 (unsigned long long)r->epoch_id);
-		return ret;
-	}
-	o.remint = k;
-	return capfence_client_delegate_opts(c, t, pid, &o, r);
 }
 
 int capfence_client_delegate_opts(struct capfence_client *c,
@@ -1165,7 +1077,7 @@ int capfence_client_delegate_opts(struct capfence_client *c,
 	}
 	if (o.reminted)
 		memset(o.reminted, 0, sizeof(*o.reminted));
-	ret = capfence_client_delegate(c, t, pid, o.from_pid, o.flags, r);
+	ret = delegate(c, t, pid, o.from_pid, o.flags, r);
 	if (o.first)
 		*o.first = *r;
 	if (r->reason != CAPFENCE_R_EPOCH_MISMATCH || !r->epoch_id || !o.remint)
@@ -1178,19 +1090,13 @@ int capfence_client_delegate_opts(struct capfence_client *c,
 	if (o.reminted)
 		*o.reminted = nt;
 	/* the re-minted token is the orchestrator's own: no from_pid */
-	ret = capfence_client_delegate(c, &nt, pid, 0, o.flags, r);
+	ret = delegate(c, &nt, pid, 0, o.flags, r);
 	sodium_memzero(&nt, sizeof(nt));
 	return ret;
 }
 
-int capfence_client_revoke(struct capfence_client *c, uint64_t cap_id,
-			   struct capfence_result *r)
-{
-	return capfence_client_revoke_at(c, cap_id, 0, r);
-}
-
-int capfence_client_revoke_at(struct capfence_client *c, uint64_t cap_id,
-			      uint64_t rev, struct capfence_result *r)
+static int cap_revoke(struct capfence_client *c, uint64_t cap_id, uint64_t rev,
+		      struct capfence_result *r)
 {
 	struct nlmsghdr *nlh;
 
@@ -1224,7 +1130,7 @@ int capfence_client_key_install_opts(struct capfence_client *c,
 	struct capfence_change_opts o;
 	int ret = change_opts(opts, &o, false, err, errlen);
 
-	return ret ?: capfence_client_key_install_at(c, k, o.fleet_rev, err, errlen);
+	return ret ?: key_install(c, k, o.fleet_rev, err, errlen);
 }
 
 int capfence_client_key_remove_opts(struct capfence_client *c, uint32_t key_id,
@@ -1234,7 +1140,7 @@ int capfence_client_key_remove_opts(struct capfence_client *c, uint32_t key_id,
 	struct capfence_change_opts o;
 	int ret = change_opts(opts, &o, false, err, errlen);
 
-	return ret ?: capfence_client_key_remove_at(c, key_id, o.fleet_rev, err, errlen);
+	return ret ?: key_remove(c, key_id, o.fleet_rev, err, errlen);
 }
 
 int capfence_client_epoch_install_opts(struct capfence_client *c,
@@ -1256,7 +1162,7 @@ int capfence_client_epoch_activate_opts(struct capfence_client *c,
 	struct capfence_change_opts o;
 	int ret = change_opts(opts, &o, false, err, errlen);
 
-	return ret ?: capfence_client_epoch_activate_at(c, epoch_id, o.fleet_rev, err, errlen);
+	return ret ?: epoch_activate(c, epoch_id, o.fleet_rev, err, errlen);
 }
 
 int capfence_client_epoch_retire_opts(struct capfence_client *c,
@@ -1283,7 +1189,7 @@ int capfence_client_revoke_opts(struct capfence_client *c, uint64_t cap_id,
 		r->err = ret;
 		return ret;
 	}
-	return capfence_client_revoke_at(c, cap_id, o.fleet_rev, r);
+	return cap_revoke(c, cap_id, o.fleet_rev, r);
 }
 
 static int put_exec_set(struct nlmsghdr *nlh, uint64_t epoch_id,
@@ -1306,13 +1212,12 @@ static int put_exec_set(struct nlmsghdr *nlh, uint64_t epoch_id,
 	return 0;
 }
 
-int capfence_client_exec_set(struct capfence_client *c, uint64_t epoch_id,
-			     const struct capfence_token *tokens, size_t n,
-			     struct capfence_result *r)
+static int exec_set(struct capfence_client *c, uint64_t epoch_id,
+		    const struct capfence_token *tokens, size_t n,
+		    struct capfence_result *r)
 {
 	struct nlmsghdr *nlh;
 
-	result_init(r);
 	nlh = begin(c, CAPFENCE_CMD_EXEC_SET, 0);
 	if (put_exec_set(nlh, epoch_id, tokens, n))
 		return abandon(c, r, -EINVAL, "a token is not well formed");
@@ -1350,7 +1255,7 @@ int capfence_client_exec_set_opts(struct capfence_client *c, uint64_t epoch_id,
 	result_init(r);
 	if (bind_opts(opts, &o, false, r))
 		return r->err;
-	return capfence_client_exec_set(c, epoch_id, o.tokens, o.n, r);
+	return exec_set(c, epoch_id, o.tokens, o.n, r);
 }
 
 /* ---- spawning a bound child ------------------------------------------------------- */
@@ -1440,16 +1345,6 @@ static void wait_bound(struct capfence_client *c, pid_t child, uint64_t epoch_id
 			return;
 		usleep(1000);
 	}
-}
-
-int capfence_client_spawn_bound(struct capfence_client *c, uint64_t epoch_id,
-				const struct capfence_token *tokens, size_t n,
-				const char *path, char *const argv[],
-				char *const envp[], pid_t *pid,
-				struct capfence_result *r)
-{
-	return capfence__spawn_bound(c, epoch_id, tokens, n, path, argv, envp,
-				     pid, r, NULL);
 }
 
 int capfence_client_spawn_bound_opts(struct capfence_client *c,

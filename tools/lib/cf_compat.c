@@ -1,26 +1,38 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * libcapfence: the epoch functions of 1.3 and before, for programs built
- * against those headers.
+ * libcapfence: the 1 interface's own functions, in libcapfence.so.1 (and
+ * libcapfence.a) only. libcapfence.so.2 is linked without this file: when
+ * 1 goes, this file goes with it.
  *
- * Until 1.3, struct capfence_epoch and struct capfence_epoch_info were
- * sized by the uapi's CAPFENCE_CLASS_MAX (rules[5], fenced_at[5]), so a
- * new class would have changed their size under every binary that embeds
- * them. Since 1.4 they hold CAPFENCE_CLASS_SLOTS classes and the functions
- * taking them are new symbol versions (LIBCAPFENCE_1.4, the default a
- * program links against); the symbols a program built before 1.4 is bound
- * to (LIBCAPFENCE_1.0, _1.1, _1.3) stay, as the wrappers below, which
- * convert between that frozen layout and today's. The frozen layout never
- * changes: it is what those binaries were compiled with.
+ * Two kinds:
  *
- * Converting in: the caller's classes 1..4 are copied, every class the old
- * layout has no room for is denied (as capfence_epoch_init() would leave
- * it). Converting out: a rule of a class beyond the old layout cannot be
- * returned; the parsers refuse it with a message naming the class, and
- * epoch_get/epoch_list leave it out (the caller knows no such class).
+ * 1. The calls the 2 interface left out (the end of this file): the
+ *    positional twins of the options calls (key_install, _at, delegate,
+ *    exec_set, spawn_bound ...), the epoch initialiser and the installed
+ *    epochs as structs of CAPFENCE_CLASS_SLOTS classes. Each is one call
+ *    of the options call it stands for.
  *
- * selftests/abi/ holds the 1.3 headers; make abi-check builds a program
- * against them and runs it against this library.
+ * 2. The epoch functions of 1.3 and before, for programs built against
+ *    those headers. Until 1.3, struct capfence_epoch and struct
+ *    capfence_epoch_info were sized by the uapi's CAPFENCE_CLASS_MAX
+ *    (rules[5], fenced_at[5]), so a new class would have changed their
+ *    size under every binary that embeds them. Since 1.4 they hold
+ *    CAPFENCE_CLASS_SLOTS classes and the functions taking them are new
+ *    symbol versions (LIBCAPFENCE_1.4, the default a program links
+ *    against); the symbols a program built before 1.4 is bound to
+ *    (LIBCAPFENCE_1.0, _1.1, _1.3) stay, as the wrappers below, which
+ *    convert between that frozen layout and today's. The frozen layout
+ *    never changes: it is what those binaries were compiled with.
+ *
+ *    Converting in: the caller's classes 1..4 are copied, every class the
+ *    old layout has no room for is denied (as capfence_epoch_init() would
+ *    leave it). Converting out: a rule of a class beyond the old layout
+ *    cannot be returned; the parsers refuse it with a message naming the
+ *    class, and epoch_get/epoch_list leave it out (the caller knows no
+ *    such class).
+ *
+ *    selftests/abi/ holds the 1.3 headers; make abi-check builds a
+ *    program against them and runs it against this library.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -65,7 +77,7 @@ static const struct capfence_epoch *v10_in(struct capfence_epoch *e,
 {
 	if (!o)
 		return NULL;
-	capfence_epoch_init(e, o->epoch_id);
+	capfence__epoch_init(e, o->epoch_id);
 	memcpy(e->rules, o->rules, v10_shared() * sizeof(o->rules[0]));
 	return e;
 }
@@ -117,7 +129,7 @@ void capfence__v10_epoch_init(struct cf_v10_epoch *o, uint64_t epoch_id)
 {
 	struct capfence_epoch e;
 
-	capfence_epoch_init(&e, epoch_id);
+	capfence__epoch_init(&e, epoch_id);
 	v10_out(o, &e);
 }
 CF_COMPAT(capfence__v10_epoch_init, capfence_epoch_init, LIBCAPFENCE_1.0);
@@ -229,7 +241,7 @@ int capfence__v10_client_epoch_install(struct capfence_client *c,
 {
 	struct capfence_epoch e;
 
-	return capfence_client_epoch_install(c, v10_in(&e, o), err, errlen);
+	return capfence_client_epoch_install_opts(c, v10_in(&e, o), NULL, err, errlen);
 }
 CF_COMPAT(capfence__v10_client_epoch_install, capfence_client_epoch_install, LIBCAPFENCE_1.0);
 
@@ -246,7 +258,7 @@ int capfence__v10_client_epoch_get(struct capfence_client *c, uint64_t epoch_id,
 	memset(out, 0, sizeof(*out));
 	if (!i)
 		return -ENOMEM;
-	ret = capfence_client_epoch_get(c, epoch_id, i, err, errlen);
+	ret = capfence__epoch_get(c, epoch_id, i, err, errlen);
 	if (!ret)
 		v10_info_out(out, i);
 	free(i);
@@ -268,7 +280,7 @@ int capfence__v10_client_epoch_list(struct capfence_client *c,
 
 	*out = NULL;
 	*n = 0;
-	ret = capfence_client_epoch_list(c, &v, &cnt, err, errlen);
+	ret = capfence__epoch_list(c, &v, &cnt, err, errlen);
 	if (ret)
 		return ret;
 	if (cnt) {
@@ -298,8 +310,9 @@ int capfence__v11_client_epoch_install_at(struct capfence_client *c,
 					  uint64_t rev, char *err, size_t errlen)
 {
 	struct capfence_epoch e;
+	CAPFENCE_OPTS(capfence_change_opts, co, .fleet_rev = rev);
 
-	return capfence_client_epoch_install_at(c, v10_in(&e, o), rev, err, errlen);
+	return capfence_client_epoch_install_opts(c, v10_in(&e, o), &co, err, errlen);
 }
 CF_COMPAT(capfence__v11_client_epoch_install_at, capfence_client_epoch_install_at, LIBCAPFENCE_1.1);
 
@@ -316,7 +329,7 @@ int capfence__v13_seccomp_compile(const char *text, size_t len,
 {
 	struct capfence_epoch e;
 
-	return capfence_seccomp_compile(text, len, v10_in(&e, o), out, err, errlen);
+	return capfence_seccomp_compile_opts(text, len, v10_in(&e, o), NULL, out, err, errlen);
 }
 CF_COMPAT(capfence__v13_seccomp_compile, capfence_seccomp_compile, LIBCAPFENCE_1.3);
 
@@ -331,7 +344,7 @@ int capfence__v13_seccomp_compile_file(const char *path,
 {
 	struct capfence_epoch e;
 
-	return capfence_seccomp_compile_file(path, v10_in(&e, o), out, err, errlen);
+	return capfence_seccomp_compile_file_opts(path, v10_in(&e, o), NULL, out, err, errlen);
 }
 CF_COMPAT(capfence__v13_seccomp_compile_file, capfence_seccomp_compile_file, LIBCAPFENCE_1.3);
 
@@ -345,8 +358,224 @@ int capfence__v13_client_epoch_install_seccomp(struct capfence_client *c,
 					       char *err, size_t errlen)
 {
 	struct capfence_epoch e;
+	CAPFENCE_OPTS(capfence_change_opts, co, .seccomp = s);
 
-	return capfence_client_epoch_install_seccomp(c, v10_in(&e, o), s, err, errlen);
+	return capfence_client_epoch_install_opts(c, v10_in(&e, o), &co, err, errlen);
 }
 CF_COMPAT(capfence__v13_client_epoch_install_seccomp,
 	  capfence_client_epoch_install_seccomp, LIBCAPFENCE_1.3);
+
+/* ---- the calls the 2 interface left out ---- */
+
+unsigned int capfence_class_slots(void)
+{
+	return CAPFENCE_CLASS_SLOTS;
+}
+
+void capfence_epoch_init(struct capfence_epoch *e, uint64_t epoch_id)
+{
+	capfence__epoch_init(e, epoch_id);
+}
+CF_DEFAULT_VERSION(capfence_epoch_init, LIBCAPFENCE_1.4);
+
+int capfence_client_key_install(struct capfence_client *c,
+				const struct capfence_key *k, char *err,
+				size_t errlen)
+{
+	return capfence_client_key_install_opts(c, k, NULL, err, errlen);
+}
+
+int capfence_client_key_install_at(struct capfence_client *c,
+				   const struct capfence_key *k, uint64_t rev,
+				   char *err, size_t errlen)
+{
+	CAPFENCE_OPTS(capfence_change_opts, o, .fleet_rev = rev);
+
+	return capfence_client_key_install_opts(c, k, &o, err, errlen);
+}
+
+int capfence_client_key_remove(struct capfence_client *c, uint32_t key_id,
+			       char *err, size_t errlen)
+{
+	return capfence_client_key_remove_opts(c, key_id, NULL, err, errlen);
+}
+
+int capfence_client_key_remove_at(struct capfence_client *c, uint32_t key_id,
+				  uint64_t rev, char *err, size_t errlen)
+{
+	CAPFENCE_OPTS(capfence_change_opts, o, .fleet_rev = rev);
+
+	return capfence_client_key_remove_opts(c, key_id, &o, err, errlen);
+}
+
+int capfence_client_epoch_install(struct capfence_client *c,
+				  const struct capfence_epoch *e, char *err,
+				  size_t errlen)
+{
+	return capfence_client_epoch_install_opts(c, e, NULL, err, errlen);
+}
+CF_DEFAULT_VERSION(capfence_client_epoch_install, LIBCAPFENCE_1.4);
+
+int capfence_client_epoch_install_at(struct capfence_client *c,
+				     const struct capfence_epoch *e,
+				     uint64_t rev, char *err, size_t errlen)
+{
+	CAPFENCE_OPTS(capfence_change_opts, o, .fleet_rev = rev);
+
+	return capfence_client_epoch_install_opts(c, e, &o, err, errlen);
+}
+CF_DEFAULT_VERSION(capfence_client_epoch_install_at, LIBCAPFENCE_1.4);
+
+int capfence_client_epoch_install_seccomp(struct capfence_client *c,
+					  const struct capfence_epoch *e,
+					  const struct capfence_seccomp *s,
+					  char *err, size_t errlen)
+{
+	CAPFENCE_OPTS(capfence_change_opts, o, .seccomp = s);
+
+	return capfence_client_epoch_install_opts(c, e, &o, err, errlen);
+}
+CF_DEFAULT_VERSION(capfence_client_epoch_install_seccomp, LIBCAPFENCE_1.4);
+
+int capfence_client_epoch_activate(struct capfence_client *c,
+				   uint64_t epoch_id, char *err,
+				   size_t errlen)
+{
+	return capfence_client_epoch_activate_opts(c, epoch_id, NULL, err, errlen);
+}
+
+int capfence_client_epoch_activate_at(struct capfence_client *c,
+				      uint64_t epoch_id, uint64_t rev,
+				      char *err, size_t errlen)
+{
+	CAPFENCE_OPTS(capfence_change_opts, o, .fleet_rev = rev);
+
+	return capfence_client_epoch_activate_opts(c, epoch_id, &o, err, errlen);
+}
+
+int capfence_client_epoch_retire(struct capfence_client *c, uint64_t epoch_id,
+				 char *err, size_t errlen)
+{
+	return capfence_client_epoch_retire_opts(c, epoch_id, NULL, err, errlen);
+}
+
+int capfence_client_epoch_get(struct capfence_client *c, uint64_t epoch_id,
+			      struct capfence_epoch_info *out, char *err,
+			      size_t errlen)
+{
+	return capfence__epoch_get(c, epoch_id, out, err, errlen);
+}
+CF_DEFAULT_VERSION(capfence_client_epoch_get, LIBCAPFENCE_1.4);
+
+int capfence_client_epoch_list(struct capfence_client *c,
+			       struct capfence_epoch_info **out, size_t *n,
+			       char *err, size_t errlen)
+{
+	return capfence__epoch_list(c, out, n, err, errlen);
+}
+CF_DEFAULT_VERSION(capfence_client_epoch_list, LIBCAPFENCE_1.4);
+
+int capfence_seccomp_compile(const char *text, size_t len,
+			     const struct capfence_epoch *e,
+			     struct capfence_seccomp **out, char *err,
+			     size_t errlen)
+{
+	return capfence_seccomp_compile_opts(text, len, e, NULL, out, err, errlen);
+}
+CF_DEFAULT_VERSION(capfence_seccomp_compile, LIBCAPFENCE_1.4);
+
+int capfence_seccomp_compile_file(const char *path, const struct capfence_epoch *e,
+				  struct capfence_seccomp **out, char *err,
+				  size_t errlen)
+{
+	return capfence_seccomp_compile_file_opts(path, e, NULL, out, err, errlen);
+}
+CF_DEFAULT_VERSION(capfence_seccomp_compile_file, LIBCAPFENCE_1.4);
+
+int capfence_client_delegate(struct capfence_client *c,
+			     const struct capfence_token *t, uint32_t pid,
+			     uint32_t from_pid, unsigned int flags,
+			     struct capfence_result *r)
+{
+	CAPFENCE_OPTS(capfence_delegate_opts, o, .from_pid = from_pid, .flags = flags);
+
+	return capfence_client_delegate_opts(c, t, pid, &o, r);
+}
+
+/* 1's message when the mismatch cannot be re-minted: no key */
+int capfence_client_delegate_remint(struct capfence_client *c,
+				    const struct capfence_key *k,
+				    const struct capfence_token *t,
+				    uint32_t pid, uint32_t from_pid,
+				    struct capfence_result *first,
+				    struct capfence_token *reminted,
+				    struct capfence_result *r)
+{
+	CAPFENCE_OPTS(capfence_delegate_opts, o, .from_pid = from_pid,
+		      .remint = k, .first = first, .reminted = reminted);
+	int ret = capfence_client_delegate_opts(c, t, pid, &o, r);
+
+	if (!k && r->reason == CAPFENCE_R_EPOCH_MISMATCH && r->epoch_id)
+		capfence__seterr(r->message, sizeof(r->message),
+				 "no key to re-mint under epoch %llu",
+				 (unsigned long long)r->epoch_id);
+	return ret;
+}
+
+int capfence_client_revoke(struct capfence_client *c, uint64_t cap_id,
+			   struct capfence_result *r)
+{
+	return capfence_client_revoke_opts(c, cap_id, NULL, r);
+}
+
+int capfence_client_revoke_at(struct capfence_client *c, uint64_t cap_id,
+			      uint64_t rev, struct capfence_result *r)
+{
+	CAPFENCE_OPTS(capfence_change_opts, o, .fleet_rev = rev);
+
+	return capfence_client_revoke_opts(c, cap_id, &o, r);
+}
+
+int capfence_client_exec_set(struct capfence_client *c, uint64_t epoch_id,
+			     const struct capfence_token *tokens, size_t n,
+			     struct capfence_result *r)
+{
+	CAPFENCE_OPTS(capfence_bind_opts, o, .tokens = tokens, .n = n);
+
+	return capfence_client_exec_set_opts(c, epoch_id, &o, r);
+}
+
+int capfence_client_spawn_bound(struct capfence_client *c, uint64_t epoch_id,
+				const struct capfence_token *tokens, size_t n,
+				const char *path, char *const argv[],
+				char *const envp[], pid_t *pid,
+				struct capfence_result *r)
+{
+	CAPFENCE_OPTS(capfence_bind_opts, o, .tokens = tokens, .n = n, .envp = envp);
+
+	return capfence_client_spawn_bound_opts(c, epoch_id, path, argv, &o, pid, r);
+}
+
+int capfence_client_learn_verify(struct capfence_client *c, uint64_t epoch_id,
+				 const struct capfence_token *tokens, size_t n,
+				 const char *path, char *const argv[],
+				 unsigned int wait_ms, struct capfence_learn **out,
+				 char *err, size_t errlen)
+{
+	CAPFENCE_OPTS(capfence_bind_opts, o, .tokens = tokens, .n = n,
+		      .wait_ms = wait_ms);
+
+	return capfence_client_learn_verify_opts(c, epoch_id, path, argv, &o, out,
+						 err, errlen);
+}
+
+int capfence_client_fleet_set(struct capfence_client *c,
+			      const struct capfence_fleet_set *fs, char *err,
+			      size_t errlen)
+{
+	CAPFENCE_OPTS(capfence_fleet_set_opts, o, .flags = fs->flags, .rev = fs->rev,
+		      .stale_ms = fs->stale_ms, .deny_ms = fs->deny_ms,
+		      .age_ms = fs->age_ms, .asked_ns = fs->asked_ns);
+
+	return capfence_client_fleet_set_opts(c, &o, err, errlen);
+}

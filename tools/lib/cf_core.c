@@ -86,10 +86,6 @@ unsigned int capfence_class_count(void)
 	return CAPFENCE_CLASS_MAX;
 }
 
-unsigned int capfence_class_slots(void)
-{
-	return CAPFENCE_CLASS_SLOTS;
-}
 
 size_t capfence_struct_size(const char *name)
 {
@@ -980,7 +976,7 @@ bool capfence_rule_admits_constraints(const struct capfence_rule *r,
 
 /* ---- epochs ------------------------------------------------------------ */
 
-void capfence_epoch_init(struct capfence_epoch *e, uint64_t epoch_id)
+void capfence__epoch_init(struct capfence_epoch *e, uint64_t epoch_id)
 {
 	int i;
 
@@ -991,7 +987,6 @@ void capfence_epoch_init(struct capfence_epoch *e, uint64_t epoch_id)
 		e->rules[i].kind = CAPFENCE_RULE_DENY;
 	}
 }
-CF_DEFAULT_VERSION(capfence_epoch_init, LIBCAPFENCE_1.4);
 
 /* Parse one rule into e, refusing a class seen before. */
 static int epoch_add_rule(struct capfence_epoch *e, bool *seen, const char *s,
@@ -1019,7 +1014,7 @@ int capfence_epoch_parse_rules(struct capfence_epoch *e, uint64_t epoch_id,
 	char msg[CAPFENCE_ERR_MAX];
 	size_t i;
 
-	capfence_epoch_init(e, epoch_id);
+	capfence__epoch_init(e, epoch_id);
 	if (!epoch_id) {
 		capfence__seterr(err, errlen, "epoch id must be greater than 0");
 		return -EINVAL;
@@ -1061,7 +1056,7 @@ static int epoch_parse(struct capfence_epoch *e, uint64_t epoch_id, const char *
 	unsigned int lineno = 0;
 	int ret = 0;
 
-	capfence_epoch_init(e, epoch_id);
+	capfence__epoch_init(e, epoch_id);
 	while (*p) {
 		size_t len = strcspn(p, "\n");
 		char *line, *s, *end, *hash;

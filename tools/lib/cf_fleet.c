@@ -2213,7 +2213,8 @@ count:
 static int fleet_apply(struct capfence_client *c, const struct cf_fleet_change *ch,
 		       uint64_t rev, char *err, size_t errlen)
 {
-	struct capfence_fleet_set fs = { .flags = CAPFENCE_FLEET_SET_REV, .rev = rev };
+	CAPFENCE_OPTS(capfence_fleet_set_opts, fs, .flags = CAPFENCE_FLEET_SET_REV, .rev = rev);
+	CAPFENCE_OPTS(capfence_change_opts, o, .fleet_rev = rev);
 	struct capfence_result r;
 	int ret;
 
@@ -2221,13 +2222,13 @@ static int fleet_apply(struct capfence_client *c, const struct cf_fleet_change *
 	case CF_FLEET_EPOCH_INSTALL:
 		if (!ch->epoch)
 			break;
-		return capfence_client_epoch_install_at(c, ch->epoch, rev, err, errlen);
+		return capfence_client_epoch_install_opts(c, ch->epoch, &o, err, errlen);
 	case CF_FLEET_EPOCH_ACTIVATE:
-		return capfence_client_epoch_activate_at(c, ch->id, rev, err, errlen);
+		return capfence_client_epoch_activate_opts(c, ch->id, &o, err, errlen);
 	case CF_FLEET_KEY_REMOVE:
-		return capfence_client_key_remove_at(c, (uint32_t)ch->id, rev, err, errlen);
+		return capfence_client_key_remove_opts(c, (uint32_t)ch->id, &o, err, errlen);
 	case CF_FLEET_REVOKE:
-		ret = capfence_client_revoke_at(c, ch->id, rev, &r);
+		ret = capfence_client_revoke_opts(c, ch->id, &o, &r);
 		if (ret)
 			capfence__seterr(err, errlen, "%s", r.message[0] ? r.message :
 					 r.reason > 0 ? capfence_reason_name(r.reason) : strerror(-ret));
@@ -2240,7 +2241,7 @@ static int fleet_apply(struct capfence_client *c, const struct cf_fleet_change *
 			memcpy(l.link, ch->link, sizeof(l.link));
 			return capfence__fleet_chain_set(c, &l, err, errlen);
 		}
-		return capfence_client_fleet_set(c, &fs, err, errlen);
+		return capfence_client_fleet_set_opts(c, &fs, err, errlen);
 	default:
 		break;
 	}

@@ -48,6 +48,17 @@ const char *capfence__class_misfit(int class_id,
 				   const struct capfence_constraint *c);
 /* The system calls that exercise a class (NULL-terminated; empty for none). */
 const char *const *capfence__class_syscalls(int class_id);
+/* Initialise e: epoch_id, every class deny (capfence_epoch_init() of 1). */
+void capfence__epoch_init(struct capfence_epoch *e, uint64_t epoch_id);
+/*
+ * An installed epoch into info, every installed epoch into *v (n entries,
+ * malloc'd): capfence_client_epoch_get() and _list() of 1, the 2
+ * interface's capfence_client_epoch_info() and _infos().
+ */
+int capfence__epoch_get(struct capfence_client *c, uint64_t epoch_id,
+			struct capfence_epoch_info *info, char *err, size_t errlen);
+int capfence__epoch_list(struct capfence_client *c, struct capfence_epoch_info **v,
+			 size_t *n, char *err, size_t errlen);
 /* capfence_epoch_format() of classes 1..max_class only (the 1.3 wrapper's). */
 int capfence__epoch_format_classes(const struct capfence_epoch *e, char *buf, size_t len,
 				   int max_class);

@@ -705,13 +705,13 @@ int capfence_client_learn_run(struct capfence_client *c,
 			return ret;
 		id = st.max_epoch + 1;
 	}
-	capfence_epoch_init(&e, id);
+	capfence__epoch_init(&e, id);
 	for (cls = CAPFENCE_CLASS_NONE + 1; cls <= CAPFENCE_CLASS_MAX; cls++) {
 		e.rules[cls].class_id = (uint8_t)cls;
 		e.rules[cls].kind = (open & (1u << cls)) ? CAPFENCE_RULE_OPEN :
 				    CAPFENCE_RULE_LOG;
 	}
-	ret = capfence_client_epoch_install(c, &e, err, errlen);
+	ret = capfence_client_epoch_install_opts(c, &e, NULL, err, errlen);
 	if (ret)
 		return ret;
 	ret = learn_collect(c, id, NULL, 0, path, argv, wait,
@@ -730,7 +730,7 @@ int capfence_client_learn_run(struct capfence_client *c,
 	 * command left running (that one is the note's case).
 	 */
 	for (tries = 0; tries < 4; tries++) {
-		rr = capfence_client_epoch_retire(c, id, why, sizeof(why));
+		rr = capfence_client_epoch_retire_opts(c, id, NULL, why, sizeof(why));
 		if (rr != -EBUSY)
 			break;
 		usleep(50000);
@@ -739,17 +739,6 @@ int capfence_client_learn_run(struct capfence_client *c,
 		add_note(*out, "complain epoch %" PRIu64 " is still in use (%s): retire it later with capfence epoch retire %" PRIu64,
 			 id, why, id);
 	return ret;
-}
-
-int capfence_client_learn_verify(struct capfence_client *c, uint64_t epoch_id,
-				 const struct capfence_token *tokens, size_t n,
-				 const char *path, char *const argv[],
-				 unsigned int wait_ms, struct capfence_learn **out,
-				 char *err, size_t errlen)
-{
-	*out = NULL;
-	return learn_collect(c, epoch_id, tokens, n, path, argv, wait_ms, false,
-			     out, err, errlen);
 }
 
 int capfence_client_learn_verify_opts(struct capfence_client *c,
@@ -1156,7 +1145,7 @@ int capfence_client_learn_epoch(struct capfence_learn *l, uint64_t epoch_id,
 	size_t i, n, np, k;
 	int cls, ret;
 
-	capfence_epoch_init(out, epoch_id);
+	capfence__epoch_init(out, epoch_id);
 	p = calloc(256, sizeof(*p));
 	if (!p)
 		return -ENOMEM;

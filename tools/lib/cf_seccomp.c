@@ -1371,15 +1371,6 @@ out:
 	return ret;
 }
 
-int capfence_seccomp_compile(const char *text, size_t len,
-			     const struct capfence_epoch *e,
-			     struct capfence_seccomp **out, char *err,
-			     size_t errlen)
-{
-	return capfence_seccomp_compile_opts(text, len, e, NULL, out, err, errlen);
-}
-CF_DEFAULT_VERSION(capfence_seccomp_compile, LIBCAPFENCE_1.4);
-
 int capfence_seccomp_compile_file_opts(const char *path,
 				       const struct capfence_epoch *e,
 				       const struct capfence_seccomp_opts *opts,
@@ -1448,13 +1439,6 @@ int capfence_seccomp_compile_file_opts(const char *path,
 	return ret;
 }
 
-int capfence_seccomp_compile_file(const char *path, const struct capfence_epoch *e,
-				  struct capfence_seccomp **out, char *err,
-				  size_t errlen)
-{
-	return capfence_seccomp_compile_file_opts(path, e, NULL, out, err, errlen);
-}
-CF_DEFAULT_VERSION(capfence_seccomp_compile_file, LIBCAPFENCE_1.4);
 
 size_t capfence_seccomp_notes(const struct capfence_seccomp *s)
 {
