@@ -3,7 +3,8 @@
 # Debian packages, included by the top Makefile:
 #
 #   make deb        the source package and capfence-dkms, capfence,
-#                   libcapfence1, libcapfence-dev, python3-capfence, built
+#                   libcapfence1, libcapfence2, libcapfence-dev,
+#                   python3-capfence, built
 #                   with dpkg-buildpackage in a clean Debian 12 root, lintian
 #                   clean: build/deb/bookworm/ (DEB_SUITES="bookworm trixie"
 #                   adds Debian 13's in build/deb/trixie/)

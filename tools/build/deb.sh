@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# make deb: the Debian source package and its five binary packages, built
+# make deb: the Debian source package and its six binary packages, built
 # with dpkg-buildpackage in a clean Debian root, then checked by lintian:
 #
 #   deb.sh SUITE OUTDIR VMLINUX_H [NEXT]
