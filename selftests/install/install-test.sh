@@ -98,6 +98,13 @@ t "libcapfence.so.1.7.0, .so.1 -> it, .so -> .so.1, libcapfence.a" sh -c "
 	cmp -s build/lib/libcapfence.a '$L/libcapfence.a'"
 t "installed library's SONAME is libcapfence.so.1" sh -c \
 	"readelf -d '$L/libcapfence.so.1' | grep -q 'SONAME.*\[libcapfence.so.1\]'"
+t "libcapfence.so.2 beside it (SONAME libcapfence.so.2), capfence-2.pc links it" sh -c "
+	cmp -s build/lib/libcapfence.so.2.0.0 '$L/libcapfence.so.2.0.0' &&
+	[ \"\$(readlink '$L/libcapfence.so.2')\" = libcapfence.so.2.0.0 ] &&
+	readelf -d '$L/libcapfence.so.2' | grep -q 'SONAME.*\[libcapfence.so.2\]' &&
+	grep -qx 'prefix=/usr/local' '$L/pkgconfig/capfence-2.pc' &&
+	env PKG_CONFIG_PATH='$L/pkgconfig' PKG_CONFIG_SYSROOT_DIR='$X' pkg-config --libs capfence-2 | grep -q -- '-l:libcapfence.so.2' &&
+	env PKG_CONFIG_PATH='$L/pkgconfig' PKG_CONFIG_SYSROOT_DIR='$X' pkg-config --cflags capfence-2 | grep -q -- '-DCAPFENCE_API=2'"
 t "headers: include/capfence/capfence.h and include/linux/capfence.h" sh -c "
 	cmp -s include/capfence/capfence.h '$X/usr/local/include/capfence/capfence.h' &&
 	cmp -s include/uapi/linux/capfence.h '$X/usr/local/include/linux/capfence.h'"
@@ -119,9 +126,9 @@ t "examples/orchestrator builds outside the tree with pkg-config only (shared an
 	$PC --exists capfence && make -s -C '$E' PKG_CONFIG='$PC' all static > '$D/ex.log' 2>&1 ||
 	{ sed 's/^/#   /' '$D/ex.log'; exit 1; }"
 t "orchestrator --local: the design note's decisions, through the installed .so" sh -c "
-	LD_LIBRARY_PATH='$L' ldd '$E/orchestrator' | grep -q '$L/libcapfence.so.1' &&
+	LD_LIBRARY_PATH='$L' ldd '$E/orchestrator' | grep -q '$L/libcapfence.so.2' &&
 	LD_LIBRARY_PATH='$L' '$E/orchestrator' --local > '$D/ex.out' 2>&1 &&
-	grep -q '^libcapfence 1' '$D/ex.out' && [ \"\$(grep -c 'as expected' '$D/ex.out')\" -eq 4 ] ||
+	grep -q '^libcapfence 2' '$D/ex.out' && [ \"\$(grep -c 'as expected' '$D/ex.out')\" -eq 4 ] ||
 	{ sed 's/^/#   /' '$D/ex.out'; exit 1; }"
 t "orchestrator-static --local: libcapfence.a linked in (no libcapfence.so needed)" sh -c "
 	! ldd '$E/orchestrator-static' | grep -q libcapfence && '$E/orchestrator-static' --local >/dev/null"
@@ -130,15 +137,15 @@ t "orchestrator without the module: one line, exit 1" sh -c "
 	grep -qx 'capfence: the capfence module is not loaded (modprobe capfence)' '$D/ex2.out'" 
 t "Python package in $(echo "$PYD" | sed "s|$X||") imports and loads the installed .so" sh -c "
 	[ -f '$PYD/capfence/__init__.py' ] && [ -f '$PYD/capfence/_lib.py' ] && [ -f '$PYD/capfence/py.typed' ] &&
-	CAPFENCE_LIBRARY='$L/libcapfence.so.1' PYTHONPATH='$PYD' /usr/bin/python3 -c '
+	CAPFENCE_LIBRARY='$L/libcapfence.so.2' PYTHONPATH='$PYD' /usr/bin/python3 -c '
 import capfence, sys
 sys.exit(capfence.library_version() != capfence.__version__ or not capfence.__file__.startswith(\"$PYD\"))'"
 t "examples/orchestrator.py --local (imports only capfence) through the installed package" sh -c "
-	CAPFENCE_LIBRARY='$L/libcapfence.so.1' PYTHONPATH='$PYD' /usr/bin/python3 examples/orchestrator.py --local > '$D/py.out' 2>&1 &&
+	CAPFENCE_LIBRARY='$L/libcapfence.so.2' PYTHONPATH='$PYD' /usr/bin/python3 examples/orchestrator.py --local > '$D/py.out' 2>&1 &&
 	grep -q 'rejected at boundary' '$D/py.out' && grep -q 'class narrowed out' '$D/py.out' ||
 	{ sed 's/^/#   /' '$D/py.out'; exit 1; }"
-t "nothing else installed (19 files, 2 links; __pycache__ aside)" sh -c "
-	[ \"\$(find '$X' -type f ! -path '*/__pycache__/*' | wc -l)\" -eq 19 ] && [ \"\$(find '$X' -type l | wc -l)\" -eq 2 ]"
+t "nothing else installed (21 files, 3 links; __pycache__ aside)" sh -c "
+	[ \"\$(find '$X' -type f ! -path '*/__pycache__/*' | wc -l)\" -eq 21 ] && [ \"\$(find '$X' -type l | wc -l)\" -eq 3 ]"
 t "make install twice succeeds (reinstall)" mk install DESTDIR="$X"
 t "make uninstall DESTDIR=$X succeeds" mk uninstall DESTDIR="$X"
 t "uninstall leaves nothing in DESTDIR" [ -z "$(find "$X" -mindepth 1 | head -1)" ]

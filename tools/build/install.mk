@@ -82,7 +82,7 @@ spec-check: $(YNL)/version
 		selftests/summary spec $(B)/logs/spec.log
 
 # per kernel of KERNEL: build/logs/install-<series>.log
-install-check: $(B)/tools/capfence $(B)/tools/capfenced $(LIB_SO) $(LIB_A)
+install-check: $(B)/tools/capfence $(B)/tools/capfenced $(LIB_SO) $(LIB2_SO) $(LIB_A)
 	@mkdir -p $(B)/logs
 	@for k in $(KERNEL); do \
 		CAPFENCE_KERNEL=$$k selftests/install/install-test.sh > $(B)/logs/install-$$k.log 2>&1; \
