@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
 # The capfence Python package (python/capfence, ctypes over
-# libcapfence.so.1), included by the top Makefile:
+# libcapfence.so.2), included by the top Makefile:
 #
 #   make pytest      its host tests (no kernel), with Debian's python3-pytest
 #   (make vmtest)    one more boot per kernel: the host tests and the tests
@@ -28,12 +28,12 @@ pytest: $(LIB2_SO)
 
 # An install as a distribution would make it (PREFIX=/usr) in build/sdk,
 # the examples built against it with pkg-config only, and the guest
-# overlay: python3, pytest, the installed libcapfence.so.1 and package,
+# overlay: python3, pytest, the installed libcapfence.so.1 and .so.2 and package,
 # the tests and the examples.
 SDK        := $(B)/sdk
 SDK_KO      = $(call KO,$(firstword $(KERNEL)))
 
-$(SDK)/.stamp: $(LIB_SO) $(LIB_A) $(LIB_HDRS) $(PY_SRCS) tools/lib/capfence.pc.in docs/libcapfence.3 \
+$(SDK)/.stamp: $(LIB_SO) $(LIB2_SO) $(LIB_A) $(LIB_HDRS) $(PY_SRCS) tools/lib/capfence.pc.in docs/libcapfence.3 \
 		tools/build/install.sh $(B)/tools/capfence $(SDK_KO)
 	@rm -rf $(SDK)
 	@tools/build/install.sh install $(SDK) /usr $(SDK_KO) $(B)/tools/capfence $(LIB_OUT) > /dev/null

@@ -12,7 +12,8 @@
 #                   the public header as C++ (host, no build of the module)
 #
 # The CLI, the VM tests, rollsim and the benchmarks link libcapfence.a; the
-# Python package and programs outside the tree load libcapfence.so.1.
+# Python package and the examples load libcapfence.so.2, programs built
+# against 1 libcapfence.so.1.
 
 LIB_MAJOR   := 1
 LIB_VERSION := $(LIB_MAJOR).7.0
