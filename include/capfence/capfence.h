@@ -1064,11 +1064,13 @@ int capfence_client_fleet_set(struct capfence_client *c,
 
 /*
  * Declare options of struct TYPE with sz set: CAPFENCE_OPTS(capfence_
- * delegate_opts, o, .from_pid = 7). The rules of every options struct:
- * sz is the caller's sizeof(); a library older than the caller's header
- * refuses a field it does not know unless it is 0 (-EINVAL, the message
- * says which byte), a newer one takes the fields sz does not cover as 0;
- * NULL options are all 0.
+ * delegate_opts, o, .from_pid = 7) (C; with no field at all, or in C++,
+ * declare it zeroed and set .sz). The rules of every options struct: sz
+ * is the caller's sizeof(); a library older than the caller's header
+ * refuses a non-zero byte past the last field it knows, tail padding
+ * included (-EINVAL, the message says which byte), a newer one takes the
+ * fields sz does not cover as 0; NULL options are all 0. So options are
+ * zeroed before their fields are set, as CAPFENCE_OPTS does.
  */
 #define CAPFENCE_OPTS(TYPE, NAME, ...)					\
 	struct TYPE NAME = { .sz = sizeof(struct TYPE), __VA_ARGS__ }
@@ -1114,7 +1116,8 @@ struct capfence_delegate_opts {
 	/*
 	 * non-NULL: on EPOCH_MISMATCH re-mint the token under this key for
 	 * the receiver's epoch (same class and constraints, new cap_id) and
-	 * delegate that once, as the orchestrator (not with DRY_RUN)
+	 * delegate that once, as the orchestrator, with the same flags: with
+	 * DRY_RUN the re-minted token is decided, not granted
 	 */
 	const struct capfence_key *remint;
 	struct capfence_result *first;		/* optional: the first answer */

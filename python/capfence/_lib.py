@@ -179,24 +179,6 @@ class SeccompOpts(Structure):
                 ("no_new_filters", c_bool)]
 
 
-# each structure mirrors the C struct of this name; its size is the
-# library's (capfence_struct_size()), checked at import
-_STRUCTS = {NetRange: "capfence_net_range", Constraint: "capfence_constraint",
-            TokenS: "capfence_token", Result: "capfence_result",
-            EventInfo: "capfence_event_info", StatusS: "capfence_status",
-            TaskInfo: "capfence_task_info", CapInfo: "capfence_cap_info",
-            FleetStatusS: "capfence_fleet_status",
-            SandboxInfoS: "capfence_sandbox_info",
-            SeccompOpts: "capfence_seccomp_opts",
-            ChangeOpts: "capfence_change_opts",
-            DelegateOpts: "capfence_delegate_opts",
-            BindOpts: "capfence_bind_opts"}
-for _t, _name in _STRUCTS.items():
-    _n = lib.capfence_struct_size(_name.encode())
-    if ctypes.sizeof(_t) != _n:  # pragma: no cover - a port to a new ABI
-        raise ImportError(f"capfence: struct {_name} is "
-                          f"{ctypes.sizeof(_t)} bytes here, {_n} in the "
-                          "library")
 ERRBUF = c_char * ERR_MAX
 _pp = POINTER(c_void_p)
 
@@ -350,3 +332,24 @@ _proto("capfence_client_learn_note", c_char_p, _L, c_size_t)
 _proto("capfence_client_learn_profile", c_int, _L, c_char_p, c_size_t)
 _proto("capfence_client_learn_syscalls", c_size_t, _L)
 _proto("capfence_client_learn_free", None, _L)
+
+
+# each structure mirrors the C struct of this name; its size is the
+# library's (capfence_struct_size()), checked at import
+_STRUCTS = {NetRange: "capfence_net_range", Constraint: "capfence_constraint",
+            TokenS: "capfence_token", Result: "capfence_result",
+            EventInfo: "capfence_event_info", StatusS: "capfence_status",
+            TaskInfo: "capfence_task_info", CapInfo: "capfence_cap_info",
+            FleetStatusS: "capfence_fleet_status",
+            SandboxInfoS: "capfence_sandbox_info",
+            SeccompOpts: "capfence_seccomp_opts",
+            ChangeOpts: "capfence_change_opts",
+            DelegateOpts: "capfence_delegate_opts",
+            BindOpts: "capfence_bind_opts", SeccompInfo: "capfence_seccomp_info",
+            LearnStats: "capfence_learn_stats", LearnOpts: "capfence_learn_opts"}
+for _t, _name in _STRUCTS.items():
+    _n = lib.capfence_struct_size(_name.encode())
+    if ctypes.sizeof(_t) != _n:  # pragma: no cover - a port to a new ABI
+        raise ImportError(f"capfence: struct {_name} is "
+                          f"{ctypes.sizeof(_t)} bytes here, {_n} in the "
+                          "library")

@@ -122,6 +122,24 @@ static void kernel_part(const struct capfence_epoch *tmpl)
 	ret = capfence_client_epoch_get(c, e.epoch_id, &gi->i, err, sizeof(err));
 	check(!ret && gi->i.e.epoch_id == e.epoch_id && guard_ok(gi->guard),
 	      "the last one reads back too");
+	/* 1 passes a flag it does not know to no one and decides (2 refuses it) */
+	{
+		struct capfence_result r;
+		struct capfence_token t;
+
+		memset(&t, 0, sizeof(t));
+		t.version = CAPFENCE_TOKEN_VERSION;
+		t.class_id = CAPFENCE_CLASS_FS_READ;
+		t.key_id = 1;
+		t.cap_id = 1;
+		t.epoch_id = 1;
+		capfence_client_delegate(c, &t, 0x7ffffffe, 0,
+					 CAPFENCE_DELEGATE_DRY_RUN | 0x2, &r);
+		check(r.reason > 0,
+		      "capfence_client_delegate (@LIBCAPFENCE_1.0) ignores a flag it does not know: the kernel decides");
+		if (r.reason <= 0)
+			printf("# reason %d err %d: %s\n", r.reason, r.err, r.message);
+	}
 	capfence_client_close(c);
 	free(gi);
 }

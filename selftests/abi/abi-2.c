@@ -15,6 +15,7 @@
  * Prints kselftest-style lines; exit status 1 when anything failed.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -143,6 +144,22 @@ static void options(void)
 	ret = capfence_seccomp_compile_opts(profile, strlen(profile), e, &newer.o, &sc, err, sizeof(err));
 	check(ret == -EINVAL && strstr(err, "less than sizeof(size_t)"),
 	      "sz below sizeof(size_t): -EINVAL");
+	/* tail padding is where a newer header's field would be: not 0, refused */
+	{
+		struct capfence_seccomp_opts p;
+		size_t end = offsetof(struct capfence_seccomp_opts, no_new_filters) +
+			     sizeof(p.no_new_filters);
+
+		memset(&p, 0, sizeof(p));
+		p.sz = sizeof(p);
+		if (end < sizeof(p)) {
+			((unsigned char *)&p)[end] = 1;
+			ret = capfence_seccomp_compile_opts(profile, strlen(profile), e, &p, &sc,
+							    err, sizeof(err));
+			check(ret == -EINVAL && !sc && strstr(err, "is not 0"),
+			      "a non-zero byte in the options' tail padding: -EINVAL");
+		}
+	}
 	/* an older caller's shorter options: the rest is 0 */
 	memset(&newer, 0, sizeof(newer));
 	newer.o.sz = sizeof(size_t);
@@ -174,10 +191,12 @@ static void options(void)
 	}
 	{
 		CAPFENCE_OPTS(capfence_bind_opts, o, .wait_ms = 10);
+		pid_t pid = 1234;
 
-		ret = capfence_client_spawn_bound_opts(NULL, 7, "true", NULL, &o, NULL, &r);
-		check(ret == -EINVAL && strstr(r.message, "wait_ms is a learn_verify option"),
-		      "capfence_client_spawn_bound_opts: wait_ms is refused by name");
+		ret = capfence_client_spawn_bound_opts(NULL, 7, "true", NULL, &o, &pid, &r);
+		check(ret == -EINVAL && strstr(r.message, "wait_ms is a learn_verify option") &&
+		      pid == -1,
+		      "capfence_client_spawn_bound_opts: wait_ms is refused by name, no pid");
 	}
 	{
 		CAPFENCE_OPTS(capfence_change_opts, o, .seccomp = (struct capfence_seccomp *)1);
@@ -280,6 +299,20 @@ static void kernel_part(void)
 		ret = capfence_client_delegate_opts(c, &t, (uint32_t)pid, &o, &r);
 		check(ret == -ESTALE && r.reason == CAPFENCE_R_EPOCH_MISMATCH && r.epoch_id == id,
 		      "capfence_client_delegate_opts: a cross-epoch token is EPOCH_MISMATCH, typed");
+	}
+	{
+		CAPFENCE_OPTS(capfence_delegate_opts, o, .remint = k, .first = &first,
+			      .reminted = &nt, .flags = CAPFENCE_DELEGATE_DRY_RUN);
+		struct capfence_task_info ti;
+
+		memset(&ti, 0, sizeof(ti));
+		ret = capfence_client_delegate_opts(c, &t, (uint32_t)pid, &o, &r);
+		check(!ret && r.reason == CAPFENCE_R_OK &&
+		      first.reason == CAPFENCE_R_EPOCH_MISMATCH && nt.epoch_id == id &&
+		      !capfence_client_task_get(c, (uint32_t)pid, &ti, err, sizeof(err)) &&
+		      ti.n == 1,
+		      "capfence_client_delegate_opts with .remint and DRY_RUN: the re-minted token is decided, not granted");
+		capfence_task_release(&ti);
 	}
 	{
 		CAPFENCE_OPTS(capfence_delegate_opts, o, .remint = k, .first = &first,

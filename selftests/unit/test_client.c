@@ -6,6 +6,7 @@
  * against the module in the VM.)
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <stddef.h>
 #include <unistd.h>
@@ -112,6 +113,52 @@ TEST(change_opts_bad_input)
 	EXPECT_EQ(-EINVAL, r.err);
 	EXPECT_EQ(-1, r.reason);
 	EXPECT_STREQ("options: seccomp is an epoch install option", r.message);
+}
+
+/*
+ * A caller of 1.1 passes struct capfence_fleet_set without asked_ns (1.2
+ * added it without a new symbol version): 1 reads it only with the flag
+ * of 1.2, never past the end of the caller's 1.1 struct (ASan sees it).
+ */
+TEST(fleet_set_reads_no_field_past_a_callers_layout)
+{
+	size_t v11 = offsetof(struct capfence_fleet_set, asked_ns);
+	struct capfence_fleet_set *fs = malloc(v11);
+	char err[CAPFENCE_ERR_MAX] = "";
+
+	ASSERT_NE(NULL, fs);
+	memset(fs, 0, v11);
+	fs->flags = 0x10;	/* refused before any request: no client needed */
+	EXPECT_EQ(-EINVAL, capfence_client_fleet_set(NULL, fs, err, sizeof(err)));
+	EXPECT_STREQ("unknown fleet set flags 0x10", err);
+	free(fs);
+}
+
+/* The options of learn run follow the rules of every options struct. */
+TEST(learn_opts_follow_the_options_rules)
+{
+	struct capfence_learn_opts o = { .sz = 4 };
+	struct capfence_learn *l = NULL;
+	char *const argv[] = { "true", NULL };
+	char err[CAPFENCE_ERR_MAX] = "";
+	unsigned char *b = (unsigned char *)&o;
+	size_t end = offsetof(struct capfence_learn_opts, path_depth) + 1;
+
+	EXPECT_EQ(-EINVAL, capfence_client_learn_run(NULL, &o, "true", argv, &l, err, sizeof(err)));
+	EXPECT_STREQ("learn options: sz 4 is less than sizeof(size_t)", err);
+	memset(&o, 0, sizeof(o));
+	o.sz = sizeof(o);
+	o.flags = 0x80;
+	EXPECT_EQ(-EINVAL, capfence_client_learn_run(NULL, &o, "true", argv, &l, err, sizeof(err)));
+	EXPECT_STREQ("unknown learn flags 0x80", err);
+	/* tail padding is where a newer header's field would be */
+	if (end < sizeof(o)) {
+		o.flags = 0;
+		b[end] = 1;
+		EXPECT_EQ(-EINVAL, capfence_client_learn_run(NULL, &o, "true", argv, &l, err, sizeof(err)));
+		EXPECT_NE(NULL, strstr(err, "is not 0: a field this library"));
+	}
+	EXPECT_EQ(NULL, l);
 }
 
 /* A capfence reply in buf with a genlmsghdr, for the attribute table. */

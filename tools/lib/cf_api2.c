@@ -95,7 +95,8 @@ int capfence_client_epoch_info(struct capfence_client *c, uint64_t epoch_id,
 {
 	int ret;
 
-	*out = malloc(sizeof(**out));
+	/* zeroed: a reply without the epoch leaves an empty one, not garbage */
+	*out = calloc(1, sizeof(**out));
 	if (!*out)
 		return -ENOMEM;
 	ret = capfence__epoch_get(c, epoch_id, *out, err, errlen);

@@ -621,7 +621,7 @@ int capfence_client_fleet_set_opts(struct capfence_client *c,
 				   char *err, size_t errlen)
 {
 	struct capfence_fleet_set_opts o;
-	int ret = capfence__opts(opts, &o, sizeof(o), "options", err, errlen);
+	int ret = CF_OPTS(opts, &o, asked_ns, "options", err, errlen);
 
 	return ret ?: fleet_set(c, &o, err, errlen);
 }
@@ -1064,7 +1064,7 @@ int capfence_client_delegate_opts(struct capfence_client *c,
 	int ret;
 
 	result_init(r);
-	ret = capfence__opts(opts, &o, sizeof(o), "options", r->message,
+	ret = CF_OPTS(opts, &o, reminted, "options", r->message,
 			     sizeof(r->message));
 	if (!ret && (o.flags & ~CAPFENCE_DELEGATE_DRY_RUN)) {
 		capfence__seterr(r->message, sizeof(r->message),
@@ -1113,7 +1113,7 @@ static int change_opts(const struct capfence_change_opts *in,
 		       struct capfence_change_opts *out, bool seccomp_ok,
 		       char *err, size_t errlen)
 {
-	int ret = capfence__opts(in, out, sizeof(*out), "options", err, errlen);
+	int ret = CF_OPTS(in, out, seccomp, "options", err, errlen);
 
 	if (!ret && out->seccomp && !seccomp_ok) {
 		capfence__seterr(err, errlen, "options: seccomp is an epoch install option");
@@ -1229,7 +1229,7 @@ static int bind_opts(const struct capfence_bind_opts *in,
 		     struct capfence_bind_opts *out, bool envp_ok,
 		     struct capfence_result *r)
 {
-	int ret = capfence__opts(in, out, sizeof(*out), "options", r->message,
+	int ret = CF_OPTS(in, out, wait_ms, "options", r->message,
 				 sizeof(r->message));
 
 	if (!ret && out->envp && !envp_ok) {
@@ -1356,8 +1356,11 @@ int capfence_client_spawn_bound_opts(struct capfence_client *c,
 	struct capfence_bind_opts o;
 
 	result_init(r);
-	if (bind_opts(opts, &o, true, r))
+	if (bind_opts(opts, &o, true, r)) {
+		if (pid)
+			*pid = -1;
 		return r->err;
+	}
 	return capfence__spawn_bound(c, epoch_id, o.tokens, o.n, path, argv,
 				     o.envp, pid, r, NULL);
 }

@@ -497,7 +497,9 @@ int capfence_client_delegate(struct capfence_client *c,
 			     uint32_t from_pid, unsigned int flags,
 			     struct capfence_result *r)
 {
-	CAPFENCE_OPTS(capfence_delegate_opts, o, .from_pid = from_pid, .flags = flags);
+	/* 1 ignores the flags it does not know; 2 refuses them */
+	CAPFENCE_OPTS(capfence_delegate_opts, o, .from_pid = from_pid,
+		      .flags = flags & CAPFENCE_DELEGATE_DRY_RUN);
 
 	return capfence_client_delegate_opts(c, t, pid, &o, r);
 }
@@ -575,7 +577,10 @@ int capfence_client_fleet_set(struct capfence_client *c,
 {
 	CAPFENCE_OPTS(capfence_fleet_set_opts, o, .flags = fs->flags, .rev = fs->rev,
 		      .stale_ms = fs->stale_ms, .deny_ms = fs->deny_ms,
-		      .age_ms = fs->age_ms, .asked_ns = fs->asked_ns);
+		      .age_ms = fs->age_ms);
 
+	/* a caller of 1.1 has no asked_ns: read only with the flag of 1.2 */
+	if (fs->flags & CAPFENCE_FLEET_SET_ASKED)
+		o.asked_ns = fs->asked_ns;
 	return capfence_client_fleet_set_opts(c, &o, err, errlen);
 }

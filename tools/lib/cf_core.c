@@ -1253,13 +1253,13 @@ CF_DEFAULT_VERSION(capfence_epoch_narrows, LIBCAPFENCE_1.4);
 
 /* ---- options structs --------------------------------------------------------- */
 
-int capfence__opts(const void *in, void *out, size_t known, const char *what,
-		   char *err, size_t errlen)
+int capfence__opts(const void *in, void *out, size_t size, size_t known,
+		   const char *what, char *err, size_t errlen)
 {
 	const unsigned char *b = in;
 	size_t sz, i;
 
-	memset(out, 0, known);
+	memset(out, 0, size);
 	if (in) {
 		memcpy(&sz, in, sizeof(sz));
 		if (sz < sizeof(sz)) {
@@ -1277,7 +1277,7 @@ int capfence__opts(const void *in, void *out, size_t known, const char *what,
 		}
 		memcpy(out, in, sz < known ? sz : known);
 	}
-	memcpy(out, &known, sizeof(known));
+	memcpy(out, &size, sizeof(size));
 	return 0;
 }
 

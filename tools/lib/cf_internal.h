@@ -24,13 +24,19 @@ void capfence__seterr(char *err, size_t errlen, const char *fmt, ...)
 
 /*
  * The rules of every options struct (capfence.h, CAPFENCE_OPTS): copy the
- * caller's in (NULL: all 0) to out, known bytes long, taking the fields
- * its sz does not cover as 0. -EINVAL with a message naming what for an
- * sz too small to hold itself, or a non-zero byte past known (a field of
- * a newer header than this library's). out's sz becomes known.
+ * caller's in (NULL: all 0) to out (size bytes), taking the fields its sz
+ * does not cover as 0. -EINVAL with a message naming what for an sz too
+ * small to hold itself, or a non-zero byte at or past known, the end of
+ * the last field this library knows (a field of a newer header, which may
+ * sit in what is tail padding here). out's sz becomes size.
  */
-int capfence__opts(const void *in, void *out, size_t known, const char *what,
-		   char *err, size_t errlen);
+int capfence__opts(const void *in, void *out, size_t size, size_t known,
+		   const char *what, char *err, size_t errlen);
+/* capfence__opts() into *out, whose last field is last */
+#define CF_OPTS(in, out, last, what, err, errlen)				\
+	capfence__opts(in, out, sizeof(*(out)),					\
+		       offsetof(__typeof__(*(out)), last) + sizeof((out)->last), \
+		       what, err, errlen)
 
 /* HMAC-SHA256 of n canonical body bytes under k (the key's keyed state). */
 void capfence__mac_body(const struct capfence_key *k, const uint8_t *body, size_t n,

@@ -676,12 +676,8 @@ int capfence_client_learn_run(struct capfence_client *c,
 	int cls, ret, rr, tries;
 
 	*out = NULL;
-	/* 1.6's layout ends at wait_ms; a later field is 0 if sz lacks it */
-	if (o && o->sz < offsetof(struct capfence_learn_opts, reserved)) {
-		capfence__seterr(err, errlen, "learn options of an unknown size");
-		return -EINVAL;
-	}
-	ret = capfence__opts(o, &lo, sizeof(lo), "learn options", err, errlen);
+	/* 1.6's layout ends at wait_ms: its tail padding is reserved, ignored */
+	ret = CF_OPTS(o, &lo, path_depth, "learn options", err, errlen);
 	if (ret)
 		return ret;
 	id = lo.epoch_id;
@@ -752,7 +748,7 @@ int capfence_client_learn_verify_opts(struct capfence_client *c,
 	int ret;
 
 	*out = NULL;
-	ret = capfence__opts(opts, &o, sizeof(o), "options", err, errlen);
+	ret = CF_OPTS(opts, &o, wait_ms, "options", err, errlen);
 	if (ret)
 		return ret;
 	if (o.envp) {

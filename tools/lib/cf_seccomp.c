@@ -1254,7 +1254,7 @@ int capfence_seccomp_compile_opts(const char *text, size_t len,
 	*out = NULL;
 	if (!text || !e)
 		return -EINVAL;
-	ret = capfence__opts(opts, &o, sizeof(o), "profile options", err, errlen);
+	ret = CF_OPTS(opts, &o, no_new_filters, "profile options", err, errlen);
 	if (ret)
 		return ret;
 	running_kernel(&b.kmaj, &b.kmin);
