@@ -6,6 +6,6 @@
 #ifndef _CAPFENCE_VERSION_H
 #define _CAPFENCE_VERSION_H
 
-#define CAPFENCE_VERSION "0.1.0"
+#define CAPFENCE_VERSION "0.3.0"
 
 #endif /* _CAPFENCE_VERSION_H */

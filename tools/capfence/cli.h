@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <capfence/capfence.h>
 
-#define CAPFENCE_CLI_VERSION "0.1.0"
+#define CAPFENCE_CLI_VERSION "0.3.0"
 
 /* Exit codes (docs/errors.md, "Delegation"). */
 enum {
