@@ -799,7 +799,9 @@ static int epoch_retire(struct capfence_client *c, uint64_t epoch_id,
 {
 	struct nlmsghdr *nlh = begin(c, CAPFENCE_CMD_EPOCH_RETIRE, 0);
 
-	put_rev(c, nlh, rev);
+	/* the op takes a revision, not the fleet nest of a chain position */
+	if (rev)
+		mnl_attr_put_u64(nlh, CAPFENCE_A_FLEET_REV, rev);
 	mnl_attr_put_u64(nlh, CAPFENCE_A_EPOCH_ID, epoch_id);
 	return simple(c, nlh, NULL, NULL, err, errlen);
 }
