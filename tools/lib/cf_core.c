@@ -86,7 +86,6 @@ unsigned int capfence_class_count(void)
 	return CAPFENCE_CLASS_MAX;
 }
 
-
 size_t capfence_struct_size(const char *name)
 {
 	static const struct {

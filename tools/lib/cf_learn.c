@@ -670,9 +670,6 @@ int capfence_client_learn_run(struct capfence_client *c,
 	struct capfence_epoch e;
 	char why[CAPFENCE_ERR_MAX];
 	uint64_t id;
-	uint32_t open, flags;
-	unsigned int wait;
-	uint8_t p4, p6, depth;
 	int cls, ret, rr, tries;
 
 	*out = NULL;
@@ -681,17 +678,11 @@ int capfence_client_learn_run(struct capfence_client *c,
 	if (ret)
 		return ret;
 	id = lo.epoch_id;
-	open = lo.open_classes;
-	wait = lo.wait_ms;
-	flags = lo.flags;
-	p4 = lo.prefix4;
-	p6 = lo.prefix6;
-	depth = lo.path_depth;
-	if (flags & ~(CAPFENCE_LEARN_SYSCALLS | CAPFENCE_LEARN_ANY_PORT)) {
-		capfence__seterr(err, errlen, "unknown learn flags 0x%x", flags);
+	if (lo.flags & ~(CAPFENCE_LEARN_SYSCALLS | CAPFENCE_LEARN_ANY_PORT)) {
+		capfence__seterr(err, errlen, "unknown learn flags 0x%x", lo.flags);
 		return -EINVAL;
 	}
-	if (p4 > 32 || p6 > 128) {
+	if (lo.prefix4 > 32 || lo.prefix6 > 128) {
 		capfence__seterr(err, errlen, "a prefix length past the address (IPv4 1-32, IPv6 1-128)");
 		return -EINVAL;
 	}
@@ -704,20 +695,20 @@ int capfence_client_learn_run(struct capfence_client *c,
 	capfence__epoch_init(&e, id);
 	for (cls = CAPFENCE_CLASS_NONE + 1; cls <= CAPFENCE_CLASS_MAX; cls++) {
 		e.rules[cls].class_id = (uint8_t)cls;
-		e.rules[cls].kind = (open & (1u << cls)) ? CAPFENCE_RULE_OPEN :
+		e.rules[cls].kind = (lo.open_classes & (1u << cls)) ? CAPFENCE_RULE_OPEN :
 				    CAPFENCE_RULE_LOG;
 	}
 	ret = capfence_client_epoch_install_opts(c, &e, NULL, err, errlen);
 	if (ret)
 		return ret;
-	ret = learn_collect(c, id, NULL, 0, path, argv, wait,
-			    flags & CAPFENCE_LEARN_SYSCALLS, out, err, errlen);
+	ret = learn_collect(c, id, NULL, 0, path, argv, lo.wait_ms,
+			    lo.flags & CAPFENCE_LEARN_SYSCALLS, out, err, errlen);
 	if (*out) {
-		(*out)->open = open;
-		(*out)->any_port = flags & CAPFENCE_LEARN_ANY_PORT;
-		(*out)->prefix4 = p4;
-		(*out)->prefix6 = p6;
-		(*out)->path_depth = depth;
+		(*out)->open = lo.open_classes;
+		(*out)->any_port = lo.flags & CAPFENCE_LEARN_ANY_PORT;
+		(*out)->prefix4 = lo.prefix4;
+		(*out)->prefix6 = lo.prefix6;
+		(*out)->path_depth = lo.path_depth;
 	}
 	/*
 	 * A learning epoch is not kept: retired once nothing names it. The
