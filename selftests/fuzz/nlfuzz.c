@@ -1236,11 +1236,12 @@ static void gen_invalid(struct msg *m)
 			nest_end(m, o);
 			break;
 		}
-		case 1: {	/* kind out of range */
+		case 1: {	/* kind out of range: past the last kind the uapi names */
 			size_t o = nest_start(m, 1 + rn(4));
 
 			attr_u8(m, CAPFENCE_RULE_A_CLASS, 1);
-			attr_u8(m, CAPFENCE_RULE_A_KIND, 3 + rn(250));
+			attr_u8(m, CAPFENCE_RULE_A_KIND, (uint8_t)(__CAPFENCE_RULE_MAX +
+				rn(256 - __CAPFENCE_RULE_MAX)));
 			nest_end(m, o);
 			break;
 		}
