@@ -75,6 +75,8 @@ VMRUN      := selftests/vm/run
 # own temporary root, so two guests share nothing); VM_SERIAL=1 boots them
 # one after the other. Used as: for k in $(KERNEL); do ( ... ) $(KPAR) done; wait
 KPAR       := $(if $(filter 1,$(VM_SERIAL)),;,&)
+# jobs for the build of make check and make demo
+JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 export CAPFENCE_BUILD := $(CURDIR)/$(B)
 
 LIB_SRCS   := $(wildcard tools/lib/*.c)
@@ -193,16 +195,25 @@ agent: $(B)/tools/capfenced
 # input checks (selftests/cli/fleet-tests.sh), and the metrics text under
 # promtool and capfenced.service under systemd-analyze
 # (selftests/cli/metrics-tests.sh).
-$(B)/unit/%: selftests/unit/%.c $(LIB_SRCS) $(LIB_HDRS) $(wildcard selftests/unit/*.h) $(B)/ksft/kselftest_harness.h
+# The library is compiled under the sanitizers once, into $(B)/unit/lib/,
+# and every test links those objects (not an archive: each test gets the
+# whole library, as when it compiled the sources itself).
+UNIT_SAN   := $(CFLAGS_USR) -O1 $(SAN) $(CPPFLAGS_USR)
+UNIT_LIB   := $(patsubst tools/lib/%.c,$(B)/unit/lib/%.o,$(LIB_SRCS))
+$(B)/unit/lib/%.o: tools/lib/%.c $(LIB_HDRS) | deps
+	@mkdir -p $(@D)
+	$(CC) $(UNIT_SAN) -c $< -o $@
+
+$(B)/unit/%: selftests/unit/%.c $(UNIT_LIB) $(LIB_HDRS) $(wildcard selftests/unit/*.h) $(B)/ksft/kselftest_harness.h
 	@mkdir -p $(B)/unit
-	$(CC) $(CFLAGS_USR) -O1 $(SAN) $(CPPFLAGS_USR) -DCF_VECTORS='"$(CURDIR)/selftests/vectors/tokens.txt"' -DCF_SC_DEFAULT='"$(CURDIR)/selftests/vectors/seccomp-default.json"' -DCF_PROFILES='"$(CURDIR)/$(B)/guest/share/capfence/profiles"' $< $(LIB_SRCS) -lsodium -lmnl $(NET_LIBS) -lpthread -o $@
+	$(CC) $(UNIT_SAN) -DCF_VECTORS='"$(CURDIR)/selftests/vectors/tokens.txt"' -DCF_SC_DEFAULT='"$(CURDIR)/selftests/vectors/seccomp-default.json"' -DCF_PROFILES='"$(CURDIR)/$(B)/guest/share/capfence/profiles"' $< $(UNIT_LIB) -lsodium -lmnl $(NET_LIBS) -lpthread -o $@
 
 # capfenced's state machine against the module model and a fake store
 $(B)/unit/test_agent: selftests/unit/test_agent.c tools/capfenced/agent_core.c tools/capfenced/agent_core.h \
-		selftests/fleet/module_model.c selftests/fleet/module_model.h $(LIB_SRCS) $(LIB_HDRS) \
+		selftests/fleet/module_model.c selftests/fleet/module_model.h $(UNIT_LIB) $(LIB_HDRS) \
 		$(wildcard selftests/unit/*.h) $(B)/ksft/kselftest_harness.h
 	@mkdir -p $(B)/unit
-	$(CC) $(CFLAGS_USR) -O1 $(SAN) $(CPPFLAGS_USR) -Itools/capfenced -Iselftests/fleet $< tools/capfenced/agent_core.c selftests/fleet/module_model.c $(LIB_SRCS) -lsodium -lmnl $(NET_LIBS) -lpthread -o $@
+	$(CC) $(UNIT_SAN) -Itools/capfenced -Iselftests/fleet $< tools/capfenced/agent_core.c selftests/fleet/module_model.c $(UNIT_LIB) -lsodium -lmnl $(NET_LIBS) -lpthread -o $@
 
 # VM tests: kselftest-harness programs run in the guest.
 $(B)/guest/bin/%: selftests/kernel/%.c $(VMT_COMMON) $(wildcard selftests/kernel/*.h) $(LIB_A) $(LIB_HDRS) $(B)/ksft/kselftest_harness.h
@@ -357,13 +368,21 @@ layer-check: $(call KB,$(HDRK))/release $(if $(filter 6.12,$(HDRK)),$(TRIXIE)/.k
 
 # The host stages once, the VM stages on each kernel of KERNEL; one line
 # "N passed, N failed" at the end covers them all.
-check: all
-	@rm -f $(B)/logs/*.log $(B)/logs/times.txt
+# The build uses every core (JOBS). Then two lanes side by side: the host
+# stages (and class-check, which is mostly builds) beside the first VM
+# stages, whose guests leave about a third of the CPU idle; the host
+# lane's lines are printed when both are done. The other VM stages follow,
+# one after the other, each booting its kernels side by side.
+check:
+	@$(MAKE) -j$(JOBS) all
+	@rm -f $(B)/logs/*.log $(B)/logs/times.txt $(B)/logs/host-lane.out
 	@stage() { local s=$$(date +%s); $(MAKE) -s $$1; \
 		echo "$$1 $$(( $$(date +%s) - s )) s" >> $(B)/logs/times.txt; }; \
-		stage unit; stage abi-check; stage spec-check; stage layer-check; stage install-check; \
-		stage fuzz-check; stage vmtest; stage ecotest; stage matrix-check; stage agent-check; \
-		$(if $(filter 6.1,$(KERNEL)),stage class-check; stage check-fleet;) \
+		{ stage layer-check; stage spec-check; stage unit; stage abi-check; stage install-check; \
+		  $(if $(filter 6.1,$(KERNEL)),stage class-check;) } > $(B)/logs/host-lane.out 2>&1 & \
+		stage fuzz-check; stage vmtest; wait; cat $(B)/logs/host-lane.out; \
+		stage ecotest; stage matrix-check; stage agent-check; \
+		$(if $(filter 6.1,$(KERNEL)),stage check-fleet;) \
 		echo "# time: $$(paste -sd, $(B)/logs/times.txt | sed 's/,/, /g')"; \
 		cd $(B)/logs && for k in $(KERNEL); do \
 			$(CURDIR)/selftests/summary "kernel $$k" vm-$$k.log cli-$$k.log py-$$k.log eco-$$k.log matrix-$$k.log nlfuzz-$$k.log agent-$$k.log; \
@@ -378,7 +397,8 @@ check: all
 check-fresh:
 	@selftests/fresh/check-fresh
 
-demo: all
+demo:
+	@$(MAKE) -j$(JOBS) all
 	@$(VMRUN) --kernel $(KNEWEST) --timeout 600 --add selftests/demo/seed-scenario:/root/seed-scenario -- sh /root/seed-scenario
 
 # security/capfence/ made from kernel/ and lsm/builtin/, built into a
