@@ -375,7 +375,7 @@ layer-check: $(call KB,$(HDRK))/release $(if $(filter 6.12,$(HDRK)),$(TRIXIE)/.k
 # one after the other, each booting its kernels side by side.
 check:
 	@$(MAKE) -j$(JOBS) all
-	@rm -f $(B)/logs/*.log $(B)/logs/times.txt $(B)/logs/host-lane.out
+	@mkdir -p $(B)/logs && rm -f $(B)/logs/*.log $(B)/logs/times.txt $(B)/logs/host-lane.out
 	@stage() { local s=$$(date +%s); $(MAKE) -s $$1; \
 		echo "$$1 $$(( $$(date +%s) - s )) s" >> $(B)/logs/times.txt; }; \
 		{ stage layer-check; stage spec-check; stage unit; stage abi-check; stage install-check; \
