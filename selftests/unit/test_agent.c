@@ -56,6 +56,7 @@ struct fake {
 	/* the host's last report as the store has it */
 	struct cf_fleet_host report;
 	unsigned reports, snapshots;
+	const char *snapshot_err;	/* the full read fails with this */
 	/* every revoke committed, lost ones too */
 	struct revoke rv[MAXLOG];
 	size_t nrv;
@@ -132,8 +133,11 @@ static int s_snapshot(struct cfa *a, struct cf_fleet_change **chs, size_t *n, ui
 {
 	struct fake *f = F(a);
 
-	(void)err, (void)errlen;
 	f->snapshots++;
+	if (f->snapshot_err) {
+		snprintf(err, errlen, "%s", f->snapshot_err);
+		return -EBADMSG;
+	}
 	memset(b, 0, sizeof(*b));	/* never compacted: the chain from genesis */
 	*chs = calloc(f->n + 1, sizeof(**chs));
 	if (!*chs)
@@ -664,6 +668,58 @@ TEST(restored_store_recovered)
 	ASSERT_TRUE(mm_revoked(&f->m, CAP_C));
 	ASSERT_EQ(3, f->report.seq);
 	ASSERT_STREQ("", f->report.failing);
+	ASSERT_EQ(CAPFENCE_FLEET_CURRENT, mm_state(&f->m, cfa_boot_ns()));
+	SETTLED(f);
+	fake_free(f);
+	CF_NO_LEAKS();
+}
+
+/*
+ * A reconcile that fails (the store holds an unsigned change) holds the
+ * host's confirmations until one passes: once the store is repaired the
+ * next comes after a backoff, not a whole period later.
+ */
+TEST(failed_reconcile_retried_before_its_period)
+{
+	struct fake *f = fake_new();
+	unsigned n;
+
+	ASSERT_NE(NULL, f);
+	host_start(f);
+	commit(f, CF_FLEET_REVOKE, CAP_A);
+	ASSERT_TRUE(stream(f));
+	beat(f, 1);		/* the first beat's reconcile passes */
+	HOLDS(f);
+	ASSERT_STREQ("", f->report.failing);
+	ASSERT_EQ(0, f->a.reconcile_retry_ms);
+
+	/* the period's reconcile meets a forged key */
+	f->snapshot_err = "/capfence/fleet/epoch/77: unsigned change refused";
+	f->a.next_reconcile = 0;
+	n = f->snapshots;
+	beat(f, 1);
+	ASSERT_EQ(n + 1, f->snapshots);
+	ASSERT_NE(NULL, strstr(f->report.failing, "reconcile: /capfence/fleet/epoch/77"));
+	ASSERT_EQ(CFA_RETRY_MIN_MS, f->a.reconcile_retry_ms);
+	/* its period is still a minute away */
+	ASSERT_LT(cfa_now_ms() + 50000, f->a.next_reconcile);
+	/* not before the backoff; after it, again, and the backoff doubles */
+	beat(f, 1);
+	ASSERT_EQ(n + 1, f->snapshots);
+	usleep((CFA_RETRY_MIN_MS + 50) * 1000);
+	beat(f, 1);
+	ASSERT_EQ(n + 2, f->snapshots);
+	ASSERT_EQ(2 * CFA_RETRY_MIN_MS, f->a.reconcile_retry_ms);
+	ASSERT_NE(NULL, strstr(f->report.failing, "unsigned change refused"));
+	HOLDS(f);
+
+	/* the key deleted: the next retry passes, and the host is current */
+	f->snapshot_err = NULL;
+	usleep((2 * CFA_RETRY_MIN_MS + 50) * 1000);
+	beat(f, 2);
+	ASSERT_EQ(n + 3, f->snapshots);
+	ASSERT_STREQ("", f->report.failing);
+	ASSERT_EQ(0, f->a.reconcile_retry_ms);
 	ASSERT_EQ(CAPFENCE_FLEET_CURRENT, mm_state(&f->m, cfa_boot_ns()));
 	SETTLED(f);
 	fake_free(f);

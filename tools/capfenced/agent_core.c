@@ -1221,6 +1221,26 @@ static void notify_line(struct cfa *a, const char *line)
 		a->ops->notify(a, false, line);
 }
 
+/*
+ * A reconcile failed (a store that holds an unsigned change, say): only a
+ * reconcile that passes clears it, so the next one comes after a backoff
+ * (CFA_RETRY_MIN_MS doubling, at most the period), not a period later: a
+ * store repaired soon is a host current again soon. The cap keeps a fleet
+ * of hosts from reading a bad store's whole log more often than that.
+ */
+static void reconcile_backoff(struct cfa *a)
+{
+	uint32_t cap = a->reconcile_s ? a->reconcile_s * 1000 : CFA_RETRY_MAX_MS;
+
+	if (!a->reconcile_retry_ms)
+		a->reconcile_retry_ms = CFA_RETRY_MIN_MS;
+	else if (a->reconcile_retry_ms < cap / 2)
+		a->reconcile_retry_ms *= 2;
+	else
+		a->reconcile_retry_ms = cap;
+	a->next_reconcile_retry = cfa_now_ms() + a->reconcile_retry_ms;
+}
+
 void cfa_beat(struct cfa *a)
 {
 	uint64_t f = 0, store = 0, applied, asked;
@@ -1262,11 +1282,15 @@ void cfa_beat(struct cfa *a)
 	a->store_down = false;
 	applied = a->chained ? (uint64_t)mrev : cfa_module_rev(a);
 	if (applied >= f && (atomic_load(&a->rearm) ||
-			     (a->reconcile_s && cfa_now_ms() >= a->next_reconcile))) {
+			     (a->reconcile_s && cfa_now_ms() >= a->next_reconcile) ||
+			     (a->reconcile_retry_ms && cfa_now_ms() >= a->next_reconcile_retry))) {
 		/* caught up (after a reload: replayed): compare and repair */
 		atomic_store(&a->rearm, false);
 		a->next_reconcile = cfa_now_ms() + (int64_t)a->reconcile_s * 1000;
-		cfa_reconcile(a, applied);
+		if (cfa_reconcile(a, applied))
+			reconcile_backoff(a);
+		else
+			a->reconcile_retry_ms = 0;
 		tick(a);
 	}
 	if (a->chained && !cfa_is_failing(a)) {

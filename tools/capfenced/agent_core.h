@@ -91,6 +91,12 @@ struct cfa {
 	bool require_head;		/* confirm only at the signed head */
 	struct cf_fleet_pacer pacer;	/* its every_ms: --report-every (report_lock) */
 	int64_t next_reconcile;		/* CLOCK_BOOTTIME ms; 0: at the first beat */
+	/* a failed reconcile is tried again after retry_ms (doubling up to
+	 * the period), not a whole period later: its failure holds the
+	 * host's confirmations until a reconcile passes. 0: none failed.
+	 */
+	uint32_t reconcile_retry_ms;
+	int64_t next_reconcile_retry;	/* CLOCK_BOOTTIME ms */
 
 	atomic_bool stop, restart, rearm;
 	pthread_mutex_t cf_lock, state_lock, report_lock, metrics_lock;
