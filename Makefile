@@ -77,6 +77,8 @@ VMRUN      := selftests/vm/run
 KPAR       := $(if $(filter 1,$(VM_SERIAL)),;,&)
 # jobs for the build of make check and make demo
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
+# (and for the makes the build scripts start themselves: module.sh, hdr-check.sh)
+export JOBS
 export CAPFENCE_BUILD := $(CURDIR)/$(B)
 
 LIB_SRCS   := $(wildcard tools/lib/*.c)
@@ -388,7 +390,7 @@ check:
 			$(CURDIR)/selftests/summary "kernel $$k" vm-$$k.log cli-$$k.log py-$$k.log eco-$$k.log matrix-$$k.log nlfuzz-$$k.log agent-$$k.log; \
 		done; \
 		$(CURDIR)/selftests/failures *.log; \
-		$(CURDIR)/selftests/summary total unit.log abi.log spec.log layer.log install*.log fuzz.log \
+		$(CURDIR)/selftests/summary total unit.log abi.log spec.log layer.log $(foreach k,$(KERNEL),install-$(k).log) fuzz.log \
 			$(foreach k,$(KERNEL),vm-$(k).log cli-$(k).log py-$(k).log eco-$(k).log matrix-$(k).log agent-$(k).log) \
 			$(if $(filter 6.1,$(KERNEL)),class.log fleet.log)
 

@@ -40,7 +40,7 @@ $(SDK)/.stamp: $(LIB_SO) $(LIB2_SO) $(LIB_A) $(LIB_HDRS) $(PY_SRCS) tools/lib/ca
 	@touch $@
 
 $(B)/examples/orchestrator: examples/orchestrator.c examples/Makefile $(SDK)/.stamp
-	@rm -rf $(B)/examples && mkdir -p $(B)/examples
+	@mkdir -p $(B)/examples && rm -f $(B)/examples/orchestrator $(B)/examples/orchestrator.c $(B)/examples/Makefile
 	@cp examples/orchestrator.c examples/Makefile $(B)/examples/
 	PKG_CONFIG_PATH=$(CURDIR)/$(SDK)/usr/lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$(CURDIR)/$(SDK) \
 		$(MAKE) -s -C $(B)/examples orchestrator

@@ -682,6 +682,7 @@ TEST(restored_store_recovered)
 TEST(failed_reconcile_retried_before_its_period)
 {
 	struct fake *f = fake_new();
+	int64_t t0;
 	unsigned n;
 
 	ASSERT_NE(NULL, f);
@@ -697,25 +698,30 @@ TEST(failed_reconcile_retried_before_its_period)
 	f->snapshot_err = "/capfence/fleet/epoch/77: unsigned change refused";
 	f->a.next_reconcile = 0;
 	n = f->snapshots;
+	t0 = cfa_now_ms();
 	beat(f, 1);
 	ASSERT_EQ(n + 1, f->snapshots);
 	ASSERT_NE(NULL, strstr(f->report.failing, "reconcile: /capfence/fleet/epoch/77"));
+	/* the next try is due CFA_RETRY_MIN_MS later; its period is a minute away */
 	ASSERT_EQ(CFA_RETRY_MIN_MS, f->a.reconcile_retry_ms);
-	/* its period is still a minute away */
+	ASSERT_LE(t0 + CFA_RETRY_MIN_MS, f->a.next_reconcile_retry);
+	ASSERT_GE(cfa_now_ms() + CFA_RETRY_MIN_MS, f->a.next_reconcile_retry);
 	ASSERT_LT(cfa_now_ms() + 50000, f->a.next_reconcile);
-	/* not before the backoff; after it, again, and the backoff doubles */
+	/* (the clock moved by hand from here) not before its time */
+	f->a.next_reconcile_retry = cfa_now_ms() + 60000;
 	beat(f, 1);
 	ASSERT_EQ(n + 1, f->snapshots);
-	usleep((CFA_RETRY_MIN_MS + 50) * 1000);
+	/* at its time: tried again, still failing, and the wait doubles */
+	f->a.next_reconcile_retry = cfa_now_ms();
 	beat(f, 1);
 	ASSERT_EQ(n + 2, f->snapshots);
 	ASSERT_EQ(2 * CFA_RETRY_MIN_MS, f->a.reconcile_retry_ms);
 	ASSERT_NE(NULL, strstr(f->report.failing, "unsigned change refused"));
 	HOLDS(f);
 
-	/* the key deleted: the next retry passes, and the host is current */
+	/* the key deleted: the next try passes, and the host is current */
 	f->snapshot_err = NULL;
-	usleep((2 * CFA_RETRY_MIN_MS + 50) * 1000);
+	f->a.next_reconcile_retry = cfa_now_ms();
 	beat(f, 2);
 	ASSERT_EQ(n + 3, f->snapshots);
 	ASSERT_STREQ("", f->report.failing);

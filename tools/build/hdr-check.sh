@@ -37,7 +37,7 @@ echo "1..${#objs[@]}"
 # one make for every header (-k: past a failure), on every core; a header
 # passes when its object was made
 "${run[@]}" env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
-	make -s -k -j"$(nproc)" -C "$hdr" M="$dir" "${objs[@]}" > "$dir/make.log" 2>&1
+	make -s -k -j"${JOBS:-$(nproc)}" -C "$hdr" M="$dir" "${objs[@]}" > "$dir/make.log" 2>&1
 fail=0 i=0 pass=0 nfail=0
 for o in "${objs[@]}"; do
 	i=$((i + 1))

@@ -28,7 +28,7 @@ else
 fi
 set +e
 # on every core, a make of its own (not the caller's jobserver)
-"${run[@]}" env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -j"$(nproc)" -C "$hdr" M="$mod" modules 2>&1 | tee "$mod/build.log" |
+"${run[@]}" env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -j"${JOBS:-$(nproc)}" -C "$hdr" M="$mod" modules 2>&1 | tee "$mod/build.log" |
 	grep -v -e '^make\[' -e 'Entering directory' -e 'Leaving directory'
 rc=${PIPESTATUS[0]}
 set -e

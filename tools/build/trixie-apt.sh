@@ -8,6 +8,11 @@ mirror=${CAPFENCE_MIRROR:-$(apt-get indextargets --no-release-info --format '$(R
 	awk '$2 !~ /-security$/ { print $1; exit }')}
 [ -n "$mirror" ] || { echo "capfence: no Debian mirror in the apt sources; set CAPFENCE_MIRROR" >&2; exit 1; }
 mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial"
+# one user of these lists at a time (a parallel build fetches the kernel
+# and ynl at once; apt's own lock would fail the second, not wait): held
+# on fd 9 until the sourcing script exits
+exec 9> "$apt/lock.capfence"
+flock 9
 # an empty package status: what the host has installed (a linux-source-6.12
 # from bookworm-backports, say) must not stand in for Debian 13's versions
 [ -f "$apt/status" ] || : > "$apt/status"

@@ -1224,13 +1224,14 @@ static void notify_line(struct cfa *a, const char *line)
 /*
  * A reconcile failed (a store that holds an unsigned change, say): only a
  * reconcile that passes clears it, so the next one comes after a backoff
- * (CFA_RETRY_MIN_MS doubling, at most the period), not a period later: a
- * store repaired soon is a host current again soon. The cap keeps a fleet
- * of hosts from reading a bad store's whole log more often than that.
+ * (CFA_RETRY_MIN_MS doubling, at most the period, or a minute with none),
+ * at the first heartbeat past it, not a period later: a store repaired
+ * soon is a host current again soon. The cap keeps a fleet of hosts from
+ * reading a bad store's whole log more often than that.
  */
 static void reconcile_backoff(struct cfa *a)
 {
-	uint32_t cap = a->reconcile_s ? a->reconcile_s * 1000 : CFA_RETRY_MAX_MS;
+	uint32_t cap = a->reconcile_s ? a->reconcile_s * 1000 : CFA_RECONCILE_RETRY_MAX_MS;
 
 	if (!a->reconcile_retry_ms)
 		a->reconcile_retry_ms = CFA_RETRY_MIN_MS;

@@ -30,6 +30,8 @@
 /* the retry backoff of a change that fails to apply */
 #define CFA_RETRY_MIN_MS	200
 #define CFA_RETRY_MAX_MS	5000
+/* a failed reconcile's longest retry when reconciles have no period */
+#define CFA_RECONCILE_RETRY_MAX_MS	60000
 /* heartbeats that see the watch behind the store without progress */
 #define CFA_WATCH_LAG_BEATS	3
 

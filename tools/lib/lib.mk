@@ -44,7 +44,7 @@ $(LIB_SO): $(LIB_OBJS) $(LIB_MAP)
 	$(CC) -shared -Wl,-soname,$(LIB_SONAME) -Wl,--version-script=$(LIB_MAP) \
 		-Wl,-z,defs -Wl,-z,relro -Wl,-z,now \
 		$(LIB_OBJS) -lsodium -lmnl $(NET_LIBS) -lpthread -o $@
-	@find $(LIB_OUT) -maxdepth 1 -name 'libcapfence.so.*.*.*' ! -name $(notdir $@) -delete
+	@find $(LIB_OUT) -maxdepth 1 -name 'libcapfence.so.$(LIB_MAJOR).*.*' ! -name $(notdir $@) -delete
 	ln -sf $(notdir $@) $(LIB_OUT)/$(LIB_SONAME)
 	ln -sf $(LIB_SONAME) $(LIB_OUT)/libcapfence.so
 
