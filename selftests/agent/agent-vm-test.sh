@@ -68,7 +68,9 @@ check "a key this host lacks: its removal holds, applied, not wedged" \
 	grep -q "^capfenced: applied rev=[0-9]* key_remove 9 (the module had it: " "$W/agent.log"
 check "epoch 41 installed and active" sh -c "capfence epoch list | grep -q '^41  *yes'"
 check "the module is at the snapshot's revision or later" [ "$(rev)" -ge "$S" ]
-check "fleet state current" [ "$(state)" = current ]
+# current again within a few heartbeats: a loaded guest may miss its
+# --max-staleness (2 s) for a moment, which is the state working
+check "fleet state current" wait_until 10 state_is current
 
 # live changes through the watch, in order
 R1=$(capfence fleet epoch install 42 fs:read=deny | sed 's/rev=//')
@@ -141,9 +143,7 @@ reload() {
 	insmod /capfence.ko && capfence attach >/dev/null
 }
 check "module unloaded and loaded again" reload
-i=0
-until [ "$(state)" = current ] || [ $i -ge 50 ]; do sleep 0.2; i=$((i + 1)); done
-check "reload: fleet mode re-armed by the running agent, current" [ "$(state)" = current ]
+check "reload: fleet mode re-armed by the running agent, current" wait_until 10 state_is current
 check "reload: logged" grep -q "^capfenced: the module was reloaded or reset (rev=0, fleet mode off): re-arming" "$W/agent.log"
 check "reload: epoch 42 installed and active again" sh -c "capfence epoch list | grep -q '^42  *yes'"
 check "reload: the module back at the fleet's revision" [ "$(rev)" -ge "$R79" ]
