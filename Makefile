@@ -109,9 +109,15 @@ BENCH_SRCS := $(wildcard selftests/bench/*.c)
 -include selftests/fleet/fleet.mk
 -include selftests/matrix/matrix.mk
 
-.PHONY: all deps module bpf lib pyroot cli agent tests check check-fresh unit vmtest cli-check demo checkpatch layer-check kernel-builtin check-builtin patches clean distclean
+.PHONY: all build deps module bpf lib pyroot cli agent tests check check-fresh unit vmtest cli-check demo checkpatch layer-check kernel-builtin check-builtin patches clean distclean
 
-all: module lib cli agent tests pyroot
+# deps first, then the build: under -j a rule without '| deps' (a guest
+# program, say) would otherwise race the compiler's installation (the
+# build itself then skips deps.sh: it has run)
+all: deps
+	@$(MAKE) --no-print-directory CAPFENCE_NO_DEPS=1 build
+
+build: module lib cli agent tests pyroot
 
 # CAPFENCE_NO_DEPS=1: the Debian package build (debian/rules), whose build
 # dependencies come from debian/control, installs nothing
