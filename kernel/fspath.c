@@ -2,8 +2,8 @@
 /*
  * fs:read and fs:write by name: what an open can do, every change beneath
  * a path (create, remove, rename and link on both ends, symlink, mknod,
- * truncate, chmod/chown, xattrs), and the refusal of every change of a
- * bound task's filesystem view.
+ * truncate, chmod/chown, xattrs, POSIX message queue names), and the
+ * refusal of every change of a bound task's filesystem view.
  *
  * Names. A file is judged by the name it has from the task's root, built
  * by d_path(), and only when it is reachable from that root:
@@ -51,6 +51,9 @@
 #include "fsmemo.h"
 #include "fspath.h"
 #include "stats.h"
+
+/* ipc/mqueue.c's MQUEUE_MAGIC, private to that file (6.1 and 6.12) */
+#define CF_MQUEUE_MAGIC	0x19800202
 
 /* The name of the file being judged; see the locking rules above. */
 static DEFINE_PER_CPU(char [PATH_MAX], cf_path_buf);
@@ -488,6 +491,35 @@ int cf_fs_xattr(const struct cred *cred, const char *what)
 {
 	struct cf_cred *e = cf_subject(cred);
 
+	if (!e)
+		return 0;
+	return cf_fs_refuse_first(e, cf_class_sets.change, what);
+}
+
+/**
+ * cf_fs_mqueue() - refuse a POSIX message queue's new or removed name
+ * @cred: the caller's credential, already found in the filter
+ * @dir: the directory of the name (inode_create, inode_unlink)
+ * @what: "mq_create" or "mq_unlink", for the audit record
+ *
+ * mq_open(O_CREAT) and mq_unlink() change names in the IPC namespace's
+ * internal mqueue mount through vfs_mkobj() and vfs_unlink(), which call
+ * only inode_create and inode_unlink: no path_* hook and no mount to name
+ * the queue by. As for extended attributes, the change is refused while
+ * fs:write is mediated, through an mqueue mount the task can see too (its
+ * path_mknod or path_unlink passed first). Other file systems' names reach
+ * path_mknod and path_unlink, which judge them by name: nothing here.
+ *
+ * Return: 0 or -EACCES (audited, reason "bypass").
+ */
+int cf_fs_mqueue(const struct cred *cred, const struct inode *dir,
+		 const char *what)
+{
+	struct cf_cred *e;
+
+	if (dir->i_sb->s_magic != CF_MQUEUE_MAGIC)
+		return 0;
+	e = cf_subject(cred);
 	if (!e)
 		return 0;
 	return cf_fs_refuse_first(e, cf_class_sets.change, what);

@@ -10,6 +10,7 @@
 struct file;
 struct path;
 struct dentry;
+struct inode;
 int cf_fs_file_open(const struct cred *cred, struct file *file, u64 ns_id,
 		    u64 ns_event);
 int cf_fs_entry(const struct cred *cred, const struct path *dir,
@@ -22,5 +23,7 @@ int cf_fs_rename(const struct cred *cred, const struct path *old_dir,
 		 struct dentry *new_dentry, unsigned int flags);
 int cf_fs_view(const struct cred *cred, const char *what);
 int cf_fs_xattr(const struct cred *cred, const char *what);
+int cf_fs_mqueue(const struct cred *cred, const struct inode *dir,
+		 const char *what);
 
 #endif /* _CAPFENCE_FSPATH_H */

@@ -687,6 +687,28 @@ noinline int capfence_inode_removexattr(void)
 	return cf_fs_xattr(cred, "removexattr");
 }
 
+/*
+ * Every create and unlink in the system: a name in an mqueue mount is
+ * judged (fspath.c); any other reached path_mknod or path_unlink first.
+ */
+noinline int capfence_inode_create(struct inode *dir)
+{
+	const struct cred *cred = current_cred();
+
+	if (!cf_cred_maybe(cred) || !cf_ours(inode_create))
+		return 0;
+	return cf_fs_mqueue(cred, dir, "mq_create");
+}
+
+noinline int capfence_inode_unlink(struct inode *dir)
+{
+	const struct cred *cred = current_cred();
+
+	if (!cf_cred_maybe(cred) || !cf_ours(inode_unlink))
+		return 0;
+	return cf_fs_mqueue(cred, dir, "mq_unlink");
+}
+
 /* every mmap() in the system: no call while no file is tracked */
 noinline int capfence_mmap_file(struct file *file, unsigned long prot,
 				unsigned long flags)

@@ -76,6 +76,8 @@ extern int capfence_inode_setxattr(void)
 	__ksym;
 extern int capfence_inode_removexattr(void)
 	__ksym;
+extern int capfence_inode_create(struct inode *dir) __ksym;
+extern int capfence_inode_unlink(struct inode *dir) __ksym;
 extern int capfence_mmap_file(struct file *file, unsigned long prot,
 			      unsigned long flags) __ksym;
 extern int capfence_file_mprotect(struct vm_area_struct *vma,
@@ -510,6 +512,33 @@ int BPF_PROG(cf_inode_remove_acl, void *idmap, struct dentry *dentry,
 	     const char *acl_name, int ret)
 {
 	return cf_verdict(ret ?: capfence_inode_removexattr());
+}
+
+/*
+ * POSIX message queue names: mq_open(O_CREAT) and mq_unlink() reach only
+ * these two hooks. Every create and unlink of the system passes here, so
+ * only a name in an mqueue mount is handed on (the kfunc checks again);
+ * reading the superblock also makes clang emit the full struct inode,
+ * which libbpf needs to match the kfunc's prototype.
+ */
+#define CF_MQUEUE_MAGIC 0x19800202
+
+SEC("lsm/inode_create")
+int BPF_PROG(cf_inode_create, struct inode *dir, struct dentry *dentry,
+	     umode_t mode, int ret)
+{
+	if (ret || dir->i_sb->s_magic != CF_MQUEUE_MAGIC)
+		return cf_verdict(ret);
+	return cf_verdict(capfence_inode_create(dir));
+}
+
+SEC("lsm/inode_unlink")
+int BPF_PROG(cf_inode_unlink, struct inode *dir, struct dentry *dentry,
+	     int ret)
+{
+	if (ret || dir->i_sb->s_magic != CF_MQUEUE_MAGIC)
+		return cf_verdict(ret);
+	return cf_verdict(capfence_inode_unlink(dir));
 }
 
 /* mappings of files opened under a capability (file.c) */

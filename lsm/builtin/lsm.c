@@ -627,6 +627,18 @@ static int capfence_inode_remove_acl(struct mnt_idmap *idmap,
 	return CF_FS_HOOK(cf_fs_xattr(cred, "removexattr"));
 }
 
+/* POSIX message queue names: mq_open(O_CREAT), mq_unlink() (fspath.c) */
+static int capfence_inode_create(struct inode *dir, struct dentry *dentry,
+				 umode_t mode)
+{
+	return CF_FS_HOOK(cf_fs_mqueue(cred, dir, "mq_create"));
+}
+
+static int capfence_inode_unlink(struct inode *dir, struct dentry *dentry)
+{
+	return CF_FS_HOOK(cf_fs_mqueue(cred, dir, "mq_unlink"));
+}
+
 /* mappings of files opened under a capability (file.c) */
 static int capfence_mmap_file(struct file *file, unsigned long reqprot,
 			      unsigned long prot, unsigned long flags)
@@ -725,6 +737,8 @@ static struct security_hook_list capfence_hooks[] __ro_after_init = {
 	LSM_HOOK_INIT(inode_removexattr, capfence_inode_removexattr),
 	LSM_HOOK_INIT(inode_set_acl, capfence_inode_set_acl),
 	LSM_HOOK_INIT(inode_remove_acl, capfence_inode_remove_acl),
+	LSM_HOOK_INIT(inode_create, capfence_inode_create),
+	LSM_HOOK_INIT(inode_unlink, capfence_inode_unlink),
 	LSM_HOOK_INIT(mmap_file, capfence_mmap_file),
 	LSM_HOOK_INIT(file_mprotect, capfence_file_mprotect),
 	LSM_HOOK_INIT(bprm_creds_from_file, capfence_bprm_creds_from_file),

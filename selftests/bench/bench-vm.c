@@ -87,6 +87,8 @@
 /* the same file seven directories deeper: depth 8 beneath BENCH_DIR */
 #define BENCH_DEEP	BENCH_DIR "/1/2/3/4/5/6/7"
 #define BENCH_FILE8	BENCH_DEEP "/w"
+/* made and removed by the create loop (one worker at a time) */
+#define BENCH_NEW	BENCH_DIR "/new"
 
 static const char *bench_rules[] = {
 	"net:connect=token:127.0.0.0/8",
@@ -136,7 +138,7 @@ static void line(const char *name, double value, const char *unit,
  * a cache ...), and K_NEWDIR does so among BENCH_ROT_DIRS directories: a
  * directory the open memo does not hold at every open.
  */
-enum { K_TCP, K_UDP, K_OPEN, K_SENDTO, K_SEND, NKIND,
+enum { K_TCP, K_UDP, K_OPEN, K_SENDTO, K_SEND, K_CREAT, NKIND,
        K_OPEN8 = NKIND, K_ROT2, K_ROT8, K_ROT32, K_NEWDIR, NLOOP };
 
 #define BENCH_ROT	BENCH_DIR "/rot"
@@ -170,14 +172,19 @@ static const char *loop_label(int kind)
 
 static const char *const kind_label[NKIND] = {
 	"tcp connect", "udp connect", "open", "udp sendto", "udp send",
+	"create+unlink",
 };
 /*
  * Figure names: "connect" is the TCP connect+close of the issue; udp_sendto
  * is a datagram to an address (judged as a connect), udp_send one on a
- * socket connected under a capability (rechecked).
+ * socket connected under a capability (rechecked); create_unlink makes a
+ * file and removes it (path_mknod, inode_create, file_open, path_unlink,
+ * inode_unlink: every create and unlink of the machine passes the last
+ * two, which judge only POSIX message queues).
  */
 static const char *const kind_fig[NKIND] = {
 	"connect", "udp_connect", "open_write", "udp_sendto", "udp_send",
+	"create_unlink",
 };
 
 /* The worker's sockets: a UDP socket to connect, one to send from, one connected. */
@@ -255,6 +262,15 @@ static int loop_run(int kind, int ms, int lfd, const struct sockaddr_in *sin,
 					return errno;
 			} else if (kind == K_SEND) {
 				if (send(so->udpc, "x", 1, 0) != 1)
+					return errno;
+			} else if (kind == K_CREAT) {
+				int fd = open(BENCH_NEW, O_WRONLY | O_CREAT | O_EXCL,
+					      0644);
+
+				if (fd < 0)
+					return errno;
+				close(fd);
+				if (unlink(BENCH_NEW))
 					return errno;
 			} else {
 				int n = rot_dirs(kind), fd;

@@ -336,6 +336,20 @@ int BPF_PROG(noop_inode_removexattr, struct user_namespace *mnt_userns,
 	return noop_verdict(ret);
 }
 
+SEC("lsm/inode_create")
+int BPF_PROG(noop_inode_create, struct inode *dir, struct dentry *dentry,
+	     umode_t mode, int ret)
+{
+	return noop_verdict(ret);
+}
+
+SEC("lsm/inode_unlink")
+int BPF_PROG(noop_inode_unlink, struct inode *dir, struct dentry *dentry,
+	     int ret)
+{
+	return noop_verdict(ret);
+}
+
 /* 6.2 and later only: left out where the kernel lacks them */
 SEC("lsm/inode_set_acl")
 int BPF_PROG(noop_inode_set_acl, void *idmap, struct dentry *dentry,

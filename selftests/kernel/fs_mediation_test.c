@@ -25,6 +25,7 @@
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
@@ -176,6 +177,17 @@ static int open_flags(const char *f)
 		}
 	}
 	return fl;
+}
+
+/* mq_open(@name, @flags) and close it: 0 or the errno */
+static int mq_call(const char *name, int flags)
+{
+	int fd = (int)syscall(SYS_mq_open, name, flags, 0600, NULL);
+
+	if (fd < 0)
+		return errno;
+	close(fd);
+	return 0;
 }
 
 static int read_file(const char *path)
@@ -332,6 +344,13 @@ static int fsm_step(char *cmd)
 		return symlink(a, b) ? errno : 0;
 	if (sscanf(cmd, "unlink %127s", a) == 1)
 		return unlink(a) ? errno : 0;
+	/* POSIX message queues by name, through their system calls (no path) */
+	if (sscanf(cmd, "mq-create %127s", a) == 1)
+		return mq_call(a, O_CREAT | O_RDWR);
+	if (sscanf(cmd, "mq-open %127s", a) == 1)
+		return mq_call(a, O_RDWR);
+	if (sscanf(cmd, "mq-unlink %127s", a) == 1)
+		return syscall(SYS_mq_unlink, a) ? errno : 0;
 	if (sscanf(cmd, "mkdir %127s", a) == 1)
 		return mkdir(a, 0755) ? errno : 0;
 	if (sscanf(cmd, "rmdir %127s", a) == 1)
@@ -775,9 +794,14 @@ FIXTURE_VARIANT(fs_path) {
 	const char *cls;	/* its class */
 	const char *target;	/* its target */
 	const char *absent;	/* a name the refusal leaves absent, or NULL */
+	const char *kept;	/* a name the refusal leaves in place, or NULL */
 };
 
 #define W_ALLOWED "/tmp/fsm/allowed"
+/* POSIX message queues: one the agent did not make, one it would */
+#define MQ_HELD		"cfq-held"
+#define MQ_NEW		"cfq-new"
+#define MQUEUE_FS	0x19800202	/* MQUEUE_MAGIC */
 
 FIXTURE_VARIANT_ADD(fs_path, open_rdonly_trunc) {
 	.path = "`open(O_RDONLY | O_TRUNC)`", .hook = "file_open",
@@ -907,6 +931,19 @@ FIXTURE_VARIANT_ADD(fs_path, chown) {
 	.step = "chown /tmp/fsm/allowed/a", .reason = "no_capability",
 	.cls = "fs:write", .target = "/tmp/fsm/allowed/a",
 };
+/* the mqueue system calls name no mount: refused while fs:write is mediated */
+FIXTURE_VARIANT_ADD(fs_path, mq_open_create) {
+	.path = "`mq_open(O_CREAT)`", .hook = "inode_create",
+	.step = "mq-create " MQ_NEW, .reason = "bypass",
+	.cls = "fs:write", .target = "mq_create",
+	.absent = "/dev/mqueue/" MQ_NEW,
+};
+FIXTURE_VARIANT_ADD(fs_path, mq_unlink) {
+	.path = "`mq_unlink()`", .hook = "inode_unlink",
+	.step = "mq-unlink " MQ_HELD, .reason = "bypass",
+	.cls = "fs:write", .target = "mq_unlink",
+	.kept = "/dev/mqueue/" MQ_HELD,
+};
 /* the xattr hooks get no mount: refused while fs:write is mediated */
 FIXTURE_VARIANT_ADD(fs_path, setxattr) {
 	.path = "`setxattr()`", .hook = "inode_setxattr",
@@ -919,6 +956,29 @@ FIXTURE_VARIANT_ADD(fs_path, removexattr) {
 	.cls = "fs:write", .target = "removexattr",
 };
 
+/*
+ * The mqueue rows: /dev/mqueue mounted (where the test sees the names) and
+ * a queue MQ_HELD the agent did not make. 0, or -1 without mqueue.
+ */
+static int mq_up(void)
+{
+	struct statfs sf;
+
+	mkdir("/dev/mqueue", 01777);
+	if ((statfs("/dev/mqueue", &sf) || sf.f_type != MQUEUE_FS) &&
+	    mount("mqueue", "/dev/mqueue", "mqueue", 0, NULL))
+		return -1;
+	syscall(SYS_mq_unlink, MQ_NEW);
+	syscall(SYS_mq_unlink, MQ_HELD);
+	return mq_call(MQ_HELD, O_CREAT | O_RDWR) ? -1 : 0;
+}
+
+static void mq_down(void)
+{
+	syscall(SYS_mq_unlink, MQ_NEW);
+	syscall(SYS_mq_unlink, MQ_HELD);
+}
+
 FIXTURE_SETUP(fs_path)
 {
 	fsm_up(_metadata, &self->m);
@@ -927,6 +987,7 @@ FIXTURE_SETUP(fs_path)
 FIXTURE_TEARDOWN(fs_path)
 {
 	fsm_down(_metadata, &self->m);
+	mq_down();
 }
 
 TEST_F(fs_path, refused_with_its_record)
@@ -937,6 +998,8 @@ TEST_F(fs_path, refused_with_its_record)
 	struct stat st;
 
 	ASSERT_LT(0, reason);
+	if (!strncmp(variant->step, "mq-", 3) && mq_up())
+		SKIP(return, "no POSIX message queues in this kernel");
 	if (variant->grant)
 		give_write(_metadata, &self->m, variant->grant, &w);
 	ASSERT_EQ(0, cft_nl_status(&self->m.nl, &before));
@@ -953,6 +1016,45 @@ TEST_F(fs_path, refused_with_its_record)
 			       st.st_mode & 0777);
 	if (variant->absent)
 		EXPECT_EQ(-1, lstat(variant->absent, &st));
+	if (variant->kept)
+		EXPECT_EQ(0, lstat(variant->kept, &st));
+}
+
+/*
+ * A queue's name through an mqueue mount the task sees: path_mknod and
+ * path_unlink pass under a token for the mount, and inode_create and
+ * inode_unlink, which cannot tell this from the system calls, refuse.
+ * Opening a queue is refused whatever the grants: the IPC namespace's own
+ * mount, which mq_open() opens, is not beneath the task's root.
+ */
+TEST_F(fsm, mqueue_through_a_mount_and_by_name)
+{
+	const char *rules[] = { "fs:read=token", "fs:write=token:/dev/mqueue" };
+	struct capfence_token w;
+	struct cft_agent b;
+	struct cft_reply r;
+	struct stat st;
+	uint64_t e2;
+
+	if (mq_up())
+		SKIP(return, "no POSIX message queues in this kernel");
+	ASSERT_EQ(0, spawn(self, rules, 2, true, &b, &e2));
+	ASSERT_EQ(0, cft_mint(self->key, "fs:write", e2, "/dev/mqueue", 0, &w));
+	ASSERT_EQ(0, cft_delegate(&self->nl, &w, b.pid, 0, false, &r))
+		TH_LOG("%s", r.ext);
+	EXPECT_EQ(EACCES, cft_agent_do(&b, "xopen /dev/mqueue/" MQ_NEW " bc"));
+	cft_check_denial(_metadata, self->audit, b.pid, e2, "bypass",
+			 "fs:write", "mq_create", 0);
+	EXPECT_EQ(-1, lstat("/dev/mqueue/" MQ_NEW, &st));
+	EXPECT_EQ(EACCES, cft_agent_do(&b, "unlink /dev/mqueue/" MQ_HELD));
+	cft_check_denial(_metadata, self->audit, b.pid, e2, "bypass",
+			 "fs:write", "mq_unlink", 0);
+	EXPECT_EQ(0, lstat("/dev/mqueue/" MQ_HELD, &st));
+	EXPECT_EQ(EACCES, cft_agent_do(&b, "mq-open " MQ_HELD));
+	cft_check_denial(_metadata, self->audit, b.pid, e2, "bypass",
+			 "fs:read", "unreachable", 0);
+	EXPECT_TRUE(cft_agent_stop_clean(&b));
+	mq_down();
 }
 
 /* ---- 7. opens that modify ---- */
@@ -1753,6 +1855,11 @@ TEST_F(fsm, all_open_epoch_refuses_nothing)
 	EXPECT_EQ(0, cft_agent_do(&b, "truncate /tmp/fsm/ro/f"));
 	EXPECT_EQ(0, cft_agent_do(&b, "setxattr /tmp/fsm/ro/f"));
 	EXPECT_EQ(0, cft_agent_do(&b, "removexattr /tmp/fsm/ro/f"));
+	if (!mq_up()) {
+		EXPECT_EQ(0, cft_agent_do(&b, "mq-create " MQ_NEW));
+		EXPECT_EQ(0, cft_agent_do(&b, "mq-unlink " MQ_HELD));
+		mq_down();
+	}
 	EXPECT_EQ(0, cft_agent_do(&b, "fopen /tmp/fsm/allowed/a"));
 	EXPECT_EQ(0, cft_agent_do(&b, "mmap rw shared"));
 	EXPECT_EQ(0, cft_agent_do(&b, "as root chroot /tmp/fsm/secret"));
