@@ -349,6 +349,8 @@ static int fsm_step(char *cmd)
 		return mq_call(a, O_CREAT | O_RDWR);
 	if (sscanf(cmd, "mq-open %127s", a) == 1)
 		return mq_call(a, O_RDWR);
+	if (sscanf(cmd, "mq-read %127s", a) == 1)
+		return mq_call(a, O_RDONLY);
 	if (sscanf(cmd, "mq-unlink %127s", a) == 1)
 		return syscall(SYS_mq_unlink, a) ? errno : 0;
 	if (sscanf(cmd, "mkdir %127s", a) == 1)
@@ -1024,12 +1026,15 @@ TEST_F(fs_path, refused_with_its_record)
  * A queue's name through an mqueue mount the task sees: path_mknod and
  * path_unlink pass under a token for the mount, and inode_create and
  * inode_unlink, which cannot tell this from the system calls, refuse.
- * Opening a queue is refused whatever the grants: the IPC namespace's own
- * mount, which mq_open() opens, is not beneath the task's root.
+ * Opening a queue is refused whatever the grants while the open's classes
+ * are mediated: the IPC namespace's own mount, which mq_open() opens, is
+ * not beneath the task's root. Under fs:read=open it opens for reading.
  */
 TEST_F(fsm, mqueue_through_a_mount_and_by_name)
 {
 	const char *rules[] = { "fs:read=token", "fs:write=token:/dev/mqueue" };
+	const char *open_read[] = { "fs:read=open",
+				    "fs:write=token:/tmp/fsm/allowed" };
 	struct capfence_token w;
 	struct cft_agent b;
 	struct cft_reply r;
@@ -1053,6 +1058,15 @@ TEST_F(fsm, mqueue_through_a_mount_and_by_name)
 	EXPECT_EQ(EACCES, cft_agent_do(&b, "mq-open " MQ_HELD));
 	cft_check_denial(_metadata, self->audit, b.pid, e2, "bypass",
 			 "fs:read", "unreachable", 0);
+	EXPECT_TRUE(cft_agent_stop_clean(&b));
+
+	/* fs:read open: a queue opens for reading; names still do not change */
+	ASSERT_EQ(0, spawn(self, open_read, 2, false, &b, &e2));
+	EXPECT_EQ(0, cft_agent_do(&b, "mq-read " MQ_HELD));
+	EXPECT_EQ(EACCES, cft_agent_do(&b, "mq-create " MQ_NEW));
+	cft_check_denial(_metadata, self->audit, b.pid, e2, "bypass",
+			 "fs:write", "mq_create", 0);
+	EXPECT_EQ(-1, lstat("/dev/mqueue/" MQ_NEW, &st));
 	EXPECT_TRUE(cft_agent_stop_clean(&b));
 	mq_down();
 }
