@@ -1304,11 +1304,17 @@ TEST_F(ctl, epoch_retire_busy)
 	EXPECT_EQ(0, epoch_get(&self->nl, e));
 	EXPECT_TRUE(cft_agent_stop_clean(&b));
 	EXPECT_TRUE(cft_agent_stop_clean(&a));
+	/*
+	 * The listener never accepted: b's two connections, closed by its
+	 * exit, may wait in FIN_WAIT2 for their peers with their grant for
+	 * tcp_fin_timeout (60 s), as when an ACK reached a socket its close
+	 * still held. Closing the listener resets them.
+	 */
+	close(srv);
 
 	/* reaped: the retire waits for their credentials and grants */
 	EXPECT_EQ(0, retire_reaped(_metadata, &self->nl, e));
 	EXPECT_EQ(-ENOENT, epoch_get(&self->nl, e));
-	close(srv);
 }
 
 /*
