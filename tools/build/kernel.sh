@@ -81,7 +81,7 @@ case $series in
 6.1)
 	"$src/scripts/extract-vmlinux" "$out/root/boot/vmlinuz-$abi" > "$hdr/vmlinux"
 	mkdir -p "$out/rbtf"
-	make -s -C "$src/tools/bpf/resolve_btfids" OUTPUT="$out/rbtf/" >/dev/null
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -j"${JOBS:-$(nproc)}" -C "$src/tools/bpf/resolve_btfids" OUTPUT="$out/rbtf/" >/dev/null
 	# headers/tools is a symlink into the unpacked kbuild package
 	mkdir -p "$hdr/tools/bpf/resolve_btfids"
 	cp "$out/rbtf/resolve_btfids" "$hdr/tools/bpf/resolve_btfids/"
