@@ -289,7 +289,9 @@ static struct cf_grant *cf_fs_memo_needed(struct cf_grant *g[], int i,
  * An open beneath a subtree that the credential's recent allowed opens
  * showed its rules and grants admit whole is answered by the open memo
  * (fsmemo.c) while nothing it depended on moved; an open that needs a
- * class whose grant an open does not keep is always judged.
+ * class whose grant an open does not keep is always judged. A POSIX
+ * message queue is refused while fs:write or a class the open needs is
+ * mediated (no recheck reaches its messages).
  *
  * Return: 0, -EACCES (audited) or -ENOMEM (tracking failed; fail closed).
  */
@@ -313,6 +315,16 @@ int cf_fs_file_open(const struct cred *cred, struct file *file, u64 ns_id,
 			n++;
 		}
 	}
+	/*
+	 * A POSIX message queue moves its messages by mq_timedsend(),
+	 * mq_timedreceive() and mq_notify(), which no recheck sees, and a
+	 * receive takes a message away from its owner: a queue opens only
+	 * while neither fs:write nor a class the open needs is mediated,
+	 * whatever grant or name the task has for it.
+	 */
+	if (file_inode(file)->i_sb->s_magic == CF_MQUEUE_MAGIC)
+		return cf_fs_refuse_first(e, need | cf_class_sets.change,
+					  "mqueue");
 	/* naming the file is the expensive part: skip it for open rules */
 	if (!need || cf_fs_process_handle(file))
 		return 0;

@@ -351,6 +351,7 @@ static int fsm_step(char *cmd)
 		return mq_call(a, O_RDWR);
 	if (sscanf(cmd, "mq-read %127s", a) == 1)
 		return mq_call(a, O_RDONLY);
+
 	if (sscanf(cmd, "mq-unlink %127s", a) == 1)
 		return syscall(SYS_mq_unlink, a) ? errno : 0;
 	if (sscanf(cmd, "mkdir %127s", a) == 1)
@@ -1026,9 +1027,10 @@ TEST_F(fs_path, refused_with_its_record)
  * A queue's name through an mqueue mount the task sees: path_mknod and
  * path_unlink pass under a token for the mount, and inode_create and
  * inode_unlink, which cannot tell this from the system calls, refuse.
- * Opening a queue is refused whatever the grants while the open's classes
- * are mediated: the IPC namespace's own mount, which mq_open() opens, is
- * not beneath the task's root. Under fs:read=open it opens for reading.
+ * A queue's open, by mq_open() or through the mount, is refused whatever
+ * the grants while fs:write or a class the open needs is mediated: no
+ * recheck after a revoke would reach mq_timedsend(), mq_timedreceive()
+ * or mq_notify(), and a receive takes the message from its owner.
  */
 TEST_F(fsm, mqueue_through_a_mount_and_by_name)
 {
@@ -1057,12 +1059,21 @@ TEST_F(fsm, mqueue_through_a_mount_and_by_name)
 	EXPECT_EQ(0, lstat("/dev/mqueue/" MQ_HELD, &st));
 	EXPECT_EQ(EACCES, cft_agent_do(&b, "mq-open " MQ_HELD));
 	cft_check_denial(_metadata, self->audit, b.pid, e2, "bypass",
-			 "fs:read", "unreachable", 0);
+			 "fs:read", "mqueue", 0);
+	/* the token names the queue: still refused, for writing too */
+	EXPECT_EQ(EACCES, cft_agent_do(&b, "xopen /dev/mqueue/" MQ_HELD " w"));
+	cft_check_denial(_metadata, self->audit, b.pid, e2, "bypass",
+			 "fs:write", "mqueue", 0);
 	EXPECT_TRUE(cft_agent_stop_clean(&b));
 
-	/* fs:read open: a queue opens for reading; names still do not change */
+	/* fs:read open: a receive would still take an owner's message */
 	ASSERT_EQ(0, spawn(self, open_read, 2, false, &b, &e2));
-	EXPECT_EQ(0, cft_agent_do(&b, "mq-read " MQ_HELD));
+	EXPECT_EQ(EACCES, cft_agent_do(&b, "mq-read " MQ_HELD));
+	cft_check_denial(_metadata, self->audit, b.pid, e2, "bypass",
+			 "fs:write", "mqueue", 0);
+	EXPECT_EQ(EACCES, cft_agent_do(&b, "xopen /dev/mqueue/" MQ_HELD " r"));
+	cft_check_denial(_metadata, self->audit, b.pid, e2, "bypass",
+			 "fs:write", "mqueue", 0);
 	EXPECT_EQ(EACCES, cft_agent_do(&b, "mq-create " MQ_NEW));
 	cft_check_denial(_metadata, self->audit, b.pid, e2, "bypass",
 			 "fs:write", "mq_create", 0);
