@@ -290,8 +290,8 @@ static struct cf_grant *cf_fs_memo_needed(struct cf_grant *g[], int i,
  * showed its rules and grants admit whole is answered by the open memo
  * (fsmemo.c) while nothing it depended on moved; an open that needs a
  * class whose grant an open does not keep is always judged. A POSIX
- * message queue is refused while fs:write or a class the open needs is
- * mediated (no recheck reaches its messages).
+ * message queue is refused while any path class is mediated (no recheck
+ * reaches its messages).
  *
  * Return: 0, -EACCES (audited) or -ENOMEM (tracking failed; fail closed).
  */
@@ -316,15 +316,17 @@ int cf_fs_file_open(const struct cred *cred, struct file *file, u64 ns_id,
 		}
 	}
 	/*
-	 * A POSIX message queue moves its messages by mq_timedsend(),
-	 * mq_timedreceive() and mq_notify(), which no recheck sees, and a
-	 * receive takes a message away from its owner: a queue opens only
-	 * while neither fs:write nor a class the open needs is mediated,
-	 * whatever grant or name the task has for it.
+	 * A POSIX message queue (a regular file of an mqueue mount; its
+	 * directory is judged as any other) moves its messages by
+	 * mq_timedsend(), mq_timedreceive() and mq_notify(), which no
+	 * recheck sees, whatever the open's mode: a receive takes a message
+	 * from its owner, mq_notify() its one notification slot. A queue
+	 * opens only while no path class is mediated, whatever grant or
+	 * name the task has for it.
 	 */
-	if (file_inode(file)->i_sb->s_magic == CF_MQUEUE_MAGIC)
-		return cf_fs_refuse_first(e, need | cf_class_sets.change,
-					  "mqueue");
+	if (file_inode(file)->i_sb->s_magic == CF_MQUEUE_MAGIC &&
+	    S_ISREG(file_inode(file)->i_mode))
+		return cf_fs_refuse_first(e, cf_class_sets.path, "mqueue");
 	/* naming the file is the expensive part: skip it for open rules */
 	if (!need || cf_fs_process_handle(file))
 		return 0;

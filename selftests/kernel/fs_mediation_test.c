@@ -351,6 +351,8 @@ static int fsm_step(char *cmd)
 		return mq_call(a, O_RDWR);
 	if (sscanf(cmd, "mq-read %127s", a) == 1)
 		return mq_call(a, O_RDONLY);
+	if (sscanf(cmd, "mq-write %127s", a) == 1)
+		return mq_call(a, O_WRONLY);
 
 	if (sscanf(cmd, "mq-unlink %127s", a) == 1)
 		return syscall(SYS_mq_unlink, a) ? errno : 0;
@@ -1027,16 +1029,18 @@ TEST_F(fs_path, refused_with_its_record)
  * A queue's name through an mqueue mount the task sees: path_mknod and
  * path_unlink pass under a token for the mount, and inode_create and
  * inode_unlink, which cannot tell this from the system calls, refuse.
- * A queue's open, by mq_open() or through the mount, is refused whatever
- * the grants while fs:write or a class the open needs is mediated: no
- * recheck after a revoke would reach mq_timedsend(), mq_timedreceive()
- * or mq_notify(), and a receive takes the message from its owner.
+ * A queue's open, by mq_open() or through the mount, in any mode, is
+ * refused whatever the grants while a path class is mediated: no recheck
+ * after a revoke would reach mq_timedsend(), mq_timedreceive() or
+ * mq_notify(); a receive takes a message from its owner, mq_notify() its
+ * notification slot.
  */
 TEST_F(fsm, mqueue_through_a_mount_and_by_name)
 {
 	const char *rules[] = { "fs:read=token", "fs:write=token:/dev/mqueue" };
 	const char *open_read[] = { "fs:read=open",
 				    "fs:write=token:/tmp/fsm/allowed" };
+	const char *open_write[] = { "fs:read=token", "fs:write=open" };
 	struct capfence_token w;
 	struct cft_agent b;
 	struct cft_reply r;
@@ -1063,7 +1067,7 @@ TEST_F(fsm, mqueue_through_a_mount_and_by_name)
 	/* the token names the queue: still refused, for writing too */
 	EXPECT_EQ(EACCES, cft_agent_do(&b, "xopen /dev/mqueue/" MQ_HELD " w"));
 	cft_check_denial(_metadata, self->audit, b.pid, e2, "bypass",
-			 "fs:write", "mqueue", 0);
+			 "fs:read", "mqueue", 0);
 	EXPECT_TRUE(cft_agent_stop_clean(&b));
 
 	/* fs:read open: a receive would still take an owner's message */
@@ -1078,6 +1082,15 @@ TEST_F(fsm, mqueue_through_a_mount_and_by_name)
 	cft_check_denial(_metadata, self->audit, b.pid, e2, "bypass",
 			 "fs:write", "mq_create", 0);
 	EXPECT_EQ(-1, lstat("/dev/mqueue/" MQ_NEW, &st));
+	/* the mount's directory is not a queue: it lists (find, ls -R) */
+	EXPECT_EQ(0, cft_agent_do(&b, "xopen /dev/mqueue r"));
+	EXPECT_TRUE(cft_agent_stop_clean(&b));
+
+	/* fs:read mediated: a write-only queue would still take mq_notify() */
+	ASSERT_EQ(0, spawn(self, open_write, 2, true, &b, &e2));
+	EXPECT_EQ(EACCES, cft_agent_do(&b, "mq-write " MQ_HELD));
+	cft_check_denial(_metadata, self->audit, b.pid, e2, "bypass",
+			 "fs:read", "mqueue", 0);
 	EXPECT_TRUE(cft_agent_stop_clean(&b));
 	mq_down();
 }
