@@ -1025,6 +1025,13 @@ TEST_F(fs_path, refused_with_its_record)
 		EXPECT_EQ(0, lstat(variant->kept, &st));
 }
 
+/* @step of agent b refused at once: EACCES and its bypass record */
+#define MQ_REFUSED(step, cls, target) do {				\
+	EXPECT_EQ(EACCES, cft_agent_do(&b, step));			\
+	cft_check_denial(_metadata, self->audit, b.pid, e2, "bypass",	\
+			 cls, target, 0);				\
+} while (0)
+
 /*
  * A queue's name through an mqueue mount the task sees: path_mknod and
  * path_unlink pass under a token for the mount, and inode_create and
@@ -1053,34 +1060,20 @@ TEST_F(fsm, mqueue_through_a_mount_and_by_name)
 	ASSERT_EQ(0, cft_mint(self->key, "fs:write", e2, "/dev/mqueue", 0, &w));
 	ASSERT_EQ(0, cft_delegate(&self->nl, &w, b.pid, 0, false, &r))
 		TH_LOG("%s", r.ext);
-	EXPECT_EQ(EACCES, cft_agent_do(&b, "xopen /dev/mqueue/" MQ_NEW " bc"));
-	cft_check_denial(_metadata, self->audit, b.pid, e2, "bypass",
-			 "fs:write", "mq_create", 0);
+	MQ_REFUSED("xopen /dev/mqueue/" MQ_NEW " bc", "fs:write", "mq_create");
 	EXPECT_EQ(-1, lstat("/dev/mqueue/" MQ_NEW, &st));
-	EXPECT_EQ(EACCES, cft_agent_do(&b, "unlink /dev/mqueue/" MQ_HELD));
-	cft_check_denial(_metadata, self->audit, b.pid, e2, "bypass",
-			 "fs:write", "mq_unlink", 0);
+	MQ_REFUSED("unlink /dev/mqueue/" MQ_HELD, "fs:write", "mq_unlink");
 	EXPECT_EQ(0, lstat("/dev/mqueue/" MQ_HELD, &st));
-	EXPECT_EQ(EACCES, cft_agent_do(&b, "mq-open " MQ_HELD));
-	cft_check_denial(_metadata, self->audit, b.pid, e2, "bypass",
-			 "fs:read", "mqueue", 0);
+	MQ_REFUSED("mq-open " MQ_HELD, "fs:read", "mqueue");
 	/* the token names the queue: still refused, for writing too */
-	EXPECT_EQ(EACCES, cft_agent_do(&b, "xopen /dev/mqueue/" MQ_HELD " w"));
-	cft_check_denial(_metadata, self->audit, b.pid, e2, "bypass",
-			 "fs:read", "mqueue", 0);
+	MQ_REFUSED("xopen /dev/mqueue/" MQ_HELD " w", "fs:read", "mqueue");
 	EXPECT_TRUE(cft_agent_stop_clean(&b));
 
 	/* fs:read open: a receive would still take an owner's message */
 	ASSERT_EQ(0, spawn(self, open_read, 2, false, &b, &e2));
-	EXPECT_EQ(EACCES, cft_agent_do(&b, "mq-read " MQ_HELD));
-	cft_check_denial(_metadata, self->audit, b.pid, e2, "bypass",
-			 "fs:write", "mqueue", 0);
-	EXPECT_EQ(EACCES, cft_agent_do(&b, "xopen /dev/mqueue/" MQ_HELD " r"));
-	cft_check_denial(_metadata, self->audit, b.pid, e2, "bypass",
-			 "fs:write", "mqueue", 0);
-	EXPECT_EQ(EACCES, cft_agent_do(&b, "mq-create " MQ_NEW));
-	cft_check_denial(_metadata, self->audit, b.pid, e2, "bypass",
-			 "fs:write", "mq_create", 0);
+	MQ_REFUSED("mq-read " MQ_HELD, "fs:write", "mqueue");
+	MQ_REFUSED("xopen /dev/mqueue/" MQ_HELD " r", "fs:write", "mqueue");
+	MQ_REFUSED("mq-create " MQ_NEW, "fs:write", "mq_create");
 	EXPECT_EQ(-1, lstat("/dev/mqueue/" MQ_NEW, &st));
 	/* the mount's directory is not a queue: it lists (find, ls -R) */
 	EXPECT_EQ(0, cft_agent_do(&b, "xopen /dev/mqueue r"));
@@ -1088,9 +1081,7 @@ TEST_F(fsm, mqueue_through_a_mount_and_by_name)
 
 	/* fs:read mediated: a write-only queue would still take mq_notify() */
 	ASSERT_EQ(0, spawn(self, open_write, 2, true, &b, &e2));
-	EXPECT_EQ(EACCES, cft_agent_do(&b, "mq-write " MQ_HELD));
-	cft_check_denial(_metadata, self->audit, b.pid, e2, "bypass",
-			 "fs:read", "mqueue", 0);
+	MQ_REFUSED("mq-write " MQ_HELD, "fs:read", "mqueue");
 	EXPECT_TRUE(cft_agent_stop_clean(&b));
 	mq_down();
 }
