@@ -1073,6 +1073,10 @@ TEST_F(fsm, mqueue_through_a_mount_and_by_name)
 	ASSERT_EQ(0, spawn(self, open_read, 2, false, &b, &e2));
 	MQ_REFUSED("mq-read " MQ_HELD, "fs:write", "mqueue");
 	MQ_REFUSED("xopen /dev/mqueue/" MQ_HELD " r", "fs:write", "mqueue");
+	/* the same open through io_uring, inline and on its worker */
+	MQ_REFUSED("uring-open /dev/mqueue/" MQ_HELD " r", "fs:write", "mqueue");
+	MQ_REFUSED("uring-open /dev/mqueue/" MQ_HELD " r async", "fs:write",
+		   "mqueue");
 	MQ_REFUSED("mq-create " MQ_NEW, "fs:write", "mq_create");
 	EXPECT_EQ(-1, lstat("/dev/mqueue/" MQ_NEW, &st));
 	/* the mount's directory is not a queue: it lists (find, ls -R) */
